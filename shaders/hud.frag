@@ -1,0 +1,9 @@
+// hud.frag - flat colour.
+
+in vec4 v_color;
+out vec4 frag_color;
+
+void main()
+{
+    frag_color = v_color;
+}

@@ -1,0 +1,41 @@
+// skinned.vert - linear blend skinning, up to 4 influences per vertex.
+// The renderer prepends "#version 330 core" and the SKV_* defines from
+// src/skv_limits.h, so the bone limit and attribute locations live in one place.
+
+layout(location = SKV_ATTR_POSITION) in vec3 a_position;
+layout(location = SKV_ATTR_NORMAL) in vec3 a_normal;
+layout(location = SKV_ATTR_UV) in vec2 a_uv;
+layout(location = SKV_ATTR_BONE_IDS) in ivec4 a_bone_ids; // integer attribute
+layout(location = SKV_ATTR_WEIGHTS) in vec4 a_weights;
+
+// The palette: final[b] = globalInverse * global(node of b) * offset[b].
+// In a uniform block: GL 3.3 guarantees 16 KB there, but only 1024
+// components (64 mat4) for plain vertex uniforms.
+layout(std140) uniform Bones {
+    mat4 bones[SKV_MAX_BONES];
+};
+
+uniform mat4 u_model;      // upright: the root transform the palette cancels
+uniform mat4 u_view;
+uniform mat4 u_projection;
+
+out vec3 v_view_position;
+out vec3 v_view_normal;
+out vec2 v_uv;
+
+void main()
+{
+    mat4 skin = bones[a_bone_ids.x] * a_weights.x
+              + bones[a_bone_ids.y] * a_weights.y
+              + bones[a_bone_ids.z] * a_weights.z
+              + bones[a_bone_ids.w] * a_weights.w;
+    mat4 model_view = u_view * u_model * skin;
+    vec4 view_position = model_view * vec4(a_position, 1.0);
+    // Inverse transpose: stays right under non-uniform scale.
+    mat3 normal_matrix = transpose(inverse(mat3(model_view)));
+
+    v_view_position = view_position.xyz;
+    v_view_normal = normal_matrix * a_normal;
+    v_uv = a_uv;
+    gl_Position = u_projection * view_position;
+}

@@ -1,0 +1,63 @@
+/* anim.h - sampling clips and walking the node hierarchy.
+ *
+ * The per-frame data flow, each step its own function with explicit
+ * inputs and outputs:
+ *   anim_sample    clip keys at time t      -> local transform per node
+ *   skeleton_pose  local transforms          -> global transform per node
+ *   skin_palette   global transforms         -> final[b] = globalInverse *
+ *                                               global(node of b) * offset[b]
+ * All names were resolved to indices at import: nothing here compares
+ * strings or looks anything up in a map. */
+#ifndef SKV_ANIM_H
+#define SKV_ANIM_H
+
+#include "model.h"
+
+/* Clip time in ticks for a time in seconds: ticks_per_second applied,
+ * looped over the clip's duration; 0 for a zero-length clip. */
+double anim_clip_ticks(const skv_clip *clip, double seconds);
+
+/* Key sampling at time t (ticks): linear between the surrounding keys,
+ * clamped to the first and last key. count >= 1. */
+void anim_sample_vec3(const skv_vec3_key *keys, int count, double t, float out[3]);
+/* Same for rotations, by shortest-path slerp, normalised. */
+void anim_sample_quat(const skv_quat_key *keys, int count, double t, float out[4]);
+
+/* Spherical interpolation from a to b along the shorter arc; stays exact
+ * for nearly equal keys (unlike cglm 0.8.8's glm_quat_slerp, which returns
+ * `a` unchanged below ~1e-3 rad). Output is unit length. */
+void anim_quat_slerp(const float a[4], const float b[4], float f, float out[4]);
+
+/* Rotation matrix of a quaternion that need not be unit length (a zero
+ * quaternion gives identity). */
+void anim_quat_mat4(const float q[4], mat4 out);
+
+/* Local transform of every node at `ticks`: animated nodes from the clip's
+ * keys (T * R * S), the rest from their rest transform. clip may be NULL
+ * (rest pose). */
+void anim_sample(const skv_skeleton *skeleton, const skv_clip *clip,
+                 double ticks, mat4 *local);
+
+/* global[i] = global[parent[i]] * local[i], one forward pass. */
+void skeleton_pose(const skv_skeleton *skeleton, const mat4 *local, mat4 *global);
+
+/* Final bone matrices for the shader. A bone whose node is missing gets
+ * identity (it stays in bind pose). */
+void skin_palette(const skv_skeleton *skeleton, const mat4 *global,
+                  const mat4 global_inverse, mat4 *palette);
+
+/* Working buffers for one pose of one model. */
+typedef struct skv_pose {
+    int node_count, bone_count;
+    mat4 *local;
+    mat4 *global;
+    mat4 *palette;
+} skv_pose;
+
+int pose_create(skv_pose *pose, const skv_skeleton *skeleton); /* 0 on success */
+void pose_destroy(skv_pose *pose);
+
+/* The three steps for clip `clip` (-1: rest pose) at `seconds`. */
+void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seconds);
+
+#endif

@@ -1,0 +1,62 @@
+/* app.c - scene loading shared by the headless and window paths. */
+#include "app.h"
+
+#include <string.h>
+
+#include "import.h"
+
+/* Samples over the clip for the framing bounds: enough to catch the
+ * extremes of ordinary motion without costing more than a load. */
+#define FRAMING_SAMPLES 32
+
+static void frame_clip(skv_scene *scene)
+{
+    float lo[3], hi[3];
+    if (view_animated_bounds(&scene->model, scene->clip, FRAMING_SAMPLES, lo, hi) != 0) {
+        lo[0] = lo[1] = lo[2] = -1.0f;
+        hi[0] = hi[1] = hi[2] = 1.0f;
+    }
+    view_frame(&scene->camera, lo, hi);
+}
+
+skv_result scene_load(skv_scene *scene, const char *path, const char *anim, skv_error *err)
+{
+    memset(scene, 0, sizeof *scene);
+    skv_result r = import_model(path, &scene->model, err);
+    if (r != SKV_OK) return r;
+    scene->clip = scene->model.clip_count > 0 ? 0 : -1;
+    if (anim) {
+        scene->clip = model_find_clip(&scene->model, anim);
+        if (scene->clip < 0) {
+            r = skv_fail(err, SKV_ERR_ANIM, "no clip '%s' (it has %d; see --list)", anim, scene->model.clip_count);
+            model_free(&scene->model);
+            return r;
+        }
+    }
+    if (pose_create(&scene->pose, &scene->model.skeleton) != 0) {
+        model_free(&scene->model);
+        return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    }
+    frame_clip(scene);
+    return SKV_OK;
+}
+
+void scene_free(skv_scene *scene)
+{
+    pose_destroy(&scene->pose);
+    model_free(&scene->model);
+}
+
+void scene_set_clip(skv_scene *scene, int clip)
+{
+    if (clip < 0 || clip >= scene->model.clip_count) return;
+    scene->clip = clip;
+    frame_clip(scene);
+}
+
+double scene_clip_seconds(const skv_scene *scene)
+{
+    if (scene->clip < 0) return 0.0;
+    const skv_clip *c = &scene->model.clips[scene->clip];
+    return c->duration_ticks / c->ticks_per_second;
+}

@@ -1,0 +1,29 @@
+/* app.h - what the headless and window paths share: a loaded model with
+ * its chosen clip, pose buffers and framed camera. */
+#ifndef SKV_APP_H
+#define SKV_APP_H
+
+#include "anim.h"
+#include "error.h"
+#include "model.h"
+#include "view.h"
+
+typedef struct skv_scene {
+    skv_model model;
+    skv_pose pose;
+    int clip; /* -1 when the model has no clips */
+    skv_camera camera;
+} skv_scene;
+
+/* Imports `path` and picks clip `anim` (index or name; NULL: the first).
+ * Frames the camera on the clip's animated bounds. */
+skv_result scene_load(skv_scene *scene, const char *path, const char *anim, skv_error *err);
+void scene_free(skv_scene *scene);
+
+/* Switches clip and re-frames the camera. */
+void scene_set_clip(skv_scene *scene, int clip);
+
+/* Clip duration in seconds (0 without a clip). */
+double scene_clip_seconds(const skv_scene *scene);
+
+#endif

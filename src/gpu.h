@@ -1,0 +1,19 @@
+/* gpu.h - a headless OpenGL 3.3 core context through EGL.
+ *
+ * Tries Mesa's surfaceless platform first (no X server, no GPU needed:
+ * llvmpipe), then an EGL device (NVIDIA's EGL), then the default display.
+ * Rendering goes to an offscreen skv_target; there is no window surface. */
+#ifndef SKV_GPU_H
+#define SKV_GPU_H
+
+#include "error.h"
+
+typedef struct skv_gpu {
+    void *display;
+    void *context;
+} skv_gpu;
+
+skv_result gpu_headless_create(skv_gpu *gpu, skv_error *err);
+void gpu_headless_destroy(skv_gpu *gpu);
+
+#endif

@@ -1,0 +1,760 @@
+/* import.c - Assimp scene -> skv_model.
+ *
+ * Steps, in order: check the path, run Assimp with our post-processing,
+ * flatten the node tree parent-first, gather triangle meshes into one
+ * vertex/index set, build the shared bone map and pack influences, convert
+ * materials and textures, convert clips (names resolved to node indices
+ * here, once), then release the aiScene. */
+#include "import.h"
+
+#include <limits.h>
+#include <assimp/cimport.h>
+#include <assimp/material.h>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+#include <assimp/version.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <stb_ds.h>
+#include <stb_image.h>
+
+#include "skin.h"
+
+/* Name -> index map (stb_ds string hash map). */
+typedef struct name_index {
+    char *key;
+    int value;
+} name_index;
+
+/* State of one import; everything here is freed before returning. */
+typedef struct importer {
+    const struct aiScene *scene;
+    skv_model *model;
+    skv_error *err;
+    char *folder; /* the model's folder, for external textures */
+
+    const struct aiNode **nodes; /* flattened, parallel to skeleton nodes */
+    name_index *node_by_name;
+    name_index *bone_by_name; /* first palette entry of that name */
+    int *node_bone;           /* per node: its node bone, or -1 */
+    int bone_capacity;
+
+    char **texture_keys; /* per model texture: where it came from */
+} importer;
+
+static void to_mat4(const struct aiMatrix4x4 *m, mat4 out)
+{
+    /* aiMatrix4x4 is row-major (a4, b4, c4 = translation); cglm is
+     * column-major: column c holds row entries a..d of that column. */
+    const float rows[4][4] = {
+        {m->a1, m->a2, m->a3, m->a4},
+        {m->b1, m->b2, m->b3, m->b4},
+        {m->c1, m->c2, m->c3, m->c4},
+        {m->d1, m->d2, m->d3, m->d4},
+    };
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++) out[c][r] = rows[r][c];
+}
+
+static int mat4_finite(const mat4 m)
+{
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++)
+            if (!isfinite(m[c][r])) return 0;
+    return 1;
+}
+
+static char *dup_name(const struct aiString *s, const char *fallback_fmt, int n)
+{
+    char buf[64];
+    if (s && s->length > 0) return strndup(s->data, s->length);
+    snprintf(buf, sizeof buf, fallback_fmt, n);
+    return strdup(buf);
+}
+
+static int lookup(name_index *map, const char *name)
+{
+    ptrdiff_t i = shgeti(map, name);
+    return i < 0 ? -1 : map[i].value;
+}
+
+/* --- path checks --------------------------------------------------------- */
+
+static skv_result check_path(const char *path, skv_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return skv_fail(err, SKV_ERR_FILE, "%s", strerror(errno));
+    if (S_ISDIR(st.st_mode)) return skv_fail(err, SKV_ERR_FILE, "is a directory, not a model file");
+    if (!S_ISREG(st.st_mode)) return skv_fail(err, SKV_ERR_FILE, "not a regular file");
+    FILE *f = fopen(path, "rb");
+    if (!f) return skv_fail(err, SKV_ERR_FILE, "cannot open: %s", strerror(errno));
+    fclose(f);
+    if (st.st_size == 0) return skv_fail(err, SKV_ERR_IMPORT, "file is empty");
+    return SKV_OK;
+}
+
+/* --- node hierarchy ------------------------------------------------------ */
+
+static int count_nodes(const struct aiNode *root)
+{
+    int count = 0;
+    const struct aiNode **stack = NULL;
+    arrput(stack, root);
+    while (arrlen(stack) > 0) {
+        const struct aiNode *n = arrpop(stack);
+        count++;
+        for (unsigned i = 0; i < n->mNumChildren; i++) arrput(stack, n->mChildren[i]);
+    }
+    arrfree(stack);
+    return count;
+}
+
+/* Depth-first, parent before children, children in file order. */
+static skv_result flatten_nodes(importer *im)
+{
+    skv_skeleton *sk = &im->model->skeleton;
+    int total = count_nodes(im->scene->mRootNode);
+    sk->node_names = calloc((size_t)total, sizeof *sk->node_names);
+    sk->parents = calloc((size_t)total, sizeof *sk->parents);
+    sk->rest_local = calloc((size_t)total, sizeof *sk->rest_local);
+    im->nodes = calloc((size_t)total, sizeof *im->nodes);
+    im->node_bone = malloc((size_t)total * sizeof *im->node_bone);
+    if (!sk->node_names || !sk->parents || !sk->rest_local || !im->nodes || !im->node_bone)
+        return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+
+    typedef struct pending { const struct aiNode *node; int parent; } pending;
+    pending *stack = NULL;
+    arrput(stack, ((pending){im->scene->mRootNode, -1}));
+    int bad_transforms = 0;
+    while (arrlen(stack) > 0) {
+        pending p = arrpop(stack);
+        int index = sk->node_count++;
+        im->nodes[index] = p.node;
+        im->node_bone[index] = -1;
+        sk->parents[index] = p.parent;
+        sk->node_names[index] = dup_name(&p.node->mName, "node %d", index);
+        to_mat4(&p.node->mTransformation, sk->rest_local[index]);
+        if (!mat4_finite(sk->rest_local[index])) {
+            glm_mat4_identity(sk->rest_local[index]);
+            bad_transforms++;
+        }
+        if (shgeti(im->node_by_name, sk->node_names[index]) < 0)
+            shput(im->node_by_name, sk->node_names[index], index);
+        /* Push children in reverse so they pop in file order. */
+        for (unsigned i = p.node->mNumChildren; i-- > 0;)
+            arrput(stack, ((pending){p.node->mChildren[i], index}));
+    }
+    arrfree(stack);
+    if (bad_transforms)
+        model_warn(im->model, "%d node transform(s) contain NaN/Inf; replaced by identity", bad_transforms);
+
+    mat4 root;
+    glm_mat4_copy(sk->rest_local[0], root);
+    float det = glm_mat4_det(root);
+    if (!(fabsf(det) > 1e-12f)) {
+        model_warn(im->model, "root transform is singular; showing the model without it");
+        glm_mat4_identity(root);
+    }
+    glm_mat4_copy(root, im->model->upright);
+    glm_mat4_inv(root, im->model->global_inverse);
+    return SKV_OK;
+}
+
+/* --- bone map ------------------------------------------------------------ */
+
+static int add_bone(importer *im, const char *name, int node, const mat4 offset)
+{
+    skv_skeleton *sk = &im->model->skeleton;
+    if (sk->bone_count == im->bone_capacity) {
+        int cap = im->bone_capacity ? im->bone_capacity * 2 : 64;
+        char **names = realloc(sk->bone_names, (size_t)cap * sizeof *names);
+        if (names) sk->bone_names = names;
+        int *nodes = realloc(sk->bone_node, (size_t)cap * sizeof *nodes);
+        if (nodes) sk->bone_node = nodes;
+        mat4 *offsets = realloc(sk->bone_offset, (size_t)cap * sizeof *offsets);
+        if (offsets) sk->bone_offset = offsets;
+        if (!names || !nodes || !offsets) return -1;
+        im->bone_capacity = cap;
+    }
+    int b = sk->bone_count;
+    sk->bone_names[b] = strdup(name);
+    if (!sk->bone_names[b]) return -1;
+    sk->bone_node[b] = node;
+    glm_mat4_copy((vec4 *)offset, sk->bone_offset[b]);
+    sk->bone_count++;
+    return b;
+}
+
+static int offsets_equal(const mat4 a, const mat4 b)
+{
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++) {
+            float d = fabsf(a[c][r] - b[c][r]);
+            if (d > 1e-5f * (1.0f + fabsf(a[c][r]))) return 0;
+        }
+    return 1;
+}
+
+/* One palette entry per distinct (name, offset): meshes that share a
+ * skeleton share entries, and a bone bound with a different offset in
+ * another mesh still gets its own, correct matrix. */
+static int file_bone_index(importer *im, const struct aiBone *bone)
+{
+    skv_skeleton *sk = &im->model->skeleton;
+    char name[MAXLEN + 1];
+    snprintf(name, sizeof name, "%.*s", (int)bone->mName.length, bone->mName.data);
+    mat4 offset;
+    to_mat4(&bone->mOffsetMatrix, offset);
+    if (!mat4_finite(offset)) glm_mat4_identity(offset);
+
+    int first = lookup(im->bone_by_name, name);
+    if (first >= 0) {
+        for (int b = first; b < sk->bone_count; b++)
+            if (strcmp(sk->bone_names[b], name) == 0 && offsets_equal(sk->bone_offset[b], offset))
+                return b;
+    }
+    int node = lookup(im->node_by_name, name);
+    if (node < 0) model_warn(im->model, "bone '%s' has no node in the hierarchy; it stays in bind pose", name);
+    int b = add_bone(im, name, node, offset);
+    if (b >= 0 && first < 0) shput(im->bone_by_name, sk->bone_names[b], b);
+    im->model->file_bone_count++;
+    return b;
+}
+
+/* The palette entry that carries node `node` rigidly (offset identity). */
+static int node_bone_index(importer *im, int node)
+{
+    if (im->node_bone[node] >= 0) return im->node_bone[node];
+    char name[MAXLEN + 16];
+    snprintf(name, sizeof name, "%s (node)", im->model->skeleton.node_names[node]);
+    mat4 identity = GLM_MAT4_IDENTITY_INIT;
+    im->node_bone[node] = add_bone(im, name, node, identity);
+    return im->node_bone[node];
+}
+
+/* --- meshes -------------------------------------------------------------- */
+
+static int is_triangle_mesh(const struct aiMesh *m)
+{
+    return m->mNumVertices > 0 && m->mNumFaces > 0 && (m->mPrimitiveTypes & aiPrimitiveType_TRIANGLE);
+}
+
+/* Fills vertex slots [base, base + vertex_count) with packed influences. */
+static skv_result pack_mesh_influences(importer *im, const struct aiMesh *src, skv_mesh *mesh)
+{
+    skv_model *model = im->model;
+    int nv = mesh->vertex_count;
+    int *counts = calloc((size_t)nv + 1, sizeof *counts);
+    if (!counts) return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+
+    int *bone_of = malloc((src->mNumBones ? src->mNumBones : 1) * sizeof *bone_of);
+    if (!bone_of) {
+        free(counts);
+        return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+    }
+    int bad_ids = 0;
+    size_t total = 0;
+    for (unsigned b = 0; b < src->mNumBones; b++) {
+        const struct aiBone *bone = src->mBones[b];
+        bone_of[b] = file_bone_index(im, bone);
+        if (bone_of[b] < 0) {
+            free(counts);
+            free(bone_of);
+            return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+        }
+        for (unsigned w = 0; w < bone->mNumWeights; w++) {
+            unsigned v = bone->mWeights[w].mVertexId;
+            if (v >= (unsigned)nv) {
+                bad_ids++;
+                continue;
+            }
+            counts[v]++;
+            total++;
+        }
+    }
+    /* counts -> start offsets (CSR). */
+    int *start = malloc(((size_t)nv + 1) * sizeof *start);
+    skv_influence *list = malloc((total ? total : 1) * sizeof *list);
+    int *fill = calloc((size_t)nv, sizeof *fill);
+    if (!start || !list || !fill) {
+        free(counts), free(bone_of), free(start), free(list), free(fill);
+        return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+    }
+    start[0] = 0;
+    for (int v = 0; v < nv; v++) start[v + 1] = start[v] + counts[v];
+    for (unsigned b = 0; b < src->mNumBones; b++) {
+        const struct aiBone *bone = src->mBones[b];
+        for (unsigned w = 0; w < bone->mNumWeights; w++) {
+            unsigned v = bone->mWeights[w].mVertexId;
+            if (v >= (unsigned)nv) continue;
+            list[start[v] + fill[v]++] = (skv_influence){bone_of[b], bone->mWeights[w].mWeight};
+        }
+    }
+
+    int node_bone = -1;
+    for (int v = 0; v < nv; v++) {
+        int slot = (mesh->base_vertex + v) * SKV_MAX_INFLUENCES;
+        int used = skin_pack_influences(&list[start[v]], counts[v],
+                                        &model->bone_ids[slot], &model->weights[slot]);
+        if (used > mesh->max_influences) mesh->max_influences = used;
+        if (used > SKV_MAX_INFLUENCES) mesh->over_limit_vertices++;
+        if (used == 0) {
+            /* No usable weight (or no bones at all): ride on the node. */
+            if (node_bone < 0) node_bone = node_bone_index(im, mesh->node);
+            if (node_bone < 0) break;
+            model->bone_ids[slot] = (uint16_t)node_bone;
+            model->weights[slot] = 1.0f;
+            if (mesh->skinned) mesh->unweighted_vertices++;
+        }
+    }
+    free(counts), free(bone_of), free(start), free(list), free(fill);
+    if (bad_ids) model_warn(model, "mesh '%s': %d weight(s) name a vertex that does not exist; ignored", mesh->name, bad_ids);
+    return model->skeleton.bone_count <= UINT16_MAX ? SKV_OK
+           : skv_fail(im->err, SKV_ERR_CONTENT, "more than %d bones", UINT16_MAX);
+}
+
+static skv_result convert_meshes(importer *im)
+{
+    const struct aiScene *scene = im->scene;
+    skv_model *model = im->model;
+    skv_skeleton *sk = &model->skeleton;
+
+    /* Count the mesh instances (a mesh under two nodes is drawn twice). */
+    int instances = 0, skipped = 0;
+    long vertices = 0, indices = 0;
+    for (int n = 0; n < sk->node_count; n++) {
+        const struct aiNode *node = im->nodes[n];
+        for (unsigned i = 0; i < node->mNumMeshes; i++) {
+            if (node->mMeshes[i] >= scene->mNumMeshes) continue;
+            const struct aiMesh *m = scene->mMeshes[node->mMeshes[i]];
+            if (!is_triangle_mesh(m)) {
+                skipped++;
+                continue;
+            }
+            instances++;
+            vertices += m->mNumVertices;
+            for (unsigned f = 0; f < m->mNumFaces; f++)
+                if (m->mFaces[f].mNumIndices == 3) indices += 3;
+        }
+    }
+    if (skipped) model_warn(model, "%d mesh(es) without triangles (points/lines/empty) skipped", skipped);
+    if (instances == 0 || indices == 0)
+        return skv_fail(im->err, SKV_ERR_CONTENT, "no triangle meshes to show");
+    if (vertices > INT32_MAX / 16 || indices > INT32_MAX / 4)
+        return skv_fail(im->err, SKV_ERR_CONTENT, "too large (%ld vertices)", vertices);
+
+    size_t nv = (size_t)vertices;
+    model->meshes = calloc((size_t)instances, sizeof *model->meshes);
+    model->positions = calloc(nv * 3, sizeof(float));
+    model->normals = calloc(nv * 3, sizeof(float));
+    model->uvs = calloc(nv * 2, sizeof(float));
+    model->bone_ids = calloc(nv * SKV_MAX_INFLUENCES, sizeof(uint16_t));
+    model->weights = calloc(nv * SKV_MAX_INFLUENCES, sizeof(float));
+    model->indices = calloc((size_t)indices, sizeof(uint32_t));
+    if (!model->meshes || !model->positions || !model->normals || !model->uvs ||
+        !model->bone_ids || !model->weights || !model->indices)
+        return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+
+    int bad_positions = 0;
+    for (int n = 0; n < sk->node_count; n++) {
+        const struct aiNode *node = im->nodes[n];
+        for (unsigned i = 0; i < node->mNumMeshes; i++) {
+            if (node->mMeshes[i] >= scene->mNumMeshes) continue;
+            const struct aiMesh *src = scene->mMeshes[node->mMeshes[i]];
+            if (!is_triangle_mesh(src)) continue;
+
+            skv_mesh *mesh = &model->meshes[model->mesh_count++];
+            mesh->name = dup_name(&src->mName, "mesh %d", (int)node->mMeshes[i]);
+            mesh->base_vertex = model->vertex_count;
+            mesh->vertex_count = (int)src->mNumVertices;
+            mesh->first_index = model->index_count;
+            mesh->material = src->mMaterialIndex < scene->mNumMaterials ? (int)src->mMaterialIndex : -1;
+            mesh->node = n;
+            mesh->skinned = src->mNumBones > 0;
+
+            for (unsigned v = 0; v < src->mNumVertices; v++) {
+                float *p = &model->positions[(size_t)(mesh->base_vertex + (int)v) * 3];
+                const struct aiVector3D *sp = &src->mVertices[v];
+                if (isfinite(sp->x) && isfinite(sp->y) && isfinite(sp->z)) {
+                    p[0] = sp->x, p[1] = sp->y, p[2] = sp->z;
+                } else {
+                    bad_positions++;
+                }
+                float *nrm = &model->normals[(size_t)(mesh->base_vertex + (int)v) * 3];
+                if (src->mNormals && isfinite(src->mNormals[v].x)) {
+                    nrm[0] = src->mNormals[v].x, nrm[1] = src->mNormals[v].y, nrm[2] = src->mNormals[v].z;
+                } else {
+                    nrm[2] = 1.0f;
+                }
+                if (src->mTextureCoords[0]) {
+                    float *uv = &model->uvs[(size_t)(mesh->base_vertex + (int)v) * 2];
+                    uv[0] = src->mTextureCoords[0][v].x;
+                    uv[1] = src->mTextureCoords[0][v].y;
+                }
+            }
+            for (unsigned f = 0; f < src->mNumFaces; f++) {
+                const struct aiFace *face = &src->mFaces[f];
+                if (face->mNumIndices != 3) continue;
+                for (int k = 0; k < 3; k++) {
+                    unsigned idx = face->mIndices[k];
+                    model->indices[model->index_count++] = idx < src->mNumVertices ? idx : 0;
+                }
+            }
+            mesh->index_count = model->index_count - mesh->first_index;
+            model->vertex_count += mesh->vertex_count;
+
+            skv_result r = pack_mesh_influences(im, src, mesh);
+            if (r != SKV_OK) return r;
+        }
+    }
+    if (bad_positions) model_warn(model, "%d vertex position(s) were NaN/Inf; set to the origin", bad_positions);
+    return SKV_OK;
+}
+
+/* --- materials and textures ---------------------------------------------- */
+
+static int texture_from_memory(importer *im, const unsigned char *bytes, int size, const char *key)
+{
+    int w, h, channels;
+    unsigned char *rgba = stbi_load_from_memory(bytes, size, &w, &h, &channels, 4);
+    if (!rgba) return -1;
+    skv_model *model = im->model;
+    skv_texture *grown = realloc(model->textures, (size_t)(model->texture_count + 1) * sizeof *grown);
+    char **keys = realloc(im->texture_keys, (size_t)(model->texture_count + 1) * sizeof *keys);
+    if (keys) im->texture_keys = keys;
+    if (!grown || !keys) {
+        if (grown) model->textures = grown;
+        stbi_image_free(rgba);
+        return -1;
+    }
+    model->textures = grown;
+    /* stb_image allocates with malloc (libstb's default): free() is right. */
+    grown[model->texture_count] = (skv_texture){w, h, rgba};
+    keys[model->texture_count] = strdup(key);
+    return model->texture_count++;
+}
+
+static int texture_from_embedded(importer *im, const struct aiTexture *tex, const char *key)
+{
+    if (tex->mHeight == 0) /* compressed (PNG, JPEG ...): mWidth is the byte size */
+        return texture_from_memory(im, (const unsigned char *)tex->pcData, (int)tex->mWidth, key);
+
+    /* Raw BGRA texels. */
+    skv_model *model = im->model;
+    size_t count = (size_t)tex->mWidth * tex->mHeight;
+    unsigned char *rgba = malloc(count * 4);
+    skv_texture *grown = realloc(model->textures, (size_t)(model->texture_count + 1) * sizeof *grown);
+    if (grown) model->textures = grown;
+    char **keys = realloc(im->texture_keys, (size_t)(model->texture_count + 1) * sizeof *keys);
+    if (keys) im->texture_keys = keys;
+    if (!rgba || !grown || !keys) {
+        free(rgba);
+        return -1;
+    }
+    for (size_t i = 0; i < count; i++) {
+        rgba[i * 4 + 0] = tex->pcData[i].r;
+        rgba[i * 4 + 1] = tex->pcData[i].g;
+        rgba[i * 4 + 2] = tex->pcData[i].b;
+        rgba[i * 4 + 3] = tex->pcData[i].a;
+    }
+    grown[model->texture_count] = (skv_texture){(int)tex->mWidth, (int)tex->mHeight, rgba};
+    keys[model->texture_count] = strdup(key);
+    return model->texture_count++;
+}
+
+static int texture_from_file(importer *im, const char *file, const char *key)
+{
+    FILE *f = fopen(file, "rb");
+    if (!f) return -2;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *bytes = size > 0 && size < (1L << 30) ? malloc((size_t)size) : NULL;
+    int ok = bytes && fread(bytes, 1, (size_t)size, f) == (size_t)size;
+    fclose(f);
+    int t = ok ? texture_from_memory(im, bytes, (int)size, key) : -1;
+    free(bytes);
+    return t;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* Resolves a material's texture reference: "*N" embedded, an embedded
+ * texture whose file name matches, or a file beside the model. */
+static int resolve_texture(importer *im, const char *reference)
+{
+    char ref[MAXLEN + 1];
+    snprintf(ref, sizeof ref, "%s", reference);
+    for (char *c = ref; *c; c++)
+        if (*c == '\\') *c = '/';
+
+    for (int t = 0; t < im->model->texture_count; t++)
+        if (strcmp(im->texture_keys[t], ref) == 0) return t;
+
+    const struct aiScene *scene = im->scene;
+    if (ref[0] == '*') {
+        char *end;
+        long index = strtol(ref + 1, &end, 10);
+        if (*end == '\0' && index >= 0 && index < (long)scene->mNumTextures)
+            return texture_from_embedded(im, scene->mTextures[index], ref);
+        return -1;
+    }
+    for (unsigned i = 0; i < scene->mNumTextures; i++) {
+        const struct aiTexture *tex = scene->mTextures[i];
+        char name[MAXLEN + 1];
+        snprintf(name, sizeof name, "%.*s", (int)tex->mFilename.length, tex->mFilename.data);
+        for (char *c = name; *c; c++)
+            if (*c == '\\') *c = '/';
+        if (name[0] && strcmp(base_name(name), base_name(ref)) == 0) return texture_from_embedded(im, tex, ref);
+    }
+
+    /* A file: as given relative to the model's folder, then by base name. */
+    char file[4096];
+    if (ref[0] == '/') snprintf(file, sizeof file, "%s", ref);
+    else snprintf(file, sizeof file, "%s/%s", im->folder, ref);
+    int t = texture_from_file(im, file, ref);
+    if (t == -2) {
+        snprintf(file, sizeof file, "%s/%s", im->folder, base_name(ref));
+        t = texture_from_file(im, file, ref);
+    }
+    return t;
+}
+
+static skv_result convert_materials(importer *im)
+{
+    const struct aiScene *scene = im->scene;
+    skv_model *model = im->model;
+    int count = scene->mNumMaterials > 0 ? (int)scene->mNumMaterials : 1;
+    model->materials = calloc((size_t)count, sizeof *model->materials);
+    if (!model->materials) return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+    model->material_count = count;
+    for (int i = 0; i < count; i++) {
+        skv_material *mat = &model->materials[i];
+        mat->texture = -1;
+        mat->diffuse[0] = mat->diffuse[1] = mat->diffuse[2] = 0.7f;
+        mat->diffuse[3] = 1.0f;
+        if (i >= (int)scene->mNumMaterials) {
+            mat->name = strdup("default");
+            continue;
+        }
+        const struct aiMaterial *src = scene->mMaterials[i];
+        struct aiString name;
+        mat->name = aiGetMaterialString(src, AI_MATKEY_NAME, &name) == aiReturn_SUCCESS
+                        ? dup_name(&name, "material %d", i)
+                        : dup_name(NULL, "material %d", i);
+        struct aiColor4D color;
+        if (aiGetMaterialColor(src, AI_MATKEY_COLOR_DIFFUSE, &color) == aiReturn_SUCCESS ||
+            aiGetMaterialColor(src, AI_MATKEY_BASE_COLOR, &color) == aiReturn_SUCCESS) {
+            mat->diffuse[0] = color.r, mat->diffuse[1] = color.g, mat->diffuse[2] = color.b;
+            mat->diffuse[3] = color.a;
+        }
+        struct aiString path;
+        if (aiGetMaterialTexture(src, aiTextureType_DIFFUSE, 0, &path, NULL, NULL, NULL, NULL, NULL, NULL) == aiReturn_SUCCESS ||
+            aiGetMaterialTexture(src, aiTextureType_BASE_COLOR, 0, &path, NULL, NULL, NULL, NULL, NULL, NULL) == aiReturn_SUCCESS) {
+            char ref[MAXLEN + 1];
+            snprintf(ref, sizeof ref, "%.*s", (int)path.length, path.data);
+            mat->texture = resolve_texture(im, ref);
+            if (mat->texture < 0)
+                model_warn(model, "texture '%s' of material '%s' could not be loaded; using the material colour", ref, mat->name);
+        }
+    }
+    return SKV_OK;
+}
+
+/* --- clips --------------------------------------------------------------- */
+
+static int compare_vec3_keys(const void *a, const void *b)
+{
+    double ta = ((const skv_vec3_key *)a)->time, tb = ((const skv_vec3_key *)b)->time;
+    return (ta > tb) - (ta < tb);
+}
+
+static int compare_quat_keys(const void *a, const void *b)
+{
+    double ta = ((const skv_quat_key *)a)->time, tb = ((const skv_quat_key *)b)->time;
+    return (ta > tb) - (ta < tb);
+}
+
+/* Copies vector keys, dropping non-finite ones and sorting by time. With
+ * none left, one key holding `fallback`. Returns the count, -1 on OOM. */
+static int copy_vec3_keys(const struct aiVectorKey *src, unsigned count, const float fallback[3],
+                          skv_vec3_key **out, int *unsorted)
+{
+    *out = malloc((count ? count : 1) * sizeof **out);
+    if (!*out) return -1;
+    int n = 0;
+    for (unsigned i = 0; i < count; i++) {
+        const struct aiVectorKey *k = &src[i];
+        if (!isfinite(k->mTime) || !isfinite(k->mValue.x) || !isfinite(k->mValue.y) || !isfinite(k->mValue.z))
+            continue;
+        if (n > 0 && k->mTime < (*out)[n - 1].time) *unsorted = 1;
+        (*out)[n++] = (skv_vec3_key){k->mTime, {k->mValue.x, k->mValue.y, k->mValue.z}};
+    }
+    if (n == 0) (*out)[n++] = (skv_vec3_key){0.0, {fallback[0], fallback[1], fallback[2]}};
+    qsort(*out, (size_t)n, sizeof **out, compare_vec3_keys);
+    return n;
+}
+
+static int copy_quat_keys(const struct aiQuatKey *src, unsigned count, const float fallback[4],
+                          skv_quat_key **out, int *unsorted)
+{
+    *out = malloc((count ? count : 1) * sizeof **out);
+    if (!*out) return -1;
+    int n = 0;
+    for (unsigned i = 0; i < count; i++) {
+        const struct aiQuatKey *k = &src[i];
+        const struct aiQuaternion *q = &k->mValue;
+        if (!isfinite(k->mTime) || !isfinite(q->w) || !isfinite(q->x) || !isfinite(q->y) || !isfinite(q->z))
+            continue;
+        if (n > 0 && k->mTime < (*out)[n - 1].time) *unsorted = 1;
+        (*out)[n++] = (skv_quat_key){k->mTime, {q->x, q->y, q->z, q->w}};
+    }
+    if (n == 0) (*out)[n++] = (skv_quat_key){0.0, {fallback[0], fallback[1], fallback[2], fallback[3]}};
+    qsort(*out, (size_t)n, sizeof **out, compare_quat_keys);
+    return n;
+}
+
+static skv_result convert_clips(importer *im)
+{
+    const struct aiScene *scene = im->scene;
+    skv_model *model = im->model;
+    skv_skeleton *sk = &model->skeleton;
+    if (scene->mNumAnimations == 0) return SKV_OK;
+    model->clips = calloc(scene->mNumAnimations, sizeof *model->clips);
+    if (!model->clips) return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+
+    for (unsigned a = 0; a < scene->mNumAnimations; a++) {
+        const struct aiAnimation *src = scene->mAnimations[a];
+        skv_clip *clip = &model->clips[model->clip_count++];
+        clip->name = dup_name(&src->mName, "clip %d", (int)a);
+        clip->ticks_per_second = src->mTicksPerSecond > 0.0 && isfinite(src->mTicksPerSecond)
+                                     ? src->mTicksPerSecond : 25.0;
+        clip->node_channel = malloc((size_t)sk->node_count * sizeof *clip->node_channel);
+        clip->channels = calloc(src->mNumChannels ? src->mNumChannels : 1, sizeof *clip->channels);
+        if (!clip->node_channel || !clip->channels || !clip->name)
+            return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+        for (int n = 0; n < sk->node_count; n++) clip->node_channel[n] = -1;
+
+        int missing = 0, unsorted = 0;
+        double last_key = 0.0;
+        for (unsigned c = 0; c < src->mNumChannels; c++) {
+            const struct aiNodeAnim *na = src->mChannels[c];
+            char name[MAXLEN + 1];
+            snprintf(name, sizeof name, "%.*s", (int)na->mNodeName.length, na->mNodeName.data);
+            int node = lookup(im->node_by_name, name);
+            if (node < 0) {
+                missing++;
+                continue;
+            }
+            if (clip->node_channel[node] >= 0) continue; /* second channel for one node */
+
+            /* Rest pose values fill key arrays the file left empty. */
+            vec4 rest_t;
+            mat4 rest_r;
+            vec3 rest_s;
+            versor rest_q;
+            glm_decompose(sk->rest_local[node], rest_t, rest_r, rest_s);
+            glm_mat4_quat(rest_r, rest_q);
+
+            skv_channel *ch = &clip->channels[clip->channel_count];
+            ch->node = node;
+            ch->position_count = copy_vec3_keys(na->mPositionKeys, na->mNumPositionKeys, rest_t, &ch->positions, &unsorted);
+            ch->rotation_count = copy_quat_keys(na->mRotationKeys, na->mNumRotationKeys, rest_q, &ch->rotations, &unsorted);
+            ch->scale_count = copy_vec3_keys(na->mScalingKeys, na->mNumScalingKeys, rest_s, &ch->scales, &unsorted);
+            clip->channel_count++;
+            if (ch->position_count < 0 || ch->rotation_count < 0 || ch->scale_count < 0)
+                return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+            clip->node_channel[node] = clip->channel_count - 1;
+            last_key = fmax(last_key, ch->positions[ch->position_count - 1].time);
+            last_key = fmax(last_key, ch->rotations[ch->rotation_count - 1].time);
+            last_key = fmax(last_key, ch->scales[ch->scale_count - 1].time);
+        }
+        clip->duration_ticks = src->mDuration;
+        if (!(clip->duration_ticks > 0.0) || !isfinite(clip->duration_ticks)) {
+            clip->duration_ticks = last_key;
+            if (last_key > 0.0)
+                model_warn(model, "clip '%s' has no valid duration; using its last key (%g ticks)", clip->name, last_key);
+        }
+        if (missing)
+            model_warn(model, "clip '%s': %d channel(s) name nodes that do not exist; ignored", clip->name, missing);
+        if (unsorted)
+            model_warn(model, "clip '%s': keys out of time order; sorted", clip->name);
+    }
+    return SKV_OK;
+}
+
+/* --- entry point --------------------------------------------------------- */
+
+const char *import_assimp_version(void)
+{
+    static char version[32];
+    snprintf(version, sizeof version, "%u.%u.%u", aiGetVersionMajor(), aiGetVersionMinor(), aiGetVersionPatch());
+    return version;
+}
+
+static void importer_free(importer *im)
+{
+    if (im->scene) aiReleaseImport(im->scene);
+    free(im->folder);
+    free(im->nodes);
+    free(im->node_bone);
+    shfree(im->node_by_name);
+    shfree(im->bone_by_name);
+    if (im->texture_keys) {
+        for (int t = 0; t < im->model->texture_count; t++) free(im->texture_keys[t]);
+        free(im->texture_keys);
+    }
+}
+
+skv_result import_model(const char *path, skv_model *model, skv_error *err)
+{
+    memset(model, 0, sizeof *model);
+    skv_result r = check_path(path, err);
+    if (r != SKV_OK) return r;
+
+    importer im = {.model = model, .err = err};
+    model->path = strdup(path);
+    im.folder = strdup(path);
+    if (!model->path || !im.folder) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    char *slash = strrchr(im.folder, '/');
+    if (slash) *slash = '\0';
+    else strcpy(im.folder, ".");
+
+    /* Point and line primitives are dropped: there is nothing to skin. */
+    struct aiPropertyStore *props = aiCreatePropertyStore();
+    aiSetImportPropertyInteger(props, AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);
+    unsigned flags = aiProcess_Triangulate | aiProcess_GenSmoothNormals | aiProcess_JoinIdenticalVertices |
+                     aiProcess_ValidateDataStructure | aiProcess_SortByPType | aiProcess_FlipUVs;
+    im.scene = aiImportFileExWithProperties(path, flags, NULL, props);
+    aiReleasePropertyStore(props);
+
+    if (!im.scene) {
+        r = skv_fail(err, SKV_ERR_IMPORT, "cannot import: %s", aiGetErrorString());
+    } else if (!im.scene->mRootNode) {
+        r = skv_fail(err, SKV_ERR_CONTENT, "no scene hierarchy");
+    } else if (im.scene->mNumMeshes == 0) {
+        r = skv_fail(err, SKV_ERR_CONTENT, "no meshes to show");
+    }
+    if (r == SKV_OK) r = flatten_nodes(&im);
+    if (r == SKV_OK) r = convert_meshes(&im);
+    if (r == SKV_OK) r = convert_materials(&im);
+    if (r == SKV_OK) r = convert_clips(&im);
+    if (r == SKV_OK) {
+        for (int m = 0; m < model->mesh_count; m++)
+            if (model->meshes[m].material < 0 || model->meshes[m].material >= model->material_count)
+                model->meshes[m].material = 0;
+    }
+    importer_free(&im);
+    if (r != SKV_OK) model_free(model);
+    return r;
+}

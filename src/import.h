@@ -1,0 +1,19 @@
+/* import.h - Assimp scene -> skv_model.
+ *
+ * The only module that includes Assimp. It imports the file, converts
+ * everything Skinview needs into skv_model (model.h), and releases the
+ * aiScene before returning. */
+#ifndef SKV_IMPORT_H
+#define SKV_IMPORT_H
+
+#include "error.h"
+#include "model.h"
+
+/* Loads `path` into `model` (zeroed first). On failure returns a code from
+ * error.h, fills `err` with one line, and leaves `model` empty. */
+skv_result import_model(const char *path, skv_model *model, skv_error *err);
+
+/* Version of the Assimp library in use, e.g. "5.2.5". */
+const char *import_assimp_version(void);
+
+#endif

@@ -1,0 +1,287 @@
+/* main.c - the skinview command line: parses options, loads the scene,
+ * and runs one of --list, --export-pose, --screenshot or the window.
+ * The only place that prints errors: one line, naming the file. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "capture.h"
+#include "gpu.h"
+#include "import.h"
+#include "render.h"
+#include "skin.h"
+#include "viewer.h"
+
+#ifndef SKV_SOURCE_ASSETS_DIR
+#define SKV_SOURCE_ASSETS_DIR "assets"
+#endif
+#define DEFAULT_MODEL "worm.dae"
+
+typedef struct options {
+    const char *model;
+    const char *anim;
+    double time;
+    double speed;
+    int width, height;
+    const char *screenshot;
+    const char *export_pose;
+    int list;
+} options;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: skinview [MODEL] [options]\n"
+            "  MODEL                 model file (Collada, FBX, MD5, glTF, X, ...);\n"
+            "                        without one, the bundled %s\n"
+            "  --anim N|NAME         clip to play (index or name; default 0)\n"
+            "  --time SECONDS        time on the clip (looped over its duration)\n"
+            "  --speed X             playback speed in the window (default 1)\n"
+            "  --size WxH            image / window size (default 800x600)\n"
+            "  --screenshot FILE.png render one frame offscreen at --time, no display needed\n"
+            "  --export-pose FILE.obj write the skinned mesh at --time as Wavefront OBJ\n"
+            "  --list                print meshes, bones and clips, then exit\n"
+            "  --version             print versions and exit\n"
+            "exit status: 0 ok, 2 usage, 3 file missing/unreadable, 4 import failed,\n"
+            "  5 nothing to show, 6 unknown clip, 7 GPU/GL failure, 8 cannot write output\n",
+            DEFAULT_MODEL);
+}
+
+static int parse_number(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end) return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_options(int argc, char **argv, options *o)
+{
+    *o = (options){.speed = 1.0, .width = 800, .height = 600};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+        int takes_value = 1;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            exit(0);
+        } else if (strcmp(a, "--version") == 0) {
+            printf("skinview %s (assimp %s)\n", SKV_VERSION, import_assimp_version());
+            exit(0);
+        } else if (strcmp(a, "--list") == 0) {
+            o->list = 1;
+            takes_value = 0;
+        } else if (!value && a[0] == '-' && a[1] == '-') {
+            fprintf(stderr, "skinview: %s needs a value\n", a);
+            return -1;
+        } else if (strcmp(a, "--anim") == 0) {
+            o->anim = value;
+        } else if (strcmp(a, "--time") == 0) {
+            if (parse_number(value, &o->time) != 0) goto bad_value;
+        } else if (strcmp(a, "--speed") == 0) {
+            if (parse_number(value, &o->speed) != 0) goto bad_value;
+        } else if (strcmp(a, "--size") == 0) {
+            if (sscanf(value, "%dx%d", &o->width, &o->height) != 2 || o->width < 1 || o->height < 1 ||
+                o->width > 16384 || o->height > 16384)
+                goto bad_value;
+        } else if (strcmp(a, "--screenshot") == 0) {
+            o->screenshot = value;
+        } else if (strcmp(a, "--export-pose") == 0) {
+            o->export_pose = value;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "skinview: unknown option %s (see --help)\n", a);
+            return -1;
+        } else {
+            if (o->model) {
+                fprintf(stderr, "skinview: more than one model given (%s, %s)\n", o->model, a);
+                return -1;
+            }
+            o->model = a;
+            takes_value = 0;
+        }
+        if (takes_value) i++;
+        continue;
+    bad_value:
+        fprintf(stderr, "skinview: bad value for %s: '%s'\n", a, value);
+        return -1;
+    }
+    return 0;
+}
+
+/* The bundled default model: installed beside the executable
+ * (../share/skinview/assets), else in the source tree it was built from. */
+static const char *default_model_path(char *buf, size_t size)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) *slash = '\0';
+        snprintf(buf, size, "%s/../share/skinview/assets/%s", exe, DEFAULT_MODEL);
+        if (access(buf, R_OK) == 0) return buf;
+    }
+    snprintf(buf, size, "%s/%s", SKV_SOURCE_ASSETS_DIR, DEFAULT_MODEL);
+    return buf;
+}
+
+static void print_list(const skv_scene *scene)
+{
+    const skv_model *m = &scene->model;
+    printf("file: %s\n", m->path);
+    printf("assimp: %s\n", import_assimp_version());
+    printf("meshes: %d (%d vertices, %d triangles)\n", m->mesh_count, m->vertex_count, m->index_count / 3);
+    for (int i = 0; i < m->mesh_count; i++) {
+        const skv_mesh *mesh = &m->meshes[i];
+        printf("  %d '%s': %d vertices, %d triangles, %s, max influences %d",
+               i, mesh->name, mesh->vertex_count, mesh->index_count / 3,
+               mesh->skinned ? "skinned" : "rigid (follows its node)", mesh->max_influences);
+        if (mesh->over_limit_vertices)
+            printf(", %d vertices over %d kept their %d largest", mesh->over_limit_vertices,
+                   SKV_MAX_INFLUENCES, SKV_MAX_INFLUENCES);
+        printf("\n");
+    }
+    printf("nodes: %d\n", m->skeleton.node_count);
+    printf("bones: %d (palette entries %d, shader limit %d)\n", m->file_bone_count, m->skeleton.bone_count,
+           SKV_MAX_BONES);
+    printf("vertices over %d influences: %d\n", SKV_MAX_INFLUENCES, model_over_limit_vertices(m));
+    printf("clips: %d\n", m->clip_count);
+    for (int c = 0; c < m->clip_count; c++) {
+        const skv_clip *clip = &m->clips[c];
+        printf("  %d '%s': %.3f s (%g ticks at %g ticks/s), %d channels\n", c, clip->name,
+               clip->duration_ticks / clip->ticks_per_second, clip->duration_ticks, clip->ticks_per_second,
+               clip->channel_count);
+    }
+}
+
+static skv_result export_pose(skv_scene *scene, const options *o, skv_error *err)
+{
+    skv_model *m = &scene->model;
+    pose_evaluate(&scene->pose, m, scene->clip, o->time);
+    float *positions = malloc((size_t)m->vertex_count * 3 * sizeof(float));
+    float *normals = malloc((size_t)m->vertex_count * 3 * sizeof(float));
+    skv_result r;
+    if (!positions || !normals) {
+        r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    } else {
+        skin_blend(m, scene->pose.palette, positions, normals);
+        r = capture_write_obj(o->export_pose, m, positions, normals, m->upright, err);
+    }
+    free(positions);
+    free(normals);
+    return r;
+}
+
+/* Renders the scene at `seconds` into `path`, headless. */
+static skv_result render_png(skv_scene *scene, skv_renderer *renderer, skv_target *target,
+                             double seconds, const char *path, skv_error *err)
+{
+    skv_model *m = &scene->model;
+    pose_evaluate(&scene->pose, m, scene->clip, seconds);
+    skv_frame_desc frame = {.palette = (const mat4 *)scene->pose.palette, .background = {0.16f, 0.18f, 0.22f}};
+    glm_mat4_copy(m->upright, frame.model);
+    view_matrices(&scene->camera, target->width, target->height, frame.view, frame.projection);
+    target_bind(target);
+    render_frame(renderer, m, &frame);
+    unsigned char *rgba = malloc((size_t)target->width * target->height * 4);
+    if (!rgba) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    target_read_rgba(target, rgba);
+    skv_result r = capture_write_png(path, target->width, target->height, rgba, err);
+    free(rgba);
+    return r;
+}
+
+/* Headless rendering of one or more frames. `paths` and `times` have
+ * `count` entries. */
+static skv_result render_headless(skv_scene *scene, const options *o, int count, char **paths,
+                                  const double *times, skv_error *err)
+{
+    skv_gpu gpu;
+    skv_result r = gpu_headless_create(&gpu, err);
+    if (r != SKV_OK) return r;
+    skv_renderer renderer;
+    skv_target target;
+    r = render_create(&renderer, &scene->model, err);
+    if (r == SKV_OK) {
+        r = target_create(&target, o->width, o->height, err);
+        for (int i = 0; r == SKV_OK && i < count; i++)
+            r = render_png(scene, &renderer, &target, times[i], paths[i], err);
+        target_destroy(&target);
+    }
+    render_destroy(&renderer);
+    gpu_headless_destroy(&gpu);
+    return r;
+}
+
+/* No display for a window: render a few frames of the clip to PNGs in
+ * ./skinview-frames/ and say where. */
+static skv_result render_fallback_frames(skv_scene *scene, const options *o, skv_error *err)
+{
+    enum { FRAMES = 4 };
+    const char *folder = "skinview-frames";
+    if (mkdir(folder, 0777) != 0 && errno != EEXIST)
+        return skv_fail(err, SKV_ERR_OUTPUT, "cannot create %s: %s", folder, strerror(errno));
+    const char *base = strrchr(scene->model.path, '/');
+    base = base ? base + 1 : scene->model.path;
+    char names[FRAMES][512];
+    char *paths[FRAMES];
+    double times[FRAMES];
+    double duration = scene_clip_seconds(scene);
+    for (int i = 0; i < FRAMES; i++) {
+        times[i] = duration * i / FRAMES;
+        snprintf(names[i], sizeof names[i], "%s/%s_%d.png", folder, base, i);
+        paths[i] = names[i];
+    }
+    skv_result r = render_headless(scene, o, FRAMES, paths, times, err);
+    if (r == SKV_OK) {
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof cwd)) snprintf(cwd, sizeof cwd, ".");
+        for (int i = 0; i < FRAMES; i++) printf("wrote %s/%s (t = %.3f s)\n", cwd, paths[i], times[i]);
+    }
+    return r;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    if (parse_options(argc, argv, &o) != 0) return SKV_ERR_USAGE;
+    char default_path[PATH_MAX + 64];
+    const char *path = o.model ? o.model : default_model_path(default_path, sizeof default_path);
+
+    skv_scene scene;
+    skv_error err = {{0}};
+    skv_result r = scene_load(&scene, path, o.anim, &err);
+    if (r != SKV_OK) {
+        fprintf(stderr, "skinview: %s: %s\n", path, err.message);
+        return r;
+    }
+    for (int i = 0; i < scene.model.warning_count; i++)
+        fprintf(stderr, "skinview: %s: warning: %s\n", path, scene.model.warnings[i]);
+
+    if (o.list) print_list(&scene);
+    if (r == SKV_OK && o.export_pose) r = export_pose(&scene, &o, &err);
+    if (r == SKV_OK && o.screenshot) {
+        char *paths[1] = {(char *)o.screenshot};
+        r = render_headless(&scene, &o, 1, paths, &o.time, &err);
+    }
+    if (r == SKV_OK && !o.list && !o.export_pose && !o.screenshot) {
+        if (viewer_display_available()) {
+            r = viewer_run(&scene, &(skv_viewer_desc){.width = o.width, .height = o.height,
+                                                      .time = o.time, .speed = o.speed},
+                           &err);
+        } else {
+            fprintf(stderr, "skinview: no display; rendering frames headless instead\n");
+            r = render_fallback_frames(&scene, &o, &err);
+        }
+    }
+    if (r != SKV_OK) fprintf(stderr, "skinview: %s: %s\n", path, err.message);
+    scene_free(&scene);
+    return r;
+}

@@ -1,0 +1,100 @@
+/* model.c - freeing and small queries on skv_model; the error helper. */
+#include "model.h"
+#include "error.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+skv_result skv_fail(skv_error *err, skv_result code, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+static void free_strings(char **strings, int count)
+{
+    if (!strings) return;
+    for (int i = 0; i < count; i++) free(strings[i]);
+    free(strings);
+}
+
+void model_free(skv_model *model)
+{
+    if (!model) return;
+    free(model->path);
+    free(model->positions);
+    free(model->normals);
+    free(model->uvs);
+    free(model->bone_ids);
+    free(model->weights);
+    free(model->indices);
+    for (int i = 0; i < model->mesh_count; i++) free(model->meshes[i].name);
+    free(model->meshes);
+    for (int i = 0; i < model->material_count; i++) free(model->materials[i].name);
+    free(model->materials);
+    for (int i = 0; i < model->texture_count; i++) free(model->textures[i].rgba);
+    free(model->textures);
+
+    skv_skeleton *sk = &model->skeleton;
+    free_strings(sk->node_names, sk->node_count);
+    free(sk->parents);
+    free(sk->rest_local);
+    free_strings(sk->bone_names, sk->bone_count);
+    free(sk->bone_node);
+    free(sk->bone_offset);
+
+    for (int c = 0; c < model->clip_count; c++) {
+        skv_clip *clip = &model->clips[c];
+        for (int i = 0; i < clip->channel_count; i++) {
+            free(clip->channels[i].positions);
+            free(clip->channels[i].rotations);
+            free(clip->channels[i].scales);
+        }
+        free(clip->channels);
+        free(clip->node_channel);
+        free(clip->name);
+    }
+    free(model->clips);
+    free_strings(model->warnings, model->warning_count);
+    memset(model, 0, sizeof *model);
+}
+
+void model_warn(skv_model *model, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    char **grown = realloc(model->warnings, (size_t)(model->warning_count + 1) * sizeof *grown);
+    if (!grown) return;
+    model->warnings = grown;
+    grown[model->warning_count] = strdup(line);
+    if (grown[model->warning_count]) model->warning_count++;
+}
+
+int model_find_clip(const skv_model *model, const char *name_or_index)
+{
+    for (int i = 0; i < model->clip_count; i++)
+        if (model->clips[i].name && strcmp(model->clips[i].name, name_or_index) == 0) return i;
+    const char *p = name_or_index;
+    if (!*p) return -1;
+    for (; *p; p++)
+        if (!isdigit((unsigned char)*p)) return -1;
+    long index = strtol(name_or_index, NULL, 10);
+    return index >= 0 && index < model->clip_count ? (int)index : -1;
+}
+
+int model_over_limit_vertices(const skv_model *model)
+{
+    int total = 0;
+    for (int i = 0; i < model->mesh_count; i++) total += model->meshes[i].over_limit_vertices;
+    return total;
+}

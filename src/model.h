@@ -1,0 +1,141 @@
+/* model.h - Skinview's own model data: what the importer produces and
+ * every later stage reads. No Assimp type appears here.
+ *
+ * Ownership: one skv_model owns everything reachable from it and is freed
+ * by model_free(). Arrays are flat, with explicit counts.
+ *
+ * Conventions
+ * - Matrices are cglm mat4 (column-major), vectors float[3].
+ * - Quaternions are stored x, y, z, w (cglm's versor order).
+ * - Key times are in ticks; a clip's ticks_per_second is never 0 (the
+ *   importer substitutes 25 for files that report 0).
+ * - The skeleton's nodes are in parent-first order: parents[i] < i, the
+ *   root is node 0 with parent -1. */
+#ifndef SKV_MODEL_H
+#define SKV_MODEL_H
+
+#include <stdint.h>
+#include <cglm/cglm.h>
+
+#include "skv_limits.h"
+
+typedef struct skv_vec3_key {
+    double time;
+    float value[3];
+} skv_vec3_key;
+
+typedef struct skv_quat_key {
+    double time;
+    float value[4]; /* x, y, z, w */
+} skv_quat_key;
+
+/* The keys that animate one node. Each key array has at least one key. */
+typedef struct skv_channel {
+    int node;
+    int position_count, rotation_count, scale_count;
+    skv_vec3_key *positions;
+    skv_quat_key *rotations;
+    skv_vec3_key *scales;
+} skv_channel;
+
+typedef struct skv_clip {
+    char *name;
+    double duration_ticks;   /* >= 0 */
+    double ticks_per_second; /* > 0 */
+    int channel_count;
+    skv_channel *channels;
+    int *node_channel; /* per skeleton node: index into channels, or -1 */
+} skv_clip;
+
+/* Node hierarchy and bone map, flattened parent-first. */
+typedef struct skv_skeleton {
+    int node_count;
+    char **node_names;
+    int *parents;     /* -1 for the root */
+    mat4 *rest_local; /* node transform relative to its parent */
+
+    /* Palette entries. A bone is either a real bone of the file (name of
+     * its node, offset = inverse bind matrix) or a "node bone" the
+     * importer adds so that unskinned meshes and unweighted vertices
+     * follow their node (offset = identity). */
+    int bone_count;
+    char **bone_names;
+    int *bone_node; /* node index, or -1 when the file names a node it lacks */
+    mat4 *bone_offset;
+} skv_skeleton;
+
+typedef struct skv_mesh {
+    char *name;
+    int base_vertex, vertex_count; /* range in the model's vertex arrays */
+    int first_index, index_count;  /* range in the model's index array */
+    int material;
+    int node;                /* node the mesh hangs under */
+    int skinned;             /* the file gave it bones */
+    int max_influences;      /* most non-zero weights on one vertex, in the file */
+    int over_limit_vertices; /* vertices with more than SKV_MAX_INFLUENCES */
+    int unweighted_vertices; /* skinned-mesh vertices without any weight */
+} skv_mesh;
+
+typedef struct skv_texture {
+    int width, height;
+    unsigned char *rgba; /* width * height * 4, first row at the top */
+} skv_texture;
+
+typedef struct skv_material {
+    char *name;
+    float diffuse[4];
+    int texture; /* index into textures, or -1 */
+} skv_material;
+
+typedef struct skv_model {
+    char *path;
+
+    int vertex_count;
+    float *positions;   /* 3 per vertex */
+    float *normals;     /* 3 per vertex */
+    float *uvs;         /* 2 per vertex */
+    uint16_t *bone_ids; /* SKV_MAX_INFLUENCES per vertex */
+    float *weights;     /* SKV_MAX_INFLUENCES per vertex, sum 1 */
+
+    int index_count;
+    uint32_t *indices; /* relative to the mesh's base_vertex */
+
+    int mesh_count;
+    skv_mesh *meshes;
+    int material_count;
+    skv_material *materials;
+    int texture_count;
+    skv_texture *textures;
+
+    skv_skeleton skeleton;
+    int file_bone_count; /* real bones (the rest are node bones) */
+
+    int clip_count;
+    skv_clip *clips;
+
+    /* Inverse of the root node's transform, and the root transform itself.
+     * The walker cancels the root transform (globalInverse) so the palette
+     * is in model space; the view re-applies `upright` so the model stands
+     * the way the file says (up axis, units). */
+    mat4 global_inverse;
+    mat4 upright;
+
+    /* Things the importer noticed and worked around, one line each. */
+    int warning_count;
+    char **warnings;
+} skv_model;
+
+void model_free(skv_model *model);
+
+/* Adds a printf-style warning line to the model. */
+void model_warn(skv_model *model, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Index of the clip called `name`, or the clip number given as digits;
+ * -1 if none matches. */
+int model_find_clip(const skv_model *model, const char *name_or_index);
+
+/* Total over all meshes. */
+int model_over_limit_vertices(const skv_model *model);
+
+#endif

@@ -1,0 +1,260 @@
+/* render.c - shaders, buffers, textures, offscreen target, drawing. */
+#include "render.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skv_limits.h"
+#include "shader_source.h"
+
+/* Prepended to every shader: the single definition of the shared limits. */
+static void shader_preamble(char *out, size_t size)
+{
+    snprintf(out, size,
+             "#version 330 core\n"
+             "#define SKV_MAX_BONES %d\n"
+             "#define SKV_MAX_INFLUENCES %d\n"
+             "#define SKV_ATTR_POSITION %d\n"
+             "#define SKV_ATTR_NORMAL %d\n"
+             "#define SKV_ATTR_UV %d\n"
+             "#define SKV_ATTR_BONE_IDS %d\n"
+             "#define SKV_ATTR_WEIGHTS %d\n"
+             "#line 1\n",
+             SKV_MAX_BONES, SKV_MAX_INFLUENCES, SKV_ATTR_POSITION, SKV_ATTR_NORMAL, SKV_ATTR_UV,
+             SKV_ATTR_BONE_IDS, SKV_ATTR_WEIGHTS);
+}
+
+static GLuint compile(GLenum stage, const char *name, skv_error *err)
+{
+    const char *body = shader_source(name);
+    if (!body) {
+        skv_fail(err, SKV_ERR_GPU, "shader %s is not embedded", name);
+        return 0;
+    }
+    char preamble[512];
+    shader_preamble(preamble, sizeof preamble);
+    const char *parts[2] = {preamble, body};
+    GLuint shader = glCreateShader(stage);
+    glShaderSource(shader, 2, parts, NULL);
+    glCompileShader(shader);
+    GLint ok = 0;
+    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+    if (!ok) {
+        char log[400];
+        glGetShaderInfoLog(shader, sizeof log, NULL, log);
+        for (char *c = log; *c; c++)
+            if (*c == '\n') *c = ' ';
+        skv_fail(err, SKV_ERR_GPU, "shader %s does not compile: %s", name, log);
+        glDeleteShader(shader);
+        return 0;
+    }
+    return shader;
+}
+
+GLuint render_program(const char *vertex_name, const char *fragment_name, skv_error *err)
+{
+    GLuint vs = compile(GL_VERTEX_SHADER, vertex_name, err);
+    if (!vs) return 0;
+    GLuint fs = compile(GL_FRAGMENT_SHADER, fragment_name, err);
+    if (!fs) {
+        glDeleteShader(vs);
+        return 0;
+    }
+    GLuint program = glCreateProgram();
+    glAttachShader(program, vs);
+    glAttachShader(program, fs);
+    glLinkProgram(program);
+    glDeleteShader(vs);
+    glDeleteShader(fs);
+    GLint ok = 0;
+    glGetProgramiv(program, GL_LINK_STATUS, &ok);
+    if (!ok) {
+        char log[400];
+        glGetProgramInfoLog(program, sizeof log, NULL, log);
+        skv_fail(err, SKV_ERR_GPU, "shaders %s + %s do not link: %s", vertex_name, fragment_name, log);
+        glDeleteProgram(program);
+        return 0;
+    }
+    return program;
+}
+
+static GLuint upload_texture(const skv_texture *tex)
+{
+    GLuint id;
+    glGenTextures(1, &id);
+    glBindTexture(GL_TEXTURE_2D, id);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, tex->width, tex->height, 0, GL_RGBA, GL_UNSIGNED_BYTE, tex->rgba);
+    glGenerateMipmap(GL_TEXTURE_2D);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_REPEAT);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_REPEAT);
+    return id;
+}
+
+static void float_attribute(GLuint buffer, GLuint location, int components, const float *data, int vertex_count)
+{
+    glBindBuffer(GL_ARRAY_BUFFER, buffer);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)vertex_count * components * (GLsizeiptr)sizeof(float), data, GL_STATIC_DRAW);
+    glEnableVertexAttribArray(location);
+    glVertexAttribPointer(location, components, GL_FLOAT, GL_FALSE, 0, NULL);
+}
+
+skv_result render_create(skv_renderer *renderer, const skv_model *model, skv_error *err)
+{
+    memset(renderer, 0, sizeof *renderer);
+    if (model->skeleton.bone_count > SKV_MAX_BONES)
+        return skv_fail(err, SKV_ERR_CONTENT,
+                        "needs %d bone matrices; the shader palette holds %d",
+                        model->skeleton.bone_count, SKV_MAX_BONES);
+
+    renderer->program = render_program("skinned.vert", "skinned.frag", err);
+    if (!renderer->program) return SKV_ERR_GPU;
+    GLuint p = renderer->program;
+    renderer->u_model = glGetUniformLocation(p, "u_model");
+    renderer->u_view = glGetUniformLocation(p, "u_view");
+    renderer->u_projection = glGetUniformLocation(p, "u_projection");
+    renderer->u_diffuse = glGetUniformLocation(p, "u_diffuse");
+    renderer->u_has_texture = glGetUniformLocation(p, "u_has_texture");
+    renderer->u_texture = glGetUniformLocation(p, "u_texture");
+    GLuint block = glGetUniformBlockIndex(p, "Bones");
+    if (block == GL_INVALID_INDEX) return skv_fail(err, SKV_ERR_GPU, "shader has no Bones block");
+    glUniformBlockBinding(p, block, SKV_BONES_BINDING);
+
+    glGenVertexArrays(1, &renderer->vao);
+    glBindVertexArray(renderer->vao);
+    glGenBuffers(5, renderer->buffers);
+    int nv = model->vertex_count;
+    float_attribute(renderer->buffers[0], SKV_ATTR_POSITION, 3, model->positions, nv);
+    float_attribute(renderer->buffers[1], SKV_ATTR_NORMAL, 3, model->normals, nv);
+    float_attribute(renderer->buffers[2], SKV_ATTR_UV, 2, model->uvs, nv);
+    /* Bone IDs stay integers all the way: glVertexAttribIPointer, ivec4. */
+    glBindBuffer(GL_ARRAY_BUFFER, renderer->buffers[3]);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)nv * SKV_MAX_INFLUENCES * (GLsizeiptr)sizeof(uint16_t), model->bone_ids, GL_STATIC_DRAW);
+    glEnableVertexAttribArray(SKV_ATTR_BONE_IDS);
+    glVertexAttribIPointer(SKV_ATTR_BONE_IDS, SKV_MAX_INFLUENCES, GL_UNSIGNED_SHORT, 0, NULL);
+    float_attribute(renderer->buffers[4], SKV_ATTR_WEIGHTS, SKV_MAX_INFLUENCES, model->weights, nv);
+
+    glGenBuffers(1, &renderer->index_buffer);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, renderer->index_buffer);
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)model->index_count * (GLsizeiptr)sizeof(uint32_t), model->indices, GL_STATIC_DRAW);
+    glBindVertexArray(0);
+
+    glGenBuffers(1, &renderer->bone_block);
+    glBindBuffer(GL_UNIFORM_BUFFER, renderer->bone_block);
+    glBufferData(GL_UNIFORM_BUFFER, SKV_MAX_BONES * (GLsizeiptr)sizeof(mat4), NULL, GL_DYNAMIC_DRAW);
+    glBindBuffer(GL_UNIFORM_BUFFER, 0);
+
+    renderer->texture_count = model->texture_count;
+    if (model->texture_count > 0) {
+        renderer->textures = calloc((size_t)model->texture_count, sizeof *renderer->textures);
+        if (!renderer->textures) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+        for (int t = 0; t < model->texture_count; t++)
+            renderer->textures[t] = upload_texture(&model->textures[t]);
+    }
+    GLenum gl_error = glGetError();
+    if (gl_error != GL_NO_ERROR) return skv_fail(err, SKV_ERR_GPU, "GL error 0x%x while uploading the model", gl_error);
+    return SKV_OK;
+}
+
+void render_destroy(skv_renderer *renderer)
+{
+    if (renderer->program) glDeleteProgram(renderer->program);
+    if (renderer->vao) glDeleteVertexArrays(1, &renderer->vao);
+    if (renderer->buffers[0]) glDeleteBuffers(5, renderer->buffers);
+    if (renderer->index_buffer) glDeleteBuffers(1, &renderer->index_buffer);
+    if (renderer->bone_block) glDeleteBuffers(1, &renderer->bone_block);
+    if (renderer->textures) glDeleteTextures(renderer->texture_count, renderer->textures);
+    free(renderer->textures);
+    memset(renderer, 0, sizeof *renderer);
+}
+
+void render_frame(skv_renderer *renderer, const skv_model *model, const skv_frame_desc *frame)
+{
+    glClearColor(frame->background[0], frame->background[1], frame->background[2], 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glEnable(GL_DEPTH_TEST);
+    glDisable(GL_CULL_FACE); /* files disagree on winding; light both sides */
+
+    glBindBuffer(GL_UNIFORM_BUFFER, renderer->bone_block);
+    glBufferSubData(GL_UNIFORM_BUFFER, 0, (GLsizeiptr)model->skeleton.bone_count * (GLsizeiptr)sizeof(mat4), frame->palette);
+    glBindBufferBase(GL_UNIFORM_BUFFER, SKV_BONES_BINDING, renderer->bone_block);
+
+    glUseProgram(renderer->program);
+    glUniformMatrix4fv(renderer->u_model, 1, GL_FALSE, (const float *)frame->model);
+    glUniformMatrix4fv(renderer->u_view, 1, GL_FALSE, (const float *)frame->view);
+    glUniformMatrix4fv(renderer->u_projection, 1, GL_FALSE, (const float *)frame->projection);
+    glUniform1i(renderer->u_texture, 0);
+    glActiveTexture(GL_TEXTURE0);
+    glBindVertexArray(renderer->vao);
+    for (int m = 0; m < model->mesh_count; m++) {
+        const skv_mesh *mesh = &model->meshes[m];
+        const skv_material *mat = &model->materials[mesh->material];
+        glUniform4fv(renderer->u_diffuse, 1, mat->diffuse);
+        int textured = mat->texture >= 0 && mat->texture < renderer->texture_count;
+        glUniform1i(renderer->u_has_texture, textured);
+        if (textured) glBindTexture(GL_TEXTURE_2D, renderer->textures[mat->texture]);
+        glDrawElementsBaseVertex(GL_TRIANGLES, mesh->index_count, GL_UNSIGNED_INT,
+                                 (const void *)((size_t)mesh->first_index * sizeof(uint32_t)),
+                                 mesh->base_vertex);
+    }
+    glBindVertexArray(0);
+}
+
+skv_result target_create(skv_target *target, int width, int height, skv_error *err)
+{
+    memset(target, 0, sizeof *target);
+    target->width = width;
+    target->height = height;
+    glGenFramebuffers(1, &target->framebuffer);
+    glBindFramebuffer(GL_FRAMEBUFFER, target->framebuffer);
+    glGenRenderbuffers(1, &target->color);
+    glBindRenderbuffer(GL_RENDERBUFFER, target->color);
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, width, height);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, target->color);
+    glGenRenderbuffers(1, &target->depth);
+    glBindRenderbuffer(GL_RENDERBUFFER, target->depth);
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH24_STENCIL8, width, height);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, target->depth);
+    GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    if (status != GL_FRAMEBUFFER_COMPLETE) {
+        target_destroy(target);
+        return skv_fail(err, SKV_ERR_GPU, "offscreen framebuffer %dx%d incomplete (0x%x)", width, height, status);
+    }
+    return SKV_OK;
+}
+
+void target_destroy(skv_target *target)
+{
+    if (target->framebuffer) glDeleteFramebuffers(1, &target->framebuffer);
+    if (target->color) glDeleteRenderbuffers(1, &target->color);
+    if (target->depth) glDeleteRenderbuffers(1, &target->depth);
+    memset(target, 0, sizeof *target);
+}
+
+void target_bind(const skv_target *target)
+{
+    glBindFramebuffer(GL_FRAMEBUFFER, target->framebuffer);
+    glViewport(0, 0, target->width, target->height);
+}
+
+void target_read_rgba(const skv_target *target, unsigned char *rgba)
+{
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, target->framebuffer);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, target->width, target->height, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+    /* GL's first row is the bottom one; images start at the top. */
+    size_t row = (size_t)target->width * 4;
+    unsigned char *tmp = malloc(row);
+    if (!tmp) return;
+    for (int y = 0; y < target->height / 2; y++) {
+        unsigned char *a = rgba + (size_t)y * row, *b = rgba + (size_t)(target->height - 1 - y) * row;
+        memcpy(tmp, a, row);
+        memcpy(a, b, row);
+        memcpy(b, tmp, row);
+    }
+    free(tmp);
+}

@@ -1,0 +1,58 @@
+/* render.h - OpenGL side: shaders, model buffers, textures, the offscreen
+ * target, and drawing one skinned frame.
+ *
+ * Needs a current GL 3.3 core context (gpu.h for headless, the viewer's
+ * GLFW window otherwise) with glad loaded. The window and the headless
+ * path both draw into an skv_target, so they produce the same pixels. */
+#ifndef SKV_RENDER_H
+#define SKV_RENDER_H
+
+#include <glad/gl.h>
+
+#include "error.h"
+#include "model.h"
+
+typedef struct skv_renderer {
+    GLuint program;
+    GLint u_model, u_view, u_projection, u_diffuse, u_has_texture, u_texture;
+    GLuint vao;
+    GLuint buffers[5]; /* positions, normals, uvs, bone ids, weights */
+    GLuint index_buffer;
+    GLuint bone_block; /* uniform buffer of SKV_MAX_BONES mat4 */
+    int texture_count;
+    GLuint *textures;
+} skv_renderer;
+
+/* Compiles the shaders and uploads the model. The model must stay alive
+ * while the renderer draws it (meshes and materials are read per frame). */
+skv_result render_create(skv_renderer *renderer, const skv_model *model, skv_error *err);
+void render_destroy(skv_renderer *renderer);
+
+typedef struct skv_frame_desc {
+    const mat4 *palette; /* model->skeleton.bone_count matrices */
+    mat4 model;          /* usually model->upright */
+    mat4 view;
+    mat4 projection;
+    float background[3];
+} skv_frame_desc;
+
+/* Clears the bound framebuffer and draws the model. */
+void render_frame(skv_renderer *renderer, const skv_model *model, const skv_frame_desc *frame);
+
+/* Offscreen colour + depth framebuffer. */
+typedef struct skv_target {
+    GLuint framebuffer, color, depth;
+    int width, height;
+} skv_target;
+
+skv_result target_create(skv_target *target, int width, int height, skv_error *err);
+void target_destroy(skv_target *target);
+void target_bind(const skv_target *target);
+/* Reads the target as RGBA, first row at the top (width*height*4 bytes). */
+void target_read_rgba(const skv_target *target, unsigned char *rgba);
+
+/* Builds a program from two embedded shader files (see shaders/), with
+ * the limits.h preamble. Returns 0 and fills err on failure. */
+GLuint render_program(const char *vertex_name, const char *fragment_name, skv_error *err);
+
+#endif

@@ -1,0 +1,40 @@
+/* skin.h - per-vertex influences and the CPU reference blend.
+ *
+ * Packing turns a vertex's list of (bone, weight) pairs, as a file gives
+ * them, into the fixed SKV_MAX_INFLUENCES slots the shader reads. The CPU
+ * blend applies a bone palette to the packed slots exactly the way the
+ * vertex shader does; pose export and camera framing use it. */
+#ifndef SKV_SKIN_H
+#define SKV_SKIN_H
+
+#include <stdint.h>
+
+#include "model.h"
+
+typedef struct skv_influence {
+    int bone;
+    float weight;
+} skv_influence;
+
+/* Packs `list` (modified: sorted, merged in place) into `ids`/`weights`.
+ * Weights that are NaN, infinite or <= 0 are dropped; the same bone twice
+ * is merged into one influence; the largest SKV_MAX_INFLUENCES are kept
+ * and renormalised to sum 1; unused slots get bone 0, weight 0.
+ * Returns the number of distinct usable influences before truncation
+ * (0: nothing usable, the slots are all zero). */
+int skin_pack_influences(skv_influence *list, int count,
+                         uint16_t ids[SKV_MAX_INFLUENCES],
+                         float weights[SKV_MAX_INFLUENCES]);
+
+/* Blends every vertex of `model` with `palette` (bone_count matrices).
+ * Writes 3 floats per vertex to `positions`, and to `normals` when it is
+ * not NULL (normalised, using the inverse transpose of the blended 3x3).
+ * Results are in model space (apply model->upright for the scene). */
+void skin_blend(const skv_model *model, const mat4 *palette,
+                float *positions, float *normals);
+
+/* Axis-aligned bounds of `count` points (3 floats each) after `transform`. */
+void skin_bounds(const float *points, int count, const mat4 transform,
+                 float lo[3], float hi[3]);
+
+#endif

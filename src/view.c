@@ -1,0 +1,80 @@
+/* view.c - camera framing and matrices. */
+#include "view.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "anim.h"
+#include "skin.h"
+
+#define FIELD_OF_VIEW_DEG 40.0f
+
+int view_animated_bounds(const skv_model *model, int clip, int samples, float lo[3], float hi[3])
+{
+    skv_pose pose;
+    float *positions = malloc((size_t)model->vertex_count * 3 * sizeof(float));
+    if (!positions || pose_create(&pose, &model->skeleton) != 0) {
+        free(positions);
+        return -1;
+    }
+    for (int a = 0; a < 3; a++) {
+        lo[a] = FLT_MAX;
+        hi[a] = -FLT_MAX;
+    }
+    const skv_clip *c = clip >= 0 && clip < model->clip_count ? &model->clips[clip] : NULL;
+    double duration = c ? c->duration_ticks / c->ticks_per_second : 0.0;
+    if (!c || samples < 1) samples = 1;
+    for (int s = 0; s < samples; s++) {
+        double seconds = samples > 1 ? duration * s / samples : 0.0;
+        pose_evaluate(&pose, model, clip, seconds);
+        skin_blend(model, pose.palette, positions, NULL);
+        float slo[3], shi[3];
+        skin_bounds(positions, model->vertex_count, model->upright, slo, shi);
+        for (int a = 0; a < 3; a++) {
+            if (isfinite(slo[a]) && slo[a] < lo[a]) lo[a] = slo[a];
+            if (isfinite(shi[a]) && shi[a] > hi[a]) hi[a] = shi[a];
+        }
+    }
+    for (int a = 0; a < 3; a++)
+        if (lo[a] > hi[a]) lo[a] = hi[a] = 0.0f; /* nothing finite: a point */
+    pose_destroy(&pose);
+    free(positions);
+    return 0;
+}
+
+void view_frame(skv_camera *camera, const float lo[3], const float hi[3])
+{
+    float d2 = 0.0f;
+    for (int a = 0; a < 3; a++) {
+        camera->center[a] = 0.5f * (lo[a] + hi[a]);
+        float e = hi[a] - lo[a];
+        d2 += e * e;
+    }
+    camera->radius = 0.5f * sqrtf(d2);
+    if (!(camera->radius > 1e-6f) || !isfinite(camera->radius)) camera->radius = 1.0f;
+    camera->yaw = 25.0f;
+    camera->pitch = 15.0f;
+    camera->zoom = 1.0f;
+}
+
+void view_matrices(const skv_camera *camera, int width, int height, mat4 view, mat4 projection)
+{
+    float aspect = height > 0 ? (float)width / (float)height : 1.0f;
+    float fovy = glm_rad(FIELD_OF_VIEW_DEG);
+    /* Fit the sphere in the narrower of the two directions. */
+    float half = aspect < 1.0f ? atanf(tanf(fovy * 0.5f) * aspect) : fovy * 0.5f;
+    float distance = camera->radius / sinf(half) * camera->zoom;
+
+    float yaw = glm_rad(camera->yaw), pitch = glm_rad(camera->pitch);
+    vec3 eye = {
+        camera->center[0] + distance * cosf(pitch) * sinf(yaw),
+        camera->center[1] + distance * sinf(pitch),
+        camera->center[2] + distance * cosf(pitch) * cosf(yaw),
+    };
+    vec3 up = {0.0f, 1.0f, 0.0f};
+    glm_lookat(eye, (float *)camera->center, up, view);
+    float near_plane = fmaxf(distance - camera->radius * 2.0f, distance * 0.01f);
+    float far_plane = distance + camera->radius * 2.0f;
+    glm_perspective(fovy, aspect, near_plane, far_plane, projection);
+}

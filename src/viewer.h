@@ -1,0 +1,23 @@
+/* viewer.h - the interactive window: GLFW, input, orbit camera, HUD.
+ *
+ * Draws through the same renderer into the same kind of offscreen target
+ * as --screenshot, then blits it to the window and adds the HUD on top. */
+#ifndef SKV_VIEWER_H
+#define SKV_VIEWER_H
+
+#include "app.h"
+#include "error.h"
+
+typedef struct skv_viewer_desc {
+    int width, height;
+    double time;  /* start time, seconds */
+    double speed; /* playback speed */
+} skv_viewer_desc;
+
+/* True when an X11 or Wayland display is there to open a window on. */
+int viewer_display_available(void);
+
+/* Runs until the window closes. */
+skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *err);
+
+#endif

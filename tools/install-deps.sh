@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Skinview builds, runs and tests with.
+# Root on CI and dev machines; falls back to sudo elsewhere.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libassimp-dev assimp-utils assimp-testmodels
+  libglfw3-dev libcglm-dev libstb-dev python3-glad
+  libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri mesa-utils
+  xvfb xauth xdotool
+)
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "install-deps: all packages present"
+fi
