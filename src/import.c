@@ -6,6 +6,7 @@
  * materials and textures, convert clips (names resolved to node indices
  * here, once), then release the aiScene. */
 #include "import.h"
+#include "import_scene.h"
 
 #include <limits.h>
 #include <assimp/cimport.h>
@@ -704,7 +705,6 @@ const char *import_assimp_version(void)
 
 static void importer_free(importer *im)
 {
-    if (im->scene) aiReleaseImport(im->scene);
     free(im->folder);
     free(im->nodes);
     free(im->node_bone);
@@ -716,35 +716,24 @@ static void importer_free(importer *im)
     }
 }
 
-skv_result import_model(const char *path, skv_model *model, skv_error *err)
+skv_result import_scene(const struct aiScene *scene, const char *path, skv_model *model, skv_error *err)
 {
     memset(model, 0, sizeof *model);
-    skv_result r = check_path(path, err);
-    if (r != SKV_OK) return r;
-
-    importer im = {.model = model, .err = err};
+    importer im = {.scene = scene, .model = model, .err = err};
     model->path = strdup(path);
     im.folder = strdup(path);
-    if (!model->path || !im.folder) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    if (!model->path || !im.folder) {
+        free(im.folder);
+        model_free(model);
+        return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    }
     char *slash = strrchr(im.folder, '/');
     if (slash) *slash = '\0';
     else strcpy(im.folder, ".");
 
-    /* Point and line primitives are dropped: there is nothing to skin. */
-    struct aiPropertyStore *props = aiCreatePropertyStore();
-    aiSetImportPropertyInteger(props, AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);
-    unsigned flags = aiProcess_Triangulate | aiProcess_GenSmoothNormals | aiProcess_JoinIdenticalVertices |
-                     aiProcess_ValidateDataStructure | aiProcess_SortByPType | aiProcess_FlipUVs;
-    im.scene = aiImportFileExWithProperties(path, flags, NULL, props);
-    aiReleasePropertyStore(props);
-
-    if (!im.scene) {
-        r = skv_fail(err, SKV_ERR_IMPORT, "cannot import: %s", aiGetErrorString());
-    } else if (!im.scene->mRootNode) {
-        r = skv_fail(err, SKV_ERR_CONTENT, "no scene hierarchy");
-    } else if (im.scene->mNumMeshes == 0) {
-        r = skv_fail(err, SKV_ERR_CONTENT, "no meshes to show");
-    }
+    skv_result r = SKV_OK;
+    if (!scene->mRootNode) r = skv_fail(err, SKV_ERR_CONTENT, "no scene hierarchy");
+    else if (scene->mNumMeshes == 0) r = skv_fail(err, SKV_ERR_CONTENT, "no meshes to show");
     if (r == SKV_OK) r = flatten_nodes(&im);
     if (r == SKV_OK) r = convert_meshes(&im);
     if (r == SKV_OK) r = convert_materials(&im);
@@ -756,5 +745,24 @@ skv_result import_model(const char *path, skv_model *model, skv_error *err)
     }
     importer_free(&im);
     if (r != SKV_OK) model_free(model);
+    return r;
+}
+
+skv_result import_model(const char *path, skv_model *model, skv_error *err)
+{
+    memset(model, 0, sizeof *model);
+    skv_result r = check_path(path, err);
+    if (r != SKV_OK) return r;
+
+    /* Point and line primitives are dropped: there is nothing to skin. */
+    struct aiPropertyStore *props = aiCreatePropertyStore();
+    aiSetImportPropertyInteger(props, AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);
+    unsigned flags = aiProcess_Triangulate | aiProcess_GenSmoothNormals | aiProcess_JoinIdenticalVertices |
+                     aiProcess_ValidateDataStructure | aiProcess_SortByPType | aiProcess_FlipUVs;
+    const struct aiScene *scene = aiImportFileExWithProperties(path, flags, NULL, props);
+    aiReleasePropertyStore(props);
+    if (!scene) return skv_fail(err, SKV_ERR_IMPORT, "cannot import: %s", aiGetErrorString());
+    r = import_scene(scene, path, model, err);
+    aiReleaseImport(scene);
     return r;
 }

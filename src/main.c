@@ -31,6 +31,7 @@ typedef struct options {
     const char *screenshot;
     const char *export_pose;
     int list;
+    int bind_pose;
 } options;
 
 static void usage(FILE *out)
@@ -45,6 +46,7 @@ static void usage(FILE *out)
             "  --size WxH            image / window size (default 800x600)\n"
             "  --screenshot FILE.png render one frame offscreen at --time, no display needed\n"
             "  --export-pose FILE.obj write the skinned mesh at --time as Wavefront OBJ\n"
+            "  --bind-pose           show the rest pose (no animation) instead of the clip\n"
             "  --list                print meshes, bones and clips, then exit\n"
             "  --version             print versions and exit\n"
             "exit status: 0 ok, 2 usage, 3 file missing/unreadable, 4 import failed,\n"
@@ -59,6 +61,14 @@ static int parse_number(const char *text, double *out)
     double v = strtod(text, &end);
     if (errno || end == text || *end) return -1;
     *out = v;
+    return 0;
+}
+
+static int is_value_option(const char *arg)
+{
+    static const char *const with_value[] = {"--anim", "--time", "--speed", "--size", "--screenshot", "--export-pose"};
+    for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
+        if (strcmp(arg, with_value[i]) == 0) return 1;
     return 0;
 }
 
@@ -78,7 +88,10 @@ static int parse_options(int argc, char **argv, options *o)
         } else if (strcmp(a, "--list") == 0) {
             o->list = 1;
             takes_value = 0;
-        } else if (!value && a[0] == '-' && a[1] == '-') {
+        } else if (strcmp(a, "--bind-pose") == 0) {
+            o->bind_pose = 1;
+            takes_value = 0;
+        } else if (!value && is_value_option(a)) {
             fprintf(stderr, "skinview: %s needs a value\n", a);
             return -1;
         } else if (strcmp(a, "--anim") == 0) {
@@ -262,6 +275,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "skinview: %s: %s\n", path, err.message);
         return r;
     }
+    if (o.bind_pose) scene.clip = -1; /* the camera stays framed on the clip */
     for (int i = 0; i < scene.model.warning_count; i++)
         fprintf(stderr, "skinview: %s: warning: %s\n", path, scene.model.warnings[i]);
 

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Bad input gets one line on stderr naming the file, and the documented
+# exit status (README "Exit codes"); never a crash.
+# Usage: e2e_errors.sh SKINVIEW SHARED_MODELS_DIR
+set -uo pipefail
+skinview=$1 shared=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+expect() { # expect STATUS NEEDLE -- ARGS...
+  local want=$1 needle=$2
+  shift 3
+  "$skinview" "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  local lines
+  lines=$(wc -l <"$tmp/err")
+  if [ "$got" -ne "$want" ] || [ "$lines" -ne 1 ] || ! grep -qF -- "$needle" "$tmp/err"; then
+    echo "FAIL: skinview $* -> status $got (want $want), $lines stderr line(s):"
+    sed 's/^/    /' "$tmp/err"
+    failures=$((failures + 1))
+  else
+    echo "ok: status $got: $(cat "$tmp/err")"
+  fi
+}
+
+: >"$tmp/empty.dae"
+mkdir "$tmp/folder.dae"
+printf 'this is not a model at all\n' >"$tmp/garbage.fbx"
+expect 3 "no/such/model.dae" -- "$tmp/no/such/model.dae" --list
+expect 3 "is a directory" -- "$tmp/folder.dae" --list
+expect 4 "empty" -- "$tmp/empty.dae" --list
+expect 4 "garbage.fbx" -- "$tmp/garbage.fbx" --screenshot "$tmp/x.png"
+expect 4 "cannot import" -- "$shared/collada/library_animation_clips.dae" --screenshot "$tmp/x.png"
+expect 6 "no clip 'nope'" -- "$shared/md5/Bob.md5mesh" --anim nope --list
+expect 6 "no clip '7'" -- "$shared/md5/Bob.md5mesh" --anim 7 --list
+expect 2 "unknown option" -- --frobnicate
+expect 2 "bad value for --size" -- "$shared/md5/Bob.md5mesh" --size 0x0 --list
+expect 8 "cannot write" -- "$shared/md5/Bob.md5mesh" --export-pose "$tmp/no/dir/x.obj"
+[ -e "$tmp/x.png" ] && { echo "FAIL: a PNG was written for a failed import"; failures=$((failures + 1)); }
+echo "$failures failure(s)"
+[ "$failures" -eq 0 ]

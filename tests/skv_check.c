@@ -1,0 +1,134 @@
+/* skv_check.c - golden-independent checks the end-to-end tests run on
+ * skinview's outputs.
+ *
+ *   skv_check nonblank IMG.png             some pixels differ from the background
+ *   skv_check differ A.png B.png [FRAC]    at least FRAC of pixels differ (0.002)
+ *   skv_check same A.png B.png             pixel-identical
+ *   skv_check bounds POSE.obj BIND.obj [F] pose bounds within F x bind bounds (3),
+ *                                          no NaN/Inf
+ * Prints what it measured; exit 0 when the check holds, 1 when not. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <stb_image.h>
+
+#define CHANNEL_TOLERANCE 8 /* per channel, out of 255 */
+
+static unsigned char *load(const char *path, int *w, int *h)
+{
+    int channels;
+    unsigned char *p = stbi_load(path, w, h, &channels, 4);
+    if (!p) fprintf(stderr, "skv_check: cannot read %s: %s\n", path, stbi_failure_reason());
+    return p;
+}
+
+static int pixel_differs(const unsigned char *a, const unsigned char *b)
+{
+    for (int c = 0; c < 3; c++)
+        if (abs(a[c] - b[c]) > CHANNEL_TOLERANCE) return 1;
+    return 0;
+}
+
+static int nonblank(const char *path)
+{
+    int w, h;
+    unsigned char *p = load(path, &w, &h);
+    if (!p) return 1;
+    long count = 0;
+    for (long i = 0; i < (long)w * h; i++) count += pixel_differs(&p[i * 4], &p[0]);
+    double frac = (double)count / ((double)w * h);
+    printf("%s: %.2f%% of pixels are not background\n", path, 100.0 * frac);
+    stbi_image_free(p);
+    return frac >= 0.005 ? 0 : 1;
+}
+
+static int compare(const char *a_path, const char *b_path, double min_frac, int want_same)
+{
+    int aw, ah, bw, bh;
+    unsigned char *a = load(a_path, &aw, &ah), *b = load(b_path, &bw, &bh);
+    int result = 1;
+    if (a && b && (aw != bw || ah != bh)) {
+        fprintf(stderr, "skv_check: sizes differ: %dx%d vs %dx%d\n", aw, ah, bw, bh);
+    } else if (a && b) {
+        long count = 0, exact = 0;
+        for (long i = 0; i < (long)aw * ah; i++) {
+            count += pixel_differs(&a[i * 4], &b[i * 4]);
+            exact += memcmp(&a[i * 4], &b[i * 4], 4) != 0;
+        }
+        double frac = (double)count / ((double)aw * ah);
+        printf("%s vs %s: %.3f%% of pixels differ (%ld not bit-identical)\n", a_path, b_path, 100.0 * frac, exact);
+        result = want_same ? (exact == 0 ? 0 : 1) : (frac >= min_frac ? 0 : 1);
+    }
+    stbi_image_free(a);
+    stbi_image_free(b);
+    return result;
+}
+
+typedef struct box {
+    double lo[3], hi[3];
+    long vertices, bad;
+} box;
+
+static int obj_bounds(const char *path, box *b)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "skv_check: cannot read %s\n", path);
+        return -1;
+    }
+    for (int a = 0; a < 3; a++) b->lo[a] = DBL_MAX, b->hi[a] = -DBL_MAX;
+    b->vertices = b->bad = 0;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        double v[3];
+        if (line[0] != 'v' || line[1] != ' ') continue;
+        if (sscanf(line + 2, "%lf %lf %lf", &v[0], &v[1], &v[2]) != 3 || !isfinite(v[0]) || !isfinite(v[1]) ||
+            !isfinite(v[2])) {
+            b->bad++;
+            continue;
+        }
+        b->vertices++;
+        for (int a = 0; a < 3; a++) {
+            if (v[a] < b->lo[a]) b->lo[a] = v[a];
+            if (v[a] > b->hi[a]) b->hi[a] = v[a];
+        }
+    }
+    fclose(f);
+    return 0;
+}
+
+static double diagonal(const box *b)
+{
+    double d2 = 0;
+    for (int a = 0; a < 3; a++) d2 += (b->hi[a] - b->lo[a]) * (b->hi[a] - b->lo[a]);
+    return sqrt(d2);
+}
+
+static int bounds(const char *pose_path, const char *bind_path, double factor)
+{
+    box pose, bind;
+    if (obj_bounds(pose_path, &pose) || obj_bounds(bind_path, &bind)) return 1;
+    double dp = diagonal(&pose), db = diagonal(&bind), shift2 = 0;
+    for (int a = 0; a < 3; a++) {
+        double d = 0.5 * (pose.lo[a] + pose.hi[a]) - 0.5 * (bind.lo[a] + bind.hi[a]);
+        shift2 += d * d;
+    }
+    double ratio = db > 0 ? dp / db : 0, shift = db > 0 ? sqrt(shift2) / db : 0;
+    printf("%s: %ld vertices, %ld NaN/Inf; bounds diagonal %.4g vs bind %.4g (ratio %.3f), centre moved %.3f diagonals\n",
+           pose_path, pose.vertices, pose.bad + bind.bad, dp, db, ratio, shift);
+    if (pose.bad || bind.bad || pose.vertices == 0) return 1;
+    return ratio <= factor && ratio >= 1.0 / factor && shift <= factor ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 3 && strcmp(argv[1], "nonblank") == 0) return nonblank(argv[2]);
+    if (argc >= 4 && strcmp(argv[1], "differ") == 0) return compare(argv[2], argv[3], argc > 4 ? atof(argv[4]) : 0.002, 0);
+    if (argc >= 4 && strcmp(argv[1], "same") == 0) return compare(argv[2], argv[3], 0, 1);
+    if (argc >= 4 && strcmp(argv[1], "bounds") == 0) return bounds(argv[2], argv[3], argc > 4 ? atof(argv[4]) : 3.0);
+    fprintf(stderr, "usage: skv_check nonblank IMG | differ A B [FRAC] | same A B | bounds POSE BIND [F]\n");
+    return 2;
+}

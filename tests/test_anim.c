@@ -1,0 +1,209 @@
+/* test_anim.c - key sampling, clip time, hierarchy walk and palette. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "anim.h"
+#include "check.h"
+
+/* Angle between two rotations, from the vector part of a^-1 * b in double
+ * precision (acos of a float dot product loses small angles entirely). */
+static double quat_angle(const float a[4], const float b[4])
+{
+    double ax = a[0], ay = a[1], az = a[2], aw = a[3], bx = b[0], by = b[1], bz = b[2], bw = b[3];
+    double vx = aw * bx - bw * ax - (ay * bz - az * by);
+    double vy = aw * by - bw * ay - (az * bx - ax * bz);
+    double vz = aw * bz - bw * az - (ax * by - ay * bx);
+    double w = aw * bw + ax * bx + ay * by + az * bz;
+    return 2.0 * atan2(sqrt(vx * vx + vy * vy + vz * vz), fabs(w));
+}
+
+static void axis_angle(float x, float y, float z, double angle, float q[4])
+{
+    q[0] = x * (float)sin(angle / 2), q[1] = y * (float)sin(angle / 2), q[2] = z * (float)sin(angle / 2);
+    q[3] = (float)cos(angle / 2);
+}
+
+static void test_vec3_keys(void)
+{
+    skv_vec3_key keys[3] = {{2.0, {0, 0, 0}}, {4.0, {10, 20, 30}}, {8.0, {10, 20, 70}}};
+    float out[3];
+    anim_sample_vec3(keys, 3, 2.0, out); /* at a key */
+    CHECK(out[0] == 0 && out[1] == 0 && out[2] == 0);
+    anim_sample_vec3(keys, 3, 4.0, out);
+    CHECK(out[0] == 10 && out[1] == 20 && out[2] == 30);
+    anim_sample_vec3(keys, 3, 3.0, out); /* between */
+    CHECK_NEAR(out[0], 5.0, 1e-6);
+    CHECK_NEAR(out[1], 10.0, 1e-6);
+    CHECK_NEAR(out[2], 15.0, 1e-6);
+    anim_sample_vec3(keys, 3, 7.0, out);
+    CHECK_NEAR(out[2], 60.0, 1e-5);
+    anim_sample_vec3(keys, 3, -5.0, out); /* before the first key: clamped */
+    CHECK(out[0] == 0 && out[2] == 0);
+    anim_sample_vec3(keys, 3, 100.0, out); /* after the last: clamped */
+    CHECK(out[0] == 10 && out[2] == 70);
+    anim_sample_vec3(keys, 1, 3.0, out); /* one key */
+    CHECK(out[0] == 0 && out[1] == 0);
+    anim_sample_vec3(&keys[1], 1, -1.0, out);
+    CHECK(out[2] == 30);
+}
+
+static void test_slerp(void)
+{
+    float a[4], b[4], out[4], expect[4];
+    axis_angle(0, 0, 1, 0.0, a);
+    axis_angle(0, 0, 1, M_PI / 2, b);
+    anim_quat_slerp(a, b, 0.5f, out);
+    axis_angle(0, 0, 1, M_PI / 4, expect);
+    CHECK(quat_angle(out, expect) < 1e-5);
+    anim_quat_slerp(a, b, 0.25f, out);
+    axis_angle(0, 0, 1, M_PI / 8, expect);
+    CHECK(quat_angle(out, expect) < 1e-5);
+
+    /* Shortest path: -b is the same rotation; the midpoint must still be 45
+     * degrees, not the long way round. */
+    float neg_b[4] = {-b[0], -b[1], -b[2], -b[3]};
+    anim_quat_slerp(a, neg_b, 0.5f, out);
+    axis_angle(0, 0, 1, M_PI / 4, expect);
+    CHECK(quat_angle(out, expect) < 1e-5);
+
+    /* Nearly equal keys (5e-4 rad apart): cglm 0.8.8 returns `a` here. */
+    axis_angle(0, 1, 0, 0.0005, b);
+    anim_quat_slerp(a, b, 0.5f, out);
+    CHECK_NEAR(quat_angle(out, a), 0.00025, 2e-5);
+
+    /* Output is unit length even from non-unit input. */
+    float big[4] = {0, 0, 2, 0}, unit_len;
+    anim_quat_slerp(a, big, 0.3f, out);
+    unit_len = sqrtf(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3]);
+    CHECK_NEAR(unit_len, 1.0, 1e-6);
+
+    /* Rotation keys sample with clamping too. */
+    skv_quat_key keys[2];
+    keys[0].time = 0.0;
+    axis_angle(1, 0, 0, 0.0, keys[0].value);
+    keys[1].time = 10.0;
+    axis_angle(1, 0, 0, 1.0, keys[1].value);
+    anim_sample_quat(keys, 2, 5.0, out);
+    axis_angle(1, 0, 0, 0.5, expect);
+    CHECK(quat_angle(out, expect) < 1e-5);
+    anim_sample_quat(keys, 2, 50.0, out);
+    CHECK(quat_angle(out, keys[1].value) < 1e-6);
+    anim_sample_quat(keys, 2, -1.0, out);
+    CHECK(quat_angle(out, keys[0].value) < 1e-6);
+
+    /* Zero quaternion: identity, not NaN. */
+    mat4 m;
+    anim_quat_mat4((float[4]){0, 0, 0, 0}, m);
+    CHECK(m[0][0] == 1 && m[1][1] == 1 && m[2][2] == 1 && m[0][1] == 0);
+}
+
+static void test_clip_ticks(void)
+{
+    skv_clip clip = {.duration_ticks = 100.0, .ticks_per_second = 25.0};
+    CHECK_NEAR(anim_clip_ticks(&clip, 1.0), 25.0, 1e-9);
+    CHECK_NEAR(anim_clip_ticks(&clip, 5.0), 25.0, 1e-9); /* 125 looped over 100 */
+    CHECK_NEAR(anim_clip_ticks(&clip, -1.0), 75.0, 1e-9);
+    clip.duration_ticks = 0.0; /* zero-length clip: time 0, no NaN */
+    CHECK(anim_clip_ticks(&clip, 3.0) == 0.0);
+    clip.duration_ticks = 10.0;
+    CHECK(anim_clip_ticks(&clip, NAN) == 0.0);
+}
+
+/* Random skeleton, walked by skeleton_pose and by a recursive reference. */
+static void recursive_global(const skv_skeleton *sk, const mat4 *local, int node, mat4 out)
+{
+    if (sk->parents[node] < 0) {
+        glm_mat4_copy((vec4 *)local[node], out);
+        return;
+    }
+    mat4 parent;
+    recursive_global(sk, local, sk->parents[node], parent);
+    glm_mat4_mul(parent, (vec4 *)local[node], out);
+}
+
+static float frand(unsigned *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return (float)((*seed >> 8) & 0xffff) / 65535.0f * 2.0f - 1.0f;
+}
+
+static void test_hierarchy_walk(void)
+{
+    enum { NODES = 60 };
+    int parents[NODES];
+    mat4 local[NODES], global[NODES];
+    unsigned seed = 7;
+    for (int i = 0; i < NODES; i++) {
+        parents[i] = i == 0 ? -1 : (int)((frand(&seed) * 0.5f + 0.5f) * (i - 1) + 0.5f);
+        float q[4] = {frand(&seed), frand(&seed), frand(&seed), frand(&seed)};
+        anim_quat_mat4(q, local[i]);
+        local[i][3][0] = frand(&seed), local[i][3][1] = frand(&seed), local[i][3][2] = frand(&seed);
+    }
+    skv_skeleton sk = {.node_count = NODES, .parents = parents};
+    skeleton_pose(&sk, (const mat4 *)local, global);
+    double worst = 0.0;
+    for (int i = 0; i < NODES; i++) {
+        mat4 ref;
+        recursive_global(&sk, (const mat4 *)local, i, ref);
+        for (int c = 0; c < 4; c++)
+            for (int r = 0; r < 4; r++) worst = fmax(worst, fabs(ref[c][r] - global[i][c][r]));
+    }
+    CHECK(worst < 1e-4);
+
+    /* Palette: final = globalInverse * global(node) * offset. */
+    int bone_node[2] = {5, -1};
+    mat4 offsets[2], palette[2], gi;
+    glm_translate_make(offsets[0], (vec3){1, 2, 3});
+    glm_mat4_identity(offsets[1]);
+    glm_scale_make(gi, (vec3){2, 2, 2});
+    sk.bone_count = 2;
+    sk.bone_node = bone_node;
+    sk.bone_offset = offsets;
+    skin_palette(&sk, (const mat4 *)global, gi, palette);
+    mat4 expect;
+    glm_mat4_mul(gi, global[5], expect);
+    glm_mat4_mul(expect, offsets[0], expect);
+    worst = 0.0;
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++) worst = fmax(worst, fabs(expect[c][r] - palette[0][c][r]));
+    CHECK(worst < 1e-5);
+    CHECK(palette[1][0][0] == 1 && palette[1][3][0] == 0); /* missing node: identity */
+}
+
+/* A channel whose position, rotation and scale arrays differ in length. */
+static void test_sample_channel(void)
+{
+    int parents[2] = {-1, 0};
+    mat4 rest[2];
+    glm_mat4_identity(rest[0]);
+    glm_translate_make(rest[1], (vec3){0, 1, 0});
+    skv_vec3_key pos[2] = {{0, {0, 0, 0}}, {10, {10, 0, 0}}};
+    skv_quat_key rot[3] = {{0, {0, 0, 0, 1}}, {5, {0, 0, 0, 1}}, {10, {0, 0, 0, 1}}};
+    axis_angle(0, 0, 1, M_PI / 2, rot[2].value);
+    skv_vec3_key scale[1] = {{0, {2, 2, 2}}};
+    skv_channel ch = {.node = 0, .position_count = 2, .rotation_count = 3, .scale_count = 1,
+                      .positions = pos, .rotations = rot, .scales = scale};
+    int node_channel[2] = {0, -1};
+    skv_clip clip = {.duration_ticks = 10, .ticks_per_second = 1, .channel_count = 1, .channels = &ch,
+                     .node_channel = node_channel};
+    skv_skeleton sk = {.node_count = 2, .parents = parents, .rest_local = rest};
+    mat4 local[2];
+    anim_sample(&sk, &clip, 10.0, local);
+    /* T(10,0,0) * Rz(90) * S(2): x axis -> (0, 2, 0). */
+    CHECK_NEAR(local[0][0][1], 2.0, 1e-5);
+    CHECK_NEAR(local[0][0][0], 0.0, 1e-5);
+    CHECK_NEAR(local[0][3][0], 10.0, 1e-6);
+    CHECK(local[1][3][1] == 1.0f); /* unanimated node keeps its rest */
+    anim_sample(&sk, NULL, 3.0, local); /* no clip: rest pose */
+    CHECK(local[0][0][0] == 1.0f && local[0][3][0] == 0.0f);
+}
+
+int main(void)
+{
+    test_vec3_keys();
+    test_slerp();
+    test_clip_ticks();
+    test_hierarchy_walk();
+    test_sample_channel();
+    return check_summary();
+}

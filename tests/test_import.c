@@ -1,0 +1,224 @@
+/* test_import.c - the aiScene -> skv_model conversion, on a scene built
+ * in memory: shared bone map, node bones for rigid meshes and unweighted
+ * vertices, broken weights, ticks/s = 0, unsorted keys, globalInverse. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "anim.h"
+#include "check.h"
+#include "import_scene.h"
+
+static void set_name(struct aiString *s, const char *name)
+{
+    s->length = (ai_uint32)strlen(name);
+    memcpy(s->data, name, s->length + 1);
+}
+
+static struct aiMatrix4x4 identity(void)
+{
+    struct aiMatrix4x4 m = {0};
+    m.a1 = m.b2 = m.c3 = m.d4 = 1.0f;
+    return m;
+}
+
+static struct aiNode *node(const char *name, struct aiNode *parent)
+{
+    struct aiNode *n = calloc(1, sizeof *n);
+    set_name(&n->mName, name);
+    n->mTransformation = identity();
+    n->mParent = parent;
+    if (parent) {
+        parent->mChildren = realloc(parent->mChildren, (parent->mNumChildren + 1) * sizeof *parent->mChildren);
+        parent->mChildren[parent->mNumChildren++] = n;
+    }
+    return n;
+}
+
+static void attach_mesh(struct aiNode *n, unsigned mesh)
+{
+    n->mMeshes = realloc(n->mMeshes, (n->mNumMeshes + 1) * sizeof *n->mMeshes);
+    n->mMeshes[n->mNumMeshes++] = mesh;
+}
+
+static struct aiMesh *quad_mesh(const char *name)
+{
+    struct aiMesh *m = calloc(1, sizeof *m);
+    set_name(&m->mName, name);
+    m->mPrimitiveTypes = aiPrimitiveType_TRIANGLE;
+    m->mNumVertices = 4;
+    m->mVertices = calloc(4, sizeof *m->mVertices);
+    for (int v = 0; v < 4; v++) m->mVertices[v] = (struct aiVector3D){(float)(v & 1), (float)(v >> 1), 0.0f};
+    m->mNumFaces = 2;
+    m->mFaces = calloc(2, sizeof *m->mFaces);
+    static unsigned tri[2][3] = {{0, 1, 2}, {1, 3, 2}};
+    for (int f = 0; f < 2; f++) {
+        m->mFaces[f].mNumIndices = 3;
+        m->mFaces[f].mIndices = tri[f];
+    }
+    return m;
+}
+
+static struct aiBone *bone(const char *name, int count, const unsigned *ids, const float *weights)
+{
+    struct aiBone *b = calloc(1, sizeof *b);
+    set_name(&b->mName, name);
+    b->mOffsetMatrix = identity();
+    b->mNumWeights = (unsigned)count;
+    b->mWeights = calloc((size_t)count, sizeof *b->mWeights);
+    for (int i = 0; i < count; i++) b->mWeights[i] = (struct aiVertexWeight){ids[i], weights[i]};
+    return b;
+}
+
+static void free_node(struct aiNode *n)
+{
+    for (unsigned i = 0; i < n->mNumChildren; i++) free_node(n->mChildren[i]);
+    free(n->mChildren);
+    free(n->mMeshes);
+    free(n);
+}
+
+static void free_mesh(struct aiMesh *m)
+{
+    for (unsigned b = 0; b < m->mNumBones; b++) {
+        free(m->mBones[b]->mWeights);
+        free(m->mBones[b]);
+    }
+    free(m->mBones);
+    free(m->mVertices);
+    free(m->mFaces);
+    free(m);
+}
+
+static int warned(const skv_model *m, const char *text)
+{
+    for (int i = 0; i < m->warning_count; i++)
+        if (strstr(m->warnings[i], text)) return 1;
+    return 0;
+}
+
+int main(void)
+{
+    /* root (scale 2) -> armature -> boneA -> boneB
+     *      -> body (skinned meshes 0 and 1)
+     *      -> prop at x = 5 (rigid mesh 2) */
+    struct aiNode *root = node("root", NULL);
+    root->mTransformation.a1 = root->mTransformation.b2 = root->mTransformation.c3 = 2.0f;
+    struct aiNode *armature = node("armature", root);
+    struct aiNode *bone_a = node("boneA", armature);
+    node("boneB", bone_a);
+    struct aiNode *body = node("body", root);
+    struct aiNode *prop = node("prop", root);
+    prop->mTransformation.a4 = 5.0f;
+    attach_mesh(body, 0);
+    attach_mesh(body, 1);
+    attach_mesh(prop, 2);
+
+    struct aiMesh *meshes[3] = {quad_mesh("skinned"), quad_mesh("skinned too"), quad_mesh("rigid")};
+    /* Mesh 0: v0 all boneA; v1 half/half; v2 boneA listed twice (0.1 each);
+     * v3 nothing; a weight for vertex 99; a bone with no node. */
+    meshes[0]->mNumBones = 3;
+    meshes[0]->mBones = calloc(3, sizeof(struct aiBone *));
+    meshes[0]->mBones[0] = bone("boneA", 5, (unsigned[]){0, 1, 2, 2, 99}, (float[]){1.0f, 0.5f, 0.1f, 0.1f, 1.0f});
+    meshes[0]->mBones[1] = bone("boneB", 1, (unsigned[]){1}, (float[]){0.5f});
+    meshes[0]->mBones[2] = bone("ghost", 1, (unsigned[]){0}, (float[]){0.0f});
+    /* Mesh 1 shares boneA. */
+    meshes[1]->mNumBones = 1;
+    meshes[1]->mBones = calloc(1, sizeof(struct aiBone *));
+    meshes[1]->mBones[0] = bone("boneA", 4, (unsigned[]){0, 1, 2, 3}, (float[]){1, 1, 1, 1});
+
+    /* A clip with ticks/s 0, no duration, keys out of order, and a
+     * channel for a node that does not exist. */
+    struct aiNodeAnim channels[2] = {0};
+    struct aiNodeAnim *channel_ptrs[2] = {&channels[0], &channels[1]};
+    set_name(&channels[0].mNodeName, "boneA");
+    struct aiVectorKey pos[2] = {{10.0, {4, 0, 0}}, {0.0, {0, 0, 0}}};
+    channels[0].mNumPositionKeys = 2;
+    channels[0].mPositionKeys = pos;
+    set_name(&channels[1].mNodeName, "nobody");
+    struct aiAnimation anim = {0};
+    struct aiAnimation *anims[1] = {&anim};
+    set_name(&anim.mName, "move");
+    anim.mNumChannels = 2;
+    anim.mChannels = channel_ptrs;
+
+    struct aiScene scene = {0};
+    scene.mRootNode = root;
+    scene.mNumMeshes = 3;
+    scene.mMeshes = meshes;
+    scene.mNumAnimations = 1;
+    scene.mAnimations = anims;
+
+    skv_model model;
+    skv_error err = {{0}};
+    skv_result r = import_scene(&scene, "/nowhere/test.model", &model, &err);
+    CHECK(r == SKV_OK);
+    if (r != SKV_OK) {
+        fprintf(stderr, "import_scene: %s\n", err.message);
+        return check_summary();
+    }
+    const skv_skeleton *sk = &model.skeleton;
+
+    /* Flattened parent-first. */
+    CHECK(sk->node_count == 6);
+    for (int n = 1; n < sk->node_count; n++) CHECK(sk->parents[n] >= 0 && sk->parents[n] < n);
+    CHECK(strcmp(sk->node_names[0], "root") == 0);
+
+    /* Bone map: boneA once across both meshes, boneB, ghost (no node),
+     * plus node bones for body (unweighted v3) and prop (rigid mesh). */
+    CHECK(model.file_bone_count == 3);
+    CHECK(sk->bone_count == 5);
+    int a_count = 0, ghost = -1;
+    for (int b = 0; b < sk->bone_count; b++) {
+        if (strcmp(sk->bone_names[b], "boneA") == 0) a_count++;
+        if (strcmp(sk->bone_names[b], "ghost") == 0) ghost = b;
+    }
+    CHECK(a_count == 1);
+    CHECK(ghost >= 0 && sk->bone_node[ghost] == -1);
+    CHECK(warned(&model, "'ghost' has no node"));
+    CHECK(warned(&model, "vertex that does not exist"));
+
+    CHECK(model.mesh_count == 3 && model.vertex_count == 12);
+    const uint16_t *ids = model.bone_ids;
+    const float *w = model.weights;
+    int base1 = model.meshes[1].base_vertex, base2 = model.meshes[2].base_vertex;
+    CHECK(ids[0] == ids[base1 * 4]); /* shared boneA entry */
+    CHECK(w[0] == 1.0f);
+    CHECK_NEAR(w[1 * 4] + w[1 * 4 + 1], 1.0, 1e-6);
+    CHECK(w[2 * 4] == 1.0f && w[2 * 4 + 1] == 0.0f); /* duplicate merged */
+    /* v3: no weight -> the body node's own entry. */
+    int v3 = ids[3 * 4];
+    CHECK(w[3 * 4] == 1.0f && sk->bone_node[v3] == 4);
+    CHECK(model.meshes[0].unweighted_vertices == 1);
+    CHECK(model.meshes[0].max_influences == 2);
+    /* Rigid mesh: every vertex on the prop node's entry. */
+    int prop_bone = ids[base2 * 4];
+    CHECK(sk->bone_node[prop_bone] == 5 && model.meshes[2].skinned == 0);
+
+    /* Clip: ticks/s 0 -> 25, duration from the last key, keys sorted. */
+    CHECK(model.clip_count == 1);
+    const skv_clip *clip = &model.clips[0];
+    CHECK(clip->ticks_per_second == 25.0);
+    CHECK(clip->duration_ticks == 10.0);
+    CHECK(clip->channel_count == 1);
+    CHECK(clip->channels[0].positions[0].time == 0.0 && clip->channels[0].positions[1].time == 10.0);
+    CHECK(clip->channels[0].rotation_count == 1 && clip->channels[0].scale_count == 1);
+    CHECK(warned(&model, "do not exist"));
+    CHECK(warned(&model, "out of time order"));
+
+    /* globalInverse cancels the root; the rigid mesh rides on its node. */
+    mat4 product;
+    glm_mat4_mul(model.global_inverse, model.upright, product);
+    CHECK_NEAR(product[0][0], 1.0, 1e-6);
+    CHECK_NEAR(model.upright[0][0], 2.0, 1e-6);
+    skv_pose pose;
+    CHECK(pose_create(&pose, sk) == 0);
+    pose_evaluate(&pose, &model, 0, 0.2); /* 5 ticks: boneA half-way to x = 4 */
+    CHECK_NEAR(pose.palette[prop_bone][3][0], 5.0, 1e-5);
+    CHECK_NEAR(pose.palette[ids[0]][3][0], 2.0, 1e-5);
+    pose_destroy(&pose);
+
+    model_free(&model);
+    free_node(root);
+    for (int m = 0; m < 3; m++) free_mesh(meshes[m]);
+    return check_summary();
+}

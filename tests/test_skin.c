@@ -1,0 +1,97 @@
+/* test_skin.c - influence packing and the CPU blend. */
+#include <string.h>
+
+#include "check.h"
+#include "skin.h"
+
+static float slot_sum(const float w[SKV_MAX_INFLUENCES])
+{
+    float s = 0;
+    for (int i = 0; i < SKV_MAX_INFLUENCES; i++) s += w[i];
+    return s;
+}
+
+static void test_packing(void)
+{
+    uint16_t ids[4];
+    float w[4];
+
+    /* Six influences: the four largest, renormalised, largest first. */
+    skv_influence six[6] = {{1, 0.05f}, {2, 0.30f}, {3, 0.10f}, {4, 0.25f}, {5, 0.20f}, {6, 0.10f}};
+    CHECK(skin_pack_influences(six, 6, ids, w) == 6);
+    CHECK(ids[0] == 2 && ids[1] == 4 && ids[2] == 5);
+    CHECK(ids[3] == 3 || ids[3] == 6); /* the two 0.10s: lower bone id first */
+    CHECK(ids[3] == 3);
+    CHECK_NEAR(slot_sum(w), 1.0, 1e-6);
+    CHECK_NEAR(w[0], 0.30 / 0.85, 1e-6);
+
+    /* Under-weighted: 0.2 + 0.2 -> 0.5 + 0.5. */
+    skv_influence two[2] = {{7, 0.2f}, {9, 0.2f}};
+    CHECK(skin_pack_influences(two, 2, ids, w) == 2);
+    CHECK_NEAR(w[0], 0.5, 1e-6);
+    CHECK_NEAR(w[1], 0.5, 1e-6);
+    CHECK(w[2] == 0 && w[3] == 0);
+
+    /* Zero, negative and NaN weights are dropped. */
+    skv_influence bad[4] = {{1, 0.0f}, {2, -0.5f}, {3, NAN}, {4, 0.4f}};
+    CHECK(skin_pack_influences(bad, 4, ids, w) == 1);
+    CHECK(ids[0] == 4 && w[0] == 1.0f && w[1] == 0.0f);
+
+    /* Nothing usable: 0 and empty slots. */
+    skv_influence none[2] = {{1, 0.0f}, {2, 0.0f}};
+    CHECK(skin_pack_influences(none, 2, ids, w) == 0);
+    CHECK(slot_sum(w) == 0.0f);
+    CHECK(skin_pack_influences(NULL, 0, ids, w) == 0);
+
+    /* The same bone twice: merged into one influence. */
+    skv_influence twice[3] = {{5, 0.3f}, {8, 0.4f}, {5, 0.3f}};
+    CHECK(skin_pack_influences(twice, 3, ids, w) == 2);
+    CHECK(ids[0] == 5);
+    CHECK_NEAR(w[0], 0.6, 1e-6);
+}
+
+static void test_blend(void)
+{
+    float positions[6] = {1, 2, 3, -1, 0, 0};
+    float normals[6] = {0, 1, 0, 1, 0, 0};
+    uint16_t ids[8] = {0, 1, 0, 0, 1, 0, 0, 0};
+    float weights[8] = {0.5f, 0.5f, 0, 0, 1, 0, 0, 0};
+    skv_model model = {.vertex_count = 2, .positions = positions, .normals = normals, .bone_ids = ids,
+                       .weights = weights};
+    mat4 palette[2];
+    glm_mat4_identity(palette[0]);
+    glm_translate_make(palette[1], (vec3){10, 0, 0});
+    float out[6], out_n[6];
+    skin_blend(&model, (const mat4 *)palette, out, out_n);
+    CHECK_NEAR(out[0], 6.0, 1e-6); /* half-way between 1 and 11 */
+    CHECK_NEAR(out[1], 2.0, 1e-6);
+    CHECK_NEAR(out[3], 9.0, 1e-6);
+    CHECK_NEAR(out_n[1], 1.0, 1e-6);
+
+    /* Non-uniform scale: the normal follows the inverse transpose. */
+    glm_scale_make(palette[1], (vec3){1, 4, 1});
+    /* vertex 1 is all bone 1: its normal (1,1,0)/sqrt2 becomes (1, 1/4, 0)
+     * normalised under scale (1, 4, 1). */
+    float len = sqrtf(1.0f + 1.0f / 16.0f);
+    float pos1[6] = {0, 0, 0, 0, 1, 0};
+    model.positions = pos1;
+    float nrm1[6] = {0, 0, 1, 0.70710678f, 0.70710678f, 0};
+    model.normals = nrm1;
+    skin_blend(&model, (const mat4 *)palette, out, out_n);
+    CHECK_NEAR(out[4], 4.0, 1e-6);
+    CHECK_NEAR(out_n[3], 1.0 / len, 1e-5);
+    CHECK_NEAR(out_n[4], 0.25 / len, 1e-5);
+
+    float lo[3], hi[3];
+    mat4 id = GLM_MAT4_IDENTITY_INIT;
+    float pts[6] = {1, -2, 3, -4, 5, -6};
+    skin_bounds(pts, 2, id, lo, hi);
+    CHECK(lo[0] == -4 && hi[0] == 1 && lo[1] == -2 && hi[1] == 5 && lo[2] == -6 && hi[2] == 3);
+}
+
+int main(void)
+{
+    test_packing();
+    test_blend();
+    return check_summary();
+}
