@@ -78,10 +78,12 @@ static char *dup_name(const struct aiString *s, const char *fallback_fmt, int n)
     return strdup(buf);
 }
 
-static int lookup(name_index *map, const char *name)
+/* Takes the map's address: stb_ds's shgeti allocates an empty map when
+ * given NULL, and that allocation must land in the importer's pointer. */
+static int lookup(name_index **map, const char *name)
 {
-    ptrdiff_t i = shgeti(map, name);
-    return i < 0 ? -1 : map[i].value;
+    ptrdiff_t i = shgeti(*map, name);
+    return i < 0 ? -1 : (*map)[i].value;
 }
 
 /* --- path checks --------------------------------------------------------- */
@@ -214,13 +216,13 @@ static int file_bone_index(importer *im, const struct aiBone *bone)
     to_mat4(&bone->mOffsetMatrix, offset);
     if (!mat4_finite(offset)) glm_mat4_identity(offset);
 
-    int first = lookup(im->bone_by_name, name);
+    int first = lookup(&im->bone_by_name, name);
     if (first >= 0) {
         for (int b = first; b < sk->bone_count; b++)
             if (strcmp(sk->bone_names[b], name) == 0 && offsets_equal(sk->bone_offset[b], offset))
                 return b;
     }
-    int node = lookup(im->node_by_name, name);
+    int node = lookup(&im->node_by_name, name);
     if (node < 0) model_warn(im->model, "bone '%s' has no node in the hierarchy; it stays in bind pose", name);
     int b = add_bone(im, name, node, offset);
     if (b >= 0 && first < 0) shput(im->bone_by_name, sk->bone_names[b], b);
@@ -652,7 +654,7 @@ static skv_result convert_clips(importer *im)
             const struct aiNodeAnim *na = src->mChannels[c];
             char name[MAXLEN + 1];
             snprintf(name, sizeof name, "%.*s", (int)na->mNodeName.length, na->mNodeName.data);
-            int node = lookup(im->node_by_name, name);
+            int node = lookup(&im->node_by_name, name);
             if (node < 0) {
                 missing++;
                 continue;

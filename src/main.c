@@ -30,6 +30,7 @@ typedef struct options {
     int width, height;
     const char *screenshot;
     const char *export_pose;
+    const char *window_capture;
     int list;
     int bind_pose;
 } options;
@@ -48,6 +49,8 @@ static void usage(FILE *out)
             "  --export-pose FILE.obj write the skinned mesh at --time as Wavefront OBJ\n"
             "  --bind-pose           show the rest pose (no animation) instead of the clip\n"
             "  --list                print meshes, bones and clips, then exit\n"
+            "  --window-capture FILE.png  open the window, draw one paused frame at --time,\n"
+            "                        save what the window shows (no HUD), close\n"
             "  --version             print versions and exit\n"
             "exit status: 0 ok, 2 usage, 3 file missing/unreadable, 4 import failed,\n"
             "  5 nothing to show, 6 unknown clip, 7 GPU/GL failure, 8 cannot write output\n",
@@ -66,7 +69,8 @@ static int parse_number(const char *text, double *out)
 
 static int is_value_option(const char *arg)
 {
-    static const char *const with_value[] = {"--anim", "--time", "--speed", "--size", "--screenshot", "--export-pose"};
+    static const char *const with_value[] = {"--anim", "--time", "--speed", "--size", "--screenshot", "--export-pose",
+                                              "--window-capture"};
     for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
         if (strcmp(arg, with_value[i]) == 0) return 1;
     return 0;
@@ -108,6 +112,8 @@ static int parse_options(int argc, char **argv, options *o)
             o->screenshot = value;
         } else if (strcmp(a, "--export-pose") == 0) {
             o->export_pose = value;
+        } else if (strcmp(a, "--window-capture") == 0) {
+            o->window_capture = value;
         } else if (a[0] == '-' && a[1] != '\0') {
             fprintf(stderr, "skinview: unknown option %s (see --help)\n", a);
             return -1;
@@ -285,11 +291,14 @@ int main(int argc, char **argv)
         char *paths[1] = {(char *)o.screenshot};
         r = render_headless(&scene, &o, 1, paths, &o.time, &err);
     }
-    if (r == SKV_OK && !o.list && !o.export_pose && !o.screenshot) {
+    int wants_window = o.window_capture || (!o.list && !o.export_pose && !o.screenshot);
+    if (r == SKV_OK && wants_window) {
         if (viewer_display_available()) {
-            r = viewer_run(&scene, &(skv_viewer_desc){.width = o.width, .height = o.height,
-                                                      .time = o.time, .speed = o.speed},
+            r = viewer_run(&scene, &(skv_viewer_desc){.width = o.width, .height = o.height, .time = o.time,
+                                                      .speed = o.speed, .capture_path = o.window_capture},
                            &err);
+        } else if (o.window_capture) {
+            r = skv_fail(&err, SKV_ERR_GPU, "--window-capture needs a display (DISPLAY is not set)");
         } else {
             fprintf(stderr, "skinview: no display; rendering frames headless instead\n");
             r = render_fallback_frames(&scene, &o, &err);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture.h"
 #include "render.h"
 
 #pragma GCC diagnostic push
@@ -169,6 +170,26 @@ static void hud_destroy(viewer *v)
     if (v->hud_ibo) glDeleteBuffers(1, &v->hud_ibo);
 }
 
+/* Reads the window's back buffer (what the next swap shows). */
+static skv_result capture_window(const char *path, int width, int height, skv_error *err)
+{
+    unsigned char *rgba = malloc((size_t)width * height * 4);
+    if (!rgba) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    glReadBuffer(GL_BACK);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+    size_t row = (size_t)width * 4;
+    for (int y = 0; y < height / 2; y++) /* bottom-up -> top-down */
+        for (size_t i = 0; i < row; i++) {
+            unsigned char *a = &rgba[(size_t)y * row + i], *b = &rgba[(size_t)(height - 1 - y) * row + i];
+            unsigned char t = *a;
+            *a = *b, *b = t;
+        }
+    skv_result r = capture_write_png(path, width, height, rgba, err);
+    free(rgba);
+    return r;
+}
+
 static void update_title(viewer *v)
 {
     char title[512];
@@ -184,7 +205,7 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-    viewer v = {.scene = scene, .time = desc->time, .speed = desc->speed};
+    viewer v = {.scene = scene, .time = desc->time, .speed = desc->speed, .paused = desc->capture_path != NULL};
     v.window = glfwCreateWindow(desc->width, desc->height, "skinview", NULL, NULL);
     if (!v.window) {
         glfwTerminate();
@@ -240,6 +261,11 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
         glBlitFramebuffer(0, 0, width, height, 0, 0, width, height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
         glBindFramebuffer(GL_FRAMEBUFFER, 0);
+
+        if (desc->capture_path) {
+            r = capture_window(desc->capture_path, width, height, err);
+            break;
+        }
 
         char hud[512];
         double duration = scene_clip_seconds(scene);

@@ -12,6 +12,9 @@ typedef struct skv_viewer_desc {
     int width, height;
     double time;  /* start time, seconds */
     double speed; /* playback speed */
+    /* When set: draw one paused frame at `time`, write what the window
+     * shows (without the HUD) to this PNG, and close. */
+    const char *capture_path;
 } skv_viewer_desc;
 
 /* True when an X11 or Wayland display is there to open a window on. */
