@@ -7,8 +7,8 @@ packages=(
   build-essential cmake pkg-config
   libassimp-dev assimp-utils assimp-testmodels
   libglfw3-dev libcglm-dev libstb-dev python3-glad
-  libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri mesa-utils
-  xvfb xauth xdotool
+  libegl-dev libgl-dev libegl1 libgl1 libegl-mesa0 libglx-mesa0 libgl1-mesa-dri
+  xvfb xauth xdotool valgrind
 )
 
 as_root() {
