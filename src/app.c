@@ -17,6 +17,7 @@ static void frame_clip(skv_scene *scene)
         hi[0] = hi[1] = hi[2] = 1.0f;
     }
     view_frame(&scene->camera, lo, hi);
+    scene->home = scene->camera;
 }
 
 skv_result scene_load(skv_scene *scene, const char *path, const char *anim, skv_error *err)

@@ -13,6 +13,7 @@ typedef struct skv_scene {
     skv_pose pose;
     int clip; /* -1 when the model has no clips */
     skv_camera camera;
+    skv_camera home; /* the framed camera, for "reset view" */
 } skv_scene;
 
 /* Imports `path` and picks clip `anim` (index or name; NULL: the first).

@@ -243,9 +243,13 @@ static int node_bone_index(importer *im, int node)
 
 /* --- meshes -------------------------------------------------------------- */
 
+/* After SortByPType a mesh holds one primitive type; only triangles draw.
+ * (Triangulate may also set the NGON-encoding flag: not a primitive.) */
 static int is_triangle_mesh(const struct aiMesh *m)
 {
-    return m->mNumVertices > 0 && m->mNumFaces > 0 && (m->mPrimitiveTypes & aiPrimitiveType_TRIANGLE);
+    unsigned types = m->mPrimitiveTypes;
+    return m->mNumVertices > 0 && m->mNumFaces > 0 && (types & aiPrimitiveType_TRIANGLE) &&
+           !(types & (aiPrimitiveType_POINT | aiPrimitiveType_LINE));
 }
 
 /* Fills vertex slots [base, base + vertex_count) with packed influences. */
@@ -380,6 +384,7 @@ static skv_result convert_meshes(importer *im)
             mesh->material = src->mMaterialIndex < scene->mNumMaterials ? (int)src->mMaterialIndex : -1;
             mesh->node = n;
             mesh->skinned = src->mNumBones > 0;
+            mesh->bone_count = (int)src->mNumBones;
 
             for (unsigned v = 0; v < src->mNumVertices; v++) {
                 float *p = &model->positions[(size_t)(mesh->base_vertex + (int)v) * 3];
@@ -756,13 +761,12 @@ skv_result import_model(const char *path, skv_model *model, skv_error *err)
     skv_result r = check_path(path, err);
     if (r != SKV_OK) return r;
 
-    /* Point and line primitives are dropped: there is nothing to skin. */
-    struct aiPropertyStore *props = aiCreatePropertyStore();
-    aiSetImportPropertyInteger(props, AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);
+    /* SortByPType splits point and line primitives into meshes of their own;
+     * convert_meshes skips those and says so (a file of lines only is then
+     * "no triangle meshes", not an opaque Assimp error). */
     unsigned flags = aiProcess_Triangulate | aiProcess_GenSmoothNormals | aiProcess_JoinIdenticalVertices |
                      aiProcess_ValidateDataStructure | aiProcess_SortByPType | aiProcess_FlipUVs;
-    const struct aiScene *scene = aiImportFileExWithProperties(path, flags, NULL, props);
-    aiReleasePropertyStore(props);
+    const struct aiScene *scene = aiImportFile(path, flags);
     if (!scene) return skv_fail(err, SKV_ERR_IMPORT, "cannot import: %s", aiGetErrorString());
     r = import_scene(scene, path, model, err);
     aiReleaseImport(scene);

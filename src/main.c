@@ -159,9 +159,14 @@ static void print_list(const skv_scene *scene)
     printf("meshes: %d (%d vertices, %d triangles)\n", m->mesh_count, m->vertex_count, m->index_count / 3);
     for (int i = 0; i < m->mesh_count; i++) {
         const skv_mesh *mesh = &m->meshes[i];
-        printf("  %d '%s': %d vertices, %d triangles, %s, max influences %d",
-               i, mesh->name, mesh->vertex_count, mesh->index_count / 3,
-               mesh->skinned ? "skinned" : "rigid (follows its node)", mesh->max_influences);
+        if (mesh->skinned)
+            printf("  %d '%s': %d vertices, %d triangles, %d bones, max influences %d", i, mesh->name,
+                   mesh->vertex_count, mesh->index_count / 3, mesh->bone_count, mesh->max_influences);
+        else
+            printf("  %d '%s': %d vertices, %d triangles, no bones (follows its node '%s')", i, mesh->name,
+                   mesh->vertex_count, mesh->index_count / 3, m->skeleton.node_names[mesh->node]);
+        if (mesh->unweighted_vertices)
+            printf(", %d vertices without weights follow the node", mesh->unweighted_vertices);
         if (mesh->over_limit_vertices)
             printf(", %d vertices over %d kept their %d largest", mesh->over_limit_vertices,
                    SKV_MAX_INFLUENCES, SKV_MAX_INFLUENCES);

@@ -71,6 +71,7 @@ typedef struct skv_mesh {
     int material;
     int node;                /* node the mesh hangs under */
     int skinned;             /* the file gave it bones */
+    int bone_count;          /* bones the file lists for it */
     int max_influences;      /* most non-zero weights on one vertex, in the file */
     int over_limit_vertices; /* vertices with more than SKV_MAX_INFLUENCES */
     int unweighted_vertices; /* skinned-mesh vertices without any weight */

@@ -70,17 +70,7 @@ static void on_key(GLFWwindow *window, int key, int scancode, int action, int mo
         if (s->model.clip_count > 0)
             scene_set_clip(s, (s->clip + s->model.clip_count - 1) % s->model.clip_count), v->time = 0.0;
         break;
-    case GLFW_KEY_R: {
-        float center[3], radius = s->camera.radius;
-        memcpy(center, s->camera.center, sizeof center);
-        float lo[3] = {center[0] - radius, center[1] - radius, center[2] - radius};
-        float hi[3] = {center[0] + radius, center[1] + radius, center[2] + radius};
-        /* Re-framing a cube around the same sphere keeps the centre and
-         * gives radius*sqrt(3); restore the radius after. */
-        view_frame(&s->camera, lo, hi);
-        s->camera.radius = radius;
-        break;
-    }
+    case GLFW_KEY_R: s->camera = s->home; break;
     default: break;
     }
 }

@@ -27,11 +27,13 @@ expect() { # expect STATUS NEEDLE -- ARGS...
 : >"$tmp/empty.dae"
 mkdir "$tmp/folder.dae"
 printf 'this is not a model at all\n' >"$tmp/garbage.fbx"
+printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nl 1 2\nl 2 3\n' >"$tmp/lines.obj"
 expect 3 "no/such/model.dae" -- "$tmp/no/such/model.dae" --list
 expect 3 "is a directory" -- "$tmp/folder.dae" --list
 expect 4 "empty" -- "$tmp/empty.dae" --list
 expect 4 "garbage.fbx" -- "$tmp/garbage.fbx" --screenshot "$tmp/x.png"
 expect 4 "cannot import" -- "$shared/collada/library_animation_clips.dae" --screenshot "$tmp/x.png"
+expect 5 "no triangle meshes" -- "$tmp/lines.obj" --list
 expect 6 "no clip 'nope'" -- "$shared/md5/Bob.md5mesh" --anim nope --list
 expect 6 "no clip '7'" -- "$shared/md5/Bob.md5mesh" --anim 7 --list
 expect 2 "unknown option" -- --frobnicate
