@@ -6,6 +6,10 @@
  *   skv_check same A.png B.png             pixel-identical
  *   skv_check bounds POSE.obj BIND.obj [F] pose bounds within F x bind bounds (3),
  *                                          no NaN/Inf
+ *   skv_check golden ACTUAL EXPECTED DIFF.png TOLERANCE MAX_FRACTION
+ *                                          at most MAX_FRACTION of pixels differ by more
+ *                                          than TOLERANCE in a channel; when not, writes
+ *                                          actual | expected | diff side by side to DIFF.png
  * Prints what it measured; exit 0 when the check holds, 1 when not. */
 #include <float.h>
 #include <math.h>
@@ -14,6 +18,7 @@
 #include <string.h>
 
 #include <stb_image.h>
+#include <stb_image_write.h>
 
 #define CHANNEL_TOLERANCE 8 /* per channel, out of 255 */
 
@@ -123,12 +128,78 @@ static int bounds(const char *pose_path, const char *bind_path, double factor)
     return ratio <= factor && ratio >= 1.0 / factor && shift <= factor ? 0 : 1;
 }
 
+/* actual | expected | diff, the diff being the expected image darkened
+ * with every pixel over the tolerance in bright red. */
+static void write_diff_image(const char *path, const unsigned char *a, const unsigned char *b, int w, int h,
+                             int tolerance)
+{
+    unsigned char *out = malloc((size_t)w * 3 * h * 4);
+    if (!out) return;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const unsigned char *pa = &a[((size_t)y * w + x) * 4], *pb = &b[((size_t)y * w + x) * 4];
+            unsigned char *row = &out[(size_t)y * w * 3 * 4];
+            memcpy(&row[x * 4], pa, 4);
+            memcpy(&row[(w + x) * 4], pb, 4);
+            int over = 0;
+            for (int c = 0; c < 3; c++) over |= abs(pa[c] - pb[c]) > tolerance;
+            unsigned char *d = &row[(2 * w + x) * 4];
+            if (over) {
+                d[0] = 255, d[1] = 0, d[2] = 0;
+            } else {
+                d[0] = pb[0] / 4, d[1] = pb[1] / 4, d[2] = pb[2] / 4;
+            }
+            d[3] = 255;
+        }
+    stbi_write_png(path, w * 3, h, 4, out, w * 3 * 4);
+    free(out);
+}
+
+static int golden(const char *actual, const char *expected, const char *diff_path, int tolerance, double max_frac)
+{
+    int aw, ah, ew, eh;
+    unsigned char *a = load(actual, &aw, &ah), *e = load(expected, &ew, &eh);
+    int result = 1;
+    if (!a || !e) {
+        if (!e) fprintf(stderr, "skv_check: no golden %s (tools/update-goldens.sh makes it)\n", expected);
+    } else if (aw != ew || ah != eh) {
+        fprintf(stderr, "skv_check: %s is %dx%d, golden %s is %dx%d\n", actual, aw, ah, expected, ew, eh);
+    } else {
+        long over = 0;
+        int worst = 0;
+        for (long i = 0; i < (long)aw * ah; i++)
+            for (int c = 0; c < 3; c++) {
+                int d = abs(a[i * 4 + c] - e[i * 4 + c]);
+                if (d > worst) worst = d;
+                if (d > tolerance) {
+                    over++;
+                    break;
+                }
+            }
+        double frac = (double)over / ((double)aw * ah);
+        result = frac <= max_frac ? 0 : 1;
+        printf("%s: %.3f%% of pixels over tolerance %d (limit %.3f%%), largest channel difference %d: %s\n", actual,
+               100.0 * frac, tolerance, 100.0 * max_frac, worst, result ? "DIFFERENT" : "ok");
+        if (result) {
+            write_diff_image(diff_path, a, e, aw, ah, tolerance);
+            printf("  actual:   %s\n  expected: %s\n  diff:     %s (actual | expected | red = over tolerance)\n",
+                   actual, expected, diff_path);
+        }
+    }
+    stbi_image_free(a);
+    stbi_image_free(e);
+    return result;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 3 && strcmp(argv[1], "nonblank") == 0) return nonblank(argv[2]);
     if (argc >= 4 && strcmp(argv[1], "differ") == 0) return compare(argv[2], argv[3], argc > 4 ? atof(argv[4]) : 0.002, 0);
     if (argc >= 4 && strcmp(argv[1], "same") == 0) return compare(argv[2], argv[3], 0, 1);
     if (argc >= 4 && strcmp(argv[1], "bounds") == 0) return bounds(argv[2], argv[3], argc > 4 ? atof(argv[4]) : 3.0);
-    fprintf(stderr, "usage: skv_check nonblank IMG | differ A B [FRAC] | same A B | bounds POSE BIND [F]\n");
+    if (argc >= 7 && strcmp(argv[1], "golden") == 0)
+        return golden(argv[2], argv[3], argv[4], atoi(argv[5]), atof(argv[6]));
+    fprintf(stderr, "usage: skv_check nonblank IMG | differ A B [FRAC] | same A B | bounds POSE BIND [F]\n"
+                    "       | golden ACTUAL EXPECTED DIFF TOLERANCE MAX_FRACTION\n");
     return 2;
 }

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# One screenshot-comparison case: a model at two times, 256x256, one clip.
+#
+# Golden-independent checks first, so a wrong golden cannot hide a bug:
+#   both PNGs are not blank; the two times differ (the clip animates);
+#   the skinned pose (--export-pose) at the second time has no NaN and its
+#   bounds stay within 3x the bind pose's.
+# Then each PNG is compared with tests/golden/NAME.tI.png (see TOLERANCE);
+# on a difference, actual | expected | diff is written beside the actual
+# and the three paths are printed.
+#
+# Usage: golden_case.sh SKINVIEW SKV_CHECK GOLDEN_DIR OUT_DIR NAME MODEL T0 T1 [skinview args...]
+# T1 "static": the model has no motion to show (a zero-length clip); one
+# time is rendered, and the two-times-differ check does not apply.
+# With SKV_UPDATE_GOLDENS=1 it writes the goldens instead of comparing
+# (tools/update-goldens.sh; never on CI). Look at every golden it writes.
+set -euo pipefail
+skinview=$1 check=$2 golden_dir=$3 out=$4 name=$5 model=$6 t0=$7 t1=$8
+shift 8
+
+# Per-channel tolerance and the fraction of pixels allowed over it, from
+# measurements on all cases (2026-11, Mesa 22.3.6):
+# - run to run, window vs headless, -O2 vs the -O0 sanitizer build, and
+#   llvmpipe forced to 128-bit vectors: bit-identical (0 pixels);
+# - Mesa's other rasteriser (GALLIUM_DRIVER=softpipe) vs llvmpipe: at most
+#   0.003% of pixels over 24 (two silhouette-edge pixels), the rest within 24;
+# - the smallest real pose change in the suite (t0 vs t1 of the thin
+#   FBX tube, animation_with_skeleton) moves 1.08% of pixels over 24.
+# 0.25% sits ~80x above the worst noise seen and 4x below that pose change.
+TOLERANCE=24
+MAX_FRACTION=0.0025
+
+if [ ! -e "$model" ]; then
+  echo "MISSING test model: $model"
+  case "$model" in
+    /usr/share/assimp/*) echo "  it comes from Debian's assimp-testmodels: run tools/install-deps.sh" ;;
+    *shared/models*) echo "  it comes from ../shared/models beside the repository" ;;
+  esac
+  exit 1
+fi
+
+mkdir -p "$out"
+base="$out/$name"
+times=("$t0" "$t1")
+[ "$t1" = static ] && times=("$t0")
+for i in "${!times[@]}"; do
+  "$skinview" "$model" "$@" --size 256x256 --time "${times[$i]}" --screenshot "$base.t$i.png"
+  "$check" nonblank "$base.t$i.png"
+done
+[ "${#times[@]}" -eq 2 ] && "$check" differ "$base.t0.png" "$base.t1.png"
+"$skinview" "$model" "$@" --time "${times[-1]}" --export-pose "$base.pose.obj"
+"$skinview" "$model" "$@" --bind-pose --export-pose "$base.bind.obj"
+"$check" bounds "$base.pose.obj" "$base.bind.obj" 3
+
+if [ "${SKV_UPDATE_GOLDENS:-0}" = 1 ]; then
+  mkdir -p "$golden_dir"
+  for i in "${!times[@]}"; do
+    cp "$base.t$i.png" "$golden_dir/$name.t$i.png"
+    echo "wrote $golden_dir/$name.t$i.png: look at it before committing"
+  done
+  exit 0
+fi
+status=0
+for i in "${!times[@]}"; do
+  "$check" golden "$base.t$i.png" "$golden_dir/$name.t$i.png" "$base.t$i.diff.png" "$TOLERANCE" "$MAX_FRACTION" || status=1
+done
+exit $status
