@@ -22,6 +22,11 @@ uniform mat4 u_projection;
 out vec3 v_view_position;
 out vec3 v_view_normal;
 out vec2 v_uv;
+// Model-space skinned position and normal. The fragment shader ignores
+// them; tests capture them with transform feedback to check this shader
+// against the CPU blend (tests/test_shader_exact.c).
+out vec3 v_skinned_position;
+out vec3 v_skinned_normal;
 
 void main()
 {
@@ -29,13 +34,16 @@ void main()
               + bones[a_bone_ids.y] * a_weights.y
               + bones[a_bone_ids.z] * a_weights.z
               + bones[a_bone_ids.w] * a_weights.w;
-    mat4 model_view = u_view * u_model * skin;
-    vec4 view_position = model_view * vec4(a_position, 1.0);
+    vec4 skinned = skin * vec4(a_position, 1.0);
     // Inverse transpose: stays right under non-uniform scale.
-    mat3 normal_matrix = transpose(inverse(mat3(model_view)));
+    vec3 skinned_normal = transpose(inverse(mat3(skin))) * a_normal;
+    mat4 model_view = u_view * u_model;
+    vec4 view_position = model_view * skinned;
 
+    v_skinned_position = skinned.xyz;
+    v_skinned_normal = normalize(skinned_normal);
     v_view_position = view_position.xyz;
-    v_view_normal = normal_matrix * a_normal;
+    v_view_normal = transpose(inverse(mat3(model_view))) * skinned_normal;
     v_uv = a_uv;
     gl_Position = u_projection * view_position;
 }

@@ -304,6 +304,16 @@ static skv_result pack_mesh_influences(importer *im, const struct aiMesh *src, s
         }
     }
 
+    /* Room for this mesh's influences in the model's all-influence list
+     * (a vertex without any gets one, on its node). */
+    size_t have = (size_t)model->influence_start[mesh->base_vertex];
+    skv_influence *grown = realloc(model->influences, (have + total + (size_t)nv) * sizeof *grown);
+    if (!grown) {
+        free(counts), free(bone_of), free(start), free(list), free(fill);
+        return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+    }
+    model->influences = grown;
+
     int node_bone = -1;
     for (int v = 0; v < nv; v++) {
         int slot = (mesh->base_vertex + v) * SKV_MAX_INFLUENCES;
@@ -314,11 +324,22 @@ static skv_result pack_mesh_influences(importer *im, const struct aiMesh *src, s
         if (used == 0) {
             /* No usable weight (or no bones at all): ride on the node. */
             if (node_bone < 0) node_bone = node_bone_index(im, mesh->node);
-            if (node_bone < 0) break;
+            if (node_bone < 0) {
+                free(counts), free(bone_of), free(start), free(list), free(fill);
+                return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+            }
             model->bone_ids[slot] = (uint16_t)node_bone;
             model->weights[slot] = 1.0f;
             if (mesh->skinned) mesh->unweighted_vertices++;
+            model->influences[have++] = (skv_influence){node_bone, 1.0f};
+        } else {
+            /* Packing left the list merged and sorted: keep all of it. */
+            float sum = 0.0f;
+            for (int k = 0; k < used; k++) sum += list[start[v] + k].weight;
+            for (int k = 0; k < used; k++)
+                model->influences[have++] = (skv_influence){list[start[v] + k].bone, list[start[v] + k].weight / sum};
         }
+        model->influence_start[mesh->base_vertex + v + 1] = (int)have;
     }
     free(counts), free(bone_of), free(start), free(list), free(fill);
     if (bad_ids) model_warn(model, "mesh '%s': %d weight(s) name a vertex that does not exist; ignored", mesh->name, bad_ids);
@@ -364,8 +385,9 @@ static skv_result convert_meshes(importer *im)
     model->bone_ids = calloc(nv * SKV_MAX_INFLUENCES, sizeof(uint16_t));
     model->weights = calloc(nv * SKV_MAX_INFLUENCES, sizeof(float));
     model->indices = calloc((size_t)indices, sizeof(uint32_t));
+    model->influence_start = calloc(nv + 1, sizeof(int));
     if (!model->meshes || !model->positions || !model->normals || !model->uvs ||
-        !model->bone_ids || !model->weights || !model->indices)
+        !model->bone_ids || !model->weights || !model->indices || !model->influence_start)
         return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
 
     int bad_positions = 0;

@@ -34,6 +34,8 @@ void model_free(skv_model *model)
     free(model->uvs);
     free(model->bone_ids);
     free(model->weights);
+    free(model->influence_start);
+    free(model->influences);
     free(model->indices);
     for (int i = 0; i < model->mesh_count; i++) free(model->meshes[i].name);
     free(model->meshes);

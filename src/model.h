@@ -19,6 +19,12 @@
 
 #include "skv_limits.h"
 
+/* One (bone, weight) pair of a vertex. */
+typedef struct skv_influence {
+    int bone;
+    float weight;
+} skv_influence;
+
 typedef struct skv_vec3_key {
     double time;
     float value[3];
@@ -97,6 +103,12 @@ typedef struct skv_model {
     float *uvs;         /* 2 per vertex */
     uint16_t *bone_ids; /* SKV_MAX_INFLUENCES per vertex */
     float *weights;     /* SKV_MAX_INFLUENCES per vertex, sum 1 */
+    /* Every usable influence of every vertex, before the 4-slot cut (the
+     * reference the packed slots are measured against): vertex v owns
+     * influences[influence_start[v] .. influence_start[v + 1]), weights
+     * normalised to sum 1, largest first. */
+    int *influence_start; /* vertex_count + 1 */
+    skv_influence *influences;
 
     int index_count;
     uint32_t *indices; /* relative to the mesh's base_vertex */

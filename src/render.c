@@ -54,6 +54,12 @@ static GLuint compile(GLenum stage, const char *name, skv_error *err)
 
 GLuint render_program(const char *vertex_name, const char *fragment_name, skv_error *err)
 {
+    return render_program_capture(vertex_name, fragment_name, NULL, 0, err);
+}
+
+GLuint render_program_capture(const char *vertex_name, const char *fragment_name, const char *const *varyings,
+                              int varying_count, skv_error *err)
+{
     GLuint vs = compile(GL_VERTEX_SHADER, vertex_name, err);
     if (!vs) return 0;
     GLuint fs = compile(GL_FRAGMENT_SHADER, fragment_name, err);
@@ -64,6 +70,8 @@ GLuint render_program(const char *vertex_name, const char *fragment_name, skv_er
     GLuint program = glCreateProgram();
     glAttachShader(program, vs);
     glAttachShader(program, fs);
+    if (varying_count > 0)
+        glTransformFeedbackVaryings(program, varying_count, (const GLchar *const *)varyings, GL_INTERLEAVED_ATTRIBS);
     glLinkProgram(program);
     glDeleteShader(vs);
     glDeleteShader(fs);
@@ -104,13 +112,28 @@ static void float_attribute(GLuint buffer, GLuint location, int components, cons
 
 skv_result render_create(skv_renderer *renderer, const skv_model *model, skv_error *err)
 {
+    return render_create_with(renderer, model, 0, err);
+}
+
+void render_upload_palette(skv_renderer *renderer, const mat4 *palette, int bone_count)
+{
+    glBindBuffer(GL_UNIFORM_BUFFER, renderer->bone_block);
+    glBufferSubData(GL_UNIFORM_BUFFER, 0, (GLsizeiptr)bone_count * (GLsizeiptr)sizeof(mat4), palette);
+    glBindBufferBase(GL_UNIFORM_BUFFER, SKV_BONES_BINDING, renderer->bone_block);
+}
+
+skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GLuint program, skv_error *err)
+{
     memset(renderer, 0, sizeof *renderer);
+    while (glGetError() != GL_NO_ERROR) {
+        /* Report only errors of the upload below, not earlier ones. */
+    }
     if (model->skeleton.bone_count > SKV_MAX_BONES)
         return skv_fail(err, SKV_ERR_CONTENT,
                         "needs %d bone matrices; the shader palette holds %d",
                         model->skeleton.bone_count, SKV_MAX_BONES);
 
-    renderer->program = render_program("skinned.vert", "skinned.frag", err);
+    renderer->program = program ? program : render_program("skinned.vert", "skinned.frag", err);
     if (!renderer->program) return SKV_ERR_GPU;
     GLuint p = renderer->program;
     renderer->u_model = glGetUniformLocation(p, "u_model");
@@ -178,9 +201,7 @@ void render_frame(skv_renderer *renderer, const skv_model *model, const skv_fram
     glEnable(GL_DEPTH_TEST);
     glDisable(GL_CULL_FACE); /* files disagree on winding; light both sides */
 
-    glBindBuffer(GL_UNIFORM_BUFFER, renderer->bone_block);
-    glBufferSubData(GL_UNIFORM_BUFFER, 0, (GLsizeiptr)model->skeleton.bone_count * (GLsizeiptr)sizeof(mat4), frame->palette);
-    glBindBufferBase(GL_UNIFORM_BUFFER, SKV_BONES_BINDING, renderer->bone_block);
+    render_upload_palette(renderer, frame->palette, model->skeleton.bone_count);
 
     glUseProgram(renderer->program);
     glUniformMatrix4fv(renderer->u_model, 1, GL_FALSE, (const float *)frame->model);

@@ -26,6 +26,12 @@ typedef struct skv_renderer {
 /* Compiles the shaders and uploads the model. The model must stay alive
  * while the renderer draws it (meshes and materials are read per frame). */
 skv_result render_create(skv_renderer *renderer, const skv_model *model, skv_error *err);
+/* Same, with a program of the caller's built from skinned.vert (e.g. one
+ * linked for transform feedback); the renderer owns it from then on. */
+skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GLuint program, skv_error *err);
+
+/* Uploads `bone_count` palette matrices and binds the Bones block. */
+void render_upload_palette(skv_renderer *renderer, const mat4 *palette, int bone_count);
 void render_destroy(skv_renderer *renderer);
 
 typedef struct skv_frame_desc {
@@ -54,5 +60,8 @@ void target_read_rgba(const skv_target *target, unsigned char *rgba);
 /* Builds a program from two embedded shader files (see shaders/), with
  * the limits.h preamble. Returns 0 and fills err on failure. */
 GLuint render_program(const char *vertex_name, const char *fragment_name, skv_error *err);
+/* Same, linked to capture `varyings` (interleaved) by transform feedback. */
+GLuint render_program_capture(const char *vertex_name, const char *fragment_name, const char *const *varyings,
+                              int varying_count, skv_error *err);
 
 #endif

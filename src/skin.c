@@ -80,6 +80,21 @@ void skin_blend(const skv_model *model, const mat4 *palette,
     }
 }
 
+void skin_blend_all(const skv_model *model, const mat4 *palette, float *positions)
+{
+    for (int v = 0; v < model->vertex_count; v++) {
+        const float *p = &model->positions[v * 3];
+        vec4 in = {p[0], p[1], p[2], 1.0f};
+        double sum[3] = {0, 0, 0};
+        for (int i = model->influence_start[v]; i < model->influence_start[v + 1]; i++) {
+            vec4 out;
+            glm_mat4_mulv((vec4 *)palette[model->influences[i].bone], in, out);
+            for (int a = 0; a < 3; a++) sum[a] += (double)model->influences[i].weight * out[a];
+        }
+        for (int a = 0; a < 3; a++) positions[v * 3 + a] = (float)sum[a];
+    }
+}
+
 void skin_bounds(const float *points, int count, const mat4 transform,
                  float lo[3], float hi[3])
 {

@@ -11,11 +11,6 @@
 
 #include "model.h"
 
-typedef struct skv_influence {
-    int bone;
-    float weight;
-} skv_influence;
-
 /* Packs `list` (modified: sorted, merged in place) into `ids`/`weights`.
  * Weights that are NaN, infinite or <= 0 are dropped; the same bone twice
  * is merged into one influence; the largest SKV_MAX_INFLUENCES are kept
@@ -32,6 +27,10 @@ int skin_pack_influences(skv_influence *list, int count,
  * Results are in model space (apply model->upright for the scene). */
 void skin_blend(const skv_model *model, const mat4 *palette,
                 float *positions, float *normals);
+
+/* Blends every vertex with all its influences (model->influences), not
+ * only the packed slots: the reference for what the 4-slot cut loses. */
+void skin_blend_all(const skv_model *model, const mat4 *palette, float *positions);
 
 /* Axis-aligned bounds of `count` points (3 floats each) after `transform`. */
 void skin_bounds(const float *points, int count, const mat4 transform,

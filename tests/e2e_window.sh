@@ -4,18 +4,21 @@
 #     bit for bit (one renderer, one offscreen target for both paths);
 #  2. the interactive viewer starts, takes keys (xdotool), and quits
 #     cleanly with status 0 on its quit key.
-# Usage: e2e_window.sh SKINVIEW SKV_CHECK OUT_DIR MODEL
+#  3. and it matches the golden of the same case (the suite's tolerance).
+# Usage: e2e_window.sh SKINVIEW SKV_CHECK OUT_DIR MODEL GOLDEN.png TIME
 set -euo pipefail
-skinview=$1 check=$2 out=$3 model=$4
+skinview=$1 check=$2 out=$3 model=$4 golden=$5 time=$6
+. "$(dirname "$0")/golden_tolerance.sh"
 mkdir -p "$out"
 if [ -z "${DISPLAY:-}" ]; then
   # Re-run this script inside a fresh virtual X server.
   exec xvfb-run -a -s "-screen 0 1024x768x24" "$0" "$@"
 fi
 
-"$skinview" "$model" --time 0.7 --size 320x240 --window-capture "$out/window.png"
-env -u DISPLAY "$skinview" "$model" --time 0.7 --size 320x240 --screenshot "$out/headless.png"
+"$skinview" "$model" --time "$time" --size 256x256 --window-capture "$out/window.png"
+env -u DISPLAY "$skinview" "$model" --time "$time" --size 256x256 --screenshot "$out/headless.png"
 "$check" same "$out/window.png" "$out/headless.png"
+"$check" golden "$out/window.png" "$golden" "$out/window.diff.png" "$TOLERANCE" "$MAX_FRACTION"
 
 "$skinview" "$model" --size 320x240 &
 pid=$!
