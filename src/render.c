@@ -102,12 +102,25 @@ static GLuint upload_texture(const skv_texture *tex)
     return id;
 }
 
-static void float_attribute(GLuint buffer, GLuint location, int components, const float *data, int vertex_count)
+/* Uploads a float attribute; with `source` (split mode), vertex i of the
+ * buffer is model vertex source[i]. Returns -1 when memory runs out. */
+static int float_attribute(GLuint buffer, GLuint location, int components, const float *data, int vertex_count,
+                           const int *source)
 {
+    float *gathered = NULL;
+    if (source) {
+        gathered = malloc((size_t)vertex_count * (size_t)components * sizeof *gathered);
+        if (!gathered) return -1;
+        for (int v = 0; v < vertex_count; v++)
+            memcpy(&gathered[(size_t)v * components], &data[(size_t)source[v] * components], (size_t)components * sizeof(float));
+        data = gathered;
+    }
     glBindBuffer(GL_ARRAY_BUFFER, buffer);
     glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)vertex_count * components * (GLsizeiptr)sizeof(float), data, GL_STATIC_DRAW);
     glEnableVertexAttribArray(location);
     glVertexAttribPointer(location, components, GL_FLOAT, GL_FALSE, 0, NULL);
+    free(gathered);
+    return 0;
 }
 
 skv_result render_create(skv_renderer *renderer, const skv_model *model, skv_error *err)
@@ -128,10 +141,17 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
     while (glGetError() != GL_NO_ERROR) {
         /* Report only errors of the upload below, not earlier ones. */
     }
-    if (model->skeleton.bone_count > SKV_MAX_BONES)
-        return skv_fail(err, SKV_ERR_CONTENT,
-                        "needs %d bone matrices; the shader palette holds %d",
-                        model->skeleton.bone_count, SKV_MAX_BONES);
+    skv_result built = draws_build(model, SKV_MAX_BONES, &renderer->draws, err);
+    if (built != SKV_OK) {
+        if (program) glDeleteProgram(program);
+        return built;
+    }
+    const skv_draw_set *set = &renderer->draws;
+    renderer->draw_palette = malloc(SKV_MAX_BONES * sizeof(mat4));
+    if (!renderer->draw_palette) {
+        if (program) glDeleteProgram(program);
+        return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    }
 
     renderer->program = program ? program : render_program("skinned.vert", "skinned.frag", err);
     if (!renderer->program) return SKV_ERR_GPU;
@@ -149,21 +169,27 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
     glGenVertexArrays(1, &renderer->vao);
     glBindVertexArray(renderer->vao);
     glGenBuffers(5, renderer->buffers);
-    int nv = model->vertex_count;
-    float_attribute(renderer->buffers[0], SKV_ATTR_POSITION, 3, model->positions, nv);
-    float_attribute(renderer->buffers[1], SKV_ATTR_NORMAL, 3, model->normals, nv);
-    float_attribute(renderer->buffers[2], SKV_ATTR_UV, 2, model->uvs, nv);
+    /* Split mode draws copies of model vertices with draw-local bone IDs. */
+    int nv = set->split ? set->vertex_count : model->vertex_count;
+    const int *source = set->split ? set->source_vertex : NULL;
+    const uint16_t *bone_ids = set->split ? set->bone_ids : model->bone_ids;
+    int gathered = float_attribute(renderer->buffers[0], SKV_ATTR_POSITION, 3, model->positions, nv, source) |
+                   float_attribute(renderer->buffers[1], SKV_ATTR_NORMAL, 3, model->normals, nv, source) |
+                   float_attribute(renderer->buffers[2], SKV_ATTR_UV, 2, model->uvs, nv, source) |
+                   float_attribute(renderer->buffers[4], SKV_ATTR_WEIGHTS, SKV_MAX_INFLUENCES, model->weights, nv, source);
     /* Bone IDs stay integers all the way: glVertexAttribIPointer, ivec4. */
     glBindBuffer(GL_ARRAY_BUFFER, renderer->buffers[3]);
-    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)nv * SKV_MAX_INFLUENCES * (GLsizeiptr)sizeof(uint16_t), model->bone_ids, GL_STATIC_DRAW);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)nv * SKV_MAX_INFLUENCES * (GLsizeiptr)sizeof(uint16_t), bone_ids, GL_STATIC_DRAW);
     glEnableVertexAttribArray(SKV_ATTR_BONE_IDS);
     glVertexAttribIPointer(SKV_ATTR_BONE_IDS, SKV_MAX_INFLUENCES, GL_UNSIGNED_SHORT, 0, NULL);
-    float_attribute(renderer->buffers[4], SKV_ATTR_WEIGHTS, SKV_MAX_INFLUENCES, model->weights, nv);
 
     glGenBuffers(1, &renderer->index_buffer);
     glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, renderer->index_buffer);
-    glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)model->index_count * (GLsizeiptr)sizeof(uint32_t), model->indices, GL_STATIC_DRAW);
+    int index_count = set->split ? set->index_count : model->index_count;
+    const uint32_t *indices = set->split ? set->indices : model->indices;
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)index_count * (GLsizeiptr)sizeof(uint32_t), indices, GL_STATIC_DRAW);
     glBindVertexArray(0);
+    if (gathered) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
 
     glGenBuffers(1, &renderer->bone_block);
     glBindBuffer(GL_UNIFORM_BUFFER, renderer->bone_block);
@@ -191,6 +217,8 @@ void render_destroy(skv_renderer *renderer)
     if (renderer->bone_block) glDeleteBuffers(1, &renderer->bone_block);
     if (renderer->textures) glDeleteTextures(renderer->texture_count, renderer->textures);
     free(renderer->textures);
+    free(renderer->draw_palette);
+    draws_free(&renderer->draws);
     memset(renderer, 0, sizeof *renderer);
 }
 
@@ -201,7 +229,8 @@ void render_frame(skv_renderer *renderer, const skv_model *model, const skv_fram
     glEnable(GL_DEPTH_TEST);
     glDisable(GL_CULL_FACE); /* files disagree on winding; light both sides */
 
-    render_upload_palette(renderer, frame->palette, model->skeleton.bone_count);
+    const skv_draw_set *set = &renderer->draws;
+    if (!set->split) render_upload_palette(renderer, frame->palette, model->skeleton.bone_count);
 
     glUseProgram(renderer->program);
     glUniformMatrix4fv(renderer->u_model, 1, GL_FALSE, (const float *)frame->model);
@@ -210,17 +239,44 @@ void render_frame(skv_renderer *renderer, const skv_model *model, const skv_fram
     glUniform1i(renderer->u_texture, 0);
     glActiveTexture(GL_TEXTURE0);
     glBindVertexArray(renderer->vao);
-    for (int m = 0; m < model->mesh_count; m++) {
-        const skv_mesh *mesh = &model->meshes[m];
+    for (int i = 0; i < set->draw_count; i++) {
+        const skv_draw *d = &set->draws[i];
+        const skv_mesh *mesh = &model->meshes[d->mesh];
         const skv_material *mat = &model->materials[mesh->material];
+        if (set->split) {
+            draws_gather_palette(d, frame->palette, renderer->draw_palette);
+            render_upload_palette(renderer, (const mat4 *)renderer->draw_palette, d->bone_count);
+        }
         glUniform4fv(renderer->u_diffuse, 1, mat->diffuse);
         int textured = mat->texture >= 0 && mat->texture < renderer->texture_count;
         glUniform1i(renderer->u_has_texture, textured);
         if (textured) glBindTexture(GL_TEXTURE_2D, renderer->textures[mat->texture]);
-        glDrawElementsBaseVertex(GL_TRIANGLES, mesh->index_count, GL_UNSIGNED_INT,
-                                 (const void *)((size_t)mesh->first_index * sizeof(uint32_t)),
-                                 mesh->base_vertex);
+        glDrawElementsBaseVertex(GL_TRIANGLES, d->index_count, GL_UNSIGNED_INT,
+                                 (const void *)((size_t)d->first_index * sizeof(uint32_t)), d->base_vertex);
     }
+    glBindVertexArray(0);
+}
+
+void render_capture(skv_renderer *renderer, const skv_model *model, const mat4 *palette, GLuint feedback)
+{
+    const skv_draw_set *set = &renderer->draws;
+    if (!set->split) render_upload_palette(renderer, palette, model->skeleton.bone_count);
+    glUseProgram(renderer->program);
+    glBindVertexArray(renderer->vao);
+    glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, feedback);
+    glEnable(GL_RASTERIZER_DISCARD);
+    glBeginTransformFeedback(GL_POINTS);
+    /* Draws cover the GPU vertices in order, so points land in order. */
+    for (int i = 0; i < set->draw_count; i++) {
+        const skv_draw *d = &set->draws[i];
+        if (set->split) {
+            draws_gather_palette(d, palette, renderer->draw_palette);
+            render_upload_palette(renderer, (const mat4 *)renderer->draw_palette, d->bone_count);
+        }
+        glDrawArrays(GL_POINTS, d->base_vertex, d->vertex_count);
+    }
+    glEndTransformFeedback();
+    glDisable(GL_RASTERIZER_DISCARD);
     glBindVertexArray(0);
 }
 

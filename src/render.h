@@ -9,6 +9,7 @@
 
 #include <glad/gl.h>
 
+#include "draws.h"
 #include "error.h"
 #include "model.h"
 
@@ -21,6 +22,8 @@ typedef struct skv_renderer {
     GLuint bone_block; /* uniform buffer of SKV_MAX_BONES mat4 */
     int texture_count;
     GLuint *textures;
+    skv_draw_set draws; /* draws.h: palettes of at most SKV_MAX_BONES */
+    mat4 *draw_palette; /* split mode: one draw's gathered palette */
 } skv_renderer;
 
 /* Compiles the shaders and uploads the model. The model must stay alive
@@ -32,6 +35,12 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
 
 /* Uploads `bone_count` palette matrices and binds the Bones block. */
 void render_upload_palette(skv_renderer *renderer, const mat4 *palette, int bone_count);
+
+/* Runs every vertex through the renderer's program once, as points with
+ * the rasteriser off, capturing its transform-feedback varyings into
+ * `feedback` in GPU vertex order (renderer->draws.source_vertex maps that
+ * order to model vertices in split mode). Needs a bound framebuffer. */
+void render_capture(skv_renderer *renderer, const skv_model *model, const mat4 *palette, GLuint feedback);
 void render_destroy(skv_renderer *renderer);
 
 typedef struct skv_frame_desc {

@@ -39,6 +39,15 @@ typedef struct viewer {
     GLint hud_u_screen;
 } viewer;
 
+/* GLFW's error callback carries no user pointer, so its last message
+ * waits here until viewer_run turns it into the error it returns. */
+static char glfw_last_error[256];
+
+static void on_glfw_error(int code, const char *description)
+{
+    snprintf(glfw_last_error, sizeof glfw_last_error, "%s (GLFW error 0x%x)", description, code);
+}
+
 int viewer_display_available(void)
 {
     const char *x = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY");
@@ -190,7 +199,8 @@ static void update_title(viewer *v)
 
 skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *err)
 {
-    if (!glfwInit()) return skv_fail(err, SKV_ERR_GPU, "cannot initialise GLFW (no display?)");
+    glfwSetErrorCallback(on_glfw_error);
+    if (!glfwInit()) return skv_fail(err, SKV_ERR_GPU, "cannot open a window: %s", glfw_last_error);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
@@ -199,7 +209,7 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
     v.window = glfwCreateWindow(desc->width, desc->height, "skinview", NULL, NULL);
     if (!v.window) {
         glfwTerminate();
-        return skv_fail(err, SKV_ERR_GPU, "cannot open an OpenGL 3.3 window");
+        return skv_fail(err, SKV_ERR_GPU, "cannot open an OpenGL 3.3 window: %s", glfw_last_error);
     }
     glfwMakeContextCurrent(v.window);
     glfwSwapInterval(1);

@@ -12,7 +12,9 @@ skinview=$1 check=$2 out=$3 model=$4 golden=$5 time=$6
 mkdir -p "$out"
 if [ -z "${DISPLAY:-}" ]; then
   # Re-run this script inside a fresh virtual X server.
-  exec xvfb-run -a -s "-screen 0 1024x768x24" "$0" "$@"
+  # -noreset: an X server resets when its last client leaves, and a client
+  # that connects during the reset (slow under load) is refused.
+  exec xvfb-run -a -s "-screen 0 1024x768x24 -noreset" "$0" "$@"
 fi
 
 "$skinview" "$model" --time "$time" --size 256x256 --window-capture "$out/window.png"

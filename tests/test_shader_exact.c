@@ -28,6 +28,7 @@ typedef struct result {
     double position_error, normal_error; /* shader vs CPU, worst of both times */
     double all_max, all_mean;             /* 4 slots vs all influences, / diagonal */
     int skipped_normals;                  /* singular blend: no normal to compare */
+    int draws, split;                     /* how the renderer batched it */
 } result;
 
 static double diagonal_of(const float *points, int count)
@@ -40,24 +41,9 @@ static double diagonal_of(const float *points, int count)
     return sqrt(d2);
 }
 
-/* Captures (position, normal) per vertex from the skinning shader. */
-static void capture(skv_renderer *renderer, GLuint feedback, int vertex_count, float *out)
-{
-    glUseProgram(renderer->program);
-    glBindVertexArray(renderer->vao);
-    glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, feedback);
-    glEnable(GL_RASTERIZER_DISCARD);
-    glBeginTransformFeedback(GL_POINTS);
-    glDrawArrays(GL_POINTS, 0, vertex_count);
-    glEndTransformFeedback();
-    glDisable(GL_RASTERIZER_DISCARD);
-    glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, feedback);
-    glGetBufferSubData(GL_TRANSFORM_FEEDBACK_BUFFER, 0, (GLsizeiptr)vertex_count * 6 * (GLsizeiptr)sizeof(float), out);
-    glBindVertexArray(0);
-}
-
 static int run_case(const char *spec, result *res, char *name, size_t name_size)
 {
+    memset(res, 0, sizeof *res);
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", spec);
     char *parts[4] = {buf, NULL, NULL, NULL};
@@ -85,39 +71,52 @@ static int run_case(const char *spec, result *res, char *name, size_t name_size)
     skv_renderer renderer;
     if (!program || render_create_with(&renderer, m, program, &err) != SKV_OK) {
         fprintf(stderr, "%s: %s\n", parts[0], err.message);
+        render_destroy(&renderer);
         scene_free(&scene);
         return -1;
     }
     size_t n = (size_t)m->vertex_count;
-    float *gpu = malloc(n * 6 * sizeof(float));
+    /* Split mode (more bones than one draw holds): GPU vertex i is a copy
+     * of model vertex source[i], some model vertices several times. */
+    const skv_draw_set *set = &renderer.draws;
+    size_t gpu_count = set->split ? (size_t)set->vertex_count : n;
+    res->draws = set->draw_count;
+    res->split = set->split;
+    float *gpu = malloc(gpu_count * 6 * sizeof(float));
     float *cpu = malloc(n * 3 * sizeof(float)), *cpu_n = malloc(n * 3 * sizeof(float));
     float *all = malloc(n * 3 * sizeof(float));
     GLuint feedback;
     glGenBuffers(1, &feedback);
     glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, feedback);
-    glBufferData(GL_TRANSFORM_FEEDBACK_BUFFER, (GLsizeiptr)(n * 6 * sizeof(float)), NULL, GL_STREAM_READ);
+    glBufferData(GL_TRANSFORM_FEEDBACK_BUFFER, (GLsizeiptr)(gpu_count * 6 * sizeof(float)), NULL, GL_STREAM_READ);
 
-    memset(res, 0, sizeof *res);
     double times[2] = {atof(parts[2]), atof(parts[3])}, sum_all = 0;
     for (int t = 0; t < 2; t++) {
         pose_evaluate(&scene.pose, m, scene.clip, times[t]);
-        render_upload_palette(&renderer, (const mat4 *)scene.pose.palette, m->skeleton.bone_count);
-        capture(&renderer, feedback, m->vertex_count, gpu);
+        render_capture(&renderer, m, (const mat4 *)scene.pose.palette, feedback);
+        glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, feedback);
+        glGetBufferSubData(GL_TRANSFORM_FEEDBACK_BUFFER, 0, (GLsizeiptr)(gpu_count * 6 * sizeof(float)), gpu);
         skin_blend(m, scene.pose.palette, cpu, cpu_n);
         skin_blend_all(m, scene.pose.palette, all);
         double diag = diagonal_of(cpu, m->vertex_count);
         if (!(diag > 0)) diag = 1;
-        for (size_t v = 0; v < n; v++) {
-            double dp = 0, dn = 0, da = 0;
+        for (size_t g = 0; g < gpu_count; g++) {
+            size_t v = set->split ? (size_t)set->source_vertex[g] : g;
+            double dp = 0, dn = 0;
             for (int a = 0; a < 3; a++) {
-                dp = fmax(dp, fabs(gpu[v * 6 + a] - cpu[v * 3 + a]));
-                dn = fmax(dn, fabs(gpu[v * 6 + 3 + a] - cpu_n[v * 3 + a]));
+                dp = fmax(dp, fabs(gpu[g * 6 + a] - cpu[v * 3 + a]));
+                dn = fmax(dn, fabs(gpu[g * 6 + 3 + a] - cpu_n[v * 3 + a]));
+            }
+            res->position_error = fmax(res->position_error, dp / diag);
+            if (isfinite(cpu_n[v * 3]) && isfinite(gpu[g * 6 + 3])) res->normal_error = fmax(res->normal_error, dn);
+            else res->skipped_normals++;
+        }
+        for (size_t v = 0; v < n; v++) {
+            double da = 0;
+            for (int a = 0; a < 3; a++) {
                 double d = cpu[v * 3 + a] - all[v * 3 + a];
                 da += d * d;
             }
-            res->position_error = fmax(res->position_error, dp / diag);
-            if (isfinite(cpu_n[v * 3]) && isfinite(gpu[v * 6 + 3])) res->normal_error = fmax(res->normal_error, dn);
-            else res->skipped_normals++;
             res->all_max = fmax(res->all_max, sqrt(da) / diag);
             sum_all += sqrt(da) / diag;
         }
@@ -159,6 +158,7 @@ int main(int argc, char **argv)
         int ok = res.position_error < POSITION_LIMIT && res.normal_error < NORMAL_LIMIT;
         printf("%-34s %12.2e %12.2e | %13.2e %14.2e %s", name, res.position_error, res.normal_error, res.all_max,
                res.all_mean, ok ? "ok" : "FAILED");
+        if (res.split) printf(" (split into %d draws)", res.draws);
         if (res.skipped_normals) printf(" (%d singular normals skipped)", res.skipped_normals);
         printf("\n");
         ok ? passed++ : failed++;
