@@ -1,4 +1,5 @@
-// skinned.vert - linear blend skinning, up to 4 influences per vertex.
+// skinned.vert - linear blend skinning, 4 influences per vertex, or 8 when
+// the model was loaded with --influences 8 (SKV_INFLUENCE_SLOTS).
 // The renderer prepends "#version 330 core" and the SKV_* defines from
 // src/skv_limits.h, so the bone limit and attribute locations live in one place.
 
@@ -7,6 +8,10 @@ layout(location = SKV_ATTR_NORMAL) in vec3 a_normal;
 layout(location = SKV_ATTR_UV) in vec2 a_uv;
 layout(location = SKV_ATTR_BONE_IDS) in ivec4 a_bone_ids; // integer attribute
 layout(location = SKV_ATTR_WEIGHTS) in vec4 a_weights;
+#if SKV_INFLUENCE_SLOTS > 4
+layout(location = SKV_ATTR_BONE_IDS_1) in ivec4 a_bone_ids_1; // slots 5-8
+layout(location = SKV_ATTR_WEIGHTS_1) in vec4 a_weights_1;
+#endif
 
 // The palette: final[b] = globalInverse * global(node of b) * offset[b].
 // In a uniform block: GL 3.3 guarantees 16 KB there, but only 1024
@@ -34,6 +39,12 @@ void main()
               + bones[a_bone_ids.y] * a_weights.y
               + bones[a_bone_ids.z] * a_weights.z
               + bones[a_bone_ids.w] * a_weights.w;
+#if SKV_INFLUENCE_SLOTS > 4
+    skin += bones[a_bone_ids_1.x] * a_weights_1.x
+          + bones[a_bone_ids_1.y] * a_weights_1.y
+          + bones[a_bone_ids_1.z] * a_weights_1.z
+          + bones[a_bone_ids_1.w] * a_weights_1.w;
+#endif
     vec4 skinned = skin * vec4(a_position, 1.0);
     // Inverse transpose: stays right under non-uniform scale.
     vec3 skinned_normal = transpose(inverse(mat3(skin))) * a_normal;

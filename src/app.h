@@ -16,9 +16,10 @@ typedef struct skv_scene {
     skv_camera home; /* the framed camera, for "reset view" */
 } skv_scene;
 
-/* Imports `path` and picks clip `anim` (index or name; NULL: the first).
- * Frames the camera on the clip's animated bounds. */
-skv_result scene_load(skv_scene *scene, const char *path, const char *anim, skv_error *err);
+/* Imports `path` with `influences` slots per vertex (0: the default 4)
+ * and picks clip `anim` (index or name; NULL: the first). Frames the
+ * camera on the clip's animated bounds. */
+skv_result scene_load(skv_scene *scene, const char *path, const char *anim, int influences, skv_error *err);
 void scene_free(skv_scene *scene);
 
 /* Switches clip and re-frames the camera. */

@@ -37,6 +37,7 @@ static skv_draw *new_draw(split_state *st, int mesh)
 static skv_result split(const skv_model *model, int max_bones, skv_draw_set *set, skv_error *err)
 {
     split_state st = {.set = set};
+    const int slots = model->influence_slots;
     int bones = model->skeleton.bone_count;
     int *slot_of_bone = malloc((size_t)bones * sizeof *slot_of_bone);
     int *local_of_vertex = malloc((size_t)model->vertex_count * sizeof *local_of_vertex);
@@ -54,9 +55,9 @@ static skv_result split(const skv_model *model, int max_bones, skv_draw_set *set
             int added[3 * SKV_MAX_INFLUENCES], add_count = 0;
             for (int k = 0; k < 3 && d; k++) {
                 int v = mesh->base_vertex + (int)tri[k];
-                for (int i = 0; i < SKV_MAX_INFLUENCES; i++) {
-                    int b = model->bone_ids[v * SKV_MAX_INFLUENCES + i];
-                    if (model->weights[v * SKV_MAX_INFLUENCES + i] == 0.0f || slot_of_bone[b] >= 0) continue;
+                for (int i = 0; i < slots; i++) {
+                    int b = model->bone_ids[v * slots + i];
+                    if (model->weights[v * slots + i] == 0.0f || slot_of_bone[b] >= 0) continue;
                     int seen = 0;
                     for (int j = 0; j < add_count; j++) seen |= added[j] == b;
                     if (!seen) added[add_count++] = b;
@@ -83,21 +84,21 @@ static skv_result split(const skv_model *model, int max_bones, skv_draw_set *set
                     if (reserve((void **)&set->source_vertex, &st.vertex_capacity, n + 1, sizeof(int)))
                         goto oom;
                     if (st.vertex_capacity != old_capacity) { /* bone_ids keeps the same capacity */
-                        uint16_t *grown = realloc(set->bone_ids, (size_t)st.vertex_capacity * SKV_MAX_INFLUENCES *
+                        uint16_t *grown = realloc(set->bone_ids, (size_t)st.vertex_capacity * (size_t)slots *
                                                                      sizeof *grown);
                         if (!grown) goto oom;
                         set->bone_ids = grown;
                     }
                     uint16_t *ids = set->bone_ids;
                     set->source_vertex[n] = v;
-                    for (int i = 0; i < SKV_MAX_INFLUENCES; i++) {
-                        int b = model->bone_ids[v * SKV_MAX_INFLUENCES + i];
-                        int used = model->weights[v * SKV_MAX_INFLUENCES + i] != 0.0f;
+                    for (int i = 0; i < slots; i++) {
+                        int b = model->bone_ids[v * slots + i];
+                        int used = model->weights[v * slots + i] != 0.0f;
                         if (used && slot_of_bone[b] < 0) {
                             slot_of_bone[b] = d->bone_count;
                             draw_bones[d->bone_count++] = b;
                         }
-                        ids[n * SKV_MAX_INFLUENCES + i] = used ? (uint16_t)slot_of_bone[b] : 0;
+                        ids[n * slots + i] = used ? (uint16_t)slot_of_bone[b] : 0;
                     }
                     local_of_vertex[v] = n - d->base_vertex;
                     set->vertex_count++;

@@ -36,7 +36,7 @@ typedef struct skv_draw_set {
     /* Split mode only: the GPU's vertices, each a copy of a model vertex. */
     int vertex_count;
     int *source_vertex;  /* model vertex of each GPU vertex */
-    uint16_t *bone_ids;  /* SKV_MAX_INFLUENCES per GPU vertex, draw-local */
+    uint16_t *bone_ids;  /* model->influence_slots per GPU vertex, draw-local */
     uint32_t *indices;   /* relative to the draw's base_vertex */
     int index_count;
 } skv_draw_set;

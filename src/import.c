@@ -316,11 +316,11 @@ static skv_result pack_mesh_influences(importer *im, const struct aiMesh *src, s
 
     int node_bone = -1;
     for (int v = 0; v < nv; v++) {
-        int slot = (mesh->base_vertex + v) * SKV_MAX_INFLUENCES;
-        int used = skin_pack_influences(&list[start[v]], counts[v],
+        int slot = (mesh->base_vertex + v) * model->influence_slots;
+        int used = skin_pack_influences(&list[start[v]], counts[v], model->influence_slots,
                                         &model->bone_ids[slot], &model->weights[slot]);
         if (used > mesh->max_influences) mesh->max_influences = used;
-        if (used > SKV_MAX_INFLUENCES) mesh->over_limit_vertices++;
+        if (used > model->influence_slots) mesh->over_limit_vertices++;
         if (used == 0) {
             /* No usable weight (or no bones at all): ride on the node. */
             if (node_bone < 0) node_bone = node_bone_index(im, mesh->node);
@@ -382,8 +382,8 @@ static skv_result convert_meshes(importer *im)
     model->positions = calloc(nv * 3, sizeof(float));
     model->normals = calloc(nv * 3, sizeof(float));
     model->uvs = calloc(nv * 2, sizeof(float));
-    model->bone_ids = calloc(nv * SKV_MAX_INFLUENCES, sizeof(uint16_t));
-    model->weights = calloc(nv * SKV_MAX_INFLUENCES, sizeof(float));
+    model->bone_ids = calloc(nv * (size_t)model->influence_slots, sizeof(uint16_t));
+    model->weights = calloc(nv * (size_t)model->influence_slots, sizeof(float));
     model->indices = calloc((size_t)indices, sizeof(uint32_t));
     model->influence_start = calloc(nv + 1, sizeof(int));
     if (!model->meshes || !model->positions || !model->normals || !model->uvs ||
@@ -745,9 +745,11 @@ static void importer_free(importer *im)
     }
 }
 
-skv_result import_scene(const struct aiScene *scene, const char *path, skv_model *model, skv_error *err)
+skv_result import_scene(const struct aiScene *scene, const char *path, const skv_import_desc *desc,
+                        skv_model *model, skv_error *err)
 {
     memset(model, 0, sizeof *model);
+    model->influence_slots = desc && desc->influences == 8 ? 8 : SKV_DEFAULT_INFLUENCES;
     importer im = {.scene = scene, .model = model, .err = err};
     model->path = strdup(path);
     im.folder = strdup(path);
@@ -777,7 +779,7 @@ skv_result import_scene(const struct aiScene *scene, const char *path, skv_model
     return r;
 }
 
-skv_result import_model(const char *path, skv_model *model, skv_error *err)
+skv_result import_model(const char *path, const skv_import_desc *desc, skv_model *model, skv_error *err)
 {
     memset(model, 0, sizeof *model);
     skv_result r = check_path(path, err);
@@ -790,7 +792,7 @@ skv_result import_model(const char *path, skv_model *model, skv_error *err)
                      aiProcess_ValidateDataStructure | aiProcess_SortByPType | aiProcess_FlipUVs;
     const struct aiScene *scene = aiImportFile(path, flags);
     if (!scene) return skv_fail(err, SKV_ERR_IMPORT, "cannot import: %s", aiGetErrorString());
-    r = import_scene(scene, path, model, err);
+    r = import_scene(scene, path, desc, model, err);
     aiReleaseImport(scene);
     return r;
 }

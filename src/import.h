@@ -9,9 +9,15 @@
 #include "error.h"
 #include "model.h"
 
-/* Loads `path` into `model` (zeroed first). On failure returns a code from
- * error.h, fills `err` with one line, and leaves `model` empty. */
-skv_result import_model(const char *path, skv_model *model, skv_error *err);
+/* Load options; zero-initialised means the defaults. */
+typedef struct skv_import_desc {
+    int influences; /* slots per vertex: 0 or 4 (default), or 8 */
+} skv_import_desc;
+
+/* Loads `path` into `model` (zeroed first). `desc` may be NULL. On failure
+ * returns a code from error.h, fills `err` with one line, and leaves
+ * `model` empty. */
+skv_result import_model(const char *path, const skv_import_desc *desc, skv_model *model, skv_error *err);
 
 /* Version of the Assimp library in use, e.g. "5.2.5". */
 const char *import_assimp_version(void);

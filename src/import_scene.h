@@ -9,10 +9,12 @@
 #include <assimp/scene.h>
 
 #include "error.h"
+#include "import.h"
 #include "model.h"
 
 /* Converts `scene` (not modified, not freed) into `model`. `path` names
  * the file, for messages and for finding external textures beside it. */
-skv_result import_scene(const struct aiScene *scene, const char *path, skv_model *model, skv_error *err);
+skv_result import_scene(const struct aiScene *scene, const char *path, const skv_import_desc *desc,
+                        skv_model *model, skv_error *err);
 
 #endif

@@ -31,6 +31,7 @@ typedef struct options {
     const char *screenshot;
     const char *export_pose;
     const char *window_capture;
+    int influences;
     int list;
     int bind_pose;
 } options;
@@ -48,6 +49,7 @@ static void usage(FILE *out)
             "  --screenshot FILE.png render one frame offscreen at --time, no display needed\n"
             "  --export-pose FILE.obj write the skinned mesh at --time as Wavefront OBJ\n"
             "  --bind-pose           show the rest pose (no animation) instead of the clip\n"
+            "  --influences 4|8      bone influences kept per vertex (default 4)\n"
             "  --list                print meshes, bones and clips, then exit\n"
             "  --window-capture FILE.png  open the window, draw one paused frame at --time,\n"
             "                        save what the window shows (no HUD), close\n"
@@ -70,7 +72,7 @@ static int parse_number(const char *text, double *out)
 static int is_value_option(const char *arg)
 {
     static const char *const with_value[] = {"--anim", "--time", "--speed", "--size", "--screenshot", "--export-pose",
-                                              "--window-capture"};
+                                              "--window-capture", "--influences"};
     for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
         if (strcmp(arg, with_value[i]) == 0) return 1;
     return 0;
@@ -112,6 +114,10 @@ static int parse_options(int argc, char **argv, options *o)
             o->screenshot = value;
         } else if (strcmp(a, "--export-pose") == 0) {
             o->export_pose = value;
+        } else if (strcmp(a, "--influences") == 0) {
+            if (strcmp(value, "4") == 0) o->influences = 4;
+            else if (strcmp(value, "8") == 0) o->influences = 8;
+            else goto bad_value;
         } else if (strcmp(a, "--window-capture") == 0) {
             o->window_capture = value;
         } else if (a[0] == '-' && a[1] != '\0') {
@@ -169,14 +175,17 @@ static void print_list(const skv_scene *scene)
             printf(", %d vertices without weights follow the node", mesh->unweighted_vertices);
         if (mesh->over_limit_vertices)
             printf(", %d vertices over %d kept their %d largest", mesh->over_limit_vertices,
-                   SKV_MAX_INFLUENCES, SKV_MAX_INFLUENCES);
+                   m->influence_slots, m->influence_slots);
         printf("\n");
     }
     printf("nodes: %d\n", m->skeleton.node_count);
     printf("bones: %d (palette entries %d, shader limit %d)\n", m->file_bone_count, m->skeleton.bone_count,
            SKV_MAX_BONES);
-    printf("vertices over %d influences: %d\n", SKV_MAX_INFLUENCES, model_over_limit_vertices(m));
+    printf("influence slots: %d; vertices over %d influences: %d\n", m->influence_slots, m->influence_slots,
+           model_over_limit_vertices(m));
     printf("clips: %d\n", m->clip_count);
+    if (m->clip_count == 0)
+        printf("  no animation in this file as Assimp %s reads it: shown in its rest pose\n", import_assimp_version());
     for (int c = 0; c < m->clip_count; c++) {
         const skv_clip *clip = &m->clips[c];
         printf("  %d '%s': %.3f s (%g ticks at %g ticks/s), %d channels\n", c, clip->name,
@@ -281,7 +290,7 @@ int main(int argc, char **argv)
 
     skv_scene scene;
     skv_error err = {{0}};
-    skv_result r = scene_load(&scene, path, o.anim, &err);
+    skv_result r = scene_load(&scene, path, o.anim, o.influences, &err);
     if (r != SKV_OK) {
         fprintf(stderr, "skinview: %s: %s\n", path, err.message);
         return r;

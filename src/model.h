@@ -79,7 +79,7 @@ typedef struct skv_mesh {
     int skinned;             /* the file gave it bones */
     int bone_count;          /* bones the file lists for it */
     int max_influences;      /* most non-zero weights on one vertex, in the file */
-    int over_limit_vertices; /* vertices with more than SKV_MAX_INFLUENCES */
+    int over_limit_vertices; /* vertices with more influences than the slots */
     int unweighted_vertices; /* skinned-mesh vertices without any weight */
 } skv_mesh;
 
@@ -101,8 +101,9 @@ typedef struct skv_model {
     float *positions;   /* 3 per vertex */
     float *normals;     /* 3 per vertex */
     float *uvs;         /* 2 per vertex */
-    uint16_t *bone_ids; /* SKV_MAX_INFLUENCES per vertex */
-    float *weights;     /* SKV_MAX_INFLUENCES per vertex, sum 1 */
+    int influence_slots; /* per vertex: 4 (default) or 8 */
+    uint16_t *bone_ids;  /* influence_slots per vertex */
+    float *weights;      /* influence_slots per vertex, sum 1 */
     /* Every usable influence of every vertex, before the 4-slot cut (the
      * reference the packed slots are measured against): vertex v owns
      * influences[influence_start[v] .. influence_start[v + 1]), weights

@@ -9,23 +9,25 @@
 #include "shader_source.h"
 
 /* Prepended to every shader: the single definition of the shared limits. */
-static void shader_preamble(char *out, size_t size)
+static void shader_preamble(char *out, size_t size, int influence_slots)
 {
     snprintf(out, size,
              "#version 330 core\n"
              "#define SKV_MAX_BONES %d\n"
-             "#define SKV_MAX_INFLUENCES %d\n"
+             "#define SKV_INFLUENCE_SLOTS %d\n"
              "#define SKV_ATTR_POSITION %d\n"
              "#define SKV_ATTR_NORMAL %d\n"
              "#define SKV_ATTR_UV %d\n"
              "#define SKV_ATTR_BONE_IDS %d\n"
              "#define SKV_ATTR_WEIGHTS %d\n"
+             "#define SKV_ATTR_BONE_IDS_1 %d\n"
+             "#define SKV_ATTR_WEIGHTS_1 %d\n"
              "#line 1\n",
-             SKV_MAX_BONES, SKV_MAX_INFLUENCES, SKV_ATTR_POSITION, SKV_ATTR_NORMAL, SKV_ATTR_UV,
-             SKV_ATTR_BONE_IDS, SKV_ATTR_WEIGHTS);
+             SKV_MAX_BONES, influence_slots, SKV_ATTR_POSITION, SKV_ATTR_NORMAL, SKV_ATTR_UV, SKV_ATTR_BONE_IDS,
+             SKV_ATTR_WEIGHTS, SKV_ATTR_BONE_IDS_1, SKV_ATTR_WEIGHTS_1);
 }
 
-static GLuint compile(GLenum stage, const char *name, skv_error *err)
+static GLuint compile(GLenum stage, const char *name, int influence_slots, skv_error *err)
 {
     const char *body = shader_source(name);
     if (!body) {
@@ -33,7 +35,7 @@ static GLuint compile(GLenum stage, const char *name, skv_error *err)
         return 0;
     }
     char preamble[512];
-    shader_preamble(preamble, sizeof preamble);
+    shader_preamble(preamble, sizeof preamble, influence_slots);
     const char *parts[2] = {preamble, body};
     GLuint shader = glCreateShader(stage);
     glShaderSource(shader, 2, parts, NULL);
@@ -54,15 +56,15 @@ static GLuint compile(GLenum stage, const char *name, skv_error *err)
 
 GLuint render_program(const char *vertex_name, const char *fragment_name, skv_error *err)
 {
-    return render_program_capture(vertex_name, fragment_name, NULL, 0, err);
+    return render_program_capture(vertex_name, fragment_name, NULL, 0, SKV_DEFAULT_INFLUENCES, err);
 }
 
 GLuint render_program_capture(const char *vertex_name, const char *fragment_name, const char *const *varyings,
-                              int varying_count, skv_error *err)
+                              int varying_count, int influence_slots, skv_error *err)
 {
-    GLuint vs = compile(GL_VERTEX_SHADER, vertex_name, err);
+    GLuint vs = compile(GL_VERTEX_SHADER, vertex_name, influence_slots, err);
     if (!vs) return 0;
-    GLuint fs = compile(GL_FRAGMENT_SHADER, fragment_name, err);
+    GLuint fs = compile(GL_FRAGMENT_SHADER, fragment_name, influence_slots, err);
     if (!fs) {
         glDeleteShader(vs);
         return 0;
@@ -102,7 +104,8 @@ static GLuint upload_texture(const skv_texture *tex)
     return id;
 }
 
-/* Uploads a float attribute; with `source` (split mode), vertex i of the
+/* Uploads `components` floats per vertex and points `location` at the
+ * first (up to) 4 of them; with `source` (split mode), vertex i of the
  * buffer is model vertex source[i]. Returns -1 when memory runs out. */
 static int float_attribute(GLuint buffer, GLuint location, int components, const float *data, int vertex_count,
                            const int *source)
@@ -118,7 +121,8 @@ static int float_attribute(GLuint buffer, GLuint location, int components, const
     glBindBuffer(GL_ARRAY_BUFFER, buffer);
     glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)vertex_count * components * (GLsizeiptr)sizeof(float), data, GL_STATIC_DRAW);
     glEnableVertexAttribArray(location);
-    glVertexAttribPointer(location, components, GL_FLOAT, GL_FALSE, 0, NULL);
+    glVertexAttribPointer(location, components < 4 ? components : 4, GL_FLOAT, GL_FALSE,
+                          components * (GLsizei)sizeof(float), NULL);
     free(gathered);
     return 0;
 }
@@ -153,7 +157,9 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
         return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     }
 
-    renderer->program = program ? program : render_program("skinned.vert", "skinned.frag", err);
+    renderer->program = program ? program
+                                : render_program_capture("skinned.vert", "skinned.frag", NULL, 0,
+                                                         model->influence_slots, err);
     if (!renderer->program) return SKV_ERR_GPU;
     GLuint p = renderer->program;
     renderer->u_model = glGetUniformLocation(p, "u_model");
@@ -173,15 +179,28 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
     int nv = set->split ? set->vertex_count : model->vertex_count;
     const int *source = set->split ? set->source_vertex : NULL;
     const uint16_t *bone_ids = set->split ? set->bone_ids : model->bone_ids;
+    const int slots = model->influence_slots;
     int gathered = float_attribute(renderer->buffers[0], SKV_ATTR_POSITION, 3, model->positions, nv, source) |
                    float_attribute(renderer->buffers[1], SKV_ATTR_NORMAL, 3, model->normals, nv, source) |
                    float_attribute(renderer->buffers[2], SKV_ATTR_UV, 2, model->uvs, nv, source) |
-                   float_attribute(renderer->buffers[4], SKV_ATTR_WEIGHTS, SKV_MAX_INFLUENCES, model->weights, nv, source);
+                   float_attribute(renderer->buffers[4], SKV_ATTR_WEIGHTS, slots, model->weights, nv, source);
+    /* With 8 slots the weight buffer holds two vec4 per vertex: the
+     * second is its own attribute. */
+    GLsizei weight_stride = slots * (GLsizei)sizeof(float);
+    if (slots > 4) {
+        glEnableVertexAttribArray(SKV_ATTR_WEIGHTS_1);
+        glVertexAttribPointer(SKV_ATTR_WEIGHTS_1, 4, GL_FLOAT, GL_FALSE, weight_stride, (void *)(4 * sizeof(float)));
+    }
     /* Bone IDs stay integers all the way: glVertexAttribIPointer, ivec4. */
+    GLsizei id_stride = slots * (GLsizei)sizeof(uint16_t);
     glBindBuffer(GL_ARRAY_BUFFER, renderer->buffers[3]);
-    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)nv * SKV_MAX_INFLUENCES * (GLsizeiptr)sizeof(uint16_t), bone_ids, GL_STATIC_DRAW);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)nv * id_stride, bone_ids, GL_STATIC_DRAW);
     glEnableVertexAttribArray(SKV_ATTR_BONE_IDS);
-    glVertexAttribIPointer(SKV_ATTR_BONE_IDS, SKV_MAX_INFLUENCES, GL_UNSIGNED_SHORT, 0, NULL);
+    glVertexAttribIPointer(SKV_ATTR_BONE_IDS, 4, GL_UNSIGNED_SHORT, id_stride, NULL);
+    if (slots > 4) {
+        glEnableVertexAttribArray(SKV_ATTR_BONE_IDS_1);
+        glVertexAttribIPointer(SKV_ATTR_BONE_IDS_1, 4, GL_UNSIGNED_SHORT, id_stride, (void *)(4 * sizeof(uint16_t)));
+    }
 
     glGenBuffers(1, &renderer->index_buffer);
     glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, renderer->index_buffer);

@@ -71,6 +71,6 @@ void target_read_rgba(const skv_target *target, unsigned char *rgba);
 GLuint render_program(const char *vertex_name, const char *fragment_name, skv_error *err);
 /* Same, linked to capture `varyings` (interleaved) by transform feedback. */
 GLuint render_program_capture(const char *vertex_name, const char *fragment_name, const char *const *varyings,
-                              int varying_count, skv_error *err);
+                              int varying_count, int influence_slots, skv_error *err);
 
 #endif

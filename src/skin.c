@@ -11,9 +11,7 @@ static int influence_before(const skv_influence *a, const skv_influence *b)
     return a->bone < b->bone; /* deterministic order for equal weights */
 }
 
-int skin_pack_influences(skv_influence *list, int count,
-                         uint16_t ids[SKV_MAX_INFLUENCES],
-                         float weights[SKV_MAX_INFLUENCES])
+int skin_pack_influences(skv_influence *list, int count, int slots, uint16_t *ids, float *weights)
 {
     /* Drop unusable weights, merge repeats of one bone. */
     int kept = 0;
@@ -38,12 +36,12 @@ int skin_pack_influences(skv_influence *list, int count,
         }
         list[j] = v;
     }
-    int slots = kept < SKV_MAX_INFLUENCES ? kept : SKV_MAX_INFLUENCES;
+    int used = kept < slots ? kept : slots;
     float sum = 0.0f;
-    for (int i = 0; i < slots; i++) sum += list[i].weight;
-    for (int i = 0; i < SKV_MAX_INFLUENCES; i++) {
-        ids[i] = i < slots ? (uint16_t)list[i].bone : 0;
-        weights[i] = i < slots ? list[i].weight / sum : 0.0f;
+    for (int i = 0; i < used; i++) sum += list[i].weight;
+    for (int i = 0; i < slots; i++) {
+        ids[i] = i < used ? (uint16_t)list[i].bone : 0;
+        weights[i] = i < used ? list[i].weight / sum : 0.0f;
     }
     return kept;
 }
@@ -52,10 +50,11 @@ void skin_blend(const skv_model *model, const mat4 *palette,
                 float *positions, float *normals)
 {
     for (int v = 0; v < model->vertex_count; v++) {
-        const uint16_t *ids = &model->bone_ids[v * SKV_MAX_INFLUENCES];
-        const float *w = &model->weights[v * SKV_MAX_INFLUENCES];
+        const int slots = model->influence_slots;
+        const uint16_t *ids = &model->bone_ids[v * slots];
+        const float *w = &model->weights[v * slots];
         mat4 blend = GLM_MAT4_ZERO_INIT;
-        for (int i = 0; i < SKV_MAX_INFLUENCES; i++) {
+        for (int i = 0; i < slots; i++) {
             if (w[i] == 0.0f) continue;
             const float(*m)[4] = palette[ids[i]];
             for (int c = 0; c < 4; c++)

@@ -1,7 +1,7 @@
 /* skin.h - per-vertex influences and the CPU reference blend.
  *
  * Packing turns a vertex's list of (bone, weight) pairs, as a file gives
- * them, into the fixed SKV_MAX_INFLUENCES slots the shader reads. The CPU
+ * them, into the fixed slots (4 or 8) the shader reads. The CPU
  * blend applies a bone palette to the packed slots exactly the way the
  * vertex shader does; pose export and camera framing use it. */
 #ifndef SKV_SKIN_H
@@ -13,13 +13,11 @@
 
 /* Packs `list` (modified: sorted, merged in place) into `ids`/`weights`.
  * Weights that are NaN, infinite or <= 0 are dropped; the same bone twice
- * is merged into one influence; the largest SKV_MAX_INFLUENCES are kept
+ * is merged into one influence; the largest `slots` are kept
  * and renormalised to sum 1; unused slots get bone 0, weight 0.
  * Returns the number of distinct usable influences before truncation
  * (0: nothing usable, the slots are all zero). */
-int skin_pack_influences(skv_influence *list, int count,
-                         uint16_t ids[SKV_MAX_INFLUENCES],
-                         float weights[SKV_MAX_INFLUENCES]);
+int skin_pack_influences(skv_influence *list, int count, int slots, uint16_t *ids, float *weights);
 
 /* Blends every vertex of `model` with `palette` (bone_count matrices).
  * Writes 3 floats per vertex to `positions`, and to `normals` when it is

@@ -12,8 +12,10 @@
  * components, more than the 1024 GL 3.3 guarantees). */
 #define SKV_MAX_BONES 100
 
-/* Influences stored per vertex (one ivec4 + one vec4 attribute). */
-#define SKV_MAX_INFLUENCES 4
+/* Influence slots per vertex: 4 by default (one ivec4 + one vec4
+ * attribute), 8 with --influences 8 (a second pair). Chosen at load. */
+#define SKV_DEFAULT_INFLUENCES 4
+#define SKV_MAX_INFLUENCES 8
 
 /* Vertex attribute locations. */
 #define SKV_ATTR_POSITION 0
@@ -21,6 +23,8 @@
 #define SKV_ATTR_UV 2
 #define SKV_ATTR_BONE_IDS 3
 #define SKV_ATTR_WEIGHTS 4
+#define SKV_ATTR_BONE_IDS_1 5 /* slots 5-8, with 8 influence slots */
+#define SKV_ATTR_WEIGHTS_1 6
 
 /* Uniform block binding point of the bone palette. */
 #define SKV_BONES_BINDING 0

@@ -38,6 +38,7 @@ expect 6 "no clip 'nope'" -- "$shared/md5/Bob.md5mesh" --anim nope --list
 expect 6 "no clip '7'" -- "$shared/md5/Bob.md5mesh" --anim 7 --list
 expect 2 "unknown option" -- --frobnicate
 expect 2 "bad value for --size" -- "$shared/md5/Bob.md5mesh" --size 0x0 --list
+expect 2 "bad value for --influences" -- "$shared/md5/Bob.md5mesh" --influences 5 --list
 expect 8 "cannot write" -- "$shared/md5/Bob.md5mesh" --export-pose "$tmp/no/dir/x.obj"
 [ -e "$tmp/x.png" ] && { echo "FAIL: a PNG was written for a failed import"; failures=$((failures + 1)); }
 echo "$failures failure(s)"

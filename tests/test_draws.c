@@ -6,11 +6,11 @@
 #include "draws.h"
 #include "import.h"
 
-static void check_split(const char *path, int max_bones)
+static void check_split(const char *path, int max_bones, int influences)
 {
     skv_model model;
     skv_error err;
-    if (import_model(path, &model, &err) != SKV_OK) {
+    if (import_model(path, &(skv_import_desc){.influences = influences}, &model, &err) != SKV_OK) {
         fprintf(stderr, "%s: %s\n", path, err.message);
         CHECK(0);
         return;
@@ -38,14 +38,15 @@ static void check_split(const char *path, int max_bones)
         for (int g = d->base_vertex; g < d->base_vertex + d->vertex_count; g++) {
             int v = set.source_vertex[g];
             /* Local slot -> global bone must give the vertex's own bones. */
-            for (int s = 0; s < SKV_MAX_INFLUENCES; s++) {
-                if (model.weights[v * SKV_MAX_INFLUENCES + s] == 0.0f) continue;
-                int local = set.bone_ids[g * SKV_MAX_INFLUENCES + s];
-                if (local >= d->bone_count || d->bones[local] != model.bone_ids[v * SKV_MAX_INFLUENCES + s]) bad_ids++;
+            const int slots = model.influence_slots;
+            for (int s = 0; s < slots; s++) {
+                if (model.weights[v * slots + s] == 0.0f) continue;
+                int local = set.bone_ids[g * slots + s];
+                if (local >= d->bone_count || d->bones[local] != model.bone_ids[v * slots + s]) bad_ids++;
             }
         }
     }
-    printf("%s, %d bones per draw: %d bones -> %d draws, %d -> %d vertices\n", path, max_bones,
+    printf("%s, %d slots, %d bones per draw: %d bones -> %d draws, %d -> %d vertices\n", path, influences, max_bones,
            model.skeleton.bone_count, set.draw_count, model.vertex_count, set.vertex_count);
     CHECK(over == 0);
     CHECK(bad_ids == 0);
@@ -58,8 +59,9 @@ static void check_split(const char *path, int max_bones)
 int main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
-        check_split(argv[i], 12);
-        check_split(argv[i], 100);
+        check_split(argv[i], 12, 4);
+        check_split(argv[i], 100, 4);
+        check_split(argv[i], 12, 8);
     }
     return check_summary();
 }

@@ -150,7 +150,7 @@ int main(void)
 
     skv_model model;
     skv_error err = {{0}};
-    skv_result r = import_scene(&scene, "/nowhere/test.model", &model, &err);
+    skv_result r = import_scene(&scene, "/nowhere/test.model", NULL, &model, &err);
     CHECK(r == SKV_OK);
     if (r != SKV_OK) {
         fprintf(stderr, "import_scene: %s\n", err.message);

@@ -4,10 +4,10 @@
 #include "check.h"
 #include "skin.h"
 
-static float slot_sum(const float w[SKV_MAX_INFLUENCES])
+static float slot_sum(const float w[4])
 {
     float s = 0;
-    for (int i = 0; i < SKV_MAX_INFLUENCES; i++) s += w[i];
+    for (int i = 0; i < 4; i++) s += w[i];
     return s;
 }
 
@@ -18,7 +18,7 @@ static void test_packing(void)
 
     /* Six influences: the four largest, renormalised, largest first. */
     skv_influence six[6] = {{1, 0.05f}, {2, 0.30f}, {3, 0.10f}, {4, 0.25f}, {5, 0.20f}, {6, 0.10f}};
-    CHECK(skin_pack_influences(six, 6, ids, w) == 6);
+    CHECK(skin_pack_influences(six, 6, 4, ids, w) == 6);
     CHECK(ids[0] == 2 && ids[1] == 4 && ids[2] == 5);
     CHECK(ids[3] == 3 || ids[3] == 6); /* the two 0.10s: lower bone id first */
     CHECK(ids[3] == 3);
@@ -27,25 +27,25 @@ static void test_packing(void)
 
     /* Under-weighted: 0.2 + 0.2 -> 0.5 + 0.5. */
     skv_influence two[2] = {{7, 0.2f}, {9, 0.2f}};
-    CHECK(skin_pack_influences(two, 2, ids, w) == 2);
+    CHECK(skin_pack_influences(two, 2, 4, ids, w) == 2);
     CHECK_NEAR(w[0], 0.5, 1e-6);
     CHECK_NEAR(w[1], 0.5, 1e-6);
     CHECK(w[2] == 0 && w[3] == 0);
 
     /* Zero, negative and NaN weights are dropped. */
     skv_influence bad[4] = {{1, 0.0f}, {2, -0.5f}, {3, NAN}, {4, 0.4f}};
-    CHECK(skin_pack_influences(bad, 4, ids, w) == 1);
+    CHECK(skin_pack_influences(bad, 4, 4, ids, w) == 1);
     CHECK(ids[0] == 4 && w[0] == 1.0f && w[1] == 0.0f);
 
     /* Nothing usable: 0 and empty slots. */
     skv_influence none[2] = {{1, 0.0f}, {2, 0.0f}};
-    CHECK(skin_pack_influences(none, 2, ids, w) == 0);
+    CHECK(skin_pack_influences(none, 2, 4, ids, w) == 0);
     CHECK(slot_sum(w) == 0.0f);
-    CHECK(skin_pack_influences(NULL, 0, ids, w) == 0);
+    CHECK(skin_pack_influences(NULL, 0, 4, ids, w) == 0);
 
     /* The same bone twice: merged into one influence. */
     skv_influence twice[3] = {{5, 0.3f}, {8, 0.4f}, {5, 0.3f}};
-    CHECK(skin_pack_influences(twice, 3, ids, w) == 2);
+    CHECK(skin_pack_influences(twice, 3, 4, ids, w) == 2);
     CHECK(ids[0] == 5);
     CHECK_NEAR(w[0], 0.6, 1e-6);
 }
@@ -56,7 +56,7 @@ static void test_blend(void)
     float normals[6] = {0, 1, 0, 1, 0, 0};
     uint16_t ids[8] = {0, 1, 0, 0, 1, 0, 0, 0};
     float weights[8] = {0.5f, 0.5f, 0, 0, 1, 0, 0, 0};
-    skv_model model = {.vertex_count = 2, .positions = positions, .normals = normals, .bone_ids = ids,
+    skv_model model = {.vertex_count = 2, .influence_slots = 4, .positions = positions, .normals = normals, .bone_ids = ids,
                        .weights = weights};
     mat4 palette[2];
     glm_mat4_identity(palette[0]);
