@@ -723,6 +723,50 @@ static skv_result convert_clips(importer *im)
     return SKV_OK;
 }
 
+/* Files (Collada above all) often hold one clip per animated node, each a
+ * single channel on the same time line: they are one motion. Such clips
+ * become one clip; different time lines stay apart. */
+static skv_result merge_single_channel_clips(importer *im)
+{
+    skv_model *model = im->model;
+    for (int first = 0; first < model->clip_count; first++) {
+        skv_clip *base = &model->clips[first];
+        if (base->channel_count != 1) continue;
+        int members = 1;
+        for (int c = first + 1; c < model->clip_count; c++) {
+            skv_clip *o = &model->clips[c];
+            if (o->channel_count == 1 && o->ticks_per_second == base->ticks_per_second &&
+                o->duration_ticks == base->duration_ticks && base->node_channel[o->channels[0].node] < 0)
+                members++;
+        }
+        if (members < 2) continue;
+        skv_channel *channels = malloc((size_t)members * sizeof *channels);
+        if (!channels) return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+        channels[0] = base->channels[0];
+        int count = 1, write = first + 1;
+        for (int c = first + 1; c < model->clip_count; c++) {
+            skv_clip *o = &model->clips[c];
+            int node = o->channel_count == 1 ? o->channels[0].node : -1;
+            if (node >= 0 && o->ticks_per_second == base->ticks_per_second &&
+                o->duration_ticks == base->duration_ticks && base->node_channel[node] < 0) {
+                base->node_channel[node] = count;
+                channels[count++] = o->channels[0]; /* keys move over */
+                free(o->channels);
+                free(o->node_channel);
+                free(o->name);
+            } else {
+                model->clips[write++] = *o;
+            }
+        }
+        free(base->channels);
+        base->channels = channels;
+        base->channel_count = count;
+        base->merged_from = count;
+        model->clip_count = write;
+    }
+    return SKV_OK;
+}
+
 /* --- entry point --------------------------------------------------------- */
 
 const char *import_assimp_version(void)
@@ -769,6 +813,7 @@ skv_result import_scene(const struct aiScene *scene, const char *path, const skv
     if (r == SKV_OK) r = convert_meshes(&im);
     if (r == SKV_OK) r = convert_materials(&im);
     if (r == SKV_OK) r = convert_clips(&im);
+    if (r == SKV_OK) r = merge_single_channel_clips(&im);
     if (r == SKV_OK) {
         for (int m = 0; m < model->mesh_count; m++)
             if (model->meshes[m].material < 0 || model->meshes[m].material >= model->material_count)

@@ -188,9 +188,12 @@ static void print_list(const skv_scene *scene)
         printf("  no animation in this file as Assimp %s reads it: shown in its rest pose\n", import_assimp_version());
     for (int c = 0; c < m->clip_count; c++) {
         const skv_clip *clip = &m->clips[c];
-        printf("  %d '%s': %.3f s (%g ticks at %g ticks/s), %d channels\n", c, clip->name,
+        printf("  %d '%s': %.3f s (%g ticks at %g ticks/s), %d channels", c, clip->name,
                clip->duration_ticks / clip->ticks_per_second, clip->duration_ticks, clip->ticks_per_second,
                clip->channel_count);
+        if (clip->merged_from > 1)
+            printf(" (%d one-channel clips of the file on one time line, played together)", clip->merged_from);
+        printf("\n");
     }
 }
 

@@ -51,6 +51,7 @@ typedef struct skv_clip {
     int channel_count;
     skv_channel *channels;
     int *node_channel; /* per skeleton node: index into channels, or -1 */
+    int merged_from;   /* > 1: made of that many one-channel clips of the file */
 } skv_clip;
 
 /* Node hierarchy and bone map, flattened parent-first. */

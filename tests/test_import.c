@@ -218,6 +218,42 @@ int main(void)
     pose_destroy(&pose);
 
     model_free(&model);
+
+    /* One clip per node, as Collada files often have: three on one time
+     * line merge into one clip; one on another time line stays apart. */
+    struct aiVectorKey short_keys[2] = {{0.0, {0, 0, 0}}, {10.0, {1, 0, 0}}};
+    struct aiVectorKey long_keys[2] = {{0.0, {0, 0, 0}}, {20.0, {1, 0, 0}}};
+    const char *targets[4] = {"boneA", "boneB", "prop", "armature"};
+    struct aiNodeAnim one[4] = {0};
+    struct aiNodeAnim *one_ptr[4][1];
+    struct aiAnimation per_node[4] = {0};
+    struct aiAnimation *per_node_ptr[4];
+    for (int i = 0; i < 4; i++) {
+        set_name(&one[i].mNodeName, targets[i]);
+        one[i].mNumPositionKeys = 2;
+        one[i].mPositionKeys = i == 3 ? long_keys : short_keys;
+        one_ptr[i][0] = &one[i];
+        set_name(&per_node[i].mName, targets[i]);
+        per_node[i].mDuration = i == 3 ? 20.0 : 10.0;
+        per_node[i].mTicksPerSecond = 10.0;
+        per_node[i].mNumChannels = 1;
+        per_node[i].mChannels = one_ptr[i];
+        per_node_ptr[i] = &per_node[i];
+    }
+    scene.mNumAnimations = 4;
+    scene.mAnimations = per_node_ptr;
+    r = import_scene(&scene, "/nowhere/test.model", NULL, &model, &err);
+    CHECK(r == SKV_OK);
+    if (r == SKV_OK) {
+        CHECK(model.clip_count == 2);
+        CHECK(model.clips[0].channel_count == 3 && model.clips[0].merged_from == 3);
+        CHECK(model.clips[1].channel_count == 1 && model.clips[1].duration_ticks == 20.0);
+        /* Each merged channel still drives its own node. */
+        int driven = 0;
+        for (int n = 0; n < model.skeleton.node_count; n++) driven += model.clips[0].node_channel[n] >= 0;
+        CHECK(driven == 3);
+        model_free(&model);
+    }
     free_node(root);
     for (int m = 0; m < 3; m++) free_mesh(meshes[m]);
     return check_summary();
