@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include <stb_ds.h>
@@ -35,6 +37,7 @@ typedef struct name_index {
 /* State of one import; everything here is freed before returning. */
 typedef struct importer {
     const struct aiScene *scene;
+    const struct aiScene *anim_scene; /* where the clips come from: scene, or an .md5anim's */
     skv_model *model;
     skv_error *err;
     char *folder; /* the model's folder, for external textures */
@@ -656,7 +659,7 @@ static int copy_quat_keys(const struct aiQuatKey *src, unsigned count, const flo
 
 static skv_result convert_clips(importer *im)
 {
-    const struct aiScene *scene = im->scene;
+    const struct aiScene *scene = im->anim_scene;
     skv_model *model = im->model;
     skv_skeleton *sk = &model->skeleton;
     if (scene->mNumAnimations == 0) return SKV_OK;
@@ -789,12 +792,13 @@ static void importer_free(importer *im)
     }
 }
 
-skv_result import_scene(const struct aiScene *scene, const char *path, const skv_import_desc *desc,
-                        skv_model *model, skv_error *err)
+/* import_scene, with the clips taken from `anim_scene`. */
+static skv_result convert_scene(const struct aiScene *scene, const struct aiScene *anim_scene, const char *path,
+                                const skv_import_desc *desc, skv_model *model, skv_error *err)
 {
     memset(model, 0, sizeof *model);
     model->influence_slots = desc && desc->influences == 8 ? 8 : SKV_DEFAULT_INFLUENCES;
-    importer im = {.scene = scene, .model = model, .err = err};
+    importer im = {.scene = scene, .anim_scene = anim_scene, .model = model, .err = err};
     model->path = strdup(path);
     im.folder = strdup(path);
     if (!model->path || !im.folder) {
@@ -824,6 +828,60 @@ skv_result import_scene(const struct aiScene *scene, const char *path, const skv
     return r;
 }
 
+skv_result import_scene(const struct aiScene *scene, const char *path, const skv_import_desc *desc,
+                        skv_model *model, skv_error *err)
+{
+    return convert_scene(scene, scene, path, desc, model, err);
+}
+
+static int ends_with_nocase(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcasecmp(s + n - k, suffix) == 0;
+}
+
+/* Assimp loads an .md5mesh's clip from "<base>.md5anim" beside it, spelt
+ * exactly so. Finds one whose name differs only in case; 0 if none. */
+static int find_md5anim(const char *mesh_path, char *out, size_t size)
+{
+    char folder[2048];
+    snprintf(folder, sizeof folder, "%s", mesh_path);
+    char *slash = strrchr(folder, '/');
+    const char *file = slash ? slash + 1 : mesh_path;
+    if (slash) *slash = '\0';
+    else snprintf(folder, sizeof folder, ".");
+    size_t base_len = strlen(file) - strlen(".md5mesh");
+    DIR *dir = opendir(folder);
+    if (!dir) return 0;
+    int found = 0;
+    for (struct dirent *e; !found && (e = readdir(dir));) {
+        if (strlen(e->d_name) == base_len + strlen(".md5anim") && strncasecmp(e->d_name, file, base_len) == 0 &&
+            ends_with_nocase(e->d_name, ".md5anim")) {
+            snprintf(out, size, "%s/%s", folder, e->d_name);
+            found = 1;
+        }
+    }
+    closedir(dir);
+    return found;
+}
+
+/* Assimp tells .md5anim from .md5mesh by the extension, case-sensitively,
+ * so the file is handed over from memory with the right type hint. */
+static const struct aiScene *import_md5anim(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *bytes = size > 0 && size < (1L << 28) ? malloc((size_t)size) : NULL;
+    int ok = bytes && fread(bytes, 1, (size_t)size, f) == (size_t)size;
+    fclose(f);
+    const struct aiScene *scene = ok ? aiImportFileFromMemory(bytes, (unsigned)size, 0, "md5anim") : NULL;
+    free(bytes);
+    return scene;
+}
+
 skv_result import_model(const char *path, const skv_import_desc *desc, skv_model *model, skv_error *err)
 {
     memset(model, 0, sizeof *model);
@@ -837,7 +895,19 @@ skv_result import_model(const char *path, const skv_import_desc *desc, skv_model
                      aiProcess_ValidateDataStructure | aiProcess_SortByPType | aiProcess_FlipUVs;
     const struct aiScene *scene = aiImportFile(path, flags);
     if (!scene) return skv_fail(err, SKV_ERR_IMPORT, "cannot import: %s", aiGetErrorString());
-    r = import_scene(scene, path, desc, model, err);
+
+    const struct aiScene *anim_scene = NULL;
+    char anim_path[4096];
+    if (scene->mNumAnimations == 0 && ends_with_nocase(path, ".md5mesh") &&
+        find_md5anim(path, anim_path, sizeof anim_path)) {
+        anim_scene = import_md5anim(anim_path);
+    }
+    r = convert_scene(scene, anim_scene && anim_scene->mNumAnimations ? anim_scene : scene, path, desc, model, err);
+    if (r == SKV_OK && anim_scene && anim_scene->mNumAnimations)
+        model_warn(model, "clip read from %s (Assimp looks for the exact name only)", anim_path);
+    else if (r == SKV_OK && anim_scene)
+        model_warn(model, "%s has no usable animation; shown in rest pose", anim_path);
+    if (anim_scene) aiReleaseImport(anim_scene);
     aiReleaseImport(scene);
     return r;
 }

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# MD5 animation lookup: Assimp only autoloads "<base>.md5anim" spelt exactly
+# as the mesh; skinview also finds it when the names differ in case, and
+# shows a mesh whose .md5anim is missing in its rest pose (exit 0).
+# Works on copies of assets/arm.* in a temporary folder.
+# Usage: e2e_md5_names.sh SKINVIEW SKV_CHECK ASSETS_DIR GOLDEN.png
+set -euo pipefail
+skinview=$1 check=$2 assets=$3 golden=$4
+. "$(dirname "$0")/golden_tolerance.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+mkdir "$tmp/case" "$tmp/alone"
+cp "$assets/arm.md5mesh" "$tmp/case/Arm.md5mesh"
+cp "$assets/arm.md5anim" "$tmp/case/ARM.MD5ANIM"
+cp "$assets/arm_skin.png" "$tmp/case/"
+"$skinview" "$tmp/case/Arm.md5mesh" --list | tee "$tmp/list.txt"
+grep -q "^clips: 1" "$tmp/list.txt"
+"$skinview" "$tmp/case/Arm.md5mesh" --time 1.0 --size 256x256 --screenshot "$tmp/case.png"
+"$check" golden "$tmp/case.png" "$golden" "$tmp/case.diff.png" "$TOLERANCE" "$MAX_FRACTION"
+
+cp "$assets/arm.md5mesh" "$assets/arm_skin.png" "$tmp/alone/"
+"$skinview" "$tmp/alone/arm.md5mesh" --list | tee "$tmp/alone.txt"
+grep -q "^clips: 0" "$tmp/alone.txt"
+grep -q "no animation" "$tmp/alone.txt"
+"$skinview" "$tmp/alone/arm.md5mesh" --size 256x256 --screenshot "$tmp/alone.png"
+"$check" nonblank "$tmp/alone.png"
+echo "md5 name checks ok"
