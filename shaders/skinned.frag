@@ -15,8 +15,11 @@ void main()
 {
     vec3 base = u_has_texture ? texture(u_texture, v_uv).rgb : u_diffuse.rgb;
     vec3 n = normalize(v_view_normal);
-    if (!gl_FrontFacing) n = -n;
     vec3 to_eye = normalize(-v_view_position);
+    // Two-sided: turn the normal toward the viewer. (Flipping by winding,
+    // gl_FrontFacing, fails on files whose winding and normals disagree,
+    // e.g. the skeleton mesh Assimp builds for BVH, which then shows black.)
+    if (dot(n, to_eye) < 0.0) n = -n;
     float diffuse = max(dot(n, to_eye), 0.0);
     // Light and eye coincide, so the half vector is the view vector.
     float specular = pow(diffuse, 48.0) * 0.25;

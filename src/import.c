@@ -350,6 +350,38 @@ static skv_result pack_mesh_influences(importer *im, const struct aiMesh *src, s
            : skv_fail(im->err, SKV_ERR_CONTENT, "more than %d bones", UINT16_MAX);
 }
 
+/* Normals that are NaN or (near) zero light as black: rebuild each from
+ * the faces around its vertex, else point it up. Returns how many. */
+static int repair_normals(skv_model *model, const skv_mesh *mesh)
+{
+    int repaired = 0;
+    for (int v = 0; v < mesh->vertex_count; v++) {
+        float *n = &model->normals[(size_t)(mesh->base_vertex + v) * 3];
+        float len2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+        if (len2 > 1e-12f && isfinite(len2)) continue;
+        vec3 sum = {0.0f, 0.0f, 0.0f};
+        for (int i = 0; i < mesh->index_count; i += 3) {
+            const uint32_t *tri = &model->indices[mesh->first_index + i];
+            if ((int)tri[0] != v && (int)tri[1] != v && (int)tri[2] != v) continue;
+            const float *a = &model->positions[(size_t)(mesh->base_vertex + (int)tri[0]) * 3];
+            const float *b = &model->positions[(size_t)(mesh->base_vertex + (int)tri[1]) * 3];
+            const float *c = &model->positions[(size_t)(mesh->base_vertex + (int)tri[2]) * 3];
+            vec3 ab = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, ac = {c[0] - a[0], c[1] - a[1], c[2] - a[2]}, face;
+            glm_vec3_cross(ab, ac, face);
+            glm_vec3_add(sum, face, sum);
+        }
+        float s2 = glm_vec3_norm2(sum);
+        if (s2 > 1e-24f && isfinite(s2)) {
+            glm_vec3_scale(sum, 1.0f / sqrtf(s2), sum);
+            n[0] = sum[0], n[1] = sum[1], n[2] = sum[2];
+        } else {
+            n[0] = 0.0f, n[1] = 1.0f, n[2] = 0.0f;
+        }
+        repaired++;
+    }
+    return repaired;
+}
+
 static skv_result convert_meshes(importer *im)
 {
     const struct aiScene *scene = im->scene;
@@ -393,7 +425,7 @@ static skv_result convert_meshes(importer *im)
         !model->bone_ids || !model->weights || !model->indices || !model->influence_start)
         return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
 
-    int bad_positions = 0;
+    int bad_positions = 0, bad_normals = 0;
     for (int n = 0; n < sk->node_count; n++) {
         const struct aiNode *node = im->nodes[n];
         for (unsigned i = 0; i < node->mNumMeshes; i++) {
@@ -444,9 +476,11 @@ static skv_result convert_meshes(importer *im)
 
             skv_result r = pack_mesh_influences(im, src, mesh);
             if (r != SKV_OK) return r;
+            bad_normals += repair_normals(model, mesh);
         }
     }
     if (bad_positions) model_warn(model, "%d vertex position(s) were NaN/Inf; set to the origin", bad_positions);
+    if (bad_normals) model_warn(model, "%d vertex normal(s) were zero or NaN; rebuilt from their faces", bad_normals);
     return SKV_OK;
 }
 
