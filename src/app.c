@@ -20,10 +20,11 @@ static void frame_clip(skv_scene *scene)
     scene->home = scene->camera;
 }
 
-skv_result scene_load(skv_scene *scene, const char *path, const char *anim, int influences, skv_error *err)
+skv_result scene_load(skv_scene *scene, const char *path, const char *anim, const skv_import_desc *import,
+                      skv_error *err)
 {
     memset(scene, 0, sizeof *scene);
-    skv_result r = import_model(path, &(skv_import_desc){.influences = influences}, &scene->model, err);
+    skv_result r = import_model(path, import, &scene->model, err);
     if (r != SKV_OK) return r;
     scene->clip = scene->model.clip_count > 0 ? 0 : -1;
     if (anim) {

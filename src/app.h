@@ -5,6 +5,7 @@
 
 #include "anim.h"
 #include "error.h"
+#include "import.h"
 #include "model.h"
 #include "view.h"
 
@@ -16,10 +17,10 @@ typedef struct skv_scene {
     skv_camera home; /* the framed camera, for "reset view" */
 } skv_scene;
 
-/* Imports `path` with `influences` slots per vertex (0: the default 4)
- * and picks clip `anim` (index or name; NULL: the first). Frames the
+/* Imports `path` (import.h options; NULL: defaults) and picks clip `anim` (index or name; NULL: the first). Frames the
  * camera on the clip's animated bounds. */
-skv_result scene_load(skv_scene *scene, const char *path, const char *anim, int influences, skv_error *err);
+skv_result scene_load(skv_scene *scene, const char *path, const char *anim, const skv_import_desc *import,
+                      skv_error *err);
 void scene_free(skv_scene *scene);
 
 /* Switches clip and re-frames the camera. */

@@ -20,8 +20,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <stb_ds.h>
 #include <stb_image.h>
@@ -916,6 +922,82 @@ static const struct aiScene *import_md5anim(const char *path)
     return scene;
 }
 
+#ifndef SKV_SANITIZE /* ASan reserves terabytes of address space up front */
+/* Memory a guarded read may use: generous for real models (Assimp needs a
+ * small multiple of the file), far below what a broken header can ask for. */
+static rlim_t guard_memory_limit(const char *path)
+{
+    struct stat st;
+    rlim_t file = stat(path, &st) == 0 ? (rlim_t)st.st_size : 0;
+    rlim_t limit = (rlim_t)2 << 30; /* 2 GiB */
+    if (file * 16 > limit) limit = file * 16;
+    return limit;
+}
+#endif
+
+/* Reads `path` with Assimp in a child process. Returns SKV_OK when the
+ * child read it; otherwise an error saying how Assimp failed. */
+static skv_result guarded_read(const char *path, unsigned flags, const skv_import_desc *desc, skv_error *err)
+{
+    int pipe_fd[2];
+    if (pipe(pipe_fd) != 0) return SKV_OK; /* cannot guard: read unguarded */
+    fflush(NULL);
+    pid_t child = fork();
+    if (child < 0) {
+        close(pipe_fd[0]);
+        close(pipe_fd[1]);
+        return SKV_OK;
+    }
+    if (child == 0) {
+        close(pipe_fd[0]);
+        /* Only Assimp runs here; what it (or a sanitizer inside it) would
+         * print is summed up by the parent's one line instead. */
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0) dup2(devnull, STDERR_FILENO);
+#ifndef SKV_SANITIZE
+        struct rlimit limit = {guard_memory_limit(path), guard_memory_limit(path)};
+        setrlimit(RLIMIT_AS, &limit);
+#endif
+        const struct aiScene *scene = aiImportFile(path, flags);
+        if (!scene) {
+            const char *why = aiGetErrorString();
+            ssize_t written = write(pipe_fd[1], why, strlen(why));
+            (void)written;
+        }
+        _exit(scene ? 0 : 1);
+    }
+    close(pipe_fd[1]);
+    double timeout = desc && desc->timeout_seconds > 0 ? desc->timeout_seconds : 60.0;
+    struct timespec start, now, nap = {0, 5 * 1000 * 1000};
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    int status = 0, timed_out = 0;
+    while (waitpid(child, &status, WNOHANG) == 0) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((double)(now.tv_sec - start.tv_sec) + 1e-9 * (double)(now.tv_nsec - start.tv_nsec) > timeout) {
+            kill(child, SIGKILL);
+            waitpid(child, &status, 0);
+            timed_out = 1;
+            break;
+        }
+        nanosleep(&nap, NULL);
+    }
+    char why[400] = {0};
+    ssize_t got = read(pipe_fd[0], why, sizeof why - 1);
+    close(pipe_fd[0]);
+    if (got > 0) why[got] = '\0';
+    for (char *c = why; *c; c++)
+        if (*c == '\n' || *c == '\r') *c = ' ';
+    if (timed_out)
+        return skv_fail(err, SKV_ERR_IMPORT, "Assimp did not finish reading it within %g s (see --trust)", timeout);
+    if (WIFSIGNALED(status))
+        return skv_fail(err, SKV_ERR_IMPORT, "Assimp crashed reading it (signal %d); nothing was shown",
+                        WTERMSIG(status));
+    if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+        return skv_fail(err, SKV_ERR_IMPORT, "cannot import: %s",
+                        why[0] ? why : "Assimp ran out of its memory limit or failed without a message");
+    return SKV_OK;
+}
+
 skv_result import_model(const char *path, const skv_import_desc *desc, skv_model *model, skv_error *err)
 {
     memset(model, 0, sizeof *model);
@@ -927,6 +1009,10 @@ skv_result import_model(const char *path, const skv_import_desc *desc, skv_model
      * "no triangle meshes", not an opaque Assimp error). */
     unsigned flags = aiProcess_Triangulate | aiProcess_GenSmoothNormals | aiProcess_JoinIdenticalVertices |
                      aiProcess_ValidateDataStructure | aiProcess_SortByPType | aiProcess_FlipUVs;
+    if (!(desc && desc->trusted)) {
+        r = guarded_read(path, flags, desc, err);
+        if (r != SKV_OK) return r;
+    }
     const struct aiScene *scene = aiImportFile(path, flags);
     if (!scene) return skv_fail(err, SKV_ERR_IMPORT, "cannot import: %s", aiGetErrorString());
 

@@ -12,6 +12,12 @@
 /* Load options; zero-initialised means the defaults. */
 typedef struct skv_import_desc {
     int influences; /* slots per vertex: 0 or 4 (default), or 8 */
+    /* Assimp's parsers can crash, hang or allocate without bound on broken
+     * files. Unless `trusted`, the file is first read in a child process
+     * under a memory limit and `timeout_seconds` (0: 60); only if that
+     * succeeds is it imported here. */
+    int trusted;
+    double timeout_seconds;
 } skv_import_desc;
 
 /* Loads `path` into `model` (zeroed first). `desc` may be NULL. On failure

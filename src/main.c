@@ -32,6 +32,8 @@ typedef struct options {
     const char *export_pose;
     const char *window_capture;
     int influences;
+    int trust;
+    double import_timeout;
     int list;
     int bind_pose;
 } options;
@@ -50,6 +52,8 @@ static void usage(FILE *out)
             "  --export-pose FILE.obj write the skinned mesh at --time as Wavefront OBJ\n"
             "  --bind-pose           show the rest pose (no animation) instead of the clip\n"
             "  --influences 4|8      bone influences kept per vertex (default 4)\n"
+            "  --import-timeout S    give up on a file Assimp has not read in S seconds (60)\n"
+            "  --trust               skip the guarded first read in a child process\n"
             "  --list                print meshes, bones and clips, then exit\n"
             "  --window-capture FILE.png  open the window, draw one paused frame at --time,\n"
             "                        save what the window shows (no HUD), close\n"
@@ -72,7 +76,8 @@ static int parse_number(const char *text, double *out)
 static int is_value_option(const char *arg)
 {
     static const char *const with_value[] = {"--anim", "--time", "--speed", "--size", "--screenshot", "--export-pose",
-                                              "--window-capture", "--influences"};
+                                              "--window-capture", "--influences",
+                                              "--import-timeout"};
     for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
         if (strcmp(arg, with_value[i]) == 0) return 1;
     return 0;
@@ -114,6 +119,11 @@ static int parse_options(int argc, char **argv, options *o)
             o->screenshot = value;
         } else if (strcmp(a, "--export-pose") == 0) {
             o->export_pose = value;
+        } else if (strcmp(a, "--trust") == 0) {
+            o->trust = 1;
+            takes_value = 0;
+        } else if (strcmp(a, "--import-timeout") == 0) {
+            if (parse_number(value, &o->import_timeout) != 0 || !(o->import_timeout > 0)) goto bad_value;
         } else if (strcmp(a, "--influences") == 0) {
             if (strcmp(value, "4") == 0) o->influences = 4;
             else if (strcmp(value, "8") == 0) o->influences = 8;
@@ -293,7 +303,10 @@ int main(int argc, char **argv)
 
     skv_scene scene;
     skv_error err = {{0}};
-    skv_result r = scene_load(&scene, path, o.anim, o.influences, &err);
+    skv_result r = scene_load(&scene, path, o.anim,
+                              &(skv_import_desc){.influences = o.influences, .trusted = o.trust,
+                                                 .timeout_seconds = o.import_timeout},
+                              &err);
     if (r != SKV_OK) {
         fprintf(stderr, "skinview: %s: %s\n", path, err.message);
         return r;

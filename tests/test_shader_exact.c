@@ -71,7 +71,8 @@ static int run_case(const char *spec, result *res, char *name, size_t name_size)
 
     skv_scene scene;
     skv_error err = {{0}};
-    if (scene_load(&scene, parts[0], parts[1][0] ? parts[1] : NULL, influences, &err) != SKV_OK) {
+    if (scene_load(&scene, parts[0], parts[1][0] ? parts[1] : NULL, &(skv_import_desc){.influences = influences},
+                   &err) != SKV_OK) {
         fprintf(stderr, "%s: %s\n", parts[0], err.message);
         return -1;
     }

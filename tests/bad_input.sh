@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# The bad-input corpus: skinview must never crash, hang or print garbage.
+#
+# Builds the corpus in a temporary folder (nothing is committed):
+#   - every file in Debian's assimp-testmodels invalid/ folder;
+#   - each skinned model below truncated at 10 cut points, and with seeded
+#     random byte flips (3 seeds, 0.2% of the bytes each);
+#   - awkward paths: missing, a directory, empty, unreadable, names with
+#     spaces and non-ASCII letters, an .md5mesh with a missing or
+#     mismatched .md5anim, a model without meshes (BVH), without animation.
+# Runs `skinview --list` and `skinview --screenshot` on each with a time
+# bound. Each run must end in exit 0 (with a PNG for --screenshot) or a
+# documented non-zero status with exactly one error line naming the file.
+# Prints the table; fails on any crash, hang or unclean error.
+#
+# Usage: bad_input.sh SKINVIEW SHARED_MODELS_DIR ASSETS_DIR
+set -uo pipefail
+skinview=$1 shared=$2 assets=$3
+testmodels=/usr/share/assimp/models
+limit=${SKV_BAD_INPUT_SECONDS:-30} # per run; generous for sanitizer builds
+tmp=$(mktemp -d)
+trap 'chmod -R u+rwX "$tmp"; rm -rf "$tmp"' EXIT
+corpus="$tmp/corpus"
+mkdir -p "$corpus"
+chmod 755 "$tmp" "$corpus" # the unreadable case runs as nobody: let it reach the file
+
+for f in "$testmodels/FBX/animation_with_skeleton.fbx" "$testmodels/X/BCN_Epileptic.X" \
+         "$shared/md5/Bob.md5mesh" "$shared/gltf/Fox.glb" "$shared/gltf/SimpleSkin.gltf" \
+         "$shared/collada/seymour_polylist_animation.dae" "$assets/worm.dae" "$assets/snake.fbx"; do
+  [ -e "$f" ] || { echo "MISSING corpus model: $f"; exit 1; }
+done
+[ -d "$testmodels/invalid" ] || { echo "MISSING $testmodels/invalid (assimp-testmodels)"; exit 1; }
+
+cp "$testmodels"/invalid/* "$corpus/" 2>/dev/null
+
+# Truncations and byte flips, deterministic (python3 comes with the
+# build's python3-glad).
+python3 - "$corpus" \
+  "$testmodels/FBX/animation_with_skeleton.fbx" "$testmodels/X/BCN_Epileptic.X" \
+  "$shared/md5/Bob.md5mesh" "$shared/gltf/Fox.glb" "$shared/gltf/SimpleSkin.gltf" \
+  "$shared/collada/seymour_polylist_animation.dae" "$assets/worm.dae" "$assets/snake.fbx" <<'EOF'
+import os, random, sys
+out = sys.argv[1]
+for path in sys.argv[2:]:
+    data = open(path, 'rb').read()
+    stem, ext = os.path.splitext(os.path.basename(path))
+    for i in range(1, 11):
+        cut = len(data) * i // 11
+        open(os.path.join(out, f"{stem}.cut{i}{ext}"), 'wb').write(data[:cut])
+    for seed in (1, 2, 3):
+        rng = random.Random(seed)
+        flipped = bytearray(data)
+        for _ in range(max(1, len(data) // 500)):
+            flipped[rng.randrange(len(flipped))] = rng.randrange(256)
+        open(os.path.join(out, f"{stem}.flip{seed}{ext}"), 'wb').write(bytes(flipped))
+EOF
+
+# Awkward paths.
+: >"$corpus/empty.dae"
+mkdir "$corpus/a folder.fbx"
+cp "$assets/worm.dae" "$corpus/unreadable.dae" && chmod 000 "$corpus/unreadable.dae"
+cp "$assets/worm.dae" "$corpus/my model é ü.dae"
+mkdir "$tmp/md5_missing" "$tmp/md5_mismatch"
+cp "$assets/arm.md5mesh" "$assets/arm_skin.png" "$tmp/md5_missing/"
+cp "$assets/arm.md5mesh" "$assets/arm_skin.png" "$tmp/md5_mismatch/"
+cp "$shared/md5/Bob.md5anim" "$tmp/md5_mismatch/arm.md5anim" # other joints, other count
+cases=("$corpus"/* "$tmp/md5_missing/arm.md5mesh" "$tmp/md5_mismatch/arm.md5mesh"
+       "$testmodels/BVH/Boxing_Toes.bvh" "$testmodels/MS3D/Wuson.ms3d" "$corpus/does not exist.fbx")
+
+# Runs as root can read mode-000 files: the unreadable case runs as nobody.
+as_nobody() {
+  if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+    setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
+  else
+    "$@"
+  fi
+}
+
+tried=0 renders=0 clean=0 crashes=0 hangs=0 unclean=0
+run() { # run MODEL ARGS...
+  local model=$1
+  shift
+  local runner=()
+  case "$model" in *unreadable*) runner=(as_nobody) ;; esac
+  local png="$tmp/out.png"
+  rm -f "$png"
+  # --import-timeout: the sanitizer build's guarded read has no memory
+  # limit (see import.c), so a runaway Assimp is stopped by time there.
+  "${runner[@]}" timeout -s KILL "$limit" "$skinview" "$model" "$@" --import-timeout 10 >"$tmp/stdout" 2>"$tmp/stderr"
+  local status=$?
+  tried=$((tried + 1))
+  local errors
+  errors=$(grep -v ': warning: ' "$tmp/stderr" | grep -c .)
+  if [ "$status" -eq 137 ] || [ "$status" -eq 124 ]; then
+    hangs=$((hangs + 1))
+    echo "HANG ($limit s): skinview '$model' $*"
+  elif [ "$status" -ge 128 ]; then
+    crashes=$((crashes + 1))
+    echo "CRASH (signal $((status - 128))): skinview '$model' $*"
+    sed 's/^/    /' "$tmp/stderr" | tail -5
+  elif [ "$status" -eq 0 ]; then
+    if [ "$errors" -ne 0 ] || { [ "$1" = --screenshot ] && [ ! -s "$png" ]; }; then
+      unclean=$((unclean + 1))
+      echo "UNCLEAN success: skinview '$model' $*"
+      sed 's/^/    /' "$tmp/stderr" | head -5
+    else
+      renders=$((renders + 1))
+    fi
+  elif [ "$errors" -eq 1 ] && [ "$status" -le 9 ] && grep -v ': warning: ' "$tmp/stderr" | grep -qF "skinview: $model: "; then
+    clean=$((clean + 1))
+  else
+    unclean=$((unclean + 1))
+    echo "UNCLEAN error (status $status, $errors error lines): skinview '$model' $*"
+    sed 's/^/    /' "$tmp/stderr" | head -5
+  fi
+}
+
+for model in "${cases[@]}"; do
+  run "$model" --list
+  run "$model" --screenshot "$tmp/out.png" --size 64x64 --time 0.5
+done
+
+printf '\n%-14s %6s\n' "bad input" "count"
+printf '%-14s %6d\n' "cases tried" "$tried" "renders" "$renders" "clean errors" "$clean" \
+  "crashes" "$crashes" "hangs" "$hangs" "unclean" "$unclean"
+[ "$crashes" -eq 0 ] && [ "$hangs" -eq 0 ] && [ "$unclean" -eq 0 ]
