@@ -96,8 +96,109 @@ static int warned(const skv_model *m, const char *text)
     return 0;
 }
 
+static int all_finite(const float *values, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (!isfinite(values[i])) return 0;
+    return 1;
+}
+
+/* Semantically broken data that Assimp can hand over. */
+static void test_defensive(void)
+{
+    /* Root singular (all zero), a child with NaN in its transform. */
+    struct aiNode *root = node("root", NULL);
+    root->mTransformation = (struct aiMatrix4x4){0};
+    struct aiNode *bad = node("bad", root);
+    bad->mTransformation.a4 = NAN;
+    struct aiNode *holder = node("holder", root);
+    attach_mesh(holder, 0);
+    attach_mesh(holder, 1);
+    attach_mesh(holder, 2);
+    attach_mesh(holder, 3);
+
+    struct aiMesh *meshes[4];
+    /* 0: NaN and negative weights only on v0; v1 has a usable one. */
+    meshes[0] = quad_mesh("weights");
+    meshes[0]->mNumBones = 1;
+    meshes[0]->mBones = calloc(1, sizeof(struct aiBone *));
+    meshes[0]->mBones[0] = bone("bad", 3, (unsigned[]){0, 0, 1}, (float[]){NAN, -1.0f, 0.3f});
+    /* 1: points only: skipped. */
+    meshes[1] = quad_mesh("points");
+    meshes[1]->mPrimitiveTypes = aiPrimitiveType_POINT;
+    /* 2: no vertices: skipped. */
+    meshes[2] = quad_mesh("empty");
+    meshes[2]->mNumVertices = 0;
+    /* 3: more vertices than 16-bit indices reach. */
+    enum { BIG = 70000 };
+    meshes[3] = quad_mesh("big");
+    free(meshes[3]->mVertices);
+    meshes[3]->mNumVertices = BIG;
+    meshes[3]->mVertices = calloc(BIG, sizeof(struct aiVector3D));
+    for (int v = 0; v < BIG; v++) meshes[3]->mVertices[v] = (struct aiVector3D){(float)v, 0.0f, (float)(v % 7)};
+    static unsigned far_tri[3] = {0, 69998, 69999};
+    meshes[3]->mFaces[1].mIndices = far_tri;
+
+    /* A clip with negative duration, zero and unnormalised quaternions,
+     * scale keys of 0. */
+    struct aiQuatKey rot[3] = {{0.0, {0, 0, 0, 0}}, {1.0, {5, 0, 0, 0}}, {2.0, {0, 0, 0, 3}}};
+    struct aiVectorKey scale[2] = {{0.0, {0, 0, 0}}, {2.0, {1, 1, 1}}};
+    struct aiNodeAnim channel = {0};
+    struct aiNodeAnim *channel_ptr[1] = {&channel};
+    set_name(&channel.mNodeName, "bad");
+    channel.mNumRotationKeys = 3;
+    channel.mRotationKeys = rot;
+    channel.mNumScalingKeys = 2;
+    channel.mScalingKeys = scale;
+    struct aiAnimation anim = {0};
+    struct aiAnimation *anims[1] = {&anim};
+    set_name(&anim.mName, "broken");
+    anim.mDuration = -5.0;
+    anim.mTicksPerSecond = NAN;
+    anim.mNumChannels = 1;
+    anim.mChannels = channel_ptr;
+
+    struct aiScene scene = {0};
+    scene.mRootNode = root;
+    scene.mNumMeshes = 4;
+    scene.mMeshes = meshes;
+    scene.mNumAnimations = 1;
+    scene.mAnimations = anims;
+
+    skv_model model;
+    skv_error err = {{0}};
+    skv_result r = import_scene(&scene, "/nowhere/broken.model", NULL, &model, &err);
+    CHECK(r == SKV_OK);
+    if (r == SKV_OK) {
+        CHECK(warned(&model, "root transform is singular"));
+        CHECK(warned(&model, "NaN/Inf; replaced by identity"));
+        CHECK(warned(&model, "without triangles"));
+        CHECK(model.mesh_count == 2); /* weights + big */
+        CHECK(model.meshes[1].vertex_count == BIG);
+        CHECK(model.indices[model.meshes[1].first_index + 4] == 69998);
+        CHECK(model.weights[0] == 1.0f && model.skeleton.bone_node[model.bone_ids[0]] >= 0);
+        CHECK(strstr(model.skeleton.bone_names[model.bone_ids[0]], "(node)") != NULL); /* v0: nothing usable */
+        CHECK(model.weights[4] == 1.0f); /* v1: the 0.3 renormalised */
+        CHECK(model.clips[0].ticks_per_second == 25.0);
+        CHECK(model.clips[0].duration_ticks == 2.0);
+        skv_pose pose;
+        CHECK(pose_create(&pose, &model.skeleton) == 0);
+        int finite = 1;
+        for (double t = 0.0; t < 0.1; t += 0.01) {
+            pose_evaluate(&pose, &model, 0, t);
+            finite &= all_finite((const float *)pose.palette, (size_t)model.skeleton.bone_count * 16);
+        }
+        CHECK(finite);
+        pose_destroy(&pose);
+        model_free(&model);
+    }
+    free_node(root);
+    for (int m = 0; m < 4; m++) free_mesh(meshes[m]);
+}
+
 int main(void)
 {
+    test_defensive();
     /* root (scale 2) -> armature -> boneA -> boneB
      *      -> body (skinned meshes 0 and 1)
      *      -> prop at x = 5 (rigid mesh 2) */
