@@ -36,7 +36,7 @@ static EGLDisplay open_display(void)
     return display;
 }
 
-skv_result gpu_headless_create(skv_gpu *gpu, skv_error *err)
+skv_result gpu_headless_create(skv_gpu *gpu, int debug, skv_error *err)
 {
     memset(gpu, 0, sizeof *gpu);
     if (!gladLoaderLoadEGL(EGL_NO_DISPLAY)) return skv_fail(err, SKV_ERR_GPU, "cannot load libEGL");
@@ -64,7 +64,7 @@ skv_result gpu_headless_create(skv_gpu *gpu, skv_error *err)
         }
     const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
                                       EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
-                                      EGL_NONE};
+                                      EGL_CONTEXT_OPENGL_DEBUG, debug ? EGL_TRUE : EGL_FALSE, EGL_NONE};
     EGLContext context = eglCreateContext(display, config, EGL_NO_CONTEXT, context_attribs);
     if (context == EGL_NO_CONTEXT) {
         gpu_headless_destroy(gpu);

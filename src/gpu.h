@@ -13,7 +13,8 @@ typedef struct skv_gpu {
     void *context;
 } skv_gpu;
 
-skv_result gpu_headless_create(skv_gpu *gpu, skv_error *err);
+/* `debug`: ask for a debug context (KHR_debug messages). */
+skv_result gpu_headless_create(skv_gpu *gpu, int debug, skv_error *err);
 void gpu_headless_destroy(skv_gpu *gpu);
 
 #endif

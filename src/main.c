@@ -33,6 +33,7 @@ typedef struct options {
     const char *window_capture;
     int influences;
     int trust;
+    int debug;
     double import_timeout;
     int list;
     int bind_pose;
@@ -54,6 +55,7 @@ static void usage(FILE *out)
             "  --influences 4|8      bone influences kept per vertex (default 4)\n"
             "  --import-timeout S    give up on a file Assimp has not read in S seconds (60)\n"
             "  --trust               skip the guarded first read in a child process\n"
+            "  --debug               OpenGL debug context: any GL error fails the run (status 7)\n"
             "  --list                print meshes, bones and clips, then exit\n"
             "  --window-capture FILE.png  open the window, draw one paused frame at --time,\n"
             "                        save what the window shows (no HUD), close\n"
@@ -119,6 +121,9 @@ static int parse_options(int argc, char **argv, options *o)
             o->screenshot = value;
         } else if (strcmp(a, "--export-pose") == 0) {
             o->export_pose = value;
+        } else if (strcmp(a, "--debug") == 0) {
+            o->debug = 1;
+            takes_value = 0;
         } else if (strcmp(a, "--trust") == 0) {
             o->trust = 1;
             takes_value = 0;
@@ -250,8 +255,13 @@ static skv_result render_headless(skv_scene *scene, const options *o, int count,
                                   const double *times, skv_error *err)
 {
     skv_gpu gpu;
-    skv_result r = gpu_headless_create(&gpu, err);
+    skv_result r = gpu_headless_create(&gpu, o->debug, err);
     if (r != SKV_OK) return r;
+    skv_gl_debug debug = {0};
+    if (o->debug && !render_debug_begin(&debug)) {
+        gpu_headless_destroy(&gpu);
+        return skv_fail(err, SKV_ERR_GPU, "--debug: the driver has no KHR_debug");
+    }
     skv_renderer renderer;
     skv_target target;
     r = render_create(&renderer, &scene->model, err);
@@ -261,6 +271,8 @@ static skv_result render_headless(skv_scene *scene, const options *o, int count,
             r = render_png(scene, &renderer, &target, times[i], paths[i], err);
         target_destroy(&target);
     }
+    if (r == SKV_OK && debug.errors)
+        r = skv_fail(err, SKV_ERR_GPU, "GL reported %d error(s); the first: %s", debug.errors, debug.first);
     render_destroy(&renderer);
     gpu_headless_destroy(&gpu);
     return r;
@@ -325,7 +337,8 @@ int main(int argc, char **argv)
     if (r == SKV_OK && wants_window) {
         if (viewer_display_available()) {
             r = viewer_run(&scene, &(skv_viewer_desc){.width = o.width, .height = o.height, .time = o.time,
-                                                      .speed = o.speed, .capture_path = o.window_capture},
+                                                      .speed = o.speed, .capture_path = o.window_capture,
+                                                      .debug = o.debug},
                            &err);
         } else if (o.window_capture) {
             r = skv_fail(&err, SKV_ERR_GPU, "--window-capture needs a display (DISPLAY is not set)");

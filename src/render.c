@@ -299,6 +299,25 @@ void render_capture(skv_renderer *renderer, const skv_model *model, const mat4 *
     glBindVertexArray(0);
 }
 
+static void GLAD_API_PTR on_debug_message(GLenum source, GLenum type, GLuint id, GLenum severity,
+                                          GLsizei length, const GLchar *message, const void *user)
+{
+    (void)source, (void)id, (void)severity, (void)length;
+    skv_gl_debug *debug = (skv_gl_debug *)user;
+    if (type != GL_DEBUG_TYPE_ERROR) return;
+    if (debug->errors++ == 0) snprintf(debug->first, sizeof debug->first, "%s", message);
+}
+
+int render_debug_begin(skv_gl_debug *debug)
+{
+    memset(debug, 0, sizeof *debug);
+    if (!GLAD_GL_KHR_debug) return 0;
+    glEnable(GL_DEBUG_OUTPUT);
+    glEnable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
+    glDebugMessageCallback(on_debug_message, debug);
+    return 1;
+}
+
 skv_result target_create(skv_target *target, int width, int height, skv_error *err)
 {
     memset(target, 0, sizeof *target);

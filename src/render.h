@@ -54,6 +54,17 @@ typedef struct skv_frame_desc {
 /* Clears the bound framebuffer and draws the model. */
 void render_frame(skv_renderer *renderer, const skv_model *model, const skv_frame_desc *frame);
 
+/* GL debug output (KHR_debug): counts what the driver reports as errors.
+ * The context should be a debug context (gpu.h / the viewer ask for one
+ * with --debug). */
+typedef struct skv_gl_debug {
+    int errors;
+    char first[256]; /* the first error's message */
+} skv_gl_debug;
+
+/* Starts collecting into `debug`; returns 0 when KHR_debug is missing. */
+int render_debug_begin(skv_gl_debug *debug);
+
 /* Offscreen colour + depth framebuffer. */
 typedef struct skv_target {
     GLuint framebuffer, color, depth;

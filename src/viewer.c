@@ -205,6 +205,7 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+    glfwWindowHint(GLFW_OPENGL_DEBUG_CONTEXT, desc->debug ? GLFW_TRUE : GLFW_FALSE);
     viewer v = {.scene = scene, .time = desc->time, .speed = desc->speed, .paused = desc->capture_path != NULL};
     v.window = glfwCreateWindow(desc->width, desc->height, "skinview", NULL, NULL);
     if (!v.window) {
@@ -225,6 +226,12 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
     glfwSetScrollCallback(v.window, on_scroll);
     update_title(&v);
 
+    skv_gl_debug debug = {0};
+    if (desc->debug && !render_debug_begin(&debug)) {
+        glfwDestroyWindow(v.window);
+        glfwTerminate();
+        return skv_fail(err, SKV_ERR_GPU, "--debug: the driver has no KHR_debug");
+    }
     skv_result r = render_create(&v.renderer, &scene->model, err);
     if (r == SKV_OK) r = hud_create(&v, err);
     double last = glfwGetTime(), fps_time = last, fps = 0.0;
@@ -278,7 +285,10 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
         hud_draw(&v, hud, width, height);
         glfwSwapBuffers(v.window);
         glfwPollEvents();
+        if (debug.errors) r = skv_fail(err, SKV_ERR_GPU, "GL reported %d error(s); the first: %s", debug.errors, debug.first);
     }
+    if (r == SKV_OK && debug.errors)
+        r = skv_fail(err, SKV_ERR_GPU, "GL reported %d error(s); the first: %s", debug.errors, debug.first);
     hud_destroy(&v);
     target_destroy(&v.target);
     render_destroy(&v.renderer);

@@ -15,6 +15,7 @@ typedef struct skv_viewer_desc {
     /* When set: draw one paused frame at `time`, write what the window
      * shows (without the HUD) to this PNG, and close. */
     const char *capture_path;
+    int debug; /* debug context; GL errors end the run with status 7 */
 } skv_viewer_desc;
 
 /* True when an X11 or Wayland display is there to open a window on. */

@@ -17,8 +17,8 @@ if [ -z "${DISPLAY:-}" ]; then
   exec xvfb-run -a -s "-screen 0 1024x768x24 -noreset" "$0" "$@"
 fi
 
-"$skinview" "$model" --time "$time" --size 256x256 --window-capture "$out/window.png"
-env -u DISPLAY "$skinview" "$model" --time "$time" --size 256x256 --screenshot "$out/headless.png"
+"$skinview" "$model" --debug --time "$time" --size 256x256 --window-capture "$out/window.png"
+env -u DISPLAY "$skinview" "$model" --debug --time "$time" --size 256x256 --screenshot "$out/headless.png"
 "$check" same "$out/window.png" "$out/headless.png"
 "$check" golden "$out/window.png" "$golden" "$out/window.diff.png" "$TOLERANCE" "$MAX_FRACTION"
 

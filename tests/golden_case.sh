@@ -5,6 +5,7 @@
 #   both PNGs are not blank; the two times differ (the clip animates);
 #   the skinned pose (--export-pose) at the second time has no NaN and its
 #   bounds stay within 3x the bind pose's.
+# Renders run with --debug: any GL error fails the case.
 # Then each PNG is compared with tests/golden/NAME.tI.png (see TOLERANCE);
 # on a difference, actual | expected | diff is written beside the actual
 # and the three paths are printed.
@@ -35,7 +36,7 @@ base="$out/$name"
 times=("$t0" "$t1")
 [ "$t1" = static ] && times=("$t0")
 for i in "${!times[@]}"; do
-  "$skinview" "$model" "$@" --size 256x256 --time "${times[$i]}" --screenshot "$base.t$i.png"
+  "$skinview" "$model" "$@" --debug --size 256x256 --time "${times[$i]}" --screenshot "$base.t$i.png"
   "$check" nonblank "$base.t$i.png"
 done
 [ "${#times[@]}" -eq 2 ] && "$check" differ "$base.t0.png" "$base.t1.png"

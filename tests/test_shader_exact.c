@@ -140,7 +140,7 @@ int main(int argc, char **argv)
 {
     skv_gpu gpu;
     skv_error err = {{0}};
-    if (gpu_headless_create(&gpu, &err) != SKV_OK) {
+    if (gpu_headless_create(&gpu, 1, &err) != SKV_OK) {
         fprintf(stderr, "test_shader_exact: %s\n", err.message);
         return 1;
     }
@@ -152,6 +152,11 @@ int main(int argc, char **argv)
         return 1;
     }
     target_bind(&target);
+    skv_gl_debug debug;
+    if (!render_debug_begin(&debug)) {
+        fprintf(stderr, "test_shader_exact: no KHR_debug to watch for GL errors\n");
+        return 1;
+    }
     int passed = 0, failed = 0;
     printf("%-42s %11s %11s | %-28s\n", "model", "shader pos", "shader nrm", "shader vs all influences");
     printf("%-42s %11s %11s | %13s %14s\n", "", "vs CPU/diag", "vs CPU", "max /diag", "mean /diag");
@@ -171,6 +176,10 @@ int main(int argc, char **argv)
         if (res.skipped_normals) printf(" (%d singular normals skipped)", res.skipped_normals);
         printf("\n");
         ok ? passed++ : failed++;
+    }
+    if (debug.errors) {
+        printf("GL reported %d error(s); the first: %s\n", debug.errors, debug.first);
+        failed++;
     }
     target_destroy(&target);
     gpu_headless_destroy(&gpu);
