@@ -45,6 +45,16 @@ static void test_vec3_keys(void)
     CHECK(out[0] == 0 && out[1] == 0);
     anim_sample_vec3(&keys[1], 1, -1.0, out);
     CHECK(out[2] == 30);
+
+    /* Duplicate times (a step): finite, and one of the two values. */
+    skv_vec3_key step[3] = {{0.0, {0, 0, 0}}, {1.0, {1, 0, 0}}, {1.0, {5, 0, 0}}};
+    anim_sample_vec3(step, 3, 1.0, out);
+    CHECK(isfinite(out[0]) && (out[0] == 1 || out[0] == 5));
+    anim_sample_vec3(step, 3, 0.5, out);
+    CHECK_NEAR(out[0], 0.5, 1e-6);
+    skv_vec3_key same[2] = {{2.0, {3, 0, 0}}, {2.0, {4, 0, 0}}};
+    anim_sample_vec3(same, 2, 2.0, out);
+    CHECK(isfinite(out[0]));
 }
 
 static void test_slerp(void)
