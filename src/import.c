@@ -646,17 +646,16 @@ static skv_result convert_materials(importer *im)
 
 /* --- clips --------------------------------------------------------------- */
 
-static int compare_vec3_keys(const void *a, const void *b)
-{
-    double ta = ((const skv_vec3_key *)a)->time, tb = ((const skv_vec3_key *)b)->time;
-    return (ta > tb) - (ta < tb);
-}
-
-static int compare_quat_keys(const void *a, const void *b)
-{
-    double ta = ((const skv_quat_key *)a)->time, tb = ((const skv_quat_key *)b)->time;
-    return (ta > tb) - (ta < tb);
-}
+/* Stable insertion sort by time, for the rare file whose keys are out of
+ * order: keys sharing a time (a step) keep their order. */
+#define SORT_KEYS_BY_TIME(keys, n)                                \
+    for (int i_ = 1; i_ < (n); i_++) {                            \
+        __typeof__((keys)[0]) key_ = (keys)[i_];                  \
+        int j_ = i_;                                              \
+        for (; j_ > 0 && (keys)[j_ - 1].time > key_.time; j_--)   \
+            (keys)[j_] = (keys)[j_ - 1];                          \
+        (keys)[j_] = key_;                                        \
+    }
 
 /* Copies vector keys, dropping non-finite ones and sorting by time. With
  * none left, one key holding `fallback`. Returns the count, -1 on OOM. */
@@ -674,7 +673,7 @@ static int copy_vec3_keys(const struct aiVectorKey *src, unsigned count, const f
         (*out)[n++] = (skv_vec3_key){k->mTime, {k->mValue.x, k->mValue.y, k->mValue.z}};
     }
     if (n == 0) (*out)[n++] = (skv_vec3_key){0.0, {fallback[0], fallback[1], fallback[2]}};
-    qsort(*out, (size_t)n, sizeof **out, compare_vec3_keys);
+    if (*unsorted) SORT_KEYS_BY_TIME(*out, n);
     return n;
 }
 
@@ -693,7 +692,7 @@ static int copy_quat_keys(const struct aiQuatKey *src, unsigned count, const flo
         (*out)[n++] = (skv_quat_key){k->mTime, {q->x, q->y, q->z, q->w}};
     }
     if (n == 0) (*out)[n++] = (skv_quat_key){0.0, {fallback[0], fallback[1], fallback[2], fallback[3]}};
-    qsort(*out, (size_t)n, sizeof **out, compare_quat_keys);
+    if (*unsorted) SORT_KEYS_BY_TIME(*out, n);
     return n;
 }
 
