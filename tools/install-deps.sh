@@ -9,6 +9,7 @@ packages=(
   libglfw3-dev libcglm-dev libstb-dev python3-glad
   libegl-dev libgl-dev libegl1 libgl1 libegl-mesa0 libglx-mesa0 libgl1-mesa-dri
   xvfb xauth xdotool valgrind
+  clang libclang-rt-14-dev
 )
 
 as_root() {
