@@ -8,17 +8,28 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 jobs=$(nproc 2>/dev/null || echo 2)
+summary=$(mktemp)
+trap 'rm -f "$summary"' EXIT
+# ctest, with its closing line kept for the total at the end.
+run_ctest() {
+  ctest "$@" 2>&1 | tee /dev/stderr | grep -E "tests passed, [0-9]+ tests failed out of" >>"$summary"
+  return "${PIPESTATUS[0]}"
+}
 
 bash tools/install-deps.sh
 
 cmake -S . -B build
 cmake --build build -j"$jobs"
-ctest --test-dir build --output-on-failure -j"$jobs"
+run_ctest --test-dir build --output-on-failure -j"$jobs"
 
 cmake -S . -B build-asan -DSKINVIEW_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 cmake --build build-asan -j"$jobs"
-ctest --test-dir build-asan --output-on-failure -j"$jobs"
+run_ctest --test-dir build-asan --output-on-failure -j"$jobs"
 
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DSKINVIEW_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug
 cmake --build build-fuzz -j"$jobs" --target fuzz_import
-ctest --test-dir build-fuzz --output-on-failure
+run_ctest --test-dir build-fuzz --output-on-failure
+
+# One closing line over all three runs.
+awk '{ for (i = 1; i <= NF; i++) if ($i == "out") { total += $(i + 2); failed += $(i - 3) } }
+     END { printf "%d passed, %d failed\n", total - failed, failed }' "$summary"
