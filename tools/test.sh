@@ -11,9 +11,18 @@ jobs=$(nproc 2>/dev/null || echo 2)
 summary=$(mktemp)
 trap 'rm -f "$summary"' EXIT
 # ctest, with its closing line kept for the total at the end.
+# (tee to a file, not /dev/stderr: reopening that path truncates a log
+# file the caller redirected into.)
 run_ctest() {
-  ctest "$@" 2>&1 | tee /dev/stderr | grep -E "tests passed, [0-9]+ tests failed out of" >>"$summary"
-  return "${PIPESTATUS[0]}"
+  local out status
+  out=$(mktemp)
+  set +e
+  ctest "$@" 2>&1 | tee "$out"
+  status=${PIPESTATUS[0]}
+  set -e
+  grep -E "tests passed, [0-9]+ tests failed out of" "$out" >>"$summary" || true
+  rm -f "$out"
+  return "$status"
 }
 
 bash tools/install-deps.sh
