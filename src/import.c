@@ -34,6 +34,11 @@
 
 #include "skin.h"
 
+/* Assimp 5.4 renamed aiString's capacity MAXLEN to AI_MAXLEN. */
+#ifndef AI_MAXLEN
+#define AI_MAXLEN MAXLEN
+#endif
+
 /* Name -> index map (stb_ds string hash map). */
 typedef struct name_index {
     char *key;
@@ -219,7 +224,7 @@ static int offsets_equal(const mat4 a, const mat4 b)
 static int file_bone_index(importer *im, const struct aiBone *bone)
 {
     skv_skeleton *sk = &im->model->skeleton;
-    char name[MAXLEN + 1];
+    char name[AI_MAXLEN + 1];
     snprintf(name, sizeof name, "%.*s", (int)bone->mName.length, bone->mName.data);
     mat4 offset;
     to_mat4(&bone->mOffsetMatrix, offset);
@@ -243,7 +248,7 @@ static int file_bone_index(importer *im, const struct aiBone *bone)
 static int node_bone_index(importer *im, int node)
 {
     if (im->node_bone[node] >= 0) return im->node_bone[node];
-    char name[MAXLEN + 16];
+    char name[AI_MAXLEN + 16];
     snprintf(name, sizeof name, "%s (node)", im->model->skeleton.node_names[node]);
     mat4 identity = GLM_MAT4_IDENTITY_INIT;
     im->node_bone[node] = add_bone(im, name, node, identity);
@@ -566,7 +571,7 @@ static const char *base_name(const char *path)
  * texture whose file name matches, or a file beside the model. */
 static int resolve_texture(importer *im, const char *reference)
 {
-    char ref[MAXLEN + 1];
+    char ref[AI_MAXLEN + 1];
     snprintf(ref, sizeof ref, "%s", reference);
     for (char *c = ref; *c; c++)
         if (*c == '\\') *c = '/';
@@ -584,7 +589,7 @@ static int resolve_texture(importer *im, const char *reference)
     }
     for (unsigned i = 0; i < scene->mNumTextures; i++) {
         const struct aiTexture *tex = scene->mTextures[i];
-        char name[MAXLEN + 1];
+        char name[AI_MAXLEN + 1];
         snprintf(name, sizeof name, "%.*s", (int)tex->mFilename.length, tex->mFilename.data);
         for (char *c = name; *c; c++)
             if (*c == '\\') *c = '/';
@@ -634,7 +639,7 @@ static skv_result convert_materials(importer *im)
         struct aiString path;
         if (aiGetMaterialTexture(src, aiTextureType_DIFFUSE, 0, &path, NULL, NULL, NULL, NULL, NULL, NULL) == aiReturn_SUCCESS ||
             aiGetMaterialTexture(src, aiTextureType_BASE_COLOR, 0, &path, NULL, NULL, NULL, NULL, NULL, NULL) == aiReturn_SUCCESS) {
-            char ref[MAXLEN + 1];
+            char ref[AI_MAXLEN + 1];
             snprintf(ref, sizeof ref, "%.*s", (int)path.length, path.data);
             mat->texture = resolve_texture(im, ref);
             if (mat->texture < 0)
@@ -721,7 +726,7 @@ static skv_result convert_clips(importer *im)
         double last_key = 0.0;
         for (unsigned c = 0; c < src->mNumChannels; c++) {
             const struct aiNodeAnim *na = src->mChannels[c];
-            char name[MAXLEN + 1];
+            char name[AI_MAXLEN + 1];
             snprintf(name, sizeof name, "%.*s", (int)na->mNodeName.length, na->mNodeName.data);
             int node = lookup(&im->node_by_name, name);
             if (node < 0) {
