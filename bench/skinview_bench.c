@@ -1,0 +1,346 @@
+/* skinview_bench.c - pose evaluation against the textbook walker, load
+ * time split, CPU skinning cost.
+ *
+ *   skinview-bench [--json] [--smoke] [--rounds N] [MODEL...]
+ *
+ * For each model, in one process and interleaved round by round (these
+ * machines are shared and noisy, so only ratios within a run mean much):
+ *   naive     the textbook walker on Assimp's own scene: per node per frame
+ *             a string search for its channel, a name lookup for its bone,
+ *             a linear key search, recursive descent;
+ *   playback  Skinview's pose_evaluate, time advancing by 1/60 s;
+ *   seek      Skinview's pose_evaluate at random times.
+ * Each round times a batch of frames; the median round is reported. The
+ * naive walker's palette must equal Skinview's (max abs difference relative
+ * to the largest matrix entry < 1e-5), else the run fails. --smoke runs a
+ * few frames per model and checks only that (ctest runs it).
+ *
+ * Like the importer's tests, this tool sees Assimp types: the baseline
+ * walks the aiScene the way tutorial code does. */
+#include <limits.h>
+#include <assimp/cimport.h>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "anim.h"
+#include "import_scene.h"
+#include "skin.h"
+
+#ifndef AI_MAXLEN
+#define AI_MAXLEN MAXLEN
+#endif
+
+static double now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* --- the textbook walker ------------------------------------------------- */
+
+typedef struct naive {
+    const struct aiScene *scene;
+    const struct aiAnimation *anim;
+    const skv_model *model; /* only for the bone map: names and offsets */
+    struct aiMatrix4x4 global_inverse;
+    mat4 *palette;
+    /* Files may name two nodes alike (robot.glb: joint "Head" and mesh
+     * node "Head"); like Skinview, the first node in parent-first order
+     * owns the bone (and the channel), so each is used once per frame. */
+    unsigned char *bone_done;
+    unsigned char *channel_done;
+} naive;
+
+static struct aiMatrix4x4 mul(const struct aiMatrix4x4 *a, const struct aiMatrix4x4 *b)
+{
+    const float *x = &a->a1, *y = &b->a1;
+    struct aiMatrix4x4 r;
+    float *o = &r.a1;
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            o[i * 4 + j] = x[i * 4 + 0] * y[0 * 4 + j] + x[i * 4 + 1] * y[1 * 4 + j] + x[i * 4 + 2] * y[2 * 4 + j] +
+                           x[i * 4 + 3] * y[3 * 4 + j];
+    return r;
+}
+
+static struct aiQuaternion slerp(struct aiQuaternion a, struct aiQuaternion b, float f)
+{
+    float cosom = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+    if (cosom < 0.0f) {
+        cosom = -cosom;
+        b.x = -b.x, b.y = -b.y, b.z = -b.z, b.w = -b.w;
+    }
+    float s0 = 1.0f - f, s1 = f;
+    if (1.0f - cosom > 1e-6f) {
+        float omega = acosf(cosom), sinom = sinf(omega);
+        s0 = sinf((1.0f - f) * omega) / sinom;
+        s1 = sinf(f * omega) / sinom;
+    }
+    struct aiQuaternion r = {s0 * a.w + s1 * b.w, s0 * a.x + s1 * b.x, s0 * a.y + s1 * b.y, s0 * a.z + s1 * b.z};
+    float len = sqrtf(r.w * r.w + r.x * r.x + r.y * r.y + r.z * r.z);
+    if (len > 0.0f) r.w /= len, r.x /= len, r.y /= len, r.z /= len;
+    return r;
+}
+
+/* Linear key search, as in the tutorials: first key whose successor is later. */
+static unsigned find_key(const double *times, size_t stride, unsigned count, double t)
+{
+    for (unsigned i = 0; i + 1 < count; i++)
+        if (t < *(const double *)((const char *)times + (size_t)(i + 1) * stride)) return i;
+    return count - 1;
+}
+
+static struct aiVector3D lerp_keys(const struct aiVectorKey *k, unsigned n, double t)
+{
+    unsigned i = find_key(&k[0].mTime, sizeof k[0], n, t);
+    if (i + 1 >= n || t <= k[0].mTime) return t <= k[0].mTime ? k[0].mValue : k[i].mValue;
+    float f = (float)((t - k[i].mTime) / (k[i + 1].mTime - k[i].mTime));
+    struct aiVector3D a = k[i].mValue, b = k[i + 1].mValue;
+    return (struct aiVector3D){a.x + f * (b.x - a.x), a.y + f * (b.y - a.y), a.z + f * (b.z - a.z)};
+}
+
+static struct aiQuaternion slerp_keys(const struct aiQuatKey *k, unsigned n, double t)
+{
+    unsigned i = find_key(&k[0].mTime, sizeof k[0], n, t);
+    if (i + 1 >= n || t <= k[0].mTime) return slerp(t <= k[0].mTime ? k[0].mValue : k[i].mValue, k[i].mValue, 0.0f);
+    float f = (float)((t - k[i].mTime) / (k[i + 1].mTime - k[i].mTime));
+    return slerp(k[i].mValue, k[i + 1].mValue, f);
+}
+
+static void naive_node(naive *nv, const struct aiNode *node, const struct aiMatrix4x4 *parent, double ticks)
+{
+    struct aiMatrix4x4 local = node->mTransformation;
+    /* String search for this node's channel. */
+    for (unsigned c = 0; nv->anim && c < nv->anim->mNumChannels; c++) {
+        const struct aiNodeAnim *ch = nv->anim->mChannels[c];
+        if (nv->channel_done[c] || ch->mNodeName.length != node->mName.length ||
+            strcmp(ch->mNodeName.data, node->mName.data) != 0)
+            continue;
+        nv->channel_done[c] = 1;
+        if (!ch->mNumPositionKeys || !ch->mNumRotationKeys || !ch->mNumScalingKeys) break;
+        struct aiVector3D p = lerp_keys(ch->mPositionKeys, ch->mNumPositionKeys, ticks);
+        struct aiVector3D s = lerp_keys(ch->mScalingKeys, ch->mNumScalingKeys, ticks);
+        struct aiQuaternion q = slerp_keys(ch->mRotationKeys, ch->mNumRotationKeys, ticks);
+        float xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z, xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
+        float wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
+        local = (struct aiMatrix4x4){(1 - 2 * (yy + zz)) * s.x, 2 * (xy - wz) * s.y, 2 * (xz + wy) * s.z, p.x,
+                                     2 * (xy + wz) * s.x, (1 - 2 * (xx + zz)) * s.y, 2 * (yz - wx) * s.z, p.y,
+                                     2 * (xz - wy) * s.x, 2 * (yz + wx) * s.y, (1 - 2 * (xx + yy)) * s.z, p.z,
+                                     0, 0, 0, 1};
+        break;
+    }
+    struct aiMatrix4x4 global = mul(parent, &local);
+    /* Name lookup in the bone map (a linear scan, as a small std::map is). */
+    const skv_skeleton *sk = &nv->model->skeleton;
+    for (int b = 0; b < sk->bone_count; b++) {
+        int n = sk->bone_node[b];
+        if (n < 0 || nv->bone_done[b] || strcmp(sk->node_names[n], node->mName.data) != 0) continue;
+        nv->bone_done[b] = 1;
+        struct aiMatrix4x4 offset, final_m;
+        const float(*o)[4] = sk->bone_offset[b];
+        for (int r = 0; r < 4; r++)
+            for (int c = 0; c < 4; c++) (&offset.a1)[r * 4 + c] = o[c][r];
+        struct aiMatrix4x4 g = mul(&nv->global_inverse, &global);
+        final_m = mul(&g, &offset);
+        for (int r = 0; r < 4; r++)
+            for (int c = 0; c < 4; c++) nv->palette[b][c][r] = (&final_m.a1)[r * 4 + c];
+    }
+    for (unsigned i = 0; i < node->mNumChildren; i++) naive_node(nv, node->mChildren[i], &global, ticks);
+}
+
+static void naive_evaluate(naive *nv, const skv_clip *clip, double seconds)
+{
+    double ticks = clip ? anim_clip_ticks(clip, seconds) : 0.0;
+    struct aiMatrix4x4 identity = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    memset(nv->bone_done, 0, (size_t)nv->model->skeleton.bone_count);
+    if (nv->anim) memset(nv->channel_done, 0, nv->anim->mNumChannels);
+    naive_node(nv, nv->scene->mRootNode, &identity, ticks);
+}
+
+/* --- measurement ---------------------------------------------------------- */
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, compare_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double palette_difference(const mat4 *a, const mat4 *b, int bones)
+{
+    double diff = 0.0, scale = 1e-30;
+    for (int i = 0; i < bones; i++)
+        for (int c = 0; c < 4; c++)
+            for (int r = 0; r < 4; r++) {
+                diff = fmax(diff, fabs(a[i][c][r] - b[i][c][r]));
+                scale = fmax(scale, fabs(b[i][c][r]));
+            }
+    return diff / scale;
+}
+
+typedef struct result {
+    int bones, nodes, vertices;
+    double naive_ns, playback_ns, seek_ns; /* per frame */
+    double max_diff;
+    double import_ms, convert_ms, skin_ns_per_vertex;
+} result;
+
+static int bench_model(const char *path, int rounds, int frames, result *res)
+{
+    memset(res, 0, sizeof *res);
+    unsigned flags = aiProcess_Triangulate | aiProcess_GenSmoothNormals | aiProcess_JoinIdenticalVertices |
+                     aiProcess_ValidateDataStructure | aiProcess_SortByPType | aiProcess_FlipUVs;
+    double t0 = now_ns();
+    const struct aiScene *scene = aiImportFile(path, flags);
+    double t1 = now_ns();
+    if (!scene) {
+        fprintf(stderr, "skinview-bench: %s: %s\n", path, aiGetErrorString());
+        return -1;
+    }
+    skv_model model;
+    skv_error err;
+    if (import_scene(scene, path, NULL, &model, &err) != SKV_OK) {
+        fprintf(stderr, "skinview-bench: %s: %s\n", path, err.message);
+        aiReleaseImport(scene);
+        return -1;
+    }
+    double t2 = now_ns();
+    res->import_ms = (t1 - t0) / 1e6;
+    res->convert_ms = (t2 - t1) / 1e6;
+    res->bones = model.skeleton.bone_count;
+    res->nodes = model.skeleton.node_count;
+    res->vertices = model.vertex_count;
+
+    int clip = model.clip_count > 0 ? 0 : -1;
+    const skv_clip *c = clip >= 0 ? &model.clips[clip] : NULL;
+    /* The naive walker takes the same aiAnimation (clips are not merged
+     * in the models measured here, so index 0 is the same motion). */
+    naive nv = {.scene = scene, .anim = clip >= 0 && scene->mNumAnimations ? scene->mAnimations[0] : NULL,
+                .model = &model};
+    struct aiMatrix4x4 root = scene->mRootNode->mTransformation;
+    mat4 root_m, inv;
+    for (int r = 0; r < 4; r++)
+        for (int k = 0; k < 4; k++) root_m[k][r] = (&root.a1)[r * 4 + k];
+    glm_mat4_inv(root_m, inv);
+    for (int r = 0; r < 4; r++)
+        for (int k = 0; k < 4; k++) (&nv.global_inverse.a1)[r * 4 + k] = inv[k][r];
+
+    skv_pose pose;
+    nv.palette = malloc((size_t)(res->bones ? res->bones : 1) * sizeof(mat4));
+    nv.bone_done = calloc((size_t)(res->bones ? res->bones : 1), 1);
+    nv.channel_done = calloc(nv.anim ? nv.anim->mNumChannels + 1 : 1, 1);
+    float *positions = malloc((size_t)model.vertex_count * 3 * sizeof(float) + 1);
+    if (pose_create(&pose, &model.skeleton) != 0 || !nv.palette || !positions) return -1;
+    for (int b = 0; b < res->bones; b++) glm_mat4_identity(nv.palette[b]);
+
+    double duration = c ? c->duration_ticks / c->ticks_per_second : 0.0;
+    double *naive_t = malloc((size_t)rounds * sizeof(double)), *play_t = malloc((size_t)rounds * sizeof(double));
+    double *seek_t = malloc((size_t)rounds * sizeof(double)), *skin_t = malloc((size_t)rounds * sizeof(double));
+    unsigned seed = 12345;
+    double *seeks = malloc((size_t)frames * sizeof(double));
+    for (int f = 0; f < frames; f++) {
+        seed = seed * 1103515245u + 12345u;
+        seeks[f] = duration * (double)((seed >> 8) & 0xffff) / 65536.0;
+    }
+    /* Correctness first: same matrices at every playback frame. */
+    for (int f = 0; f < frames; f++) {
+        naive_evaluate(&nv, c, f / 60.0);
+        pose_evaluate(&pose, &model, clip, f / 60.0);
+        res->max_diff = fmax(res->max_diff, palette_difference(nv.palette, pose.palette, res->bones));
+    }
+    volatile float sink = 0.0f;
+    for (int r = 0; r < rounds; r++) {
+        double a = now_ns();
+        for (int f = 0; f < frames; f++) naive_evaluate(&nv, c, f / 60.0);
+        double b = now_ns();
+        for (int f = 0; f < frames; f++) pose_evaluate(&pose, &model, clip, f / 60.0);
+        double d = now_ns();
+        for (int f = 0; f < frames; f++) pose_evaluate(&pose, &model, clip, seeks[f]);
+        double e = now_ns();
+        skin_blend(&model, pose.palette, positions, NULL);
+        double g = now_ns();
+        sink += nv.palette[0][3][0] + pose.palette[0][3][0] + positions[0];
+        naive_t[r] = (b - a) / frames;
+        play_t[r] = (d - b) / frames;
+        seek_t[r] = (e - d) / frames;
+        skin_t[r] = (g - e) / (model.vertex_count ? model.vertex_count : 1);
+    }
+    (void)sink;
+    res->naive_ns = median(naive_t, rounds);
+    res->playback_ns = median(play_t, rounds);
+    res->seek_ns = median(seek_t, rounds);
+    res->skin_ns_per_vertex = median(skin_t, rounds);
+    free(naive_t), free(play_t), free(seek_t), free(skin_t), free(seeks), free(positions), free(nv.palette), free(nv.bone_done), free(nv.channel_done);
+    pose_destroy(&pose);
+    model_free(&model);
+    aiReleaseImport(scene);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int json = 0, smoke = 0, rounds = 15, count = 0;
+    const char *models[64];
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) json = 1;
+        else if (strcmp(argv[i], "--smoke") == 0) smoke = 1;
+        else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) rounds = atoi(argv[++i]);
+        else if (count < 64) models[count++] = argv[i];
+    }
+    if (rounds < 1) rounds = 1;
+    if (count == 0) {
+        static const char *defaults[] = {
+            SKV_SOURCE_DIR "/assets/worm.dae", SKV_SOURCE_DIR "/assets/snake.fbx", SKV_SOURCE_DIR "/assets/arm.md5mesh",
+            "/usr/share/assimp/models/X/BCN_Epileptic.X", "/usr/share/assimp/models/FBX/animation_with_skeleton.fbx",
+            SKV_SOURCE_DIR "/../shared/models/gltf/robot.glb", SKV_SOURCE_DIR "/../shared/models/md5/Bob.md5mesh",
+            SKV_SOURCE_DIR "/../shared/models/synthetic/tentacle130_8w.gltf"};
+        for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++) models[count++] = defaults[i];
+    }
+    int frames = smoke ? 30 : 240;
+    if (smoke) rounds = 1;
+    int failed = 0;
+    if (!json)
+        printf("%-30s %5s %5s %11s %11s %11s %8s %9s %9s %9s %10s\n", "model", "bones", "nodes", "naive ns/b",
+               "play ns/b", "seek ns/b", "speedup", "max diff", "import ms", "convert", "skin ns/v");
+    for (int i = 0; i < count; i++) {
+        result r;
+        const char *base = strrchr(models[i], '/');
+        base = base ? base + 1 : models[i];
+        if (bench_model(models[i], rounds, frames, &r) != 0) {
+            failed++;
+            continue;
+        }
+        int bones = r.bones ? r.bones : 1;
+        int ok = r.max_diff < 1e-5;
+        if (!ok) failed++;
+        if (json) {
+            printf("{\"model\":\"%s\",\"bones\":%d,\"nodes\":%d,\"naive_ns_per_bone\":%.2f,\"playback_ns_per_bone\":%.2f,"
+                   "\"seek_ns_per_bone\":%.2f,\"speedup\":%.2f,\"max_abs_diff\":%.3g,\"import_ms\":%.3f,"
+                   "\"convert_ms\":%.3f,\"skin_ns_per_vertex\":%.2f}\n",
+                   base, r.bones, r.nodes, r.naive_ns / bones, r.playback_ns / bones, r.seek_ns / bones,
+                   r.naive_ns / r.playback_ns, r.max_diff, r.import_ms, r.convert_ms, r.skin_ns_per_vertex);
+        } else {
+            printf("%-30s %5d %5d %11.1f %11.1f %11.1f %7.1fx %9.2g %9.2f %8.1f%% %10.2f %s\n", base, r.bones, r.nodes,
+                   r.naive_ns / bones, r.playback_ns / bones, r.seek_ns / bones, r.naive_ns / r.playback_ns, r.max_diff,
+                   r.import_ms, 100.0 * r.convert_ms / r.import_ms, r.skin_ns_per_vertex, ok ? "" : "PALETTES DIFFER");
+        }
+    }
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    if (!json) printf("peak RSS %ld MiB; 'convert' is Skinview's processing as a share of Assimp's import time\n",
+                      usage.ru_maxrss / 1024);
+    if (smoke) printf("%d passed, %d failed\n", count - failed, failed);
+    return failed ? 1 : 0;
+}
