@@ -497,36 +497,27 @@ static skv_result convert_meshes(importer *im)
 
 /* --- materials and textures ---------------------------------------------- */
 
-static int texture_from_memory(importer *im, const unsigned char *bytes, int size, const char *key)
+/* The whole file in a malloc'd buffer (NULL if it cannot be read). */
+static unsigned char *read_whole_file(const char *path, long *size)
 {
-    int w, h, channels;
-    unsigned char *rgba = stbi_load_from_memory(bytes, size, &w, &h, &channels, 4);
-    if (!rgba) return -1;
-    skv_model *model = im->model;
-    skv_texture *grown = realloc(model->textures, (size_t)(model->texture_count + 1) * sizeof *grown);
-    char **keys = realloc(im->texture_keys, (size_t)(model->texture_count + 1) * sizeof *keys);
-    if (keys) im->texture_keys = keys;
-    if (!grown || !keys) {
-        if (grown) model->textures = grown;
-        stbi_image_free(rgba);
-        return -1;
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    *size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *bytes = *size > 0 && *size < (1L << 30) ? malloc((size_t)*size) : NULL;
+    if (bytes && fread(bytes, 1, (size_t)*size, f) != (size_t)*size) {
+        free(bytes);
+        bytes = NULL;
     }
-    model->textures = grown;
-    /* stb_image allocates with malloc (libstb's default): free() is right. */
-    grown[model->texture_count] = (skv_texture){w, h, rgba};
-    keys[model->texture_count] = strdup(key);
-    return model->texture_count++;
+    fclose(f);
+    return bytes;
 }
 
-static int texture_from_embedded(importer *im, const struct aiTexture *tex, const char *key)
+/* Appends a texture; takes `rgba` (malloc'd), freeing it on failure. */
+static int add_texture(importer *im, int width, int height, unsigned char *rgba, const char *key)
 {
-    if (tex->mHeight == 0) /* compressed (PNG, JPEG ...): mWidth is the byte size */
-        return texture_from_memory(im, (const unsigned char *)tex->pcData, (int)tex->mWidth, key);
-
-    /* Raw BGRA texels. */
     skv_model *model = im->model;
-    size_t count = (size_t)tex->mWidth * tex->mHeight;
-    unsigned char *rgba = malloc(count * 4);
     skv_texture *grown = realloc(model->textures, (size_t)(model->texture_count + 1) * sizeof *grown);
     if (grown) model->textures = grown;
     char **keys = realloc(im->texture_keys, (size_t)(model->texture_count + 1) * sizeof *keys);
@@ -535,28 +526,43 @@ static int texture_from_embedded(importer *im, const struct aiTexture *tex, cons
         free(rgba);
         return -1;
     }
-    for (size_t i = 0; i < count; i++) {
+    grown[model->texture_count] = (skv_texture){width, height, rgba};
+    keys[model->texture_count] = strdup(key);
+    return model->texture_count++;
+}
+
+static int texture_from_memory(importer *im, const unsigned char *bytes, int size, const char *key)
+{
+    int w, h, channels;
+    /* libstb's stb_image allocates with malloc: add_texture may free() it. */
+    unsigned char *rgba = stbi_load_from_memory(bytes, size, &w, &h, &channels, 4);
+    return rgba ? add_texture(im, w, h, rgba, key) : -1;
+}
+
+static int texture_from_embedded(importer *im, const struct aiTexture *tex, const char *key)
+{
+    if (tex->mHeight == 0) /* compressed (PNG, JPEG ...): mWidth is the byte size */
+        return texture_from_memory(im, (const unsigned char *)tex->pcData, (int)tex->mWidth, key);
+
+    /* Raw BGRA texels. */
+    size_t count = (size_t)tex->mWidth * tex->mHeight;
+    unsigned char *rgba = malloc(count * 4);
+    for (size_t i = 0; rgba && i < count; i++) {
         rgba[i * 4 + 0] = tex->pcData[i].r;
         rgba[i * 4 + 1] = tex->pcData[i].g;
         rgba[i * 4 + 2] = tex->pcData[i].b;
         rgba[i * 4 + 3] = tex->pcData[i].a;
     }
-    grown[model->texture_count] = (skv_texture){(int)tex->mWidth, (int)tex->mHeight, rgba};
-    keys[model->texture_count] = strdup(key);
-    return model->texture_count++;
+    return add_texture(im, (int)tex->mWidth, (int)tex->mHeight, rgba, key);
 }
 
+/* -2: no such file (the caller tries another name), -1: unreadable. */
 static int texture_from_file(importer *im, const char *file, const char *key)
 {
-    FILE *f = fopen(file, "rb");
-    if (!f) return -2;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *bytes = size > 0 && size < (1L << 30) ? malloc((size_t)size) : NULL;
-    int ok = bytes && fread(bytes, 1, (size_t)size, f) == (size_t)size;
-    fclose(f);
-    int t = ok ? texture_from_memory(im, bytes, (int)size, key) : -1;
+    if (access(file, F_OK) != 0) return -2;
+    long size = 0;
+    unsigned char *bytes = read_whole_file(file, &size);
+    int t = bytes ? texture_from_memory(im, bytes, (int)size, key) : -1;
     free(bytes);
     return t;
 }
@@ -913,15 +919,9 @@ static int find_md5anim(const char *mesh_path, char *out, size_t size)
  * so the file is handed over from memory with the right type hint. */
 static const struct aiScene *import_md5anim(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *bytes = size > 0 && size < (1L << 28) ? malloc((size_t)size) : NULL;
-    int ok = bytes && fread(bytes, 1, (size_t)size, f) == (size_t)size;
-    fclose(f);
-    const struct aiScene *scene = ok ? aiImportFileFromMemory(bytes, (unsigned)size, 0, "md5anim") : NULL;
+    long size = 0;
+    unsigned char *bytes = read_whole_file(path, &size);
+    const struct aiScene *scene = bytes ? aiImportFileFromMemory((const char *)bytes, (unsigned)size, 0, "md5anim") : NULL;
     free(bytes);
     return scene;
 }
