@@ -56,6 +56,14 @@ void scene_set_clip(skv_scene *scene, int clip)
     frame_clip(scene);
 }
 
+void scene_frame(skv_scene *scene, double seconds, int width, int height, skv_frame_desc *frame)
+{
+    pose_evaluate(&scene->pose, &scene->model, scene->clip, seconds);
+    *frame = (skv_frame_desc){.palette = (const mat4 *)scene->pose.palette, .background = {0.16f, 0.18f, 0.22f}};
+    glm_mat4_copy(scene->model.upright, frame->model);
+    view_matrices(&scene->camera, width, height, frame->view, frame->projection);
+}
+
 double scene_clip_seconds(const skv_scene *scene)
 {
     if (scene->clip < 0) return 0.0;

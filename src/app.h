@@ -7,6 +7,7 @@
 #include "error.h"
 #include "import.h"
 #include "model.h"
+#include "render.h"
 #include "view.h"
 
 typedef struct skv_scene {
@@ -25,6 +26,11 @@ void scene_free(skv_scene *scene);
 
 /* Switches clip and re-frames the camera. */
 void scene_set_clip(skv_scene *scene, int clip);
+
+/* Poses the scene at `seconds` and fills `frame` for a width x height
+ * image. The one place the window and --screenshot get their frame from,
+ * so both draw the same pixels. */
+void scene_frame(skv_scene *scene, double seconds, int width, int height, skv_frame_desc *frame);
 
 /* Clip duration in seconds (0 without a clip). */
 double scene_clip_seconds(const skv_scene *scene);

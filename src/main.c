@@ -234,13 +234,10 @@ static skv_result export_pose(skv_scene *scene, const options *o, skv_error *err
 static skv_result render_png(skv_scene *scene, skv_renderer *renderer, skv_target *target,
                              double seconds, const char *path, skv_error *err)
 {
-    skv_model *m = &scene->model;
-    pose_evaluate(&scene->pose, m, scene->clip, seconds);
-    skv_frame_desc frame = {.palette = (const mat4 *)scene->pose.palette, .background = {0.16f, 0.18f, 0.22f}};
-    glm_mat4_copy(m->upright, frame.model);
-    view_matrices(&scene->camera, target->width, target->height, frame.view, frame.projection);
+    skv_frame_desc frame;
+    scene_frame(scene, seconds, target->width, target->height, &frame);
     target_bind(target);
-    render_frame(renderer, m, &frame);
+    render_frame(renderer, &scene->model, &frame);
     unsigned char *rgba = malloc((size_t)target->width * target->height * 4);
     if (!rgba) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     target_read_rgba(target, rgba);

@@ -256,11 +256,8 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
             if (r != SKV_OK) break;
         }
         skv_model *m = &scene->model;
-        pose_evaluate(&scene->pose, m, scene->clip, v.time);
-        skv_frame_desc frame = {.palette = (const mat4 *)scene->pose.palette,
-                                .background = {0.16f, 0.18f, 0.22f}};
-        glm_mat4_copy(m->upright, frame.model);
-        view_matrices(&scene->camera, width, height, frame.view, frame.projection);
+        skv_frame_desc frame;
+        scene_frame(scene, v.time, width, height, &frame);
         target_bind(&v.target);
         render_frame(&v.renderer, m, &frame);
 
