@@ -23,6 +23,7 @@ layout(std140) uniform Bones {
 uniform mat4 u_model;      // upright: the root transform the palette cancels
 uniform mat4 u_view;
 uniform mat4 u_projection;
+uniform mat3 u_view_normal; // inverse transpose of mat3(view * model), per frame
 
 out vec3 v_view_position;
 out vec3 v_view_normal;
@@ -54,7 +55,7 @@ void main()
     v_skinned_position = skinned.xyz;
     v_skinned_normal = normalize(skinned_normal);
     v_view_position = view_position.xyz;
-    v_view_normal = transpose(inverse(mat3(model_view))) * skinned_normal;
+    v_view_normal = u_view_normal * skinned_normal;
     v_uv = a_uv;
     gl_Position = u_projection * view_position;
 }

@@ -165,6 +165,7 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
     renderer->u_model = glGetUniformLocation(p, "u_model");
     renderer->u_view = glGetUniformLocation(p, "u_view");
     renderer->u_projection = glGetUniformLocation(p, "u_projection");
+    renderer->u_view_normal = glGetUniformLocation(p, "u_view_normal");
     renderer->u_diffuse = glGetUniformLocation(p, "u_diffuse");
     renderer->u_has_texture = glGetUniformLocation(p, "u_has_texture");
     renderer->u_texture = glGetUniformLocation(p, "u_texture");
@@ -255,6 +256,14 @@ void render_frame(skv_renderer *renderer, const skv_model *model, const skv_fram
     glUniformMatrix4fv(renderer->u_model, 1, GL_FALSE, (const float *)frame->model);
     glUniformMatrix4fv(renderer->u_view, 1, GL_FALSE, (const float *)frame->view);
     glUniformMatrix4fv(renderer->u_projection, 1, GL_FALSE, (const float *)frame->projection);
+    /* Normals' view transform: the same for every vertex, so once here. */
+    mat4 model_view;
+    mat3 view_normal;
+    glm_mat4_mul((vec4 *)frame->view, (vec4 *)frame->model, model_view);
+    glm_mat4_pick3(model_view, view_normal);
+    glm_mat3_inv(view_normal, view_normal);
+    glm_mat3_transpose(view_normal);
+    glUniformMatrix3fv(renderer->u_view_normal, 1, GL_FALSE, (const float *)view_normal);
     glUniform1i(renderer->u_texture, 0);
     glActiveTexture(GL_TEXTURE0);
     glBindVertexArray(renderer->vao);

@@ -15,7 +15,7 @@
 
 typedef struct skv_renderer {
     GLuint program;
-    GLint u_model, u_view, u_projection, u_diffuse, u_has_texture, u_texture;
+    GLint u_model, u_view, u_projection, u_view_normal, u_diffuse, u_has_texture, u_texture;
     GLuint vao;
     GLuint buffers[5]; /* positions, normals, uvs, bone ids, weights */
     GLuint index_buffer;
