@@ -60,6 +60,7 @@ typedef struct importer {
     int bone_capacity;
 
     char **texture_keys; /* per model texture: where it came from */
+    int fbx_offset_fix;  /* fbx_mesh_correction applies (Assimp 5.4 FBX) */
 } importer;
 
 static void to_mat4(const struct aiMatrix4x4 *m, mat4 out)
@@ -218,16 +219,53 @@ static int offsets_equal(const mat4 a, const mat4 b)
     return 1;
 }
 
+/* Assimp 5.4.x's FBX importer builds a bone's offset as
+ *   inverse(bone's bind transform) * (local transform of the mesh node's parent)
+ * where it should use the mesh node's *global* bind transform (assimp PR
+ * #5349 restored the offset without the fix of commit 8a1dc87; issue #5642,
+ * fixed after 5.4.3). A skinned mesh whose node is not at the origin then
+ * comes out with that node's transform missing (huesitos.fbx: 100x too
+ * small, and torn apart once animated). `correction` turns the 5.4 offset
+ * into the right one:  inverse(parent local) * global(mesh node).
+ * The "parent" is the parent of the mesh node's chain of $AssimpFbx$ pivot
+ * helpers, which Assimp creates in front of the node itself. */
+static int fbx_offset_fix_applies(const char *path)
+{
+    size_t n = strlen(path);
+    return aiGetVersionMajor() == 5 && aiGetVersionMinor() == 4 && n >= 4 && strcasecmp(path + n - 4, ".fbx") == 0;
+}
+
+static void fbx_mesh_correction(const importer *im, int mesh_node, mat4 correction)
+{
+    const skv_skeleton *sk = &im->model->skeleton;
+    mat4 global = GLM_MAT4_IDENTITY_INIT;
+    for (int n = mesh_node; n >= 0; n = sk->parents[n]) glm_mat4_mul(sk->rest_local[n], global, global);
+
+    const char *name = sk->node_names[mesh_node];
+    size_t len = strlen(name);
+    int chain_top = mesh_node;
+    for (int p = sk->parents[mesh_node]; p >= 0; p = sk->parents[p]) {
+        const char *pn = sk->node_names[p];
+        if (strncmp(pn, name, len) != 0 || strncmp(pn + len, "_$AssimpFbx$", 12) != 0) break;
+        chain_top = p;
+    }
+    int parent = sk->parents[chain_top];
+    mat4 parent_inverse = GLM_MAT4_IDENTITY_INIT;
+    if (parent >= 0) glm_mat4_inv((vec4 *)sk->rest_local[parent], parent_inverse);
+    glm_mat4_mul(parent_inverse, global, correction);
+}
+
 /* One palette entry per distinct (name, offset): meshes that share a
  * skeleton share entries, and a bone bound with a different offset in
  * another mesh still gets its own, correct matrix. */
-static int file_bone_index(importer *im, const struct aiBone *bone)
+static int file_bone_index(importer *im, const struct aiBone *bone, const mat4 correction)
 {
     skv_skeleton *sk = &im->model->skeleton;
     char name[AI_MAXLEN + 1];
     snprintf(name, sizeof name, "%.*s", (int)bone->mName.length, bone->mName.data);
     mat4 offset;
     to_mat4(&bone->mOffsetMatrix, offset);
+    glm_mat4_mul(offset, (vec4 *)correction, offset);
     if (!mat4_finite(offset)) glm_mat4_identity(offset);
 
     int first = lookup(&im->bone_by_name, name);
@@ -281,9 +319,11 @@ static skv_result pack_mesh_influences(importer *im, const struct aiMesh *src, s
     }
     int bad_ids = 0;
     size_t total = 0;
+    mat4 correction = GLM_MAT4_IDENTITY_INIT;
+    if (im->fbx_offset_fix && src->mNumBones > 0) fbx_mesh_correction(im, mesh->node, correction);
     for (unsigned b = 0; b < src->mNumBones; b++) {
         const struct aiBone *bone = src->mBones[b];
-        bone_of[b] = file_bone_index(im, bone);
+        bone_of[b] = file_bone_index(im, bone, correction);
         if (bone_of[b] < 0) {
             free(counts);
             free(bone_of);
@@ -848,7 +888,8 @@ static skv_result convert_scene(const struct aiScene *scene, const struct aiScen
 {
     memset(model, 0, sizeof *model);
     model->influence_slots = desc && desc->influences == 8 ? 8 : SKV_DEFAULT_INFLUENCES;
-    importer im = {.scene = scene, .anim_scene = anim_scene, .model = model, .err = err};
+    importer im = {.scene = scene, .anim_scene = anim_scene, .model = model, .err = err,
+                   .fbx_offset_fix = fbx_offset_fix_applies(path)};
     model->path = strdup(path);
     im.folder = strdup(path);
     if (!model->path || !im.folder) {
@@ -913,6 +954,41 @@ static int find_md5anim(const char *mesh_path, char *out, size_t size)
     }
     closedir(dir);
     return found;
+}
+
+/* Assimp 5.4's Collada parser reads each <vcount> number with no whitespace
+ * skipped before the first one: a list that starts with a space (as
+ * library_animation_clips.dae's does) reads as 0 weights for vertex 0 and
+ * then gives every vertex the count of the one before it, so all weights
+ * land on the wrong vertices, silently. Whitespace in an XML list means
+ * nothing; such a file is read from a copy with it removed. NULL (and
+ * nothing to do) when no <vcount> starts with whitespace. */
+static unsigned char *collada_trimmed_vcounts(const char *path, long *out_size)
+{
+    if (!(aiGetVersionMajor() == 5 && aiGetVersionMinor() == 4) || !ends_with_nocase(path, ".dae")) return NULL;
+    long size = 0;
+    unsigned char *bytes = read_whole_file(path, &size);
+    if (!bytes) return NULL;
+    static const char tag[] = "<vcount>";
+    const size_t tag_len = sizeof tag - 1;
+    long w = 0, trimmed = 0;
+    for (long r = 0; r < size;) {
+        if (bytes[r] == '<' && size - r >= (long)tag_len && memcmp(bytes + r, tag, tag_len) == 0) {
+            memmove(bytes + w, bytes + r, tag_len);
+            w += (long)tag_len, r += (long)tag_len;
+            long start = r;
+            while (r < size && (bytes[r] == ' ' || bytes[r] == '\t' || bytes[r] == '\n' || bytes[r] == '\r')) r++;
+            trimmed += r > start;
+            continue;
+        }
+        bytes[w++] = bytes[r++];
+    }
+    if (!trimmed) {
+        free(bytes);
+        return NULL;
+    }
+    *out_size = w;
+    return bytes;
 }
 
 /* Assimp tells .md5anim from .md5mesh by the extension, case-sensitively,
@@ -1017,7 +1093,12 @@ skv_result import_model(const char *path, const skv_import_desc *desc, skv_model
         r = guarded_read(path, flags, desc, err);
         if (r != SKV_OK) return r;
     }
-    const struct aiScene *scene = aiImportFile(path, flags);
+    long trimmed_size = 0;
+    unsigned char *trimmed = collada_trimmed_vcounts(path, &trimmed_size);
+    const struct aiScene *scene = trimmed ? aiImportFileFromMemory((const char *)trimmed, (unsigned)trimmed_size, flags, "dae")
+                                          : aiImportFile(path, flags);
+    int vcounts_trimmed = trimmed != NULL;
+    free(trimmed);
     if (!scene) return skv_fail(err, SKV_ERR_IMPORT, "cannot import: %s", aiGetErrorString());
 
     const struct aiScene *anim_scene = NULL;
@@ -1031,6 +1112,8 @@ skv_result import_model(const char *path, const skv_import_desc *desc, skv_model
         model_warn(model, "clip read from %s (Assimp looks for the exact name only)", anim_path);
     else if (r == SKV_OK && anim_scene)
         model_warn(model, "%s has no usable animation; shown in rest pose", anim_path);
+    if (r == SKV_OK && vcounts_trimmed)
+        model_warn(model, "<vcount> lists start with whitespace, which Assimp 5.4 misreads; read without it");
     if (anim_scene) aiReleaseImport(anim_scene);
     aiReleaseImport(scene);
     return r;

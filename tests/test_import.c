@@ -141,8 +141,8 @@ static void test_defensive(void)
 
     /* A clip with negative duration, zero and unnormalised quaternions,
      * scale keys of 0. */
-    struct aiQuatKey rot[3] = {{0.0, {0, 0, 0, 0}}, {1.0, {5, 0, 0, 0}}, {2.0, {0, 0, 0, 3}}};
-    struct aiVectorKey scale[2] = {{0.0, {0, 0, 0}}, {2.0, {1, 1, 1}}};
+    struct aiQuatKey rot[3] = {{.mTime = 0.0, .mValue = {0, 0, 0, 0}}, {.mTime = 1.0, .mValue = {5, 0, 0, 0}}, {.mTime = 2.0, .mValue = {0, 0, 0, 3}}};
+    struct aiVectorKey scale[2] = {{.mTime = 0.0, .mValue = {0, 0, 0}}, {.mTime = 2.0, .mValue = {1, 1, 1}}};
     struct aiNodeAnim channel = {0};
     struct aiNodeAnim *channel_ptr[1] = {&channel};
     set_name(&channel.mNodeName, "bad");
@@ -232,7 +232,7 @@ int main(void)
     struct aiNodeAnim channels[2] = {0};
     struct aiNodeAnim *channel_ptrs[2] = {&channels[0], &channels[1]};
     set_name(&channels[0].mNodeName, "boneA");
-    struct aiVectorKey pos[2] = {{10.0, {4, 0, 0}}, {0.0, {0, 0, 0}}};
+    struct aiVectorKey pos[2] = {{.mTime = 10.0, .mValue = {4, 0, 0}}, {.mTime = 0.0, .mValue = {0, 0, 0}}};
     channels[0].mNumPositionKeys = 2;
     channels[0].mPositionKeys = pos;
     set_name(&channels[1].mNodeName, "nobody");
@@ -322,8 +322,8 @@ int main(void)
 
     /* One clip per node, as Collada files often have: three on one time
      * line merge into one clip; one on another time line stays apart. */
-    struct aiVectorKey short_keys[2] = {{0.0, {0, 0, 0}}, {10.0, {1, 0, 0}}};
-    struct aiVectorKey long_keys[2] = {{0.0, {0, 0, 0}}, {20.0, {1, 0, 0}}};
+    struct aiVectorKey short_keys[2] = {{.mTime = 0.0, .mValue = {0, 0, 0}}, {.mTime = 10.0, .mValue = {1, 0, 0}}};
+    struct aiVectorKey long_keys[2] = {{.mTime = 0.0, .mValue = {0, 0, 0}}, {.mTime = 20.0, .mValue = {1, 0, 0}}};
     const char *targets[4] = {"boneA", "boneB", "prop", "armature"};
     struct aiNodeAnim one[4] = {0};
     struct aiNodeAnim *one_ptr[4][1];

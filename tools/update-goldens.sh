@@ -1,10 +1,22 @@
 #!/usr/bin/env bash
-# Rewrites tests/golden/*.png from the current build. Never run by CI.
+# Rewrites the goldens from a build. Never run by CI.
 # Open every golden it writes and check the pose before committing it.
-# Usage: tools/update-goldens.sh [ctest -R filter, default: golden_]
+#   tools/update-goldens.sh [FILTER]             system Assimp (build/): tests/golden/
+#   tools/update-goldens.sh --current [FILTER]   current Assimp (build-current/):
+#       only the images that differ from the base goldens, into
+#       tests/golden/assimp-X.Y/ (others are removed from there)
+# FILTER: a ctest -R pattern, default golden_.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-cmake -S "$root" -B "$root/build" >/dev/null
-cmake --build "$root/build" -j"$(nproc 2>/dev/null || echo 2)" >/dev/null
-SKV_UPDATE_GOLDENS=1 ctest --test-dir "$root/build" -R "${1:-golden_}" --output-on-failure | grep -E "wrote|Failed|tests passed" || true
+build=$root/build
+config=()
+if [ "${1:-}" = --current ]; then
+  shift
+  prefix=$(bash "$root/tools/build-assimp.sh")
+  build=$root/build-current
+  config=(-DSKINVIEW_ASSIMP=current "-DSKINVIEW_ASSIMP_ROOT=$prefix")
+fi
+cmake -S "$root" -B "$build" "${config[@]}" >/dev/null
+cmake --build "$build" -j"$(nproc 2>/dev/null || echo 2)" >/dev/null
+SKV_UPDATE_GOLDENS=1 ctest --test-dir "$build" -R "${1:-golden_}" --output-on-failure | grep -E "wrote|same as|Failed|tests passed" || true
 git -C "$root" status --short tests/golden
