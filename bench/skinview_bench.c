@@ -8,6 +8,7 @@
  *   naive     the textbook walker on Assimp's own scene: per node per frame
  *             a string search for its channel, a name lookup for its bone,
  *             a linear key search, recursive descent;
+ *   v0        pose_evaluate_reference (the first version), for the notes;
  *   playback  Skinview's pose_evaluate, time advancing by 1/60 s;
  *   seek      Skinview's pose_evaluate at random times.
  * Each round times a batch of frames; the median round is reported. The
@@ -192,7 +193,7 @@ static double palette_difference(const mat4 *a, const mat4 *b, int bones)
 
 typedef struct result {
     int bones, nodes, vertices;
-    double naive_ns, playback_ns, seek_ns; /* per frame */
+    double naive_ns, playback_ns, seek_ns, reference_ns; /* per frame */
     double max_diff;
     double import_ms, convert_ms, skin_ns_per_vertex;
 } result;
@@ -248,6 +249,9 @@ static int bench_model(const char *path, int rounds, int frames, result *res)
     double duration = c ? c->duration_ticks / c->ticks_per_second : 0.0;
     double *naive_t = malloc((size_t)rounds * sizeof(double)), *play_t = malloc((size_t)rounds * sizeof(double));
     double *seek_t = malloc((size_t)rounds * sizeof(double)), *skin_t = malloc((size_t)rounds * sizeof(double));
+    double *ref_t = malloc((size_t)rounds * sizeof(double));
+    skv_pose ref_pose;
+    if (pose_create(&ref_pose, &model.skeleton) != 0) return -1;
     unsigned seed = 12345;
     double *seeks = malloc((size_t)frames * sizeof(double));
     for (int f = 0; f < frames; f++) {
@@ -259,6 +263,8 @@ static int bench_model(const char *path, int rounds, int frames, result *res)
         naive_evaluate(&nv, c, f / 60.0);
         pose_evaluate(&pose, &model, clip, f / 60.0);
         res->max_diff = fmax(res->max_diff, palette_difference(nv.palette, pose.palette, res->bones));
+        pose_evaluate_reference(&ref_pose, &model, clip, f / 60.0);
+        res->max_diff = fmax(res->max_diff, palette_difference(nv.palette, ref_pose.palette, res->bones));
     }
     volatile float sink = 0.0f;
     for (int r = 0; r < rounds; r++) {
@@ -271,6 +277,9 @@ static int bench_model(const char *path, int rounds, int frames, result *res)
         double e = now_ns();
         skin_blend(&model, pose.palette, positions, NULL);
         double g = now_ns();
+        for (int f = 0; f < frames; f++) pose_evaluate_reference(&ref_pose, &model, clip, f / 60.0);
+        double h = now_ns();
+        ref_t[r] = (h - g) / frames;
         sink += nv.palette[0][3][0] + pose.palette[0][3][0] + positions[0];
         naive_t[r] = (b - a) / frames;
         play_t[r] = (d - b) / frames;
@@ -281,6 +290,9 @@ static int bench_model(const char *path, int rounds, int frames, result *res)
     res->naive_ns = median(naive_t, rounds);
     res->playback_ns = median(play_t, rounds);
     res->seek_ns = median(seek_t, rounds);
+    res->reference_ns = median(ref_t, rounds);
+    free(ref_t);
+    pose_destroy(&ref_pose);
     res->skin_ns_per_vertex = median(skin_t, rounds);
     free(naive_t), free(play_t), free(seek_t), free(skin_t), free(seeks), free(positions), free(nv.palette), free(nv.bone_done), free(nv.channel_done);
     pose_destroy(&pose);
@@ -312,8 +324,8 @@ int main(int argc, char **argv)
     if (smoke) rounds = 1;
     int failed = 0;
     if (!json)
-        printf("%-30s %5s %5s %11s %11s %11s %8s %9s %9s %9s %10s\n", "model", "bones", "nodes", "naive ns/b",
-               "play ns/b", "seek ns/b", "speedup", "max diff", "import ms", "convert", "skin ns/v");
+        printf("%-28s %5s %5s %10s %9s %9s %9s %8s %9s %9s %8s %9s\n", "model", "bones", "nodes", "naive ns/b",
+               "v0 ns/b", "play ns/b", "seek ns/b", "speedup", "max diff", "import ms", "convert", "skin ns/v");
     for (int i = 0; i < count; i++) {
         result r;
         const char *base = strrchr(models[i], '/');
@@ -328,12 +340,14 @@ int main(int argc, char **argv)
         if (json) {
             printf("{\"model\":\"%s\",\"bones\":%d,\"nodes\":%d,\"naive_ns_per_bone\":%.2f,\"playback_ns_per_bone\":%.2f,"
                    "\"seek_ns_per_bone\":%.2f,\"speedup\":%.2f,\"max_abs_diff\":%.3g,\"import_ms\":%.3f,"
-                   "\"convert_ms\":%.3f,\"skin_ns_per_vertex\":%.2f}\n",
+                   "\"convert_ms\":%.3f,\"skin_ns_per_vertex\":%.2f,\"v0_ns_per_bone\":%.2f}\n",
                    base, r.bones, r.nodes, r.naive_ns / bones, r.playback_ns / bones, r.seek_ns / bones,
-                   r.naive_ns / r.playback_ns, r.max_diff, r.import_ms, r.convert_ms, r.skin_ns_per_vertex);
+                   r.naive_ns / r.playback_ns, r.max_diff, r.import_ms, r.convert_ms, r.skin_ns_per_vertex,
+                   r.reference_ns / bones);
         } else {
-            printf("%-30s %5d %5d %11.1f %11.1f %11.1f %7.1fx %9.2g %9.2f %8.1f%% %10.2f %s\n", base, r.bones, r.nodes,
-                   r.naive_ns / bones, r.playback_ns / bones, r.seek_ns / bones, r.naive_ns / r.playback_ns, r.max_diff,
+            printf("%-28s %5d %5d %10.1f %9.1f %9.1f %9.1f %7.1fx %9.2g %9.2f %7.1f%% %9.2f %s\n", base, r.bones, r.nodes,
+                   r.naive_ns / bones, r.reference_ns / bones, r.playback_ns / bones, r.seek_ns / bones,
+                   r.naive_ns / r.playback_ns, r.max_diff,
                    r.import_ms, 100.0 * r.convert_ms / r.import_ms, r.skin_ns_per_vertex, ok ? "" : "PALETTES DIFFER");
         }
     }

@@ -4,6 +4,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 double anim_clip_ticks(const skv_clip *clip, double seconds)
 {
@@ -53,7 +56,7 @@ void anim_sample_vec3(const skv_vec3_key *keys, int count, double t, float out[3
         out[a] = keys[i].value[a] + f * (keys[i + 1].value[a] - keys[i].value[a]);
 }
 
-void anim_quat_slerp(const float a[4], const float b[4], float f, float out[4])
+static inline void quat_slerp(const float a[4], const float b[4], float f, float out[4])
 {
     float d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
     float sign = 1.0f;
@@ -85,6 +88,24 @@ void anim_quat_slerp(const float a[4], const float b[4], float f, float out[4])
     }
     float inv = 1.0f / sqrtf(len2);
     for (int k = 0; k < 4; k++) out[k] *= inv;
+}
+
+void anim_quat_slerp(const float a[4], const float b[4], float f, float out[4])
+{
+    quat_slerp(a, b, f, out);
+}
+
+/* A key's quaternion at unit length (identity for a zero one). */
+static inline void quat_unit(const float q[4], float out[4])
+{
+    float len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    if (!(len2 > 0.0f) || !isfinite(len2)) {
+        out[0] = out[1] = out[2] = 0.0f;
+        out[3] = 1.0f;
+        return;
+    }
+    float inv = 1.0f / sqrtf(len2);
+    for (int k = 0; k < 4; k++) out[k] = q[k] * inv;
 }
 
 void anim_sample_quat(const skv_quat_key *keys, int count, double t, float out[4])
@@ -184,14 +205,170 @@ void pose_destroy(skv_pose *pose)
     free(pose->local);
     free(pose->global);
     free(pose->palette);
+    free(pose->cursors);
     memset(pose, 0, sizeof *pose);
 }
 
-void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seconds)
+void pose_evaluate_reference(skv_pose *pose, const skv_model *model, int clip, double seconds)
 {
     const skv_clip *c = clip >= 0 && clip < model->clip_count ? &model->clips[clip] : NULL;
     double ticks = c ? anim_clip_ticks(c, seconds) : 0.0;
     anim_sample(&model->skeleton, c, ticks, pose->local);
     skeleton_pose(&model->skeleton, pose->local, pose->global);
     skin_palette(&model->skeleton, pose->global, model->global_inverse, pose->palette);
+}
+
+/* --- the fast path ------------------------------------------------------- */
+
+/* Key index for t, strictly inside the key range (first.time < t < last.time):
+ * the cursor's key or the next one in playback, binary search otherwise. */
+static inline int key_at(const double *first_time, size_t stride, int count, double t, int *cursor)
+{
+#define KEY_TIME(i) (*(const double *)((const char *)first_time + (size_t)(i) * stride))
+    int i = *cursor;
+    if (i >= 0 && i < count - 1 && KEY_TIME(i) <= t) {
+        if (t < KEY_TIME(i + 1)) return i;
+        if (i + 2 < count && t < KEY_TIME(i + 2)) return *cursor = i + 1;
+    }
+#undef KEY_TIME
+    return *cursor = key_before(first_time, stride, count, t);
+}
+
+static inline void sample_vec3(const skv_vec3_key *keys, int count, double t, int *cursor, float out[3])
+{
+    const float *v;
+    if (count == 1 || !(t > keys[0].time)) v = keys[0].value;
+    else if (t >= keys[count - 1].time) v = keys[count - 1].value;
+    else {
+        int i = key_at(&keys[0].time, sizeof keys[0], count, t, cursor);
+        float f = key_factor(keys[i].time, keys[i + 1].time, t);
+        const float *a = keys[i].value, *b = keys[i + 1].value;
+        out[0] = a[0] + f * (b[0] - a[0]);
+        out[1] = a[1] + f * (b[1] - a[1]);
+        out[2] = a[2] + f * (b[2] - a[2]);
+        return;
+    }
+    out[0] = v[0], out[1] = v[1], out[2] = v[2];
+}
+
+static inline void sample_quat(const skv_quat_key *keys, int count, double t, int *cursor, float out[4])
+{
+    if (count == 1 || !(t > keys[0].time)) quat_unit(keys[0].value, out);
+    else if (t >= keys[count - 1].time) quat_unit(keys[count - 1].value, out);
+    else {
+        int i = key_at(&keys[0].time, sizeof keys[0], count, t, cursor);
+        quat_slerp(keys[i].value, keys[i + 1].value, key_factor(keys[i].time, keys[i + 1].time, t), out);
+    }
+}
+
+/* local = T * R * S from a unit quaternion, written straight into the
+ * columns (the product anim_quat_mat4 + scaling would form). */
+static inline void trs_mat4(const float t[3], const float q[4], const float s[3], mat4 out)
+{
+    float x = q[0], y = q[1], z = q[2], w = q[3];
+    float xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y, wz = w * z;
+    out[0][0] = (1.0f - 2.0f * (yy + zz)) * s[0];
+    out[0][1] = 2.0f * (xy + wz) * s[0];
+    out[0][2] = 2.0f * (xz - wy) * s[0];
+    out[0][3] = 0.0f;
+    out[1][0] = 2.0f * (xy - wz) * s[1];
+    out[1][1] = (1.0f - 2.0f * (xx + zz)) * s[1];
+    out[1][2] = 2.0f * (yz + wx) * s[1];
+    out[1][3] = 0.0f;
+    out[2][0] = 2.0f * (xz + wy) * s[2];
+    out[2][1] = 2.0f * (yz - wx) * s[2];
+    out[2][2] = (1.0f - 2.0f * (xx + yy)) * s[2];
+    out[2][3] = 0.0f;
+    out[3][0] = t[0];
+    out[3][1] = t[1];
+    out[3][2] = t[2];
+    out[3][3] = 1.0f;
+}
+
+/* out = a * b for affine matrices (bottom row 0 0 0 1): the bottom row is
+ * not computed, it comes out of the columns' w by itself. */
+static inline void affine_mul(const mat4 a, const mat4 b, mat4 out)
+{
+#if defined(__SSE2__)
+    __m128 a0 = _mm_loadu_ps(a[0]), a1 = _mm_loadu_ps(a[1]), a2 = _mm_loadu_ps(a[2]), a3 = _mm_loadu_ps(a[3]);
+    __m128 r[4];
+    for (int j = 0; j < 4; j++) {
+        r[j] = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_set1_ps(b[j][0])), _mm_mul_ps(a1, _mm_set1_ps(b[j][1]))),
+                          _mm_mul_ps(a2, _mm_set1_ps(b[j][2])));
+    }
+    r[3] = _mm_add_ps(r[3], a3);
+    for (int j = 0; j < 4; j++) _mm_storeu_ps(out[j], r[j]);
+#else
+    mat4 r;
+    for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 4; i++)
+            r[j][i] = a[0][i] * b[j][0] + a[1][i] * b[j][1] + a[2][i] * b[j][2] + (j == 3 ? a[3][i] : 0.0f);
+    memcpy(out, r, sizeof r);
+#endif
+}
+
+/* Cursors for `clip`'s channels, reset when the clip changes; NULL (binary
+ * search every time) if they cannot be allocated. */
+static int *pose_cursors(skv_pose *pose, int clip, int channels)
+{
+    if (channels > pose->cursor_capacity) {
+        int *c = realloc(pose->cursors, (size_t)channels * 3 * sizeof *c);
+        if (!c) return NULL;
+        pose->cursors = c;
+        pose->cursor_capacity = channels;
+        pose->cursor_clip = -2;
+    }
+    if (pose->cursor_clip != clip) {
+        memset(pose->cursors, 0, (size_t)channels * 3 * sizeof *pose->cursors);
+        pose->cursor_clip = clip;
+    }
+    return pose->cursors;
+}
+
+void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seconds)
+{
+    const skv_skeleton *sk = &model->skeleton;
+    const skv_clip *c = clip >= 0 && clip < model->clip_count ? &model->clips[clip] : NULL;
+    double ticks = c ? anim_clip_ticks(c, seconds) : 0.0;
+    int *cursors = c && c->channel_count > 0 ? pose_cursors(pose, clip, c->channel_count) : NULL;
+    int scratch[3];
+
+    /* Local transforms and the walk in one parent-first pass; the root's
+     * global is globalInverse * local, so every global is in model space. */
+    for (int n = 0; n < sk->node_count; n++) {
+        int ch_index = c ? c->node_channel[n] : -1;
+        const float *local;
+        if (ch_index < 0) {
+            local = (const float *)sk->rest_local[n];
+        } else if (c->channels[ch_index].constant) {
+            local = (const float *)c->channels[ch_index].constant_local;
+        } else {
+            const skv_channel *ch = &c->channels[ch_index];
+            int *cur = cursors ? &cursors[ch_index * 3] : (scratch[0] = scratch[1] = scratch[2] = -1, scratch);
+            float t[3], s[3], q[4];
+            sample_vec3(ch->positions, ch->position_count, ticks, &cur[0], t);
+            sample_quat(ch->rotations, ch->rotation_count, ticks, &cur[1], q);
+            sample_vec3(ch->scales, ch->scale_count, ticks, &cur[2], s);
+            trs_mat4(t, q, s, pose->local[n]);
+            local = (const float *)pose->local[n];
+        }
+        int p = sk->parents[n];
+        if (p < 0) glm_mat4_mul((vec4 *)model->global_inverse, (vec4 *)local, pose->global[n]);
+        else affine_mul(pose->global[p], (vec4 *)local, pose->global[n]);
+    }
+    for (int b = 0; b < sk->bone_count; b++) {
+        int n = sk->bone_node[b];
+        if (n < 0) glm_mat4_identity(pose->palette[b]);
+        else affine_mul(pose->global[n], sk->bone_offset[b], pose->palette[b]);
+    }
+}
+
+void anim_channel_finish(skv_channel *ch)
+{
+    ch->constant = 0;
+    if (ch->position_count != 1 || ch->rotation_count != 1 || ch->scale_count != 1) return;
+    float q[4];
+    quat_unit(ch->rotations[0].value, q);
+    trs_mat4(ch->positions[0].value, q, ch->scales[0].value, ch->constant_local);
+    ch->constant = 1;
 }

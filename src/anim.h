@@ -46,18 +46,37 @@ void skeleton_pose(const skv_skeleton *skeleton, const mat4 *local, mat4 *global
 void skin_palette(const skv_skeleton *skeleton, const mat4 *global,
                   const mat4 global_inverse, mat4 *palette);
 
-/* Working buffers for one pose of one model. */
+/* Sets ch->constant / constant_local: a channel of one key per array is
+ * the same local transform at every time (pose_evaluate then copies it).
+ * The importer calls this on every channel it makes. */
+void anim_channel_finish(skv_channel *ch);
+
+/* Working buffers for one pose of one model (one character). */
 typedef struct skv_pose {
     int node_count, bone_count;
     mat4 *local;
-    mat4 *global;
+    mat4 *global;  /* pose_evaluate: model space (globalInverse folded in) */
     mat4 *palette;
+    /* Playback state: per channel of `cursor_clip`, the key last used for
+     * position, rotation and scale. Consecutive frames step a key at most,
+     * so most lookups are one comparison; jumps fall back to binary search. */
+    int cursor_clip;
+    int cursor_capacity; /* channels */
+    int *cursors;        /* 3 per channel */
 } skv_pose;
 
 int pose_create(skv_pose *pose, const skv_skeleton *skeleton); /* 0 on success */
 void pose_destroy(skv_pose *pose);
 
-/* The three steps for clip `clip` (-1: rest pose) at `seconds`. */
+/* Clip `clip` (-1: rest pose) at `seconds`, into pose->palette. The fast
+ * path: key cursors, globalInverse folded into the root so each bone costs
+ * one affine multiply for the walk and one for the palette, T*R*S written
+ * straight from the quaternion. Same result as pose_evaluate_reference. */
 void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seconds);
+
+/* The three steps above, one after the other, as written (anim_sample,
+ * skeleton_pose, skin_palette): the reference pose_evaluate is tested
+ * against, and the benchmark's previous version. */
+void pose_evaluate_reference(skv_pose *pose, const skv_model *model, int clip, double seconds);
 
 #endif

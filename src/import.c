@@ -6,6 +6,7 @@
  * materials and textures, convert clips (names resolved to node indices
  * here, once), then release the aiScene. */
 #include "import.h"
+#include "anim.h"
 #include "import_scene.h"
 
 #include <limits.h>
@@ -16,6 +17,7 @@
 #include <assimp/version.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -710,6 +712,16 @@ static skv_result convert_materials(importer *im)
 
 /* Copies vector keys, dropping non-finite ones and sorting by time. With
  * none left, one key holding `fallback`. Returns the count, -1 on OOM. */
+/* Keys that all hold the same value say what one key says at every time:
+ * the caller keeps one, and a channel of single keys is fixed (anim.h). */
+static int all_keys_equal(const void *keys, int n, size_t stride, size_t value_offset, size_t value_size)
+{
+    const char *first = (const char *)keys + value_offset;
+    for (int i = 1; i < n; i++)
+        if (memcmp(first, first + (size_t)i * stride, value_size) != 0) return 0;
+    return 1;
+}
+
 static int copy_vec3_keys(const struct aiVectorKey *src, unsigned count, const float fallback[3],
                           skv_vec3_key **out, int *unsorted)
 {
@@ -725,7 +737,7 @@ static int copy_vec3_keys(const struct aiVectorKey *src, unsigned count, const f
     }
     if (n == 0) (*out)[n++] = (skv_vec3_key){0.0, {fallback[0], fallback[1], fallback[2]}};
     if (*unsorted) SORT_KEYS_BY_TIME(*out, n);
-    return n;
+    return all_keys_equal(*out, n, sizeof **out, offsetof(skv_vec3_key, value), sizeof (*out)->value) ? 1 : n;
 }
 
 static int copy_quat_keys(const struct aiQuatKey *src, unsigned count, const float fallback[4],
@@ -744,7 +756,7 @@ static int copy_quat_keys(const struct aiQuatKey *src, unsigned count, const flo
     }
     if (n == 0) (*out)[n++] = (skv_quat_key){0.0, {fallback[0], fallback[1], fallback[2], fallback[3]}};
     if (*unsorted) SORT_KEYS_BY_TIME(*out, n);
-    return n;
+    return all_keys_equal(*out, n, sizeof **out, offsetof(skv_quat_key, value), sizeof (*out)->value) ? 1 : n;
 }
 
 static skv_result convert_clips(importer *im)
@@ -797,6 +809,7 @@ static skv_result convert_clips(importer *im)
             clip->channel_count++;
             if (ch->position_count < 0 || ch->rotation_count < 0 || ch->scale_count < 0)
                 return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+            anim_channel_finish(ch);
             clip->node_channel[node] = clip->channel_count - 1;
             last_key = fmax(last_key, ch->positions[ch->position_count - 1].time);
             last_key = fmax(last_key, ch->rotations[ch->rotation_count - 1].time);

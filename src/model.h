@@ -42,6 +42,10 @@ typedef struct skv_channel {
     skv_vec3_key *positions;
     skv_quat_key *rotations;
     skv_vec3_key *scales;
+    /* Set by anim_channel_finish: one key everywhere, so the local
+     * transform is fixed (files key many nodes that never move). */
+    int constant;
+    mat4 constant_local;
 } skv_channel;
 
 typedef struct skv_clip {

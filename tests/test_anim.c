@@ -208,8 +208,100 @@ static void test_sample_channel(void)
     CHECK(local[0][0][0] == 1.0f && local[0][3][0] == 0.0f);
 }
 
+/* pose_evaluate (cursors, folded globalInverse, affine products) against
+ * pose_evaluate_reference on a random 40-node model with two clips of
+ * uneven key arrays: playback forward, backward, big jumps, clip switches,
+ * times before the first and after the last key. */
+static void test_fast_matches_reference(void)
+{
+    enum { NODES = 40, CLIPS = 2 };
+    unsigned seed = 11;
+    int parents[NODES], bone_node[NODES];
+    mat4 rest[NODES], offsets[NODES];
+    for (int i = 0; i < NODES; i++) {
+        parents[i] = i == 0 ? -1 : (int)((frand(&seed) * 0.5f + 0.5f) * (i - 1) + 0.5f);
+        float q[4] = {frand(&seed), frand(&seed), frand(&seed), frand(&seed)};
+        anim_quat_mat4(q, rest[i]);
+        rest[i][3][0] = frand(&seed), rest[i][3][1] = frand(&seed), rest[i][3][2] = frand(&seed);
+        float o[4] = {frand(&seed), frand(&seed), frand(&seed), frand(&seed)};
+        anim_quat_mat4(o, offsets[i]);
+        offsets[i][3][1] = frand(&seed);
+        bone_node[i] = i;
+    }
+    skv_channel channels[CLIPS][NODES] = {{{0}}};
+    int node_channel[CLIPS][NODES];
+    skv_clip clips[CLIPS];
+    for (int c = 0; c < CLIPS; c++) {
+        int count = 0;
+        for (int n = 0; n < NODES; n++) {
+            node_channel[c][n] = -1;
+            if ((n + c) % 3 == 0) continue; /* some nodes keep their rest */
+            skv_channel *ch = &channels[c][count];
+            ch->node = n;
+            ch->position_count = 1 + (n % 4);
+            ch->rotation_count = 1 + (n % 3); /* n = 0, 12, 24, 36: one key each, fixed */
+            ch->scale_count = 1 + (n % 2);
+            ch->positions = calloc((size_t)ch->position_count, sizeof *ch->positions);
+            ch->rotations = calloc((size_t)ch->rotation_count, sizeof *ch->rotations);
+            ch->scales = calloc((size_t)ch->scale_count, sizeof *ch->scales);
+            for (int k = 0; k < ch->position_count; k++) {
+                ch->positions[k].time = 2.0 + 20.0 * k / ch->position_count;
+                for (int a = 0; a < 3; a++) ch->positions[k].value[a] = frand(&seed);
+            }
+            for (int k = 0; k < ch->rotation_count; k++) {
+                ch->rotations[k].time = ch->rotation_count > 1 ? 24.0 * k / (ch->rotation_count - 1) : 3.0;
+                for (int a = 0; a < 4; a++) ch->rotations[k].value[a] = frand(&seed);
+            }
+            for (int k = 0; k < ch->scale_count; k++) {
+                ch->scales[k].time = 5.0 * k;
+                for (int a = 0; a < 3; a++) ch->scales[k].value[a] = 1.0f + 0.3f * frand(&seed);
+            }
+            anim_channel_finish(ch);
+            node_channel[c][n] = count++;
+        }
+        clips[c] = (skv_clip){.duration_ticks = 24.0, .ticks_per_second = 10.0 + c, .channel_count = count,
+                              .channels = channels[c], .node_channel = node_channel[c]};
+    }
+    skv_model model = {.clip_count = CLIPS, .clips = clips};
+    model.skeleton = (skv_skeleton){.node_count = NODES, .parents = parents, .rest_local = rest,
+                                    .bone_count = NODES, .bone_node = bone_node, .bone_offset = offsets};
+    glm_scale_make(model.global_inverse, (vec3){0.5f, 0.5f, 0.5f});
+    model.global_inverse[3][2] = 3.0f;
+
+    skv_pose fast, ref;
+    CHECK(pose_create(&fast, &model.skeleton) == 0);
+    CHECK(pose_create(&ref, &model.skeleton) == 0);
+    double times[200];
+    int clip_of[200];
+    for (int i = 0; i < 200; i++) {
+        clip_of[i] = i < 150 ? (i / 50) % 2 : -1 + (i % 3);
+        if (i < 60) times[i] = i / 60.0;                        /* playback */
+        else if (i < 100) times[i] = 2.0 - (i - 60) / 30.0;     /* backwards */
+        else times[i] = 5.0 * (frand(&seed) + 1.0);             /* jumps, loops */
+    }
+    double worst = 0.0;
+    for (int i = 0; i < 200; i++) {
+        pose_evaluate(&fast, &model, clip_of[i], times[i]);
+        pose_evaluate_reference(&ref, &model, clip_of[i], times[i]);
+        for (int b = 0; b < NODES; b++)
+            for (int c = 0; c < 4; c++)
+                for (int r = 0; r < 4; r++) worst = fmax(worst, fabs(fast.palette[b][c][r] - ref.palette[b][c][r]));
+    }
+    printf("fast vs reference pose: max abs difference %.2g over 200 evaluations\n", worst);
+    CHECK(worst < 1e-4);
+    pose_destroy(&fast);
+    pose_destroy(&ref);
+    for (int c = 0; c < CLIPS; c++)
+        for (int k = 0; k < clips[c].channel_count; k++) {
+            free(channels[c][k].positions);
+            free(channels[c][k].rotations);
+            free(channels[c][k].scales);
+        }
+}
+
 int main(void)
 {
+    test_fast_matches_reference();
     test_vec3_keys();
     test_slerp();
     test_clip_ticks();
