@@ -193,7 +193,9 @@ int pose_create(skv_pose *pose, const skv_skeleton *skeleton)
     pose->local = malloc(nodes * sizeof(mat4));
     pose->global = malloc(nodes * sizeof(mat4));
     pose->palette = malloc(bones * sizeof(mat4));
-    if (!pose->local || !pose->global || !pose->palette) {
+    pose->node_fixed = calloc(nodes, 1);
+    pose->fixed_clip = -2;
+    if (!pose->local || !pose->global || !pose->palette || !pose->node_fixed) {
         pose_destroy(pose);
         return -1;
     }
@@ -206,6 +208,7 @@ void pose_destroy(skv_pose *pose)
     free(pose->global);
     free(pose->palette);
     free(pose->cursors);
+    free(pose->node_fixed);
     memset(pose, 0, sizeof *pose);
 }
 
@@ -213,6 +216,7 @@ void pose_evaluate_reference(skv_pose *pose, const skv_model *model, int clip, d
 {
     const skv_clip *c = clip >= 0 && clip < model->clip_count ? &model->clips[clip] : NULL;
     double ticks = c ? anim_clip_ticks(c, seconds) : 0.0;
+    pose->fixed_clip = -2; /* its globals are not pose_evaluate's */
     anim_sample(&model->skeleton, c, ticks, pose->local);
     skeleton_pose(&model->skeleton, pose->local, pose->global);
     skin_palette(&model->skeleton, pose->global, model->global_inverse, pose->palette);
@@ -293,8 +297,11 @@ static inline void affine_mul(const mat4 a, const mat4 b, mat4 out)
     __m128 a0 = _mm_loadu_ps(a[0]), a1 = _mm_loadu_ps(a[1]), a2 = _mm_loadu_ps(a[2]), a3 = _mm_loadu_ps(a[3]);
     __m128 r[4];
     for (int j = 0; j < 4; j++) {
-        r[j] = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_set1_ps(b[j][0])), _mm_mul_ps(a1, _mm_set1_ps(b[j][1]))),
-                          _mm_mul_ps(a2, _mm_set1_ps(b[j][2])));
+        /* Broadcasts by shuffling the loaded column: one instruction each. */
+        __m128 bj = _mm_loadu_ps(b[j]);
+        r[j] = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_shuffle_ps(bj, bj, 0x00)),
+                                     _mm_mul_ps(a1, _mm_shuffle_ps(bj, bj, 0x55))),
+                          _mm_mul_ps(a2, _mm_shuffle_ps(bj, bj, 0xaa)));
     }
     r[3] = _mm_add_ps(r[3], a3);
     for (int j = 0; j < 4; j++) _mm_storeu_ps(out[j], r[j]);
@@ -333,9 +340,21 @@ void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seco
     int *cursors = c && c->channel_count > 0 ? pose_cursors(pose, clip, c->channel_count) : NULL;
     int scratch[3];
 
+    int clip_key = c ? clip : -1;
+    int cached = pose->fixed_clip == clip_key;
+    if (!cached) {
+        for (int n = 0; n < sk->node_count; n++) {
+            int ch = c ? c->node_channel[n] : -1;
+            int p = sk->parents[n];
+            pose->node_fixed[n] = (ch < 0 || c->channels[ch].constant) && (p < 0 || pose->node_fixed[p]);
+        }
+        pose->fixed_clip = clip_key;
+    }
+
     /* Local transforms and the walk in one parent-first pass; the root's
      * global is globalInverse * local, so every global is in model space. */
     for (int n = 0; n < sk->node_count; n++) {
+        if (cached && pose->node_fixed[n]) continue;
         int ch_index = c ? c->node_channel[n] : -1;
         const float *local;
         if (ch_index < 0) {
@@ -359,7 +378,7 @@ void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seco
     for (int b = 0; b < sk->bone_count; b++) {
         int n = sk->bone_node[b];
         if (n < 0) glm_mat4_identity(pose->palette[b]);
-        else affine_mul(pose->global[n], sk->bone_offset[b], pose->palette[b]);
+        else if (!(cached && pose->node_fixed[n])) affine_mul(pose->global[n], sk->bone_offset[b], pose->palette[b]);
     }
 }
 

@@ -63,6 +63,11 @@ typedef struct skv_pose {
     int cursor_clip;
     int cursor_capacity; /* channels */
     int *cursors;        /* 3 per channel */
+    /* Nodes of `fixed_clip` that neither move nor hang under anything that
+     * moves: their global (and their bones' palette entries) are computed
+     * on the first evaluation of the clip and then left as they are. */
+    int fixed_clip;      /* -2: nothing cached */
+    unsigned char *node_fixed;
 } skv_pose;
 
 int pose_create(skv_pose *pose, const skv_skeleton *skeleton); /* 0 on success */

@@ -35,6 +35,7 @@ skv_result scene_load(skv_scene *scene, const char *path, const char *anim, cons
             return r;
         }
     }
+    import_decode_textures(&scene->model); /* failures are warnings */
     if (pose_create(&scene->pose, &scene->model.skeleton) != 0) {
         model_free(&scene->model);
         return skv_fail(err, SKV_ERR_MEMORY, "out of memory");

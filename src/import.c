@@ -16,6 +16,7 @@
 #include <assimp/scene.h>
 #include <assimp/version.h>
 #include <errno.h>
+#include <pthread.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -556,29 +557,34 @@ static unsigned char *read_whole_file(const char *path, long *size)
     return bytes;
 }
 
-/* Appends a texture; takes `rgba` (malloc'd), freeing it on failure. */
-static int add_texture(importer *im, int width, int height, unsigned char *rgba, const char *key)
+/* Appends a texture; takes `rgba` or `encoded` (malloc'd), freeing it on
+ * failure. */
+static int add_texture(importer *im, skv_texture texture, const char *key)
 {
     skv_model *model = im->model;
     skv_texture *grown = realloc(model->textures, (size_t)(model->texture_count + 1) * sizeof *grown);
     if (grown) model->textures = grown;
     char **keys = realloc(im->texture_keys, (size_t)(model->texture_count + 1) * sizeof *keys);
     if (keys) im->texture_keys = keys;
-    if (!rgba || !grown || !keys) {
-        free(rgba);
+    if ((!texture.rgba && !texture.encoded) || !grown || !keys) {
+        free(texture.rgba);
+        free(texture.encoded);
         return -1;
     }
-    grown[model->texture_count] = (skv_texture){width, height, rgba};
+    grown[model->texture_count] = texture;
     keys[model->texture_count] = strdup(key);
     return model->texture_count++;
 }
 
+/* An image file's bytes, kept for import_decode_textures once stb_image
+ * has read a valid header from them. */
 static int texture_from_memory(importer *im, const unsigned char *bytes, int size, const char *key)
 {
     int w, h, channels;
-    /* libstb's stb_image allocates with malloc: add_texture may free() it. */
-    unsigned char *rgba = stbi_load_from_memory(bytes, size, &w, &h, &channels, 4);
-    return rgba ? add_texture(im, w, h, rgba, key) : -1;
+    if (size <= 0 || !stbi_info_from_memory(bytes, size, &w, &h, &channels) || w <= 0 || h <= 0) return -1;
+    unsigned char *copy = malloc((size_t)size);
+    if (copy) memcpy(copy, bytes, (size_t)size);
+    return add_texture(im, (skv_texture){.width = w, .height = h, .encoded = copy, .encoded_size = size}, key);
 }
 
 static int texture_from_embedded(importer *im, const struct aiTexture *tex, const char *key)
@@ -595,7 +601,7 @@ static int texture_from_embedded(importer *im, const struct aiTexture *tex, cons
         rgba[i * 4 + 2] = tex->pcData[i].b;
         rgba[i * 4 + 3] = tex->pcData[i].a;
     }
-    return add_texture(im, (int)tex->mWidth, (int)tex->mHeight, rgba, key);
+    return add_texture(im, (skv_texture){.width = (int)tex->mWidth, .height = (int)tex->mHeight, .rgba = rgba}, key);
 }
 
 /* -2: no such file (the caller tries another name), -1: unreadable. */
@@ -874,6 +880,66 @@ static skv_result merge_single_channel_clips(importer *im)
 }
 
 /* --- entry point --------------------------------------------------------- */
+
+/* --- texture decoding ---------------------------------------------------- */
+
+typedef struct decode_job {
+    skv_texture *textures;
+    int count;
+    int next; /* shared; taken under the lock */
+    int failed;
+    pthread_mutex_t lock;
+} decode_job;
+
+static void *decode_worker(void *arg)
+{
+    decode_job *job = arg;
+    for (;;) {
+        pthread_mutex_lock(&job->lock);
+        int t = job->next < job->count ? job->next++ : -1;
+        pthread_mutex_unlock(&job->lock);
+        if (t < 0) return NULL;
+        skv_texture *tex = &job->textures[t];
+        if (!tex->encoded) continue;
+        int w, h, channels;
+        /* libstb's stb_image allocates with malloc; it keeps no state
+         * between calls (the flip setting is never changed here). */
+        unsigned char *rgba = stbi_load_from_memory(tex->encoded, tex->encoded_size, &w, &h, &channels, 4);
+        free(tex->encoded);
+        tex->encoded = NULL;
+        tex->encoded_size = 0;
+        if (rgba && w == tex->width && h == tex->height) {
+            tex->rgba = rgba;
+        } else {
+            free(rgba);
+            pthread_mutex_lock(&job->lock);
+            job->failed++;
+            pthread_mutex_unlock(&job->lock);
+        }
+    }
+}
+
+int import_decode_textures(skv_model *model)
+{
+    decode_job job = {.textures = model->textures, .count = model->texture_count};
+    int pending = 0;
+    for (int t = 0; t < model->texture_count; t++) pending += model->textures[t].encoded != NULL;
+    if (pending == 0) return 0;
+    pthread_mutex_init(&job.lock, NULL);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int workers = (int)(cores < 1 ? 1 : cores > 8 ? 8 : cores);
+    if (workers > pending) workers = pending;
+    pthread_t threads[8];
+    int started = 0;
+    for (int i = 1; i < workers; i++)
+        if (pthread_create(&threads[started], NULL, decode_worker, &job) == 0) started++;
+    decode_worker(&job); /* this thread works too; alone if none started */
+    for (int i = 0; i < started; i++) pthread_join(threads[i], NULL);
+    pthread_mutex_destroy(&job.lock);
+    if (job.failed)
+        model_warn(model, "%d texture(s) could not be decoded; their materials are drawn untextured", job.failed);
+    return job.failed;
+}
 
 const char *import_assimp_version(void)
 {

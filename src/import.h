@@ -25,6 +25,12 @@ typedef struct skv_import_desc {
  * `model` empty. */
 skv_result import_model(const char *path, const skv_import_desc *desc, skv_model *model, skv_error *err);
 
+/* Decodes the model's textures (kept as the image files' bytes by
+ * import_model) into texels, on up to as many threads as there are cores.
+ * Call before rendering. A texture that fails to decode stays without
+ * texels (drawn untextured) and adds a warning; returns how many failed. */
+int import_decode_textures(skv_model *model);
+
 /* Version of the Assimp library in use, e.g. "5.2.5". */
 const char *import_assimp_version(void);
 

@@ -41,7 +41,10 @@ void model_free(skv_model *model)
     free(model->meshes);
     for (int i = 0; i < model->material_count; i++) free(model->materials[i].name);
     free(model->materials);
-    for (int i = 0; i < model->texture_count; i++) free(model->textures[i].rgba);
+    for (int i = 0; i < model->texture_count; i++) {
+        free(model->textures[i].rgba);
+        free(model->textures[i].encoded);
+    }
     free(model->textures);
 
     skv_skeleton *sk = &model->skeleton;

@@ -88,9 +88,14 @@ typedef struct skv_mesh {
     int unweighted_vertices; /* skinned-mesh vertices without any weight */
 } skv_mesh;
 
+/* A texture as the file has it (PNG, JPEG, TGA ... bytes) until
+ * import_decode_textures turns it into texels; decoding is most of a
+ * textured model's load time, so it runs in parallel, after the import. */
 typedef struct skv_texture {
     int width, height;
-    unsigned char *rgba; /* width * height * 4, first row at the top */
+    unsigned char *rgba;    /* width * height * 4, first row at the top; NULL until decoded */
+    unsigned char *encoded; /* the image file's bytes; NULL once decoded */
+    int encoded_size;
 } skv_texture;
 
 typedef struct skv_material {

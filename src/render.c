@@ -221,7 +221,7 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
         renderer->textures = calloc((size_t)model->texture_count, sizeof *renderer->textures);
         if (!renderer->textures) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
         for (int t = 0; t < model->texture_count; t++)
-            renderer->textures[t] = upload_texture(&model->textures[t]);
+            renderer->textures[t] = model->textures[t].rgba ? upload_texture(&model->textures[t]) : 0;
     }
     GLenum gl_error = glGetError();
     if (gl_error != GL_NO_ERROR) return skv_fail(err, SKV_ERR_GPU, "GL error 0x%x while uploading the model", gl_error);
@@ -276,7 +276,7 @@ void render_frame(skv_renderer *renderer, const skv_model *model, const skv_fram
             render_upload_palette(renderer, (const mat4 *)renderer->draw_palette, d->bone_count);
         }
         glUniform4fv(renderer->u_diffuse, 1, mat->diffuse);
-        int textured = mat->texture >= 0 && mat->texture < renderer->texture_count;
+        int textured = mat->texture >= 0 && mat->texture < renderer->texture_count && renderer->textures[mat->texture];
         glUniform1i(renderer->u_has_texture, textured);
         if (textured) glBindTexture(GL_TEXTURE_2D, renderer->textures[mat->texture]);
         glDrawElementsBaseVertex(GL_TRIANGLES, d->index_count, GL_UNSIGNED_INT,
