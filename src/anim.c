@@ -265,6 +265,46 @@ static inline void sample_quat(const skv_quat_key *keys, int count, double t, in
     }
 }
 
+/* One key array at key i, factor f; a single-key array is its key. */
+static inline void lerp_vec3_at(const skv_vec3_key *keys, int count, int i, float f, float out[3])
+{
+    if (count == 1) {
+        out[0] = keys[0].value[0], out[1] = keys[0].value[1], out[2] = keys[0].value[2];
+        return;
+    }
+    const float *a = keys[i].value, *b = keys[i + 1].value;
+    out[0] = a[0] + f * (b[0] - a[0]);
+    out[1] = a[1] + f * (b[1] - a[1]);
+    out[2] = a[2] + f * (b[2] - a[2]);
+}
+
+/* All three arrays of a shared_times channel: one search, one factor. */
+static inline void sample_shared(const skv_channel *ch, double t, int *cursor, float tr[3], float q[4], float s[3])
+{
+    const double *times;
+    size_t stride;
+    int count;
+    if (ch->rotation_count > 1) times = &ch->rotations[0].time, stride = sizeof ch->rotations[0], count = ch->rotation_count;
+    else if (ch->position_count > 1) times = &ch->positions[0].time, stride = sizeof ch->positions[0], count = ch->position_count;
+    else times = &ch->scales[0].time, stride = sizeof ch->scales[0], count = ch->scale_count;
+#define SHARED_TIME(i) (*(const double *)((const char *)times + (size_t)(i) * stride))
+    int i;
+    float f;
+    if (count == 1 || !(t > times[0])) i = 0, f = 0.0f;
+    else if (t >= SHARED_TIME(count - 1)) i = count - 2, f = 1.0f;
+    else {
+        i = key_at(times, stride, count, t, cursor);
+        f = key_factor(SHARED_TIME(i), SHARED_TIME(i + 1), t);
+    }
+#undef SHARED_TIME
+    lerp_vec3_at(ch->positions, ch->position_count, i, f, tr);
+    lerp_vec3_at(ch->scales, ch->scale_count, i, f, s);
+    if (ch->rotation_count == 1) quat_unit(ch->rotations[0].value, q);
+    else if (f == 0.0f) quat_unit(ch->rotations[i].value, q);
+    else if (f == 1.0f) quat_unit(ch->rotations[i + 1].value, q);
+    else quat_slerp(ch->rotations[i].value, ch->rotations[i + 1].value, f, q);
+}
+
 /* local = T * R * S from a unit quaternion, written straight into the
  * columns (the product anim_quat_mat4 + scaling would form). */
 static inline void trs_mat4(const float t[3], const float q[4], const float s[3], mat4 out)
@@ -365,9 +405,12 @@ void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seco
             const skv_channel *ch = &c->channels[ch_index];
             int *cur = cursors ? &cursors[ch_index * 3] : (scratch[0] = scratch[1] = scratch[2] = -1, scratch);
             float t[3], s[3], q[4];
-            sample_vec3(ch->positions, ch->position_count, ticks, &cur[0], t);
-            sample_quat(ch->rotations, ch->rotation_count, ticks, &cur[1], q);
-            sample_vec3(ch->scales, ch->scale_count, ticks, &cur[2], s);
+            if (ch->shared_times) sample_shared(ch, ticks, cur, t, q, s);
+            else {
+                sample_vec3(ch->positions, ch->position_count, ticks, &cur[0], t);
+                sample_quat(ch->rotations, ch->rotation_count, ticks, &cur[1], q);
+                sample_vec3(ch->scales, ch->scale_count, ticks, &cur[2], s);
+            }
             trs_mat4(t, q, s, pose->local[n]);
             local = (const float *)pose->local[n];
         }
@@ -384,6 +427,32 @@ void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seco
 
 void anim_channel_finish(skv_channel *ch)
 {
+    /* Shared key times: compare every array of more than one key with the
+     * first such array. */
+    const double *lead = NULL;
+    size_t lead_stride = 0;
+    int lead_count = 0;
+    ch->shared_times = 1;
+    const double *times[3] = {&ch->positions[0].time, &ch->rotations[0].time, &ch->scales[0].time};
+    size_t strides[3] = {sizeof ch->positions[0], sizeof ch->rotations[0], sizeof ch->scales[0]};
+    int counts[3] = {ch->position_count, ch->rotation_count, ch->scale_count};
+    for (int a = 0; a < 3 && ch->shared_times; a++) {
+        if (counts[a] <= 1) continue;
+        if (!lead) {
+            lead = times[a], lead_stride = strides[a], lead_count = counts[a];
+            continue;
+        }
+        if (counts[a] != lead_count) {
+            ch->shared_times = 0;
+            break;
+        }
+        for (int k = 0; k < lead_count; k++)
+            if (*(const double *)((const char *)times[a] + k * strides[a]) !=
+                *(const double *)((const char *)lead + k * lead_stride)) {
+                ch->shared_times = 0;
+                break;
+            }
+    }
     ch->constant = 0;
     if (ch->position_count != 1 || ch->rotation_count != 1 || ch->scale_count != 1) return;
     float q[4];

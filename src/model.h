@@ -46,6 +46,10 @@ typedef struct skv_channel {
      * transform is fixed (files key many nodes that never move). */
     int constant;
     mat4 constant_local;
+    /* Set by anim_channel_finish: every key array of more than one key
+     * has the same key times (most files key T, R and S together), so
+     * one key search and one factor serve all three. */
+    int shared_times;
 } skv_channel;
 
 typedef struct skv_clip {
