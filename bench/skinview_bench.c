@@ -28,8 +28,13 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "anim.h"
+#include "app.h"
+#include "crowd.h"
+#include "gpu.h"
+#include "render.h"
 #include "import.h"
 #include "import_scene.h"
 #include "skin.h"
@@ -197,6 +202,7 @@ typedef struct result {
     double naive_ns, playback_ns, seek_ns, reference_ns; /* per frame */
     double max_diff;
     double import_ms, convert_ms, textures_ms, skin_ns_per_vertex;
+    double screenshot_ms; /* whole skinview --screenshot process */
 } result;
 
 static int bench_model(const char *path, int rounds, int frames, result *res)
@@ -319,17 +325,132 @@ static int bench_model(const char *path, int rounds, int frames, result *res)
     return 0;
 }
 
+/* --- crowds ---------------------------------------------------------------- */
+
+/* CPU ms per frame to pose `count` characters on `threads` threads
+ * (median of `rounds` rounds of 30 frames). */
+static double crowd_pose_ms(const skv_model *model, int count, int threads, int rounds)
+{
+    skv_crowd crowd;
+    if (crowd_create(&crowd, model, count, model->clip_count > 0 ? 0 : -1, 0, threads) != 0) return -1.0;
+    double *t = malloc((size_t)rounds * sizeof *t);
+    enum { FRAMES = 30 };
+    crowd_evaluate(&crowd, 0.0); /* first touch of every buffer */
+    for (int r = 0; r < rounds; r++) {
+        double a = now_ns();
+        for (int f = 0; f < FRAMES; f++) crowd_evaluate(&crowd, (r * FRAMES + f) / 60.0);
+        t[r] = (now_ns() - a) / FRAMES / 1e6;
+    }
+    double ms = median(t, rounds);
+    free(t);
+    crowd_destroy(&crowd);
+    return ms;
+}
+
+/* ms per frame of the instanced draw of `count` characters (palettes
+ * uploaded, every mesh drawn, glFinish), headless, 512x512. */
+static double crowd_draw_ms(const char *path, int count, int rounds)
+{
+    skv_scene scene;
+    skv_error err;
+    if (scene_load(&scene, path, NULL, NULL, &err) != SKV_OK) return -1.0;
+    skv_gpu gpu;
+    skv_renderer renderer;
+    skv_target target;
+    double ms = -1.0;
+    if (scene_set_instances(&scene, count, 0, &err) == SKV_OK && gpu_headless_create(&gpu, 0, &err) == SKV_OK) {
+        if (render_create(&renderer, &scene.model, &err) == SKV_OK &&
+            render_enable_crowd(&renderer, &scene.model, count, &err) == SKV_OK &&
+            target_create(&target, 512, 512, &err) == SKV_OK) {
+            double *t = malloc((size_t)rounds * sizeof *t);
+            skv_frame_desc frame;
+            scene_frame(&scene, 0.0, 512, 512, &frame); /* poses once; only drawing is timed */
+            target_bind(&target);
+            render_frame(&renderer, &scene.model, &frame);
+            glFinish();
+            for (int r = 0; r < rounds; r++) {
+                double a = now_ns();
+                render_frame(&renderer, &scene.model, &frame);
+                glFinish();
+                t[r] = (now_ns() - a) / 1e6;
+            }
+            ms = median(t, rounds);
+            free(t);
+            target_destroy(&target);
+        }
+        render_destroy(&renderer);
+        gpu_headless_destroy(&gpu);
+    }
+    if (ms < 0) fprintf(stderr, "skinview-bench: crowd draw: %s\n", err.message);
+    scene_free(&scene);
+    return ms;
+}
+
+static int bench_crowd(int json)
+{
+    const char *bcn = "/usr/share/assimp/models/X/BCN_Epileptic.X";
+    skv_model model;
+    skv_error err;
+    if (import_model(bcn, &(skv_import_desc){.trusted = 1}, &model, &err) != SKV_OK) {
+        fprintf(stderr, "skinview-bench: %s: %s\n", bcn, err.message);
+        return 1;
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int counts[2] = {1000, 10000};
+    for (int i = 0; i < 2; i++) {
+        double one = crowd_pose_ms(&model, counts[i], 1, 7);
+        double all = crowd_pose_ms(&model, counts[i], 0, 7);
+        if (json)
+            printf("{\"crowd\":\"pose\",\"model\":\"BCN_Epileptic.X\",\"characters\":%d,\"threads\":%ld,"
+                   "\"ms_per_frame\":%.3f,\"ms_per_frame_one_thread\":%.3f}\n",
+                   counts[i], cores, all, one);
+        else
+            printf("pose %5d BCN characters: %7.2f ms/frame on %ld threads (%.2f ms on 1: %.2fx)\n", counts[i], all,
+                   cores, one, one / all);
+    }
+    model_free(&model);
+    int draws[2] = {100, 1000};
+    for (int i = 0; i < 2; i++) {
+        double ms = crowd_draw_ms(bcn, draws[i], 9);
+        if (json)
+            printf("{\"crowd\":\"draw\",\"model\":\"BCN_Epileptic.X\",\"characters\":%d,\"ms_per_frame\":%.3f}\n",
+                   draws[i], ms);
+        else
+            printf("draw %5d BCN characters (instanced, 512x512, llvmpipe here): %7.2f ms/frame\n", draws[i], ms);
+    }
+    return 0;
+}
+
+/* Full-process time of `skinview MODEL --screenshot` (median of 3). */
+static double screenshot_process_ms(const char *model)
+{
+    char command[4096];
+    snprintf(command, sizeof command, "'%s' '%s' --size 256x256 --screenshot /tmp/skinview-bench-%d.png >/dev/null 2>&1",
+             SKV_BINARY, model, (int)getpid());
+    double t[3];
+    for (int r = 0; r < 3; r++) {
+        double a = now_ns();
+        if (system(command) != 0) return -1.0;
+        t[r] = (now_ns() - a) / 1e6;
+    }
+    snprintf(command, sizeof command, "/tmp/skinview-bench-%d.png", (int)getpid());
+    unlink(command);
+    return median(t, 3);
+}
+
 int main(int argc, char **argv)
 {
-    int json = 0, smoke = 0, rounds = 15, count = 0;
+    int json = 0, smoke = 0, crowd = 0, rounds = 15, count = 0;
     const char *models[64];
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) json = 1;
+        else if (strcmp(argv[i], "--crowd") == 0) crowd = 1;
         else if (strcmp(argv[i], "--smoke") == 0) smoke = 1;
         else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) rounds = atoi(argv[++i]);
         else if (count < 64) models[count++] = argv[i];
     }
     if (rounds < 1) rounds = 1;
+    if (crowd) return bench_crowd(json);
     if (count == 0) {
         static const char *defaults[] = {
             SKV_SOURCE_DIR "/assets/worm.dae", SKV_SOURCE_DIR "/assets/snake.fbx", SKV_SOURCE_DIR "/assets/arm.md5mesh",
@@ -342,8 +463,9 @@ int main(int argc, char **argv)
     if (smoke) rounds = 1;
     int failed = 0;
     if (!json)
-        printf("%-28s %5s %5s %10s %9s %9s %9s %8s %9s %9s %8s %8s %9s\n", "model", "bones", "nodes", "naive ns/b",
-               "v0 ns/b", "play ns/b", "seek ns/b", "speedup", "max diff", "import ms", "convert", "tex ms", "skin ns/v");
+        printf("%-28s %5s %5s %10s %9s %9s %9s %8s %9s %9s %8s %8s %9s %8s\n", "model", "bones", "nodes", "naive ns/b",
+               "v0 ns/b", "play ns/b", "seek ns/b", "speedup", "max diff", "import ms", "convert", "tex ms", "skin ns/v",
+               "shot ms");
     for (int i = 0; i < count; i++) {
         result r;
         const char *base = strrchr(models[i], '/');
@@ -352,22 +474,24 @@ int main(int argc, char **argv)
             failed++;
             continue;
         }
+        r.screenshot_ms = smoke ? 0.0 : screenshot_process_ms(models[i]);
         int bones = r.bones ? r.bones : 1;
         int ok = r.max_diff < 1e-5;
         if (!ok) failed++;
         if (json) {
             printf("{\"model\":\"%s\",\"bones\":%d,\"nodes\":%d,\"naive_ns_per_bone\":%.2f,\"playback_ns_per_bone\":%.2f,"
                    "\"seek_ns_per_bone\":%.2f,\"speedup\":%.2f,\"max_abs_diff\":%.3g,\"import_ms\":%.3f,"
-                   "\"convert_ms\":%.3f,\"textures_ms\":%.3f,\"skin_ns_per_vertex\":%.2f,\"v0_ns_per_bone\":%.2f}\n",
+                   "\"convert_ms\":%.3f,\"textures_ms\":%.3f,\"skin_ns_per_vertex\":%.2f,\"v0_ns_per_bone\":%.2f,"
+                   "\"screenshot_ms\":%.1f}\n",
                    base, r.bones, r.nodes, r.naive_ns / bones, r.playback_ns / bones, r.seek_ns / bones,
                    r.naive_ns / r.playback_ns, r.max_diff, r.import_ms, r.convert_ms, r.textures_ms,
-                   r.skin_ns_per_vertex, r.reference_ns / bones);
+                   r.skin_ns_per_vertex, r.reference_ns / bones, r.screenshot_ms);
         } else {
-            printf("%-28s %5d %5d %10.1f %9.1f %9.1f %9.1f %7.1fx %9.2g %9.2f %7.1f%% %8.2f %9.2f %s\n", base, r.bones, r.nodes,
+            printf("%-28s %5d %5d %10.1f %9.1f %9.1f %9.1f %7.1fx %9.2g %9.2f %7.1f%% %8.2f %9.2f %8.1f %s\n", base, r.bones, r.nodes,
                    r.naive_ns / bones, r.reference_ns / bones, r.playback_ns / bones, r.seek_ns / bones,
                    r.naive_ns / r.playback_ns, r.max_diff,
                    r.import_ms, 100.0 * r.convert_ms / r.import_ms, r.textures_ms, r.skin_ns_per_vertex,
-                   ok ? "" : "PALETTES DIFFER");
+                   r.screenshot_ms, ok ? "" : "PALETTES DIFFER");
         }
     }
     struct rusage usage;

@@ -14,11 +14,33 @@ layout(location = SKV_ATTR_WEIGHTS_1) in vec4 a_weights_1;
 #endif
 
 // The palette: final[b] = globalInverse * global(node of b) * offset[b].
+#if SKV_INSTANCED
+// A crowd (--instances): every character's palette in one texture buffer,
+// 4 texels (the columns) per matrix, character after character; one
+// instanced draw per mesh, characters on a grid on the ground plane.
+uniform samplerBuffer u_palettes;
+uniform int u_bones_per_instance;
+uniform int u_grid_columns;
+uniform float u_grid_spacing;
+
+mat4 bone(int id)
+{
+    int base = (gl_InstanceID * u_bones_per_instance + id) * 4;
+    return mat4(texelFetch(u_palettes, base), texelFetch(u_palettes, base + 1),
+                texelFetch(u_palettes, base + 2), texelFetch(u_palettes, base + 3));
+}
+#else
 // In a uniform block: GL 3.3 guarantees 16 KB there, but only 1024
 // components (64 mat4) for plain vertex uniforms.
 layout(std140) uniform Bones {
     mat4 bones[SKV_MAX_BONES];
 };
+
+mat4 bone(int id)
+{
+    return bones[id];
+}
+#endif
 
 uniform mat4 u_model;      // upright: the root transform the palette cancels
 uniform mat4 u_view;
@@ -36,21 +58,26 @@ out vec3 v_skinned_normal;
 
 void main()
 {
-    mat4 skin = bones[a_bone_ids.x] * a_weights.x
-              + bones[a_bone_ids.y] * a_weights.y
-              + bones[a_bone_ids.z] * a_weights.z
-              + bones[a_bone_ids.w] * a_weights.w;
+    mat4 skin = bone(a_bone_ids.x) * a_weights.x
+              + bone(a_bone_ids.y) * a_weights.y
+              + bone(a_bone_ids.z) * a_weights.z
+              + bone(a_bone_ids.w) * a_weights.w;
 #if SKV_INFLUENCE_SLOTS > 4
-    skin += bones[a_bone_ids_1.x] * a_weights_1.x
-          + bones[a_bone_ids_1.y] * a_weights_1.y
-          + bones[a_bone_ids_1.z] * a_weights_1.z
-          + bones[a_bone_ids_1.w] * a_weights_1.w;
+    skin += bone(a_bone_ids_1.x) * a_weights_1.x
+          + bone(a_bone_ids_1.y) * a_weights_1.y
+          + bone(a_bone_ids_1.z) * a_weights_1.z
+          + bone(a_bone_ids_1.w) * a_weights_1.w;
 #endif
     vec4 skinned = skin * vec4(a_position, 1.0);
     // Inverse transpose: stays right under non-uniform scale.
     vec3 skinned_normal = transpose(inverse(mat3(skin))) * a_normal;
+#if SKV_INSTANCED
+    vec3 grid = vec3(float(gl_InstanceID % u_grid_columns), 0.0, float(gl_InstanceID / u_grid_columns));
+    vec4 view_position = u_view * (u_model * skinned + vec4(grid * u_grid_spacing, 0.0));
+#else
     mat4 model_view = u_view * u_model;
     vec4 view_position = model_view * skinned;
+#endif
 
     v_skinned_position = skinned.xyz;
     v_skinned_normal = normalize(skinned_normal);

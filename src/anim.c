@@ -185,6 +185,11 @@ void skin_palette(const skv_skeleton *skeleton, const mat4 *global,
 
 int pose_create(skv_pose *pose, const skv_skeleton *skeleton)
 {
+    return pose_create_into(pose, skeleton, NULL);
+}
+
+int pose_create_into(skv_pose *pose, const skv_skeleton *skeleton, mat4 *palette)
+{
     memset(pose, 0, sizeof *pose);
     pose->node_count = skeleton->node_count;
     pose->bone_count = skeleton->bone_count;
@@ -192,7 +197,8 @@ int pose_create(skv_pose *pose, const skv_skeleton *skeleton)
     size_t bones = skeleton->bone_count > 0 ? (size_t)skeleton->bone_count : 1;
     pose->local = malloc(nodes * sizeof(mat4));
     pose->global = malloc(nodes * sizeof(mat4));
-    pose->palette = malloc(bones * sizeof(mat4));
+    pose->palette = palette ? palette : malloc(bones * sizeof(mat4));
+    pose->palette_borrowed = palette != NULL;
     pose->node_fixed = calloc(nodes, 1);
     pose->fixed_clip = -2;
     if (!pose->local || !pose->global || !pose->palette || !pose->node_fixed) {
@@ -206,7 +212,7 @@ void pose_destroy(skv_pose *pose)
 {
     free(pose->local);
     free(pose->global);
-    free(pose->palette);
+    if (!pose->palette_borrowed) free(pose->palette);
     free(pose->cursors);
     free(pose->node_fixed);
     memset(pose, 0, sizeof *pose);

@@ -68,9 +68,14 @@ typedef struct skv_pose {
      * on the first evaluation of the clip and then left as they are. */
     int fixed_clip;      /* -2: nothing cached */
     unsigned char *node_fixed;
+    int palette_borrowed; /* pose_create_into */
 } skv_pose;
 
 int pose_create(skv_pose *pose, const skv_skeleton *skeleton); /* 0 on success */
+/* Same, with the palette written to the caller's `palette` (bone_count
+ * matrices, e.g. one character's slice of a crowd's buffer), which the
+ * pose does not own. */
+int pose_create_into(skv_pose *pose, const skv_skeleton *skeleton, mat4 *palette);
 void pose_destroy(skv_pose *pose);
 
 /* Clip `clip` (-1: rest pose) at `seconds`, into pose->palette. The fast

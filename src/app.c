@@ -1,6 +1,7 @@
 /* app.c - scene loading shared by the headless and window paths. */
 #include "app.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "import.h"
@@ -16,8 +17,30 @@ static void frame_clip(skv_scene *scene)
         lo[0] = lo[1] = lo[2] = -1.0f;
         hi[0] = hi[1] = hi[2] = 1.0f;
     }
+    if (scene->instances > 0) {
+        /* The grid: a quarter of a character's footprint between them. */
+        float footprint = fmaxf(hi[0] - lo[0], hi[2] - lo[2]);
+        scene->grid_spacing = 1.25f * (footprint > 0.0f ? footprint : 1.0f);
+        int columns = crowd_columns(scene->instances);
+        int rows = (scene->instances + columns - 1) / columns;
+        hi[0] += (float)(columns - 1) * scene->grid_spacing;
+        hi[2] += (float)(rows - 1) * scene->grid_spacing;
+    }
     view_frame(&scene->camera, lo, hi);
     scene->home = scene->camera;
+}
+
+skv_result scene_set_instances(skv_scene *scene, int count, int mixed_clips, skv_error *err)
+{
+    if (scene->instances > 0) crowd_destroy(&scene->crowd);
+    scene->instances = 0;
+    if (count < 1) return skv_fail(err, SKV_ERR_USAGE, "--instances must be at least 1");
+    if (crowd_create(&scene->crowd, &scene->model, count, scene->clip, mixed_clips, 0) != 0)
+        return skv_fail(err, SKV_ERR_MEMORY, "out of memory for %d characters", count);
+    scene->instances = count;
+    scene->mixed_clips = mixed_clips;
+    frame_clip(scene);
+    return SKV_OK;
 }
 
 skv_result scene_load(skv_scene *scene, const char *path, const char *anim, const skv_import_desc *import,
@@ -46,6 +69,7 @@ skv_result scene_load(skv_scene *scene, const char *path, const char *anim, cons
 
 void scene_free(skv_scene *scene)
 {
+    if (scene->instances > 0) crowd_destroy(&scene->crowd);
     pose_destroy(&scene->pose);
     model_free(&scene->model);
 }
@@ -54,6 +78,9 @@ void scene_set_clip(skv_scene *scene, int clip)
 {
     if (clip < 0 || clip >= scene->model.clip_count) return;
     scene->clip = clip;
+    if (scene->instances > 0 && !scene->mixed_clips &&
+        scene_set_instances(scene, scene->instances, 0, NULL) == SKV_OK)
+        return; /* framed there */
     frame_clip(scene);
 }
 
@@ -61,6 +88,13 @@ void scene_frame(skv_scene *scene, double seconds, int width, int height, skv_fr
 {
     pose_evaluate(&scene->pose, &scene->model, scene->clip, seconds);
     *frame = (skv_frame_desc){.palette = (const mat4 *)scene->pose.palette, .background = {0.16f, 0.18f, 0.22f}};
+    if (scene->instances > 0) {
+        crowd_evaluate(&scene->crowd, seconds);
+        frame->instance_count = scene->instances;
+        frame->instance_palettes = (const mat4 *)scene->crowd.palettes;
+        frame->grid_columns = crowd_columns(scene->instances);
+        frame->grid_spacing = scene->grid_spacing;
+    }
     glm_mat4_copy(scene->model.upright, frame->model);
     view_matrices(&scene->camera, width, height, frame->view, frame->projection);
 }

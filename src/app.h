@@ -4,6 +4,7 @@
 #define SKV_APP_H
 
 #include "anim.h"
+#include "crowd.h"
 #include "error.h"
 #include "import.h"
 #include "model.h"
@@ -16,6 +17,10 @@ typedef struct skv_scene {
     int clip; /* -1 when the model has no clips */
     skv_camera camera;
     skv_camera home; /* the framed camera, for "reset view" */
+    /* --instances: a crowd of the model on a grid (0: one character). */
+    int instances, mixed_clips;
+    skv_crowd crowd;
+    float grid_spacing;
 } skv_scene;
 
 /* Imports `path` (import.h options; NULL: defaults) and picks clip `anim` (index or name; NULL: the first). Frames the
@@ -23,6 +28,11 @@ typedef struct skv_scene {
 skv_result scene_load(skv_scene *scene, const char *path, const char *anim, const skv_import_desc *import,
                       skv_error *err);
 void scene_free(skv_scene *scene);
+
+/* Turns the scene into `count` characters on a grid (count > 0), each at
+ * its own time offset, with `mixed_clips` each playing its own clip, and
+ * frames the camera on the grid. The renderer needs render_enable_crowd. */
+skv_result scene_set_instances(skv_scene *scene, int count, int mixed_clips, skv_error *err);
 
 /* Switches clip and re-frames the camera. */
 void scene_set_clip(skv_scene *scene, int clip);

@@ -37,6 +37,8 @@ typedef struct options {
     double import_timeout;
     int list;
     int bind_pose;
+    int instances;
+    int mixed_clips;
 } options;
 
 static void usage(FILE *out)
@@ -52,6 +54,8 @@ static void usage(FILE *out)
             "  --screenshot FILE.png render one frame offscreen at --time, no display needed\n"
             "  --export-pose FILE.obj write the skinned mesh at --time as Wavefront OBJ\n"
             "  --bind-pose           show the rest pose (no animation) instead of the clip\n"
+            "  --instances N         a crowd: N copies on a grid, each at its own time offset\n"
+            "  --mixed-clips         with --instances: copies cycle through the model's clips\n"
             "  --influences 4|8      bone influences kept per vertex (default 4)\n"
             "  --import-timeout S    give up on a file Assimp has not read in S seconds (60)\n"
             "  --trust               skip the guarded first read in a child process\n"
@@ -78,7 +82,7 @@ static int parse_number(const char *text, double *out)
 static int is_value_option(const char *arg)
 {
     static const char *const with_value[] = {"--anim", "--time", "--speed", "--size", "--screenshot", "--export-pose",
-                                              "--window-capture", "--influences",
+                                              "--window-capture", "--influences", "--instances",
                                               "--import-timeout"};
     for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
         if (strcmp(arg, with_value[i]) == 0) return 1;
@@ -103,6 +107,9 @@ static int parse_options(int argc, char **argv, options *o)
             takes_value = 0;
         } else if (strcmp(a, "--bind-pose") == 0) {
             o->bind_pose = 1;
+            takes_value = 0;
+        } else if (strcmp(a, "--mixed-clips") == 0) {
+            o->mixed_clips = 1;
             takes_value = 0;
         } else if (!value && is_value_option(a)) {
             fprintf(stderr, "skinview: %s needs a value\n", a);
@@ -133,6 +140,10 @@ static int parse_options(int argc, char **argv, options *o)
             if (strcmp(value, "4") == 0) o->influences = 4;
             else if (strcmp(value, "8") == 0) o->influences = 8;
             else goto bad_value;
+        } else if (strcmp(a, "--instances") == 0) {
+            double n;
+            if (parse_number(value, &n) != 0 || n < 1 || n > 1000000 || n != (int)n) goto bad_value;
+            o->instances = (int)n;
         } else if (strcmp(a, "--window-capture") == 0) {
             o->window_capture = value;
         } else if (a[0] == '-' && a[1] != '\0') {
@@ -262,6 +273,7 @@ static skv_result render_headless(skv_scene *scene, const options *o, int count,
     skv_renderer renderer;
     skv_target target;
     r = render_create(&renderer, &scene->model, err);
+    if (r == SKV_OK && scene->instances > 0) r = render_enable_crowd(&renderer, &scene->model, scene->instances, err);
     if (r == SKV_OK) {
         r = target_create(&target, o->width, o->height, err);
         for (int i = 0; r == SKV_OK && i < count; i++)
@@ -321,6 +333,14 @@ int main(int argc, char **argv)
         return r;
     }
     if (o.bind_pose) scene.clip = -1; /* the camera stays framed on the clip */
+    if (o.instances > 0) {
+        r = scene_set_instances(&scene, o.instances, o.mixed_clips, &err);
+        if (r != SKV_OK) {
+            fprintf(stderr, "skinview: %s: %s\n", path, err.message);
+            scene_free(&scene);
+            return r;
+        }
+    }
     for (int i = 0; i < scene.model.warning_count; i++)
         fprintf(stderr, "skinview: %s: warning: %s\n", path, scene.model.warnings[i]);
 

@@ -9,10 +9,11 @@
 #include "shader_source.h"
 
 /* Prepended to every shader: the single definition of the shared limits. */
-static void shader_preamble(char *out, size_t size, int influence_slots)
+static void shader_preamble(char *out, size_t size, int influence_slots, int instanced)
 {
     snprintf(out, size,
              "#version 330 core\n"
+             "#define SKV_INSTANCED %d\n"
              "#define SKV_MAX_BONES %d\n"
              "#define SKV_INFLUENCE_SLOTS %d\n"
              "#define SKV_ATTR_POSITION %d\n"
@@ -23,11 +24,14 @@ static void shader_preamble(char *out, size_t size, int influence_slots)
              "#define SKV_ATTR_BONE_IDS_1 %d\n"
              "#define SKV_ATTR_WEIGHTS_1 %d\n"
              "#line 1\n",
-             SKV_MAX_BONES, influence_slots, SKV_ATTR_POSITION, SKV_ATTR_NORMAL, SKV_ATTR_UV, SKV_ATTR_BONE_IDS,
+             instanced, SKV_MAX_BONES, influence_slots, SKV_ATTR_POSITION, SKV_ATTR_NORMAL, SKV_ATTR_UV, SKV_ATTR_BONE_IDS,
              SKV_ATTR_WEIGHTS, SKV_ATTR_BONE_IDS_1, SKV_ATTR_WEIGHTS_1);
 }
 
-static GLuint compile(GLenum stage, const char *name, int influence_slots, skv_error *err)
+static GLuint build_program(const char *vertex_name, const char *fragment_name, const char *const *varyings,
+                            int varying_count, int influence_slots, int instanced, skv_error *err);
+
+static GLuint compile(GLenum stage, const char *name, int influence_slots, int instanced, skv_error *err)
 {
     const char *body = shader_source(name);
     if (!body) {
@@ -35,7 +39,7 @@ static GLuint compile(GLenum stage, const char *name, int influence_slots, skv_e
         return 0;
     }
     char preamble[512];
-    shader_preamble(preamble, sizeof preamble, influence_slots);
+    shader_preamble(preamble, sizeof preamble, influence_slots, instanced);
     const char *parts[2] = {preamble, body};
     GLuint shader = glCreateShader(stage);
     glShaderSource(shader, 2, parts, NULL);
@@ -54,17 +58,23 @@ static GLuint compile(GLenum stage, const char *name, int influence_slots, skv_e
     return shader;
 }
 
+GLuint render_program_capture(const char *vertex_name, const char *fragment_name, const char *const *varyings,
+                              int varying_count, int influence_slots, skv_error *err)
+{
+    return build_program(vertex_name, fragment_name, varyings, varying_count, influence_slots, 0, err);
+}
+
 GLuint render_program(const char *vertex_name, const char *fragment_name, skv_error *err)
 {
     return render_program_capture(vertex_name, fragment_name, NULL, 0, SKV_DEFAULT_INFLUENCES, err);
 }
 
-GLuint render_program_capture(const char *vertex_name, const char *fragment_name, const char *const *varyings,
-                              int varying_count, int influence_slots, skv_error *err)
+static GLuint build_program(const char *vertex_name, const char *fragment_name, const char *const *varyings,
+                            int varying_count, int influence_slots, int instanced, skv_error *err)
 {
-    GLuint vs = compile(GL_VERTEX_SHADER, vertex_name, influence_slots, err);
+    GLuint vs = compile(GL_VERTEX_SHADER, vertex_name, influence_slots, instanced, err);
     if (!vs) return 0;
-    GLuint fs = compile(GL_FRAGMENT_SHADER, fragment_name, influence_slots, err);
+    GLuint fs = compile(GL_FRAGMENT_SHADER, fragment_name, influence_slots, instanced, err);
     if (!fs) {
         glDeleteShader(vs);
         return 0;
@@ -127,6 +137,21 @@ static int float_attribute(GLuint buffer, GLuint location, int components, const
     return 0;
 }
 
+static void find_uniforms(GLuint p, skv_uniforms *u)
+{
+    u->model = glGetUniformLocation(p, "u_model");
+    u->view = glGetUniformLocation(p, "u_view");
+    u->projection = glGetUniformLocation(p, "u_projection");
+    u->view_normal = glGetUniformLocation(p, "u_view_normal");
+    u->diffuse = glGetUniformLocation(p, "u_diffuse");
+    u->has_texture = glGetUniformLocation(p, "u_has_texture");
+    u->texture = glGetUniformLocation(p, "u_texture");
+    u->palettes = glGetUniformLocation(p, "u_palettes");
+    u->bones_per_instance = glGetUniformLocation(p, "u_bones_per_instance");
+    u->grid_columns = glGetUniformLocation(p, "u_grid_columns");
+    u->grid_spacing = glGetUniformLocation(p, "u_grid_spacing");
+}
+
 skv_result render_create(skv_renderer *renderer, const skv_model *model, skv_error *err)
 {
     return render_create_with(renderer, model, 0, err);
@@ -162,13 +187,7 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
                                                          model->influence_slots, err);
     if (!renderer->program) return SKV_ERR_GPU;
     GLuint p = renderer->program;
-    renderer->u_model = glGetUniformLocation(p, "u_model");
-    renderer->u_view = glGetUniformLocation(p, "u_view");
-    renderer->u_projection = glGetUniformLocation(p, "u_projection");
-    renderer->u_view_normal = glGetUniformLocation(p, "u_view_normal");
-    renderer->u_diffuse = glGetUniformLocation(p, "u_diffuse");
-    renderer->u_has_texture = glGetUniformLocation(p, "u_has_texture");
-    renderer->u_texture = glGetUniformLocation(p, "u_texture");
+    find_uniforms(p, &renderer->uniforms);
     GLuint block = glGetUniformBlockIndex(p, "Bones");
     if (block == GL_INVALID_INDEX) return skv_fail(err, SKV_ERR_GPU, "shader has no Bones block");
     glUniformBlockBinding(p, block, SKV_BONES_BINDING);
@@ -237,9 +256,41 @@ void render_destroy(skv_renderer *renderer)
     if (renderer->bone_block) glDeleteBuffers(1, &renderer->bone_block);
     if (renderer->textures) glDeleteTextures(renderer->texture_count, renderer->textures);
     free(renderer->textures);
+    if (renderer->crowd_program) glDeleteProgram(renderer->crowd_program);
+    if (renderer->crowd_buffer) glDeleteBuffers(1, &renderer->crowd_buffer);
+    if (renderer->crowd_texture) glDeleteTextures(1, &renderer->crowd_texture);
     free(renderer->draw_palette);
     draws_free(&renderer->draws);
     memset(renderer, 0, sizeof *renderer);
+}
+
+static void draw_crowd(skv_renderer *renderer, const skv_model *model, const skv_frame_desc *frame);
+
+/* The per-frame uniforms both programs share. */
+static void set_frame_uniforms(const skv_uniforms *u, const skv_frame_desc *frame)
+{
+    glUniformMatrix4fv(u->model, 1, GL_FALSE, (const float *)frame->model);
+    glUniformMatrix4fv(u->view, 1, GL_FALSE, (const float *)frame->view);
+    glUniformMatrix4fv(u->projection, 1, GL_FALSE, (const float *)frame->projection);
+    /* Normals' view transform: the same for every vertex, so once here. */
+    mat4 model_view;
+    mat3 view_normal;
+    glm_mat4_mul((vec4 *)frame->view, (vec4 *)frame->model, model_view);
+    glm_mat4_pick3(model_view, view_normal);
+    glm_mat3_inv(view_normal, view_normal);
+    glm_mat3_transpose(view_normal);
+    glUniformMatrix3fv(u->view_normal, 1, GL_FALSE, (const float *)view_normal);
+    glUniform1i(u->texture, 0);
+}
+
+static void set_material(const skv_renderer *renderer, const skv_uniforms *u, const skv_model *model, int mesh_index)
+{
+    const skv_mesh *mesh = &model->meshes[mesh_index];
+    const skv_material *mat = &model->materials[mesh->material];
+    glUniform4fv(u->diffuse, 1, mat->diffuse);
+    int textured = mat->texture >= 0 && mat->texture < renderer->texture_count && renderer->textures[mat->texture];
+    glUniform1i(u->has_texture, textured);
+    if (textured) glBindTexture(GL_TEXTURE_2D, renderer->textures[mat->texture]);
 }
 
 void render_frame(skv_renderer *renderer, const skv_model *model, const skv_frame_desc *frame)
@@ -248,39 +299,80 @@ void render_frame(skv_renderer *renderer, const skv_model *model, const skv_fram
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
     glEnable(GL_DEPTH_TEST);
     glDisable(GL_CULL_FACE); /* files disagree on winding; light both sides */
+    if (frame->instance_count > 0 && renderer->crowd_program) {
+        draw_crowd(renderer, model, frame);
+        return;
+    }
 
     const skv_draw_set *set = &renderer->draws;
     if (!set->split) render_upload_palette(renderer, frame->palette, model->skeleton.bone_count);
 
     glUseProgram(renderer->program);
-    glUniformMatrix4fv(renderer->u_model, 1, GL_FALSE, (const float *)frame->model);
-    glUniformMatrix4fv(renderer->u_view, 1, GL_FALSE, (const float *)frame->view);
-    glUniformMatrix4fv(renderer->u_projection, 1, GL_FALSE, (const float *)frame->projection);
-    /* Normals' view transform: the same for every vertex, so once here. */
-    mat4 model_view;
-    mat3 view_normal;
-    glm_mat4_mul((vec4 *)frame->view, (vec4 *)frame->model, model_view);
-    glm_mat4_pick3(model_view, view_normal);
-    glm_mat3_inv(view_normal, view_normal);
-    glm_mat3_transpose(view_normal);
-    glUniformMatrix3fv(renderer->u_view_normal, 1, GL_FALSE, (const float *)view_normal);
-    glUniform1i(renderer->u_texture, 0);
+    set_frame_uniforms(&renderer->uniforms, frame);
     glActiveTexture(GL_TEXTURE0);
     glBindVertexArray(renderer->vao);
     for (int i = 0; i < set->draw_count; i++) {
         const skv_draw *d = &set->draws[i];
-        const skv_mesh *mesh = &model->meshes[d->mesh];
-        const skv_material *mat = &model->materials[mesh->material];
         if (set->split) {
             draws_gather_palette(d, frame->palette, renderer->draw_palette);
             render_upload_palette(renderer, (const mat4 *)renderer->draw_palette, d->bone_count);
         }
-        glUniform4fv(renderer->u_diffuse, 1, mat->diffuse);
-        int textured = mat->texture >= 0 && mat->texture < renderer->texture_count && renderer->textures[mat->texture];
-        glUniform1i(renderer->u_has_texture, textured);
-        if (textured) glBindTexture(GL_TEXTURE_2D, renderer->textures[mat->texture]);
+        set_material(renderer, &renderer->uniforms, model, d->mesh);
         glDrawElementsBaseVertex(GL_TRIANGLES, d->index_count, GL_UNSIGNED_INT,
                                  (const void *)((size_t)d->first_index * sizeof(uint32_t)), d->base_vertex);
+    }
+    glBindVertexArray(0);
+}
+
+skv_result render_enable_crowd(skv_renderer *renderer, const skv_model *model, int max_instances, skv_error *err)
+{
+    if (renderer->draws.split)
+        return skv_fail(err, SKV_ERR_USAGE, "--instances: models of more than %d bones are not supported",
+                        SKV_MAX_BONES);
+    GLint max_texels = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &max_texels);
+    long long texels = (long long)max_instances * (model->skeleton.bone_count > 0 ? model->skeleton.bone_count : 1) * 4;
+    if (texels > max_texels)
+        return skv_fail(err, SKV_ERR_GPU, "--instances %d: %lld palette texels, the GPU takes %d", max_instances,
+                        texels, (int)max_texels);
+    if (!renderer->crowd_program) {
+        renderer->crowd_program = build_program("skinned.vert", "skinned.frag", NULL, 0, model->influence_slots, 1, err);
+        if (!renderer->crowd_program) return SKV_ERR_GPU;
+        find_uniforms(renderer->crowd_program, &renderer->crowd_uniforms);
+        glGenBuffers(1, &renderer->crowd_buffer);
+        glGenTextures(1, &renderer->crowd_texture);
+    }
+    return SKV_OK;
+}
+
+/* All characters: their palettes into the texture buffer (one upload),
+ * then one instanced draw per mesh. */
+static void draw_crowd(skv_renderer *renderer, const skv_model *model, const skv_frame_desc *frame)
+{
+    const skv_uniforms *u = &renderer->crowd_uniforms;
+    int bones = model->skeleton.bone_count > 0 ? model->skeleton.bone_count : 1;
+    GLsizeiptr bytes = (GLsizeiptr)frame->instance_count * bones * (GLsizeiptr)sizeof(mat4);
+    glBindBuffer(GL_TEXTURE_BUFFER, renderer->crowd_buffer);
+    glBufferData(GL_TEXTURE_BUFFER, bytes, frame->instance_palettes, GL_STREAM_DRAW);
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_BUFFER, renderer->crowd_texture);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, renderer->crowd_buffer);
+
+    glUseProgram(renderer->crowd_program);
+    set_frame_uniforms(u, frame);
+    glUniform1i(u->palettes, 1);
+    glUniform1i(u->bones_per_instance, bones);
+    glUniform1i(u->grid_columns, frame->grid_columns > 0 ? frame->grid_columns : 1);
+    glUniform1f(u->grid_spacing, frame->grid_spacing);
+    glActiveTexture(GL_TEXTURE0);
+    glBindVertexArray(renderer->vao);
+    const skv_draw_set *set = &renderer->draws;
+    for (int i = 0; i < set->draw_count; i++) {
+        const skv_draw *d = &set->draws[i];
+        set_material(renderer, u, model, d->mesh);
+        glDrawElementsInstancedBaseVertex(GL_TRIANGLES, d->index_count, GL_UNSIGNED_INT,
+                                          (const void *)((size_t)d->first_index * sizeof(uint32_t)),
+                                          frame->instance_count, d->base_vertex);
     }
     glBindVertexArray(0);
 }

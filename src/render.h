@@ -13,9 +13,15 @@
 #include "error.h"
 #include "model.h"
 
+/* Uniform locations of one program (-1 where it has none). */
+typedef struct skv_uniforms {
+    GLint model, view, projection, view_normal, diffuse, has_texture, texture;
+    GLint palettes, bones_per_instance, grid_columns, grid_spacing; /* crowd program */
+} skv_uniforms;
+
 typedef struct skv_renderer {
     GLuint program;
-    GLint u_model, u_view, u_projection, u_view_normal, u_diffuse, u_has_texture, u_texture;
+    skv_uniforms uniforms;
     GLuint vao;
     GLuint buffers[5]; /* positions, normals, uvs, bone ids, weights */
     GLuint index_buffer;
@@ -24,6 +30,11 @@ typedef struct skv_renderer {
     GLuint *textures;
     skv_draw_set draws; /* draws.h: palettes of at most SKV_MAX_BONES */
     mat4 *draw_palette; /* split mode: one draw's gathered palette */
+    /* Crowds (render_enable_crowd): the instanced program and the texture
+     * buffer every character's palette goes into. */
+    GLuint crowd_program;
+    skv_uniforms crowd_uniforms;
+    GLuint crowd_buffer, crowd_texture;
 } skv_renderer;
 
 /* Compiles the shaders and uploads the model. The model must stay alive
@@ -49,10 +60,23 @@ typedef struct skv_frame_desc {
     mat4 view;
     mat4 projection;
     float background[3];
+    /* A crowd (render_enable_crowd first): instance_count characters,
+     * bone_count matrices each, on a grid of grid_columns, grid_spacing
+     * apart on the upright scene's x/z plane. 0: one character, `palette`. */
+    int instance_count;
+    const mat4 *instance_palettes;
+    int grid_columns;
+    float grid_spacing;
 } skv_frame_desc;
 
-/* Clears the bound framebuffer and draws the model. */
+/* Clears the bound framebuffer and draws the model (or the crowd). */
 void render_frame(skv_renderer *renderer, const skv_model *model, const skv_frame_desc *frame);
+
+/* Readies the instanced program and palette buffer for up to
+ * `max_instances` characters. Fails (one line) for models drawn in
+ * split mode (over SKV_MAX_BONES bones) or beyond the GPU's texture
+ * buffer size. */
+skv_result render_enable_crowd(skv_renderer *renderer, const skv_model *model, int max_instances, skv_error *err);
 
 /* GL debug output (KHR_debug): counts what the driver reports as errors.
  * The context should be a debug context (gpu.h / the viewer ask for one

@@ -233,6 +233,7 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
         return skv_fail(err, SKV_ERR_GPU, "--debug: the driver has no KHR_debug");
     }
     skv_result r = render_create(&v.renderer, &scene->model, err);
+    if (r == SKV_OK && scene->instances > 0) r = render_enable_crowd(&v.renderer, &scene->model, scene->instances, err);
     if (r == SKV_OK) r = hud_create(&v, err);
     double last = glfwGetTime(), fps_time = last, fps = 0.0;
     int fps_frames = 0;

@@ -38,6 +38,8 @@ expect 6 "no clip '7'" -- "$shared/md5/Bob.md5mesh" --anim 7 --list
 expect 2 "unknown option" -- --frobnicate
 expect 2 "bad value for --size" -- "$shared/md5/Bob.md5mesh" --size 0x0 --list
 expect 2 "bad value for --influences" -- "$shared/md5/Bob.md5mesh" --influences 5 --list
+expect 2 "bad value for --instances" -- "$shared/md5/Bob.md5mesh" --instances 0 --list
+expect 2 "not supported" -- "$shared/synthetic/tentacle130_8w.gltf" --instances 4 --screenshot "$tmp/crowd.png"
 DISPLAY= WAYLAND_DISPLAY= expect 7 "needs a display" -- "$shared/md5/Bob.md5mesh" --window-capture "$tmp/w.png"
 expect 8 "cannot write" -- "$shared/md5/Bob.md5mesh" --export-pose "$tmp/no/dir/x.obj"
 [ -e "$tmp/x.png" ] && { echo "FAIL: a PNG was written for a failed import"; failures=$((failures + 1)); }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "anim.h"
+#include "crowd.h"
 #include "check.h"
 
 /* Angle between two rotations, from the vector part of a^-1 * b in double
@@ -208,16 +209,27 @@ static void test_sample_channel(void)
     CHECK(local[0][0][0] == 1.0f && local[0][3][0] == 0.0f);
 }
 
-/* pose_evaluate (cursors, folded globalInverse, affine products) against
- * pose_evaluate_reference on a random 40-node model with two clips of
- * uneven key arrays: playback forward, backward, big jumps, clip switches,
- * times before the first and after the last key. */
-static void test_fast_matches_reference(void)
+/* A random 40-node model with two clips of uneven key arrays (some
+ * channels fixed, some with T and R on one time line), in static storage;
+ * random_model_free releases its keys. */
+enum { RM_NODES = 40, RM_CLIPS = 2 };
+static struct {
+    int parents[RM_NODES], bone_node[RM_NODES];
+    mat4 rest[RM_NODES], offsets[RM_NODES];
+    skv_channel channels[RM_CLIPS][RM_NODES];
+    int node_channel[RM_CLIPS][RM_NODES];
+    skv_clip clips[RM_CLIPS];
+    skv_model model;
+    int shared; /* channels with T and R on one time line */
+} rm;
+
+static void random_model_build(void)
 {
-    enum { NODES = 40, CLIPS = 2 };
+    enum { NODES = RM_NODES, CLIPS = RM_CLIPS };
+    memset(&rm, 0, sizeof rm);
     unsigned seed = 11;
-    int parents[NODES], bone_node[NODES];
-    mat4 rest[NODES], offsets[NODES];
+    int *parents = rm.parents, *bone_node = rm.bone_node;
+    mat4 *rest = rm.rest, *offsets = rm.offsets;
     for (int i = 0; i < NODES; i++) {
         parents[i] = i == 0 ? -1 : (int)((frand(&seed) * 0.5f + 0.5f) * (i - 1) + 0.5f);
         float q[4] = {frand(&seed), frand(&seed), frand(&seed), frand(&seed)};
@@ -228,10 +240,9 @@ static void test_fast_matches_reference(void)
         offsets[i][3][1] = frand(&seed);
         bone_node[i] = i;
     }
-    skv_channel channels[CLIPS][NODES] = {{{0}}};
-    int shared = 0; /* channels with T and R on one time line */
-    int node_channel[CLIPS][NODES];
-    skv_clip clips[CLIPS];
+    skv_channel (*channels)[NODES] = rm.channels;
+    int (*node_channel)[NODES] = rm.node_channel;
+    skv_clip *clips = rm.clips;
     for (int c = 0; c < CLIPS; c++) {
         int count = 0;
         for (int n = 0; n < NODES; n++) {
@@ -267,18 +278,40 @@ static void test_fast_matches_reference(void)
                 }
             }
             anim_channel_finish(ch);
-            shared += ch->shared_times && ch->position_count > 1 && ch->rotation_count > 1;
+            rm.shared += ch->shared_times && ch->position_count > 1 && ch->rotation_count > 1;
             node_channel[c][n] = count++;
         }
         clips[c] = (skv_clip){.duration_ticks = 24.0, .ticks_per_second = 10.0 + c, .channel_count = count,
                               .channels = channels[c], .node_channel = node_channel[c]};
     }
-    skv_model model = {.clip_count = CLIPS, .clips = clips};
-    model.skeleton = (skv_skeleton){.node_count = NODES, .parents = parents, .rest_local = rest,
+    skv_model *model = &rm.model;
+    *model = (skv_model){.clip_count = CLIPS, .clips = clips};
+    model->skeleton = (skv_skeleton){.node_count = NODES, .parents = parents, .rest_local = rest,
                                     .bone_count = NODES, .bone_node = bone_node, .bone_offset = offsets};
-    glm_scale_make(model.global_inverse, (vec3){0.5f, 0.5f, 0.5f});
-    model.global_inverse[3][2] = 3.0f;
+    glm_scale_make(model->global_inverse, (vec3){0.5f, 0.5f, 0.5f});
+    model->global_inverse[3][2] = 3.0f;
+}
 
+static void random_model_free(void)
+{
+    for (int c = 0; c < RM_CLIPS; c++)
+        for (int k = 0; k < rm.clips[c].channel_count; k++) {
+            free(rm.channels[c][k].positions);
+            free(rm.channels[c][k].rotations);
+            free(rm.channels[c][k].scales);
+        }
+}
+
+/* pose_evaluate (cursors, folded globalInverse, affine products, fixed
+ * subtrees) against pose_evaluate_reference on the random model: playback
+ * forward, backward, big jumps, clip switches, times before the first and
+ * after the last key. */
+static void test_fast_matches_reference(void)
+{
+    enum { NODES = RM_NODES };
+    random_model_build();
+    skv_model model = rm.model;
+    unsigned seed = 5;
     skv_pose fast, ref;
     CHECK(pose_create(&fast, &model.skeleton) == 0);
     CHECK(pose_create(&ref, &model.skeleton) == 0);
@@ -299,22 +332,53 @@ static void test_fast_matches_reference(void)
                 for (int r = 0; r < 4; r++) worst = fmax(worst, fabs(fast.palette[b][c][r] - ref.palette[b][c][r]));
     }
     printf("fast vs reference pose: max abs difference %.2g over 200 evaluations (%d channels on shared times)\n",
-           worst, shared);
-    CHECK(shared > 0);
+           worst, rm.shared);
+    CHECK(rm.shared > 0);
     CHECK(worst < 1e-4);
     pose_destroy(&fast);
     pose_destroy(&ref);
-    for (int c = 0; c < CLIPS; c++)
-        for (int k = 0; k < clips[c].channel_count; k++) {
-            free(channels[c][k].positions);
-            free(channels[c][k].rotations);
-            free(channels[c][k].scales);
+    random_model_free();
+}
+
+/* A crowd posed on 3 threads: every character's palette equals its own
+ * pose at its own clip and time offset. */
+static void test_crowd_matches_poses(void)
+{
+    random_model_build();
+    const skv_model *model = &rm.model;
+    skv_crowd crowd;
+    CHECK(crowd_create(&crowd, model, 37, 0, 1, 3) == 0);
+    CHECK(crowd.worker_count == 2);
+    skv_pose ref;
+    CHECK(pose_create(&ref, &model->skeleton) == 0);
+    double worst = 0.0;
+    int clips_seen[2] = {0, 0};
+    for (int f = 0; f < 20; f++) {
+        double t = f * 0.37;
+        crowd_evaluate(&crowd, t);
+        for (int i = 0; i < crowd.count; i++) {
+            clips_seen[crowd.clips[i]]++;
+            pose_evaluate_reference(&ref, model, crowd.clips[i], t + crowd.offsets[i]);
+            const mat4 *mine = (const mat4 *)&crowd.palettes[(size_t)i * crowd.bone_count];
+            for (int b = 0; b < RM_NODES; b++)
+                for (int c = 0; c < 4; c++)
+                    for (int r = 0; r < 4; r++) worst = fmax(worst, fabs(mine[b][c][r] - ref.palette[b][c][r]));
         }
+    }
+    printf("crowd of %d on %d threads vs one pose each: max abs difference %.2g\n", crowd.count,
+           crowd.worker_count + 1, worst);
+    CHECK(worst < 1e-4);
+    CHECK(clips_seen[0] > 0 && clips_seen[1] > 0); /* mixed clips */
+    CHECK(crowd.offsets[1] != crowd.offsets[2]);
+    pose_destroy(&ref);
+    crowd_destroy(&crowd);
+    random_model_free();
 }
 
 int main(void)
 {
     test_fast_matches_reference();
+    test_crowd_matches_poses();
     test_vec3_keys();
     test_slerp();
     test_clip_ticks();

@@ -1,0 +1,138 @@
+/* crowd.c - posing many characters over a small thread pool. */
+#include "crowd.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Characters per hand-out: big enough that the lock is rare, small enough
+ * that the threads finish together. */
+enum { CROWD_CHUNK = 32 };
+
+int crowd_columns(int count)
+{
+    int columns = (int)ceil(sqrt((double)(count > 0 ? count : 1)));
+    return columns > 0 ? columns : 1;
+}
+
+/* Takes chunks until none are left. */
+static void pose_chunks(skv_crowd *crowd)
+{
+    for (;;) {
+        pthread_mutex_lock(&crowd->lock);
+        int first = crowd->next;
+        crowd->next += CROWD_CHUNK;
+        pthread_mutex_unlock(&crowd->lock);
+        if (first >= crowd->count) return;
+        int last = first + CROWD_CHUNK < crowd->count ? first + CROWD_CHUNK : crowd->count;
+        for (int i = first; i < last; i++)
+            pose_evaluate(&crowd->poses[i], crowd->model, crowd->clips[i], crowd->seconds + crowd->offsets[i]);
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    skv_crowd *crowd = arg;
+    unsigned seen = 0;
+    for (;;) {
+        pthread_mutex_lock(&crowd->lock);
+        while (!crowd->stop && crowd->generation == seen) pthread_cond_wait(&crowd->wake, &crowd->lock);
+        if (crowd->stop) {
+            pthread_mutex_unlock(&crowd->lock);
+            return NULL;
+        }
+        seen = crowd->generation;
+        pthread_mutex_unlock(&crowd->lock);
+
+        pose_chunks(crowd);
+
+        pthread_mutex_lock(&crowd->lock);
+        if (--crowd->busy == 0) pthread_cond_signal(&crowd->finished);
+        pthread_mutex_unlock(&crowd->lock);
+    }
+}
+
+int crowd_create(skv_crowd *crowd, const skv_model *model, int count, int clip, int mixed_clips, int threads)
+{
+    memset(crowd, 0, sizeof *crowd);
+    if (count < 1) return -1;
+    crowd->model = model;
+    crowd->count = count;
+    crowd->bone_count = model->skeleton.bone_count > 0 ? model->skeleton.bone_count : 1;
+    crowd->poses = calloc((size_t)count, sizeof *crowd->poses);
+    crowd->clips = malloc((size_t)count * sizeof *crowd->clips);
+    crowd->offsets = malloc((size_t)count * sizeof *crowd->offsets);
+    crowd->palettes = malloc((size_t)count * (size_t)crowd->bone_count * sizeof(mat4));
+    if (!crowd->poses || !crowd->clips || !crowd->offsets || !crowd->palettes) {
+        crowd_destroy(crowd);
+        return -1;
+    }
+    for (int i = 0; i < count; i++) {
+        int c = mixed_clips && model->clip_count > 0 ? i % model->clip_count : clip;
+        crowd->clips[i] = c;
+        /* Offsets by the golden ratio: neighbours never move in step. */
+        double seconds = c >= 0 ? model->clips[c].duration_ticks / model->clips[c].ticks_per_second : 0.0;
+        crowd->offsets[i] = seconds * fmod(i * 0.6180339887498949, 1.0);
+        if (pose_create_into(&crowd->poses[i], &model->skeleton, &crowd->palettes[(size_t)i * crowd->bone_count]) != 0) {
+            crowd->count = i; /* destroy only the poses made */
+            crowd_destroy(crowd);
+            return -1;
+        }
+    }
+
+    pthread_mutex_init(&crowd->lock, NULL);
+    pthread_cond_init(&crowd->wake, NULL);
+    pthread_cond_init(&crowd->finished, NULL);
+    crowd->synced = 1;
+    if (threads <= 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = cores > 0 ? (int)cores : 1;
+    }
+    int wanted = threads - 1; /* the caller is one of them */
+    if (wanted > 0) {
+        crowd->workers = calloc((size_t)wanted, sizeof *crowd->workers);
+        for (int w = 0; crowd->workers && w < wanted; w++)
+            if (pthread_create(&crowd->workers[crowd->worker_count], NULL, worker_main, crowd) == 0)
+                crowd->worker_count++;
+    }
+    return 0;
+}
+
+void crowd_destroy(skv_crowd *crowd)
+{
+    if (crowd->synced) {
+        pthread_mutex_lock(&crowd->lock);
+        crowd->stop = 1;
+        pthread_cond_broadcast(&crowd->wake);
+        pthread_mutex_unlock(&crowd->lock);
+        for (int w = 0; w < crowd->worker_count; w++) pthread_join(crowd->workers[w], NULL);
+        pthread_cond_destroy(&crowd->wake);
+        pthread_cond_destroy(&crowd->finished);
+        pthread_mutex_destroy(&crowd->lock);
+    }
+    for (int i = 0; crowd->poses && i < crowd->count; i++) pose_destroy(&crowd->poses[i]);
+    free(crowd->workers);
+    free(crowd->poses);
+    free(crowd->clips);
+    free(crowd->offsets);
+    free(crowd->palettes);
+    memset(crowd, 0, sizeof *crowd);
+}
+
+void crowd_evaluate(skv_crowd *crowd, double seconds)
+{
+    pthread_mutex_lock(&crowd->lock);
+    crowd->seconds = seconds;
+    crowd->next = 0;
+    crowd->busy = crowd->worker_count;
+    crowd->generation++;
+    pthread_cond_broadcast(&crowd->wake);
+    pthread_mutex_unlock(&crowd->lock);
+
+    pose_chunks(crowd);
+
+    pthread_mutex_lock(&crowd->lock);
+    while (crowd->busy > 0) pthread_cond_wait(&crowd->finished, &crowd->lock);
+    pthread_mutex_unlock(&crowd->lock);
+}

@@ -1,0 +1,53 @@
+/* crowd.h - many characters of one model, posed on all cores.
+ *
+ * Each character has its own time offset (and clip), its own pose buffers
+ * and key cursors, and writes its palette into one buffer, character after
+ * character: the renderer hands that buffer to the GPU as it is and draws
+ * every character in one instanced draw per mesh (render.h). */
+#ifndef SKV_CROWD_H
+#define SKV_CROWD_H
+
+#include <pthread.h>
+
+#include "anim.h"
+#include "model.h"
+
+typedef struct skv_crowd {
+    const skv_model *model;
+    int count;
+    int bone_count;   /* palette matrices per character */
+    skv_pose *poses;  /* per character */
+    int *clips;       /* per character: clip index, or -1 */
+    double *offsets;  /* per character: seconds added to the scene time */
+    mat4 *palettes;   /* count * bone_count, character-major */
+
+    /* A small pool of worker threads (pthreads); the calling thread
+     * works too. Characters are handed out in chunks from `next`. */
+    int worker_count;
+    pthread_t *workers;
+    pthread_mutex_t lock;
+    pthread_cond_t wake, finished;
+    unsigned generation; /* bumped per evaluation; workers wait for a new one */
+    int busy;            /* workers still on the current generation */
+    int stop;
+    int synced;          /* lock and conditions initialised */
+    int next;            /* next character to take (under lock) */
+    double seconds;
+} skv_crowd;
+
+/* `count` characters of `model` (which must outlive the crowd) playing
+ * `clip`, or with `mixed_clips` cycling through all clips; time offsets
+ * spread evenly over the clip. `threads`: total threads to pose with,
+ * 0 = one per core. Returns 0, or -1 when memory or threads run out. */
+int crowd_create(skv_crowd *crowd, const skv_model *model, int count, int clip, int mixed_clips, int threads);
+void crowd_destroy(skv_crowd *crowd);
+
+/* Poses every character at scene time `seconds` into crowd->palettes. */
+void crowd_evaluate(skv_crowd *crowd, double seconds);
+
+/* Grid placement shared by the renderer and the camera: character i
+ * stands at column i % columns, row i / columns, `spacing` apart on the
+ * ground plane (x, z) of the upright scene. */
+int crowd_columns(int count);
+
+#endif
