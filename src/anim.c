@@ -431,6 +431,89 @@ void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seco
     }
 }
 
+/* A node's local transform split into T, R (unit quaternion), S. */
+typedef struct trs {
+    float t[3], r[4], s[3];
+} trs;
+
+/* The rest (bind/local) transform of node n as T, R, S. */
+static void rest_trs(const skv_skeleton *sk, int n, trs *out)
+{
+    vec4 t;
+    mat4 r;
+    vec3 s;
+    glm_decompose((vec4 *)sk->rest_local[n], t, r, s);
+    if (glm_mat4_det(r) < 0.0f) { /* mirrored: the reflection goes into the scale */
+        glm_vec4_negate(r[0]);
+        s[0] = -s[0];
+    }
+    versor q;
+    glm_mat4_quat(r, q);
+    memcpy(out->t, t, sizeof out->t);
+    quat_unit(q, out->r);
+    memcpy(out->s, s, sizeof out->s);
+}
+
+static void channel_trs(const skv_channel *ch, double ticks, trs *out)
+{
+    int cursor[3] = {-1, -1, -1}; /* two clips at once: no cursors */
+    if (ch->constant) {
+        /* One key per array: exactly what the keys say (constant_local is
+         * only a cache of their product). */
+        memcpy(out->t, ch->positions[0].value, sizeof out->t);
+        quat_unit(ch->rotations[0].value, out->r);
+        memcpy(out->s, ch->scales[0].value, sizeof out->s);
+    } else if (ch->shared_times) {
+        sample_shared(ch, ticks, cursor, out->t, out->r, out->s);
+    } else {
+        sample_vec3(ch->positions, ch->position_count, ticks, &cursor[0], out->t);
+        sample_quat(ch->rotations, ch->rotation_count, ticks, &cursor[1], out->r);
+        sample_vec3(ch->scales, ch->scale_count, ticks, &cursor[2], out->s);
+    }
+}
+
+void pose_evaluate_blend(skv_pose *pose, const skv_model *model, int clip_a, double seconds_a, int clip_b,
+                         double seconds_b, float weight)
+{
+    const skv_skeleton *sk = &model->skeleton;
+    const skv_clip *a = clip_a >= 0 && clip_a < model->clip_count ? &model->clips[clip_a] : NULL;
+    const skv_clip *b = clip_b >= 0 && clip_b < model->clip_count ? &model->clips[clip_b] : NULL;
+    double ticks_a = a ? anim_clip_ticks(a, seconds_a) : 0.0, ticks_b = b ? anim_clip_ticks(b, seconds_b) : 0.0;
+    float w = weight > 0.0f ? (weight < 1.0f ? weight : 1.0f) : 0.0f;
+    pose->fixed_clip = -2; /* every global is rewritten here */
+
+    for (int n = 0; n < sk->node_count; n++) {
+        int ca = a ? a->node_channel[n] : -1, cb = b ? b->node_channel[n] : -1;
+        const float *local;
+        if (ca < 0 && cb < 0) {
+            local = (const float *)sk->rest_local[n];
+        } else {
+            /* A node one clip does not animate keeps its rest transform
+             * there, and is blended with the other clip's motion. */
+            trs ta, tb, out;
+            if (ca >= 0) channel_trs(&a->channels[ca], ticks_a, &ta);
+            else rest_trs(sk, n, &ta);
+            if (cb >= 0) channel_trs(&b->channels[cb], ticks_b, &tb);
+            else rest_trs(sk, n, &tb);
+            for (int k = 0; k < 3; k++) {
+                out.t[k] = ta.t[k] + w * (tb.t[k] - ta.t[k]);
+                out.s[k] = ta.s[k] + w * (tb.s[k] - ta.s[k]);
+            }
+            quat_slerp(ta.r, tb.r, w, out.r);
+            trs_mat4(out.t, out.r, out.s, pose->local[n]);
+            local = (const float *)pose->local[n];
+        }
+        int p = sk->parents[n];
+        if (p < 0) glm_mat4_mul((vec4 *)model->global_inverse, (vec4 *)local, pose->global[n]);
+        else affine_mul(pose->global[p], (vec4 *)local, pose->global[n]);
+    }
+    for (int bone = 0; bone < sk->bone_count; bone++) {
+        int n = sk->bone_node[bone];
+        if (n < 0) glm_mat4_identity(pose->palette[bone]);
+        else affine_mul(pose->global[n], sk->bone_offset[bone], pose->palette[bone]);
+    }
+}
+
 void anim_channel_finish(skv_channel *ch)
 {
     /* Shared key times: compare every array of more than one key with the

@@ -84,6 +84,13 @@ void pose_destroy(skv_pose *pose);
  * straight from the quaternion. Same result as pose_evaluate_reference. */
 void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seconds);
 
+/* Two clips mixed: clip_a at seconds_a and clip_b at seconds_b (each
+ * looped over its own duration), weight 0 = A, 1 = B. Per node, both
+ * clips' local T, R, S are sampled (a node a clip does not animate takes
+ * its rest transform there), T and S lerped, R slerped, then one walk. */
+void pose_evaluate_blend(skv_pose *pose, const skv_model *model, int clip_a, double seconds_a, int clip_b,
+                         double seconds_b, float weight);
+
 /* The three steps above, one after the other, as written (anim_sample,
  * skeleton_pose, skin_palette): the reference pose_evaluate is tested
  * against, and the benchmark's previous version. */

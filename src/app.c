@@ -47,6 +47,8 @@ skv_result scene_load(skv_scene *scene, const char *path, const char *anim, cons
                       skv_error *err)
 {
     memset(scene, 0, sizeof *scene);
+    scene->blend_clip = scene->fade_clip = -1;
+    scene->fade_seconds = 0.25;
     skv_result r = import_model(path, import, &scene->model, err);
     if (r != SKV_OK) return r;
     scene->clip = scene->model.clip_count > 0 ? 0 : -1;
@@ -84,9 +86,42 @@ void scene_set_clip(skv_scene *scene, int clip)
     frame_clip(scene);
 }
 
+void scene_crossfade_to(skv_scene *scene, int clip, double current_seconds)
+{
+    int from = scene->clip;
+    scene_set_clip(scene, clip);
+    if (from >= 0 && from != scene->clip && scene->fade_seconds > 0.0) {
+        scene->fade_clip = from;
+        scene->fade_from = current_seconds;
+    }
+}
+
+void scene_set_blend(skv_scene *scene, int other, float weight)
+{
+    scene->blend_clip = other >= 0 && other < scene->model.clip_count ? other : -1;
+    scene->blend_weight = weight;
+}
+
+void scene_pose(skv_scene *scene, double seconds)
+{
+    if (scene->fade_clip >= 0 && !(seconds < scene->fade_seconds)) scene->fade_clip = -1; /* faded out */
+    if (scene->blend_clip >= 0) {
+        pose_evaluate_blend(&scene->pose, &scene->model, scene->clip, seconds, scene->blend_clip, seconds,
+                            scene->blend_weight);
+    } else if (scene->fade_clip >= 0) {
+        /* Smoothstep: no kink where the fade starts and ends. */
+        double x = seconds > 0.0 ? seconds / scene->fade_seconds : 0.0;
+        float w = (float)(x * x * (3.0 - 2.0 * x));
+        pose_evaluate_blend(&scene->pose, &scene->model, scene->fade_clip, scene->fade_from + seconds, scene->clip,
+                            seconds, w);
+    } else {
+        pose_evaluate(&scene->pose, &scene->model, scene->clip, seconds);
+    }
+}
+
 void scene_frame(skv_scene *scene, double seconds, int width, int height, skv_frame_desc *frame)
 {
-    pose_evaluate(&scene->pose, &scene->model, scene->clip, seconds);
+    scene_pose(scene, seconds);
     *frame = (skv_frame_desc){.palette = (const mat4 *)scene->pose.palette, .background = {0.16f, 0.18f, 0.22f}};
     if (scene->instances > 0) {
         crowd_evaluate(&scene->crowd, seconds);

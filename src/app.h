@@ -21,6 +21,14 @@ typedef struct skv_scene {
     int instances, mixed_clips;
     skv_crowd crowd;
     float grid_spacing;
+    /* --blend: `clip` mixed with blend_clip at blend_weight (-1: no blend). */
+    int blend_clip;
+    float blend_weight;
+    /* Switching clips cross-fades: for fade_seconds of the new clip's
+     * time, fade_clip keeps playing from fade_from and fades out. */
+    double fade_seconds;
+    int fade_clip; /* -1: no fade under way */
+    double fade_from;
 } skv_scene;
 
 /* Imports `path` (import.h options; NULL: defaults) and picks clip `anim` (index or name; NULL: the first). Frames the
@@ -36,6 +44,19 @@ skv_result scene_set_instances(skv_scene *scene, int count, int mixed_clips, skv
 
 /* Switches clip and re-frames the camera. */
 void scene_set_clip(skv_scene *scene, int clip);
+
+/* Switches to `clip` the way the window does: the current clip, which was
+ * at `current_seconds`, fades out over scene->fade_seconds of the new
+ * clip's time (which starts at 0). */
+void scene_crossfade_to(skv_scene *scene, int clip, double current_seconds);
+
+/* Mixes clip `other` into every frame at `weight` (0: the scene's clip
+ * alone, 1: `other` alone); other = -1 turns it off. */
+void scene_set_blend(skv_scene *scene, int other, float weight);
+
+/* Poses scene->pose at `seconds`: the clip, or the --blend mix, or the
+ * cross-fade under way. */
+void scene_pose(skv_scene *scene, double seconds);
 
 /* Poses the scene at `seconds` and fills `frame` for a width x height
  * image. The one place the window and --screenshot get their frame from,

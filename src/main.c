@@ -39,6 +39,8 @@ typedef struct options {
     int bind_pose;
     int instances;
     int mixed_clips;
+    const char *blend; /* "A,B,W" */
+    double fade;       /* < 0: default */
 } options;
 
 static void usage(FILE *out)
@@ -56,6 +58,9 @@ static void usage(FILE *out)
             "  --bind-pose           show the rest pose (no animation) instead of the clip\n"
             "  --instances N         a crowd: N copies on a grid, each at its own time offset\n"
             "  --mixed-clips         with --instances: copies cycle through the model's clips\n"
+            "  --blend A,B,W         pose with clips A and B (index or name) mixed at weight W\n"
+            "                        (0 = A, 1 = B), both at --time\n"
+            "  --fade SECONDS        cross-fade time when switching clips in the window (0.25)\n"
             "  --influences 4|8      bone influences kept per vertex (default 4)\n"
             "  --import-timeout S    give up on a file Assimp has not read in S seconds (60)\n"
             "  --trust               skip the guarded first read in a child process\n"
@@ -82,7 +87,7 @@ static int parse_number(const char *text, double *out)
 static int is_value_option(const char *arg)
 {
     static const char *const with_value[] = {"--anim", "--time", "--speed", "--size", "--screenshot", "--export-pose",
-                                              "--window-capture", "--influences", "--instances",
+                                              "--window-capture", "--influences", "--instances", "--blend", "--fade",
                                               "--import-timeout"};
     for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
         if (strcmp(arg, with_value[i]) == 0) return 1;
@@ -91,7 +96,7 @@ static int is_value_option(const char *arg)
 
 static int parse_options(int argc, char **argv, options *o)
 {
-    *o = (options){.speed = 1.0, .width = 800, .height = 600};
+    *o = (options){.speed = 1.0, .width = 800, .height = 600, .fade = -1.0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
@@ -140,6 +145,10 @@ static int parse_options(int argc, char **argv, options *o)
             if (strcmp(value, "4") == 0) o->influences = 4;
             else if (strcmp(value, "8") == 0) o->influences = 8;
             else goto bad_value;
+        } else if (strcmp(a, "--blend") == 0) {
+            o->blend = value;
+        } else if (strcmp(a, "--fade") == 0) {
+            if (parse_number(value, &o->fade) != 0 || o->fade < 0 || o->fade > 60) goto bad_value;
         } else if (strcmp(a, "--instances") == 0) {
             double n;
             if (parse_number(value, &n) != 0 || n < 1 || n > 1000000 || n != (int)n) goto bad_value;
@@ -226,7 +235,7 @@ static void print_list(const skv_scene *scene)
 static skv_result export_pose(skv_scene *scene, const options *o, skv_error *err)
 {
     skv_model *m = &scene->model;
-    pose_evaluate(&scene->pose, m, scene->clip, o->time);
+    scene_pose(scene, o->time);
     float *positions = malloc((size_t)m->vertex_count * 3 * sizeof(float));
     float *normals = malloc((size_t)m->vertex_count * 3 * sizeof(float));
     skv_result r;
@@ -239,6 +248,27 @@ static skv_result export_pose(skv_scene *scene, const options *o, skv_error *err
     free(positions);
     free(normals);
     return r;
+}
+
+/* --blend A,B,W: clip A becomes the scene's clip (the camera frames it),
+ * B is mixed in at W. */
+static skv_result apply_blend(skv_scene *scene, const char *spec, skv_error *err)
+{
+    char a[256], b[256];
+    double w;
+    const char *c1 = strchr(spec, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+    if (!c1 || !c2 || c1 - spec >= (long)sizeof a || c2 - c1 - 1 >= (long)sizeof b || c1 == spec || c2 == c1 + 1 ||
+        parse_number(c2 + 1, &w) != 0 || !(w >= 0.0 && w <= 1.0))
+        return skv_fail(err, SKV_ERR_USAGE, "bad value for --blend: '%s' (want A,B,W with W in 0..1)", spec);
+    snprintf(a, sizeof a, "%.*s", (int)(c1 - spec), spec);
+    snprintf(b, sizeof b, "%.*s", (int)(c2 - c1 - 1), c1 + 1);
+    int clip_a = model_find_clip(&scene->model, a), clip_b = model_find_clip(&scene->model, b);
+    if (clip_a < 0 || clip_b < 0)
+        return skv_fail(err, SKV_ERR_ANIM, "no clip '%s' (it has %d; see --list)", clip_a < 0 ? a : b,
+                        scene->model.clip_count);
+    scene_set_clip(scene, clip_a);
+    scene_set_blend(scene, clip_b, (float)w);
+    return SKV_OK;
 }
 
 /* Renders the scene at `seconds` into `path`, headless. */
@@ -333,6 +363,15 @@ int main(int argc, char **argv)
         return r;
     }
     if (o.bind_pose) scene.clip = -1; /* the camera stays framed on the clip */
+    if (o.fade >= 0) scene.fade_seconds = o.fade;
+    if (o.blend) {
+        r = apply_blend(&scene, o.blend, &err);
+        if (r != SKV_OK) {
+            fprintf(stderr, "skinview: %s: %s\n", path, err.message);
+            scene_free(&scene);
+            return r;
+        }
+    }
     if (o.instances > 0) {
         r = scene_set_instances(&scene, o.instances, o.mixed_clips, &err);
         if (r != SKV_OK) {

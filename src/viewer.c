@@ -72,12 +72,12 @@ static void on_key(GLFWwindow *window, int key, int scancode, int action, int mo
     case GLFW_KEY_KP_SUBTRACT: v->speed *= 0.5; break;
     case GLFW_KEY_N:
     case GLFW_KEY_PAGE_DOWN:
-        if (s->model.clip_count > 0) scene_set_clip(s, (s->clip + 1) % s->model.clip_count), v->time = 0.0;
+        if (s->model.clip_count > 0) scene_crossfade_to(s, (s->clip + 1) % s->model.clip_count, v->time), v->time = 0.0;
         break;
     case GLFW_KEY_P:
     case GLFW_KEY_PAGE_UP:
         if (s->model.clip_count > 0)
-            scene_set_clip(s, (s->clip + s->model.clip_count - 1) % s->model.clip_count), v->time = 0.0;
+            scene_crossfade_to(s, (s->clip + s->model.clip_count - 1) % s->model.clip_count, v->time), v->time = 0.0;
         break;
     case GLFW_KEY_R: s->camera = s->home; break;
     default: break;

@@ -39,6 +39,9 @@ expect 2 "unknown option" -- --frobnicate
 expect 2 "bad value for --size" -- "$shared/md5/Bob.md5mesh" --size 0x0 --list
 expect 2 "bad value for --influences" -- "$shared/md5/Bob.md5mesh" --influences 5 --list
 expect 2 "bad value for --instances" -- "$shared/md5/Bob.md5mesh" --instances 0 --list
+expect 2 "bad value for --blend" -- "$shared/gltf/Fox.glb" --blend Walk,Run --list
+expect 2 "bad value for --blend" -- "$shared/gltf/Fox.glb" --blend Walk,Run,1.5 --list
+expect 6 "no clip 'Trot'" -- "$shared/gltf/Fox.glb" --blend Walk,Trot,0.5 --list
 expect 2 "not supported" -- "$shared/synthetic/tentacle130_8w.gltf" --instances 4 --screenshot "$tmp/crowd.png"
 DISPLAY= WAYLAND_DISPLAY= expect 7 "needs a display" -- "$shared/md5/Bob.md5mesh" --window-capture "$tmp/w.png"
 expect 8 "cannot write" -- "$shared/md5/Bob.md5mesh" --export-pose "$tmp/no/dir/x.obj"

@@ -340,6 +340,70 @@ static void test_fast_matches_reference(void)
     random_model_free();
 }
 
+/* Rotation and translation of a local matrix that may carry scale. */
+static void local_rt(const mat4 m, versor q, vec3 t)
+{
+    vec4 tt;
+    mat4 r;
+    vec3 s;
+    glm_decompose((vec4 *)m, tt, r, s);
+    glm_mat4_quat(r, q);
+    glm_vec3_copy(tt, t);
+}
+
+/* --blend: weight 0 and 1 give the two clips; 0.5 lies between them on
+ * every node, including nodes only one clip animates (they blend with
+ * their rest transform). */
+static void test_blend(void)
+{
+    random_model_build();
+    const skv_model *model = &rm.model;
+    skv_pose blend, a, b;
+    CHECK(pose_create(&blend, &model->skeleton) == 0);
+    CHECK(pose_create(&a, &model->skeleton) == 0);
+    CHECK(pose_create(&b, &model->skeleton) == 0);
+    double worst0 = 0.0, worst1 = 0.0, worst_t = 0.0, worst_split = 0.0;
+    int one_clip_nodes = 0;
+    for (int f = 0; f < 12; f++) {
+        double ta = 0.13 * f, tb = 0.05 + 0.21 * f;
+        pose_evaluate_reference(&a, model, 0, ta);
+        pose_evaluate_reference(&b, model, 1, tb);
+        pose_evaluate_blend(&blend, model, 0, ta, 1, tb, 0.0f);
+        for (int k = 0; k < RM_NODES; k++)
+            for (int c = 0; c < 4; c++)
+                for (int r = 0; r < 4; r++) worst0 = fmax(worst0, fabs(blend.palette[k][c][r] - a.palette[k][c][r]));
+        pose_evaluate_blend(&blend, model, 0, ta, 1, tb, 1.0f);
+        for (int k = 0; k < RM_NODES; k++)
+            for (int c = 0; c < 4; c++)
+                for (int r = 0; r < 4; r++) worst1 = fmax(worst1, fabs(blend.palette[k][c][r] - b.palette[k][c][r]));
+        /* Half-way: per node, the local transform between the clips'. */
+        pose_evaluate_blend(&blend, model, 0, ta, 1, tb, 0.5f);
+        for (int n = 0; n < RM_NODES; n++) {
+            int ca = rm.clips[0].node_channel[n], cb = rm.clips[1].node_channel[n];
+            if (ca < 0 && cb < 0) continue;
+            one_clip_nodes += (ca < 0) != (cb < 0);
+            versor qa, qb, qm;
+            vec3 pa, pb, pm;
+            local_rt(ca >= 0 ? a.local[n] : rm.rest[n], qa, pa);
+            local_rt(cb >= 0 ? b.local[n] : rm.rest[n], qb, pb);
+            local_rt(blend.local[n], qm, pm);
+            for (int k = 0; k < 3; k++) worst_t = fmax(worst_t, fabs(pm[k] - 0.5 * (pa[k] + pb[k])));
+            double ab = quat_angle(qa, qb), am = quat_angle(qa, qm), mb = quat_angle(qm, qb);
+            worst_split = fmax(worst_split, fabs(am - 0.5 * ab) + fabs(mb - 0.5 * ab));
+        }
+    }
+    printf("blend: w=0 vs A %.2g, w=1 vs B %.2g; half-way: translation off the midpoint %.2g, "
+           "rotation off the half angle %.2g rad (%d node samples animated in one clip only)\n",
+           worst0, worst1, worst_t, worst_split, one_clip_nodes);
+    CHECK(worst0 < 1e-5 && worst1 < 1e-5);
+    CHECK(worst_t < 1e-4 && worst_split < 1e-3);
+    CHECK(one_clip_nodes > 0);
+    pose_destroy(&blend);
+    pose_destroy(&a);
+    pose_destroy(&b);
+    random_model_free();
+}
+
 /* A crowd posed on 3 threads: every character's palette equals its own
  * pose at its own clip and time offset. */
 static void test_crowd_matches_poses(void)
@@ -379,6 +443,7 @@ int main(void)
 {
     test_fast_matches_reference();
     test_crowd_matches_poses();
+    test_blend();
     test_vec3_keys();
     test_slerp();
     test_clip_ticks();
