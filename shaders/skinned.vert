@@ -1,5 +1,7 @@
 // skinned.vert - linear blend skinning, 4 influences per vertex, or 8 when
-// the model was loaded with --influences 8 (SKV_INFLUENCE_SLOTS).
+// the model was loaded with --influences 8 (SKV_INFLUENCE_SLOTS); with
+// SKV_DUAL_QUATERNION, dual-quaternion skinning; with SKV_INSTANCED, a
+// crowd drawn instanced (linear).
 // The renderer prepends "#version 330 core" and the SKV_* defines from
 // src/skv_limits.h, so the bone limit and attribute locations live in one place.
 
@@ -29,6 +31,15 @@ mat4 bone(int id)
     return mat4(texelFetch(u_palettes, base), texelFetch(u_palettes, base + 1),
                 texelFetch(u_palettes, base + 2), texelFetch(u_palettes, base + 3));
 }
+#elif SKV_DUAL_QUATERNION
+// --skinning dq: each palette entry as a unit dual quaternion plus the
+// "stretch" (scale/shear) the matrix has beyond its rotation; skin.h
+// explains the conversion, skin_blend_dq is this shader on the CPU.
+layout(std140) uniform Bones {
+    vec4 dq_real[SKV_MAX_BONES];
+    vec4 dq_dual[SKV_MAX_BONES];
+    mat4 dq_stretch[SKV_MAX_BONES];
+};
 #else
 // In a uniform block: GL 3.3 guarantees 16 KB there, but only 1024
 // components (64 mat4) for plain vertex uniforms.
@@ -39,6 +50,27 @@ layout(std140) uniform Bones {
 mat4 bone(int id)
 {
     return bones[id];
+}
+#endif
+
+#if SKV_DUAL_QUATERNION && !SKV_INSTANCED
+vec4 blend_real;
+vec4 blend_dual;
+mat4 blend_stretch;
+
+// One influence: its sign against the first influence's rotation (q and
+// -q are one rotation; blending them as they come would cancel).
+void add_influence(int id, float weight, vec4 pivot)
+{
+    float w = dot(dq_real[id], pivot) < 0.0 ? -weight : weight;
+    blend_real += dq_real[id] * w;
+    blend_dual += dq_dual[id] * w;
+    blend_stretch += dq_stretch[id] * weight;
+}
+
+vec3 rotate(vec4 q, vec3 v)
+{
+    return v + 2.0 * cross(q.xyz, cross(q.xyz, v) + q.w * v);
 }
 #endif
 
@@ -58,6 +90,28 @@ out vec3 v_skinned_normal;
 
 void main()
 {
+#if SKV_DUAL_QUATERNION && !SKV_INSTANCED
+    blend_real = vec4(0.0);
+    blend_dual = vec4(0.0);
+    blend_stretch = mat4(0.0);
+    vec4 pivot = dq_real[a_bone_ids.x];
+    add_influence(a_bone_ids.x, a_weights.x, pivot);
+    add_influence(a_bone_ids.y, a_weights.y, pivot);
+    add_influence(a_bone_ids.z, a_weights.z, pivot);
+    add_influence(a_bone_ids.w, a_weights.w, pivot);
+#if SKV_INFLUENCE_SLOTS > 4
+    add_influence(a_bone_ids_1.x, a_weights_1.x, pivot);
+    add_influence(a_bone_ids_1.y, a_weights_1.y, pivot);
+    add_influence(a_bone_ids_1.z, a_weights_1.z, pivot);
+    add_influence(a_bone_ids_1.w, a_weights_1.w, pivot);
+#endif
+    float len = length(blend_real);
+    vec4 real = blend_real / len;
+    vec4 dual = blend_dual / len;
+    vec3 translation = 2.0 * (real.w * dual.xyz - dual.w * real.xyz + cross(real.xyz, dual.xyz));
+    vec4 skinned = vec4(rotate(real, (blend_stretch * vec4(a_position, 1.0)).xyz) + translation, 1.0);
+    vec3 skinned_normal = rotate(real, transpose(inverse(mat3(blend_stretch))) * a_normal);
+#else
     mat4 skin = bone(a_bone_ids.x) * a_weights.x
               + bone(a_bone_ids.y) * a_weights.y
               + bone(a_bone_ids.z) * a_weights.z
@@ -71,6 +125,7 @@ void main()
     vec4 skinned = skin * vec4(a_position, 1.0);
     // Inverse transpose: stays right under non-uniform scale.
     vec3 skinned_normal = transpose(inverse(mat3(skin))) * a_normal;
+#endif
 #if SKV_INSTANCED
     vec3 grid = vec3(float(gl_InstanceID % u_grid_columns), 0.0, float(gl_InstanceID / u_grid_columns));
     vec4 view_position = u_view * (u_model * skinned + vec4(grid * u_grid_spacing, 0.0));

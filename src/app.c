@@ -122,7 +122,8 @@ void scene_pose(skv_scene *scene, double seconds)
 void scene_frame(skv_scene *scene, double seconds, int width, int height, skv_frame_desc *frame)
 {
     scene_pose(scene, seconds);
-    *frame = (skv_frame_desc){.palette = (const mat4 *)scene->pose.palette, .background = {0.16f, 0.18f, 0.22f}};
+    *frame = (skv_frame_desc){.palette = (const mat4 *)scene->pose.palette, .background = {0.16f, 0.18f, 0.22f},
+                              .skinning = scene->skinning};
     if (scene->instances > 0) {
         crowd_evaluate(&scene->crowd, seconds);
         frame->instance_count = scene->instances;

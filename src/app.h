@@ -29,6 +29,7 @@ typedef struct skv_scene {
     double fade_seconds;
     int fade_clip; /* -1: no fade under way */
     double fade_from;
+    skv_skinning skinning; /* --skinning; the renderer must have the program */
 } skv_scene;
 
 /* Imports `path` (import.h options; NULL: defaults) and picks clip `anim` (index or name; NULL: the first). Frames the

@@ -40,6 +40,7 @@ typedef struct options {
     int instances;
     int mixed_clips;
     const char *blend; /* "A,B,W" */
+    int dual_quaternion; /* --skinning dq */
     double fade;       /* < 0: default */
 } options;
 
@@ -61,6 +62,7 @@ static void usage(FILE *out)
             "  --blend A,B,W         pose with clips A and B (index or name) mixed at weight W\n"
             "                        (0 = A, 1 = B), both at --time\n"
             "  --fade SECONDS        cross-fade time when switching clips in the window (0.25)\n"
+            "  --skinning linear|dq  linear blend (default) or dual-quaternion skinning\n"
             "  --influences 4|8      bone influences kept per vertex (default 4)\n"
             "  --import-timeout S    give up on a file Assimp has not read in S seconds (60)\n"
             "  --trust               skip the guarded first read in a child process\n"
@@ -87,7 +89,7 @@ static int parse_number(const char *text, double *out)
 static int is_value_option(const char *arg)
 {
     static const char *const with_value[] = {"--anim", "--time", "--speed", "--size", "--screenshot", "--export-pose",
-                                              "--window-capture", "--influences", "--instances", "--blend", "--fade",
+                                              "--window-capture", "--influences", "--instances", "--blend", "--fade", "--skinning",
                                               "--import-timeout"};
     for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
         if (strcmp(arg, with_value[i]) == 0) return 1;
@@ -144,6 +146,10 @@ static int parse_options(int argc, char **argv, options *o)
         } else if (strcmp(a, "--influences") == 0) {
             if (strcmp(value, "4") == 0) o->influences = 4;
             else if (strcmp(value, "8") == 0) o->influences = 8;
+            else goto bad_value;
+        } else if (strcmp(a, "--skinning") == 0) {
+            if (strcmp(value, "linear") == 0) o->dual_quaternion = 0;
+            else if (strcmp(value, "dq") == 0) o->dual_quaternion = 1;
             else goto bad_value;
         } else if (strcmp(a, "--blend") == 0) {
             o->blend = value;
@@ -242,7 +248,19 @@ static skv_result export_pose(skv_scene *scene, const options *o, skv_error *err
     if (!positions || !normals) {
         r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     } else {
-        skin_blend(m, scene->pose.palette, positions, normals);
+        if (scene->skinning == SKV_SKINNING_DUAL_QUATERNION) {
+            skv_dq_bone *bones = malloc((size_t)(m->skeleton.bone_count > 0 ? m->skeleton.bone_count : 1) * sizeof *bones);
+            if (!bones) {
+                free(positions);
+                free(normals);
+                return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+            }
+            skin_dq_palette((const mat4 *)scene->pose.palette, m->skeleton.bone_count, bones);
+            skin_blend_dq(m, bones, positions, normals);
+            free(bones);
+        } else {
+            skin_blend(m, scene->pose.palette, positions, normals);
+        }
         r = capture_write_obj(o->export_pose, m, positions, normals, m->upright, err);
     }
     free(positions);
@@ -304,6 +322,8 @@ static skv_result render_headless(skv_scene *scene, const options *o, int count,
     skv_target target;
     r = render_create(&renderer, &scene->model, err);
     if (r == SKV_OK && scene->instances > 0) r = render_enable_crowd(&renderer, &scene->model, scene->instances, err);
+    if (r == SKV_OK && scene->skinning == SKV_SKINNING_DUAL_QUATERNION)
+        r = render_enable_dual_quaternion(&renderer, &scene->model, err);
     if (r == SKV_OK) {
         r = target_create(&target, o->width, o->height, err);
         for (int i = 0; r == SKV_OK && i < count; i++)
@@ -364,6 +384,14 @@ int main(int argc, char **argv)
     }
     if (o.bind_pose) scene.clip = -1; /* the camera stays framed on the clip */
     if (o.fade >= 0) scene.fade_seconds = o.fade;
+    if (o.dual_quaternion) {
+        if (o.instances > 0) {
+            fprintf(stderr, "skinview: --skinning dq does not combine with --instances (crowds are linear)\n");
+            scene_free(&scene);
+            return SKV_ERR_USAGE;
+        }
+        scene.skinning = SKV_SKINNING_DUAL_QUATERNION;
+    }
     if (o.blend) {
         r = apply_blend(&scene, o.blend, &err);
         if (r != SKV_OK) {

@@ -5,15 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "skin.h"
 #include "skv_limits.h"
 #include "shader_source.h"
 
 /* Prepended to every shader: the single definition of the shared limits. */
-static void shader_preamble(char *out, size_t size, int influence_slots, int instanced)
+static void shader_preamble(char *out, size_t size, const skv_shader_variant *variant)
 {
     snprintf(out, size,
              "#version 330 core\n"
              "#define SKV_INSTANCED %d\n"
+             "#define SKV_DUAL_QUATERNION %d\n"
              "#define SKV_MAX_BONES %d\n"
              "#define SKV_INFLUENCE_SLOTS %d\n"
              "#define SKV_ATTR_POSITION %d\n"
@@ -24,14 +26,11 @@ static void shader_preamble(char *out, size_t size, int influence_slots, int ins
              "#define SKV_ATTR_BONE_IDS_1 %d\n"
              "#define SKV_ATTR_WEIGHTS_1 %d\n"
              "#line 1\n",
-             instanced, SKV_MAX_BONES, influence_slots, SKV_ATTR_POSITION, SKV_ATTR_NORMAL, SKV_ATTR_UV, SKV_ATTR_BONE_IDS,
+             variant->instanced, variant->dual_quaternion, SKV_MAX_BONES, variant->influence_slots, SKV_ATTR_POSITION, SKV_ATTR_NORMAL, SKV_ATTR_UV, SKV_ATTR_BONE_IDS,
              SKV_ATTR_WEIGHTS, SKV_ATTR_BONE_IDS_1, SKV_ATTR_WEIGHTS_1);
 }
 
-static GLuint build_program(const char *vertex_name, const char *fragment_name, const char *const *varyings,
-                            int varying_count, int influence_slots, int instanced, skv_error *err);
-
-static GLuint compile(GLenum stage, const char *name, int influence_slots, int instanced, skv_error *err)
+static GLuint compile(GLenum stage, const char *name, const skv_shader_variant *variant, skv_error *err)
 {
     const char *body = shader_source(name);
     if (!body) {
@@ -39,7 +38,7 @@ static GLuint compile(GLenum stage, const char *name, int influence_slots, int i
         return 0;
     }
     char preamble[512];
-    shader_preamble(preamble, sizeof preamble, influence_slots, instanced);
+    shader_preamble(preamble, sizeof preamble, variant);
     const char *parts[2] = {preamble, body};
     GLuint shader = glCreateShader(stage);
     glShaderSource(shader, 2, parts, NULL);
@@ -61,7 +60,8 @@ static GLuint compile(GLenum stage, const char *name, int influence_slots, int i
 GLuint render_program_capture(const char *vertex_name, const char *fragment_name, const char *const *varyings,
                               int varying_count, int influence_slots, skv_error *err)
 {
-    return build_program(vertex_name, fragment_name, varyings, varying_count, influence_slots, 0, err);
+    skv_shader_variant variant = {.influence_slots = influence_slots};
+    return render_program_variant(vertex_name, fragment_name, varyings, varying_count, &variant, err);
 }
 
 GLuint render_program(const char *vertex_name, const char *fragment_name, skv_error *err)
@@ -69,12 +69,12 @@ GLuint render_program(const char *vertex_name, const char *fragment_name, skv_er
     return render_program_capture(vertex_name, fragment_name, NULL, 0, SKV_DEFAULT_INFLUENCES, err);
 }
 
-static GLuint build_program(const char *vertex_name, const char *fragment_name, const char *const *varyings,
-                            int varying_count, int influence_slots, int instanced, skv_error *err)
+GLuint render_program_variant(const char *vertex_name, const char *fragment_name, const char *const *varyings,
+                              int varying_count, const skv_shader_variant *variant, skv_error *err)
 {
-    GLuint vs = compile(GL_VERTEX_SHADER, vertex_name, influence_slots, instanced, err);
+    GLuint vs = compile(GL_VERTEX_SHADER, vertex_name, variant, err);
     if (!vs) return 0;
-    GLuint fs = compile(GL_FRAGMENT_SHADER, fragment_name, influence_slots, instanced, err);
+    GLuint fs = compile(GL_FRAGMENT_SHADER, fragment_name, variant, err);
     if (!fs) {
         glDeleteShader(vs);
         return 0;
@@ -154,19 +154,42 @@ static void find_uniforms(GLuint p, skv_uniforms *u)
 
 skv_result render_create(skv_renderer *renderer, const skv_model *model, skv_error *err)
 {
-    return render_create_with(renderer, model, 0, err);
+    return render_create_with(renderer, model, 0, SKV_SKINNING_LINEAR, err);
+}
+
+/* std140 layout of the dual-quaternion Bones block (skinned.vert). */
+#define DQ_REAL_OFFSET 0
+#define DQ_DUAL_OFFSET (SKV_MAX_BONES * 16)
+#define DQ_STRETCH_OFFSET (SKV_MAX_BONES * 32)
+#define DQ_BLOCK_SIZE (SKV_MAX_BONES * 96)
+
+static void upload_palette(skv_renderer *renderer, const mat4 *palette, int bone_count, skv_skinning skinning)
+{
+    glBindBuffer(GL_UNIFORM_BUFFER, renderer->bone_block);
+    if (skinning == SKV_SKINNING_DUAL_QUATERNION) {
+        skin_dq_palette(palette, bone_count, renderer->dq_bones);
+        for (int b = 0; b < bone_count; b++) {
+            memcpy(renderer->dq_upload + (DQ_REAL_OFFSET + b * 16) / 4, renderer->dq_bones[b].real, 16);
+            memcpy(renderer->dq_upload + (DQ_DUAL_OFFSET + b * 16) / 4, renderer->dq_bones[b].dual, 16);
+            memcpy(renderer->dq_upload + (DQ_STRETCH_OFFSET + b * 64) / 4, renderer->dq_bones[b].stretch, 64);
+        }
+        glBufferSubData(GL_UNIFORM_BUFFER, 0, DQ_BLOCK_SIZE, renderer->dq_upload);
+    } else {
+        glBufferSubData(GL_UNIFORM_BUFFER, 0, (GLsizeiptr)bone_count * (GLsizeiptr)sizeof(mat4), palette);
+    }
+    glBindBufferBase(GL_UNIFORM_BUFFER, SKV_BONES_BINDING, renderer->bone_block);
 }
 
 void render_upload_palette(skv_renderer *renderer, const mat4 *palette, int bone_count)
 {
-    glBindBuffer(GL_UNIFORM_BUFFER, renderer->bone_block);
-    glBufferSubData(GL_UNIFORM_BUFFER, 0, (GLsizeiptr)bone_count * (GLsizeiptr)sizeof(mat4), palette);
-    glBindBufferBase(GL_UNIFORM_BUFFER, SKV_BONES_BINDING, renderer->bone_block);
+    upload_palette(renderer, palette, bone_count, SKV_SKINNING_LINEAR);
 }
 
-skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GLuint program, skv_error *err)
+skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GLuint program, skv_skinning skinning,
+                              skv_error *err)
 {
     memset(renderer, 0, sizeof *renderer);
+    renderer->program_skinning = skinning;
     while (glGetError() != GL_NO_ERROR) {
         /* Report only errors of the upload below, not earlier ones. */
     }
@@ -177,7 +200,9 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
     }
     const skv_draw_set *set = &renderer->draws;
     renderer->draw_palette = malloc(SKV_MAX_BONES * sizeof(mat4));
-    if (!renderer->draw_palette) {
+    renderer->dq_bones = malloc(SKV_MAX_BONES * sizeof *renderer->dq_bones);
+    renderer->dq_upload = calloc(DQ_BLOCK_SIZE / 4, sizeof(float));
+    if (!renderer->draw_palette || !renderer->dq_bones || !renderer->dq_upload) {
         if (program) glDeleteProgram(program);
         return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     }
@@ -232,7 +257,11 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
 
     glGenBuffers(1, &renderer->bone_block);
     glBindBuffer(GL_UNIFORM_BUFFER, renderer->bone_block);
-    glBufferData(GL_UNIFORM_BUFFER, SKV_MAX_BONES * (GLsizeiptr)sizeof(mat4), NULL, GL_DYNAMIC_DRAW);
+    /* Big enough for either layout of the Bones block. */
+    GLsizeiptr block_size = DQ_BLOCK_SIZE > SKV_MAX_BONES * (GLsizeiptr)sizeof(mat4)
+                                ? DQ_BLOCK_SIZE
+                                : SKV_MAX_BONES * (GLsizeiptr)sizeof(mat4);
+    glBufferData(GL_UNIFORM_BUFFER, block_size, NULL, GL_DYNAMIC_DRAW);
     glBindBuffer(GL_UNIFORM_BUFFER, 0);
 
     renderer->texture_count = model->texture_count;
@@ -260,6 +289,9 @@ void render_destroy(skv_renderer *renderer)
     if (renderer->crowd_buffer) glDeleteBuffers(1, &renderer->crowd_buffer);
     if (renderer->crowd_texture) glDeleteTextures(1, &renderer->crowd_texture);
     free(renderer->draw_palette);
+    free(renderer->dq_bones);
+    free(renderer->dq_upload);
+    if (renderer->dq_program) glDeleteProgram(renderer->dq_program);
     draws_free(&renderer->draws);
     memset(renderer, 0, sizeof *renderer);
 }
@@ -304,24 +336,50 @@ void render_frame(skv_renderer *renderer, const skv_model *model, const skv_fram
         return;
     }
 
+    /* The program for the skinning asked for, if the renderer has it. */
+    GLuint program = renderer->program;
+    const skv_uniforms *u = &renderer->uniforms;
+    skv_skinning skinning = renderer->program_skinning;
+    if (frame->skinning != skinning && frame->skinning == SKV_SKINNING_DUAL_QUATERNION && renderer->dq_program) {
+        program = renderer->dq_program;
+        u = &renderer->dq_uniforms;
+        skinning = SKV_SKINNING_DUAL_QUATERNION;
+    }
     const skv_draw_set *set = &renderer->draws;
-    if (!set->split) render_upload_palette(renderer, frame->palette, model->skeleton.bone_count);
+    if (!set->split) upload_palette(renderer, frame->palette, model->skeleton.bone_count, skinning);
 
-    glUseProgram(renderer->program);
-    set_frame_uniforms(&renderer->uniforms, frame);
+    glUseProgram(program);
+    set_frame_uniforms(u, frame);
     glActiveTexture(GL_TEXTURE0);
     glBindVertexArray(renderer->vao);
     for (int i = 0; i < set->draw_count; i++) {
         const skv_draw *d = &set->draws[i];
         if (set->split) {
             draws_gather_palette(d, frame->palette, renderer->draw_palette);
-            render_upload_palette(renderer, (const mat4 *)renderer->draw_palette, d->bone_count);
+            upload_palette(renderer, (const mat4 *)renderer->draw_palette, d->bone_count, skinning);
         }
-        set_material(renderer, &renderer->uniforms, model, d->mesh);
+        set_material(renderer, u, model, d->mesh);
         glDrawElementsBaseVertex(GL_TRIANGLES, d->index_count, GL_UNSIGNED_INT,
                                  (const void *)((size_t)d->first_index * sizeof(uint32_t)), d->base_vertex);
     }
     glBindVertexArray(0);
+}
+
+skv_result render_enable_dual_quaternion(skv_renderer *renderer, const skv_model *model, skv_error *err)
+{
+    if (renderer->program_skinning == SKV_SKINNING_DUAL_QUATERNION || renderer->dq_program) return SKV_OK;
+    skv_shader_variant variant = {.influence_slots = model->influence_slots, .dual_quaternion = 1};
+    GLuint p = render_program_variant("skinned.vert", "skinned.frag", NULL, 0, &variant, err);
+    if (!p) return SKV_ERR_GPU;
+    GLuint block = glGetUniformBlockIndex(p, "Bones");
+    if (block == GL_INVALID_INDEX) {
+        glDeleteProgram(p);
+        return skv_fail(err, SKV_ERR_GPU, "dual-quaternion shader has no Bones block");
+    }
+    glUniformBlockBinding(p, block, SKV_BONES_BINDING);
+    find_uniforms(p, &renderer->dq_uniforms);
+    renderer->dq_program = p;
+    return SKV_OK;
 }
 
 skv_result render_enable_crowd(skv_renderer *renderer, const skv_model *model, int max_instances, skv_error *err)
@@ -336,7 +394,8 @@ skv_result render_enable_crowd(skv_renderer *renderer, const skv_model *model, i
         return skv_fail(err, SKV_ERR_GPU, "--instances %d: %lld palette texels, the GPU takes %d", max_instances,
                         texels, (int)max_texels);
     if (!renderer->crowd_program) {
-        renderer->crowd_program = build_program("skinned.vert", "skinned.frag", NULL, 0, model->influence_slots, 1, err);
+        skv_shader_variant variant = {.influence_slots = model->influence_slots, .instanced = 1};
+        renderer->crowd_program = render_program_variant("skinned.vert", "skinned.frag", NULL, 0, &variant, err);
         if (!renderer->crowd_program) return SKV_ERR_GPU;
         find_uniforms(renderer->crowd_program, &renderer->crowd_uniforms);
         glGenBuffers(1, &renderer->crowd_buffer);
@@ -380,7 +439,7 @@ static void draw_crowd(skv_renderer *renderer, const skv_model *model, const skv
 void render_capture(skv_renderer *renderer, const skv_model *model, const mat4 *palette, GLuint feedback)
 {
     const skv_draw_set *set = &renderer->draws;
-    if (!set->split) render_upload_palette(renderer, palette, model->skeleton.bone_count);
+    if (!set->split) upload_palette(renderer, palette, model->skeleton.bone_count, renderer->program_skinning);
     glUseProgram(renderer->program);
     glBindVertexArray(renderer->vao);
     glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, feedback);
@@ -391,7 +450,7 @@ void render_capture(skv_renderer *renderer, const skv_model *model, const mat4 *
         const skv_draw *d = &set->draws[i];
         if (set->split) {
             draws_gather_palette(d, palette, renderer->draw_palette);
-            render_upload_palette(renderer, (const mat4 *)renderer->draw_palette, d->bone_count);
+            upload_palette(renderer, (const mat4 *)renderer->draw_palette, d->bone_count, renderer->program_skinning);
         }
         glDrawArrays(GL_POINTS, d->base_vertex, d->vertex_count);
     }

@@ -13,6 +13,21 @@
 #include "error.h"
 #include "model.h"
 
+#include "skin.h"
+
+/* How the vertex shader blends bones (--skinning). */
+typedef enum skv_skinning {
+    SKV_SKINNING_LINEAR,          /* linear blend of the matrices (default) */
+    SKV_SKINNING_DUAL_QUATERNION, /* skin.h: dual quaternions + stretch */
+} skv_skinning;
+
+/* Which build of skinned.vert. */
+typedef struct skv_shader_variant {
+    int influence_slots; /* 4 or 8 */
+    int instanced;       /* crowd: palettes from a texture buffer */
+    int dual_quaternion;
+} skv_shader_variant;
+
 /* Uniform locations of one program (-1 where it has none). */
 typedef struct skv_uniforms {
     GLint model, view, projection, view_normal, diffuse, has_texture, texture;
@@ -21,6 +36,7 @@ typedef struct skv_uniforms {
 
 typedef struct skv_renderer {
     GLuint program;
+    skv_skinning program_skinning; /* what `program` does */
     skv_uniforms uniforms;
     GLuint vao;
     GLuint buffers[5]; /* positions, normals, uvs, bone ids, weights */
@@ -35,14 +51,22 @@ typedef struct skv_renderer {
     GLuint crowd_program;
     skv_uniforms crowd_uniforms;
     GLuint crowd_buffer, crowd_texture;
+    /* Dual-quaternion skinning (render_enable_dual_quaternion), and the
+     * per-upload conversion buffers. */
+    GLuint dq_program;
+    skv_uniforms dq_uniforms;
+    skv_dq_bone *dq_bones;
+    float *dq_upload;
 } skv_renderer;
 
 /* Compiles the shaders and uploads the model. The model must stay alive
  * while the renderer draws it (meshes and materials are read per frame). */
 skv_result render_create(skv_renderer *renderer, const skv_model *model, skv_error *err);
 /* Same, with a program of the caller's built from skinned.vert (e.g. one
- * linked for transform feedback); the renderer owns it from then on. */
-skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GLuint program, skv_error *err);
+ * linked for transform feedback) doing `skinning`; the renderer owns it
+ * from then on. */
+skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GLuint program, skv_skinning skinning,
+                              skv_error *err);
 
 /* Uploads `bone_count` palette matrices and binds the Bones block. */
 void render_upload_palette(skv_renderer *renderer, const mat4 *palette, int bone_count);
@@ -63,6 +87,7 @@ typedef struct skv_frame_desc {
     /* A crowd (render_enable_crowd first): instance_count characters,
      * bone_count matrices each, on a grid of grid_columns, grid_spacing
      * apart on the upright scene's x/z plane. 0: one character, `palette`. */
+    skv_skinning skinning; /* dual quaternions need render_enable_dual_quaternion */
     int instance_count;
     const mat4 *instance_palettes;
     int grid_columns;
@@ -77,6 +102,9 @@ void render_frame(skv_renderer *renderer, const skv_model *model, const skv_fram
  * split mode (over SKV_MAX_BONES bones) or beyond the GPU's texture
  * buffer size. */
 skv_result render_enable_crowd(skv_renderer *renderer, const skv_model *model, int max_instances, skv_error *err);
+
+/* Builds the dual-quaternion program, so frames may ask for it. */
+skv_result render_enable_dual_quaternion(skv_renderer *renderer, const skv_model *model, skv_error *err);
 
 /* GL debug output (KHR_debug): counts what the driver reports as errors.
  * The context should be a debug context (gpu.h / the viewer ask for one
@@ -107,5 +135,8 @@ GLuint render_program(const char *vertex_name, const char *fragment_name, skv_er
 /* Same, linked to capture `varyings` (interleaved) by transform feedback. */
 GLuint render_program_capture(const char *vertex_name, const char *fragment_name, const char *const *varyings,
                               int varying_count, int influence_slots, skv_error *err);
+/* Same, for any variant. */
+GLuint render_program_variant(const char *vertex_name, const char *fragment_name, const char *const *varyings,
+                              int varying_count, const skv_shader_variant *variant, skv_error *err);
 
 #endif

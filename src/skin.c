@@ -110,3 +110,139 @@ void skin_bounds(const float *points, int count, const mat4 transform,
         }
     }
 }
+
+/* --- dual-quaternion skinning --------------------------------------------- */
+
+/* Rotation part of a 3x3 with positive determinant: polar decomposition
+ * by Newton's iteration X <- (X + X^-T) / 2, which converges to the
+ * nearest rotation (one step when X already is one). */
+static void polar_rotation(mat3 x, mat3 r)
+{
+    glm_mat3_copy(x, r);
+    for (int it = 0; it < 30; it++) {
+        mat3 inv_t, next;
+        glm_mat3_inv(r, inv_t);
+        glm_mat3_transpose(inv_t);
+        float change = 0.0f;
+        for (int c = 0; c < 3; c++)
+            for (int k = 0; k < 3; k++) {
+                next[c][k] = 0.5f * (r[c][k] + inv_t[c][k]);
+                change = fmaxf(change, fabsf(next[c][k] - r[c][k]));
+            }
+        glm_mat3_copy(next, r);
+        if (change < 1e-7f) break;
+    }
+}
+
+int skin_dq_palette(const mat4 *palette, int count, skv_dq_bone *out)
+{
+    int stretched = 0;
+    for (int b = 0; b < count; b++) {
+        mat3 m3, r, rt, stretch;
+        glm_mat4_pick3((vec4 *)palette[b], m3);
+        float det = glm_mat3_det(m3);
+        skv_dq_bone *o = &out[b];
+        if (!(fabsf(det) > 1e-20f) || !isfinite(det)) {
+            /* Singular (a bone scaled to 0): no rotation to take; the
+             * stretch carries the whole 3x3. */
+            glm_mat3_identity(r);
+        } else {
+            mat3 x;
+            glm_mat3_copy(m3, x);
+            if (det < 0.0f) glm_mat3_scale(x, -1.0f); /* the reflection stays in the stretch */
+            polar_rotation(x, r);
+        }
+        glm_mat3_transpose_to(r, rt);
+        glm_mat3_mul(rt, m3, stretch);
+        glm_mat4_identity(o->stretch);
+        float off = 0.0f;
+        for (int c = 0; c < 3; c++)
+            for (int k = 0; k < 3; k++) {
+                o->stretch[c][k] = stretch[c][k];
+                off = fmaxf(off, fabsf(stretch[c][k] - (c == k ? 1.0f : 0.0f)));
+            }
+        if (off > 1e-4f) stretched++;
+        else glm_mat4_identity(o->stretch); /* rigid: exactly identity */
+
+        versor q;
+        mat4 r4 = GLM_MAT4_IDENTITY_INIT;
+        glm_mat4_ins3(r, r4);
+        glm_mat4_quat(r4, q);
+        glm_quat_normalize(q);
+        const float *t = palette[b][3];
+        /* dual = 0.5 * (t, 0) * q, quaternion product with t's w = 0. */
+        o->real[0] = q[0], o->real[1] = q[1], o->real[2] = q[2], o->real[3] = q[3];
+        o->dual[0] = 0.5f * (t[0] * q[3] + t[1] * q[2] - t[2] * q[1]);
+        o->dual[1] = 0.5f * (-t[0] * q[2] + t[1] * q[3] + t[2] * q[0]);
+        o->dual[2] = 0.5f * (t[0] * q[1] - t[1] * q[0] + t[2] * q[3]);
+        o->dual[3] = 0.5f * (-t[0] * q[0] - t[1] * q[1] - t[2] * q[2]);
+    }
+    return stretched;
+}
+
+/* v rotated by the unit quaternion q. */
+static void quat_rotate(const float q[4], const float v[3], float out[3])
+{
+    vec3 u = {q[0], q[1], q[2]}, a, b;
+    glm_vec3_cross(u, (float *)v, a);
+    for (int k = 0; k < 3; k++) a[k] += q[3] * v[k];
+    glm_vec3_cross(u, a, b);
+    for (int k = 0; k < 3; k++) out[k] = v[k] + 2.0f * b[k];
+}
+
+void skin_blend_dq(const skv_model *model, const skv_dq_bone *bones, float *positions, float *normals)
+{
+    const int slots = model->influence_slots;
+    for (int v = 0; v < model->vertex_count; v++) {
+        const uint16_t *ids = &model->bone_ids[v * slots];
+        const float *w = &model->weights[v * slots];
+        const float *pivot = bones[ids[0]].real;
+        float real[4] = {0, 0, 0, 0}, dual[4] = {0, 0, 0, 0};
+        mat4 stretch = GLM_MAT4_ZERO_INIT;
+        for (int i = 0; i < slots; i++) {
+            if (w[i] == 0.0f) continue;
+            const skv_dq_bone *bone = &bones[ids[i]];
+            float d = bone->real[0] * pivot[0] + bone->real[1] * pivot[1] + bone->real[2] * pivot[2] +
+                      bone->real[3] * pivot[3];
+            float s = d < 0.0f ? -w[i] : w[i];
+            for (int k = 0; k < 4; k++) {
+                real[k] += s * bone->real[k];
+                dual[k] += s * bone->dual[k];
+            }
+            for (int c = 0; c < 4; c++)
+                for (int k = 0; k < 4; k++) stretch[c][k] += w[i] * bone->stretch[c][k];
+        }
+        float len = sqrtf(real[0] * real[0] + real[1] * real[1] + real[2] * real[2] + real[3] * real[3]);
+        if (!(len > 1e-20f)) { /* no usable influence */
+            real[0] = real[1] = real[2] = 0.0f, real[3] = 1.0f;
+            memset(dual, 0, sizeof dual);
+            glm_mat4_identity(stretch);
+            len = 1.0f;
+        }
+        for (int k = 0; k < 4; k++) real[k] /= len, dual[k] /= len;
+        /* Translation of the blend: 2 * dual * conjugate(real). */
+        float t[3] = {
+            2.0f * (real[3] * dual[0] - dual[3] * real[0] + real[1] * dual[2] - real[2] * dual[1]),
+            2.0f * (real[3] * dual[1] - dual[3] * real[1] + real[2] * dual[0] - real[0] * dual[2]),
+            2.0f * (real[3] * dual[2] - dual[3] * real[2] + real[0] * dual[1] - real[1] * dual[0]),
+        };
+        const float *p = &model->positions[v * 3];
+        vec4 in = {p[0], p[1], p[2], 1.0f}, stretched;
+        glm_mat4_mulv(stretch, in, stretched);
+        float rotated[3];
+        quat_rotate(real, stretched, rotated);
+        for (int k = 0; k < 3; k++) positions[v * 3 + k] = rotated[k] + t[k];
+        if (normals) {
+            mat3 m3, normal_matrix;
+            glm_mat4_pick3(stretch, m3);
+            glm_mat3_inv(m3, normal_matrix);
+            glm_mat3_transpose(normal_matrix);
+            vec3 n;
+            glm_mat3_mulv(normal_matrix, (float *)&model->normals[v * 3], n);
+            float out[3];
+            quat_rotate(real, n, out);
+            glm_vec3_normalize(out);
+            memcpy(&normals[v * 3], out, sizeof out);
+        }
+    }
+}

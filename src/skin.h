@@ -30,6 +30,31 @@ void skin_blend(const skv_model *model, const mat4 *palette,
  * only the packed slots: the reference for what the 4-slot cut loses. */
 void skin_blend_all(const skv_model *model, const mat4 *palette, float *positions);
 
+/* --- dual-quaternion skinning ---------------------------------------------
+ *
+ * Each palette matrix M becomes a unit dual quaternion (the rotation R and
+ * translation of M) plus a "stretch" S = R^T * M3, the scale and shear M
+ * has beyond its rotation (R from the polar decomposition of M's 3x3; a
+ * mirroring M keeps its reflection in S). A vertex blends the stretches
+ * linearly and applies that first, then the blended, normalised dual
+ * quaternion (each influence's sign taken against the first influence,
+ * q and -q being one rotation). For bones without scale S = identity and
+ * this is plain dual-quaternion skinning; with scale it is exact for one
+ * influence and blends scale linearly, never silently wrong (the shader
+ * does the same, see shaders/skinned.vert). */
+typedef struct skv_dq_bone {
+    float real[4];  /* rotation quaternion x, y, z, w (unit) */
+    float dual[4];  /* 0.5 * (t, 0) * real */
+    mat4 stretch;   /* 3x3 in the upper left, last column (0, 0, 0, 1) */
+} skv_dq_bone;
+
+/* Converts `count` palette matrices. Returns how many carry a stretch
+ * (scale, shear or mirroring beyond 1e-4). */
+int skin_dq_palette(const mat4 *palette, int count, skv_dq_bone *out);
+
+/* skin_blend with dual quaternions (same slots, same outputs). */
+void skin_blend_dq(const skv_model *model, const skv_dq_bone *bones, float *positions, float *normals);
+
 /* Axis-aligned bounds of `count` points (3 floats each) after `transform`. */
 void skin_bounds(const float *points, int count, const mat4 transform,
                  float lo[3], float hi[3]);

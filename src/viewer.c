@@ -80,6 +80,11 @@ static void on_key(GLFWwindow *window, int key, int scancode, int action, int mo
             scene_crossfade_to(s, (s->clip + s->model.clip_count - 1) % s->model.clip_count, v->time), v->time = 0.0;
         break;
     case GLFW_KEY_R: s->camera = s->home; break;
+    case GLFW_KEY_D: /* linear <-> dual-quaternion skinning */
+        if (s->skinning == SKV_SKINNING_DUAL_QUATERNION) s->skinning = SKV_SKINNING_LINEAR;
+        else if (s->instances == 0 && render_enable_dual_quaternion(&v->renderer, &s->model, NULL) == SKV_OK)
+            s->skinning = SKV_SKINNING_DUAL_QUATERNION;
+        break;
     default: break;
     }
 }
@@ -234,6 +239,8 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
     }
     skv_result r = render_create(&v.renderer, &scene->model, err);
     if (r == SKV_OK && scene->instances > 0) r = render_enable_crowd(&v.renderer, &scene->model, scene->instances, err);
+    if (r == SKV_OK && scene->skinning == SKV_SKINNING_DUAL_QUATERNION)
+        r = render_enable_dual_quaternion(&v.renderer, &scene->model, err);
     if (r == SKV_OK) r = hud_create(&v, err);
     double last = glfwGetTime(), fps_time = last, fps = 0.0;
     int fps_frames = 0;
@@ -276,10 +283,11 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
         double duration = scene_clip_seconds(scene);
         double shown = duration > 0.0 ? fmod(fmod(v.time, duration) + duration, duration) : 0.0;
         const char *base = strrchr(m->path, '/');
-        snprintf(hud, sizeof hud, "%s | clip %d/%d '%s' | %.2f / %.2f s | x%.2g%s | %.0f fps",
+        snprintf(hud, sizeof hud, "%s | clip %d/%d '%s' | %.2f / %.2f s | x%.2g%s | %s | %.0f fps",
                  base ? base + 1 : m->path, scene->clip + 1, m->clip_count,
                  scene->clip >= 0 ? m->clips[scene->clip].name : "(none)", shown, duration, v.speed,
-                 v.paused ? " paused" : "", fps);
+                 v.paused ? " paused" : "", scene->skinning == SKV_SKINNING_DUAL_QUATERNION ? "dual quat" : "linear",
+                 fps);
         hud_draw(&v, hud, width, height);
         glfwSwapBuffers(v.window);
         glfwPollEvents();

@@ -42,6 +42,8 @@ expect 2 "bad value for --instances" -- "$shared/md5/Bob.md5mesh" --instances 0 
 expect 2 "bad value for --blend" -- "$shared/gltf/Fox.glb" --blend Walk,Run --list
 expect 2 "bad value for --blend" -- "$shared/gltf/Fox.glb" --blend Walk,Run,1.5 --list
 expect 6 "no clip 'Trot'" -- "$shared/gltf/Fox.glb" --blend Walk,Trot,0.5 --list
+expect 2 "bad value for --skinning" -- "$shared/gltf/Fox.glb" --skinning quaternion --list
+expect 2 "does not combine" -- "$shared/gltf/Fox.glb" --skinning dq --instances 4 --list
 expect 2 "not supported" -- "$shared/synthetic/tentacle130_8w.gltf" --instances 4 --screenshot "$tmp/crowd.png"
 DISPLAY= WAYLAND_DISPLAY= expect 7 "needs a display" -- "$shared/md5/Bob.md5mesh" --window-capture "$tmp/w.png"
 expect 8 "cannot write" -- "$shared/md5/Bob.md5mesh" --export-pose "$tmp/no/dir/x.obj"

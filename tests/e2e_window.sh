@@ -35,8 +35,9 @@ if [ -z "$wid" ]; then
   exit 1
 fi
 echo "window $wid: $(xdotool getwindowname "$wid")"
-# Pause, step, speed up, next clip, then quit.
-for key in space Right plus n; do
+# Pause, step, speed up, next clip (a cross-fade), dual quaternions on and
+# off, then quit.
+for key in space Right plus n d d; do
   xdotool key --window "$wid" "$key"
   sleep 0.2
 done

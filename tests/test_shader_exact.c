@@ -33,6 +33,7 @@ typedef struct result {
     int slots_hold_all;                   /* no vertex has more influences than slots */
     int skipped_normals;                  /* singular blend: no normal to compare */
     int draws, split;                     /* how the renderer batched it */
+    double dq_position_error, dq_normal_error; /* dual-quaternion shader vs skin_blend_dq */
 } result;
 
 static double diagonal_of(const float *points, int count)
@@ -44,6 +45,55 @@ static double diagonal_of(const float *points, int count)
     for (int a = 0; a < 3; a++) d2 += (double)(hi[a] - lo[a]) * (hi[a] - lo[a]);
     return sqrt(d2);
 }
+
+/* The dual-quaternion build of the shader, captured the same way, against
+ * skin_blend_dq at both times. */
+static int dual_quaternion_case(skv_scene *scene, const double times[2], result *res, skv_error *err)
+{
+    skv_model *m = &scene->model;
+    const char *varyings[2] = {"v_skinned_position", "v_skinned_normal"};
+    skv_shader_variant variant = {.influence_slots = m->influence_slots, .dual_quaternion = 1};
+    GLuint program = render_program_variant("skinned.vert", "skinned.frag", varyings, 2, &variant, err);
+    skv_renderer renderer;
+    if (!program || render_create_with(&renderer, m, program, SKV_SKINNING_DUAL_QUATERNION, err) != SKV_OK) {
+        if (program) render_destroy(&renderer);
+        return -1;
+    }
+    const skv_draw_set *set = &renderer.draws;
+    size_t n = (size_t)m->vertex_count, gpu_count = set->split ? (size_t)set->vertex_count : n;
+    float *gpu = malloc(gpu_count * 6 * sizeof(float));
+    float *cpu = malloc(n * 3 * sizeof(float)), *cpu_n = malloc(n * 3 * sizeof(float));
+    skv_dq_bone *bones = malloc((size_t)(m->skeleton.bone_count > 0 ? m->skeleton.bone_count : 1) * sizeof *bones);
+    GLuint feedback;
+    glGenBuffers(1, &feedback);
+    glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, feedback);
+    glBufferData(GL_TRANSFORM_FEEDBACK_BUFFER, (GLsizeiptr)(gpu_count * 6 * sizeof(float)), NULL, GL_STREAM_READ);
+    for (int t = 0; t < 2; t++) {
+        pose_evaluate(&scene->pose, m, scene->clip, times[t]);
+        render_capture(&renderer, m, (const mat4 *)scene->pose.palette, feedback);
+        glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, feedback);
+        glGetBufferSubData(GL_TRANSFORM_FEEDBACK_BUFFER, 0, (GLsizeiptr)(gpu_count * 6 * sizeof(float)), gpu);
+        skin_dq_palette((const mat4 *)scene->pose.palette, m->skeleton.bone_count, bones);
+        skin_blend_dq(m, bones, cpu, cpu_n);
+        double diag = diagonal_of(cpu, m->vertex_count);
+        if (!(diag > 0)) diag = 1;
+        for (size_t g = 0; g < gpu_count; g++) {
+            size_t v = set->split ? (size_t)set->source_vertex[g] : g;
+            double dp = 0, dn = 0;
+            for (int a = 0; a < 3; a++) {
+                dp = fmax(dp, fabs(gpu[g * 6 + a] - cpu[v * 3 + a]));
+                dn = fmax(dn, fabs(gpu[g * 6 + 3 + a] - cpu_n[v * 3 + a]));
+            }
+            res->dq_position_error = fmax(res->dq_position_error, dp / diag);
+            if (isfinite(cpu_n[v * 3]) && isfinite(gpu[g * 6 + 3])) res->dq_normal_error = fmax(res->dq_normal_error, dn);
+        }
+    }
+    glDeleteBuffers(1, &feedback);
+    free(gpu), free(cpu), free(cpu_n), free(bones);
+    render_destroy(&renderer);
+    return 0;
+}
+
 
 static int run_case(const char *spec, result *res, char *name, size_t name_size)
 {
@@ -80,7 +130,7 @@ static int run_case(const char *spec, result *res, char *name, size_t name_size)
     const char *varyings[2] = {"v_skinned_position", "v_skinned_normal"};
     GLuint program = render_program_capture("skinned.vert", "skinned.frag", varyings, 2, m->influence_slots, &err);
     skv_renderer renderer;
-    if (!program || render_create_with(&renderer, m, program, &err) != SKV_OK) {
+    if (!program || render_create_with(&renderer, m, program, SKV_SKINNING_LINEAR, &err) != SKV_OK) {
         fprintf(stderr, "%s: %s\n", parts[0], err.message);
         render_destroy(&renderer);
         scene_free(&scene);
@@ -132,8 +182,10 @@ static int run_case(const char *spec, result *res, char *name, size_t name_size)
     glDeleteBuffers(1, &feedback);
     free(gpu), free(cpu), free(cpu_n), free(all);
     render_destroy(&renderer);
+    int dq = dual_quaternion_case(&scene, times, res, &err);
+    if (dq != 0) fprintf(stderr, "%s: dual quaternion: %s\n", parts[0], err.message);
     scene_free(&scene);
-    return 0;
+    return dq;
 }
 
 int main(int argc, char **argv)
@@ -158,8 +210,10 @@ int main(int argc, char **argv)
         return 1;
     }
     int passed = 0, failed = 0;
-    printf("%-42s %11s %11s | %-28s\n", "model", "shader pos", "shader nrm", "shader vs all influences");
-    printf("%-42s %11s %11s | %13s %14s\n", "", "vs CPU/diag", "vs CPU", "max /diag", "mean /diag");
+    printf("%-42s %11s %11s | %-28s | %-21s\n", "model", "shader pos", "shader nrm", "shader vs all influences",
+           "dual-quaternion shader");
+    printf("%-42s %11s %11s | %13s %14s | %10s %10s\n", "", "vs CPU/diag", "vs CPU", "max /diag", "mean /diag",
+           "pos /diag", "nrm");
     for (int i = 1; i < argc; i++) {
         result res;
         char name[256];
@@ -168,9 +222,10 @@ int main(int argc, char **argv)
             continue;
         }
         int ok = res.position_error < POSITION_LIMIT && res.normal_error < NORMAL_LIMIT &&
-                 (!res.slots_hold_all || res.all_max < POSITION_LIMIT);
-        printf("%-42s %11.2e %11.2e | %13.2e %14.2e %s", name, res.position_error, res.normal_error, res.all_max,
-               res.all_mean, ok ? "ok" : "FAILED");
+                 (!res.slots_hold_all || res.all_max < POSITION_LIMIT) && res.dq_position_error < POSITION_LIMIT &&
+                 res.dq_normal_error < NORMAL_LIMIT;
+        printf("%-42s %11.2e %11.2e | %13.2e %14.2e | %10.2e %10.2e %s", name, res.position_error, res.normal_error,
+               res.all_max, res.all_mean, res.dq_position_error, res.dq_normal_error, ok ? "ok" : "FAILED");
         if (!res.slots_hold_all) printf(" (slots drop influences)");
         if (res.split) printf(" (split into %d draws)", res.draws);
         if (res.skipped_normals) printf(" (%d singular normals skipped)", res.skipped_normals);

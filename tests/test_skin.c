@@ -89,8 +89,59 @@ static void test_blend(void)
     CHECK(lo[0] == -4 && hi[0] == 1 && lo[1] == -2 && hi[1] == 5 && lo[2] == -6 && hi[2] == 3);
 }
 
+/* Dual quaternions: one influence reproduces any affine bone matrix
+ * (rotation, non-uniform scale, shear, mirroring, translation); two
+ * influences of one rotation written as q and -q blend to that rotation. */
+static void test_dual_quaternion(void)
+{
+    mat4 palette[3];
+    glm_mat4_identity(palette[0]);
+    glm_rotate(palette[0], 1.1f, (vec3){0.3f, 0.9f, -0.2f});
+    glm_scale(palette[0], (vec3){1.7f, 0.6f, 1.2f});
+    palette[0][1][0] += 0.3f; /* shear */
+    palette[0][3][0] = 2.0f, palette[0][3][1] = -1.0f, palette[0][3][2] = 0.5f;
+    glm_mat4_copy(palette[0], palette[1]);
+    glm_vec4_negate(palette[1][2]); /* mirrored */
+    glm_rotate_make(palette[2], 2.5f, (vec3){0.0f, 0.0f, 1.0f});
+    palette[2][3][1] = 3.0f;
+    skv_dq_bone bones[3];
+    int stretched = skin_dq_palette((const mat4 *)palette, 3, bones);
+    CHECK(stretched == 2);
+    for (int b = 0; b < 3; b++) {
+        float positions[3] = {0.4f, -0.7f, 1.3f}, normals[3] = {0.0f, 0.6f, 0.8f};
+        uint16_t ids[4] = {(uint16_t)b, 0, 0, 0};
+        float weights[4] = {1, 0, 0, 0};
+        skv_model model = {.vertex_count = 1, .influence_slots = 4, .positions = positions, .normals = normals,
+                           .bone_ids = ids, .weights = weights};
+        float dq_p[3], dq_n[3], lin_p[3], lin_n[3];
+        skin_blend_dq(&model, bones, dq_p, dq_n);
+        skin_blend(&model, (const mat4 *)palette, lin_p, lin_n);
+        for (int k = 0; k < 3; k++) {
+            CHECK_NEAR(dq_p[k], lin_p[k], 1e-5);
+            CHECK_NEAR(dq_n[k], lin_n[k], 1e-5);
+        }
+    }
+    /* Rigid bones: identity stretch, unit real part. */
+    CHECK(bones[2].stretch[0][0] == 1.0f && bones[2].stretch[1][0] == 0.0f);
+    /* The same rotation as q and -q, half and half: the result is that
+     * rotation, not a collapse through zero. */
+    skv_dq_bone pair[2] = {bones[2], bones[2]};
+    for (int k = 0; k < 4; k++) pair[1].real[k] = -pair[1].real[k], pair[1].dual[k] = -pair[1].dual[k];
+    float positions[3] = {1.0f, 0.0f, 0.0f}, normals[3] = {1.0f, 0.0f, 0.0f};
+    uint16_t ids[4] = {0, 1, 0, 0};
+    float weights[4] = {0.5f, 0.5f, 0, 0};
+    skv_model model = {.vertex_count = 1, .influence_slots = 4, .positions = positions, .normals = normals,
+                       .bone_ids = ids, .weights = weights};
+    float out[3];
+    skin_blend_dq(&model, pair, out, NULL);
+    vec4 expect;
+    glm_mat4_mulv(palette[2], (vec4){1.0f, 0.0f, 0.0f, 1.0f}, expect);
+    for (int k = 0; k < 3; k++) CHECK_NEAR(out[k], expect[k], 1e-5);
+}
+
 int main(void)
 {
+    test_dual_quaternion();
     test_packing();
     test_blend();
     return check_summary();

@@ -2,13 +2,17 @@
  *
  *   make_assets OUT_DIR
  *
- * Three small skinned tubes, each with a looping clip that visibly bends it:
+ * Small skinned tubes, each with a clip that visibly bends or twists it:
  *   worm.dae                 Collada, Y-up, 3 bones, clip "Wiggle" (2 s)
  *   snake.dae                Collada, Y-up, 4 bones, clip "Wave" (1.6 s);
  *                            tools/make-assets.sh converts it to snake.fbx
  *                            with `assimp export` and deletes it
  *   arm.md5mesh/.md5anim     MD5, Z-up, 4 joints, bends and twists (2 s),
  *                            textured with arm_skin.png (written here too)
+ *   twist.dae                Collada, a closed finned cylinder of 2 bones whose
+ *                            upper bone twists 0 -> 180 degrees about the
+ *                            axis (clip "Twist", 2.5 s): the dual-quaternion
+ *                            test piece
  * Vertices near a joint are shared by the two bones meeting there (2
  * influences), the rest follow one bone. Every clip's last key equals its
  * first, so playback loops without a jump. */
@@ -36,13 +40,15 @@ typedef struct tube {
 
 /* A tube along +Y split into `bones` equal segments. Near each joint the
  * weight moves smoothly from the lower bone to the upper one. */
-static tube *make_tube(int bones, float bone_length, float radius, int rings_per_bone, int sides)
+/* With `fin` > 0 the cross-section has a ridge along +X of that relative
+ * height (so a twist shows in the silhouette); `caps` closes the ends. */
+static tube *make_tube(int bones, float bone_length, float radius, int rings_per_bone, int sides, int caps, float fin)
 {
     tube *t = calloc(1, sizeof *t);
     t->rings = bones * rings_per_bone + 1;
     t->sides = sides;
-    t->vertex_count = t->rings * sides;
-    t->triangle_count = (t->rings - 1) * sides * 2;
+    t->vertex_count = t->rings * sides + (caps ? 2 * (sides + 1) : 0);
+    t->triangle_count = (t->rings - 1) * sides * 2 + (caps ? 2 * sides : 0);
     t->positions = malloc(sizeof(float) * 3 * t->vertex_count);
     t->normals = malloc(sizeof(float) * 3 * t->vertex_count);
     t->uvs = malloc(sizeof(float) * 2 * t->vertex_count);
@@ -55,12 +61,27 @@ static tube *make_tube(int bones, float bone_length, float radius, int rings_per
         for (int s = 0; s < sides; s++) {
             int v = r * sides + s;
             float a = 2.0f * (float)M_PI * s / sides;
-            t->positions[v * 3 + 0] = rr * cosf(a);
-            t->positions[v * 3 + 1] = y;
-            t->positions[v * 3 + 2] = rr * sinf(a);
-            t->normals[v * 3 + 0] = cosf(a);
-            t->normals[v * 3 + 1] = 0.0f;
-            t->normals[v * 3 + 2] = sinf(a);
+            if (fin > 0.0f) {
+                /* r(a) = rr (1 + fin max(0, cos a)^6); the normal is the
+                 * outward perpendicular of the profile's tangent. */
+                float c = fmaxf(cosf(a), 0.0f), r = rr * (1.0f + fin * powf(c, 6.0f));
+                float dr = -rr * fin * 6.0f * powf(c, 5.0f) * sinf(a);
+                float tx = dr * cosf(a) - r * sinf(a), tz = dr * sinf(a) + r * cosf(a);
+                float len = sqrtf(tx * tx + tz * tz);
+                t->positions[v * 3 + 0] = r * cosf(a);
+                t->positions[v * 3 + 1] = y;
+                t->positions[v * 3 + 2] = r * sinf(a);
+                t->normals[v * 3 + 0] = tz / len;
+                t->normals[v * 3 + 1] = 0.0f;
+                t->normals[v * 3 + 2] = -tx / len;
+            } else {
+                t->positions[v * 3 + 0] = rr * cosf(a);
+                t->positions[v * 3 + 1] = y;
+                t->positions[v * 3 + 2] = rr * sinf(a);
+                t->normals[v * 3 + 0] = cosf(a);
+                t->normals[v * 3 + 1] = 0.0f;
+                t->normals[v * 3 + 2] = sinf(a);
+            }
             t->uvs[v * 2 + 0] = (float)s / sides;
             t->uvs[v * 2 + 1] = y / length;
 
@@ -93,6 +114,33 @@ static tube *make_tube(int bones, float bone_length, float radius, int rings_per
             memcpy(&t->tris[k], quad, sizeof quad);
             k += 6;
         }
+    if (caps) {
+        /* Closed ends (a solid, so a posed volume can be measured): a
+         * centre and its own copy of the end ring, normals along the axis,
+         * skinned like the ring it copies. */
+        for (int end = 0; end < 2; end++) {
+            int ring = end ? t->rings - 1 : 0;
+            int centre = t->rings * sides + end * (sides + 1);
+            float y = end ? length : 0.0f, ny = end ? 1.0f : -1.0f;
+            for (int i = 0; i <= sides; i++) {
+                int v = centre + i, src = i == 0 ? ring * sides : ring * sides + i - 1;
+                memcpy(&t->positions[v * 3], &t->positions[src * 3], 3 * sizeof(float));
+                if (i == 0) t->positions[v * 3 + 0] = 0.0f, t->positions[v * 3 + 1] = y, t->positions[v * 3 + 2] = 0.0f;
+                t->normals[v * 3 + 0] = 0.0f, t->normals[v * 3 + 1] = ny, t->normals[v * 3 + 2] = 0.0f;
+                t->uvs[v * 2 + 0] = 0.5f, t->uvs[v * 2 + 1] = end ? 1.0f : 0.0f;
+                t->influence_count[v] = 1;
+                t->influence_bone[v][0] = end ? bones - 1 : 0;
+                t->influence_weight[v][0] = 1.0f;
+            }
+            for (int i = 0; i < sides; i++) {
+                int a = centre + 1 + i, b = centre + 1 + (i + 1) % sides;
+                /* Outward: -Y at the bottom, +Y at the top. */
+                int tri[3] = {centre, end ? b : a, end ? a : b};
+                memcpy(&t->tris[k], tri, sizeof tri);
+                k += 3;
+            }
+        }
+    }
     return t;
 }
 
@@ -414,6 +462,14 @@ static float worm_angle(int bone, double seconds)
     return bone == 0 ? glm_rad(10.0f) * sinf((float)phase) : glm_rad(32.0f) * sinf((float)phase - 0.9f * bone);
 }
 
+/* The child bone twists about the tube's axis: 90 degrees per second up
+ * to 180 at 2 s, held until the clip ends at 2.5 s (a ramp, not a loop:
+ * --time 1 and --time 2 show 90 and 180 degrees). */
+static float twist_angle(int bone, double seconds)
+{
+    return bone == 0 ? 0.0f : glm_rad(90.0f) * (float)fmin(seconds, 2.0);
+}
+
 static float snake_angle(int bone, double seconds)
 {
     double phase = 2.0 * M_PI * seconds / 1.6;
@@ -429,7 +485,7 @@ int main(int argc, char **argv)
     char path[4096], path2[4096];
     int failed = 0;
 
-    tube *worm = make_tube(3, 1.0f, 0.28f, 8, 16);
+    tube *worm = make_tube(3, 1.0f, 0.28f, 8, 16, 0, 0.0f);
     snprintf(path, sizeof path, "%s/worm.dae", argv[1]);
     failed |= write_collada(&(collada_desc){.path = path, .name = "Worm", .clip = "Wiggle", .bones = 3,
                                             .bone_length = 1.0f, .axis = {0.0f, 0.0f, 1.0f}, .angle = worm_angle,
@@ -441,7 +497,7 @@ int main(int argc, char **argv)
     /* snake.dae only feeds Assimp 5.2.5's FBX exporter, which writes a
      * clip's ticks as if they were seconds; Collada imports at 1000 ticks/s,
      * so key times are written in thousandths to come out right in FBX. */
-    tube *snake = make_tube(4, 0.8f, 0.22f, 6, 14);
+    tube *snake = make_tube(4, 0.8f, 0.22f, 6, 14, 0, 0.0f);
     snprintf(path, sizeof path, "%s/snake.dae", argv[1]);
     failed |= write_collada(&(collada_desc){.path = path, .name = "Snake", .clip = "Wave", .bones = 4,
                                             .bone_length = 0.8f, .axis = {1.0f, 0.0f, 0.0f}, .angle = snake_angle,
@@ -450,7 +506,18 @@ int main(int argc, char **argv)
                             snake) != 0;
     free_tube(snake);
 
-    tube *arm = make_tube(4, 0.7f, 0.25f, 6, 14);
+    /* Dual-quaternion test piece: a closed cylinder with a fin along one
+     * side (the twist shows), 2 bones, twisting. */
+    tube *twist = make_tube(2, 1.0f, 0.3f, 12, 32, 1, 0.6f);
+    snprintf(path, sizeof path, "%s/twist.dae", argv[1]);
+    failed |= write_collada(&(collada_desc){.path = path, .name = "Twist", .clip = "Twist", .bones = 2,
+                                            .bone_length = 1.0f, .axis = {0.0f, 1.0f, 0.0f}, .angle = twist_angle,
+                                            .period = 2.5, .keys = 51, .color = {0.55f, 0.6f, 0.85f},
+                                            .time_scale = 1.0},
+                            twist) != 0;
+    free_tube(twist);
+
+    tube *arm = make_tube(4, 0.7f, 0.25f, 6, 14, 0, 0.0f);
     snprintf(path, sizeof path, "%s/arm.md5mesh", argv[1]);
     snprintf(path2, sizeof path2, "%s/arm.md5anim", argv[1]);
     failed |= write_md5(path, path2, arm, 4, 0.7f, 49, 24) != 0;
