@@ -79,6 +79,12 @@ uniform mat4 u_view;
 uniform mat4 u_projection;
 uniform mat3 u_view_normal; // inverse transpose of mat3(view * model), per frame
 
+// Inspection views (render.h, skv_shade): 1 = weight of u_selected_bone,
+// 2 = number of influences; the fragment shader colours v_value.
+uniform int u_shade_mode;
+uniform int u_selected_bone;
+out float v_value;
+
 out vec3 v_view_position;
 out vec3 v_view_normal;
 out vec2 v_uv;
@@ -139,5 +145,20 @@ void main()
     v_view_position = view_position.xyz;
     v_view_normal = u_view_normal * skinned_normal;
     v_uv = a_uv;
+    v_value = 0.0;
+    if (u_shade_mode == 1) {
+        v_value = (a_bone_ids.x == u_selected_bone ? a_weights.x : 0.0) + (a_bone_ids.y == u_selected_bone ? a_weights.y : 0.0)
+                + (a_bone_ids.z == u_selected_bone ? a_weights.z : 0.0) + (a_bone_ids.w == u_selected_bone ? a_weights.w : 0.0);
+#if SKV_INFLUENCE_SLOTS > 4
+        v_value += (a_bone_ids_1.x == u_selected_bone ? a_weights_1.x : 0.0) + (a_bone_ids_1.y == u_selected_bone ? a_weights_1.y : 0.0)
+                 + (a_bone_ids_1.z == u_selected_bone ? a_weights_1.z : 0.0) + (a_bone_ids_1.w == u_selected_bone ? a_weights_1.w : 0.0);
+#endif
+    } else if (u_shade_mode == 2) {
+        vec4 used = step(vec4(1e-6), a_weights);
+        v_value = dot(used, vec4(1.0));
+#if SKV_INFLUENCE_SLOTS > 4
+        v_value += dot(step(vec4(1e-6), a_weights_1), vec4(1.0));
+#endif
+    }
     gl_Position = u_projection * view_position;
 }

@@ -2,9 +2,11 @@
 #include "app.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "import.h"
+#include "skin.h"
 
 /* Samples over the clip for the framing bounds: enough to catch the
  * extremes of ordinary motion without costing more than a load. */
@@ -16,6 +18,13 @@ static void frame_clip(skv_scene *scene)
     if (view_animated_bounds(&scene->model, scene->clip, FRAMING_SAMPLES, lo, hi) != 0) {
         lo[0] = lo[1] = lo[2] = -1.0f;
         hi[0] = hi[1] = hi[2] = 1.0f;
+    }
+    memcpy(scene->frame_lo, lo, sizeof lo);
+    memcpy(scene->frame_hi, hi, sizeof hi);
+    if (scene->view.bind_pose && scene->instances == 0) {
+        /* The bind-pose copy stands to the right, a fifth of a width apart. */
+        scene->ghost_offset = 1.2f * (hi[0] - lo[0] > 0.0f ? hi[0] - lo[0] : 1.0f);
+        hi[0] += scene->ghost_offset;
     }
     if (scene->instances > 0) {
         /* The grid: a quarter of a character's footprint between them. */
@@ -49,6 +58,7 @@ skv_result scene_load(skv_scene *scene, const char *path, const char *anim, cons
     memset(scene, 0, sizeof *scene);
     scene->blend_clip = scene->fade_clip = -1;
     scene->fade_seconds = 0.25;
+    scene->view = (skv_view_options){.weight_bone = 0, .background = {0.16f, 0.18f, 0.22f}};
     skv_result r = import_model(path, import, &scene->model, err);
     if (r != SKV_OK) return r;
     scene->clip = scene->model.clip_count > 0 ? 0 : -1;
@@ -72,6 +82,12 @@ skv_result scene_load(skv_scene *scene, const char *path, const char *anim, cons
 void scene_free(skv_scene *scene)
 {
     if (scene->instances > 0) crowd_destroy(&scene->crowd);
+    if (scene->bind.local) pose_destroy(&scene->bind);
+    lines_free(&scene->bones);
+    lines_free(&scene->joints);
+    lines_free(&scene->depth_lines);
+    free(scene->skinned_positions);
+    free(scene->skinned_normals);
     pose_destroy(&scene->pose);
     model_free(&scene->model);
 }
@@ -84,6 +100,63 @@ void scene_set_clip(skv_scene *scene, int clip)
         scene_set_instances(scene, scene->instances, 0, NULL) == SKV_OK)
         return; /* framed there */
     frame_clip(scene);
+}
+
+void scene_set_view(skv_scene *scene, const skv_view_options *view)
+{
+    int reframe = view->bind_pose != scene->view.bind_pose;
+    scene->view = *view;
+    if (scene->view.weight_bone < 0 || scene->view.weight_bone >= scene->model.skeleton.bone_count)
+        scene->view.weight_bone = 0;
+    if (reframe) frame_clip(scene);
+}
+
+/* The per-frame parts of the views; a view whose buffers cannot be had
+ * is left out of the frame. */
+static void frame_views(skv_scene *scene, skv_frame_desc *frame)
+{
+    const skv_view_options *v = &scene->view;
+    const skv_model *m = &scene->model;
+    memcpy(frame->background, v->background, sizeof frame->background);
+    frame->shade = v->shade;
+    frame->selected_bone = v->weight_bone;
+    frame->wireframe = v->wireframe;
+    frame->axes = v->axes;
+    if (scene->instances > 0) return; /* crowds draw plain */
+    if (v->skeleton) {
+        lines_clear(&scene->bones);
+        lines_clear(&scene->joints);
+        int selected = v->shade == SKV_SHADE_WEIGHTS ? v->weight_bone : -1;
+        if (overlay_skeleton(m, (const mat4 *)scene->pose.global, m->upright, selected, &scene->bones, &scene->joints) == 0) {
+            frame->overlay_lines = &scene->bones;
+            frame->overlay_points = &scene->joints;
+        }
+    }
+    if (v->bind_pose) {
+        if (!scene->bind.local) pose_create(&scene->bind, &m->skeleton); /* leaves local NULL on failure */
+        if (scene->bind.local) {
+            pose_evaluate(&scene->bind, m, -1, 0.0);
+            frame->ghost_palette = (const mat4 *)scene->bind.palette;
+            glm_translate_make(frame->ghost_model, (vec3){scene->ghost_offset, 0.0f, 0.0f});
+            glm_mat4_mul(frame->ghost_model, (vec4 *)m->upright, frame->ghost_model);
+        }
+    }
+    if (v->normals || v->grid) {
+        lines_clear(&scene->depth_lines);
+        int failed = 0;
+        if (v->normals) {
+            size_t n = (size_t)(m->vertex_count > 0 ? m->vertex_count : 1) * 3 * sizeof(float);
+            if (!scene->skinned_positions) scene->skinned_positions = malloc(n);
+            if (!scene->skinned_normals) scene->skinned_normals = malloc(n);
+            if (scene->skinned_positions && scene->skinned_normals) {
+                skin_blend(m, (const mat4 *)scene->pose.palette, scene->skinned_positions, scene->skinned_normals);
+                failed |= overlay_normals(m, scene->skinned_positions, scene->skinned_normals, m->upright,
+                                          0.04f * scene->camera.radius, &scene->depth_lines);
+            }
+        }
+        if (v->grid) failed |= overlay_grid(scene->frame_lo, scene->frame_hi, &scene->depth_lines);
+        if (!failed) frame->depth_lines = &scene->depth_lines;
+    }
 }
 
 void scene_crossfade_to(skv_scene *scene, int clip, double current_seconds)
@@ -124,6 +197,7 @@ void scene_frame(skv_scene *scene, double seconds, int width, int height, skv_fr
     scene_pose(scene, seconds);
     *frame = (skv_frame_desc){.palette = (const mat4 *)scene->pose.palette, .background = {0.16f, 0.18f, 0.22f},
                               .skinning = scene->skinning};
+    frame_views(scene, frame);
     if (scene->instances > 0) {
         crowd_evaluate(&scene->crowd, seconds);
         frame->instance_count = scene->instances;

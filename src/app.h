@@ -11,6 +11,17 @@
 #include "render.h"
 #include "view.h"
 
+/* The inspection views (README "Views"): what the window's keys and the
+ * --skeleton ... flags switch. */
+typedef struct skv_view_options {
+    int skeleton;     /* joints and bones over the mesh */
+    int bind_pose;    /* the bind pose beside the animated mesh */
+    skv_shade shade;  /* material, weights of weight_bone, influence count */
+    int weight_bone;  /* palette index; also the skeleton's highlighted bone */
+    int wireframe, normals, grid, axes;
+    float background[3];
+} skv_view_options;
+
 typedef struct skv_scene {
     skv_model model;
     skv_pose pose;
@@ -30,6 +41,13 @@ typedef struct skv_scene {
     int fade_clip; /* -1: no fade under way */
     double fade_from;
     skv_skinning skinning; /* --skinning; the renderer must have the program */
+    skv_view_options view;
+    /* What the views draw with, rebuilt per frame. */
+    skv_pose bind;            /* the rest pose, for view.bind_pose */
+    float ghost_offset;       /* scene-space x of the bind-pose copy */
+    float frame_lo[3], frame_hi[3]; /* the framed bounds (the grid sits under them) */
+    skv_lines bones, joints, depth_lines;
+    float *skinned_positions, *skinned_normals; /* for view.normals */
 } skv_scene;
 
 /* Imports `path` (import.h options; NULL: defaults) and picks clip `anim` (index or name; NULL: the first). Frames the
@@ -42,6 +60,10 @@ void scene_free(skv_scene *scene);
  * its own time offset, with `mixed_clips` each playing its own clip, and
  * frames the camera on the grid. The renderer needs render_enable_crowd. */
 skv_result scene_set_instances(skv_scene *scene, int count, int mixed_clips, skv_error *err);
+
+/* Sets the inspection views (re-framing the camera when the bind-pose
+ * copy comes or goes). */
+void scene_set_view(skv_scene *scene, const skv_view_options *view);
 
 /* Switches clip and re-frames the camera. */
 void scene_set_clip(skv_scene *scene, int clip);

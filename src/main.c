@@ -41,6 +41,10 @@ typedef struct options {
     int mixed_clips;
     const char *blend; /* "A,B,W" */
     int dual_quaternion; /* --skinning dq */
+    /* Views. */
+    int skeleton, influence_count, wireframe, normals, grid, axes;
+    const char *weights;    /* bone name or index */
+    const char *background; /* "#rrggbb" or "r,g,b" */
     double fade;       /* < 0: default */
 } options;
 
@@ -56,7 +60,16 @@ static void usage(FILE *out)
             "  --size WxH            image / window size (default 800x600)\n"
             "  --screenshot FILE.png render one frame offscreen at --time, no display needed\n"
             "  --export-pose FILE.obj write the skinned mesh at --time as Wavefront OBJ\n"
-            "  --bind-pose           show the rest pose (no animation) instead of the clip\n"
+            "  --bind-pose           draw the bind pose beside the animated mesh (with\n"
+            "                        --export-pose: export the bind pose)\n"
+            "  --skeleton            joints and bones over the mesh\n"
+            "  --weights BONE        colour vertices by BONE's weight (name or index)\n"
+            "  --influence-count     colour vertices by how many bones move them\n"
+            "  --wireframe           triangle edges over the mesh\n"
+            "  --normals             vertex normals as short lines\n"
+            "  --grid                a floor grid under the model\n"
+            "  --axes                an X/Y/Z gizmo in the corner\n"
+            "  --background COLOR    #rrggbb or r,g,b (0..1)\n"
             "  --instances N         a crowd: N copies on a grid, each at its own time offset\n"
             "  --mixed-clips         with --instances: copies cycle through the model's clips\n"
             "  --blend A,B,W         pose with clips A and B (index or name) mixed at weight W\n"
@@ -86,10 +99,28 @@ static int parse_number(const char *text, double *out)
     return 0;
 }
 
+/* "#rrggbb" or "r,g,b" with each in 0..1. */
+static int parse_color(const char *text, float rgb[3])
+{
+    unsigned r, g, b;
+    char end;
+    if (text[0] == '#' && strlen(text) == 7 && sscanf(text + 1, "%2x%2x%2x%c", &r, &g, &b, &end) == 3) {
+        rgb[0] = r / 255.0f, rgb[1] = g / 255.0f, rgb[2] = b / 255.0f;
+        return 0;
+    }
+    if (sscanf(text, "%f,%f,%f%c", &rgb[0], &rgb[1], &rgb[2], &end) == 3) {
+        for (int k = 0; k < 3; k++)
+            if (!(rgb[k] >= 0.0f && rgb[k] <= 1.0f)) return -1;
+        return 0;
+    }
+    return -1;
+}
+
 static int is_value_option(const char *arg)
 {
     static const char *const with_value[] = {"--anim", "--time", "--speed", "--size", "--screenshot", "--export-pose",
                                               "--window-capture", "--influences", "--instances", "--blend", "--fade", "--skinning",
+                                              "--weights", "--background",
                                               "--import-timeout"};
     for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
         if (strcmp(arg, with_value[i]) == 0) return 1;
@@ -114,6 +145,24 @@ static int parse_options(int argc, char **argv, options *o)
             takes_value = 0;
         } else if (strcmp(a, "--bind-pose") == 0) {
             o->bind_pose = 1;
+            takes_value = 0;
+        } else if (strcmp(a, "--skeleton") == 0) {
+            o->skeleton = 1;
+            takes_value = 0;
+        } else if (strcmp(a, "--influence-count") == 0) {
+            o->influence_count = 1;
+            takes_value = 0;
+        } else if (strcmp(a, "--wireframe") == 0) {
+            o->wireframe = 1;
+            takes_value = 0;
+        } else if (strcmp(a, "--normals") == 0) {
+            o->normals = 1;
+            takes_value = 0;
+        } else if (strcmp(a, "--grid") == 0) {
+            o->grid = 1;
+            takes_value = 0;
+        } else if (strcmp(a, "--axes") == 0) {
+            o->axes = 1;
             takes_value = 0;
         } else if (strcmp(a, "--mixed-clips") == 0) {
             o->mixed_clips = 1;
@@ -147,6 +196,12 @@ static int parse_options(int argc, char **argv, options *o)
             if (strcmp(value, "4") == 0) o->influences = 4;
             else if (strcmp(value, "8") == 0) o->influences = 8;
             else goto bad_value;
+        } else if (strcmp(a, "--weights") == 0) {
+            o->weights = value;
+        } else if (strcmp(a, "--background") == 0) {
+            float rgb[3];
+            if (parse_color(value, rgb) != 0) goto bad_value;
+            o->background = value;
         } else if (strcmp(a, "--skinning") == 0) {
             if (strcmp(value, "linear") == 0) o->dual_quaternion = 0;
             else if (strcmp(value, "dq") == 0) o->dual_quaternion = 1;
@@ -241,7 +296,8 @@ static void print_list(const skv_scene *scene)
 static skv_result export_pose(skv_scene *scene, const options *o, skv_error *err)
 {
     skv_model *m = &scene->model;
-    scene_pose(scene, o->time);
+    if (scene->view.bind_pose) pose_evaluate(&scene->pose, m, -1, 0.0); /* the rest pose */
+    else scene_pose(scene, o->time);
     float *positions = malloc((size_t)m->vertex_count * 3 * sizeof(float));
     float *normals = malloc((size_t)m->vertex_count * 3 * sizeof(float));
     skv_result r;
@@ -374,15 +430,32 @@ int main(int argc, char **argv)
 
     skv_scene scene;
     skv_error err = {{0}};
-    skv_result r = scene_load(&scene, path, o.anim,
-                              &(skv_import_desc){.influences = o.influences, .trusted = o.trust,
-                                                 .timeout_seconds = o.import_timeout},
-                              &err);
+    skv_import_desc import = {.influences = o.influences, .trusted = o.trust, .timeout_seconds = o.import_timeout};
+    skv_result r = scene_load(&scene, path, o.anim, &import, &err);
     if (r != SKV_OK) {
         fprintf(stderr, "skinview: %s: %s\n", path, err.message);
         return r;
     }
-    if (o.bind_pose) scene.clip = -1; /* the camera stays framed on the clip */
+    skv_view_options view = scene.view;
+    view.skeleton = o.skeleton;
+    view.bind_pose = o.bind_pose;
+    view.wireframe = o.wireframe;
+    view.normals = o.normals;
+    view.grid = o.grid;
+    view.axes = o.axes;
+    if (o.influence_count) view.shade = SKV_SHADE_INFLUENCES;
+    if (o.background) parse_color(o.background, view.background);
+    if (o.weights) {
+        view.weight_bone = model_find_bone(&scene.model, o.weights);
+        if (view.weight_bone < 0) {
+            fprintf(stderr, "skinview: %s: no bone '%s' (it has %d; see --list)\n", path, o.weights,
+                    scene.model.skeleton.bone_count);
+            scene_free(&scene);
+            return SKV_ERR_USAGE;
+        }
+        view.shade = SKV_SHADE_WEIGHTS;
+    }
+    scene_set_view(&scene, &view);
     if (o.fade >= 0) scene.fade_seconds = o.fade;
     if (o.dual_quaternion) {
         if (o.instances > 0) {
@@ -422,7 +495,7 @@ int main(int argc, char **argv)
         if (viewer_display_available()) {
             r = viewer_run(&scene, &(skv_viewer_desc){.width = o.width, .height = o.height, .time = o.time,
                                                       .speed = o.speed, .capture_path = o.window_capture,
-                                                      .debug = o.debug},
+                                                      .debug = o.debug, .import = &import},
                            &err);
         } else if (o.window_capture) {
             r = skv_fail(&err, SKV_ERR_GPU, "--window-capture needs a display (DISPLAY is not set)");

@@ -97,6 +97,19 @@ int model_find_clip(const skv_model *model, const char *name_or_index)
     return index >= 0 && index < model->clip_count ? (int)index : -1;
 }
 
+int model_find_bone(const skv_model *model, const char *name_or_index)
+{
+    const skv_skeleton *sk = &model->skeleton;
+    for (int i = 0; i < sk->bone_count; i++)
+        if (strcmp(sk->bone_names[i], name_or_index) == 0) return i;
+    const char *p = name_or_index;
+    if (!*p) return -1;
+    for (; *p; p++)
+        if (!isdigit((unsigned char)*p)) return -1;
+    long index = strtol(name_or_index, NULL, 10);
+    return index >= 0 && index < sk->bone_count ? (int)index : -1;
+}
+
 int model_over_limit_vertices(const skv_model *model)
 {
     int total = 0;

@@ -163,6 +163,10 @@ void model_warn(skv_model *model, const char *fmt, ...)
  * -1 if none matches. */
 int model_find_clip(const skv_model *model, const char *name_or_index);
 
+/* Palette index of the bone called `name_or_index` (or its number); -1
+ * if none. */
+int model_find_bone(const skv_model *model, const char *name_or_index);
+
 /* Total over all meshes. */
 int model_over_limit_vertices(const skv_model *model);
 

@@ -150,6 +150,8 @@ static void find_uniforms(GLuint p, skv_uniforms *u)
     u->bones_per_instance = glGetUniformLocation(p, "u_bones_per_instance");
     u->grid_columns = glGetUniformLocation(p, "u_grid_columns");
     u->grid_spacing = glGetUniformLocation(p, "u_grid_spacing");
+    u->shade_mode = glGetUniformLocation(p, "u_shade_mode");
+    u->selected_bone = glGetUniformLocation(p, "u_selected_bone");
 }
 
 skv_result render_create(skv_renderer *renderer, const skv_model *model, skv_error *err)
@@ -264,6 +266,22 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
     glBufferData(GL_UNIFORM_BUFFER, block_size, NULL, GL_DYNAMIC_DRAW);
     glBindBuffer(GL_UNIFORM_BUFFER, 0);
 
+    /* Overlay lines and points (overlay.h). */
+    renderer->line_program = render_program("lines.vert", "lines.frag", err);
+    if (!renderer->line_program) return SKV_ERR_GPU;
+    renderer->line_u_view_projection = glGetUniformLocation(renderer->line_program, "u_view_projection");
+    renderer->line_u_point_size = glGetUniformLocation(renderer->line_program, "u_point_size");
+    glGenVertexArrays(1, &renderer->line_vao);
+    glBindVertexArray(renderer->line_vao);
+    glGenBuffers(2, renderer->line_buffers);
+    for (int k = 0; k < 2; k++) {
+        glBindBuffer(GL_ARRAY_BUFFER, renderer->line_buffers[k]);
+        glEnableVertexAttribArray((GLuint)k);
+        glVertexAttribPointer((GLuint)k, 3, GL_FLOAT, GL_FALSE, 3 * sizeof(float), NULL);
+    }
+    glBindVertexArray(0);
+    glEnable(GL_PROGRAM_POINT_SIZE);
+
     renderer->texture_count = model->texture_count;
     if (model->texture_count > 0) {
         renderer->textures = calloc((size_t)model->texture_count, sizeof *renderer->textures);
@@ -292,22 +310,30 @@ void render_destroy(skv_renderer *renderer)
     free(renderer->dq_bones);
     free(renderer->dq_upload);
     if (renderer->dq_program) glDeleteProgram(renderer->dq_program);
+    if (renderer->line_program) glDeleteProgram(renderer->line_program);
+    if (renderer->line_vao) glDeleteVertexArrays(1, &renderer->line_vao);
+    if (renderer->line_buffers[0]) glDeleteBuffers(2, renderer->line_buffers);
     draws_free(&renderer->draws);
     memset(renderer, 0, sizeof *renderer);
 }
 
 static void draw_crowd(skv_renderer *renderer, const skv_model *model, const skv_frame_desc *frame);
+static void draw_model(skv_renderer *renderer, const skv_model *model, const skv_uniforms *u, skv_skinning skinning,
+                       const mat4 *palette, skv_shade shade, int selected_bone, const float *color);
+static void draw_lines(skv_renderer *renderer, const skv_lines *lines, const mat4 view_projection, GLenum mode,
+                       float point_size);
+static void draw_axes(skv_renderer *renderer, const skv_frame_desc *frame);
 
 /* The per-frame uniforms both programs share. */
-static void set_frame_uniforms(const skv_uniforms *u, const skv_frame_desc *frame)
+static void set_frame_uniforms(const skv_uniforms *u, const skv_frame_desc *frame, const mat4 model_matrix)
 {
-    glUniformMatrix4fv(u->model, 1, GL_FALSE, (const float *)frame->model);
+    glUniformMatrix4fv(u->model, 1, GL_FALSE, (const float *)model_matrix);
     glUniformMatrix4fv(u->view, 1, GL_FALSE, (const float *)frame->view);
     glUniformMatrix4fv(u->projection, 1, GL_FALSE, (const float *)frame->projection);
     /* Normals' view transform: the same for every vertex, so once here. */
     mat4 model_view;
     mat3 view_normal;
-    glm_mat4_mul((vec4 *)frame->view, (vec4 *)frame->model, model_view);
+    glm_mat4_mul((vec4 *)frame->view, (vec4 *)model_matrix, model_view);
     glm_mat4_pick3(model_view, view_normal);
     glm_mat3_inv(view_normal, view_normal);
     glm_mat3_transpose(view_normal);
@@ -345,24 +371,102 @@ void render_frame(skv_renderer *renderer, const skv_model *model, const skv_fram
         u = &renderer->dq_uniforms;
         skinning = SKV_SKINNING_DUAL_QUATERNION;
     }
-    const skv_draw_set *set = &renderer->draws;
-    if (!set->split) upload_palette(renderer, frame->palette, model->skeleton.bone_count, skinning);
-
     glUseProgram(program);
-    set_frame_uniforms(u, frame);
+    set_frame_uniforms(u, frame, frame->model);
+    draw_model(renderer, model, u, skinning, frame->palette, frame->shade, frame->selected_bone, NULL);
+    if (frame->wireframe) {
+        /* The triangles' edges over the shading, pulled slightly forward. */
+        const float edge[4] = {0.05f, 0.06f, 0.08f, 1.0f};
+        glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
+        glEnable(GL_POLYGON_OFFSET_LINE);
+        glPolygonOffset(-1.0f, -1.0f);
+        draw_model(renderer, model, u, skinning, frame->palette, SKV_SHADE_FLAT, -1, edge);
+        glDisable(GL_POLYGON_OFFSET_LINE);
+        glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+    }
+    if (frame->ghost_palette) {
+        const float ghost[4] = {0.55f, 0.62f, 0.75f, 1.0f};
+        set_frame_uniforms(u, frame, frame->ghost_model);
+        draw_model(renderer, model, u, skinning, frame->ghost_palette, SKV_SHADE_SOLID, -1, ghost);
+    }
+    mat4 view_projection;
+    glm_mat4_mul((vec4 *)frame->projection, (vec4 *)frame->view, view_projection);
+    if (frame->depth_lines) draw_lines(renderer, frame->depth_lines, view_projection, GL_LINES, 1.0f);
+    glDisable(GL_DEPTH_TEST); /* the skeleton shows through the mesh */
+    if (frame->overlay_lines) draw_lines(renderer, frame->overlay_lines, view_projection, GL_LINES, 1.0f);
+    if (frame->overlay_points) draw_lines(renderer, frame->overlay_points, view_projection, GL_POINTS, 5.0f);
+    if (frame->axes) draw_axes(renderer, frame);
+    glEnable(GL_DEPTH_TEST);
+}
+
+/* The model once: every draw, its palette, `shade` (render.h), `color`
+ * replacing the materials' colour where not NULL. The program is bound. */
+static void draw_model(skv_renderer *renderer, const skv_model *model, const skv_uniforms *u, skv_skinning skinning,
+                       const mat4 *palette, skv_shade shade, int selected_bone, const float *color)
+{
+    const skv_draw_set *set = &renderer->draws;
+    if (!set->split) upload_palette(renderer, palette, model->skeleton.bone_count, skinning);
+    glUniform1i(u->shade_mode, (int)shade);
+    glUniform1i(u->selected_bone, selected_bone);
     glActiveTexture(GL_TEXTURE0);
     glBindVertexArray(renderer->vao);
     for (int i = 0; i < set->draw_count; i++) {
         const skv_draw *d = &set->draws[i];
         if (set->split) {
-            draws_gather_palette(d, frame->palette, renderer->draw_palette);
+            draws_gather_palette(d, palette, renderer->draw_palette);
             upload_palette(renderer, (const mat4 *)renderer->draw_palette, d->bone_count, skinning);
+            /* The selected bone by its slot in this draw's palette. */
+            int local = -1;
+            for (int k = 0; k < d->bone_count && local < 0; k++)
+                if (d->bones[k] == selected_bone) local = k;
+            glUniform1i(u->selected_bone, local);
         }
         set_material(renderer, u, model, d->mesh);
+        if (color) {
+            glUniform4fv(u->diffuse, 1, color);
+            glUniform1i(u->has_texture, 0);
+        }
         glDrawElementsBaseVertex(GL_TRIANGLES, d->index_count, GL_UNSIGNED_INT,
                                  (const void *)((size_t)d->first_index * sizeof(uint32_t)), d->base_vertex);
     }
     glBindVertexArray(0);
+}
+
+static void draw_lines(skv_renderer *renderer, const skv_lines *lines, const mat4 view_projection, GLenum mode,
+                       float point_size)
+{
+    if (!renderer->line_program || lines->count == 0) return;
+    glUseProgram(renderer->line_program);
+    glUniformMatrix4fv(renderer->line_u_view_projection, 1, GL_FALSE, (const float *)view_projection);
+    glUniform1f(renderer->line_u_point_size, point_size);
+    glBindVertexArray(renderer->line_vao);
+    glBindBuffer(GL_ARRAY_BUFFER, renderer->line_buffers[0]);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)lines->count * 3 * (GLsizeiptr)sizeof(float), lines->positions,
+                 GL_STREAM_DRAW);
+    glBindBuffer(GL_ARRAY_BUFFER, renderer->line_buffers[1]);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)lines->count * 3 * (GLsizeiptr)sizeof(float), lines->colors,
+                 GL_STREAM_DRAW);
+    glDrawArrays(mode, 0, lines->count);
+    glBindVertexArray(0);
+}
+
+/* X/Y/Z in the lower left corner, turned with the camera. */
+static void draw_axes(skv_renderer *renderer, const skv_frame_desc *frame)
+{
+    GLint viewport[4];
+    glGetIntegerv(GL_VIEWPORT, viewport);
+    int size = viewport[3] / 6 > 48 ? viewport[3] / 6 : 48;
+    glViewport(viewport[0] + 4, viewport[1] + 4, size, size);
+    mat4 rotation, projection, view_projection;
+    glm_mat4_copy((vec4 *)frame->view, rotation);
+    rotation[3][0] = rotation[3][1] = 0.0f;
+    rotation[3][2] = -3.0f; /* the unit axes, 3 units in front of the eye */
+    glm_perspective(glm_rad(40.0f), 1.0f, 0.1f, 10.0f, projection);
+    glm_mat4_mul(projection, rotation, view_projection);
+    skv_lines axes = {0};
+    if (overlay_axes(&axes) == 0) draw_lines(renderer, &axes, view_projection, GL_LINES, 1.0f);
+    lines_free(&axes);
+    glViewport(viewport[0], viewport[1], viewport[2], viewport[3]);
 }
 
 skv_result render_enable_dual_quaternion(skv_renderer *renderer, const skv_model *model, skv_error *err)
@@ -418,7 +522,8 @@ static void draw_crowd(skv_renderer *renderer, const skv_model *model, const skv
     glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, renderer->crowd_buffer);
 
     glUseProgram(renderer->crowd_program);
-    set_frame_uniforms(u, frame);
+    set_frame_uniforms(u, frame, frame->model);
+    glUniform1i(u->shade_mode, 0);
     glUniform1i(u->palettes, 1);
     glUniform1i(u->bones_per_instance, bones);
     glUniform1i(u->grid_columns, frame->grid_columns > 0 ? frame->grid_columns : 1);

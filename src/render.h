@@ -12,6 +12,7 @@
 #include "draws.h"
 #include "error.h"
 #include "model.h"
+#include "overlay.h"
 
 #include "skin.h"
 
@@ -32,7 +33,17 @@ typedef struct skv_shader_variant {
 typedef struct skv_uniforms {
     GLint model, view, projection, view_normal, diffuse, has_texture, texture;
     GLint palettes, bones_per_instance, grid_columns, grid_spacing; /* crowd program */
+    GLint shade_mode, selected_bone;
 } skv_uniforms;
+
+/* How the model's surface is coloured (skinned.frag). */
+typedef enum skv_shade {
+    SKV_SHADE_MATERIAL = 0,   /* materials and textures, lit */
+    SKV_SHADE_WEIGHTS = 1,    /* weight of the selected bone, colour map */
+    SKV_SHADE_INFLUENCES = 2, /* number of influences per vertex */
+    SKV_SHADE_SOLID = 3,      /* one colour, lit (the bind-pose ghost) */
+    SKV_SHADE_FLAT = 4,       /* one colour, unlit (wireframe edges) */
+} skv_shade;
 
 typedef struct skv_renderer {
     GLuint program;
@@ -57,6 +68,9 @@ typedef struct skv_renderer {
     skv_uniforms dq_uniforms;
     skv_dq_bone *dq_bones;
     float *dq_upload;
+    /* Overlay lines and points. */
+    GLuint line_program, line_vao, line_buffers[2];
+    GLint line_u_view_projection, line_u_point_size;
 } skv_renderer;
 
 /* Compiles the shaders and uploads the model. The model must stay alive
@@ -88,6 +102,16 @@ typedef struct skv_frame_desc {
      * bone_count matrices each, on a grid of grid_columns, grid_spacing
      * apart on the upright scene's x/z plane. 0: one character, `palette`. */
     skv_skinning skinning; /* dual quaternions need render_enable_dual_quaternion */
+    /* Inspection views (zero: none). */
+    skv_shade shade;
+    int selected_bone;           /* palette index for SKV_SHADE_WEIGHTS */
+    int wireframe;
+    const mat4 *ghost_palette;   /* the bind pose, drawn a second time... */
+    mat4 ghost_model;            /* ...placed by this instead of `model` */
+    const skv_lines *depth_lines;    /* scene space, hidden by the mesh (grid, normals) */
+    const skv_lines *overlay_lines;  /* scene space, drawn over it (bones) */
+    const skv_lines *overlay_points; /* (joints) */
+    int axes;                        /* axis gizmo in the corner */
     int instance_count;
     const mat4 *instance_palettes;
     int grid_columns;

@@ -1,8 +1,11 @@
 /* viewer.c - GLFW window, input, HUD.
  *
- * Controls: left-drag orbit, scroll zoom, Space pause, Left/Right step one
- * frame (1/30 s), +/- speed x2 / /2, N/P (or PageDown/PageUp) next/previous
- * clip, R reset view, Esc or Q quit. */
+ * Controls (README "Window controls" has the full map): left-drag orbit,
+ * scroll zoom, click or drag on the timeline bar to scrub, Space pause,
+ * Left/Right step, +/- speed, N/P clips, D dual quaternions, K skeleton,
+ * B bind pose, W weights with [ ] to pick the bone, C influence count,
+ * F wireframe, O normals, G grid, A axes, L loop, S screenshot, R reset
+ * view, Esc/Q quit; dropping a model file on the window opens it. */
 #include "viewer.h"
 
 #include <glad/gl.h>
@@ -22,6 +25,15 @@
 #include <stb_easy_font.h>
 #pragma GCC diagnostic pop
 
+/* The HUD's vertices for one frame: stb_easy_font's quads (x, y, z, then
+ * 4 colour bytes) and the timeline bar's, in units of HUD_SCALE pixels. */
+#define HUD_SCALE 2.0f
+#define HUD_MAX_QUADS 2000
+typedef struct hud_batch {
+    char vertices[HUD_MAX_QUADS * 64];
+    int quads;
+} hud_batch;
+
 #define STEP_SECONDS (1.0 / 30.0)
 
 /* The app's one state: everything the callbacks touch. */
@@ -34,6 +46,13 @@ typedef struct viewer {
     int paused;
     int dragging;
     double drag_x, drag_y;
+    int scrubbing;    /* dragging along the timeline bar */
+    int no_loop;      /* L: stop at the clip's end instead of looping */
+    char *dropped;    /* a file dropped on the window, opened next frame */
+    const skv_import_desc *import;
+    char message[4400]; /* shown in the HUD for a few seconds */
+    double message_until;
+    int screenshots;
 
     GLuint hud_program, hud_vao, hud_vbo, hud_ibo;
     GLint hud_u_screen;
@@ -54,12 +73,79 @@ int viewer_display_available(void)
     return (x && *x) || (wl && *wl);
 }
 
+/* The next palette entry that is one of the file's bones, stepping `dir`. */
+static int next_file_bone(const skv_model *model, int from, int dir)
+{
+    int n = model->skeleton.bone_count;
+    for (int k = 1; k <= n; k++) {
+        int b = ((from + dir * k) % n + n) % n;
+        if (overlay_is_file_bone(model, b)) return b;
+    }
+    return from;
+}
+
+static void say(viewer *v, const char *text)
+{
+    snprintf(v->message, sizeof v->message, "%s", text);
+    v->message_until = glfwGetTime() + 4.0;
+    printf("%s\n", text);
+    fflush(stdout);
+}
+
+/* S: the rendered frame (without the HUD) as a PNG next to the model,
+ * MODEL_skinview_N.png, and where it went. */
+static void save_screenshot(viewer *v)
+{
+    const skv_target *t = &v->target;
+    unsigned char *rgba = malloc((size_t)t->width * t->height * 4);
+    char path[4200], text[4300];
+    snprintf(path, sizeof path, "%s_skinview_%d.png", v->scene->model.path, ++v->screenshots);
+    skv_error err = {{0}};
+    if (!rgba) {
+        say(v, "screenshot: out of memory");
+        return;
+    }
+    target_read_rgba(t, rgba);
+    if (capture_write_png(path, t->width, t->height, rgba, &err) == SKV_OK) snprintf(text, sizeof text, "saved %s", path);
+    else snprintf(text, sizeof text, "screenshot: %s", err.message);
+    free(rgba);
+    say(v, text);
+}
+
+static void on_drop(GLFWwindow *window, int count, const char **paths)
+{
+    viewer *v = glfwGetWindowUserPointer(window);
+    if (count < 1) return;
+    free(v->dropped);
+    v->dropped = strdup(paths[0]); /* opened by the main loop, outside GLFW's callback */
+}
+
+/* The timeline bar: the bottom strip of the window (HUD units = pixels / 2). */
+#define BAR_HEIGHT_PX 18
+static int on_timeline(viewer *v, double y)
+{
+    int width, height;
+    glfwGetWindowSize(v->window, &width, &height);
+    return y >= height - BAR_HEIGHT_PX - 4;
+}
+
+static void scrub_to(viewer *v, double x)
+{
+    int width, height;
+    glfwGetWindowSize(v->window, &width, &height);
+    double duration = scene_clip_seconds(v->scene), f = width > 8 ? (x - 4) / (width - 8) : 0.0;
+    v->time = duration * (f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : f);
+    if (duration > 0.0 && v->time >= duration) v->time = duration * 0.99999;
+    v->paused = 1;
+}
+
 static void on_key(GLFWwindow *window, int key, int scancode, int action, int mods)
 {
     (void)scancode, (void)mods;
     viewer *v = glfwGetWindowUserPointer(window);
     if (action != GLFW_PRESS && action != GLFW_REPEAT) return;
     skv_scene *s = v->scene;
+    skv_view_options view = s->view;
     switch (key) {
     case GLFW_KEY_ESCAPE:
     case GLFW_KEY_Q: glfwSetWindowShouldClose(window, 1); break;
@@ -80,6 +166,18 @@ static void on_key(GLFWwindow *window, int key, int scancode, int action, int mo
             scene_crossfade_to(s, (s->clip + s->model.clip_count - 1) % s->model.clip_count, v->time), v->time = 0.0;
         break;
     case GLFW_KEY_R: s->camera = s->home; break;
+    case GLFW_KEY_K: view.skeleton = !view.skeleton; break;
+    case GLFW_KEY_B: view.bind_pose = !view.bind_pose; break;
+    case GLFW_KEY_W: view.shade = view.shade == SKV_SHADE_WEIGHTS ? SKV_SHADE_MATERIAL : SKV_SHADE_WEIGHTS; break;
+    case GLFW_KEY_C: view.shade = view.shade == SKV_SHADE_INFLUENCES ? SKV_SHADE_MATERIAL : SKV_SHADE_INFLUENCES; break;
+    case GLFW_KEY_LEFT_BRACKET: view.weight_bone = next_file_bone(&s->model, view.weight_bone, -1); break;
+    case GLFW_KEY_RIGHT_BRACKET: view.weight_bone = next_file_bone(&s->model, view.weight_bone, 1); break;
+    case GLFW_KEY_F: view.wireframe = !view.wireframe; break;
+    case GLFW_KEY_O: view.normals = !view.normals; break;
+    case GLFW_KEY_G: view.grid = !view.grid; break;
+    case GLFW_KEY_A: view.axes = !view.axes; break;
+    case GLFW_KEY_L: v->no_loop = !v->no_loop; break;
+    case GLFW_KEY_S: save_screenshot(v); break;
     case GLFW_KEY_D: /* linear <-> dual-quaternion skinning */
         if (s->skinning == SKV_SKINNING_DUAL_QUATERNION) s->skinning = SKV_SKINNING_LINEAR;
         else if (s->instances == 0 && render_enable_dual_quaternion(&v->renderer, &s->model, NULL) == SKV_OK)
@@ -87,6 +185,7 @@ static void on_key(GLFWwindow *window, int key, int scancode, int action, int mo
         break;
     default: break;
     }
+    if (memcmp(&view, &s->view, sizeof view) != 0) scene_set_view(s, &view);
 }
 
 static void on_mouse_button(GLFWwindow *window, int button, int action, int mods)
@@ -94,13 +193,23 @@ static void on_mouse_button(GLFWwindow *window, int button, int action, int mods
     (void)mods;
     viewer *v = glfwGetWindowUserPointer(window);
     if (button != GLFW_MOUSE_BUTTON_LEFT) return;
-    v->dragging = action == GLFW_PRESS;
     glfwGetCursorPos(window, &v->drag_x, &v->drag_y);
+    if (action == GLFW_PRESS && on_timeline(v, v->drag_y)) {
+        v->scrubbing = 1;
+        scrub_to(v, v->drag_x);
+        return;
+    }
+    v->scrubbing = 0;
+    v->dragging = action == GLFW_PRESS;
 }
 
 static void on_cursor(GLFWwindow *window, double x, double y)
 {
     viewer *v = glfwGetWindowUserPointer(window);
+    if (v->scrubbing) {
+        scrub_to(v, x);
+        return;
+    }
     if (!v->dragging) return;
     skv_camera *c = &v->scene->camera;
     c->yaw -= (float)(x - v->drag_x) * 0.4f;
@@ -132,9 +241,8 @@ static skv_result hud_create(viewer *v, skv_error *err)
     glEnableVertexAttribArray(1);
     glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, 16, (void *)12);
     /* Quads -> triangles. */
-    enum { MAX_QUADS = 2000 };
-    static uint16_t quad_indices[MAX_QUADS * 6];
-    for (int q = 0; q < MAX_QUADS; q++) {
+    static uint16_t quad_indices[HUD_MAX_QUADS * 6];
+    for (int q = 0; q < HUD_MAX_QUADS; q++) {
         const uint16_t base = (uint16_t)(q * 4), tri[6] = {0, 1, 2, 0, 2, 3};
         for (int k = 0; k < 6; k++) quad_indices[q * 6 + k] = base + tri[k];
     }
@@ -145,24 +253,39 @@ static skv_result hud_create(viewer *v, skv_error *err)
     return SKV_OK;
 }
 
-static void hud_draw(viewer *v, const char *text, int width, int height)
+static void hud_text(hud_batch *h, float x, float y, const char *text)
 {
-    static char vertices[2000 * 4 * 16];
-    const float scale = 2.0f; /* stb_easy_font glyphs are ~7 px tall */
     unsigned char shadow[4] = {0, 0, 0, 255}, color[4] = {235, 235, 235, 255};
-    /* Positions are in units of `scale` pixels; a one-unit drop shadow
-     * keeps the text readable on any background. */
-    int quads = stb_easy_font_print(5.0f, 5.0f, (char *)text, shadow, vertices, sizeof vertices / 2);
-    int more = stb_easy_font_print(4.0f, 4.0f, (char *)text, color, vertices + quads * 64,
-                                   (int)sizeof vertices - quads * 64);
-    quads += more;
+    /* A one-unit drop shadow keeps the text readable on any background. */
+    for (int pass = 0; pass < 2; pass++) {
+        int room = (int)sizeof h->vertices - h->quads * 64;
+        h->quads += stb_easy_font_print(x + (pass ? 0.0f : 1.0f), y + (pass ? 0.0f : 1.0f), (char *)text,
+                                        pass ? color : shadow, h->vertices + h->quads * 64, room);
+    }
+}
+
+static void hud_quad(hud_batch *h, float x0, float y0, float x1, float y1, const unsigned char color[4])
+{
+    if (h->quads >= HUD_MAX_QUADS) return;
+    float corners[4][2] = {{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}};
+    for (int k = 0; k < 4; k++) {
+        char *vtx = h->vertices + h->quads * 64 + k * 16;
+        float xyz[3] = {corners[k][0], corners[k][1], 0.0f};
+        memcpy(vtx, xyz, 12);
+        memcpy(vtx + 12, color, 4);
+    }
+    h->quads++;
+}
+
+static void hud_flush(viewer *v, const hud_batch *h, int width, int height)
+{
     glDisable(GL_DEPTH_TEST);
     glUseProgram(v->hud_program);
-    glUniform2f(v->hud_u_screen, (float)width / scale, (float)height / scale);
+    glUniform2f(v->hud_u_screen, (float)width / HUD_SCALE, (float)height / HUD_SCALE);
     glBindVertexArray(v->hud_vao);
     glBindBuffer(GL_ARRAY_BUFFER, v->hud_vbo);
-    glBufferData(GL_ARRAY_BUFFER, quads * 64, vertices, GL_STREAM_DRAW);
-    glDrawElements(GL_TRIANGLES, quads * 6, GL_UNSIGNED_SHORT, NULL);
+    glBufferData(GL_ARRAY_BUFFER, h->quads * 64, h->vertices, GL_STREAM_DRAW);
+    glDrawElements(GL_TRIANGLES, h->quads * 6, GL_UNSIGNED_SHORT, NULL);
     glBindVertexArray(0);
 }
 
@@ -172,6 +295,79 @@ static void hud_destroy(viewer *v)
     if (v->hud_vao) glDeleteVertexArrays(1, &v->hud_vao);
     if (v->hud_vbo) glDeleteBuffers(1, &v->hud_vbo);
     if (v->hud_ibo) glDeleteBuffers(1, &v->hud_ibo);
+}
+
+static void update_title(viewer *v);
+
+/* The HUD: file, clip, time, frame, speed and frame rate; the model's
+ * size and the views on; a message; the timeline bar. */
+static void hud_draw(viewer *v, double fps, int width, int height)
+{
+    static hud_batch h;
+    h.quads = 0;
+    const skv_scene *scene = v->scene;
+    const skv_model *m = &scene->model;
+    char line[600];
+    double duration = scene_clip_seconds(scene);
+    double shown = duration > 0.0 ? fmod(fmod(v->time, duration) + duration, duration) : 0.0;
+    if (v->no_loop && duration > 0.0) shown = v->time < 0.0 ? 0.0 : v->time > duration ? duration : v->time;
+    const skv_clip *clip = scene->clip >= 0 ? &m->clips[scene->clip] : NULL;
+    const char *base = strrchr(m->path, '/');
+    snprintf(line, sizeof line, "%s | clip %d/%d '%s' | %.2f / %.2f s | frame %d | x%.2g%s%s | %.0f fps",
+             base ? base + 1 : m->path, scene->clip + 1, m->clip_count, clip ? clip->name : "(none)", shown, duration,
+             (int)floor(shown * 30.0 + 1e-6), v->speed, v->paused ? " paused" : "", v->no_loop ? " no loop" : "", fps);
+    hud_text(&h, 4.0f, 4.0f, line);
+    const skv_view_options *view = &scene->view;
+    int weights = view->shade == SKV_SHADE_WEIGHTS;
+    snprintf(line, sizeof line, "%d vertices, %d bones | %s%s%s%s%s%s%s%s%s%s%s", m->vertex_count,
+             m->file_bone_count, scene->skinning == SKV_SKINNING_DUAL_QUATERNION ? "dual quat" : "linear",
+             view->skeleton ? " | skeleton" : "", view->bind_pose ? " | bind pose" : "",
+             weights ? " | weights of '" : "", weights ? m->skeleton.bone_names[view->weight_bone] : "",
+             weights ? "'" : "", view->shade == SKV_SHADE_INFLUENCES ? " | influence count" : "",
+             view->wireframe ? " | wireframe" : "", view->normals ? " | normals" : "", view->grid ? " | grid" : "",
+             view->axes ? " | axes" : "");
+    hud_text(&h, 4.0f, 14.0f, line);
+    if (v->message[0] && glfwGetTime() < v->message_until) hud_text(&h, 4.0f, 24.0f, v->message);
+    /* Timeline: the clip as a bar along the bottom, the time as a marker. */
+    float w = (float)width / HUD_SCALE, bottom = (float)height / HUD_SCALE - 2.0f;
+    float top = bottom - BAR_HEIGHT_PX / HUD_SCALE;
+    const unsigned char track[4] = {60, 66, 78, 255}, played[4] = {110, 140, 190, 255}, marker[4] = {250, 250, 250, 255};
+    float x0 = 2.0f, x1 = w - 2.0f, at = duration > 0.0 ? x0 + (x1 - x0) * (float)(shown / duration) : x0;
+    hud_quad(&h, x0, top, x1, bottom, track);
+    hud_quad(&h, x0, top, at, bottom, played);
+    hud_quad(&h, at - 1.0f, top - 1.0f, at + 1.0f, bottom + 1.0f, marker);
+    hud_flush(v, &h, width, height);
+}
+
+/* Opens a file dropped on the window in place of the current model. On
+ * failure the current one stays and the HUD says why. */
+static skv_result open_dropped(viewer *v, skv_error *err)
+{
+    char *path = v->dropped;
+    v->dropped = NULL;
+    skv_scene next;
+    skv_error load_err = {{0}};
+    char text[600];
+    if (scene_load(&next, path, NULL, v->import, &load_err) != SKV_OK) {
+        snprintf(text, sizeof text, "cannot open %s: %s", path, load_err.message);
+        say(v, text);
+        free(path);
+        return SKV_OK;
+    }
+    free(path);
+    next.fade_seconds = v->scene->fade_seconds;
+    skv_view_options view = v->scene->view;
+    view.weight_bone = 0;
+    scene_set_view(&next, &view);
+    render_destroy(&v->renderer);
+    scene_free(v->scene);
+    *v->scene = next;
+    v->scene->skinning = SKV_SKINNING_LINEAR;
+    v->time = 0.0;
+    update_title(v);
+    snprintf(text, sizeof text, "opened %s", v->scene->model.path);
+    say(v, text);
+    return render_create(&v->renderer, &v->scene->model, err);
 }
 
 /* Reads the window's back buffer (what the next swap shows). */
@@ -211,7 +407,8 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
     glfwWindowHint(GLFW_OPENGL_DEBUG_CONTEXT, desc->debug ? GLFW_TRUE : GLFW_FALSE);
-    viewer v = {.scene = scene, .time = desc->time, .speed = desc->speed, .paused = desc->capture_path != NULL};
+    viewer v = {.scene = scene, .time = desc->time, .speed = desc->speed, .paused = desc->capture_path != NULL,
+                .import = desc->import};
     v.window = glfwCreateWindow(desc->width, desc->height, "skinview", NULL, NULL);
     if (!v.window) {
         glfwTerminate();
@@ -229,6 +426,7 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
     glfwSetMouseButtonCallback(v.window, on_mouse_button);
     glfwSetCursorPosCallback(v.window, on_cursor);
     glfwSetScrollCallback(v.window, on_scroll);
+    glfwSetDropCallback(v.window, on_drop);
     update_title(&v);
 
     skv_gl_debug debug = {0};
@@ -248,6 +446,15 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
         double now = glfwGetTime();
         if (!v.paused) v.time += (now - last) * v.speed;
         last = now;
+        double duration = scene_clip_seconds(scene);
+        if (v.no_loop && duration > 0.0 && v.time >= duration) { /* hold the last frame */
+            v.time = duration * 0.99999;
+            v.paused = 1;
+        }
+        if (v.dropped) {
+            r = open_dropped(&v, err);
+            if (r != SKV_OK) break;
+        }
         if (++fps_frames, now - fps_time >= 0.5) {
             fps = fps_frames / (now - fps_time);
             fps_time = now, fps_frames = 0;
@@ -279,22 +486,14 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
             break;
         }
 
-        char hud[512];
-        double duration = scene_clip_seconds(scene);
-        double shown = duration > 0.0 ? fmod(fmod(v.time, duration) + duration, duration) : 0.0;
-        const char *base = strrchr(m->path, '/');
-        snprintf(hud, sizeof hud, "%s | clip %d/%d '%s' | %.2f / %.2f s | x%.2g%s | %s | %.0f fps",
-                 base ? base + 1 : m->path, scene->clip + 1, m->clip_count,
-                 scene->clip >= 0 ? m->clips[scene->clip].name : "(none)", shown, duration, v.speed,
-                 v.paused ? " paused" : "", scene->skinning == SKV_SKINNING_DUAL_QUATERNION ? "dual quat" : "linear",
-                 fps);
-        hud_draw(&v, hud, width, height);
+        hud_draw(&v, fps, width, height);
         glfwSwapBuffers(v.window);
         glfwPollEvents();
         if (debug.errors) r = skv_fail(err, SKV_ERR_GPU, "GL reported %d error(s); the first: %s", debug.errors, debug.first);
     }
     if (r == SKV_OK && debug.errors)
         r = skv_fail(err, SKV_ERR_GPU, "GL reported %d error(s); the first: %s", debug.errors, debug.first);
+    free(v.dropped);
     hud_destroy(&v);
     target_destroy(&v.target);
     render_destroy(&v.renderer);

@@ -16,6 +16,7 @@ typedef struct skv_viewer_desc {
      * shows (without the HUD) to this PNG, and close. */
     const char *capture_path;
     int debug; /* debug context; GL errors end the run with status 7 */
+    const skv_import_desc *import; /* for files dropped on the window */
 } skv_viewer_desc;
 
 /* True when an X11 or Wayland display is there to open a window on. */
