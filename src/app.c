@@ -22,9 +22,19 @@ static void frame_clip(skv_scene *scene)
     memcpy(scene->frame_lo, lo, sizeof lo);
     memcpy(scene->frame_hi, hi, sizeof hi);
     if (scene->view.bind_pose && scene->instances == 0) {
-        /* The bind-pose copy stands to the right, a fifth of a width apart. */
-        scene->ghost_offset = 1.2f * (hi[0] - lo[0] > 0.0f ? hi[0] - lo[0] : 1.0f);
-        hi[0] += scene->ghost_offset;
+        /* The bind-pose copy stands to the right as the default camera
+         * sees it (along its right vector on the ground), clear of the
+         * animated one; the framed box grows to hold both. */
+        float yaw = glm_rad(25.0f), dx = hi[0] - lo[0], dz = hi[2] - lo[2];
+        float apart = 1.15f * sqrtf(dx * dx + dz * dz);
+        if (!(apart > 0.0f)) apart = 1.0f;
+        scene->ghost_offset[0] = apart * cosf(yaw);
+        scene->ghost_offset[1] = 0.0f;
+        scene->ghost_offset[2] = -apart * sinf(yaw);
+        for (int a = 0; a < 3; a += 2) {
+            lo[a] = fminf(lo[a], lo[a] + scene->ghost_offset[a]);
+            hi[a] = fmaxf(hi[a], hi[a] + scene->ghost_offset[a]);
+        }
     }
     if (scene->instances > 0) {
         /* The grid: a quarter of a character's footprint between them. */
@@ -137,7 +147,7 @@ static void frame_views(skv_scene *scene, skv_frame_desc *frame)
         if (scene->bind.local) {
             pose_evaluate(&scene->bind, m, -1, 0.0);
             frame->ghost_palette = (const mat4 *)scene->bind.palette;
-            glm_translate_make(frame->ghost_model, (vec3){scene->ghost_offset, 0.0f, 0.0f});
+            glm_translate_make(frame->ghost_model, scene->ghost_offset);
             glm_mat4_mul(frame->ghost_model, (vec4 *)m->upright, frame->ghost_model);
         }
     }

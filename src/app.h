@@ -44,7 +44,7 @@ typedef struct skv_scene {
     skv_view_options view;
     /* What the views draw with, rebuilt per frame. */
     skv_pose bind;            /* the rest pose, for view.bind_pose */
-    float ghost_offset;       /* scene-space x of the bind-pose copy */
+    vec3 ghost_offset;        /* scene-space place of the bind-pose copy */
     float frame_lo[3], frame_hi[3]; /* the framed bounds (the grid sits under them) */
     skv_lines bones, joints, depth_lines;
     float *skinned_positions, *skinned_normals; /* for view.normals */

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <stb_image_write.h>
@@ -49,4 +50,203 @@ skv_result capture_write_obj(const char *path, const skv_model *model, const flo
     int failed = ferror(f);
     if (fclose(f) != 0 || failed) return skv_fail(err, SKV_ERR_OUTPUT, "cannot write %s", path);
     return SKV_OK;
+}
+
+/* --- animated GIF ------------------------------------------------------- */
+
+static int rgb15(const unsigned char *p)
+{
+    return (p[0] >> 3) << 10 | (p[1] >> 3) << 5 | (p[2] >> 3);
+}
+
+/* The palette: the 256 most common 15-bit colours of `rgba`, then for every
+ * 15-bit colour its nearest entry. */
+static int build_palette(skv_gif *gif, const unsigned char *rgba)
+{
+    int *counts = calloc(32768, sizeof *counts);
+    if (!counts) return -1;
+    size_t pixels = (size_t)gif->width * gif->height;
+    for (size_t i = 0; i < pixels; i++) counts[rgb15(&rgba[i * 4])]++;
+    gif->palette_size = 0;
+    for (int k = 0; k < 256; k++) {
+        int best = -1;
+        for (int c = 0; c < 32768; c++)
+            if (counts[c] > 0 && (best < 0 || counts[c] > counts[best])) best = c;
+        if (best < 0) break;
+        counts[best] = 0;
+        unsigned char *e = &gif->palette[gif->palette_size++ * 3];
+        e[0] = (unsigned char)(((best >> 10) & 31) * 255 / 31);
+        e[1] = (unsigned char)(((best >> 5) & 31) * 255 / 31);
+        e[2] = (unsigned char)((best & 31) * 255 / 31);
+    }
+    free(counts);
+    if (gif->palette_size == 0) gif->palette[0] = gif->palette[1] = gif->palette[2] = 0, gif->palette_size = 1;
+    for (int c = 0; c < 32768; c++) {
+        int r = ((c >> 10) & 31) * 255 / 31, g = ((c >> 5) & 31) * 255 / 31, b = (c & 31) * 255 / 31;
+        int best = 0, best_d = 1 << 30;
+        for (int k = 0; k < gif->palette_size; k++) {
+            const unsigned char *e = &gif->palette[k * 3];
+            int d = (r - e[0]) * (r - e[0]) + (g - e[1]) * (g - e[1]) + (b - e[2]) * (b - e[2]);
+            if (d < best_d) best = k, best_d = d;
+        }
+        gif->nearest[c] = (unsigned char)best;
+    }
+    return 0;
+}
+
+skv_result capture_gif_begin(skv_gif *gif, const char *path, int width, int height, double fps, skv_error *err)
+{
+    memset(gif, 0, sizeof *gif);
+    if (width > 65535 || height > 65535) return skv_fail(err, SKV_ERR_OUTPUT, "%s: GIF images stop at 65535 pixels", path);
+    gif->width = width, gif->height = height;
+    gif->delay_cs = (int)(100.0 / (fps > 0.0 ? fps : 15.0) + 0.5);
+    if (gif->delay_cs < 2) gif->delay_cs = 2; /* viewers slow down anything faster */
+    gif->nearest = malloc(32768);
+    gif->indices = malloc((size_t)width * height);
+    if (!gif->nearest || !gif->indices) {
+        free(gif->nearest), free(gif->indices);
+        return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    }
+    gif->file = fopen(path, "wb");
+    if (!gif->file) {
+        free(gif->nearest), free(gif->indices);
+        return skv_fail(err, SKV_ERR_OUTPUT, "cannot write %s: %s", path, strerror(errno));
+    }
+    return SKV_OK;
+}
+
+/* LZW code output, packed LSB first into sub-blocks of up to 255 bytes. */
+typedef struct bit_writer {
+    FILE *file;
+    unsigned char block[255];
+    int block_len;
+    unsigned bits, bit_count;
+} bit_writer;
+
+static void put_code(bit_writer *w, unsigned code, unsigned width)
+{
+    w->bits |= code << w->bit_count;
+    w->bit_count += width;
+    while (w->bit_count >= 8) {
+        w->block[w->block_len++] = (unsigned char)(w->bits & 0xff);
+        w->bits >>= 8;
+        w->bit_count -= 8;
+        if (w->block_len == 255) {
+            fputc(255, w->file);
+            fwrite(w->block, 1, 255, w->file);
+            w->block_len = 0;
+        }
+    }
+}
+
+static void flush_bits(bit_writer *w)
+{
+    if (w->bit_count > 0) put_code(w, 0, 8 - w->bit_count);
+    if (w->block_len > 0) {
+        fputc(w->block_len, w->file);
+        fwrite(w->block, 1, (size_t)w->block_len, w->file);
+    }
+    fputc(0, w->file); /* end of the image data */
+}
+
+/* LZW with 8-bit symbols: codes 0-255 literal, 256 clear, 257 end; the
+ * table (prefix code, next byte) -> code lives in an open-addressed hash
+ * and is cleared when it reaches 4096 codes. */
+static int write_lzw(FILE *file, const unsigned char *data, size_t count)
+{
+    enum { CLEAR = 256, END = 257, HASH = 8192 };
+    int *keys = malloc(HASH * sizeof *keys);
+    short *values = malloc(HASH * sizeof *values);
+    if (!keys || !values) {
+        free(keys), free(values);
+        return -1;
+    }
+    bit_writer w = {.file = file};
+    fputc(8, file); /* minimum code size */
+    unsigned width = 9;
+    int next = 258;
+    memset(keys, -1, HASH * sizeof *keys);
+    put_code(&w, CLEAR, width);
+    int prefix = data[0];
+    for (size_t i = 1; i < count; i++) {
+        int key = prefix << 8 | data[i];
+        unsigned h = ((unsigned)key * 2654435761u) >> 19; /* 13 bits */
+        while (keys[h] != -1 && keys[h] != key) h = (h + 1) & (HASH - 1);
+        if (keys[h] == key) {
+            prefix = values[h];
+            continue;
+        }
+        put_code(&w, (unsigned)prefix, width);
+        if (next == 4096) {
+            put_code(&w, CLEAR, width);
+            memset(keys, -1, HASH * sizeof *keys);
+            next = 258;
+            width = 9;
+        } else {
+            keys[h] = key;
+            values[h] = (short)next;
+            /* The decoder learns this code one step later: widen when the
+             * code just added no longer fits. */
+            if (next == (1 << width) && width < 12) width++;
+            next++;
+        }
+        prefix = data[i];
+    }
+    put_code(&w, (unsigned)prefix, width);
+    put_code(&w, END, width);
+    flush_bits(&w);
+    free(keys), free(values);
+    return 0;
+}
+
+static void put16(FILE *f, int v)
+{
+    fputc(v & 0xff, f);
+    fputc((v >> 8) & 0xff, f);
+}
+
+skv_result capture_gif_frame(skv_gif *gif, const unsigned char *rgba, skv_error *err)
+{
+    FILE *f = gif->file;
+    if (gif->palette_size == 0) {
+        if (build_palette(gif, rgba) != 0) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+        int bits = 1;
+        while ((1 << bits) < gif->palette_size) bits++;
+        fwrite("GIF89a", 1, 6, f);
+        put16(f, gif->width);
+        put16(f, gif->height);
+        fputc(0x80 | (bits - 1) << 4 | (bits - 1), f); /* global table of 2^bits colours */
+        fputc(0, f), fputc(0, f);
+        for (int k = 0; k < (1 << bits); k++) {
+            if (k < gif->palette_size) fwrite(&gif->palette[k * 3], 1, 3, f);
+            else fputc(0, f), fputc(0, f), fputc(0, f);
+        }
+        /* Loop forever (the NETSCAPE2.0 application extension). */
+        fwrite("\x21\xff\x0bNETSCAPE2.0\x03\x01\x00\x00\x00", 1, 19, f);
+    }
+    size_t pixels = (size_t)gif->width * gif->height;
+    for (size_t i = 0; i < pixels; i++) gif->indices[i] = gif->nearest[rgb15(&rgba[i * 4])];
+    /* Graphic control extension: the frame's delay. */
+    fputc(0x21, f), fputc(0xf9, f), fputc(4, f), fputc(0x04, f);
+    put16(f, gif->delay_cs);
+    fputc(0, f), fputc(0, f);
+    fputc(0x2c, f);
+    put16(f, 0), put16(f, 0), put16(f, gif->width), put16(f, gif->height);
+    fputc(0, f);
+    if (write_lzw(f, gif->indices, pixels) != 0) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    return ferror(f) ? skv_fail(err, SKV_ERR_OUTPUT, "cannot write the GIF: %s", strerror(errno)) : SKV_OK;
+}
+
+skv_result capture_gif_end(skv_gif *gif, const char *path, int failed, skv_error *err)
+{
+    skv_result r = SKV_OK;
+    if (gif->file) {
+        fputc(0x3b, gif->file); /* trailer */
+        if (fclose(gif->file) != 0 && !failed)
+            r = skv_fail(err, SKV_ERR_OUTPUT, "cannot write %s: %s", path, strerror(errno));
+        if (failed || r != SKV_OK) remove(path);
+    }
+    free(gif->nearest), free(gif->indices);
+    memset(gif, 0, sizeof *gif);
+    return r;
 }

@@ -3,6 +3,8 @@
 #ifndef SKV_CAPTURE_H
 #define SKV_CAPTURE_H
 
+#include <stdio.h>
+
 #include "error.h"
 #include "model.h"
 
@@ -13,5 +15,25 @@ skv_result capture_write_png(const char *path, int width, int height, const unsi
  * upright scene space. One OBJ object per mesh. */
 skv_result capture_write_obj(const char *path, const skv_model *model, const float *positions,
                              const float *normals, const mat4 scene, skv_error *err);
+
+/* An animated GIF being written frame by frame. All frames share one
+ * palette of up to 256 colours, chosen from the first frame's most
+ * common colours (renders are few flat colours and smooth shading), each
+ * pixel mapped to the nearest entry. */
+typedef struct skv_gif {
+    FILE *file;
+    int width, height;
+    int delay_cs;             /* per frame, hundredths of a second */
+    int palette_size;
+    unsigned char palette[256 * 3];
+    unsigned char *nearest;   /* 15-bit colour -> palette index */
+    unsigned char *indices;   /* one frame's pixels */
+} skv_gif;
+
+skv_result capture_gif_begin(skv_gif *gif, const char *path, int width, int height, double fps, skv_error *err);
+/* rgba: width*height*4, first row at the top. */
+skv_result capture_gif_frame(skv_gif *gif, const unsigned char *rgba, skv_error *err);
+/* Finishes the file (also after a failure: then it is removed). */
+skv_result capture_gif_end(skv_gif *gif, const char *path, int failed, skv_error *err);
 
 #endif

@@ -6,11 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "app.h"
 #include "capture.h"
+#include "overlay.h"
 #include "gpu.h"
 #include "import.h"
 #include "render.h"
@@ -45,6 +48,10 @@ typedef struct options {
     int skeleton, influence_count, wireframe, normals, grid, axes;
     const char *weights;    /* bone name or index */
     const char *background; /* "#rrggbb" or "r,g,b" */
+    int frames;             /* --frames N with --screenshot PATTERN */
+    double fps;
+    const char *gif;
+    int json;               /* --list --json */
     double fade;       /* < 0: default */
 } options;
 
@@ -70,6 +77,10 @@ static void usage(FILE *out)
             "  --grid                a floor grid under the model\n"
             "  --axes                an X/Y/Z gizmo in the corner\n"
             "  --background COLOR    #rrggbb or r,g,b (0..1)\n"
+            "  --frames N            with --screenshot out_%%04d.png: N frames from --time on\n"
+            "  --fps F               frames per second of --frames / --gif (30; GIF 15)\n"
+            "  --gif FILE.gif        the clip as an animated GIF (once round, or --frames)\n"
+            "  --json                with --list: the summary as JSON\n"
             "  --instances N         a crowd: N copies on a grid, each at its own time offset\n"
             "  --mixed-clips         with --instances: copies cycle through the model's clips\n"
             "  --blend A,B,W         pose with clips A and B (index or name) mixed at weight W\n"
@@ -120,11 +131,31 @@ static int is_value_option(const char *arg)
 {
     static const char *const with_value[] = {"--anim", "--time", "--speed", "--size", "--screenshot", "--export-pose",
                                               "--window-capture", "--influences", "--instances", "--blend", "--fade", "--skinning",
-                                              "--weights", "--background",
+                                              "--weights", "--background", "--frames", "--fps", "--gif",
                                               "--import-timeout"};
     for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
         if (strcmp(arg, with_value[i]) == 0) return 1;
     return 0;
+}
+
+/* One "%d"-style conversion (flags and width allowed, e.g. %04d) and no
+ * other '%' but "%%": the --frames file name pattern. */
+static int frame_pattern_ok(const char *pattern)
+{
+    int conversions = 0;
+    for (const char *p = pattern; *p; p++) {
+        if (*p != '%') continue;
+        if (p[1] == '%') {
+            p++;
+            continue;
+        }
+        p++;
+        while (*p == '0' || *p == '-' || *p == '+' || *p == ' ') p++;
+        while (*p >= '0' && *p <= '9') p++;
+        if (*p != 'd') return 0;
+        conversions++;
+    }
+    return conversions == 1;
 }
 
 static int parse_options(int argc, char **argv, options *o)
@@ -145,6 +176,9 @@ static int parse_options(int argc, char **argv, options *o)
             takes_value = 0;
         } else if (strcmp(a, "--bind-pose") == 0) {
             o->bind_pose = 1;
+            takes_value = 0;
+        } else if (strcmp(a, "--json") == 0) {
+            o->json = 1;
             takes_value = 0;
         } else if (strcmp(a, "--skeleton") == 0) {
             o->skeleton = 1;
@@ -196,6 +230,14 @@ static int parse_options(int argc, char **argv, options *o)
             if (strcmp(value, "4") == 0) o->influences = 4;
             else if (strcmp(value, "8") == 0) o->influences = 8;
             else goto bad_value;
+        } else if (strcmp(a, "--frames") == 0) {
+            double n;
+            if (parse_number(value, &n) != 0 || n < 1 || n > 100000 || n != (int)n) goto bad_value;
+            o->frames = (int)n;
+        } else if (strcmp(a, "--fps") == 0) {
+            if (parse_number(value, &o->fps) != 0 || !(o->fps > 0.0 && o->fps <= 1000.0)) goto bad_value;
+        } else if (strcmp(a, "--gif") == 0) {
+            o->gif = value;
         } else if (strcmp(a, "--weights") == 0) {
             o->weights = value;
         } else if (strcmp(a, "--background") == 0) {
@@ -233,6 +275,14 @@ static int parse_options(int argc, char **argv, options *o)
         fprintf(stderr, "skinview: bad value for %s: '%s'\n", a, value);
         return -1;
     }
+    if (o->frames > 0 && !o->gif && (!o->screenshot || !frame_pattern_ok(o->screenshot))) {
+        fprintf(stderr, "skinview: --frames needs --screenshot with one %%d in the name (e.g. out_%%04d.png) or --gif\n");
+        return -1;
+    }
+    if (o->json && !o->list) {
+        fprintf(stderr, "skinview: --json goes with --list\n");
+        return -1;
+    }
     return 0;
 }
 
@@ -251,6 +301,72 @@ static const char *default_model_path(char *buf, size_t size)
     }
     snprintf(buf, size, "%s/%s", SKV_SOURCE_ASSETS_DIR, DEFAULT_MODEL);
     return buf;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped. */
+static void json_string(const char *text)
+{
+    putchar('"');
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        if (*c == '"' || *c == '\\') printf("\\%c", *c);
+        else if (*c < 0x20) printf("\\u%04x", *c);
+        else putchar(*c);
+    }
+    putchar('"');
+}
+
+/* --list --json: the model summary for tools, one JSON object. Bones carry
+ * their parent bone (the nearest ancestor node that is a bone; -1 none). */
+static void print_list_json(const skv_scene *scene)
+{
+    const skv_model *m = &scene->model;
+    const skv_skeleton *sk = &m->skeleton;
+    printf("{\"file\":");
+    json_string(m->path);
+    printf(",\"assimp\":");
+    json_string(import_assimp_version());
+    printf(",\"vertices\":%d,\"triangles\":%d,\"influence_slots\":%d,\"meshes\":[", m->vertex_count,
+           m->index_count / 3, m->influence_slots);
+    for (int i = 0; i < m->mesh_count; i++) {
+        const skv_mesh *mesh = &m->meshes[i];
+        printf("%s{\"name\":", i ? "," : "");
+        json_string(mesh->name);
+        printf(",\"vertices\":%d,\"triangles\":%d,\"bones\":%d,\"max_influences\":%d,\"node\":", mesh->vertex_count,
+               mesh->index_count / 3, mesh->bone_count, mesh->max_influences);
+        json_string(sk->node_names[mesh->node]);
+        printf("}");
+    }
+    printf("],\"bones\":[");
+    int first = 1;
+    for (int b = 0; b < sk->bone_count; b++) {
+        if (!overlay_is_file_bone(m, b) && sk->bone_node[b] >= 0) continue; /* importer's node entries */
+        int parent = -1, node = sk->bone_node[b];
+        for (int p = node >= 0 ? sk->parents[node] : -1; p >= 0 && parent < 0; p = sk->parents[p])
+            for (int k = 0; k < sk->bone_count && parent < 0; k++)
+                if (sk->bone_node[k] == p && overlay_is_file_bone(m, k)) parent = k;
+        printf("%s{\"index\":%d,\"name\":", first ? "" : ",", b);
+        json_string(sk->bone_names[b]);
+        printf(",\"parent\":%d,\"node\":", parent);
+        if (node >= 0) json_string(sk->node_names[node]);
+        else printf("null");
+        printf("}");
+        first = 0;
+    }
+    printf("],\"clips\":[");
+    for (int c = 0; c < m->clip_count; c++) {
+        const skv_clip *clip = &m->clips[c];
+        printf("%s{\"index\":%d,\"name\":", c ? "," : "", c);
+        json_string(clip->name ? clip->name : "");
+        printf(",\"seconds\":%.6g,\"ticks\":%.6g,\"ticks_per_second\":%g,\"channels\":%d}",
+               clip->duration_ticks / clip->ticks_per_second, clip->duration_ticks, clip->ticks_per_second,
+               clip->channel_count);
+    }
+    printf("],\"warnings\":[");
+    for (int w = 0; w < m->warning_count; w++) {
+        if (w) putchar(',');
+        json_string(m->warnings[w]);
+    }
+    printf("]}\n");
 }
 
 static void print_list(const skv_scene *scene)
@@ -345,9 +461,16 @@ static skv_result apply_blend(skv_scene *scene, const char *spec, skv_error *err
     return SKV_OK;
 }
 
-/* Renders the scene at `seconds` into `path`, headless. */
-static skv_result render_png(skv_scene *scene, skv_renderer *renderer, skv_target *target,
-                             double seconds, const char *path, skv_error *err)
+/* Where headless frames go: PNG files, or the frames of one GIF. */
+typedef struct frame_sink {
+    char **paths;  /* one PNG per frame, or NULL */
+    skv_gif *gif;  /* or every frame into this */
+    int progress;  /* a progress bar on stdout (a terminal) */
+} frame_sink;
+
+/* Renders the scene at `seconds` into frame `index` of `sink`. */
+static skv_result render_one(skv_scene *scene, skv_renderer *renderer, skv_target *target, double seconds,
+                             const frame_sink *sink, int index, skv_error *err)
 {
     skv_frame_desc frame;
     scene_frame(scene, seconds, target->width, target->height, &frame);
@@ -356,14 +479,36 @@ static skv_result render_png(skv_scene *scene, skv_renderer *renderer, skv_targe
     unsigned char *rgba = malloc((size_t)target->width * target->height * 4);
     if (!rgba) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     target_read_rgba(target, rgba);
-    skv_result r = capture_write_png(path, target->width, target->height, rgba, err);
+    skv_result r = sink->gif ? capture_gif_frame(sink->gif, rgba, err)
+                             : capture_write_png(sink->paths[index], target->width, target->height, rgba, err);
     free(rgba);
     return r;
 }
 
-/* Headless rendering of one or more frames. `paths` and `times` have
- * `count` entries. */
-static skv_result render_headless(skv_scene *scene, const options *o, int count, char **paths,
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* "[#####.....]  12/48  9.6 frames/s  3.8 s left", redrawn in place. */
+static void show_progress(int done, int total, double elapsed)
+{
+    enum { WIDTH = 30 };
+    char bar[WIDTH + 1];
+    int filled = total > 0 ? done * WIDTH / total : WIDTH;
+    for (int k = 0; k < WIDTH; k++) bar[k] = k < filled ? '#' : '.';
+    bar[WIDTH] = '\0';
+    double rate = elapsed > 0.0 ? done / elapsed : 0.0;
+    printf("\r[%s] %*d/%d  %.1f frames/s  %.1f s left ", bar, 1 + (total > 9) + (total > 99) + (total > 999), done,
+           total, rate, rate > 0.0 ? (total - done) / rate : 0.0);
+    if (done == total) printf("\n");
+    fflush(stdout);
+}
+
+/* Headless rendering of `count` frames at `times` into `sink`. */
+static skv_result render_headless(skv_scene *scene, const options *o, int count, const frame_sink *sink,
                                   const double *times, skv_error *err)
 {
     skv_gpu gpu;
@@ -382,14 +527,69 @@ static skv_result render_headless(skv_scene *scene, const options *o, int count,
         r = render_enable_dual_quaternion(&renderer, &scene->model, err);
     if (r == SKV_OK) {
         r = target_create(&target, o->width, o->height, err);
-        for (int i = 0; r == SKV_OK && i < count; i++)
-            r = render_png(scene, &renderer, &target, times[i], paths[i], err);
+        double start = now_seconds();
+        for (int i = 0; r == SKV_OK && i < count; i++) {
+            r = render_one(scene, &renderer, &target, times[i], sink, i, err);
+            if (r == SKV_OK && sink->progress) show_progress(i + 1, count, now_seconds() - start);
+        }
         target_destroy(&target);
     }
     if (r == SKV_OK && debug.errors)
         r = skv_fail(err, SKV_ERR_GPU, "GL reported %d error(s); the first: %s", debug.errors, debug.first);
     render_destroy(&renderer);
     gpu_headless_destroy(&gpu);
+    return r;
+}
+
+/* --frames N (--fps F) with --screenshot PATTERN, or --gif FILE: frames
+ * from --time on, 1/F apart. A GIF without --frames covers the clip once. */
+static skv_result render_sequence(skv_scene *scene, const options *o, skv_error *err)
+{
+    double fps = o->fps > 0.0 ? o->fps : (o->gif ? 15.0 : 30.0);
+    int count = o->frames;
+    if (count <= 0) {
+        double duration = scene_clip_seconds(scene);
+        count = duration > 0.0 ? (int)ceil(duration * fps - 1e-9) : 1;
+        if (count > 1000) count = 1000;
+    }
+    double *times = malloc((size_t)count * sizeof *times);
+    char **paths = o->gif ? NULL : calloc((size_t)count, sizeof *paths);
+    if (!times || (!o->gif && !paths)) {
+        free(times), free(paths);
+        return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    }
+    skv_result r = SKV_OK;
+    for (int i = 0; i < count; i++) {
+        times[i] = o->time + i / fps;
+        if (paths) {
+            paths[i] = malloc(strlen(o->screenshot) + 32);
+            if (!paths[i]) {
+                r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+                break;
+            }
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+            sprintf(paths[i], o->screenshot, i); /* checked by frame_pattern_ok: one %d */
+#pragma GCC diagnostic pop
+        }
+    }
+    frame_sink sink = {.paths = paths, .progress = isatty(STDOUT_FILENO)};
+    skv_gif gif;
+    if (r == SKV_OK && o->gif) {
+        r = capture_gif_begin(&gif, o->gif, o->width, o->height, fps, err);
+        sink.gif = r == SKV_OK ? &gif : NULL;
+    }
+    if (r == SKV_OK) r = render_headless(scene, o, count, &sink, times, err);
+    if (sink.gif) {
+        skv_result end = capture_gif_end(&gif, o->gif, r != SKV_OK, err);
+        if (r == SKV_OK) r = end;
+    }
+    if (r == SKV_OK && !sink.progress) {
+        if (o->gif) printf("wrote %s (%d frames at %g fps)\n", o->gif, count, fps);
+        else printf("wrote %d frames: %s ... %s\n", count, paths[0], paths[count - 1]);
+    }
+    for (int i = 0; paths && i < count; i++) free(paths[i]);
+    free(paths), free(times);
     return r;
 }
 
@@ -412,7 +612,7 @@ static skv_result render_fallback_frames(skv_scene *scene, const options *o, skv
         snprintf(names[i], sizeof names[i], "%s/%s_%d.png", folder, base, i);
         paths[i] = names[i];
     }
-    skv_result r = render_headless(scene, o, FRAMES, paths, times, err);
+    skv_result r = render_headless(scene, o, FRAMES, &(frame_sink){.paths = paths}, times, err);
     if (r == SKV_OK) {
         char cwd[PATH_MAX];
         if (!getcwd(cwd, sizeof cwd)) snprintf(cwd, sizeof cwd, ".");
@@ -484,13 +684,16 @@ int main(int argc, char **argv)
     for (int i = 0; i < scene.model.warning_count; i++)
         fprintf(stderr, "skinview: %s: warning: %s\n", path, scene.model.warnings[i]);
 
-    if (o.list) print_list(&scene);
+    if (o.list && o.json) print_list_json(&scene);
+    else if (o.list) print_list(&scene);
     if (r == SKV_OK && o.export_pose) r = export_pose(&scene, &o, &err);
-    if (r == SKV_OK && o.screenshot) {
+    if (r == SKV_OK && (o.frames > 0 || o.gif)) {
+        r = render_sequence(&scene, &o, &err);
+    } else if (r == SKV_OK && o.screenshot) {
         char *paths[1] = {(char *)o.screenshot};
-        r = render_headless(&scene, &o, 1, paths, &o.time, &err);
+        r = render_headless(&scene, &o, 1, &(frame_sink){.paths = paths}, &o.time, &err);
     }
-    int wants_window = o.window_capture || (!o.list && !o.export_pose && !o.screenshot);
+    int wants_window = o.window_capture || (!o.list && !o.export_pose && !o.screenshot && !o.gif);
     if (r == SKV_OK && wants_window) {
         if (viewer_display_available()) {
             r = viewer_run(&scene, &(skv_viewer_desc){.width = o.width, .height = o.height, .time = o.time,

@@ -191,8 +191,69 @@ static int golden(const char *actual, const char *expected, const char *diff_pat
     return result;
 }
 
+/* An animated GIF decodes (stb_image) to `expected` frames of w x h, and
+ * consecutive frames are not all the same; the middle frame is written as
+ * a PNG to `middle` when given (to look at). */
+static int gif(const char *path, int expected, int w, int h, const char *middle)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        printf("%s: cannot open\n", path);
+        return 1;
+    }
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *bytes = malloc((size_t)size);
+    size_t got = bytes ? fread(bytes, 1, (size_t)size, f) : 0;
+    fclose(f);
+    int *delays = NULL, width = 0, height = 0, frames = 0, channels = 0;
+    unsigned char *pixels = got == (size_t)size ? stbi_load_gif_from_memory(bytes, (int)size, &delays, &width,
+                                                                            &height, &frames, &channels, 4)
+                                                : NULL;
+    free(bytes);
+    if (!pixels) {
+        printf("%s: does not decode as a GIF: %s\n", path, stbi_failure_reason());
+        return 1;
+    }
+    size_t frame_bytes = (size_t)width * height * 4;
+    int changes = 0;
+    for (int k = 1; k < frames; k++) changes += memcmp(pixels + (k - 1) * frame_bytes, pixels + k * frame_bytes, frame_bytes) != 0;
+    printf("%s: %d frames of %dx%d (want %d of %dx%d), delay %d ms, %d of %d steps change the image\n", path, frames,
+           width, height, expected, w, h, delays ? delays[0] : 0, changes, frames - 1);
+    int ok = frames == expected && width == w && height == h && (frames < 2 || changes >= (frames - 1) / 2);
+    if (middle && frames > 0) stbi_write_png(middle, width, height, 4, pixels + (frames / 2) * frame_bytes, width * 4);
+    stbi_image_free(pixels);
+    free(delays);
+    return ok ? 0 : 1;
+}
+
+/* At least `min_fraction` of the pixels within `tolerance` (per channel,
+ * 0-255) of the colour r g b: the views draw in known colours. */
+static int color(const char *path, int r, int g, int b, int tolerance, double min_fraction)
+{
+    int w, h, n;
+    unsigned char *p = stbi_load(path, &w, &h, &n, 4);
+    if (!p) {
+        printf("%s: cannot read\n", path);
+        return 1;
+    }
+    long hits = 0;
+    for (long i = 0; i < (long)w * h; i++)
+        hits += abs(p[i * 4] - r) <= tolerance && abs(p[i * 4 + 1] - g) <= tolerance && abs(p[i * 4 + 2] - b) <= tolerance;
+    stbi_image_free(p);
+    double fraction = (double)hits / ((double)w * h);
+    printf("%s: %.3f%% of pixels are %d,%d,%d (+-%d), want at least %.3f%%\n", path, 100 * fraction, r, g, b,
+           tolerance, 100 * min_fraction);
+    return fraction >= min_fraction ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 6 && strcmp(argv[1], "gif") == 0)
+        return gif(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), argc > 6 ? argv[6] : NULL);
+    if (argc >= 8 && strcmp(argv[1], "color") == 0)
+        return color(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), atof(argv[7]));
     if (argc >= 3 && strcmp(argv[1], "nonblank") == 0) return nonblank(argv[2]);
     if (argc >= 4 && strcmp(argv[1], "differ") == 0) return compare(argv[2], argv[3], argc > 4 ? atof(argv[4]) : 0.002, 0);
     if (argc >= 4 && strcmp(argv[1], "same") == 0) return compare(argv[2], argv[3], 0, 1);
@@ -200,6 +261,7 @@ int main(int argc, char **argv)
     if (argc >= 7 && strcmp(argv[1], "golden") == 0)
         return golden(argv[2], argv[3], argv[4], atoi(argv[5]), atof(argv[6]));
     fprintf(stderr, "usage: skv_check nonblank IMG | differ A B [FRAC] | same A B | bounds POSE BIND [F]\n"
-                    "       | golden ACTUAL EXPECTED DIFF TOLERANCE MAX_FRACTION\n");
+                    "       | golden ACTUAL EXPECTED DIFF TOLERANCE MAX_FRACTION\n"
+                    "       | gif FILE FRAMES W H [MIDDLE.png] | color IMG R G B TOLERANCE MIN_FRACTION\n");
     return 2;
 }

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libassimp-dev assimp-utils assimp-testmodels
-  libglfw3-dev libcglm-dev libstb-dev python3-glad
+  libglfw3-dev libcglm-dev libstb-dev python3-glad python3
   libegl-dev libgl-dev libegl1 libgl1 libegl-mesa0 libglx-mesa0 libgl1-mesa-dri
   xvfb xauth xdotool valgrind
   clang libclang-rt-14-dev
