@@ -38,8 +38,8 @@ shot grid --grid --axes
 for view in wireframe normals grid; do run "$check" differ "$out/plain.png" "$out/$view.png" 0.005; done
 # Bind pose: the copy in its ghost colour (140 158 191, lit) beside the fox.
 shot bind --bind-pose
-run "$check" color "$out/bind.png" 140 158 191 40 0.005
-run not "$check" color "$out/plain.png" 140 158 191 40 0.005
+run "$check" color "$out/bind.png" 140 158 191 25 0.001
+run not "$check" color "$out/plain.png" 140 158 191 25 0.0002
 # Background colour.
 shot white --background '#ffffff'
 run "$check" color "$out/white.png" 255 255 255 0 0.5
