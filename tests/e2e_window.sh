@@ -2,8 +2,10 @@
 # The real window, under Xvfb:
 #  1. --window-capture: what the window shows equals --screenshot's PNG,
 #     bit for bit (one renderer, one offscreen target for both paths);
-#  2. the interactive viewer starts, takes keys (xdotool), and quits
-#     cleanly with status 0 on its quit key.
+#  2. the interactive viewer starts, takes keys (xdotool): its own
+#     screenshot key (S) saves what it draws, and the skeleton key, the
+#     weight key and a click on the timeline each change that picture;
+#     it quits cleanly with status 0 on its quit key.
 #  3. and it matches the golden of the same case (the suite's tolerance).
 # Usage: e2e_window.sh SKINVIEW SKV_CHECK OUT_DIR MODEL GOLDEN.png TIME
 set -euo pipefail
@@ -22,7 +24,13 @@ env -u DISPLAY "$skinview" "$model" --debug --time "$time" --size 256x256 --scre
 "$check" same "$out/window.png" "$out/headless.png"
 "$check" golden "$out/window.png" "$golden" "$out/window.diff.png" "$TOLERANCE" "$MAX_FRACTION"
 
-"$skinview" "$model" --size 320x240 &
+# The viewer's own screenshot key (S) saves next to the model: work on a
+# copy so nothing is written beside the source.
+mkdir -p "$out/model"
+cp "$model" "$out/model/"
+model="$out/model/$(basename "$model")"
+rm -f "$model"_skinview_*.png
+"$skinview" "$model" --size 320x240 >"$out/viewer.txt" &
 pid=$!
 for _ in $(seq 1 100); do
   wid=$(xdotool search --name "skinview - " 2>/dev/null | head -n 1 || true)
@@ -36,15 +44,35 @@ if [ -z "$wid" ]; then
 fi
 echo "window $wid: $(xdotool getwindowname "$wid")"
 # Pause, step, speed up, next clip (a cross-fade), dual quaternions on and
-# off, then quit.
+# off.
 for key in space Right plus n d d; do
   xdotool key --window "$wid" "$key"
   sleep 0.2
 done
+# Keys change what is drawn: a screenshot (S) after each of plain, the
+# skeleton (K), the weight view (W), and a click on the timeline bar.
+shots=0
+snap() {
+  sleep 0.3
+  xdotool key --window "$wid" s
+  shots=$((shots + 1))
+  for _ in $(seq 1 30); do [ -e "${model}_skinview_$shots.png" ] && break; sleep 0.1; done
+}
+snap
+xdotool key --window "$wid" k
+snap
+xdotool key --window "$wid" w
+snap
+eval "$(xdotool getwindowgeometry --shell "$wid")"
+xdotool mousemove --window "$wid" $((WIDTH * 4 / 5)) $((HEIGHT - 8)) click 1
+snap
+status=0
+for i in 1 2 3; do
+  "$check" differ "${model}_skinview_$i.png" "${model}_skinview_$((i + 1)).png" 0.001 || status=1
+done
 # The window closes on the key press, so the key release xdotool sends
 # after it may find no window: its status says nothing about skinview.
 xdotool key --window "$wid" q 2>/dev/null || true
-status=0
 for _ in $(seq 1 50); do
   kill -0 "$pid" 2>/dev/null || break
   sleep 0.1
@@ -54,6 +82,9 @@ if kill -0 "$pid" 2>/dev/null; then
   kill "$pid"
   exit 1
 fi
-wait "$pid" || status=$?
-echo "skinview exited with status $status"
-[ "$status" -eq 0 ]
+exit_status=0
+wait "$pid" || exit_status=$?
+echo "skinview exited with status $exit_status"
+cat "$out/viewer.txt"
+[ "$(grep -c '^saved ' "$out/viewer.txt")" -eq 4 ] || status=1
+[ "$exit_status" -eq 0 ] && [ "$status" -eq 0 ]
