@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Renders the README's pictures with skinview itself into assets/screenshots/.
+# Usage: tools/readme-pictures.sh [BUILD_DIR]   (default: build)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build}
+skinview=$build/skinview
+fox=$root/../shared/models/gltf/Fox.glb
+out=$root/assets/screenshots
+mkdir -p "$out"
+shot() { # NAME MODEL ARGS...
+  local name=$1 model=$2
+  shift 2
+  "$skinview" "$model" --size 320x240 "$@" --screenshot "$out/$name.png"
+  echo "wrote $out/$name.png"
+}
+shot view-skeleton "$fox" --anim Walk --time 0.35 --skeleton
+shot view-bind-pose "$fox" --anim Walk --time 0.35 --bind-pose
+shot view-weights "$fox" --anim Walk --time 0.35 --weights b_Tail01_012
+shot view-influences "$fox" --anim Walk --time 0.35 --influence-count
+shot view-wireframe "$fox" --anim Walk --time 0.35 --wireframe
+shot view-normals "$fox" --anim Walk --time 0.35 --normals
+shot view-grid-axes "$fox" --anim Walk --time 0.35 --grid --axes --background '#3a4250'
+shot twist-linear "$root/assets/twist.dae" --time 2
+shot twist-dq "$root/assets/twist.dae" --time 2 --skinning dq
+shot crowd "$fox" --instances 16 --mixed-clips --time 0.5
+shot blend "$fox" --blend Walk,Run,0.5 --time 0.3
+"$skinview" "$root/assets/worm.dae" --gif "$out/worm.gif" --size 200x200
