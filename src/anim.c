@@ -378,6 +378,11 @@ static int *pose_cursors(skv_pose *pose, int clip, int channels)
     return pose->cursors;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(SKV_SANITIZE)
+/* One build for any x86-64, another for CPUs with AVX2 and FMA, picked
+ * when the program loads. */
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
 void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seconds)
 {
     const skv_skeleton *sk = &model->skeleton;
