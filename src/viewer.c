@@ -53,6 +53,7 @@ typedef struct viewer {
     char message[4400]; /* shown in the HUD for a few seconds */
     double message_until;
     int screenshots;
+    int hover_bone; /* the file bone whose joint is under the cursor, or -1 */
 
     GLuint hud_program, hud_vao, hud_vbo, hud_ibo;
     GLint hud_u_screen;
@@ -201,6 +202,45 @@ static void on_mouse_button(GLFWwindow *window, int button, int action, int mods
     }
     v->scrubbing = 0;
     v->dragging = action == GLFW_PRESS;
+    if (action == GLFW_PRESS && v->hover_bone >= 0) {
+        /* A click on a joint picks its bone (weight view, highlight). */
+        skv_view_options view = v->scene->view;
+        view.weight_bone = v->hover_bone;
+        scene_set_view(v->scene, &view);
+    }
+}
+
+/* Which file bone's joint is within 10 pixels of the cursor (nearest), as
+ * the frame just drawn shows it; -1 when none or when no skeleton or
+ * weight view is on. */
+static int joint_under_cursor(viewer *v, const skv_frame_desc *frame, int fb_width, int fb_height)
+{
+    const skv_scene *s = v->scene;
+    if (!s->view.skeleton && s->view.shade != SKV_SHADE_WEIGHTS) return -1;
+    if (s->instances > 0) return -1;
+    double mx, my;
+    int win_w, win_h;
+    glfwGetCursorPos(v->window, &mx, &my);
+    glfwGetWindowSize(v->window, &win_w, &win_h);
+    if (win_w < 1 || win_h < 1) return -1;
+    mx *= (double)fb_width / win_w, my *= (double)fb_height / win_h; /* HiDPI: window -> framebuffer pixels */
+    mat4 view_projection;
+    glm_mat4_mul((vec4 *)frame->projection, (vec4 *)frame->view, view_projection);
+    const skv_model *m = &s->model;
+    int best = -1;
+    double best_d2 = 10.0 * 10.0 * ((double)fb_width / win_w) * ((double)fb_width / win_w);
+    for (int b = 0; b < m->skeleton.bone_count; b++) {
+        if (!overlay_is_file_bone(m, b)) continue;
+        const float *t = s->pose.global[m->skeleton.bone_node[b]][3];
+        vec4 world, clip;
+        glm_mat4_mulv((vec4 *)m->upright, (vec4){t[0], t[1], t[2], 1.0f}, world);
+        glm_mat4_mulv(view_projection, world, clip);
+        if (!(clip[3] > 0.0f)) continue;
+        double sx = (clip[0] / clip[3] * 0.5 + 0.5) * fb_width, sy = (0.5 - clip[1] / clip[3] * 0.5) * fb_height;
+        double d2 = (sx - mx) * (sx - mx) + (sy - my) * (sy - my);
+        if (d2 < best_d2) best = b, best_d2 = d2;
+    }
+    return best;
 }
 
 static void on_cursor(GLFWwindow *window, double x, double y)
@@ -328,6 +368,15 @@ static void hud_draw(viewer *v, double fps, int width, int height)
              view->axes ? " | axes" : "");
     hud_text(&h, 4.0f, 14.0f, line);
     if (v->message[0] && glfwGetTime() < v->message_until) hud_text(&h, 4.0f, 24.0f, v->message);
+    if (v->hover_bone >= 0) { /* the joint's bone name beside the cursor */
+        double mx, my;
+        int win_w, win_h;
+        glfwGetCursorPos(v->window, &mx, &my);
+        glfwGetWindowSize(v->window, &win_w, &win_h);
+        float sx = win_w > 0 ? (float)width / win_w : 1.0f, sy = win_h > 0 ? (float)height / win_h : 1.0f;
+        hud_text(&h, (float)(mx * sx) / HUD_SCALE + 6.0f, (float)(my * sy) / HUD_SCALE - 8.0f,
+                 m->skeleton.bone_names[v->hover_bone]);
+    }
     /* Timeline: the clip as a bar along the bottom, the time as a marker. */
     float w = (float)width / HUD_SCALE, bottom = (float)height / HUD_SCALE - 2.0f;
     float top = bottom - BAR_HEIGHT_PX / HUD_SCALE;
@@ -408,7 +457,7 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
     glfwWindowHint(GLFW_OPENGL_DEBUG_CONTEXT, desc->debug ? GLFW_TRUE : GLFW_FALSE);
     viewer v = {.scene = scene, .time = desc->time, .speed = desc->speed, .paused = desc->capture_path != NULL,
-                .import = desc->import};
+                .import = desc->import, .hover_bone = -1};
     v.window = glfwCreateWindow(desc->width, desc->height, "skinview", NULL, NULL);
     if (!v.window) {
         glfwTerminate();
@@ -475,6 +524,7 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
         scene_frame(scene, v.time, width, height, &frame);
         target_bind(&v.target);
         render_frame(&v.renderer, m, &frame);
+        v.hover_bone = joint_under_cursor(&v, &frame, width, height);
 
         glBindFramebuffer(GL_READ_FRAMEBUFFER, v.target.framebuffer);
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
