@@ -7,9 +7,11 @@
 #     weight key and a click on the timeline each change that picture;
 #     it quits cleanly with status 0 on its quit key.
 #  3. and it matches the golden of the same case (the suite's tolerance).
-# Usage: e2e_window.sh SKINVIEW SKV_CHECK OUT_DIR MODEL GOLDEN.png TIME
+#  4. a file dropped on the window (XDND, tests/xdnd_drop.c) opens: the
+#     viewer says so and the title names the new file.
+# Usage: e2e_window.sh SKINVIEW SKV_CHECK OUT_DIR MODEL GOLDEN.png TIME XDND_DROP DROP_MODEL
 set -euo pipefail
-skinview=$1 check=$2 out=$3 model=$4 golden=$5 time=$6
+skinview=$1 check=$2 out=$3 model=$4 golden=$5 time=$6 xdnd_drop=$7 drop_model=$8
 . "$(dirname "$0")/golden_tolerance.sh"
 mkdir -p "$out"
 if [ -z "${DISPLAY:-}" ]; then
@@ -70,6 +72,23 @@ status=0
 for i in 1 2 3; do
   "$check" differ "${model}_skinview_$i.png" "${model}_skinview_$((i + 1)).png" 0.001 || status=1
 done
+# Drop a broken file on the window: it stays on its model and says why.
+printf 'not a model' >"$out/broken.fbx"
+"$xdnd_drop" "$wid" "$out/broken.fbx" || status=1
+for _ in $(seq 1 50); do
+  grep -q "^cannot open " "$out/viewer.txt" && break
+  sleep 0.1
+done
+[ "$(xdotool getwindowname "$wid")" = "skinview - $(basename "$model")" ] || status=1
+# Drop another model on the window.
+"$xdnd_drop" "$wid" "$drop_model" || status=1
+for _ in $(seq 1 50); do
+  grep -q "^opened " "$out/viewer.txt" && break
+  sleep 0.1
+done
+title=$(xdotool getwindowname "$wid")
+echo "after the drop the title is: $title"
+[ "$title" = "skinview - $(basename "$drop_model")" ] || status=1
 # The window closes on the key press, so the key release xdotool sends
 # after it may find no window: its status says nothing about skinview.
 xdotool key --window "$wid" q 2>/dev/null || true
@@ -87,4 +106,6 @@ wait "$pid" || exit_status=$?
 echo "skinview exited with status $exit_status"
 cat "$out/viewer.txt"
 [ "$(grep -c '^saved ' "$out/viewer.txt")" -eq 4 ] || status=1
+grep -q "^opened $drop_model\$" "$out/viewer.txt" || status=1
+grep -q "^cannot open $out/broken.fbx: " "$out/viewer.txt" || status=1
 [ "$exit_status" -eq 0 ] && [ "$status" -eq 0 ]

@@ -8,7 +8,7 @@ packages=(
   libassimp-dev assimp-utils assimp-testmodels
   libglfw3-dev libcglm-dev libstb-dev python3-glad python3
   libegl-dev libgl-dev libegl1 libgl1 libegl-mesa0 libglx-mesa0 libgl1-mesa-dri
-  xvfb xauth xdotool valgrind
+  xvfb xauth xdotool valgrind libx11-dev
   clang libclang-rt-14-dev
 )
 
