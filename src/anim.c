@@ -360,6 +360,26 @@ static inline void affine_mul(const mat4 a, const mat4 b, mat4 out)
 #endif
 }
 
+/* The walk's step: node n's global from its parent's (the root's from
+ * globalInverse, so globals are in model space). */
+static inline void node_global(skv_pose *pose, const skv_model *model, int n, const float *local)
+{
+    int p = model->skeleton.parents[n];
+    if (p < 0) glm_mat4_mul((vec4 *)model->global_inverse, (vec4 *)local, pose->global[n]);
+    else affine_mul(pose->global[p], (vec4 *)local, pose->global[n]);
+}
+
+/* final[b] = global(node of b) * offset[b]; with `keep_fixed`, entries of
+ * nodes cached as fixed (skv_pose) are left as they are. */
+static inline void bone_palette(skv_pose *pose, const skv_skeleton *sk, int keep_fixed)
+{
+    for (int b = 0; b < sk->bone_count; b++) {
+        int n = sk->bone_node[b];
+        if (n < 0) glm_mat4_identity(pose->palette[b]);
+        else if (!(keep_fixed && pose->node_fixed[n])) affine_mul(pose->global[n], sk->bone_offset[b], pose->palette[b]);
+    }
+}
+
 /* Cursors for `clip`'s channels, reset when the clip changes; NULL (binary
  * search every time) if they cannot be allocated. */
 static int *pose_cursors(skv_pose *pose, int clip, int channels)
@@ -425,15 +445,9 @@ void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seco
             trs_mat4(t, q, s, pose->local[n]);
             local = (const float *)pose->local[n];
         }
-        int p = sk->parents[n];
-        if (p < 0) glm_mat4_mul((vec4 *)model->global_inverse, (vec4 *)local, pose->global[n]);
-        else affine_mul(pose->global[p], (vec4 *)local, pose->global[n]);
+        node_global(pose, model, n, local);
     }
-    for (int b = 0; b < sk->bone_count; b++) {
-        int n = sk->bone_node[b];
-        if (n < 0) glm_mat4_identity(pose->palette[b]);
-        else if (!(cached && pose->node_fixed[n])) affine_mul(pose->global[n], sk->bone_offset[b], pose->palette[b]);
-    }
+    bone_palette(pose, sk, cached);
 }
 
 /* A node's local transform split into T, R (unit quaternion), S. */
@@ -508,15 +522,9 @@ void pose_evaluate_blend(skv_pose *pose, const skv_model *model, int clip_a, dou
             trs_mat4(out.t, out.r, out.s, pose->local[n]);
             local = (const float *)pose->local[n];
         }
-        int p = sk->parents[n];
-        if (p < 0) glm_mat4_mul((vec4 *)model->global_inverse, (vec4 *)local, pose->global[n]);
-        else affine_mul(pose->global[p], (vec4 *)local, pose->global[n]);
+        node_global(pose, model, n, local);
     }
-    for (int bone = 0; bone < sk->bone_count; bone++) {
-        int n = sk->bone_node[bone];
-        if (n < 0) glm_mat4_identity(pose->palette[bone]);
-        else affine_mul(pose->global[n], sk->bone_offset[bone], pose->palette[bone]);
-    }
+    bone_palette(pose, sk, 0);
 }
 
 void anim_channel_finish(skv_channel *ch)

@@ -85,16 +85,21 @@ void model_warn(skv_model *model, const char *fmt, ...)
     if (grown[model->warning_count]) model->warning_count++;
 }
 
+/* `text` as an index below `count` (digits only), else -1. */
+static int parse_index(const char *text, int count)
+{
+    if (!*text) return -1;
+    for (const char *p = text; *p; p++)
+        if (!isdigit((unsigned char)*p)) return -1;
+    long index = strtol(text, NULL, 10);
+    return index >= 0 && index < count ? (int)index : -1;
+}
+
 int model_find_clip(const skv_model *model, const char *name_or_index)
 {
     for (int i = 0; i < model->clip_count; i++)
         if (model->clips[i].name && strcmp(model->clips[i].name, name_or_index) == 0) return i;
-    const char *p = name_or_index;
-    if (!*p) return -1;
-    for (; *p; p++)
-        if (!isdigit((unsigned char)*p)) return -1;
-    long index = strtol(name_or_index, NULL, 10);
-    return index >= 0 && index < model->clip_count ? (int)index : -1;
+    return parse_index(name_or_index, model->clip_count);
 }
 
 int model_find_bone(const skv_model *model, const char *name_or_index)
@@ -102,12 +107,7 @@ int model_find_bone(const skv_model *model, const char *name_or_index)
     const skv_skeleton *sk = &model->skeleton;
     for (int i = 0; i < sk->bone_count; i++)
         if (strcmp(sk->bone_names[i], name_or_index) == 0) return i;
-    const char *p = name_or_index;
-    if (!*p) return -1;
-    for (; *p; p++)
-        if (!isdigit((unsigned char)*p)) return -1;
-    long index = strtol(name_or_index, NULL, 10);
-    return index >= 0 && index < sk->bone_count ? (int)index : -1;
+    return parse_index(name_or_index, sk->bone_count);
 }
 
 int model_over_limit_vertices(const skv_model *model)
