@@ -4,8 +4,9 @@
  * scroll zoom, click or drag on the timeline bar to scrub, Space pause,
  * Left/Right step, +/- speed, N/P clips, D dual quaternions, K skeleton,
  * B bind pose, W weights with [ ] to pick the bone, C influence count,
- * F wireframe, O normals, G grid, A axes, L loop, S screenshot, R reset
- * view, Esc/Q quit; dropping a model file on the window opens it. */
+ * F wireframe, O normals, G grid, A axes, V background, L loop, S
+ * screenshot, H help, R reset view, Esc/Q quit; dropping a model file on
+ * the window opens it. */
 #include "viewer.h"
 
 #include <glad/gl.h>
@@ -28,7 +29,7 @@
 /* The HUD's vertices for one frame: stb_easy_font's quads (x, y, z, then
  * 4 colour bytes) and the timeline bar's, in units of HUD_SCALE pixels. */
 #define HUD_SCALE 2.0f
-#define HUD_MAX_QUADS 2000
+#define HUD_MAX_QUADS 12000 /* 4 vertices each, 16-bit indices: < 16384 */
 typedef struct hud_batch {
     char vertices[HUD_MAX_QUADS * 64];
     int quads;
@@ -54,6 +55,9 @@ typedef struct viewer {
     double message_until;
     int screenshots;
     int hover_bone; /* the file bone whose joint is under the cursor, or -1 */
+    int help;       /* H: the key map over the picture */
+    int background_step;
+    float first_background[3];
 
     GLuint hud_program, hud_vao, hud_vbo, hud_ibo;
     GLint hud_u_screen;
@@ -178,6 +182,15 @@ static void on_key(GLFWwindow *window, int key, int scancode, int action, int mo
     case GLFW_KEY_G: view.grid = !view.grid; break;
     case GLFW_KEY_A: view.axes = !view.axes; break;
     case GLFW_KEY_L: v->no_loop = !v->no_loop; break;
+    case GLFW_KEY_V: { /* background: the starting one, then light grey, white, black */
+        static const float backgrounds[3][3] = {{0.75f, 0.77f, 0.8f}, {1.0f, 1.0f, 1.0f}, {0.0f, 0.0f, 0.0f}};
+        v->background_step = (v->background_step + 1) % 4;
+        if (v->background_step == 0) memcpy(view.background, v->first_background, sizeof view.background);
+        else memcpy(view.background, backgrounds[v->background_step - 1], sizeof view.background);
+        break;
+    }
+    case GLFW_KEY_H:
+    case GLFW_KEY_F1: v->help = !v->help; break;
     case GLFW_KEY_S: save_screenshot(v); break;
     case GLFW_KEY_D: /* linear <-> dual-quaternion skinning */
         if (s->skinning == SKV_SKINNING_DUAL_QUATERNION) s->skinning = SKV_SKINNING_LINEAR;
@@ -368,6 +381,16 @@ static void hud_draw(viewer *v, double fps, int width, int height)
              view->axes ? " | axes" : "");
     hud_text(&h, 4.0f, 14.0f, line);
     if (v->message[0] && glfwGetTime() < v->message_until) hud_text(&h, 4.0f, 24.0f, v->message);
+    if (v->help) {
+        static const char *const keys[] = {
+            "drag: orbit   scroll: zoom   click/drag the bar: scrub",
+            "Space pause   Left/Right step   +/- speed   L loop   N/P clip (cross-fade)",
+            "K skeleton   B bind pose   W weights ([ ] or click a joint: bone)   C influences",
+            "F wireframe   O normals   G grid   A axes   V background   D dual quaternions",
+            "S screenshot   R reset view   drop a file: open it   H help   Q/Esc quit",
+        };
+        for (int k = 0; k < 5; k++) hud_text(&h, 4.0f, 40.0f + 10.0f * k, keys[k]);
+    }
     if (v->hover_bone >= 0) { /* the joint's bone name beside the cursor */
         double mx, my;
         int win_w, win_h;
@@ -458,6 +481,7 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
     glfwWindowHint(GLFW_OPENGL_DEBUG_CONTEXT, desc->debug ? GLFW_TRUE : GLFW_FALSE);
     viewer v = {.scene = scene, .time = desc->time, .speed = desc->speed, .paused = desc->capture_path != NULL,
                 .import = desc->import, .hover_bone = -1};
+    memcpy(v.first_background, scene->view.background, sizeof v.first_background);
     v.window = glfwCreateWindow(desc->width, desc->height, "skinview", NULL, NULL);
     if (!v.window) {
         glfwTerminate();
