@@ -311,6 +311,45 @@ static inline void sample_shared(const skv_channel *ch, double t, int *cursor, f
     else quat_slerp(ch->rotations[i].value, ch->rotations[i + 1].value, f, q);
 }
 
+#if defined(__SSE2__)
+/* sample_shared on the packed keys: one search, one multiply for the
+ * factor, T, R and S interpolated four lanes at a time. */
+static inline void sample_packed(const skv_packed_keys *pk, double t, int *cursor, float tr[4], float q[4], float s[4])
+{
+    int i, n = pk->count;
+    float f;
+    if (!(t > pk->times[0])) i = 0, f = 0.0f;
+    else if (t >= pk->times[n - 1]) i = n - 2, f = 1.0f;
+    else {
+        i = key_at(pk->times, sizeof(double), n, t, cursor);
+        double x = (t - pk->times[i]) * pk->inv_span[i];
+        f = (float)(x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x);
+    }
+    const skv_packed_key *a = &pk->keys[i], *b = &pk->keys[i + 1];
+    __m128 fv = _mm_set1_ps(f);
+    __m128 at = _mm_load_ps(a->t), as = _mm_load_ps(a->s);
+    _mm_store_ps(tr, _mm_add_ps(at, _mm_mul_ps(fv, _mm_sub_ps(_mm_load_ps(b->t), at))));
+    _mm_store_ps(s, _mm_add_ps(as, _mm_mul_ps(fv, _mm_sub_ps(_mm_load_ps(b->s), as))));
+    if (f != 0.0f && f != 1.0f && !pk->nlerp[i]) {
+        quat_slerp(a->r, b->r, f, q); /* keys far apart: the exact arc */
+        return;
+    }
+    /* Normalised lerp (f = 0 and 1 give the end keys normalised, as
+     * quat_unit does). */
+    __m128 ar = _mm_load_ps(a->r);
+    __m128 r = _mm_add_ps(ar, _mm_mul_ps(fv, _mm_sub_ps(_mm_load_ps(b->r), ar)));
+    __m128 sq = _mm_mul_ps(r, r);
+    __m128 sum = _mm_add_ps(sq, _mm_shuffle_ps(sq, sq, 0x4e)); /* x+z y+w .. */
+    sum = _mm_add_ps(sum, _mm_shuffle_ps(sum, sum, 0xb1));     /* all lanes: the sum */
+    float len2 = _mm_cvtss_f32(sum);
+    if (!(len2 > 0.0f) || !isfinite(len2)) {
+        q[0] = q[1] = q[2] = 0.0f, q[3] = 1.0f;
+        return;
+    }
+    _mm_storeu_ps(q, _mm_mul_ps(r, _mm_set1_ps(1.0f / sqrtf(len2))));
+}
+#endif
+
 /* local = T * R * S from a unit quaternion, written straight into the
  * columns (the product anim_quat_mat4 + scaling would form). */
 static inline void trs_mat4(const float t[3], const float q[4], const float s[3], mat4 out)
@@ -435,7 +474,11 @@ void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seco
         } else {
             const skv_channel *ch = &c->channels[ch_index];
             int *cur = cursors ? &cursors[ch_index * 3] : (scratch[0] = scratch[1] = scratch[2] = -1, scratch);
-            float t[3], s[3], q[4];
+            _Alignas(16) float t[4], s[4], q[4];
+#if defined(__SSE2__)
+            if (ch->packed) sample_packed(ch->packed, ticks, cur, t, q, s);
+            else
+#endif
             if (ch->shared_times) sample_shared(ch, ticks, cur, t, q, s);
             else {
                 sample_vec3(ch->positions, ch->position_count, ticks, &cur[0], t);
@@ -527,6 +570,48 @@ void pose_evaluate_blend(skv_pose *pose, const skv_model *model, int clip_a, dou
     bone_palette(pose, sk, 0);
 }
 
+/* The packed form of a shared_times channel (model.h); NULL when memory
+ * runs out (the channel is then sampled as it is). */
+static skv_packed_keys *pack_keys(const skv_channel *ch, const double *times, size_t stride, int count)
+{
+    size_t keys_at = (sizeof(skv_packed_keys) + 15) & ~(size_t)15;
+    size_t times_at = keys_at + (size_t)count * sizeof(skv_packed_key);
+    size_t span_at = times_at + (size_t)count * sizeof(double);
+    size_t nlerp_at = span_at + (size_t)count * sizeof(double);
+    size_t size = (nlerp_at + (size_t)count + 15) & ~(size_t)15;
+    char *block = aligned_alloc(16, size);
+    if (!block) return NULL;
+    skv_packed_keys *pk = (skv_packed_keys *)block;
+    pk->count = count;
+    pk->keys = (skv_packed_key *)(block + keys_at);
+    pk->times = (double *)(block + times_at);
+    pk->inv_span = (double *)(block + span_at);
+    pk->nlerp = (unsigned char *)(block + nlerp_at);
+    for (int k = 0; k < count; k++) {
+        skv_packed_key *key = &pk->keys[k];
+        const float *t = ch->positions[ch->position_count == 1 ? 0 : k].value;
+        const float *r = ch->rotations[ch->rotation_count == 1 ? 0 : k].value;
+        const float *s = ch->scales[ch->scale_count == 1 ? 0 : k].value;
+        memcpy(key->t, t, 3 * sizeof(float));
+        memcpy(key->r, r, 4 * sizeof(float));
+        memcpy(key->s, s, 3 * sizeof(float));
+        key->t[3] = key->s[3] = 0.0f;
+        pk->times[k] = *(const double *)((const char *)times + (size_t)k * stride);
+        if (k == 0) continue;
+        /* The dot product and threshold quat_slerp would use. */
+        const float *a = pk->keys[k - 1].r;
+        float d = a[0] * key->r[0] + a[1] * key->r[1] + a[2] * key->r[2] + a[3] * key->r[3];
+        if (d < 0.0f) {
+            for (int c = 0; c < 4; c++) key->r[c] = -key->r[c];
+            d = -d;
+        }
+        pk->nlerp[k - 1] = d > 0.9995f;
+        double span = pk->times[k] - pk->times[k - 1];
+        pk->inv_span[k - 1] = span > 0.0 ? 1.0 / span : 0.0;
+    }
+    return pk;
+}
+
 void anim_channel_finish(skv_channel *ch)
 {
     /* Shared key times: compare every array of more than one key with the
@@ -556,6 +641,9 @@ void anim_channel_finish(skv_channel *ch)
             }
     }
     ch->constant = 0;
+    free(ch->packed);
+    ch->packed = NULL;
+    if (ch->shared_times && lead_count >= 2) ch->packed = pack_keys(ch, lead, lead_stride, lead_count);
     if (ch->position_count != 1 || ch->rotation_count != 1 || ch->scale_count != 1) return;
     float q[4];
     quat_unit(ch->rotations[0].value, q);

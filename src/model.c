@@ -61,6 +61,7 @@ void model_free(skv_model *model)
             free(clip->channels[i].positions);
             free(clip->channels[i].rotations);
             free(clip->channels[i].scales);
+            free(clip->channels[i].packed);
         }
         free(clip->channels);
         free(clip->node_channel);

@@ -35,6 +35,23 @@ typedef struct skv_quat_key {
     float value[4]; /* x, y, z, w */
 } skv_quat_key;
 
+/* A channel's keys repacked for the fast evaluator (anim.h): per key T, R,
+ * S side by side (4 floats each, 16-byte aligned), each rotation turned
+ * into the hemisphere of the one before (q and -q are one rotation), and
+ * per pair of keys 1 / time span and whether normalised lerp is exact
+ * enough. One allocation; free() releases it. */
+typedef struct skv_packed_key {
+    float t[4], r[4], s[4]; /* t[3], s[3] unused */
+} skv_packed_key;
+
+typedef struct skv_packed_keys {
+    int count;
+    double *times;         /* count */
+    double *inv_span;      /* count - 1 */
+    unsigned char *nlerp;  /* count - 1 */
+    skv_packed_key *keys;  /* count */
+} skv_packed_keys;
+
 /* The keys that animate one node. Each key array has at least one key. */
 typedef struct skv_channel {
     int node;
@@ -50,6 +67,7 @@ typedef struct skv_channel {
      * has the same key times (most files key T, R and S together), so
      * one key search and one factor serve all three. */
     int shared_times;
+    skv_packed_keys *packed; /* anim_channel_finish: shared_times channels of 2+ keys */
 } skv_channel;
 
 typedef struct skv_clip {

@@ -299,6 +299,7 @@ static void random_model_free(void)
             free(rm.channels[c][k].positions);
             free(rm.channels[c][k].rotations);
             free(rm.channels[c][k].scales);
+            free(rm.channels[c][k].packed);
         }
 }
 
