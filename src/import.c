@@ -64,6 +64,7 @@ typedef struct importer {
 
     char **texture_keys; /* per model texture: where it came from */
     int fbx_offset_fix;  /* fbx_mesh_correction applies (Assimp 5.4 FBX) */
+    int fbx_bind_fix;    /* fbx_offsets_from_rest may apply (Assimp 5.2 FBX) */
 } importer;
 
 static void to_mat4(const struct aiMatrix4x4 *m, mat4 out)
@@ -232,10 +233,55 @@ static int offsets_equal(const mat4 a, const mat4 b)
  * into the right one:  inverse(parent local) * global(mesh node).
  * The "parent" is the parent of the mesh node's chain of $AssimpFbx$ pivot
  * helpers, which Assimp creates in front of the node itself. */
-static int fbx_offset_fix_applies(const char *path)
+static int is_fbx(const char *path)
 {
     size_t n = strlen(path);
-    return aiGetVersionMajor() == 5 && aiGetVersionMinor() == 4 && n >= 4 && strcasecmp(path + n - 4, ".fbx") == 0;
+    return n >= 4 && strcasecmp(path + n - 4, ".fbx") == 0;
+}
+
+static int fbx_offset_fix_applies(const char *path)
+{
+    return aiGetVersionMajor() == 5 && aiGetVersionMinor() == 4 && is_fbx(path);
+}
+
+/* Assimp 5.2.4-5.2.5's FBX importer sets each bone's offset to the
+ * cluster's Transform (assimp PR #4490). Blender writes the whole offset
+ * there, and those files come out right; Autodesk exporters (Mixamo) write
+ * the mesh's global bind matrix, the same for every bone of the mesh, and
+ * the character twists (assimp #4487, #4620, #5131). That signature -- two
+ * or more bones, one offset -- cannot come from a sound rig, so such
+ * offsets are rebuilt as inverse(bone's rest global) * that matrix, taking
+ * the node tree's rest pose as the bind pose (as such exports have it). */
+static int fbx_bind_fix_applies(const char *path)
+{
+    return aiGetVersionMajor() == 5 && aiGetVersionMinor() == 2 && is_fbx(path);
+}
+
+static int offsets_all_equal(const struct aiMesh *src)
+{
+    if (src->mNumBones < 2) return 0;
+    mat4 first, other;
+    to_mat4(&src->mBones[0]->mOffsetMatrix, first);
+    for (unsigned b = 1; b < src->mNumBones; b++) {
+        to_mat4(&src->mBones[b]->mOffsetMatrix, other);
+        for (int c = 0; c < 4; c++)
+            for (int r = 0; r < 4; r++)
+                if (fabsf(first[c][r] - other[c][r]) > 1e-6f * (1.0f + fabsf(first[c][r]))) return 0;
+    }
+    return 1;
+}
+
+/* inverse(rest global of node) * m, the offset a bone of that node should
+ * have had (see fbx_bind_fix_applies). */
+static void offset_from_rest(const importer *im, int node, const mat4 m, mat4 out)
+{
+    const skv_skeleton *sk = &im->model->skeleton;
+    mat4 global = GLM_MAT4_IDENTITY_INIT;
+    for (int n = node; n >= 0; n = sk->parents[n]) glm_mat4_mul(sk->rest_local[n], global, global);
+    glm_mat4_inv(global, global);
+    mat4 result;
+    glm_mat4_mul(global, (vec4 *)m, result);
+    glm_mat4_copy(result, out);
 }
 
 static void fbx_mesh_correction(const importer *im, int mesh_node, mat4 correction)
@@ -261,13 +307,15 @@ static void fbx_mesh_correction(const importer *im, int mesh_node, mat4 correcti
 /* One palette entry per distinct (name, offset): meshes that share a
  * skeleton share entries, and a bone bound with a different offset in
  * another mesh still gets its own, correct matrix. */
-static int file_bone_index(importer *im, const struct aiBone *bone, const mat4 correction)
+static int file_bone_index(importer *im, const struct aiBone *bone, const mat4 correction, int from_rest)
 {
     skv_skeleton *sk = &im->model->skeleton;
     char name[AI_MAXLEN + 1];
     snprintf(name, sizeof name, "%.*s", (int)bone->mName.length, bone->mName.data);
     mat4 offset;
     to_mat4(&bone->mOffsetMatrix, offset);
+    int rest_node = from_rest ? lookup(&im->node_by_name, name) : -1;
+    if (rest_node >= 0) offset_from_rest(im, rest_node, offset, offset);
     glm_mat4_mul(offset, (vec4 *)correction, offset);
     if (!mat4_finite(offset)) glm_mat4_identity(offset);
 
@@ -324,9 +372,13 @@ static skv_result pack_mesh_influences(importer *im, const struct aiMesh *src, s
     size_t total = 0;
     mat4 correction = GLM_MAT4_IDENTITY_INIT;
     if (im->fbx_offset_fix && src->mNumBones > 0) fbx_mesh_correction(im, mesh->node, correction);
+    int from_rest = im->fbx_bind_fix && offsets_all_equal(src);
+    if (from_rest)
+        model_warn(im->model, "mesh '%s': every bone has the same offset (Assimp 5.2's FBX defect, assimp #4620); "
+                   "offsets rebuilt from the rest pose", mesh->name);
     for (unsigned b = 0; b < src->mNumBones; b++) {
         const struct aiBone *bone = src->mBones[b];
-        bone_of[b] = file_bone_index(im, bone, correction);
+        bone_of[b] = file_bone_index(im, bone, correction, from_rest);
         if (bone_of[b] < 0) {
             free(counts);
             free(bone_of);
@@ -968,7 +1020,7 @@ static skv_result convert_scene(const struct aiScene *scene, const struct aiScen
     memset(model, 0, sizeof *model);
     model->influence_slots = desc && desc->influences == 8 ? 8 : SKV_DEFAULT_INFLUENCES;
     importer im = {.scene = scene, .anim_scene = anim_scene, .model = model, .err = err,
-                   .fbx_offset_fix = fbx_offset_fix_applies(path)};
+                   .fbx_offset_fix = fbx_offset_fix_applies(path), .fbx_bind_fix = fbx_bind_fix_applies(path)};
     model->path = strdup(path);
     im.folder = strdup(path);
     if (!model->path || !im.folder) {
