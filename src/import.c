@@ -1165,6 +1165,11 @@ static skv_result guarded_read(const char *path, unsigned flags, const skv_impor
          * print is summed up by the parent's one line instead. */
         int devnull = open("/dev/null", O_WRONLY);
         if (devnull >= 0) dup2(devnull, STDERR_FILENO);
+        /* Crash handlers the host installed (sanitizers, libFuzzer) must
+         * not run in this throwaway child: it dies by the signal, and the
+         * parent names it. */
+        const int crashes[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+        for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++) signal(crashes[i], SIG_DFL);
 #ifndef SKV_SANITIZE
         struct rlimit limit = {guard_memory_limit(path), guard_memory_limit(path)};
         setrlimit(RLIMIT_AS, &limit);
