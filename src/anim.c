@@ -312,32 +312,46 @@ static inline void sample_shared(const skv_channel *ch, double t, int *cursor, f
 }
 
 #if defined(__SSE2__)
-/* sample_shared on the packed keys: one search, one multiply for the
- * factor, T, R and S interpolated four lanes at a time. */
-static inline void sample_packed(const skv_packed_keys *pk, double t, int *cursor, float tr[4], float q[4], float s[4])
+/* A key value as 4 lanes: vec3 keys read their struct's zeroed padding as
+ * the 4th (skv_vec3_key is 24 bytes), quaternion keys are 4 floats. A
+ * single-key array gives its one key for both ends. */
+static inline __m128 key_lanes(const float *value)
+{
+    return _mm_loadu_ps(value);
+}
+
+/* sample_shared with the precomputed spans: one search, one multiply for
+ * the factor, T, R and S interpolated four lanes at a time. */
+static inline void sample_packed(const skv_channel *ch, const skv_packed_keys *pk, double t, int *cursor,
+                                 float tr[4], float q[4], float s[4])
 {
     int i, n = pk->count;
     float f;
-    if (!(t > pk->times[0])) i = 0, f = 0.0f;
-    else if (t >= pk->times[n - 1]) i = n - 2, f = 1.0f;
+#define PACKED_TIME(k) (*(const double *)((const char *)pk->times + (size_t)(k) * pk->time_stride))
+    if (!(t > PACKED_TIME(0))) i = 0, f = 0.0f;
+    else if (t >= PACKED_TIME(n - 1)) i = n - 2, f = 1.0f;
     else {
-        i = key_at(pk->times, sizeof(double), n, t, cursor);
-        double x = (t - pk->times[i]) * pk->inv_span[i];
+        i = key_at(pk->times, pk->time_stride, n, t, cursor);
+        double x = (t - PACKED_TIME(i)) * pk->inv_span[i];
         f = (float)(x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x);
     }
-    const skv_packed_key *a = &pk->keys[i], *b = &pk->keys[i + 1];
+#undef PACKED_TIME
+    int ti = ch->position_count > 1 ? i : 0, si = ch->scale_count > 1 ? i : 0, ri = ch->rotation_count > 1 ? i : 0;
+    int tj = ch->position_count > 1 ? i + 1 : 0, sj = ch->scale_count > 1 ? i + 1 : 0;
+    int rj = ch->rotation_count > 1 ? i + 1 : 0;
     __m128 fv = _mm_set1_ps(f);
-    __m128 at = _mm_load_ps(a->t), as = _mm_load_ps(a->s);
-    _mm_store_ps(tr, _mm_add_ps(at, _mm_mul_ps(fv, _mm_sub_ps(_mm_load_ps(b->t), at))));
-    _mm_store_ps(s, _mm_add_ps(as, _mm_mul_ps(fv, _mm_sub_ps(_mm_load_ps(b->s), as))));
+    __m128 at = key_lanes(ch->positions[ti].value), as = key_lanes(ch->scales[si].value);
+    _mm_storeu_ps(tr, _mm_add_ps(at, _mm_mul_ps(fv, _mm_sub_ps(key_lanes(ch->positions[tj].value), at))));
+    _mm_storeu_ps(s, _mm_add_ps(as, _mm_mul_ps(fv, _mm_sub_ps(key_lanes(ch->scales[sj].value), as))));
+    const float *ra = ch->rotations[ri].value, *rb = ch->rotations[rj].value;
     if (f != 0.0f && f != 1.0f && !pk->nlerp[i]) {
-        quat_slerp(a->r, b->r, f, q); /* keys far apart: the exact arc */
+        quat_slerp(ra, rb, f, q); /* keys far apart: the exact arc */
         return;
     }
     /* Normalised lerp (f = 0 and 1 give the end keys normalised, as
      * quat_unit does). */
-    __m128 ar = _mm_load_ps(a->r);
-    __m128 r = _mm_add_ps(ar, _mm_mul_ps(fv, _mm_sub_ps(_mm_load_ps(b->r), ar)));
+    __m128 ar = key_lanes(ra);
+    __m128 r = _mm_add_ps(ar, _mm_mul_ps(fv, _mm_sub_ps(key_lanes(rb), ar)));
     __m128 sq = _mm_mul_ps(r, r);
     __m128 sum = _mm_add_ps(sq, _mm_shuffle_ps(sq, sq, 0x4e)); /* x+z y+w .. */
     sum = _mm_add_ps(sum, _mm_shuffle_ps(sum, sum, 0xb1));     /* all lanes: the sum */
@@ -476,7 +490,7 @@ void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seco
             int *cur = cursors ? &cursors[ch_index * 3] : (scratch[0] = scratch[1] = scratch[2] = -1, scratch);
             _Alignas(16) float t[4], s[4], q[4];
 #if defined(__SSE2__)
-            if (ch->packed) sample_packed(ch->packed, ticks, cur, t, q, s);
+            if (ch->packed) sample_packed(ch, ch->packed, ticks, cur, t, q, s);
             else
 #endif
             if (ch->shared_times) sample_shared(ch, ticks, cur, t, q, s);
@@ -570,43 +584,37 @@ void pose_evaluate_blend(skv_pose *pose, const skv_model *model, int clip_a, dou
     bone_palette(pose, sk, 0);
 }
 
-/* The packed form of a shared_times channel (model.h); NULL when memory
- * runs out (the channel is then sampled as it is). */
-static skv_packed_keys *pack_keys(const skv_channel *ch, const double *times, size_t stride, int count)
+/* The precomputed spans of a shared_times channel (model.h), turning its
+ * rotation keys into one hemisphere on the way; NULL when memory runs
+ * out (the channel is then sampled as it is). */
+static skv_packed_keys *pack_keys(skv_channel *ch, const double *times, size_t stride, int count)
 {
-    size_t keys_at = (sizeof(skv_packed_keys) + 15) & ~(size_t)15;
-    size_t times_at = keys_at + (size_t)count * sizeof(skv_packed_key);
-    size_t span_at = times_at + (size_t)count * sizeof(double);
+    size_t span_at = (sizeof(skv_packed_keys) + 7) & ~(size_t)7;
     size_t nlerp_at = span_at + (size_t)count * sizeof(double);
-    size_t size = (nlerp_at + (size_t)count + 15) & ~(size_t)15;
-    char *block = aligned_alloc(16, size);
+    char *block = malloc(nlerp_at + (size_t)count);
     if (!block) return NULL;
     skv_packed_keys *pk = (skv_packed_keys *)block;
     pk->count = count;
-    pk->keys = (skv_packed_key *)(block + keys_at);
-    pk->times = (double *)(block + times_at);
+    pk->times = times;
+    pk->time_stride = stride;
     pk->inv_span = (double *)(block + span_at);
     pk->nlerp = (unsigned char *)(block + nlerp_at);
-    for (int k = 0; k < count; k++) {
-        skv_packed_key *key = &pk->keys[k];
-        const float *t = ch->positions[ch->position_count == 1 ? 0 : k].value;
-        const float *r = ch->rotations[ch->rotation_count == 1 ? 0 : k].value;
-        const float *s = ch->scales[ch->scale_count == 1 ? 0 : k].value;
-        memcpy(key->t, t, 3 * sizeof(float));
-        memcpy(key->r, r, 4 * sizeof(float));
-        memcpy(key->s, s, 3 * sizeof(float));
-        key->t[3] = key->s[3] = 0.0f;
-        pk->times[k] = *(const double *)((const char *)times + (size_t)k * stride);
-        if (k == 0) continue;
-        /* The dot product and threshold quat_slerp would use. */
-        const float *a = pk->keys[k - 1].r;
-        float d = a[0] * key->r[0] + a[1] * key->r[1] + a[2] * key->r[2] + a[3] * key->r[3];
-        if (d < 0.0f) {
-            for (int c = 0; c < 4; c++) key->r[c] = -key->r[c];
-            d = -d;
+    for (int k = 1; k < count; k++) {
+        if (ch->rotation_count > 1) {
+            /* The dot product and threshold quat_slerp would use. */
+            const float *a = ch->rotations[k - 1].value;
+            float *b = ch->rotations[k].value;
+            float d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+            if (d < 0.0f) {
+                for (int c = 0; c < 4; c++) b[c] = -b[c];
+                d = -d;
+            }
+            pk->nlerp[k - 1] = d > 0.9995f;
+        } else {
+            pk->nlerp[k - 1] = 1; /* one rotation: nothing to interpolate */
         }
-        pk->nlerp[k - 1] = d > 0.9995f;
-        double span = pk->times[k] - pk->times[k - 1];
+        double span = *(const double *)((const char *)times + (size_t)k * stride) -
+                      *(const double *)((const char *)times + (size_t)(k - 1) * stride);
         pk->inv_span[k - 1] = span > 0.0 ? 1.0 / span : 0.0;
     }
     return pk;

@@ -783,7 +783,9 @@ static int all_keys_equal(const void *keys, int n, size_t stride, size_t value_o
 static int copy_vec3_keys(const struct aiVectorKey *src, unsigned count, const float fallback[3],
                           skv_vec3_key **out, int *unsorted)
 {
-    *out = malloc((count ? count : 1) * sizeof **out);
+    /* calloc: the fast evaluator reads each value as 4 floats, the 4th
+     * being the struct's padding, which must hold a plain 0. */
+    *out = calloc(count ? count : 1, sizeof **out);
     if (!*out) return -1;
     int n = 0;
     for (unsigned i = 0; i < count; i++) {
@@ -791,9 +793,14 @@ static int copy_vec3_keys(const struct aiVectorKey *src, unsigned count, const f
         if (!isfinite(k->mTime) || !isfinite(k->mValue.x) || !isfinite(k->mValue.y) || !isfinite(k->mValue.z))
             continue;
         if (n > 0 && k->mTime < (*out)[n - 1].time) *unsorted = 1;
-        (*out)[n++] = (skv_vec3_key){k->mTime, {k->mValue.x, k->mValue.y, k->mValue.z}};
+        skv_vec3_key *key = &(*out)[n++];
+        key->time = k->mTime;
+        key->value[0] = k->mValue.x, key->value[1] = k->mValue.y, key->value[2] = k->mValue.z;
     }
-    if (n == 0) (*out)[n++] = (skv_vec3_key){0.0, {fallback[0], fallback[1], fallback[2]}};
+    if (n == 0) {
+        (*out)[0].time = 0.0;
+        memcpy((*out)[n++].value, fallback, 3 * sizeof(float));
+    }
     if (*unsorted) SORT_KEYS_BY_TIME(*out, n);
     return all_keys_equal(*out, n, sizeof **out, offsetof(skv_vec3_key, value), sizeof (*out)->value) ? 1 : n;
 }

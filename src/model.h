@@ -35,21 +35,17 @@ typedef struct skv_quat_key {
     float value[4]; /* x, y, z, w */
 } skv_quat_key;
 
-/* A channel's keys repacked for the fast evaluator (anim.h): per key T, R,
- * S side by side (4 floats each, 16-byte aligned), each rotation turned
- * into the hemisphere of the one before (q and -q are one rotation), and
- * per pair of keys 1 / time span and whether normalised lerp is exact
- * enough. One allocation; free() releases it. */
-typedef struct skv_packed_key {
-    float t[4], r[4], s[4]; /* t[3], s[3] unused */
-} skv_packed_key;
-
+/* What the fast evaluator (anim.h) precomputes for a channel whose key
+ * arrays share their times: per pair of keys 1 / time span and whether
+ * normalised lerp is exact enough. The keys themselves stay where they
+ * are (each rotation turned into the hemisphere of the one before, which
+ * changes no rotation). One allocation; free() releases it. */
 typedef struct skv_packed_keys {
     int count;
-    double *times;         /* count */
-    double *inv_span;      /* count - 1 */
-    unsigned char *nlerp;  /* count - 1 */
-    skv_packed_key *keys;  /* count */
+    const double *times;  /* the channel's own key times (stride: time_stride bytes) */
+    size_t time_stride;
+    double *inv_span;     /* count - 1 */
+    unsigned char *nlerp; /* count - 1 */
 } skv_packed_keys;
 
 /* The keys that animate one node. Each key array has at least one key. */
