@@ -190,7 +190,7 @@ static skv_result flatten_nodes(importer *im)
 
 /* --- bone map ------------------------------------------------------------ */
 
-static int add_bone(importer *im, const char *name, int node, const mat4 offset)
+static int add_bone(importer *im, const char *name, int node, const mat4 offset, int from_file)
 {
     skv_skeleton *sk = &im->model->skeleton;
     if (sk->bone_count == im->bone_capacity) {
@@ -201,13 +201,16 @@ static int add_bone(importer *im, const char *name, int node, const mat4 offset)
         if (nodes) sk->bone_node = nodes;
         mat4 *offsets = realloc(sk->bone_offset, (size_t)cap * sizeof *offsets);
         if (offsets) sk->bone_offset = offsets;
-        if (!names || !nodes || !offsets) return -1;
+        unsigned char *kinds = realloc(sk->bone_from_file, (size_t)cap);
+        if (kinds) sk->bone_from_file = kinds;
+        if (!names || !nodes || !offsets || !kinds) return -1;
         im->bone_capacity = cap;
     }
     int b = sk->bone_count;
     sk->bone_names[b] = strdup(name);
     if (!sk->bone_names[b]) return -1;
     sk->bone_node[b] = node;
+    sk->bone_from_file[b] = (unsigned char)from_file;
     glm_mat4_copy((vec4 *)offset, sk->bone_offset[b]);
     sk->bone_count++;
     return b;
@@ -327,7 +330,7 @@ static int file_bone_index(importer *im, const struct aiBone *bone, const mat4 c
     }
     int node = lookup(&im->node_by_name, name);
     if (node < 0) model_warn(im->model, "bone '%s' has no node in the hierarchy; it stays in bind pose", name);
-    int b = add_bone(im, name, node, offset);
+    int b = add_bone(im, name, node, offset, 1);
     if (b >= 0 && first < 0) shput(im->bone_by_name, sk->bone_names[b], b);
     im->model->file_bone_count++;
     return b;
@@ -340,7 +343,7 @@ static int node_bone_index(importer *im, int node)
     char name[AI_MAXLEN + 16];
     snprintf(name, sizeof name, "%s (node)", im->model->skeleton.node_names[node]);
     mat4 identity = GLM_MAT4_IDENTITY_INIT;
-    im->node_bone[node] = add_bone(im, name, node, identity);
+    im->node_bone[node] = add_bone(im, name, node, identity, 0);
     return im->node_bone[node];
 }
 

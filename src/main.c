@@ -339,7 +339,7 @@ static void print_list_json(const skv_scene *scene)
     printf("],\"bones\":[");
     int first = 1;
     for (int b = 0; b < sk->bone_count; b++) {
-        if (!overlay_is_file_bone(m, b) && sk->bone_node[b] >= 0) continue; /* importer's node entries */
+        if (!model_bone_from_file(m, b)) continue; /* the importer's node bones */
         int parent = -1, node = sk->bone_node[b];
         for (int p = node >= 0 ? sk->parents[node] : -1; p >= 0 && parent < 0; p = sk->parents[p])
             for (int k = 0; k < sk->bone_count && parent < 0; k++)

@@ -54,6 +54,7 @@ void model_free(skv_model *model)
     free_strings(sk->bone_names, sk->bone_count);
     free(sk->bone_node);
     free(sk->bone_offset);
+    free(sk->bone_from_file);
 
     for (int c = 0; c < model->clip_count; c++) {
         skv_clip *clip = &model->clips[c];
@@ -101,6 +102,13 @@ int model_find_clip(const skv_model *model, const char *name_or_index)
     for (int i = 0; i < model->clip_count; i++)
         if (model->clips[i].name && strcmp(model->clips[i].name, name_or_index) == 0) return i;
     return parse_index(name_or_index, model->clip_count);
+}
+
+int model_bone_from_file(const skv_model *model, int bone)
+{
+    const skv_skeleton *sk = &model->skeleton;
+    if (bone < 0 || bone >= sk->bone_count) return 0;
+    return !sk->bone_from_file || sk->bone_from_file[bone];
 }
 
 int model_find_bone(const skv_model *model, const char *name_or_index)

@@ -91,6 +91,7 @@ typedef struct skv_skeleton {
     char **bone_names;
     int *bone_node; /* node index, or -1 when the file names a node it lacks */
     mat4 *bone_offset;
+    unsigned char *bone_from_file; /* 1: one of the file's bones, 0: a node bone; NULL: all from the file */
 } skv_skeleton;
 
 typedef struct skv_mesh {
@@ -176,6 +177,10 @@ void model_warn(skv_model *model, const char *fmt, ...)
 /* Index of the clip called `name`, or the clip number given as digits;
  * -1 if none matches. */
 int model_find_clip(const skv_model *model, const char *name_or_index);
+
+/* Is palette entry `bone` one of the file's bones (not a node bone the
+ * importer added)? */
+int model_bone_from_file(const skv_model *model, int bone);
 
 /* Palette index of the bone called `name_or_index` (or its number); -1
  * if none. */

@@ -36,12 +36,7 @@ int lines_add(skv_lines *lines, const float position[3], const float color[3])
 
 int overlay_is_file_bone(const skv_model *model, int bone)
 {
-    const skv_skeleton *sk = &model->skeleton;
-    if (bone < 0 || bone >= sk->bone_count || sk->bone_node[bone] < 0) return 0;
-    /* Node entries are named "<node> (node)" by the importer. */
-    const char *name = sk->bone_names[bone];
-    size_t n = strlen(name);
-    return !(n >= 7 && strcmp(name + n - 7, " (node)") == 0);
+    return model_bone_from_file(model, bone) && model->skeleton.bone_node[bone] >= 0;
 }
 
 int overlay_skeleton(const skv_model *model, const mat4 *global, const mat4 upright, int selected,

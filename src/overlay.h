@@ -34,7 +34,8 @@ int lines_add(skv_lines *lines, const float position[3], const float color[3]);
 int overlay_skeleton(const skv_model *model, const mat4 *global, const mat4 upright, int selected,
                      skv_lines *bones, skv_lines *joints);
 
-/* Is palette entry `bone` one of the file's bones (not a node entry)? */
+/* Is palette entry `bone` a joint to draw: one of the file's bones
+ * (model_bone_from_file) whose node exists? */
 int overlay_is_file_bone(const skv_model *model, int bone);
 
 /* A segment of `length` along each vertex normal (model space positions

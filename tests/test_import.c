@@ -181,6 +181,7 @@ static void test_defensive(void)
         CHECK(model.indices[model.meshes[1].first_index + 4] == 69998);
         CHECK(model.weights[0] == 1.0f && model.skeleton.bone_node[model.bone_ids[0]] >= 0);
         CHECK(strstr(model.skeleton.bone_names[model.bone_ids[0]], "(node)") != NULL); /* v0: nothing usable */
+        CHECK(!model_bone_from_file(&model, model.bone_ids[0]));
         CHECK(model.weights[4] == 1.0f); /* v1: the 0.3 renormalised */
         CHECK(model.clips[0].ticks_per_second == 25.0);
         CHECK(model.clips[0].duration_ticks == 2.0);
@@ -271,7 +272,7 @@ static void test_fbx_offsets(void)
     double worst = 0.0;
     for (int k = 0; k < 2; k++) {
         int bone_index = model_find_bone(&model, k ? "boneB" : "boneA");
-        CHECK(bone_index >= 0);
+        CHECK(bone_index >= 0 && model_bone_from_file(&model, bone_index));
         for (int c = 0; c < 4 && bone_index >= 0; c++)
             for (int r = 0; r < 4; r++)
                 worst = fmax(worst, fabs(pose.palette[bone_index][c][r] - g_body[c][r]));
