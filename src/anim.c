@@ -215,6 +215,7 @@ void pose_destroy(skv_pose *pose)
     if (!pose->palette_borrowed) free(pose->palette);
     free(pose->cursors);
     free(pose->node_fixed);
+    free(pose->rest_trs);
     memset(pose, 0, sizeof *pose);
 }
 
@@ -507,30 +508,38 @@ void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seco
     bone_palette(pose, sk, cached);
 }
 
-/* A node's local transform split into T, R (unit quaternion), S. */
-typedef struct trs {
-    float t[3], r[4], s[3];
-} trs;
 
-/* The rest (bind/local) transform of node n as T, R, S. */
-static void rest_trs(const skv_skeleton *sk, int n, trs *out)
+void anim_decompose(const mat4 m, float t_out[3], float q_out[4], float s_out[3])
 {
     vec4 t;
     mat4 r;
     vec3 s;
-    glm_decompose((vec4 *)sk->rest_local[n], t, r, s);
+    glm_decompose((vec4 *)m, t, r, s);
     if (glm_mat4_det(r) < 0.0f) { /* mirrored: the reflection goes into the scale */
         glm_vec4_negate(r[0]);
         s[0] = -s[0];
     }
     versor q;
     glm_mat4_quat(r, q);
-    memcpy(out->t, t, sizeof out->t);
-    quat_unit(q, out->r);
-    memcpy(out->s, s, sizeof out->s);
+    memcpy(t_out, t, 3 * sizeof(float));
+    quat_unit(q, q_out);
+    memcpy(s_out, s, 3 * sizeof(float));
 }
 
-static void channel_trs(const skv_channel *ch, double ticks, trs *out)
+/* Every node's rest transform as T, R, S, decomposed on the pose's first
+ * blend and kept (the rest pose never changes); NULL if memory runs out. */
+static const skv_trs *pose_rest_trs(skv_pose *pose, const skv_skeleton *sk)
+{
+    if (!pose->rest_trs) {
+        skv_trs *all = malloc((size_t)(sk->node_count > 0 ? sk->node_count : 1) * sizeof *all);
+        if (!all) return NULL;
+        for (int n = 0; n < sk->node_count; n++) anim_decompose(sk->rest_local[n], all[n].t, all[n].r, all[n].s);
+        pose->rest_trs = all;
+    }
+    return pose->rest_trs;
+}
+
+static void channel_trs(const skv_channel *ch, double ticks, skv_trs *out)
 {
     int cursor[3] = {-1, -1, -1}; /* two clips at once: no cursors */
     if (ch->constant) {
@@ -557,6 +566,7 @@ void pose_evaluate_blend(skv_pose *pose, const skv_model *model, int clip_a, dou
     double ticks_a = a ? anim_clip_ticks(a, seconds_a) : 0.0, ticks_b = b ? anim_clip_ticks(b, seconds_b) : 0.0;
     float w = weight > 0.0f ? (weight < 1.0f ? weight : 1.0f) : 0.0f;
     pose->fixed_clip = -2; /* every global is rewritten here */
+    const skv_trs *rest = pose_rest_trs(pose, sk);
 
     for (int n = 0; n < sk->node_count; n++) {
         int ca = a ? a->node_channel[n] : -1, cb = b ? b->node_channel[n] : -1;
@@ -566,11 +576,13 @@ void pose_evaluate_blend(skv_pose *pose, const skv_model *model, int clip_a, dou
         } else {
             /* A node one clip does not animate keeps its rest transform
              * there, and is blended with the other clip's motion. */
-            trs ta, tb, out;
+            skv_trs ta, tb, out;
             if (ca >= 0) channel_trs(&a->channels[ca], ticks_a, &ta);
-            else rest_trs(sk, n, &ta);
+            else if (rest) ta = rest[n];
+            else anim_decompose(sk->rest_local[n], ta.t, ta.r, ta.s);
             if (cb >= 0) channel_trs(&b->channels[cb], ticks_b, &tb);
-            else rest_trs(sk, n, &tb);
+            else if (rest) tb = rest[n];
+            else anim_decompose(sk->rest_local[n], tb.t, tb.r, tb.s);
             for (int k = 0; k < 3; k++) {
                 out.t[k] = ta.t[k] + w * (tb.t[k] - ta.t[k]);
                 out.s[k] = ta.s[k] + w * (tb.s[k] - ta.s[k]);

@@ -28,6 +28,10 @@ void anim_sample_quat(const skv_quat_key *keys, int count, double t, float out[4
  * `a` unchanged below ~1e-3 rad). Output is unit length. */
 void anim_quat_slerp(const float a[4], const float b[4], float f, float out[4]);
 
+/* T, R (unit quaternion) and S of an affine matrix; a mirroring matrix
+ * keeps its reflection in s[0]. */
+void anim_decompose(const mat4 m, float t[3], float q[4], float s[3]);
+
 /* Rotation matrix of a quaternion that need not be unit length (a zero
  * quaternion gives identity). */
 void anim_quat_mat4(const float q[4], mat4 out);
@@ -51,6 +55,11 @@ void skin_palette(const skv_skeleton *skeleton, const mat4 *global,
  * The importer calls this on every channel it makes. */
 void anim_channel_finish(skv_channel *ch);
 
+/* A local transform split into T, R (unit quaternion x, y, z, w), S. */
+typedef struct skv_trs {
+    float t[3], r[4], s[3];
+} skv_trs;
+
 /* Working buffers for one pose of one model (one character). */
 typedef struct skv_pose {
     int node_count, bone_count;
@@ -69,6 +78,7 @@ typedef struct skv_pose {
     int fixed_clip;      /* -2: nothing cached */
     unsigned char *node_fixed;
     int palette_borrowed; /* pose_create_into */
+    skv_trs *rest_trs;    /* pose_evaluate_blend: every node's rest T, R, S, made once */
 } skv_pose;
 
 int pose_create(skv_pose *pose, const skv_skeleton *skeleton); /* 0 on success */

@@ -862,12 +862,8 @@ static skv_result convert_clips(importer *im)
             if (clip->node_channel[node] >= 0) continue; /* second channel for one node */
 
             /* Rest pose values fill key arrays the file left empty. */
-            vec4 rest_t;
-            mat4 rest_r;
-            vec3 rest_s;
-            versor rest_q;
-            glm_decompose(sk->rest_local[node], rest_t, rest_r, rest_s);
-            glm_mat4_quat(rest_r, rest_q);
+            float rest_t[3], rest_q[4], rest_s[3];
+            anim_decompose(sk->rest_local[node], rest_t, rest_q, rest_s);
 
             skv_channel *ch = &clip->channels[clip->channel_count];
             ch->node = node;
