@@ -182,11 +182,6 @@ static void upload_palette(skv_renderer *renderer, const mat4 *palette, int bone
     glBindBufferBase(GL_UNIFORM_BUFFER, SKV_BONES_BINDING, renderer->bone_block);
 }
 
-void render_upload_palette(skv_renderer *renderer, const mat4 *palette, int bone_count)
-{
-    upload_palette(renderer, palette, bone_count, SKV_SKINNING_LINEAR);
-}
-
 skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GLuint program, skv_skinning skinning,
                               skv_error *err)
 {
@@ -281,6 +276,7 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
     }
     glBindVertexArray(0);
     glEnable(GL_PROGRAM_POINT_SIZE);
+    if (overlay_axes(&renderer->axes) != 0) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
 
     renderer->texture_count = model->texture_count;
     if (model->texture_count > 0) {
@@ -313,6 +309,7 @@ void render_destroy(skv_renderer *renderer)
     if (renderer->line_program) glDeleteProgram(renderer->line_program);
     if (renderer->line_vao) glDeleteVertexArrays(1, &renderer->line_vao);
     if (renderer->line_buffers[0]) glDeleteBuffers(2, renderer->line_buffers);
+    lines_free(&renderer->axes);
     draws_free(&renderer->draws);
     memset(renderer, 0, sizeof *renderer);
 }
@@ -463,9 +460,7 @@ static void draw_axes(skv_renderer *renderer, const skv_frame_desc *frame)
     rotation[3][2] = -3.0f; /* the unit axes, 3 units in front of the eye */
     glm_perspective(glm_rad(40.0f), 1.0f, 0.1f, 10.0f, projection);
     glm_mat4_mul(projection, rotation, view_projection);
-    skv_lines axes = {0};
-    if (overlay_axes(&axes) == 0) draw_lines(renderer, &axes, view_projection, GL_LINES, 1.0f);
-    lines_free(&axes);
+    draw_lines(renderer, &renderer->axes, view_projection, GL_LINES, 1.0f);
     glViewport(viewport[0], viewport[1], viewport[2], viewport[3]);
 }
 

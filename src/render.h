@@ -71,6 +71,7 @@ typedef struct skv_renderer {
     /* Overlay lines and points. */
     GLuint line_program, line_vao, line_buffers[2];
     GLint line_u_view_projection, line_u_point_size;
+    skv_lines axes; /* the gizmo's segments, made once */
 } skv_renderer;
 
 /* Compiles the shaders and uploads the model. The model must stay alive
@@ -81,9 +82,6 @@ skv_result render_create(skv_renderer *renderer, const skv_model *model, skv_err
  * from then on. */
 skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GLuint program, skv_skinning skinning,
                               skv_error *err);
-
-/* Uploads `bone_count` palette matrices and binds the Bones block. */
-void render_upload_palette(skv_renderer *renderer, const mat4 *palette, int bone_count);
 
 /* Runs every vertex through the renderer's program once, as points with
  * the rasteriser off, capturing its transform-feedback varyings into
