@@ -98,6 +98,7 @@ void scene_free(skv_scene *scene)
     lines_free(&scene->depth_lines);
     free(scene->skinned_positions);
     free(scene->skinned_normals);
+    free(scene->dq_bones);
     pose_destroy(&scene->pose);
     model_free(&scene->model);
 }
@@ -119,6 +120,23 @@ void scene_set_view(skv_scene *scene, const skv_view_options *view)
     if (scene->view.weight_bone < 0 || scene->view.weight_bone >= scene->model.skeleton.bone_count)
         scene->view.weight_bone = 0;
     if (reframe) frame_clip(scene);
+}
+
+int scene_skin(skv_scene *scene, float *positions, float *normals)
+{
+    const skv_model *m = &scene->model;
+    if (scene->skinning != SKV_SKINNING_DUAL_QUATERNION) {
+        skin_blend(m, (const mat4 *)scene->pose.palette, positions, normals);
+        return 0;
+    }
+    if (!scene->dq_bones) {
+        scene->dq_bones = malloc((size_t)(m->skeleton.bone_count > 0 ? m->skeleton.bone_count : 1) *
+                                 sizeof *scene->dq_bones);
+        if (!scene->dq_bones) return -1;
+    }
+    skin_dq_palette((const mat4 *)scene->pose.palette, m->skeleton.bone_count, scene->dq_bones);
+    skin_blend_dq(m, scene->dq_bones, positions, normals);
+    return 0;
 }
 
 /* The per-frame parts of the views; a view whose buffers cannot be had
@@ -158,8 +176,8 @@ static void frame_views(skv_scene *scene, skv_frame_desc *frame)
             size_t n = (size_t)(m->vertex_count > 0 ? m->vertex_count : 1) * 3 * sizeof(float);
             if (!scene->skinned_positions) scene->skinned_positions = malloc(n);
             if (!scene->skinned_normals) scene->skinned_normals = malloc(n);
-            if (scene->skinned_positions && scene->skinned_normals) {
-                skin_blend(m, (const mat4 *)scene->pose.palette, scene->skinned_positions, scene->skinned_normals);
+            if (scene->skinned_positions && scene->skinned_normals &&
+                scene_skin(scene, scene->skinned_positions, scene->skinned_normals) == 0) {
                 failed |= overlay_normals(m, scene->skinned_positions, scene->skinned_normals, m->upright,
                                           0.04f * scene->camera.radius, &scene->depth_lines);
             }

@@ -48,6 +48,7 @@ typedef struct skv_scene {
     float frame_lo[3], frame_hi[3]; /* the framed bounds (the grid sits under them) */
     skv_lines bones, joints, depth_lines;
     float *skinned_positions, *skinned_normals; /* for view.normals */
+    skv_dq_bone *dq_bones;                      /* scene_skin with dual quaternions */
 } skv_scene;
 
 /* Imports `path` (import.h options; NULL: defaults) and picks clip `anim` (index or name; NULL: the first). Frames the
@@ -80,6 +81,11 @@ void scene_set_blend(skv_scene *scene, int other, float weight);
 /* Poses scene->pose at `seconds`: the clip, or the --blend mix, or the
  * cross-fade under way. */
 void scene_pose(skv_scene *scene, double seconds);
+
+/* Blends scene->pose on the CPU the way the scene's skinning does (linear
+ * or dual quaternion): 3 floats per vertex, model space. -1 when memory
+ * runs out. */
+int scene_skin(skv_scene *scene, float *positions, float *normals);
 
 /* Poses the scene at `seconds` and fills `frame` for a width x height
  * image. The one place the window and --screenshot get their frame from,

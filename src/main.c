@@ -419,20 +419,9 @@ static skv_result export_pose(skv_scene *scene, const options *o, skv_error *err
     skv_result r;
     if (!positions || !normals) {
         r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    } else if (scene_skin(scene, positions, normals) != 0) {
+        r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     } else {
-        if (scene->skinning == SKV_SKINNING_DUAL_QUATERNION) {
-            skv_dq_bone *bones = malloc((size_t)(m->skeleton.bone_count > 0 ? m->skeleton.bone_count : 1) * sizeof *bones);
-            if (!bones) {
-                free(positions);
-                free(normals);
-                return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
-            }
-            skin_dq_palette((const mat4 *)scene->pose.palette, m->skeleton.bone_count, bones);
-            skin_blend_dq(m, bones, positions, normals);
-            free(bones);
-        } else {
-            skin_blend(m, scene->pose.palette, positions, normals);
-        }
         r = capture_write_obj(o->export_pose, m, positions, normals, m->upright, err);
     }
     free(positions);
