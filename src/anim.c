@@ -1,5 +1,6 @@
 /* anim.c - key sampling, hierarchy walk, bone palette. */
 #include "anim.h"
+#include "walk.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -195,26 +196,26 @@ int pose_create_into(skv_pose *pose, const skv_skeleton *skeleton, mat4 *palette
     pose->bone_count = skeleton->bone_count;
     size_t nodes = skeleton->node_count > 0 ? (size_t)skeleton->node_count : 1;
     size_t bones = skeleton->bone_count > 0 ? (size_t)skeleton->bone_count : 1;
-    pose->local = malloc(nodes * sizeof(mat4));
-    pose->global = malloc(nodes * sizeof(mat4));
-    pose->palette = palette ? palette : malloc(bones * sizeof(mat4));
+    /* 64-byte aligned: a 4x4 float matrix is one cache line, and one
+     * AVX-512 register. */
+    pose->work = aligned_alloc(64, 2 * nodes * sizeof(mat4));
+    pose->palette = palette ? palette : aligned_alloc(64, bones * sizeof(mat4));
     pose->palette_borrowed = palette != NULL;
-    pose->node_fixed = calloc(nodes, 1);
-    pose->fixed_clip = -2;
-    if (!pose->local || !pose->global || !pose->palette || !pose->node_fixed) {
+    pose->walk_clip = -2;
+    if (!pose->work || !pose->palette) {
         pose_destroy(pose);
         return -1;
     }
+    pose->global = (mat4 *)pose->work;
+    pose->local = pose->global + skeleton->node_count;
     return 0;
 }
 
 void pose_destroy(skv_pose *pose)
 {
-    free(pose->local);
-    free(pose->global);
+    free(pose->work);
     if (!pose->palette_borrowed) free(pose->palette);
     free(pose->cursors);
-    free(pose->node_fixed);
     free(pose->rest_trs);
     memset(pose, 0, sizeof *pose);
 }
@@ -223,7 +224,8 @@ void pose_evaluate_reference(skv_pose *pose, const skv_model *model, int clip, d
 {
     const skv_clip *c = clip >= 0 && clip < model->clip_count ? &model->clips[clip] : NULL;
     double ticks = c ? anim_clip_ticks(c, seconds) : 0.0;
-    pose->fixed_clip = -2; /* its globals are not pose_evaluate's */
+    pose->walk_clip = -2; /* every palette entry is rewritten here */
+    pose->globals_owed = NULL;
     anim_sample(&model->skeleton, c, ticks, pose->local);
     skeleton_pose(&model->skeleton, pose->local, pose->global);
     skin_palette(&model->skeleton, pose->global, model->global_inverse, pose->palette);
@@ -312,6 +314,47 @@ static inline void sample_shared(const skv_channel *ch, double t, int *cursor, f
     else quat_slerp(ch->rotations[i].value, ch->rotations[i + 1].value, f, q);
 }
 
+/* local = T * R * S from a unit quaternion, written straight into the
+ * columns (the product anim_quat_mat4 + scaling would form). */
+static inline void trs_mat4(const float t[3], const float q[4], const float s[3], mat4 out)
+{
+    float x = q[0], y = q[1], z = q[2], w = q[3];
+    float xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y, wz = w * z;
+    out[0][0] = (1.0f - 2.0f * (yy + zz)) * s[0];
+    out[0][1] = 2.0f * (xy + wz) * s[0];
+    out[0][2] = 2.0f * (xz - wy) * s[0];
+    out[0][3] = 0.0f;
+    out[1][0] = 2.0f * (xy - wz) * s[1];
+    out[1][1] = (1.0f - 2.0f * (xx + zz)) * s[1];
+    out[1][2] = 2.0f * (yz + wx) * s[1];
+    out[1][3] = 0.0f;
+    out[2][0] = 2.0f * (xz + wy) * s[2];
+    out[2][1] = 2.0f * (yz - wx) * s[2];
+    out[2][2] = (1.0f - 2.0f * (xx + yy)) * s[2];
+    out[2][3] = 0.0f;
+    out[3][0] = t[0];
+    out[3][1] = t[1];
+    out[3][2] = t[2];
+    out[3][3] = 1.0f;
+}
+
+/* Key pair and factor at t on precomputed spans: i = 0, f = 0 before
+ * the first key, i = count - 2, f = 1 after the last. */
+static inline int packed_key(const skv_packed_keys *pk, double t, int *cursor, float *f)
+{
+    int i, n = pk->count;
+#define PACKED_TIME(k) (*(const double *)((const char *)pk->times + (size_t)(k) * pk->time_stride))
+    if (!(t > PACKED_TIME(0))) i = 0, *f = 0.0f;
+    else if (t >= PACKED_TIME(n - 1)) i = n - 2, *f = 1.0f;
+    else {
+        i = key_at(pk->times, pk->time_stride, n, t, cursor);
+        double x = (t - PACKED_TIME(i)) * pk->inv_span[i];
+        *f = (float)(x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x);
+    }
+#undef PACKED_TIME
+    return i;
+}
+
 #if defined(__SSE2__)
 /* A key value as 4 lanes: vec3 keys read their struct's zeroed padding as
  * the 4th (skv_vec3_key is 24 bytes), quaternion keys are 4 floats. A
@@ -326,17 +369,8 @@ static inline __m128 key_lanes(const float *value)
 static inline void sample_packed(const skv_channel *ch, const skv_packed_keys *pk, double t, int *cursor,
                                  float tr[4], float q[4], float s[4])
 {
-    int i, n = pk->count;
     float f;
-#define PACKED_TIME(k) (*(const double *)((const char *)pk->times + (size_t)(k) * pk->time_stride))
-    if (!(t > PACKED_TIME(0))) i = 0, f = 0.0f;
-    else if (t >= PACKED_TIME(n - 1)) i = n - 2, f = 1.0f;
-    else {
-        i = key_at(pk->times, pk->time_stride, n, t, cursor);
-        double x = (t - PACKED_TIME(i)) * pk->inv_span[i];
-        f = (float)(x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x);
-    }
-#undef PACKED_TIME
+    int i = packed_key(pk, t, cursor, &f);
     int ti = ch->position_count > 1 ? i : 0, si = ch->scale_count > 1 ? i : 0, ri = ch->rotation_count > 1 ? i : 0;
     int tj = ch->position_count > 1 ? i + 1 : 0, sj = ch->scale_count > 1 ? i + 1 : 0;
     int rj = ch->rotation_count > 1 ? i + 1 : 0;
@@ -363,31 +397,94 @@ static inline void sample_packed(const skv_channel *ch, const skv_packed_keys *p
     }
     _mm_storeu_ps(q, _mm_mul_ps(r, _mm_set1_ps(1.0f / sqrtf(len2))));
 }
-#endif
 
-/* local = T * R * S from a unit quaternion, written straight into the
- * columns (the product anim_quat_mat4 + scaling would form). */
-static inline void trs_mat4(const float t[3], const float q[4], const float s[3], mat4 out)
+/* One key of a lane: its value at key pair i's first (end 0) or second
+ * (end 1) key. */
+static inline __m128 lane_key(const float *first, int32_t step, int i)
 {
-    float x = q[0], y = q[1], z = q[2], w = q[3];
-    float xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y, wz = w * z;
-    out[0][0] = (1.0f - 2.0f * (yy + zz)) * s[0];
-    out[0][1] = 2.0f * (xy + wz) * s[0];
-    out[0][2] = 2.0f * (xz - wy) * s[0];
-    out[0][3] = 0.0f;
-    out[1][0] = 2.0f * (xy - wz) * s[1];
-    out[1][1] = (1.0f - 2.0f * (xx + zz)) * s[1];
-    out[1][2] = 2.0f * (yz + wx) * s[1];
-    out[1][3] = 0.0f;
-    out[2][0] = 2.0f * (xz + wy) * s[2];
-    out[2][1] = 2.0f * (yz - wx) * s[2];
-    out[2][2] = (1.0f - 2.0f * (xx + yy)) * s[2];
-    out[2][3] = 0.0f;
-    out[3][0] = t[0];
-    out[3][1] = t[1];
-    out[3][2] = t[2];
-    out[3][3] = 1.0f;
+    return _mm_loadu_ps((const float *)((const char *)first + (ptrdiff_t)i * step));
 }
+
+/* Four channels of one time group at key pair i, factor f, into their
+ * locals: T, R, S lerped per channel, then the rotation normalised and
+ * turned into T * R * S with one channel per lane (structure of arrays),
+ * the same arithmetic trs_mat4 does for one. */
+static inline void sample_lanes(const skv_walk_lane *lane, int i, float f, float *work)
+{
+    __m128 fv = _mm_set1_ps(f), t[4], r[4], s[4];
+    for (int j = 0; j < 4; j++) {
+        const skv_walk_lane *l = &lane[j];
+        __m128 a = lane_key(l->t, l->t_step, i), b = lane_key(l->t, l->t_step, i + 1);
+        t[j] = _mm_add_ps(a, _mm_mul_ps(fv, _mm_sub_ps(b, a)));
+        a = lane_key(l->r, l->r_step, i), b = lane_key(l->r, l->r_step, i + 1);
+        r[j] = _mm_add_ps(a, _mm_mul_ps(fv, _mm_sub_ps(b, a)));
+        a = lane_key(l->s, l->s_step, i), b = lane_key(l->s, l->s_step, i + 1);
+        s[j] = _mm_add_ps(a, _mm_mul_ps(fv, _mm_sub_ps(b, a)));
+    }
+    _MM_TRANSPOSE4_PS(r[0], r[1], r[2], r[3]); /* now r[0] = x of the four, ... */
+    _MM_TRANSPOSE4_PS(s[0], s[1], s[2], s[3]);
+    __m128 len2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(r[0], r[0]), _mm_mul_ps(r[1], r[1])),
+                             _mm_add_ps(_mm_mul_ps(r[2], r[2]), _mm_mul_ps(r[3], r[3])));
+    /* A zero or non-finite quaternion gives identity, as quat_unit. */
+    __m128 ok = _mm_and_ps(_mm_cmpgt_ps(len2, _mm_setzero_ps()), _mm_cmplt_ps(len2, _mm_set1_ps(INFINITY)));
+    __m128 inv = _mm_and_ps(ok, _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(len2)));
+    __m128 x = _mm_mul_ps(r[0], inv), y = _mm_mul_ps(r[1], inv), z = _mm_mul_ps(r[2], inv);
+    __m128 w = _mm_or_ps(_mm_and_ps(ok, _mm_mul_ps(r[3], inv)), _mm_andnot_ps(ok, _mm_set1_ps(1.0f)));
+    __m128 one = _mm_set1_ps(1.0f), two = _mm_set1_ps(2.0f);
+    __m128 xx = _mm_mul_ps(x, x), yy = _mm_mul_ps(y, y), zz = _mm_mul_ps(z, z);
+    __m128 xy = _mm_mul_ps(x, y), xz = _mm_mul_ps(x, z), yz = _mm_mul_ps(y, z);
+    __m128 wx = _mm_mul_ps(w, x), wy = _mm_mul_ps(w, y), wz = _mm_mul_ps(w, z);
+    __m128 c0[4] = {_mm_mul_ps(_mm_sub_ps(one, _mm_mul_ps(two, _mm_add_ps(yy, zz))), s[0]),
+                    _mm_mul_ps(_mm_mul_ps(two, _mm_add_ps(xy, wz)), s[0]),
+                    _mm_mul_ps(_mm_mul_ps(two, _mm_sub_ps(xz, wy)), s[0]), _mm_setzero_ps()};
+    __m128 c1[4] = {_mm_mul_ps(_mm_mul_ps(two, _mm_sub_ps(xy, wz)), s[1]),
+                    _mm_mul_ps(_mm_sub_ps(one, _mm_mul_ps(two, _mm_add_ps(xx, zz))), s[1]),
+                    _mm_mul_ps(_mm_mul_ps(two, _mm_add_ps(yz, wx)), s[1]), _mm_setzero_ps()};
+    __m128 c2[4] = {_mm_mul_ps(_mm_mul_ps(two, _mm_add_ps(xz, wy)), s[2]),
+                    _mm_mul_ps(_mm_mul_ps(two, _mm_sub_ps(yz, wx)), s[2]),
+                    _mm_mul_ps(_mm_sub_ps(one, _mm_mul_ps(two, _mm_add_ps(xx, yy))), s[2]), _mm_setzero_ps()};
+    /* Back to one channel per register: column k of lane j. */
+    _MM_TRANSPOSE4_PS(c0[0], c0[1], c0[2], c0[3]);
+    _MM_TRANSPOSE4_PS(c1[0], c1[1], c1[2], c1[3]);
+    _MM_TRANSPOSE4_PS(c2[0], c2[1], c2[2], c2[3]);
+    /* Translation column: x, y, z of the lerp, w = 1 (whatever the key's
+     * padding lane held). */
+    __m128 xyz = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1)), w1 = _mm_set_ps(1.0f, 0.0f, 0.0f, 0.0f);
+    for (int j = 0; j < 4; j++) {
+        float *out = (float *)((char *)work + lane[j].out);
+        _mm_storeu_ps(out, c0[j]);
+        _mm_storeu_ps(out + 4, c1[j]);
+        _mm_storeu_ps(out + 8, c2[j]);
+        _mm_storeu_ps(out + 12, _mm_or_ps(_mm_and_ps(t[j], xyz), w1));
+    }
+}
+#else
+static inline void sample_packed(const skv_channel *ch, const skv_packed_keys *pk, double t, int *cursor,
+                                 float tr[4], float q[4], float s[4])
+{
+    (void)pk;
+    sample_shared(ch, t, cursor, tr, q, s);
+}
+
+/* Without SSE: each lane on its own, through the scalar sampler. */
+static inline void sample_lanes(const skv_walk_lane *lane, int i, float f, float *work)
+{
+    for (int j = 0; j < 4; j++) {
+        const skv_walk_lane *l = &lane[j];
+        float t[3], q[4], s[3], qa[4];
+        const float *ta = (const float *)((const char *)l->t + (ptrdiff_t)i * l->t_step);
+        const float *tb = (const float *)((const char *)l->t + (ptrdiff_t)(i + 1) * l->t_step);
+        const float *ra = (const float *)((const char *)l->r + (ptrdiff_t)i * l->r_step);
+        const float *rb = (const float *)((const char *)l->r + (ptrdiff_t)(i + 1) * l->r_step);
+        const float *sa = (const float *)((const char *)l->s + (ptrdiff_t)i * l->s_step);
+        const float *sb = (const float *)((const char *)l->s + (ptrdiff_t)(i + 1) * l->s_step);
+        for (int k = 0; k < 3; k++) t[k] = ta[k] + f * (tb[k] - ta[k]), s[k] = sa[k] + f * (sb[k] - sa[k]);
+        for (int k = 0; k < 4; k++) qa[k] = ra[k] + f * (rb[k] - ra[k]);
+        quat_unit(qa, q);
+        trs_mat4(t, q, s, (vec4 *)((char *)work + l->out));
+    }
+}
+#endif
 
 /* out = a * b for affine matrices (bottom row 0 0 0 1): the bottom row is
  * not computed, it comes out of the columns' w by itself. */
@@ -423,14 +520,13 @@ static inline void node_global(skv_pose *pose, const skv_model *model, int n, co
     else affine_mul(pose->global[p], (vec4 *)local, pose->global[n]);
 }
 
-/* final[b] = global(node of b) * offset[b]; with `keep_fixed`, entries of
- * nodes cached as fixed (skv_pose) are left as they are. */
-static inline void bone_palette(skv_pose *pose, const skv_skeleton *sk, int keep_fixed)
+/* final[b] = global(node of b) * offset[b]. */
+static inline void bone_palette(skv_pose *pose, const skv_skeleton *sk)
 {
     for (int b = 0; b < sk->bone_count; b++) {
         int n = sk->bone_node[b];
         if (n < 0) glm_mat4_identity(pose->palette[b]);
-        else if (!(keep_fixed && pose->node_fixed[n])) affine_mul(pose->global[n], sk->bone_offset[b], pose->palette[b]);
+        else affine_mul(pose->global[n], sk->bone_offset[b], pose->palette[b]);
     }
 }
 
@@ -459,55 +555,70 @@ __attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
 void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seconds)
 {
-    const skv_skeleton *sk = &model->skeleton;
     const skv_clip *c = clip >= 0 && clip < model->clip_count ? &model->clips[clip] : NULL;
+    const skv_walk *w = c ? c->walk : model->rest_walk;
+    if (!w) {
+        pose_evaluate_reference(pose, model, clip, seconds);
+        return;
+    }
     double ticks = c ? anim_clip_ticks(c, seconds) : 0.0;
-    int *cursors = c && c->channel_count > 0 ? pose_cursors(pose, clip, c->channel_count) : NULL;
-    int scratch[3];
-
     int clip_key = c ? clip : -1;
-    int cached = pose->fixed_clip == clip_key;
-    if (!cached) {
-        for (int n = 0; n < sk->node_count; n++) {
-            int ch = c ? c->node_channel[n] : -1;
-            int p = sk->parents[n];
-            pose->node_fixed[n] = (ch < 0 || c->channels[ch].constant) && (p < 0 || pose->node_fixed[p]);
-        }
-        pose->fixed_clip = clip_key;
+    if (pose->walk_clip != clip_key) {
+        walk_run(w->fixed, w->fixed_count, pose->work, w->constants, (float *)pose->palette);
+        pose->walk_clip = clip_key;
     }
 
-    /* Local transforms and the walk in one parent-first pass; the root's
-     * global is globalInverse * local, so every global is in model space. */
-    for (int n = 0; n < sk->node_count; n++) {
-        if (cached && pose->node_fixed[n]) continue;
-        int ch_index = c ? c->node_channel[n] : -1;
-        const float *local;
-        if (ch_index < 0) {
-            local = (const float *)sk->rest_local[n];
-        } else if (c->channels[ch_index].constant) {
-            local = (const float *)c->channels[ch_index].constant_local;
-        } else {
-            const skv_channel *ch = &c->channels[ch_index];
-            int *cur = cursors ? &cursors[ch_index * 3] : (scratch[0] = scratch[1] = scratch[2] = -1, scratch);
-            _Alignas(16) float t[4], s[4], q[4];
-#if defined(__SSE2__)
-            if (ch->packed) sample_packed(ch, ch->packed, ticks, cur, t, q, s);
-            else
-#endif
-            if (ch->shared_times) sample_shared(ch, ticks, cur, t, q, s);
-            else {
-                sample_vec3(ch->positions, ch->position_count, ticks, &cur[0], t);
-                sample_quat(ch->rotations, ch->rotation_count, ticks, &cur[1], q);
-                sample_vec3(ch->scales, ch->scale_count, ticks, &cur[2], s);
+    /* Locals of the channels whose keys move: time groups four lanes at
+     * a time, then the channels keyed at times of their own. */
+    int *cursors = w->sample_count > 0 ? pose_cursors(pose, clip, c->channel_count) : NULL;
+    for (int g = 0; g < w->group_count; g++) {
+        const skv_walk_group *grp = &w->groups[g];
+        const skv_walk_lane *lanes = &w->lanes[grp->first_lane];
+        int scratch = -1;
+        int *cur = cursors ? &cursors[lanes[0].channel * 3] : &scratch;
+        float f;
+        int i = packed_key(grp->keys, ticks, cur, &f);
+        for (int l = 0; l < grp->lane_count; l += 4) sample_lanes(&lanes[l], i, f, pose->work);
+        if (f != 0.0f && f != 1.0f && !w->group_nlerp[grp->nlerp_at + i]) {
+            /* Some lane's keys are too far apart for nlerp: that
+             * channel again, on the exact arc. */
+            for (int l = 0; l < grp->lane_count; l++) {
+                const skv_channel *ch = &c->channels[lanes[l].channel];
+                if (ch->packed->nlerp[i]) continue;
+                int one[3] = {i, i, i};
+                _Alignas(16) float t[4], s[4], q[4];
+                sample_packed(ch, ch->packed, ticks, one, t, q, s);
+                trs_mat4(t, q, s, pose->local[ch->node]);
             }
-            trs_mat4(t, q, s, pose->local[n]);
-            local = (const float *)pose->local[n];
         }
-        node_global(pose, model, n, local);
     }
-    bone_palette(pose, sk, cached);
+    for (int k = 0; k < w->loose_count; k++) {
+        int ch_index = w->loose[k];
+        const skv_channel *ch = &c->channels[ch_index];
+        int scratch[3] = {-1, -1, -1};
+        int *cur = cursors ? &cursors[ch_index * 3] : scratch;
+        _Alignas(16) float t[4], s[4], q[4];
+        if (ch->shared_times) sample_shared(ch, ticks, cur, t, q, s);
+        else {
+            sample_vec3(ch->positions, ch->position_count, ticks, &cur[0], t);
+            sample_quat(ch->rotations, ch->rotation_count, ticks, &cur[1], q);
+            sample_vec3(ch->scales, ch->scale_count, ticks, &cur[2], s);
+        }
+        trs_mat4(t, q, s, pose->local[ch->node]);
+    }
+    /* Then the globals the palette needs, and the palette. */
+    walk_run(w->globals, w->global_count, pose->work, w->constants, pose->work);
+    walk_run(w->palette, w->palette_count, pose->work, w->constants, (float *)pose->palette);
+    pose->globals_owed = w->deferred_count > 0 ? w : NULL;
 }
 
+const mat4 *pose_globals(skv_pose *pose)
+{
+    const skv_walk *w = pose->globals_owed;
+    if (w) walk_run(w->deferred, w->deferred_count, pose->work, w->constants, pose->work);
+    pose->globals_owed = NULL;
+    return (const mat4 *)pose->global;
+}
 
 void anim_decompose(const mat4 m, float t_out[3], float q_out[4], float s_out[3])
 {
@@ -565,7 +676,8 @@ void pose_evaluate_blend(skv_pose *pose, const skv_model *model, int clip_a, dou
     const skv_clip *b = clip_b >= 0 && clip_b < model->clip_count ? &model->clips[clip_b] : NULL;
     double ticks_a = a ? anim_clip_ticks(a, seconds_a) : 0.0, ticks_b = b ? anim_clip_ticks(b, seconds_b) : 0.0;
     float w = weight > 0.0f ? (weight < 1.0f ? weight : 1.0f) : 0.0f;
-    pose->fixed_clip = -2; /* every global is rewritten here */
+    pose->walk_clip = -2; /* every global and palette entry is rewritten here */
+    pose->globals_owed = NULL;
     const skv_trs *rest = pose_rest_trs(pose, sk);
 
     for (int n = 0; n < sk->node_count; n++) {
@@ -593,7 +705,7 @@ void pose_evaluate_blend(skv_pose *pose, const skv_model *model, int clip_a, dou
         }
         node_global(pose, model, n, local);
     }
-    bone_palette(pose, sk, 0);
+    bone_palette(pose, sk);
 }
 
 /* The precomputed spans of a shared_times channel (model.h), turning its

@@ -63,8 +63,11 @@ typedef struct skv_trs {
 /* Working buffers for one pose of one model (one character). */
 typedef struct skv_pose {
     int node_count, bone_count;
+    /* One block, 64-byte aligned: node_count globals, then node_count
+     * locals (skv_walk_step's operands are byte offsets into it). */
+    float *work;
     mat4 *local;
-    mat4 *global;  /* pose_evaluate: model space (globalInverse folded in) */
+    mat4 *global;  /* model space (globalInverse folded in); after pose_evaluate read it through pose_globals */
     mat4 *palette;
     /* Playback state: per channel of `cursor_clip`, the key last used for
      * position, rotation and scale. Consecutive frames step a key at most,
@@ -72,11 +75,11 @@ typedef struct skv_pose {
     int cursor_clip;
     int cursor_capacity; /* channels */
     int *cursors;        /* 3 per channel */
-    /* Nodes of `fixed_clip` that neither move nor hang under anything that
-     * moves: their global (and their bones' palette entries) are computed
-     * on the first evaluation of the clip and then left as they are. */
-    int fixed_clip;      /* -2: nothing cached */
-    unsigned char *node_fixed;
+    /* The clip (-1: rest pose) whose never-moving palette entries
+     * (skv_walk.fixed) are in the palette; -2: none. */
+    int walk_clip;
+    /* The walk whose deferred globals the last pose_evaluate skipped. */
+    const skv_walk *globals_owed;
     int palette_borrowed; /* pose_create_into */
     skv_trs *rest_trs;    /* pose_evaluate_blend: every node's rest T, R, S, made once */
 } skv_pose;
@@ -89,10 +92,15 @@ int pose_create_into(skv_pose *pose, const skv_skeleton *skeleton, mat4 *palette
 void pose_destroy(skv_pose *pose);
 
 /* Clip `clip` (-1: rest pose) at `seconds`, into pose->palette. The fast
- * path: key cursors, globalInverse folded into the root so each bone costs
- * one affine multiply for the walk and one for the palette, T*R*S written
- * straight from the quaternion. Same result as pose_evaluate_reference. */
+ * path: key cursors, then the clip's compiled walk (walk.h: globalInverse
+ * folded into the root, rigid chains multiplied out at load, nodes that
+ * never move posed at load). Same result as pose_evaluate_reference. A
+ * model without compiled walks takes the reference path. */
 void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seconds);
+
+/* Every node's global (model space) for the pose last evaluated: the walk
+ * forms only the globals the palette needs, this forms the rest. */
+const mat4 *pose_globals(skv_pose *pose);
 
 /* Two clips mixed: clip_a at seconds_a and clip_b at seconds_b (each
  * looped over its own duration), weight 0 = A, 1 = B. Per node, both

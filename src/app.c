@@ -155,7 +155,7 @@ static void frame_views(skv_scene *scene, skv_frame_desc *frame)
         lines_clear(&scene->bones);
         lines_clear(&scene->joints);
         int selected = v->shade == SKV_SHADE_WEIGHTS ? v->weight_bone : -1;
-        if (overlay_skeleton(m, (const mat4 *)scene->pose.global, m->upright, selected, &scene->bones, &scene->joints) == 0) {
+        if (overlay_skeleton(m, pose_globals(&scene->pose), m->upright, selected, &scene->bones, &scene->joints) == 0) {
             frame->overlay_lines = &scene->bones;
             frame->overlay_points = &scene->joints;
         }

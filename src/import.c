@@ -6,6 +6,7 @@
  * materials and textures, convert clips (names resolved to node indices
  * here, once), then release the aiScene. */
 #include "import.h"
+#include "walk.h"
 #include "anim.h"
 #include "import_scene.h"
 
@@ -1046,6 +1047,7 @@ static skv_result convert_scene(const struct aiScene *scene, const struct aiScen
     if (r == SKV_OK) r = convert_materials(&im);
     if (r == SKV_OK) r = convert_clips(&im);
     if (r == SKV_OK) r = merge_single_channel_clips(&im);
+    if (r == SKV_OK && walk_compile_all(model) != 0) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     if (r == SKV_OK) {
         for (int m = 0; m < model->mesh_count; m++)
             if (model->meshes[m].material < 0 || model->meshes[m].material >= model->material_count)

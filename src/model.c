@@ -25,6 +25,21 @@ static void free_strings(char **strings, int count)
     free(strings);
 }
 
+void walk_free(skv_walk *walk)
+{
+    if (!walk) return;
+    free(walk->loose);
+    free(walk->groups);
+    free(walk->lanes);
+    free(walk->group_nlerp);
+    free(walk->globals);
+    free(walk->palette);
+    free(walk->fixed);
+    free(walk->deferred);
+    free(walk->constants);
+    free(walk);
+}
+
 void model_free(skv_model *model)
 {
     if (!model) return;
@@ -66,9 +81,11 @@ void model_free(skv_model *model)
         }
         free(clip->channels);
         free(clip->node_channel);
+        walk_free(clip->walk);
         free(clip->name);
     }
     free(model->clips);
+    walk_free(model->rest_walk);
     free_strings(model->warnings, model->warning_count);
     memset(model, 0, sizeof *model);
 }

@@ -228,9 +228,10 @@ static void on_mouse_button(GLFWwindow *window, int button, int action, int mods
  * weight view is on. */
 static int joint_under_cursor(viewer *v, const skv_frame_desc *frame, int fb_width, int fb_height)
 {
-    const skv_scene *s = v->scene;
+    skv_scene *s = v->scene;
     if (!s->view.skeleton && s->view.shade != SKV_SHADE_WEIGHTS) return -1;
     if (s->instances > 0) return -1;
+    const mat4 *globals = pose_globals(&s->pose);
     double mx, my;
     int win_w, win_h;
     glfwGetCursorPos(v->window, &mx, &my);
@@ -244,7 +245,7 @@ static int joint_under_cursor(viewer *v, const skv_frame_desc *frame, int fb_wid
     double best_d2 = 10.0 * 10.0 * ((double)fb_width / win_w) * ((double)fb_width / win_w);
     for (int b = 0; b < m->skeleton.bone_count; b++) {
         if (!overlay_is_file_bone(m, b)) continue;
-        const float *t = s->pose.global[m->skeleton.bone_node[b]][3];
+        const float *t = globals[m->skeleton.bone_node[b]][3];
         vec4 world, clip;
         glm_mat4_mulv((vec4 *)m->upright, (vec4){t[0], t[1], t[2], 1.0f}, world);
         glm_mat4_mulv(view_projection, world, clip);

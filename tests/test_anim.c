@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "anim.h"
+#include "walk.h"
 #include "crowd.h"
 #include "check.h"
 
@@ -290,10 +291,13 @@ static void random_model_build(void)
                                     .bone_count = NODES, .bone_node = bone_node, .bone_offset = offsets};
     glm_scale_make(model->global_inverse, (vec3){0.5f, 0.5f, 0.5f});
     model->global_inverse[3][2] = 3.0f;
+    CHECK(walk_compile_all(model) == 0); /* as the importer does */
 }
 
 static void random_model_free(void)
 {
+    walk_free(rm.model.rest_walk);
+    for (int c = 0; c < RM_CLIPS; c++) walk_free(rm.clips[c].walk);
     for (int c = 0; c < RM_CLIPS; c++)
         for (int k = 0; k < rm.clips[c].channel_count; k++) {
             free(rm.channels[c][k].positions);
@@ -324,18 +328,53 @@ static void test_fast_matches_reference(void)
         else if (i < 100) times[i] = 2.0 - (i - 60) / 30.0;     /* backwards */
         else times[i] = 5.0 * (frand(&seed) + 1.0);             /* jumps, loops */
     }
-    double worst = 0.0;
+    double worst = 0.0, worst_global = 0.0;
     for (int i = 0; i < 200; i++) {
         pose_evaluate(&fast, &model, clip_of[i], times[i]);
         pose_evaluate_reference(&ref, &model, clip_of[i], times[i]);
         for (int b = 0; b < NODES; b++)
             for (int c = 0; c < 4; c++)
                 for (int r = 0; r < 4; r++) worst = fmax(worst, fabs(fast.palette[b][c][r] - ref.palette[b][c][r]));
+        if (i % 7 == 0) {
+            /* Every node's global, the ones the walk skips included
+             * (reference globals are before globalInverse). */
+            const mat4 *g = pose_globals(&fast);
+            for (int n = 0; n < NODES; n++) {
+                mat4 expect;
+                glm_mat4_mul(model.global_inverse, ref.global[n], expect);
+                for (int c = 0; c < 4; c++)
+                    for (int r = 0; r < 4; r++) worst_global = fmax(worst_global, fabs(g[n][c][r] - expect[c][r]));
+            }
+        }
     }
-    printf("fast vs reference pose: max abs difference %.2g over 200 evaluations (%d channels on shared times)\n",
-           worst, rm.shared);
+    /* What the compiled walks hold: rigid chains folded (fewer per-frame
+     * global products than moving nodes' parents), fixed nodes posed once. */
+    int moving = 0, deferred = 0, groups = 0, padded = 0, loose = 0;
+    for (int c = 0; c < RM_CLIPS; c++) {
+        const skv_walk *w = model.clips[c].walk;
+        CHECK(w != NULL);
+        moving += w->sample_count;
+        deferred += w->deferred_count;
+        loose += w->loose_count;
+        groups += w->group_count;
+        for (int g = 0; g < w->group_count; g++) {
+            int channels = 0; /* lanes that are not repeats of the one before */
+            for (int l = 0; l < w->groups[g].lane_count; l++)
+                channels += l == 0 || w->lanes[w->groups[g].first_lane + l].channel !=
+                                          w->lanes[w->groups[g].first_lane + l - 1].channel;
+            padded += channels % 4 != 0;
+            CHECK(w->groups[g].lane_count % 4 == 0);
+        }
+    }
+    CHECK(model.rest_walk != NULL && model.rest_walk->global_count == 0 && model.rest_walk->palette_count == 0);
+    printf("fast vs reference pose: max abs difference %.2g (palette), %.2g (globals) over 200 evaluations "
+           "(%d channels on shared times; walks: %d moving nodes in %d time groups (%d padded) and %d loose, "
+           "%d globals deferred)\n",
+           worst, worst_global, rm.shared, moving, groups, padded, loose, deferred);
     CHECK(rm.shared > 0);
+    CHECK(moving > 0 && deferred > 0 && groups > 0 && padded > 0 && loose > 0);
     CHECK(worst < 1e-4);
+    CHECK(worst_global < 1e-4);
     pose_destroy(&fast);
     pose_destroy(&ref);
     random_model_free();
@@ -440,8 +479,46 @@ static void test_crowd_matches_poses(void)
     random_model_free();
 }
 
+/* Every product kernel this CPU has, against cglm's matrix product, on
+ * general (not affine) matrices, operands from the work block and from
+ * the constants. */
+static void test_walk_kernels(void)
+{
+    enum { WORK = 6, CONSTANTS = 3 };
+    unsigned seed = 21;
+    _Alignas(64) mat4 work[WORK], constants[CONSTANTS], expect[WORK];
+    for (int m = 0; m < WORK; m++)
+        for (int k = 0; k < 16; k++) work[m][k / 4][k % 4] = frand(&seed);
+    for (int m = 0; m < CONSTANTS; m++)
+        for (int k = 0; k < 16; k++) constants[m][k / 4][k % 4] = 2.0f * frand(&seed);
+    /* out 3 = work 0 * work 1; out 4 = constant 2 * work 3 (the step
+     * before's result); out 5 = work 4 * constant 1. */
+    skv_walk_step steps[3] = {{0, 64, 3 * 64}, {~(2 * 64), 3 * 64, 4 * 64}, {4 * 64, ~(1 * 64), 5 * 64}};
+    glm_mat4_mul(work[0], work[1], expect[3]);
+    glm_mat4_mul(constants[2], expect[3], expect[4]);
+    glm_mat4_mul(expect[4], constants[1], expect[5]);
+    const char *names[] = {"auto", "portable", "avx2", "avx512"};
+    int ran = 0;
+    for (int kernel = SKV_WALK_AUTO; kernel <= SKV_WALK_AVX512; kernel++) {
+        _Alignas(64) mat4 out[WORK];
+        memcpy(out, work, sizeof work);
+        if (walk_run_kernel((skv_walk_kernel)kernel, steps, 3, (float *)out, constants, (float *)out) != 0) {
+            printf("walk kernel %s: not on this CPU\n", names[kernel]);
+            continue;
+        }
+        double worst = 0.0;
+        for (int m = 3; m < WORK; m++)
+            for (int k = 0; k < 16; k++) worst = fmax(worst, fabs(out[m][k / 4][k % 4] - expect[m][k / 4][k % 4]));
+        printf("walk kernel %s: max abs difference %.2g\n", names[kernel], worst);
+        CHECK(worst < 1e-5);
+        ran++;
+    }
+    CHECK(ran >= 2); /* auto and portable everywhere */
+}
+
 int main(void)
 {
+    test_walk_kernels();
     test_fast_matches_reference();
     test_crowd_matches_poses();
     test_blend();
