@@ -632,15 +632,25 @@ static int add_texture(importer *im, skv_texture texture, const char *key)
     return model->texture_count++;
 }
 
-/* An image file's bytes, kept for import_decode_textures once stb_image
- * has read a valid header from them. */
-static int texture_from_memory(importer *im, const unsigned char *bytes, int size, const char *key)
+/* An image file's bytes, taken over by the texture and kept for
+ * import_decode_textures once stb_image has read a valid header from
+ * them (freed here if it cannot). */
+static int texture_from_owned(importer *im, unsigned char *bytes, int size, const char *key)
 {
     int w, h, channels;
-    if (size <= 0 || !stbi_info_from_memory(bytes, size, &w, &h, &channels) || w <= 0 || h <= 0) return -1;
-    unsigned char *copy = malloc((size_t)size);
-    if (copy) memcpy(copy, bytes, (size_t)size);
-    return add_texture(im, (skv_texture){.width = w, .height = h, .encoded = copy, .encoded_size = size}, key);
+    if (size <= 0 || !stbi_info_from_memory(bytes, size, &w, &h, &channels) || w <= 0 || h <= 0) {
+        free(bytes);
+        return -1;
+    }
+    return add_texture(im, (skv_texture){.width = w, .height = h, .encoded = bytes, .encoded_size = size}, key);
+}
+
+static int texture_from_memory(importer *im, const unsigned char *bytes, int size, const char *key)
+{
+    unsigned char *copy = size > 0 ? malloc((size_t)size) : NULL;
+    if (!copy) return -1;
+    memcpy(copy, bytes, (size_t)size);
+    return texture_from_owned(im, copy, size, key);
 }
 
 static int texture_from_embedded(importer *im, const struct aiTexture *tex, const char *key)
@@ -666,9 +676,7 @@ static int texture_from_file(importer *im, const char *file, const char *key)
     if (access(file, F_OK) != 0) return -2;
     long size = 0;
     unsigned char *bytes = read_whole_file(file, &size);
-    int t = bytes ? texture_from_memory(im, bytes, (int)size, key) : -1;
-    free(bytes);
-    return t;
+    return bytes ? texture_from_owned(im, bytes, (int)size, key) : -1; /* no copy of the file */
 }
 
 static const char *base_name(const char *path)
@@ -787,9 +795,7 @@ static int all_keys_equal(const void *keys, int n, size_t stride, size_t value_o
 static int copy_vec3_keys(const struct aiVectorKey *src, unsigned count, const float fallback[3],
                           skv_vec3_key **out, int *unsorted)
 {
-    /* calloc: the fast evaluator reads each value as 4 floats, the 4th
-     * being the struct's padding, which must hold a plain 0. */
-    *out = calloc(count ? count : 1, sizeof **out);
+    *out = malloc((count ? count : 1) * sizeof **out);
     if (!*out) return -1;
     int n = 0;
     for (unsigned i = 0; i < count; i++) {
@@ -800,11 +806,9 @@ static int copy_vec3_keys(const struct aiVectorKey *src, unsigned count, const f
         skv_vec3_key *key = &(*out)[n++];
         key->time = k->mTime;
         key->value[0] = k->mValue.x, key->value[1] = k->mValue.y, key->value[2] = k->mValue.z;
+        key->zero = 0.0f;
     }
-    if (n == 0) {
-        (*out)[0].time = 0.0;
-        memcpy((*out)[n++].value, fallback, 3 * sizeof(float));
-    }
+    if (n == 0) (*out)[n++] = (skv_vec3_key){0.0, {fallback[0], fallback[1], fallback[2]}, 0.0f};
     if (*unsorted) SORT_KEYS_BY_TIME(*out, n);
     return all_keys_equal(*out, n, sizeof **out, offsetof(skv_vec3_key, value), sizeof (*out)->value) ? 1 : n;
 }

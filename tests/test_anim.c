@@ -27,7 +27,7 @@ static void axis_angle(float x, float y, float z, double angle, float q[4])
 
 static void test_vec3_keys(void)
 {
-    skv_vec3_key keys[3] = {{2.0, {0, 0, 0}}, {4.0, {10, 20, 30}}, {8.0, {10, 20, 70}}};
+    skv_vec3_key keys[3] = {{2.0, {0, 0, 0}, 0}, {4.0, {10, 20, 30}, 0}, {8.0, {10, 20, 70}, 0}};
     float out[3];
     anim_sample_vec3(keys, 3, 2.0, out); /* at a key */
     CHECK(out[0] == 0 && out[1] == 0 && out[2] == 0);
@@ -49,12 +49,12 @@ static void test_vec3_keys(void)
     CHECK(out[2] == 30);
 
     /* Duplicate times (a step): finite, and one of the two values. */
-    skv_vec3_key step[3] = {{0.0, {0, 0, 0}}, {1.0, {1, 0, 0}}, {1.0, {5, 0, 0}}};
+    skv_vec3_key step[3] = {{0.0, {0, 0, 0}, 0}, {1.0, {1, 0, 0}, 0}, {1.0, {5, 0, 0}, 0}};
     anim_sample_vec3(step, 3, 1.0, out);
     CHECK(isfinite(out[0]) && (out[0] == 1 || out[0] == 5));
     anim_sample_vec3(step, 3, 0.5, out);
     CHECK_NEAR(out[0], 0.5, 1e-6);
-    skv_vec3_key same[2] = {{2.0, {3, 0, 0}}, {2.0, {4, 0, 0}}};
+    skv_vec3_key same[2] = {{2.0, {3, 0, 0}, 0}, {2.0, {4, 0, 0}, 0}};
     anim_sample_vec3(same, 2, 2.0, out);
     CHECK(isfinite(out[0]));
 }
@@ -189,10 +189,10 @@ static void test_sample_channel(void)
     mat4 rest[2];
     glm_mat4_identity(rest[0]);
     glm_translate_make(rest[1], (vec3){0, 1, 0});
-    skv_vec3_key pos[2] = {{0, {0, 0, 0}}, {10, {10, 0, 0}}};
+    skv_vec3_key pos[2] = {{0, {0, 0, 0}, 0}, {10, {10, 0, 0}, 0}};
     skv_quat_key rot[3] = {{0, {0, 0, 0, 1}}, {5, {0, 0, 0, 1}}, {10, {0, 0, 0, 1}}};
     axis_angle(0, 0, 1, M_PI / 2, rot[2].value);
-    skv_vec3_key scale[1] = {{0, {2, 2, 2}}};
+    skv_vec3_key scale[1] = {{0, {2, 2, 2}, 0}};
     skv_channel ch = {.node = 0, .position_count = 2, .rotation_count = 3, .scale_count = 1,
                       .positions = pos, .rotations = rot, .scales = scale};
     int node_channel[2] = {0, -1};
