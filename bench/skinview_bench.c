@@ -38,6 +38,7 @@
 #include "import.h"
 #include "import_scene.h"
 #include "skin.h"
+#include "walk.h"
 
 #ifndef AI_MAXLEN
 #define AI_MAXLEN MAXLEN
@@ -205,7 +206,7 @@ typedef struct result {
     double screenshot_ms; /* whole skinview --screenshot process */
 } result;
 
-static int bench_model(const char *path, int rounds, int frames, result *res)
+static int bench_model(const char *path, int rounds, int frames, int kernel, result *res)
 {
     memset(res, 0, sizeof *res);
     unsigned flags = aiProcess_Triangulate | aiProcess_GenSmoothNormals | aiProcess_JoinIdenticalVertices |
@@ -268,6 +269,7 @@ static int bench_model(const char *path, int rounds, int frames, result *res)
     nv.channel_done = calloc(nv.anim ? nv.anim->mNumChannels + 1 : 1, 1);
     float *positions = malloc((size_t)model.vertex_count * 3 * sizeof(float) + 1);
     if (pose_create(&pose, &model.skeleton) != 0 || !nv.palette || !positions) return -1;
+    pose.walk_kernel = kernel;
     for (int b = 0; b < res->bones; b++) glm_mat4_identity(nv.palette[b]);
 
     double duration = c ? c->duration_ticks / c->ticks_per_second : 0.0;
@@ -440,10 +442,28 @@ static double screenshot_process_ms(const char *model)
 
 int main(int argc, char **argv)
 {
-    int json = 0, smoke = 0, crowd = 0, rounds = 15, count = 0;
+    int json = 0, smoke = 0, crowd = 0, rounds = 15, count = 0, kernel = SKV_WALK_AUTO;
     const char *models[64];
+    static const char *kernels[] = {"auto", "portable", "avx2", "avx512"};
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0) json = 1;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("usage: skinview-bench [--json] [--smoke] [--rounds N] [--kernel auto|portable|avx2|avx512]\n"
+                   "                      [--crowd] [MODEL...]\n");
+            return 0;
+        } else if (strcmp(argv[i], "--kernel") == 0 && i + 1 < argc) {
+            const char *name = argv[++i];
+            kernel = -1;
+            for (int k = 0; k < 4; k++)
+                if (strcmp(name, kernels[k]) == 0) kernel = k;
+            if (kernel < 0) {
+                fprintf(stderr, "skinview-bench: --kernel: auto, portable, avx2 or avx512, not '%s'\n", name);
+                return 2;
+            }
+            if (kernel != SKV_WALK_AUTO && kernel > (int)walk_best_kernel()) {
+                fprintf(stderr, "skinview-bench: --kernel %s: this CPU lacks it\n", name);
+                return 2;
+            }
+        } else if (strcmp(argv[i], "--json") == 0) json = 1;
         else if (strcmp(argv[i], "--crowd") == 0) crowd = 1;
         else if (strcmp(argv[i], "--smoke") == 0) smoke = 1;
         else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) rounds = atoi(argv[++i]);
@@ -470,7 +490,7 @@ int main(int argc, char **argv)
         result r;
         const char *base = strrchr(models[i], '/');
         base = base ? base + 1 : models[i];
-        if (bench_model(models[i], rounds, frames, &r) != 0) {
+        if (bench_model(models[i], rounds, frames, kernel, &r) != 0) {
             failed++;
             continue;
         }
@@ -498,6 +518,8 @@ int main(int argc, char **argv)
     getrusage(RUSAGE_SELF, &usage);
     if (!json) printf("peak RSS %ld MiB; 'convert' is Skinview's processing as a share of Assimp's import time; 'tex ms': texture decoding, in parallel\n",
                       usage.ru_maxrss / 1024);
+    if (!json)
+        printf("walk products: %s kernel\n", kernels[kernel == SKV_WALK_AUTO ? (int)walk_best_kernel() : kernel]);
     if (smoke) printf("%d passed, %d failed\n", count - failed, failed);
     return failed ? 1 : 0;
 }

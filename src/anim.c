@@ -564,7 +564,7 @@ void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seco
     double ticks = c ? anim_clip_ticks(c, seconds) : 0.0;
     int clip_key = c ? clip : -1;
     if (pose->walk_clip != clip_key) {
-        walk_run(w->fixed, w->fixed_count, pose->work, w->constants, (float *)pose->palette);
+        walk_run(w->fixed, w->fixed_count, pose->work, w->constants, (float *)pose->palette); /* once: any kernel */
         pose->walk_clip = clip_key;
     }
 
@@ -607,8 +607,12 @@ void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seco
         trs_mat4(t, q, s, pose->local[ch->node]);
     }
     /* Then the globals the palette needs, and the palette. */
-    walk_run(w->globals, w->global_count, pose->work, w->constants, pose->work);
-    walk_run(w->palette, w->palette_count, pose->work, w->constants, (float *)pose->palette);
+    skv_walk_kernel kernel = (skv_walk_kernel)pose->walk_kernel;
+    if (walk_run_kernel(kernel, w->globals, w->global_count, pose->work, w->constants, pose->work) != 0) {
+        kernel = SKV_WALK_AUTO; /* not on this CPU */
+        walk_run(w->globals, w->global_count, pose->work, w->constants, pose->work);
+    }
+    walk_run_kernel(kernel, w->palette, w->palette_count, pose->work, w->constants, (float *)pose->palette);
     pose->globals_owed = w->deferred_count > 0 ? w : NULL;
 }
 

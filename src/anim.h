@@ -80,6 +80,7 @@ typedef struct skv_pose {
     int walk_clip;
     /* The walk whose deferred globals the last pose_evaluate skipped. */
     const skv_walk *globals_owed;
+    int walk_kernel;      /* skv_walk_kernel (walk.h): 0 = the best the CPU has; the benchmark compares them */
     int palette_borrowed; /* pose_create_into */
     skv_trs *rest_trs;    /* pose_evaluate_blend: every node's rest T, R, S, made once */
 } skv_pose;

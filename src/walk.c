@@ -307,6 +307,15 @@ static void run_portable(const skv_walk_step *s, int count, float *work, const m
     }
 }
 
+skv_walk_kernel walk_best_kernel(void)
+{
+#if defined(SKV_X86_DISPATCH)
+    if (__builtin_cpu_supports("avx512f")) return SKV_WALK_AVX512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return SKV_WALK_AVX2;
+#endif
+    return SKV_WALK_PORTABLE;
+}
+
 int walk_run_kernel(skv_walk_kernel kernel, const skv_walk_step *steps, int count, float *work,
                     const mat4 *constants, float *out)
 {

@@ -36,6 +36,9 @@ typedef enum skv_walk_kernel {
     SKV_WALK_AVX512    /* AVX-512F, the whole matrix in one register */
 } skv_walk_kernel;
 
+/* The kernel SKV_WALK_AUTO picks on this CPU. */
+skv_walk_kernel walk_best_kernel(void);
+
 /* walk_run with a chosen kernel (the tests run each against the others);
  * -1 and nothing run if this CPU or build lacks it. */
 int walk_run_kernel(skv_walk_kernel kernel, const skv_walk_step *steps, int count, float *work,
