@@ -7,7 +7,12 @@
  *   skin_palette   global transforms         -> final[b] = globalInverse *
  *                                               global(node of b) * offset[b]
  * All names were resolved to indices at import: nothing here compares
- * strings or looks anything up in a map. */
+ * strings or looks anything up in a map. Those three, run in order, are
+ * pose_evaluate_reference. pose_evaluate computes the same palette from
+ * the clip's walk compiled at load (walk.h): only the channels whose keys
+ * move are sampled (four per SIMD register where they share key times),
+ * then a flat list of matrix products forms the globals the palette
+ * needs and the palette. */
 #ifndef SKV_ANIM_H
 #define SKV_ANIM_H
 
