@@ -2,6 +2,7 @@
  * that run it. */
 #include "walk.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -121,6 +122,8 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
     const skv_skeleton *sk = &model->skeleton;
     size_t nodes = sk->node_count > 0 ? (size_t)sk->node_count : 1;
     size_t bones = sk->bone_count > 0 ? (size_t)sk->bone_count : 1;
+    /* Steps address matrices by 32-bit byte offsets. */
+    if (nodes + bones + 2 > (size_t)INT32_MAX / (2 * sizeof(mat4))) return NULL;
     skv_walk *w = calloc(1, sizeof *w);
     compiler cc = {.sk = sk, .walk = w};
     if (w) {
