@@ -502,10 +502,11 @@ int main(int argc, char **argv)
             printf("{\"model\":\"%s\",\"bones\":%d,\"nodes\":%d,\"naive_ns_per_bone\":%.2f,\"playback_ns_per_bone\":%.2f,"
                    "\"seek_ns_per_bone\":%.2f,\"speedup\":%.2f,\"max_abs_diff\":%.3g,\"import_ms\":%.3f,"
                    "\"convert_ms\":%.3f,\"textures_ms\":%.3f,\"skin_ns_per_vertex\":%.2f,\"v0_ns_per_bone\":%.2f,"
-                   "\"screenshot_ms\":%.1f}\n",
+                   "\"screenshot_ms\":%.1f,\"kernel\":\"%s\"}\n",
                    base, r.bones, r.nodes, r.naive_ns / bones, r.playback_ns / bones, r.seek_ns / bones,
                    r.naive_ns / r.playback_ns, r.max_diff, r.import_ms, r.convert_ms, r.textures_ms,
-                   r.skin_ns_per_vertex, r.reference_ns / bones, r.screenshot_ms);
+                   r.skin_ns_per_vertex, r.reference_ns / bones, r.screenshot_ms,
+                   kernels[kernel == SKV_WALK_AUTO ? (int)walk_best_kernel() : kernel]);
         } else {
             printf("%-28s %5d %5d %10.1f %9.1f %9.1f %9.1f %7.1fx %9.2g %9.2f %7.1f%% %8.2f %9.2f %8.1f %s\n", base, r.bones, r.nodes,
                    r.naive_ns / bones, r.reference_ns / bones, r.playback_ns / bones, r.seek_ns / bones,
