@@ -3,6 +3,7 @@
  * The only place that prints errors: one line, naming the file. */
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,53 @@ static int frame_pattern_ok(const char *pattern)
     return conversions == 1;
 }
 
+/* Options that switch something on. */
+static int option_flag(options *o, const char *arg)
+{
+    static const struct {
+        const char *name;
+        size_t field;
+    } flags[] = {{"--list", offsetof(options, list)},
+                 {"--bind-pose", offsetof(options, bind_pose)},
+                 {"--json", offsetof(options, json)},
+                 {"--skeleton", offsetof(options, skeleton)},
+                 {"--influence-count", offsetof(options, influence_count)},
+                 {"--wireframe", offsetof(options, wireframe)},
+                 {"--normals", offsetof(options, normals)},
+                 {"--grid", offsetof(options, grid)},
+                 {"--axes", offsetof(options, axes)},
+                 {"--mixed-clips", offsetof(options, mixed_clips)},
+                 {"--debug", offsetof(options, debug)},
+                 {"--trust", offsetof(options, trust)}};
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        if (strcmp(arg, flags[i].name) == 0) {
+            *(int *)((char *)o + flags[i].field) = 1;
+            return 1;
+        }
+    return 0;
+}
+
+/* Options whose value is kept as text (a file, a clip or bone name, ...). */
+static int option_text(options *o, const char *arg, const char *value)
+{
+    static const struct {
+        const char *name;
+        size_t field;
+    } texts[] = {{"--anim", offsetof(options, anim)},
+                 {"--screenshot", offsetof(options, screenshot)},
+                 {"--export-pose", offsetof(options, export_pose)},
+                 {"--gif", offsetof(options, gif)},
+                 {"--weights", offsetof(options, weights)},
+                 {"--blend", offsetof(options, blend)},
+                 {"--window-capture", offsetof(options, window_capture)}};
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+        if (strcmp(arg, texts[i].name) == 0) {
+            *(const char **)((char *)o + texts[i].field) = value;
+            return 1;
+        }
+    return 0;
+}
+
 static int parse_options(int argc, char **argv, options *o)
 {
     *o = (options){.speed = 1.0, .width = 800, .height = 600, .fade = -1.0};
@@ -171,41 +219,13 @@ static int parse_options(int argc, char **argv, options *o)
         } else if (strcmp(a, "--version") == 0) {
             printf("skinview %s (assimp %s)\n", SKV_VERSION, import_assimp_version());
             exit(0);
-        } else if (strcmp(a, "--list") == 0) {
-            o->list = 1;
-            takes_value = 0;
-        } else if (strcmp(a, "--bind-pose") == 0) {
-            o->bind_pose = 1;
-            takes_value = 0;
-        } else if (strcmp(a, "--json") == 0) {
-            o->json = 1;
-            takes_value = 0;
-        } else if (strcmp(a, "--skeleton") == 0) {
-            o->skeleton = 1;
-            takes_value = 0;
-        } else if (strcmp(a, "--influence-count") == 0) {
-            o->influence_count = 1;
-            takes_value = 0;
-        } else if (strcmp(a, "--wireframe") == 0) {
-            o->wireframe = 1;
-            takes_value = 0;
-        } else if (strcmp(a, "--normals") == 0) {
-            o->normals = 1;
-            takes_value = 0;
-        } else if (strcmp(a, "--grid") == 0) {
-            o->grid = 1;
-            takes_value = 0;
-        } else if (strcmp(a, "--axes") == 0) {
-            o->axes = 1;
-            takes_value = 0;
-        } else if (strcmp(a, "--mixed-clips") == 0) {
-            o->mixed_clips = 1;
+        } else if (option_flag(o, a)) {
             takes_value = 0;
         } else if (!value && is_value_option(a)) {
             fprintf(stderr, "skinview: %s needs a value\n", a);
             return -1;
-        } else if (strcmp(a, "--anim") == 0) {
-            o->anim = value;
+        } else if (option_text(o, a, value)) {
+            /* kept as given; checked where it is used */
         } else if (strcmp(a, "--time") == 0) {
             if (parse_number(value, &o->time) != 0) goto bad_value;
         } else if (strcmp(a, "--speed") == 0) {
@@ -214,16 +234,6 @@ static int parse_options(int argc, char **argv, options *o)
             if (sscanf(value, "%dx%d", &o->width, &o->height) != 2 || o->width < 1 || o->height < 1 ||
                 o->width > 16384 || o->height > 16384)
                 goto bad_value;
-        } else if (strcmp(a, "--screenshot") == 0) {
-            o->screenshot = value;
-        } else if (strcmp(a, "--export-pose") == 0) {
-            o->export_pose = value;
-        } else if (strcmp(a, "--debug") == 0) {
-            o->debug = 1;
-            takes_value = 0;
-        } else if (strcmp(a, "--trust") == 0) {
-            o->trust = 1;
-            takes_value = 0;
         } else if (strcmp(a, "--import-timeout") == 0) {
             if (parse_number(value, &o->import_timeout) != 0 || !(o->import_timeout > 0)) goto bad_value;
         } else if (strcmp(a, "--influences") == 0) {
@@ -236,10 +246,6 @@ static int parse_options(int argc, char **argv, options *o)
             o->frames = (int)n;
         } else if (strcmp(a, "--fps") == 0) {
             if (parse_number(value, &o->fps) != 0 || !(o->fps > 0.0 && o->fps <= 1000.0)) goto bad_value;
-        } else if (strcmp(a, "--gif") == 0) {
-            o->gif = value;
-        } else if (strcmp(a, "--weights") == 0) {
-            o->weights = value;
         } else if (strcmp(a, "--background") == 0) {
             float rgb[3];
             if (parse_color(value, rgb) != 0) goto bad_value;
@@ -248,16 +254,12 @@ static int parse_options(int argc, char **argv, options *o)
             if (strcmp(value, "linear") == 0) o->dual_quaternion = 0;
             else if (strcmp(value, "dq") == 0) o->dual_quaternion = 1;
             else goto bad_value;
-        } else if (strcmp(a, "--blend") == 0) {
-            o->blend = value;
         } else if (strcmp(a, "--fade") == 0) {
             if (parse_number(value, &o->fade) != 0 || o->fade < 0 || o->fade > 60) goto bad_value;
         } else if (strcmp(a, "--instances") == 0) {
             double n;
             if (parse_number(value, &n) != 0 || n < 1 || n > 1000000 || n != (int)n) goto bad_value;
             o->instances = (int)n;
-        } else if (strcmp(a, "--window-capture") == 0) {
-            o->window_capture = value;
         } else if (a[0] == '-' && a[1] != '\0') {
             fprintf(stderr, "skinview: unknown option %s (see --help)\n", a);
             return -1;
