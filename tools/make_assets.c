@@ -485,37 +485,39 @@ int main(int argc, char **argv)
     char path[4096], path2[4096];
     int failed = 0;
 
-    tube *worm = make_tube(3, 1.0f, 0.28f, 8, 16, 0, 0.0f);
-    snprintf(path, sizeof path, "%s/worm.dae", argv[1]);
-    failed |= write_collada(&(collada_desc){.path = path, .name = "Worm", .clip = "Wiggle", .bones = 3,
-                                            .bone_length = 1.0f, .axis = {0.0f, 0.0f, 1.0f}, .angle = worm_angle,
-                                            .period = 2.0, .keys = 41, .color = {0.35f, 0.75f, 0.35f},
-                                            .time_scale = 1.0},
-                            worm) != 0;
-    free_tube(worm);
-
-    /* snake.dae only feeds Assimp 5.2.5's FBX exporter, which writes a
-     * clip's ticks as if they were seconds; Collada imports at 1000 ticks/s,
-     * so key times are written in thousandths to come out right in FBX. */
-    tube *snake = make_tube(4, 0.8f, 0.22f, 6, 14, 0, 0.0f);
-    snprintf(path, sizeof path, "%s/snake.dae", argv[1]);
-    failed |= write_collada(&(collada_desc){.path = path, .name = "Snake", .clip = "Wave", .bones = 4,
-                                            .bone_length = 0.8f, .axis = {1.0f, 0.0f, 0.0f}, .angle = snake_angle,
-                                            .period = 1.6, .keys = 33, .color = {0.9f, 0.55f, 0.2f},
-                                            .time_scale = 0.001},
-                            snake) != 0;
-    free_tube(snake);
-
-    /* Dual-quaternion test piece: a closed cylinder with a fin along one
-     * side (the twist shows), 2 bones, twisting. */
-    tube *twist = make_tube(2, 1.0f, 0.3f, 12, 32, 1, 0.6f);
-    snprintf(path, sizeof path, "%s/twist.dae", argv[1]);
-    failed |= write_collada(&(collada_desc){.path = path, .name = "Twist", .clip = "Twist", .bones = 2,
-                                            .bone_length = 1.0f, .axis = {0.0f, 1.0f, 0.0f}, .angle = twist_angle,
-                                            .period = 2.5, .keys = 51, .color = {0.55f, 0.6f, 0.85f},
-                                            .time_scale = 1.0},
-                            twist) != 0;
-    free_tube(twist);
+    /* The Collada assets: a tube each (bones, radius, rings per bone,
+     * sides, caps, fin) and its motion. */
+    static const struct {
+        const char *file;
+        int rings, sides, caps;
+        float radius, fin;
+        collada_desc motion; /* path filled in below */
+    } colladas[] = {
+        {"worm.dae", 8, 16, 0, 0.28f, 0.0f,
+         {.name = "Worm", .clip = "Wiggle", .bones = 3, .bone_length = 1.0f, .axis = {0.0f, 0.0f, 1.0f},
+          .angle = worm_angle, .period = 2.0, .keys = 41, .color = {0.35f, 0.75f, 0.35f}, .time_scale = 1.0}},
+        /* snake.dae only feeds Assimp 5.2.5's FBX exporter, which writes a
+         * clip's ticks as if they were seconds; Collada imports at 1000
+         * ticks/s, so key times are written in thousandths to come out
+         * right in FBX. */
+        {"snake.dae", 6, 14, 0, 0.22f, 0.0f,
+         {.name = "Snake", .clip = "Wave", .bones = 4, .bone_length = 0.8f, .axis = {1.0f, 0.0f, 0.0f},
+          .angle = snake_angle, .period = 1.6, .keys = 33, .color = {0.9f, 0.55f, 0.2f}, .time_scale = 0.001}},
+        /* Dual-quaternion test piece: a closed cylinder with a fin along
+         * one side (the twist shows), 2 bones, twisting. */
+        {"twist.dae", 12, 32, 1, 0.3f, 0.6f,
+         {.name = "Twist", .clip = "Twist", .bones = 2, .bone_length = 1.0f, .axis = {0.0f, 1.0f, 0.0f},
+          .angle = twist_angle, .period = 2.5, .keys = 51, .color = {0.55f, 0.6f, 0.85f}, .time_scale = 1.0}},
+    };
+    for (size_t i = 0; i < sizeof colladas / sizeof colladas[0]; i++) {
+        collada_desc d = colladas[i].motion;
+        tube *t = make_tube(d.bones, d.bone_length, colladas[i].radius, colladas[i].rings, colladas[i].sides,
+                            colladas[i].caps, colladas[i].fin);
+        snprintf(path, sizeof path, "%s/%s", argv[1], colladas[i].file);
+        d.path = path;
+        failed |= write_collada(&d, t) != 0;
+        free_tube(t);
+    }
 
     tube *arm = make_tube(4, 0.7f, 0.25f, 6, 14, 0, 0.0f);
     snprintf(path, sizeof path, "%s/arm.md5mesh", argv[1]);
