@@ -356,9 +356,8 @@ static inline int packed_key(const skv_packed_keys *pk, double t, int *cursor, f
 }
 
 #if defined(__SSE2__)
-/* A key value as 4 lanes: vec3 keys read their struct's zeroed padding as
- * the 4th (skv_vec3_key is 24 bytes), quaternion keys are 4 floats. A
- * single-key array gives its one key for both ends. */
+/* A key value as 4 lanes: vec3 keys read their `zero` field as the 4th,
+ * quaternion keys are 4 floats. */
 static inline __m128 key_lanes(const float *value)
 {
     return _mm_loadu_ps(value);
@@ -398,8 +397,8 @@ static inline void sample_packed(const skv_channel *ch, const skv_packed_keys *p
     _mm_storeu_ps(q, _mm_mul_ps(r, _mm_set1_ps(1.0f / sqrtf(len2))));
 }
 
-/* One key of a lane: its value at key pair i's first (end 0) or second
- * (end 1) key. */
+/* A lane's key i as 4 lanes (a one-key array's step is 0: always its
+ * key). */
 static inline __m128 lane_key(const float *first, int32_t step, int i)
 {
     return _mm_loadu_ps((const float *)((const char *)first + (ptrdiff_t)i * step));
@@ -447,8 +446,7 @@ static inline void sample_lanes(const skv_walk_lane *lane, int i, float f, float
     _MM_TRANSPOSE4_PS(c0[0], c0[1], c0[2], c0[3]);
     _MM_TRANSPOSE4_PS(c1[0], c1[1], c1[2], c1[3]);
     _MM_TRANSPOSE4_PS(c2[0], c2[1], c2[2], c2[3]);
-    /* Translation column: x, y, z of the lerp, w = 1 (whatever the key's
-     * padding lane held). */
+    /* Translation column: x, y, z of the lerp, w = 1. */
     __m128 xyz = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1)), w1 = _mm_set_ps(1.0f, 0.0f, 0.0f, 0.0f);
     for (int j = 0; j < 4; j++) {
         float *out = (float *)((char *)work + lane[j].out);
