@@ -13,7 +13,9 @@
 #   result:  $cache/assimp-<debian version>/install (a CMake prefix with
 #            lib/pkgconfig/assimp.pc) and the link $cache/assimp-current to it.
 #
-# Usage: tools/build-assimp.sh            prints the install prefix last
+# Usage: tools/build-assimp.sh
+# Stdout: the install prefix, one line, and nothing else (callers capture
+# it); all progress, apt, dpkg and compiler output goes to stderr.
 # Cache: $SKINVIEW_CACHE, else ${XDG_CACHE_HOME:-$HOME/.cache}/skinview.
 # Needs root (or sudo) only to apt-get the build dependencies.
 set -euo pipefail
@@ -25,12 +27,10 @@ mkdir -p "$cache"
 
 complete() { [ -f "$1/install/.complete" ] && [ -f "$1/install/lib/pkgconfig/assimp.pc" ]; }
 
-# Reuse: the last complete build, with no network.
-if [ -L "$cache/assimp-current" ] && complete "$cache/assimp-current"; then
-  echo "build-assimp: reusing $(readlink -f "$cache/assimp-current")/install" >&2
-  readlink -f "$cache/assimp-current/install"
-  exit 0
-fi
+# Everything below that is not the result goes to stderr, and so does
+# anything the tools it runs print (dpkg's "Setting up ..." lines are on
+# stdout): the one line printed on the original stdout is the prefix.
+exec 3>&1 1>&2
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
@@ -44,9 +44,17 @@ for p in "${build_deps[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
-  echo "build-assimp: installing ${missing[*]}" >&2
+  echo "build-assimp: installing ${missing[*]}"
   as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# Reuse: the last complete build, with no network. (After the dependency
+# check: the built library links the runtime parts of those packages.)
+if [ -L "$cache/assimp-current" ] && complete "$cache/assimp-current"; then
+  echo "build-assimp: reusing $(readlink -f "$cache/assimp-current")/install"
+  readlink -f "$cache/assimp-current/install" >&3
+  exit 0
 fi
 
 # Private apt configuration: only a deb-src line for the newer suite. The
@@ -66,8 +74,8 @@ apt_opts=(
   -o "Debug::NoLocking=1"
   -o "APT::Sandbox::User=root"
 )
-echo "build-assimp: fetching the assimp source package from $suite" >&2
-apt-get "${apt_opts[@]}" -qq update >&2
+echo "build-assimp: fetching the assimp source package from $suite"
+apt-get "${apt_opts[@]}" -qq update
 version=$(apt-cache "${apt_opts[@]}" showsrc assimp | awk '/^Version:/ { print $2; exit }')
 case "$version" in
   "$want_upstream".*) ;;
@@ -78,10 +86,10 @@ dest=$cache/$key
 if ! complete "$dest"; then
   rm -rf "$dest"
   mkdir -p "$dest"
-  (cd "$dest" && apt-get "${apt_opts[@]}" -qq source --download-only "assimp=$version" >&2)
+  (cd "$dest" && apt-get "${apt_opts[@]}" -qq source --download-only "assimp=$version")
   dsc=$(ls "$dest"/assimp_*.dsc)
   # dpkg-source unpacks the orig tarball and applies debian/patches.
-  (cd "$dest" && dpkg-source --no-check -x "$dsc" src >&2)
+  (cd "$dest" && dpkg-source --no-check -x "$dsc" src)
 
   start=$(date +%s)
   cmake -S "$dest/src" -B "$dest/build" -DCMAKE_BUILD_TYPE=Release \
@@ -92,13 +100,13 @@ if ! complete "$dest"; then
     -DASSIMP_INJECT_DEBUG_POSTFIX=OFF -DASSIMP_BUILD_USE_CCACHE=OFF \
     -DASSIMP_BUILD_ALL_IMPORTERS_BY_DEFAULT=OFF \
     $(for f in COLLADA FBX MD5 GLTF X SMD MDL MD2 HMP MS3D B3D BVH OBJ OFF PLY 3DS; do
-        printf -- '-DASSIMP_BUILD_%s_IMPORTER=ON ' "$f"; done) >&2
-  cmake --build "$dest/build" -j"$(nproc 2>/dev/null || echo 2)" >&2
-  cmake --install "$dest/build" >&2
+        printf -- '-DASSIMP_BUILD_%s_IMPORTER=ON ' "$f"; done)
+  cmake --build "$dest/build" -j"$(nproc 2>/dev/null || echo 2)"
+  cmake --install "$dest/build"
   end=$(date +%s)
-  echo "build-assimp: built $key in $((end - start)) s on $(nproc) cores" >&2
+  echo "build-assimp: built $key in $((end - start)) s on $(nproc) cores"
   touch "$dest/install/.complete"
   rm -rf "$dest/build"   # object files: ~200 MB, not needed once installed
 fi
 ln -sfn "$key" "$cache/assimp-current"
-echo "$dest/install"
+echo "$dest/install" >&3

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Skinview builds, runs and tests with.
 # Root on CI and dev machines; falls back to sudo elsewhere.
+# Prints nothing on stdout: its progress and apt/dpkg's output (dpkg writes
+# "Setting up ..." to stdout) go to stderr, so callers can capture stdout.
 set -euo pipefail
+exec 1>&2
 
 packages=(
   build-essential cmake pkg-config
