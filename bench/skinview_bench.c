@@ -54,14 +54,12 @@ static double now_ns(void)
 /* --- the textbook walker ------------------------------------------------- */
 
 typedef struct naive {
-    const struct aiScene *scene;
     const struct aiAnimation *anim;
-    const skv_model *model; /* only for the bone map: names and offsets */
+    const skv_model *model; /* the importer's node list, bindings, bone map */
     struct aiMatrix4x4 global_inverse;
+    struct aiMatrix4x4 *rest;   /* per node: the rest transform, as Assimp's matrix */
+    struct aiMatrix4x4 *global; /* per node, this frame */
     mat4 *palette;
-    /* Files may name two nodes alike (robot.glb: joint "Head" and mesh
-     * node "Head"); like Skinview, the first node in parent-first order
-     * owns the bone (and the channel), so each is used once per frame. */
     unsigned char *bone_done;
     unsigned char *channel_done;
 } naive;
@@ -122,54 +120,54 @@ static struct aiQuaternion slerp_keys(const struct aiQuatKey *k, unsigned n, dou
     return slerp(k[i].mValue, k[i + 1].mValue, f);
 }
 
-static void naive_node(naive *nv, const struct aiNode *node, const struct aiMatrix4x4 *parent, double ticks)
-{
-    struct aiMatrix4x4 local = node->mTransformation;
-    /* String search for this node's channel. */
-    for (unsigned c = 0; nv->anim && c < nv->anim->mNumChannels; c++) {
-        const struct aiNodeAnim *ch = nv->anim->mChannels[c];
-        if (nv->channel_done[c] || ch->mNodeName.length != node->mName.length ||
-            strcmp(ch->mNodeName.data, node->mName.data) != 0)
-            continue;
-        nv->channel_done[c] = 1;
-        if (!ch->mNumPositionKeys || !ch->mNumRotationKeys || !ch->mNumScalingKeys) break;
-        struct aiVector3D p = lerp_keys(ch->mPositionKeys, ch->mNumPositionKeys, ticks);
-        struct aiVector3D s = lerp_keys(ch->mScalingKeys, ch->mNumScalingKeys, ticks);
-        struct aiQuaternion q = slerp_keys(ch->mRotationKeys, ch->mNumRotationKeys, ticks);
-        float xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z, xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
-        float wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
-        local = (struct aiMatrix4x4){(1 - 2 * (yy + zz)) * s.x, 2 * (xy - wz) * s.y, 2 * (xz + wy) * s.z, p.x,
-                                     2 * (xy + wz) * s.x, (1 - 2 * (xx + zz)) * s.y, 2 * (yz - wx) * s.z, p.y,
-                                     2 * (xz - wy) * s.x, 2 * (yz + wx) * s.y, (1 - 2 * (xx + yy)) * s.z, p.z,
-                                     0, 0, 0, 1};
-        break;
-    }
-    struct aiMatrix4x4 global = mul(parent, &local);
-    /* Name lookup in the bone map (a linear scan, as a small std::map is). */
-    const skv_skeleton *sk = &nv->model->skeleton;
-    for (int b = 0; b < sk->bone_count; b++) {
-        int n = sk->bone_node[b];
-        if (n < 0 || nv->bone_done[b] || strcmp(sk->node_names[n], node->mName.data) != 0) continue;
-        nv->bone_done[b] = 1;
-        struct aiMatrix4x4 offset, final_m;
-        const float(*o)[4] = sk->bone_offset[b];
-        for (int r = 0; r < 4; r++)
-            for (int c = 0; c < 4; c++) (&offset.a1)[r * 4 + c] = o[c][r];
-        struct aiMatrix4x4 g = mul(&nv->global_inverse, &global);
-        final_m = mul(&g, &offset);
-        for (int r = 0; r < 4; r++)
-            for (int c = 0; c < 4; c++) nv->palette[b][c][r] = (&final_m.a1)[r * 4 + c];
-    }
-    for (unsigned i = 0; i < node->mNumChildren; i++) naive_node(nv, node->mChildren[i], &global, ticks);
-}
-
+/* Walks the importer's flattened node list (parent before child) rather
+ * than Assimp's tree, so that nodes are bound as the importer bound them:
+ * a name two nodes share (robot.glb's joint and mesh node "Head") goes to
+ * the joint, and FBX pivot helpers folded into their node are not applied
+ * twice. What stays textbook is the cost: a string search per node for its
+ * channel, a linear key search, a name scan of the bone map. */
 static void naive_evaluate(naive *nv, const skv_clip *clip, double seconds)
 {
+    const skv_skeleton *sk = &nv->model->skeleton;
     double ticks = clip ? anim_clip_ticks(clip, seconds) : 0.0;
-    struct aiMatrix4x4 identity = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-    memset(nv->bone_done, 0, (size_t)nv->model->skeleton.bone_count);
+    memset(nv->bone_done, 0, (size_t)sk->bone_count);
     if (nv->anim) memset(nv->channel_done, 0, nv->anim->mNumChannels);
-    naive_node(nv, nv->scene->mRootNode, &identity, ticks);
+    for (int n = 0; n < sk->node_count; n++) {
+        struct aiMatrix4x4 local = nv->rest[n];
+        const char *name = sk->node_names[n];
+        for (unsigned c = 0; nv->anim && clip && clip->node_channel[n] >= 0 && c < nv->anim->mNumChannels; c++) {
+            const struct aiNodeAnim *ch = nv->anim->mChannels[c];
+            if (nv->channel_done[c] || strcmp(ch->mNodeName.data, name) != 0) continue;
+            nv->channel_done[c] = 1;
+            if (!ch->mNumPositionKeys || !ch->mNumRotationKeys || !ch->mNumScalingKeys) break;
+            struct aiVector3D p = lerp_keys(ch->mPositionKeys, ch->mNumPositionKeys, ticks);
+            struct aiVector3D s = lerp_keys(ch->mScalingKeys, ch->mNumScalingKeys, ticks);
+            struct aiQuaternion q = slerp_keys(ch->mRotationKeys, ch->mNumRotationKeys, ticks);
+            float xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z, xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
+            float wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
+            local = (struct aiMatrix4x4){(1 - 2 * (yy + zz)) * s.x, 2 * (xy - wz) * s.y, 2 * (xz + wy) * s.z, p.x,
+                                         2 * (xy + wz) * s.x, (1 - 2 * (xx + zz)) * s.y, 2 * (yz - wx) * s.z, p.y,
+                                         2 * (xz - wy) * s.x, 2 * (yz + wx) * s.y, (1 - 2 * (xx + yy)) * s.z, p.z,
+                                         0, 0, 0, 1};
+            break;
+        }
+        int parent = sk->parents[n];
+        nv->global[n] = parent >= 0 ? mul(&nv->global[parent], &local) : local;
+        /* Name scan of the bone map (as a small std::map is). */
+        for (int b = 0; b < sk->bone_count; b++) {
+            if (sk->bone_node[b] != n || nv->bone_done[b] || strcmp(sk->node_names[sk->bone_node[b]], name) != 0)
+                continue;
+            nv->bone_done[b] = 1;
+            struct aiMatrix4x4 offset, final_m;
+            const float(*o)[4] = sk->bone_offset[b];
+            for (int r = 0; r < 4; r++)
+                for (int k = 0; k < 4; k++) (&offset.a1)[r * 4 + k] = o[k][r];
+            struct aiMatrix4x4 g = mul(&nv->global_inverse, &nv->global[n]);
+            final_m = mul(&g, &offset);
+            for (int r = 0; r < 4; r++)
+                for (int k = 0; k < 4; k++) nv->palette[b][k][r] = (&final_m.a1)[r * 4 + k];
+        }
+    }
 }
 
 /* --- measurement ---------------------------------------------------------- */
@@ -253,8 +251,13 @@ static int bench_model(const char *path, int rounds, int frames, int kernel, res
     const skv_clip *c = clip >= 0 ? &model.clips[clip] : NULL;
     /* The naive walker takes the same aiAnimation (clips are not merged
      * in the models measured here, so index 0 is the same motion). */
-    naive nv = {.scene = scene, .anim = clip >= 0 && scene->mNumAnimations ? scene->mAnimations[0] : NULL,
-                .model = &model};
+    naive nv = {.anim = clip >= 0 && scene->mNumAnimations ? scene->mAnimations[0] : NULL, .model = &model};
+    nv.rest = malloc((size_t)res->nodes * sizeof *nv.rest);
+    nv.global = malloc((size_t)res->nodes * sizeof *nv.global);
+    if (!nv.rest || !nv.global) return -1;
+    for (int n = 0; n < res->nodes; n++)
+        for (int r = 0; r < 4; r++)
+            for (int k = 0; k < 4; k++) (&nv.rest[n].a1)[r * 4 + k] = model.skeleton.rest_local[n][k][r];
     struct aiMatrix4x4 root = scene->mRootNode->mTransformation;
     mat4 root_m, inv;
     for (int r = 0; r < 4; r++)
@@ -321,6 +324,7 @@ static int bench_model(const char *path, int rounds, int frames, int kernel, res
     pose_destroy(&ref_pose);
     res->skin_ns_per_vertex = median(skin_t, rounds);
     free(naive_t), free(play_t), free(seek_t), free(skin_t), free(seeks), free(positions), free(nv.palette), free(nv.bone_done), free(nv.channel_done);
+    free(nv.rest), free(nv.global);
     pose_destroy(&pose);
     model_free(&model);
     aiReleaseImport(scene);

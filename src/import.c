@@ -53,12 +53,16 @@ typedef struct name_index {
 typedef struct importer {
     const struct aiScene *scene;
     const struct aiScene *anim_scene; /* where the clips come from: scene, or an .md5anim's */
+    const double *file_durations;     /* per clip, the duration the file gave if read_scene extended it; or NULL */
     skv_model *model;
     skv_error *err;
     char *folder; /* the model's folder, for external textures */
 
     const struct aiNode **nodes; /* flattened, parallel to skeleton nodes */
-    name_index *node_by_name;
+    name_index *node_by_name;  /* first node of each name */
+    int name_clashes;          /* nodes whose name an earlier node has too */
+    name_index *joint_by_name; /* for a name several nodes share: the node its bone resolved to */
+    unsigned char *folded;     /* per node: FBX pivot helpers folded into it (fold_fbx_pivots) */
     name_index *bone_by_name; /* first palette entry of that name */
     int *node_bone;           /* per node: its node bone, or -1 */
     int bone_capacity;
@@ -169,6 +173,8 @@ static skv_result flatten_nodes(importer *im)
         }
         if (shgeti(im->node_by_name, sk->node_names[index]) < 0)
             shput(im->node_by_name, sk->node_names[index], index);
+        else
+            im->name_clashes++;
         /* Push children in reverse so they pop in file order. */
         for (unsigned i = p.node->mNumChildren; i-- > 0;)
             arrput(stack, ((pending){p.node->mChildren[i], index}));
@@ -186,6 +192,132 @@ static skv_result flatten_nodes(importer *im)
     }
     glm_mat4_copy(root, im->model->upright);
     glm_mat4_inv(root, im->model->global_inverse);
+    return SKV_OK;
+}
+
+/* Rest-pose global transform of a node (from the root, root included). */
+static void rest_global(const skv_skeleton *sk, int node, mat4 out)
+{
+    glm_mat4_identity(out);
+    for (int n = node; n >= 0; n = sk->parents[n]) glm_mat4_mul(sk->rest_local[n], out, out);
+}
+
+/* How far `m` is from `target`: the sum of absolute differences. */
+static float mat4_distance(const mat4 m, const mat4 target)
+{
+    float sum = 0.0f;
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++) sum += fabsf(m[c][r] - target[c][r]);
+    return sum;
+}
+
+/* The node a bone of the file moves with. Names are labels, not
+ * identifiers: a glTF file may call a joint and a mesh node both "Head"
+ * (robot.glb has eight such pairs, mesh nodes first), and Assimp ties
+ * bones and channels to nodes by name only. Where several nodes share the
+ * bone's name, the joint is the one whose rest pose matches the bone's
+ * bind matrix: rest global x offset is the identity (glTF: joint world x
+ * inverse bind) or the mesh node's global (Assimp's offset convention).
+ * The choice is kept for the clips' channels of that name. */
+static int resolve_bone_node(importer *im, const char *name, const mat4 offset, int mesh_node)
+{
+    int first = lookup(&im->node_by_name, name);
+    if (first < 0 || im->name_clashes == 0) return first;
+    int known = lookup(&im->joint_by_name, name);
+    if (known >= 0) return known;
+    const skv_skeleton *sk = &im->model->skeleton;
+    int count = 0;
+    for (int n = first; n < sk->node_count && count < 2; n++) count += strcmp(sk->node_names[n], name) == 0;
+    if (count < 2) return first;
+
+    mat4 mesh_global, identity = GLM_MAT4_IDENTITY_INIT;
+    rest_global(sk, mesh_node, mesh_global);
+    int best = first;
+    float best_distance = INFINITY;
+    for (int n = first; n < sk->node_count; n++) {
+        if (strcmp(sk->node_names[n], name) != 0) continue;
+        mat4 global, bound;
+        rest_global(sk, n, global);
+        glm_mat4_mul(global, (vec4 *)offset, bound);
+        float d = fminf(mat4_distance(bound, identity), mat4_distance(bound, mesh_global));
+        if (d < best_distance) best_distance = d, best = n; /* ties: the first */
+    }
+    shput(im->joint_by_name, sk->node_names[best], best);
+    return best;
+}
+
+/* A clip channel's node: the joint its name resolved to, else the first
+ * node of that name. */
+static int channel_node(importer *im, const char *name)
+{
+    int node = im->joint_by_name ? lookup(&im->joint_by_name, name) : -1;
+    return node >= 0 ? node : lookup(&im->node_by_name, name);
+}
+
+/* --- FBX pivots -------------------------------------------------------------
+ * Assimp's FBX importer (with pivots preserved, its default) puts a chain
+ * of helper nodes NAME_$AssimpFbx$_Translation, _PreRotation, _Rotation ...
+ * above node NAME, one per part of FBX's transform. When it can, it also
+ * bakes the whole local transform, helpers included, into one channel on
+ * NAME (assimp #1974, #1068): played as it is, every helper's transform is
+ * applied twice and a Mixamo character is torn apart. When a node has such
+ * a channel and no clip animates its helpers, the helpers are folded into
+ * the node (its rest transform becomes their product, its parent theirs),
+ * which keeps the rest pose and makes the channel mean what it holds.
+ * Where Assimp animates the helpers themselves (complex pivots; or
+ * AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS off, assimp #6114), the chain stays
+ * and each channel moves its own helper. */
+static const char fbx_helper_tag[] = "_$AssimpFbx$_";
+
+static int is_helper_of(const char *helper, const char *name, size_t name_len)
+{
+    return strncmp(helper, name, name_len) == 0 && strncmp(helper + name_len, fbx_helper_tag, sizeof fbx_helper_tag - 1) == 0;
+}
+
+static skv_result fold_fbx_pivots(importer *im)
+{
+    skv_skeleton *sk = &im->model->skeleton;
+    const struct aiScene *anims = im->anim_scene;
+    int any_helper = 0;
+    for (int n = 0; n < sk->node_count && !any_helper; n++) any_helper = strstr(sk->node_names[n], fbx_helper_tag) != NULL;
+    if (!any_helper || anims->mNumAnimations == 0) return SKV_OK;
+
+    /* Every name a channel targets. */
+    name_index *animated = NULL;
+    for (unsigned a = 0; a < anims->mNumAnimations; a++)
+        for (unsigned c = 0; c < anims->mAnimations[a]->mNumChannels; c++) {
+            const struct aiString *s = &anims->mAnimations[a]->mChannels[c]->mNodeName;
+            char name[AI_MAXLEN + 1];
+            snprintf(name, sizeof name, "%.*s", (int)s->length, s->data);
+            if (shgeti(animated, name) < 0) shput(animated, name, 1);
+        }
+    im->folded = calloc((size_t)sk->node_count, 1);
+    if (!im->folded) {
+        shfree(animated);
+        return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+    }
+    int nodes = 0, helpers = 0;
+    for (int n = 0; n < sk->node_count; n++) {
+        const char *name = sk->node_names[n];
+        if (strstr(name, fbx_helper_tag) || shgeti(animated, name) < 0) continue;
+        size_t len = strlen(name);
+        int top = n, chain = 0, helper_animated = 0;
+        for (int p = sk->parents[n]; p >= 0 && is_helper_of(sk->node_names[p], name, len); p = sk->parents[p]) {
+            top = p, chain++;
+            helper_animated |= shgeti(animated, sk->node_names[p]) >= 0;
+        }
+        if (chain == 0 || helper_animated) continue;
+        mat4 local = GLM_MAT4_IDENTITY_INIT;
+        for (int p = n; p != sk->parents[top]; p = sk->parents[p]) glm_mat4_mul(sk->rest_local[p], local, local);
+        glm_mat4_copy(local, sk->rest_local[n]);
+        sk->parents[n] = sk->parents[top];
+        im->folded[n] = 1;
+        nodes++, helpers += chain;
+    }
+    shfree(animated);
+    if (nodes)
+        model_warn(im->model, "FBX pivots: %d animated node(s) carry their whole transform in their channels; "
+                   "their %d $AssimpFbx$ helper node(s) folded into them", nodes, helpers);
     return SKV_OK;
 }
 
@@ -311,7 +443,7 @@ static void fbx_mesh_correction(const importer *im, int mesh_node, mat4 correcti
 /* One palette entry per distinct (name, offset): meshes that share a
  * skeleton share entries, and a bone bound with a different offset in
  * another mesh still gets its own, correct matrix. */
-static int file_bone_index(importer *im, const struct aiBone *bone, const mat4 correction, int from_rest)
+static int file_bone_index(importer *im, const struct aiBone *bone, const mat4 correction, int from_rest, int mesh_node)
 {
     skv_skeleton *sk = &im->model->skeleton;
     char name[AI_MAXLEN + 1];
@@ -329,7 +461,7 @@ static int file_bone_index(importer *im, const struct aiBone *bone, const mat4 c
             if (strcmp(sk->bone_names[b], name) == 0 && offsets_equal(sk->bone_offset[b], offset))
                 return b;
     }
-    int node = lookup(&im->node_by_name, name);
+    int node = resolve_bone_node(im, name, offset, mesh_node);
     if (node < 0) model_warn(im->model, "bone '%s' has no node in the hierarchy; it stays in bind pose", name);
     int b = add_bone(im, name, node, offset, 1);
     if (b >= 0 && first < 0) shput(im->bone_by_name, sk->bone_names[b], b);
@@ -382,7 +514,7 @@ static skv_result pack_mesh_influences(importer *im, const struct aiMesh *src, s
                    "offsets rebuilt from the rest pose", mesh->name);
     for (unsigned b = 0; b < src->mNumBones; b++) {
         const struct aiBone *bone = src->mBones[b];
-        bone_of[b] = file_bone_index(im, bone, correction, from_rest);
+        bone_of[b] = file_bone_index(im, bone, correction, from_rest, mesh->node);
         if (bone_of[b] < 0) {
             free(counts);
             free(bone_of);
@@ -859,11 +991,12 @@ static skv_result convert_clips(importer *im)
             const struct aiNodeAnim *na = src->mChannels[c];
             char name[AI_MAXLEN + 1];
             snprintf(name, sizeof name, "%.*s", (int)na->mNodeName.length, na->mNodeName.data);
-            int node = lookup(&im->node_by_name, name);
+            int node = channel_node(im, name);
             if (node < 0) {
                 missing++;
                 continue;
             }
+            if (im->folded && im->folded[node]) clip->notes |= SKV_CLIP_PIVOTS_FOLDED;
             if (clip->node_channel[node] >= 0) continue; /* second channel for one node */
 
             /* Rest pose values fill key arrays the file left empty. */
@@ -884,11 +1017,19 @@ static skv_result convert_clips(importer *im)
             last_key = fmax(last_key, ch->rotations[ch->rotation_count - 1].time);
             last_key = fmax(last_key, ch->scales[ch->scale_count - 1].time);
         }
-        clip->duration_ticks = src->mDuration;
+        double file_duration = im->file_durations ? im->file_durations[a] : src->mDuration;
+        clip->duration_ticks = file_duration;
         if (!(clip->duration_ticks > 0.0) || !isfinite(clip->duration_ticks)) {
             clip->duration_ticks = last_key;
             if (last_key > 0.0)
                 model_warn(model, "clip '%s' has no valid duration; using its last key (%g ticks)", clip->name, last_key);
+        } else if (last_key > clip->duration_ticks) {
+            /* Keys past the end (B3D frame counts, hand-edited files):
+             * played to the last key, as engines do. */
+            model_warn(model, "clip '%s': keys run past its duration (%g ticks); played to the last key (%g)",
+                       clip->name, clip->duration_ticks, last_key);
+            clip->duration_ticks = last_key;
+            clip->notes |= SKV_CLIP_KEYS_PAST_END;
         }
         if (missing)
             model_warn(model, "clip '%s': %d channel(s) name nodes that do not exist; ignored", clip->name, missing);
@@ -1017,6 +1158,8 @@ static void importer_free(importer *im)
     free(im->nodes);
     free(im->node_bone);
     shfree(im->node_by_name);
+    shfree(im->joint_by_name);
+    free(im->folded);
     shfree(im->bone_by_name);
     if (im->texture_keys) {
         for (int t = 0; t < im->model->texture_count; t++) free(im->texture_keys[t]);
@@ -1025,12 +1168,14 @@ static void importer_free(importer *im)
 }
 
 /* import_scene, with the clips taken from `anim_scene`. */
-static skv_result convert_scene(const struct aiScene *scene, const struct aiScene *anim_scene, const char *path,
+static skv_result convert_scene(const struct aiScene *scene, const struct aiScene *anim_scene,
+                                const double *file_durations, const char *path,
                                 const skv_import_desc *desc, skv_model *model, skv_error *err)
 {
     memset(model, 0, sizeof *model);
     model->influence_slots = desc && desc->influences == 8 ? 8 : SKV_DEFAULT_INFLUENCES;
-    importer im = {.scene = scene, .anim_scene = anim_scene, .model = model, .err = err,
+    importer im = {.scene = scene, .anim_scene = anim_scene, .file_durations = file_durations,
+                   .model = model, .err = err,
                    .fbx_offset_fix = fbx_offset_fix_applies(path), .fbx_bind_fix = fbx_bind_fix_applies(path)};
     model->path = strdup(path);
     im.folder = strdup(path);
@@ -1047,10 +1192,14 @@ static skv_result convert_scene(const struct aiScene *scene, const struct aiScen
     if (!scene->mRootNode) r = skv_fail(err, SKV_ERR_CONTENT, "no scene hierarchy");
     else if (scene->mNumMeshes == 0) r = skv_fail(err, SKV_ERR_CONTENT, "no meshes to show");
     if (r == SKV_OK) r = flatten_nodes(&im);
+    if (r == SKV_OK) r = fold_fbx_pivots(&im);
     if (r == SKV_OK) r = convert_meshes(&im);
     if (r == SKV_OK) r = convert_materials(&im);
     if (r == SKV_OK) r = convert_clips(&im);
     if (r == SKV_OK) r = merge_single_channel_clips(&im);
+    if (r == SKV_OK && im.joint_by_name)
+        model_warn(model, "%d node name(s) belong to more than one node; bones and their channels bound to the "
+                   "nodes that match their bind pose", (int)shlen(im.joint_by_name));
     if (r == SKV_OK && walk_compile_all(model) != 0) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     if (r == SKV_OK) {
         for (int m = 0; m < model->mesh_count; m++)
@@ -1065,7 +1214,7 @@ static skv_result convert_scene(const struct aiScene *scene, const struct aiScen
 skv_result import_scene(const struct aiScene *scene, const char *path, const skv_import_desc *desc,
                         skv_model *model, skv_error *err)
 {
-    return convert_scene(scene, scene, path, desc, model, err);
+    return convert_scene(scene, scene, NULL, path, desc, model, err);
 }
 
 static int ends_with_nocase(const char *s, const char *suffix)
@@ -1145,6 +1294,81 @@ static const struct aiScene *import_md5anim(const char *path)
     return scene;
 }
 
+/* The latest key time of a clip, over every kind of channel. */
+static double last_key_time(const struct aiAnimation *anim)
+{
+    double last = 0.0;
+    for (unsigned c = 0; c < anim->mNumChannels; c++) {
+        const struct aiNodeAnim *na = anim->mChannels[c];
+        if (!na) continue;
+        if (na->mPositionKeys)
+            for (unsigned k = 0; k < na->mNumPositionKeys; k++) last = fmax(last, na->mPositionKeys[k].mTime);
+        if (na->mRotationKeys)
+            for (unsigned k = 0; k < na->mNumRotationKeys; k++) last = fmax(last, na->mRotationKeys[k].mTime);
+        if (na->mScalingKeys)
+            for (unsigned k = 0; k < na->mNumScalingKeys; k++) last = fmax(last, na->mScalingKeys[k].mTime);
+    }
+    for (unsigned c = 0; c < anim->mNumMeshChannels; c++) {
+        const struct aiMeshAnim *ma = anim->mMeshChannels[c];
+        if (ma && ma->mKeys)
+            for (unsigned k = 0; k < ma->mNumKeys; k++) last = fmax(last, ma->mKeys[k].mTime);
+    }
+    for (unsigned c = 0; c < anim->mNumMorphMeshChannels; c++) {
+        const struct aiMeshMorphAnim *ma = anim->mMorphMeshChannels[c];
+        if (ma && ma->mKeys)
+            for (unsigned k = 0; k < ma->mNumKeys; k++) last = fmax(last, ma->mKeys[k].mTime);
+    }
+    return last;
+}
+
+/* Reads a file (or `bytes`, with the extension `hint`) the way both the
+ * guarded child and the real import do. Assimp's validation rejects a clip
+ * whose keys run past its duration (B3D files such as Minetest's
+ * character.b3d: their ANIM chunk counts frames from 0, their keys from
+ * 1), although every engine plays them and the conversion repairs exactly
+ * that. So the file is read without post-processing, such durations are
+ * extended to the last key, and only then is it validated and processed
+ * with `flags`. `durations` (may be NULL) gets a malloc'd copy of the
+ * durations the file gave, one per clip, when any was extended (else
+ * NULL); the conversion warns about those. On failure returns NULL with
+ * Assimp's message in aiGetErrorString(). */
+static const struct aiScene *read_scene(const char *path, const unsigned char *bytes, long size, const char *hint,
+                                        unsigned flags, double **durations)
+{
+    if (durations) *durations = NULL;
+    const struct aiScene *scene = bytes ? aiImportFileFromMemory((const char *)bytes, (unsigned)size, 0, hint)
+                                        : aiImportFile(path, 0);
+    if (!scene) return NULL;
+    double *file_durations = NULL;
+    for (unsigned a = 0; a < scene->mNumAnimations; a++) {
+        struct aiAnimation *anim = scene->mAnimations[a]; /* the scene is ours until released */
+        if (!anim || !(anim->mDuration > 0.0)) continue;   /* the conversion fills those in */
+        double last = last_key_time(anim);
+        if (!(last > anim->mDuration)) continue;
+        if (!file_durations) {
+            file_durations = malloc(scene->mNumAnimations * sizeof *file_durations);
+            if (!file_durations) break;
+            for (unsigned i = 0; i < scene->mNumAnimations; i++)
+                file_durations[i] = scene->mAnimations[i] ? scene->mAnimations[i]->mDuration : 0.0;
+        }
+        anim->mDuration = last;
+    }
+    const struct aiScene *processed = aiApplyPostProcessing(scene, flags);
+    if (!processed) {
+        /* Assimp freed the scene, and its C API keeps no message from a
+         * failed post-process: reading again with the steps in one call
+         * fails the same way and leaves the message. */
+        free(file_durations);
+        const struct aiScene *again = bytes ? aiImportFileFromMemory((const char *)bytes, (unsigned)size, flags, hint)
+                                            : aiImportFile(path, flags);
+        if (again) aiReleaseImport(again);
+        return NULL;
+    }
+    if (durations) *durations = file_durations;
+    else free(file_durations);
+    return processed;
+}
+
 #ifndef SKV_SANITIZE /* ASan reserves terabytes of address space up front */
 /* Memory a guarded read may use: generous for real models (Assimp needs a
  * small multiple of the file), far below what a broken header can ask for. */
@@ -1160,7 +1384,8 @@ static rlim_t guard_memory_limit(const char *path)
 
 /* Reads `path` with Assimp in a child process. Returns SKV_OK when the
  * child read it; otherwise an error saying how Assimp failed. */
-static skv_result guarded_read(const char *path, unsigned flags, const skv_import_desc *desc, skv_error *err)
+static skv_result guarded_read(const char *path, const unsigned char *bytes, long size, const char *hint,
+                               unsigned flags, const skv_import_desc *desc, skv_error *err)
 {
     int pipe_fd[2];
     if (pipe(pipe_fd) != 0) return SKV_OK; /* cannot guard: read unguarded */
@@ -1186,7 +1411,7 @@ static skv_result guarded_read(const char *path, unsigned flags, const skv_impor
         struct rlimit limit = {guard_memory_limit(path), guard_memory_limit(path)};
         setrlimit(RLIMIT_AS, &limit);
 #endif
-        const struct aiScene *scene = aiImportFile(path, flags);
+        const struct aiScene *scene = read_scene(path, bytes, size, hint, flags, NULL);
         if (!scene) {
             const char *why = aiGetErrorString();
             ssize_t written = write(pipe_fd[1], why, strlen(why));
@@ -1237,14 +1462,17 @@ skv_result import_model(const char *path, const skv_import_desc *desc, skv_model
      * "no triangle meshes", not an opaque Assimp error). */
     unsigned flags = aiProcess_Triangulate | aiProcess_GenSmoothNormals | aiProcess_JoinIdenticalVertices |
                      aiProcess_ValidateDataStructure | aiProcess_SortByPType | aiProcess_FlipUVs;
-    if (!(desc && desc->trusted)) {
-        r = guarded_read(path, flags, desc, err);
-        if (r != SKV_OK) return r;
-    }
     long trimmed_size = 0;
     unsigned char *trimmed = collada_trimmed_vcounts(path, &trimmed_size);
-    const struct aiScene *scene = trimmed ? aiImportFileFromMemory((const char *)trimmed, (unsigned)trimmed_size, flags, "dae")
-                                          : aiImportFile(path, flags);
+    if (!(desc && desc->trusted)) {
+        r = guarded_read(path, trimmed, trimmed_size, "dae", flags, desc, err);
+        if (r != SKV_OK) {
+            free(trimmed);
+            return r;
+        }
+    }
+    double *file_durations = NULL;
+    const struct aiScene *scene = read_scene(path, trimmed, trimmed_size, "dae", flags, &file_durations);
     int vcounts_trimmed = trimmed != NULL;
     free(trimmed);
     if (!scene) return skv_fail(err, SKV_ERR_IMPORT, "cannot import: %s", aiGetErrorString());
@@ -1255,7 +1483,9 @@ skv_result import_model(const char *path, const skv_import_desc *desc, skv_model
         find_md5anim(path, anim_path, sizeof anim_path)) {
         anim_scene = import_md5anim(anim_path);
     }
-    r = convert_scene(scene, anim_scene && anim_scene->mNumAnimations ? anim_scene : scene, path, desc, model, err);
+    r = convert_scene(scene, anim_scene && anim_scene->mNumAnimations ? anim_scene : scene,
+                      anim_scene && anim_scene->mNumAnimations ? NULL : file_durations, path, desc, model, err);
+    free(file_durations);
     if (r == SKV_OK && anim_scene && anim_scene->mNumAnimations)
         model_warn(model, "clip read from %s (Assimp looks for the exact name only)", anim_path);
     else if (r == SKV_OK && anim_scene)

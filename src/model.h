@@ -121,6 +121,14 @@ typedef struct skv_walk {
     mat4 *constants;
 } skv_walk;
 
+/* What the importer repaired or approximated in a clip (skv_clip.notes);
+ * --list shows them. */
+enum {
+    SKV_CLIP_KEYS_PAST_END = 1 << 0,  /* keys past the file's duration: played to the last key */
+    SKV_CLIP_PIVOTS_FOLDED = 1 << 1,  /* FBX pivot helper nodes folded into the nodes their channels move */
+    SKV_CLIP_LINEAR_NOT_CURVE = 1 << 2, /* the file's Bezier/Hermite curves played as straight lines */
+};
+
 typedef struct skv_clip {
     char *name;
     double duration_ticks;   /* >= 0 */
@@ -129,6 +137,7 @@ typedef struct skv_clip {
     skv_channel *channels;
     int *node_channel; /* per skeleton node: index into channels, or -1 */
     int merged_from;   /* > 1: made of that many one-channel clips of the file */
+    unsigned notes;    /* SKV_CLIP_* */
     skv_walk *walk;    /* walk_compile; NULL: pose_evaluate takes the reference path */
 } skv_clip;
 

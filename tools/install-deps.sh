@@ -13,7 +13,16 @@ packages=(
   libegl-dev libgl-dev libegl1 libgl1 libegl-mesa0 libglx-mesa0 libgl1-mesa-dri
   xvfb xauth xdotool valgrind libx11-dev
   clang libclang-rt-14-dev
+  # The independent pose evaluators of ../shared/oracle (reference_* tests,
+  # tools/setup-oracle.sh): Irrlicht for .x/.b3d/.ms3d, numpy for the
+  # Collada reader, g++ to build the Irrlicht one.
+  libirrlicht-dev python3-numpy g++
 )
+# three.js runs on Node.js; a machine that already has node and npm (from
+# any source) keeps them, else Debian's.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  packages+=(nodejs npm)
+fi
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

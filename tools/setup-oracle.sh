@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Sets up the independent pose evaluators of ../shared/oracle (see its
+# README) for the reference_* tests, in BUILD_DIR/oracle:
+#   three.js r187 and @xmldom/xmldom from npm (pinned), beside a copy of
+#   three_pose.mjs (it imports 'three' from its own folder);
+#   irr_pose, built with g++ against Debian's libirrlicht-dev.
+# The Debian packages come from tools/install-deps.sh; npm needs the
+# registry once, later runs reuse what is there (no network).
+# Usage: tools/setup-oracle.sh BUILD_DIR
+# Stdout: the oracle folder, one line; everything else goes to stderr.
+set -euo pipefail
+exec 3>&1 1>&2
+root=$(cd "$(dirname "$0")/.." && pwd)
+oracle_src=$root/../shared/oracle
+[ -d "$oracle_src" ] || { echo "setup-oracle: $oracle_src not found (../shared beside the repository)"; exit 1; }
+build=${1:?usage: tools/setup-oracle.sh BUILD_DIR}
+dest=$(mkdir -p "$build/oracle" && cd "$build/oracle" && pwd)
+three_version=0.187.0
+xmldom_version=0.8.10
+
+if [ ! -f "$dest/node_modules/three/package.json" ] ||
+   ! grep -q "\"version\": \"$three_version\"" "$dest/node_modules/three/package.json" ||
+   [ ! -d "$dest/node_modules/@xmldom/xmldom" ]; then
+  echo "setup-oracle: npm install three@$three_version @xmldom/xmldom@$xmldom_version in $dest"
+  [ -f "$dest/package.json" ] || echo '{"name": "skinview-oracle", "private": true}' >"$dest/package.json"
+  (cd "$dest" && npm install --no-audit --no-fund --loglevel=error \
+      "three@$three_version" "@xmldom/xmldom@$xmldom_version")
+fi
+# The scripts are read from ../shared each time (copied: three_pose.mjs
+# resolves 'three' from its own folder).
+cp "$oracle_src/three_pose.mjs" "$dest/three_pose.mjs"
+if [ ! -x "$dest/irr_pose" ] || [ "$oracle_src/irr_pose.cpp" -nt "$dest/irr_pose" ]; then
+  echo "setup-oracle: building irr_pose"
+  g++ -O2 -o "$dest/irr_pose" "$oracle_src/irr_pose.cpp" \
+      $(pkg-config --cflags --libs irrlicht 2>/dev/null || echo -I/usr/include/irrlicht -lIrrlicht)
+fi
+touch "$dest/.complete"
+echo "$dest" >&3
