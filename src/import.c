@@ -282,8 +282,9 @@ static skv_result fold_fbx_pivots(importer *im)
     for (int n = 0; n < sk->node_count && !any_helper; n++) any_helper = strstr(sk->node_names[n], fbx_helper_tag) != NULL;
     if (!any_helper || anims->mNumAnimations == 0) return SKV_OK;
 
-    /* Every name a channel targets. */
+    /* Every name a channel targets (copied: the map keeps its keys). */
     name_index *animated = NULL;
+    sh_new_strdup(animated);
     for (unsigned a = 0; a < anims->mNumAnimations; a++)
         for (unsigned c = 0; c < anims->mAnimations[a]->mNumChannels; c++) {
             const struct aiString *s = &anims->mAnimations[a]->mChannels[c]->mNodeName;
@@ -1283,6 +1284,23 @@ static unsigned char *collada_trimmed_vcounts(const char *path, long *out_size)
     return bytes;
 }
 
+/* Does a Collada file interpolate any of its animation on curves
+ * (<Name_array> entries BEZIER or HERMITE)? Assimp's Collada loader reads
+ * the keys and ignores the tangents. */
+static int collada_has_curves(const char *path)
+{
+    if (!ends_with_nocase(path, ".dae")) return 0;
+    long size = 0;
+    unsigned char *bytes = read_whole_file(path, &size);
+    if (!bytes) return 0;
+    int found = 0;
+    for (long i = 0; i < size && !found; i++)
+        found = (bytes[i] == 'B' && size - i >= 6 && memcmp(bytes + i, "BEZIER", 6) == 0) ||
+                (bytes[i] == 'H' && size - i >= 7 && memcmp(bytes + i, "HERMITE", 7) == 0);
+    free(bytes);
+    return found;
+}
+
 /* Assimp tells .md5anim from .md5mesh by the extension, case-sensitively,
  * so the file is handed over from memory with the right type hint. */
 static const struct aiScene *import_md5anim(const char *path)
@@ -1490,6 +1508,12 @@ skv_result import_model(const char *path, const skv_import_desc *desc, skv_model
         model_warn(model, "clip read from %s (Assimp looks for the exact name only)", anim_path);
     else if (r == SKV_OK && anim_scene)
         model_warn(model, "%s has no usable animation; shown in rest pose", anim_path);
+    if (r == SKV_OK && collada_has_curves(path)) {
+        for (int c = 0; c < model->clip_count; c++) model->clips[c].notes |= SKV_CLIP_LINEAR_NOT_CURVE;
+        if (model->clip_count)
+            model_warn(model, "the file animates on Bezier/Hermite curves; Assimp reads only their keys, so between "
+                       "keys the motion is linear (up to a few %% of the model's size off the curves)");
+    }
     if (r == SKV_OK && vcounts_trimmed)
         model_warn(model, "<vcount> lists start with whitespace, which Assimp 5.4 misreads; read without it");
     if (anim_scene) aiReleaseImport(anim_scene);

@@ -359,9 +359,16 @@ static void print_list_json(const skv_scene *scene)
         const skv_clip *clip = &m->clips[c];
         printf("%s{\"index\":%d,\"name\":", c ? "," : "", c);
         json_string(clip->name ? clip->name : "");
-        printf(",\"seconds\":%.6g,\"ticks\":%.6g,\"ticks_per_second\":%g,\"channels\":%d}",
+        printf(",\"seconds\":%.6g,\"ticks\":%.6g,\"ticks_per_second\":%g,\"channels\":%d,\"notes\":[",
                clip->duration_ticks / clip->ticks_per_second, clip->duration_ticks, clip->ticks_per_second,
                clip->channel_count);
+        int listed = 0;
+        for (unsigned bit = 1; bit; bit <<= 1)
+            if ((clip->notes & bit) && model_clip_note_key(bit)) {
+                printf("%s", listed++ ? "," : "");
+                json_string(model_clip_note_key(bit));
+            }
+        printf("]}");
     }
     printf("],\"warnings\":[");
     for (int w = 0; w < m->warning_count; w++) {
@@ -408,6 +415,8 @@ static void print_list(const skv_scene *scene)
         if (clip->merged_from > 1)
             printf(" (%d one-channel clips of the file on one time line, played together)", clip->merged_from);
         printf("\n");
+        for (unsigned bit = 1; bit; bit <<= 1)
+            if ((clip->notes & bit) && model_clip_note_text(bit)) printf("      note: %s\n", model_clip_note_text(bit));
     }
 }
 

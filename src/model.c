@@ -142,3 +142,29 @@ int model_over_limit_vertices(const skv_model *model)
     for (int i = 0; i < model->mesh_count; i++) total += model->meshes[i].over_limit_vertices;
     return total;
 }
+
+static const struct {
+    unsigned note;
+    const char *key, *text;
+} clip_notes[] = {
+    {SKV_CLIP_KEYS_PAST_END, "keys_past_end", "keys run past the file's duration: played to the last key"},
+    {SKV_CLIP_PIVOTS_FOLDED, "pivots_folded",
+     "FBX pivot helper nodes folded into the nodes whose channels carry the whole transform"},
+    {SKV_CLIP_LINEAR_NOT_CURVE, "linear_not_curve",
+     "the file's Bezier/Hermite curves are met only at their keys: Assimp reads no tangents, so the motion "
+     "between keys is interpolated linearly (slerp)"},
+};
+
+const char *model_clip_note_key(unsigned note)
+{
+    for (size_t i = 0; i < sizeof clip_notes / sizeof clip_notes[0]; i++)
+        if (clip_notes[i].note == note) return clip_notes[i].key;
+    return NULL;
+}
+
+const char *model_clip_note_text(unsigned note)
+{
+    for (size_t i = 0; i < sizeof clip_notes / sizeof clip_notes[0]; i++)
+        if (clip_notes[i].note == note) return clip_notes[i].text;
+    return NULL;
+}

@@ -241,6 +241,11 @@ void walk_free(skv_walk *walk); /* NULL is fine */
 void model_warn(skv_model *model, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* What one SKV_CLIP_* note says: a short key (for JSON) and a sentence
+ * (for --list). NULL for a bit that is not a note. */
+const char *model_clip_note_key(unsigned note);
+const char *model_clip_note_text(unsigned note);
+
 /* Index of the clip called `name`, or the clip number given as digits;
  * -1 if none matches. */
 int model_find_clip(const skv_model *model, const char *name_or_index);

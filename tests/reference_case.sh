@@ -12,7 +12,11 @@
 # writes the rows to OUT/NAME.rows for reference_table.
 #
 # Usage: reference_case.sh SKINVIEW ORACLE_DIR OUT NAME EVALUATOR MODEL T0 T1
-#                          [--tol X] [--oracle ARG]... [-- SKINVIEW_ARGS...]
+#                          [--tol X] [--oracle "ARGS"]... [-- SKINVIEW_ARGS...]
+# --oracle: arguments for the evaluator, split at spaces.
+# --time-scale K: the evaluator is asked for time t x K where Skinview shows
+#   t (Irrlicht plays .x files at a fixed 25 frames per second whatever the
+#   file's AnimTicksPerSecond says; Assimp honours it: K = ticks/s / 25).
 # EVALUATOR: three (glTF, GLB, FBX), dae (Collada, by hand), md5, irr
 #            (.x, .b3d, .ms3d through Irrlicht).
 # ORACLE_DIR: what tools/setup-oracle.sh set up (three.js, irr_pose).
@@ -21,16 +25,22 @@ set -euo pipefail
 skinview=$1 oracle_dir=$2 out=$3 name=$4 evaluator=$5 model=$6 t0=$7 t1=$8
 shift 8
 tol=0.005
+time_scale=1
 oracle_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --tol) tol=$2; shift 2 ;;
-    --oracle) oracle_args+=("$2"); shift 2 ;;
+    --oracle) read -r -a words <<<"$2"; oracle_args+=("${words[@]}"); shift 2 ;;
+    --time-scale) time_scale=$2; shift 2 ;;
     --) shift; break ;;
     *) echo "reference_case.sh: unexpected argument '$1'"; exit 2 ;;
   esac
 done
 here=$(cd "$(dirname "$0")" && pwd)
+# The evaluators' Python needs Debian's python3-numpy: Debian's python3,
+# whatever else is first on PATH.
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
 shared_oracle=$here/../../shared/oracle
 
 if [ ! -f "$oracle_dir/.complete" ]; then
@@ -41,18 +51,23 @@ if [ ! -e "$model" ]; then
   echo "FAIL: MISSING test model: $model"
   exit 1
 fi
+model=$(cd "$(dirname "$model")" && pwd)/$(basename "$model") # three.js runs in its own folder
 mkdir -p "$out"
 base=$out/$name
 times=("$t0" "$t1")
 [ "$t1" = static ] && times=("$t0")
-list=$(IFS=,; echo "${times[*]}")
+# The evaluator's time for each of Skinview's.
+oracle_time() { if [ "$time_scale" = 1 ]; then echo "$1"; else awk -v t="$1" -v k="$time_scale" 'BEGIN { printf "%.6g", t * k }'; fi; }
+oracle_times=()
+for t in "${times[@]}"; do oracle_times+=("$(oracle_time "$t")"); done
+list=$(IFS=,; echo "${oracle_times[*]}")
 
 # The reference poses (one evaluator run for both times).
 case "$evaluator" in
   three) (cd "$oracle_dir" && node three_pose.mjs "$model" "$base.ref.{t}.json" --time "$list" "${oracle_args[@]}") ;;
-  dae) python3 "$shared_oracle/dae_spec.py" "$model" "$base.ref.{t}.json" --time "$list" "${oracle_args[@]}" ;;
-  md5) python3 "$shared_oracle/md5_pose.py" "$model" "$base.ref.{t}.json" --time "$list" --space assimp "${oracle_args[@]}" ;;
-  irr) python3 "$shared_oracle/irr_json.py" "$model" "$base.ref.{t}.json" --time "$list" --space assimp \
+  dae) "$py" "$shared_oracle/dae_spec.py" "$model" "$base.ref.{t}.json" --time "$list" "${oracle_args[@]}" ;;
+  md5) "$py" "$shared_oracle/md5_pose.py" "$model" "$base.ref.{t}.json" --time "$list" --space assimp "${oracle_args[@]}" ;;
+  irr) "$py" "$shared_oracle/irr_json.py" "$model" "$base.ref.{t}.json" --time "$list" --space assimp \
            --exe "$oracle_dir/irr_pose" "${oracle_args[@]}" ;;
   *) echo "reference_case.sh: unknown evaluator '$evaluator'"; exit 2 ;;
 esac >"$base.oracle.log" 2>&1 || { echo "FAIL: the $evaluator evaluator failed:"; tail -5 "$base.oracle.log"; exit 1; }
@@ -62,7 +77,7 @@ status=0
 for t in "${times[@]}"; do
   "$skinview" "$model" "$@" --time "$t" --export-pose "$base.$t.obj"
   # The OBJ's vertices as the evaluators' JSON (skinned-points/1).
-  python3 - "$base.$t.obj" "$base.test.$t.json" <<'PY'
+  "$py" - "$base.$t.obj" "$base.test.$t.json" <<'PY'
 import json, sys
 pts = []
 for line in open(sys.argv[1]):
@@ -74,7 +89,7 @@ json.dump({'generator': 'skinview --export-pose', 'num_points_total': len(pts) /
            'aabb': {'min': lo, 'max': hi}, 'meshes': [{'positions': pts}]}, open(sys.argv[2], 'w'))
 PY
   set +e
-  python3 "$shared_oracle/compare.py" "$base.ref.$t.json" "$base.test.$t.json" --tol "$tol" >"$base.compare.$t.log" 2>&1
+  "$py" "$shared_oracle/compare.py" "$base.ref.$(oracle_time "$t").json" "$base.test.$t.json" --tol "$tol" >"$base.compare.$t.log" 2>&1
   verdict=$?
   set -e
   chamfer=$(sed -n 's/^chamfer\/diag \([^ ]*\).*/\1/p' "$base.compare.$t.log")

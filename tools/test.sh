@@ -30,12 +30,17 @@ run_ctest() {
 
 bash tools/install-deps.sh
 
+# The independent pose evaluators (reference_* tests) in each build.
+oracle() { bash tools/setup-oracle.sh "$1" >/dev/null; }
+
 cmake -S . -B build
 cmake --build build -j"$jobs"
+oracle build
 run_ctest --test-dir build --output-on-failure -j"$jobs"
 
 cmake -S . -B build-asan -DSKINVIEW_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 cmake --build build-asan -j"$jobs"
+oracle build-asan
 run_ctest --test-dir build-asan --output-on-failure -j"$jobs"
 
 # The same suite against the current Assimp (5.4.x), built once per machine
@@ -43,6 +48,7 @@ run_ctest --test-dir build-asan --output-on-failure -j"$jobs"
 assimp_prefix=$(bash tools/build-assimp.sh)
 cmake -S . -B build-current -DSKINVIEW_ASSIMP=current "-DSKINVIEW_ASSIMP_ROOT=$assimp_prefix"
 cmake --build build-current -j"$jobs"
+oracle build-current
 run_ctest --test-dir build-current --output-on-failure -j"$jobs"
 
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DSKINVIEW_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug
