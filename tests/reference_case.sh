@@ -17,6 +17,8 @@
 # --time-scale K: the evaluator is asked for time t x K where Skinview shows
 #   t (Irrlicht plays .x files at a fixed 25 frames per second whatever the
 #   file's AnimTicksPerSecond says; Assimp honours it: K = ticks/s / 25).
+# --oracle-model FILE: the evaluator reads FILE (a copy of MODEL reduced to
+#   what it can read) instead of MODEL.
 # EVALUATOR: three (glTF, GLB, FBX), dae (Collada, by hand), md5, irr
 #            (.x, .b3d, .ms3d through Irrlicht).
 # ORACLE_DIR: what tools/setup-oracle.sh set up (three.js, irr_pose).
@@ -26,12 +28,14 @@ skinview=$1 oracle_dir=$2 out=$3 name=$4 evaluator=$5 model=$6 t0=$7 t1=$8
 shift 8
 tol=0.005
 time_scale=1
+oracle_model=
 oracle_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --tol) tol=$2; shift 2 ;;
     --oracle) read -r -a words <<<"$2"; oracle_args+=("${words[@]}"); shift 2 ;;
     --time-scale) time_scale=$2; shift 2 ;;
+    --oracle-model) oracle_model=$2; shift 2 ;;
     --) shift; break ;;
     *) echo "reference_case.sh: unexpected argument '$1'"; exit 2 ;;
   esac
@@ -52,6 +56,11 @@ if [ ! -e "$model" ]; then
   exit 1
 fi
 model=$(cd "$(dirname "$model")" && pwd)/$(basename "$model") # three.js runs in its own folder
+reference_model=$model
+if [ -n "$oracle_model" ]; then
+  [ -e "$oracle_model" ] || { echo "FAIL: MISSING evaluator's copy: $oracle_model"; exit 1; }
+  reference_model=$(cd "$(dirname "$oracle_model")" && pwd)/$(basename "$oracle_model")
+fi
 mkdir -p "$out"
 base=$out/$name
 times=("$t0" "$t1")
@@ -64,10 +73,10 @@ list=$(IFS=,; echo "${oracle_times[*]}")
 
 # The reference poses (one evaluator run for both times).
 case "$evaluator" in
-  three) (cd "$oracle_dir" && node three_pose.mjs "$model" "$base.ref.{t}.json" --time "$list" "${oracle_args[@]}") ;;
-  dae) "$py" "$shared_oracle/dae_spec.py" "$model" "$base.ref.{t}.json" --time "$list" "${oracle_args[@]}" ;;
-  md5) "$py" "$shared_oracle/md5_pose.py" "$model" "$base.ref.{t}.json" --time "$list" --space assimp "${oracle_args[@]}" ;;
-  irr) "$py" "$shared_oracle/irr_json.py" "$model" "$base.ref.{t}.json" --time "$list" --space assimp \
+  three) (cd "$oracle_dir" && node three_pose.mjs "$reference_model" "$base.ref.{t}.json" --time "$list" "${oracle_args[@]}") ;;
+  dae) "$py" "$shared_oracle/dae_spec.py" "$reference_model" "$base.ref.{t}.json" --time "$list" "${oracle_args[@]}" ;;
+  md5) "$py" "$shared_oracle/md5_pose.py" "$reference_model" "$base.ref.{t}.json" --time "$list" --space assimp "${oracle_args[@]}" ;;
+  irr) "$py" "$shared_oracle/irr_json.py" "$reference_model" "$base.ref.{t}.json" --time "$list" --space assimp \
            --exe "$oracle_dir/irr_pose" "${oracle_args[@]}" ;;
   *) echo "reference_case.sh: unknown evaluator '$evaluator'"; exit 2 ;;
 esac >"$base.oracle.log" 2>&1 || { echo "FAIL: the $evaluator evaluator failed:"; tail -5 "$base.oracle.log"; exit 1; }
