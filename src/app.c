@@ -80,6 +80,9 @@ skv_result scene_load(skv_scene *scene, const char *path, const char *anim, cons
             return r;
         }
     }
+    /* A skeleton without a mesh shows as its stick figure: the skeleton
+     * view marks its joints. */
+    if (scene->model.skeleton_only) scene->view.skeleton = 1;
     import_decode_textures(&scene->model); /* failures are warnings */
     if (pose_create(&scene->pose, &scene->model.skeleton) != 0) {
         model_free(&scene->model);

@@ -52,6 +52,44 @@ skv_result capture_write_obj(const char *path, const skv_model *model, const flo
     return SKV_OK;
 }
 
+skv_result capture_write_skeleton_obj(const char *path, const skv_model *model, const mat4 *global,
+                                      const mat4 scene, int *joints, skv_error *err)
+{
+    const skv_skeleton *sk = &model->skeleton;
+    int *vertex_of = malloc((size_t)(sk->node_count > 0 ? sk->node_count : 1) * sizeof *vertex_of);
+    if (!vertex_of) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    for (int n = 0; n < sk->node_count; n++) vertex_of[n] = 0;
+    for (int b = 0; b < sk->bone_count; b++)
+        if (sk->bone_node[b] >= 0 && model_bone_from_file(model, b)) vertex_of[sk->bone_node[b]] = -1;
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        free(vertex_of);
+        return skv_fail(err, SKV_ERR_OUTPUT, "cannot write %s: %s", path, strerror(errno));
+    }
+    fprintf(f, "# skinview pose export: %s\n# no mesh in the file: its joints as points, its bones as lines\n",
+            model->path ? model->path : "");
+    fprintf(f, "o skeleton\n");
+    int count = 0;
+    for (int n = 0; n < sk->node_count; n++) {
+        if (vertex_of[n] != -1) continue;
+        vec4 p;
+        glm_mat4_mulv((vec4 *)scene, (vec4){global[n][3][0], global[n][3][1], global[n][3][2], 1.0f}, p);
+        fprintf(f, "v %.7g %.7g %.7g\n", p[0], p[1], p[2]);
+        vertex_of[n] = ++count; /* OBJ counts from 1 */
+    }
+    for (int n = 0; n < sk->node_count; n++) {
+        if (vertex_of[n] <= 0) continue;
+        int p = sk->parents[n];
+        while (p >= 0 && vertex_of[p] <= 0) p = sk->parents[p];
+        if (p >= 0) fprintf(f, "l %d %d\n", vertex_of[p], vertex_of[n]);
+    }
+    free(vertex_of);
+    if (joints) *joints = count;
+    int failed = ferror(f);
+    if (fclose(f) != 0 || failed) return skv_fail(err, SKV_ERR_OUTPUT, "cannot write %s", path);
+    return SKV_OK;
+}
+
 /* --- animated GIF ------------------------------------------------------- */
 
 static int rgb15(const unsigned char *p)

@@ -10,6 +10,13 @@
 
 skv_result capture_write_png(const char *path, int width, int height, const unsigned char *rgba, skv_error *err);
 
+/* Writes the skeleton of a model without a mesh (skeleton_only): each
+ * joint (a bone's node) as a vertex at its place in `global` (pose
+ * globals, model space) transformed by `scene`, and each bone as a line
+ * from its parent joint. Returns the joint count through `joints`. */
+skv_result capture_write_skeleton_obj(const char *path, const skv_model *model, const mat4 *global,
+                                      const mat4 scene, int *joints, skv_error *err);
+
 /* Writes the model's triangles with the given blended positions/normals
  * (3 floats per vertex, model space) transformed by `scene` into
  * upright scene space. One OBJ object per mesh. */

@@ -37,6 +37,7 @@
 #include <stb_image.h>
 
 #include "skin.h"
+#include "stick.h"
 
 /* Assimp 5.4 renamed aiString's capacity MAXLEN to AI_MAXLEN. */
 #ifndef AI_MAXLEN
@@ -63,6 +64,10 @@ typedef struct importer {
     int name_clashes;          /* nodes whose name an earlier node has too */
     name_index *joint_by_name; /* for a name several nodes share: the node its bone resolved to */
     unsigned char *folded;     /* per node: FBX pivot helpers folded into it (fold_fbx_pivots) */
+    /* import_add_clips: channels may also name a node without its
+     * namespace prefix; `existing` holds the clips already there. */
+    name_index *node_by_bare;
+    const skv_model *existing;
     name_index *bone_by_name; /* first palette entry of that name */
     int *node_bone;           /* per node: its node bone, or -1 */
     int bone_capacity;
@@ -246,12 +251,25 @@ static int resolve_bone_node(importer *im, const char *name, const mat4 offset, 
     return best;
 }
 
+/* A name without its namespace prefix: what follows the last ':' or '|'
+ * ("mixamorig:Hips", "Armature|Hips" -> "Hips"); the name itself if none. */
+static const char *bare_name(const char *name)
+{
+    const char *bare = name;
+    for (const char *c = name; *c; c++)
+        if (*c == ':' || *c == '|') bare = c + 1;
+    return *bare ? bare : name;
+}
+
 /* A clip channel's node: the joint its name resolved to, else the first
- * node of that name. */
+ * node of that name; for clips of another file also the node whose name
+ * without namespace is the channel's without namespace. */
 static int channel_node(importer *im, const char *name)
 {
     int node = im->joint_by_name ? lookup(&im->joint_by_name, name) : -1;
-    return node >= 0 ? node : lookup(&im->node_by_name, name);
+    if (node < 0) node = lookup(&im->node_by_name, name);
+    if (node < 0 && im->node_by_bare) node = lookup(&im->node_by_bare, bare_name(name));
+    return node;
 }
 
 /* --- FBX pivots -------------------------------------------------------------
@@ -282,32 +300,36 @@ static skv_result fold_fbx_pivots(importer *im)
     for (int n = 0; n < sk->node_count && !any_helper; n++) any_helper = strstr(sk->node_names[n], fbx_helper_tag) != NULL;
     if (!any_helper || anims->mNumAnimations == 0) return SKV_OK;
 
-    /* Every name a channel targets (copied: the map keeps its keys). */
-    name_index *animated = NULL;
-    sh_new_strdup(animated);
+    /* Every node a channel moves: this file's, and the clips already there. */
+    unsigned char *moved = calloc((size_t)sk->node_count, 1);
+    im->folded = calloc((size_t)sk->node_count, 1);
+    if (!moved || !im->folded) {
+        free(moved);
+        return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+    }
     for (unsigned a = 0; a < anims->mNumAnimations; a++)
         for (unsigned c = 0; c < anims->mAnimations[a]->mNumChannels; c++) {
             const struct aiString *s = &anims->mAnimations[a]->mChannels[c]->mNodeName;
             char name[AI_MAXLEN + 1];
             snprintf(name, sizeof name, "%.*s", (int)s->length, s->data);
-            if (shgeti(animated, name) < 0) shput(animated, name, 1);
+            int node = channel_node(im, name);
+            if (node >= 0) moved[node] = 1;
         }
-    im->folded = calloc((size_t)sk->node_count, 1);
-    if (!im->folded) {
-        shfree(animated);
-        return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
-    }
+    const unsigned char old_clip_moves = 2; /* moved by a clip already in the model: never folded */
+    for (int c = 0; im->existing && c < im->existing->clip_count; c++)
+        for (int n = 0; n < sk->node_count; n++)
+            if (im->existing->clips[c].node_channel[n] >= 0) moved[n] |= old_clip_moves;
     int nodes = 0, helpers = 0;
     for (int n = 0; n < sk->node_count; n++) {
         const char *name = sk->node_names[n];
-        if (strstr(name, fbx_helper_tag) || shgeti(animated, name) < 0) continue;
+        if (strstr(name, fbx_helper_tag) || moved[n] != 1) continue;
         size_t len = strlen(name);
-        int top = n, chain = 0, helper_animated = 0;
+        int top = n, chain = 0, helper_moved = 0;
         for (int p = sk->parents[n]; p >= 0 && is_helper_of(sk->node_names[p], name, len); p = sk->parents[p]) {
             top = p, chain++;
-            helper_animated |= shgeti(animated, sk->node_names[p]) >= 0;
+            helper_moved |= moved[p];
         }
-        if (chain == 0 || helper_animated) continue;
+        if (chain == 0 || helper_moved) continue;
         mat4 local = GLM_MAT4_IDENTITY_INIT;
         for (int p = n; p != sk->parents[top]; p = sk->parents[p]) glm_mat4_mul(sk->rest_local[p], local, local);
         glm_mat4_copy(local, sk->rest_local[n]);
@@ -315,7 +337,7 @@ static skv_result fold_fbx_pivots(importer *im)
         im->folded[n] = 1;
         nodes++, helpers += chain;
     }
-    shfree(animated);
+    free(moved);
     if (nodes)
         model_warn(im->model, "FBX pivots: %d animated node(s) carry their whole transform in their channels; "
                    "their %d $AssimpFbx$ helper node(s) folded into them", nodes, helpers);
@@ -727,6 +749,64 @@ static skv_result convert_meshes(importer *im)
     return SKV_OK;
 }
 
+static int has_triangle_meshes(const struct aiScene *scene)
+{
+    for (unsigned m = 0; m < scene->mNumMeshes; m++)
+        if (scene->mMeshes[m] && is_triangle_mesh(scene->mMeshes[m])) return 1;
+    return 0;
+}
+
+/* Has the file a mesh of its own? Assimp gives skeleton-only files of
+ * some formats (.md5anim, BVH) a stick figure of its own making, which
+ * uses a material called "SkeletonMaterial"; such a mesh does not count. */
+static int has_own_meshes(const struct aiScene *scene)
+{
+    for (unsigned m = 0; m < scene->mNumMeshes; m++) {
+        const struct aiMesh *mesh = scene->mMeshes[m];
+        if (!mesh || !is_triangle_mesh(mesh)) continue;
+        struct aiString name = {0};
+        if (mesh->mMaterialIndex < scene->mNumMaterials &&
+            aiGetMaterialString(scene->mMaterials[mesh->mMaterialIndex], AI_MATKEY_NAME, &name) == aiReturn_SUCCESS &&
+            strcmp(name.data, "SkeletonMaterial") == 0)
+            continue;
+        return 1;
+    }
+    return 0;
+}
+
+/* A file with clips and no mesh (an animation library, a mocap take, a
+ * Mixamo download "without skin"): its animated nodes are the skeleton,
+ * shown as a stick figure (stick.h). A channel on an FBX pivot helper
+ * (NAME_$AssimpFbx$_Rotation) moves the joint NAME. */
+static skv_result convert_skeleton_only(importer *im)
+{
+    const struct aiScene *anims = im->anim_scene;
+    skv_skeleton *sk = &im->model->skeleton;
+    unsigned char *joint = calloc((size_t)sk->node_count, 1);
+    if (!joint) return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+    int joints = 0;
+    for (unsigned a = 0; a < anims->mNumAnimations; a++)
+        for (unsigned c = 0; c < anims->mAnimations[a]->mNumChannels; c++) {
+            const struct aiString *s = &anims->mAnimations[a]->mChannels[c]->mNodeName;
+            char name[AI_MAXLEN + 1];
+            snprintf(name, sizeof name, "%.*s", (int)s->length, s->data);
+            char *helper = strstr(name, fbx_helper_tag);
+            if (helper) *helper = '\0'; /* the joint the helper belongs to */
+            int node = channel_node(im, name);
+            if (node >= 0 && !joint[node]) joint[node] = 1, joints++;
+        }
+    skv_result r = SKV_OK;
+    if (joints == 0)
+        r = skv_fail(im->err, SKV_ERR_CONTENT, "nothing to show: no triangle meshes, and no clip moves a node");
+    else if (stick_figure_build(im->model, joint) != 0)
+        r = skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+    else
+        model_warn(im->model, "no mesh in the file: its skeleton (%d joints) is shown as a stick figure",
+                   im->model->skeleton.bone_count);
+    free(joint);
+    return r;
+}
+
 /* --- materials and textures ---------------------------------------------- */
 
 /* The whole file in a malloc'd buffer (NULL if it cannot be read). */
@@ -978,6 +1058,7 @@ static skv_result convert_clips(importer *im)
         const struct aiAnimation *src = scene->mAnimations[a];
         skv_clip *clip = &model->clips[model->clip_count++];
         clip->name = dup_name(&src->mName, "clip %d", (int)a);
+        clip->file_channels = (int)src->mNumChannels;
         clip->ticks_per_second = src->mTicksPerSecond > 0.0 && isfinite(src->mTicksPerSecond)
                                      ? src->mTicksPerSecond : 25.0;
         clip->node_channel = malloc((size_t)sk->node_count * sizeof *clip->node_channel);
@@ -1160,6 +1241,7 @@ static void importer_free(importer *im)
     free(im->node_bone);
     shfree(im->node_by_name);
     shfree(im->joint_by_name);
+    shfree(im->node_by_bare);
     free(im->folded);
     shfree(im->bone_by_name);
     if (im->texture_keys) {
@@ -1191,10 +1273,9 @@ static skv_result convert_scene(const struct aiScene *scene, const struct aiScen
 
     skv_result r = SKV_OK;
     if (!scene->mRootNode) r = skv_fail(err, SKV_ERR_CONTENT, "no scene hierarchy");
-    else if (scene->mNumMeshes == 0) r = skv_fail(err, SKV_ERR_CONTENT, "no meshes to show");
     if (r == SKV_OK) r = flatten_nodes(&im);
     if (r == SKV_OK) r = fold_fbx_pivots(&im);
-    if (r == SKV_OK) r = convert_meshes(&im);
+    if (r == SKV_OK) r = has_triangle_meshes(scene) ? convert_meshes(&im) : convert_skeleton_only(&im);
     if (r == SKV_OK) r = convert_materials(&im);
     if (r == SKV_OK) r = convert_clips(&im);
     if (r == SKV_OK) r = merge_single_channel_clips(&im);
@@ -1300,6 +1381,14 @@ static int collada_has_curves(const char *path)
     free(bytes);
     return found;
 }
+
+/* Assimp's post-processing for every file. SortByPType splits point and
+ * line primitives into meshes of their own; convert_meshes skips those and
+ * says so (a file of lines only is then "no triangle meshes", not an
+ * opaque Assimp error). */
+static const unsigned import_flags = aiProcess_Triangulate | aiProcess_GenSmoothNormals |
+                                     aiProcess_JoinIdenticalVertices | aiProcess_ValidateDataStructure |
+                                     aiProcess_SortByPType | aiProcess_FlipUVs;
 
 /* Assimp tells .md5anim from .md5mesh by the extension, case-sensitively,
  * so the file is handed over from memory with the right type hint. */
@@ -1475,11 +1564,7 @@ skv_result import_model(const char *path, const skv_import_desc *desc, skv_model
     skv_result r = check_path(path, err);
     if (r != SKV_OK) return r;
 
-    /* SortByPType splits point and line primitives into meshes of their own;
-     * convert_meshes skips those and says so (a file of lines only is then
-     * "no triangle meshes", not an opaque Assimp error). */
-    unsigned flags = aiProcess_Triangulate | aiProcess_GenSmoothNormals | aiProcess_JoinIdenticalVertices |
-                     aiProcess_ValidateDataStructure | aiProcess_SortByPType | aiProcess_FlipUVs;
+    unsigned flags = import_flags;
     long trimmed_size = 0;
     unsigned char *trimmed = collada_trimmed_vcounts(path, &trimmed_size);
     if (!(desc && desc->trusted)) {
@@ -1518,5 +1603,82 @@ skv_result import_model(const char *path, const skv_import_desc *desc, skv_model
         model_warn(model, "<vcount> lists start with whitespace, which Assimp 5.4 misreads; read without it");
     if (anim_scene) aiReleaseImport(anim_scene);
     aiReleaseImport(scene);
+    for (int f = 0; r == SKV_OK && desc && f < desc->anim_file_count; f++) {
+        int added = 0;
+        r = import_add_clips(model, desc->anim_files[f], desc, 0, &added, err);
+        if (r != SKV_OK) model_free(model);
+    }
+    return r;
+}
+
+skv_result import_add_clips(skv_model *model, const char *path, const skv_import_desc *desc, int only_without_mesh,
+                            int *added, skv_error *err)
+{
+    *added = 0;
+    const char *file = base_name(path);
+    skv_error why = {{0}};
+    skv_result r = check_path(path, &why);
+    if (r == SKV_OK && !(desc && desc->trusted)) r = guarded_read(path, NULL, 0, NULL, import_flags, desc, &why);
+    if (r != SKV_OK) return skv_fail(err, r, "animation file %s: %s", path, why.message);
+    double *file_durations = NULL;
+    const struct aiScene *scene = read_scene(path, NULL, 0, NULL, import_flags, &file_durations);
+    if (!scene) return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: cannot import: %s", path, aiGetErrorString());
+    if (only_without_mesh && has_own_meshes(scene)) {
+        free(file_durations);
+        aiReleaseImport(scene);
+        *added = -1;
+        return SKV_OK;
+    }
+    if (scene->mNumAnimations == 0 || !scene->mRootNode) {
+        free(file_durations);
+        aiReleaseImport(scene);
+        return skv_fail(err, SKV_ERR_ANIM, "animation file %s: no clips in it", path);
+    }
+
+    /* The clips are converted against the model's skeleton into a scratch
+     * model that shares it (folding pivots changes the model's own rest
+     * pose), then moved over. */
+    skv_model scratch = {.skeleton = model->skeleton, .influence_slots = model->influence_slots};
+    importer im = {.scene = scene, .anim_scene = scene, .file_durations = file_durations, .model = &scratch,
+                   .err = err, .existing = model};
+    skv_skeleton *sk = &model->skeleton;
+    for (int n = 0; n < sk->node_count; n++) {
+        if (shgeti(im.node_by_name, sk->node_names[n]) < 0) shput(im.node_by_name, sk->node_names[n], n);
+        const char *bare = bare_name(sk->node_names[n]);
+        if (shgeti(im.node_by_bare, bare) < 0) shput(im.node_by_bare, bare, n);
+    }
+    r = fold_fbx_pivots(&im);
+    if (r == SKV_OK) r = convert_clips(&im);
+    if (r == SKV_OK) r = merge_single_channel_clips(&im);
+    model->skeleton = scratch.skeleton; /* the same arrays; only fold_fbx_pivots wrote to them */
+    int usable = 0;
+    for (int c = 0; c < scratch.clip_count; c++) usable += scratch.clips[c].channel_count > 0;
+    skv_clip *grown = r == SKV_OK && usable ? realloc(model->clips, (size_t)(model->clip_count + usable) * sizeof *grown)
+                                            : NULL;
+    if (grown) model->clips = grown;
+    else if (r == SKV_OK && usable) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    for (int w = 0; w < scratch.warning_count; w++) model_warn(model, "%s: %s", file, scratch.warnings[w]);
+    for (int c = 0; c < scratch.clip_count; c++) {
+        skv_clip *clip = &scratch.clips[c];
+        if (r == SKV_OK && clip->channel_count > 0 && (clip->source = strdup(path))) {
+            model->clips[model->clip_count++] = *clip;
+            (*added)++;
+            continue;
+        }
+        if (r == SKV_OK && clip->channel_count == 0)
+            model_warn(model, "%s: clip '%s': none of its %d channels names a node of the model; left out", file,
+                       clip->name, clip->file_channels);
+        model_clip_free(clip);
+    }
+    free(scratch.clips);
+    for (int w = 0; w < scratch.warning_count; w++) free(scratch.warnings[w]);
+    free(scratch.warnings);
+    importer_free(&im);
+    free(file_durations);
+    aiReleaseImport(scene);
+    if (r == SKV_OK && *added == 0)
+        r = skv_fail(err, SKV_ERR_ANIM, "animation file %s: none of its %d clip(s) moves a node of the model", path,
+                     scratch.clip_count);
+    if (r == SKV_OK && walk_compile_all(model) != 0) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     return r;
 }

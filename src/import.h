@@ -18,12 +18,29 @@ typedef struct skv_import_desc {
      * succeeds is it imported here. */
     int trusted;
     double timeout_seconds;
+    /* Files whose clips are added to the model (import_add_clips), in
+     * order, after its own. */
+    const char *const *anim_files;
+    int anim_file_count;
 } skv_import_desc;
 
 /* Loads `path` into `model` (zeroed first). `desc` may be NULL. On failure
  * returns a code from error.h, fills `err` with one line, and leaves
  * `model` empty. */
 skv_result import_model(const char *path, const skv_import_desc *desc, skv_model *model, skv_error *err);
+
+/* Adds the clips of another file (animations kept apart from the mesh:
+ * walk.fbx, run.fbx beside character.fbx; several .md5anim for one
+ * .md5mesh) to `model`. Each channel is bound to the model's node of the
+ * same name, else of the same name without a namespace prefix
+ * ("mixamorig:Hips", "Armature|Hips" -> "Hips"), on either side. A clip
+ * none of whose channels binds is left out with a warning; a file none of
+ * whose clips binds is an error (SKV_ERR_ANIM). With `only_without_mesh`,
+ * a file that has triangle meshes is left alone (*added = -1): a file
+ * dropped on the window is either a model or clips. Sets *added to the
+ * number of clips added. */
+skv_result import_add_clips(skv_model *model, const char *path, const skv_import_desc *desc, int only_without_mesh,
+                            int *added, skv_error *err);
 
 /* Decodes the model's textures (kept as the image files' bytes by
  * import_model) into texels, on up to as many threads as there are cores.

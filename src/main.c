@@ -26,9 +26,14 @@
 #endif
 #define DEFAULT_MODEL "worm.dae"
 
+/* --anim-file may be given this many times. */
+#define SKV_MAX_ANIM_FILES 64
+
 typedef struct options {
     const char *model;
     const char *anim;
+    const char *anim_files[SKV_MAX_ANIM_FILES]; /* --anim-file, in order */
+    int anim_file_count;
     double time;
     double speed;
     int width, height;
@@ -63,6 +68,8 @@ static void usage(FILE *out)
             "  MODEL                 model file (Collada, FBX, MD5, glTF, X, ...);\n"
             "                        without one, the bundled %s\n"
             "  --anim N|NAME         clip to play (index or name; default 0)\n"
+            "  --anim-file FILE      add FILE's clips, bound to the model's nodes by name\n"
+            "                        (namespace prefixes like mixamorig: ignored); repeatable\n"
             "  --time SECONDS        time on the clip (looped over its duration)\n"
             "  --speed X             playback speed in the window (default 1)\n"
             "  --size WxH            image / window size (default 800x600)\n"
@@ -130,7 +137,7 @@ static int parse_color(const char *text, float rgb[3])
 
 static int is_value_option(const char *arg)
 {
-    static const char *const with_value[] = {"--anim", "--time", "--speed", "--size", "--screenshot", "--export-pose",
+    static const char *const with_value[] = {"--anim", "--anim-file", "--time", "--speed", "--size", "--screenshot", "--export-pose",
                                               "--window-capture", "--influences", "--instances", "--blend", "--fade", "--skinning",
                                               "--weights", "--background", "--frames", "--fps", "--gif",
                                               "--import-timeout"};
@@ -260,6 +267,12 @@ static int parse_options(int argc, char **argv, options *o)
             double n;
             if (parse_number(value, &n) != 0 || n < 1 || n > 1000000 || n != (int)n) goto bad_value;
             o->instances = (int)n;
+        } else if (strcmp(a, "--anim-file") == 0) {
+            if (o->anim_file_count == SKV_MAX_ANIM_FILES) {
+                fprintf(stderr, "skinview: at most %d --anim-file options\n", SKV_MAX_ANIM_FILES);
+                return -1;
+            }
+            o->anim_files[o->anim_file_count++] = value;
         } else if (a[0] == '-' && a[1] != '\0') {
             fprintf(stderr, "skinview: unknown option %s (see --help)\n", a);
             return -1;
@@ -359,9 +372,12 @@ static void print_list_json(const skv_scene *scene)
         const skv_clip *clip = &m->clips[c];
         printf("%s{\"index\":%d,\"name\":", c ? "," : "", c);
         json_string(clip->name ? clip->name : "");
-        printf(",\"seconds\":%.6g,\"ticks\":%.6g,\"ticks_per_second\":%g,\"channels\":%d,\"notes\":[",
-               clip->duration_ticks / clip->ticks_per_second, clip->duration_ticks, clip->ticks_per_second,
-               clip->channel_count);
+        printf(",\"seconds\":%.6g,\"ticks\":%.6g,\"ticks_per_second\":%g,\"channels\":%d,\"file_channels\":%d,"
+               "\"source\":", clip->duration_ticks / clip->ticks_per_second, clip->duration_ticks, clip->ticks_per_second,
+               clip->channel_count, clip->file_channels);
+        if (clip->source) json_string(clip->source);
+        else printf("null");
+        printf(",\"notes\":[");
         int listed = 0;
         for (unsigned bit = 1; bit; bit <<= 1)
             if ((clip->notes & bit) && model_clip_note_key(bit)) {
@@ -414,6 +430,9 @@ static void print_list(const skv_scene *scene)
                clip->channel_count);
         if (clip->merged_from > 1)
             printf(" (%d one-channel clips of the file on one time line, played together)", clip->merged_from);
+        if (clip->source)
+            printf(", from %s (%d of its %d channels matched a node)", clip->source, clip->channel_count,
+                   clip->file_channels);
         printf("\n");
         for (unsigned bit = 1; bit; bit <<= 1)
             if ((clip->notes & bit) && model_clip_note_text(bit)) printf("      note: %s\n", model_clip_note_text(bit));
@@ -425,6 +444,16 @@ static skv_result export_pose(skv_scene *scene, const options *o, skv_error *err
     skv_model *m = &scene->model;
     if (scene->view.bind_pose) pose_evaluate(&scene->pose, m, -1, 0.0); /* the rest pose */
     else scene_pose(scene, o->time);
+    if (m->skeleton_only) {
+        /* No mesh to pose: the joints and bones, which is what there is. */
+        int joints = 0;
+        skv_result r = capture_write_skeleton_obj(o->export_pose, m, pose_globals(&scene->pose), m->upright, &joints,
+                                                  err);
+        if (r == SKV_OK)
+            fprintf(stderr, "skinview: %s: no mesh in the file: %s holds its %d joints as points and its bones "
+                    "as lines\n", m->path, o->export_pose, joints);
+        return r;
+    }
     float *positions = malloc((size_t)m->vertex_count * 3 * sizeof(float));
     float *normals = malloc((size_t)m->vertex_count * 3 * sizeof(float));
     skv_result r;
@@ -630,14 +659,15 @@ int main(int argc, char **argv)
 
     skv_scene scene;
     skv_error err = {{0}};
-    skv_import_desc import = {.influences = o.influences, .trusted = o.trust, .timeout_seconds = o.import_timeout};
+    skv_import_desc import = {.influences = o.influences, .trusted = o.trust, .timeout_seconds = o.import_timeout,
+                              .anim_files = o.anim_files, .anim_file_count = o.anim_file_count};
     skv_result r = scene_load(&scene, path, o.anim, &import, &err);
     if (r != SKV_OK) {
         fprintf(stderr, "skinview: %s: %s\n", path, err.message);
         return r;
     }
     skv_view_options view = scene.view;
-    view.skeleton = o.skeleton;
+    view.skeleton = o.skeleton || scene.view.skeleton; /* a stick figure shows its joints */
     view.bind_pose = o.bind_pose;
     view.wireframe = o.wireframe;
     view.normals = o.normals;

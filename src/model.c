@@ -40,6 +40,22 @@ void walk_free(skv_walk *walk)
     free(walk);
 }
 
+void model_clip_free(skv_clip *clip)
+{
+    for (int i = 0; i < clip->channel_count; i++) {
+        free(clip->channels[i].positions);
+        free(clip->channels[i].rotations);
+        free(clip->channels[i].scales);
+        free(clip->channels[i].packed);
+    }
+    free(clip->channels);
+    free(clip->node_channel);
+    walk_free(clip->walk);
+    free(clip->name);
+    free(clip->source);
+    memset(clip, 0, sizeof *clip);
+}
+
 void model_free(skv_model *model)
 {
     if (!model) return;
@@ -71,19 +87,7 @@ void model_free(skv_model *model)
     free(sk->bone_offset);
     free(sk->bone_from_file);
 
-    for (int c = 0; c < model->clip_count; c++) {
-        skv_clip *clip = &model->clips[c];
-        for (int i = 0; i < clip->channel_count; i++) {
-            free(clip->channels[i].positions);
-            free(clip->channels[i].rotations);
-            free(clip->channels[i].scales);
-            free(clip->channels[i].packed);
-        }
-        free(clip->channels);
-        free(clip->node_channel);
-        walk_free(clip->walk);
-        free(clip->name);
-    }
+    for (int c = 0; c < model->clip_count; c++) model_clip_free(&model->clips[c]);
     free(model->clips);
     walk_free(model->rest_walk);
     free_strings(model->warnings, model->warning_count);

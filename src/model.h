@@ -138,6 +138,8 @@ typedef struct skv_clip {
     int *node_channel; /* per skeleton node: index into channels, or -1 */
     int merged_from;   /* > 1: made of that many one-channel clips of the file */
     unsigned notes;    /* SKV_CLIP_* */
+    char *source;      /* the --anim-file it came from; NULL: the model's own file */
+    int file_channels; /* channels the file gave it (channel_count: those that matched a node) */
     skv_walk *walk;    /* walk_compile; NULL: pose_evaluate takes the reference path */
 } skv_clip;
 
@@ -220,6 +222,9 @@ typedef struct skv_model {
 
     int clip_count;
     skv_clip *clips;
+    /* The file has a skeleton and clips but no mesh: the one mesh is the
+     * importer's stick figure of the joints (stick.h). */
+    int skeleton_only;
 
     /* Inverse of the root node's transform, and the root transform itself.
      * The walker cancels the root transform (globalInverse) so the palette
@@ -235,6 +240,7 @@ typedef struct skv_model {
 } skv_model;
 
 void model_free(skv_model *model);
+void model_clip_free(skv_clip *clip); /* one clip's parts (model_free frees them all) */
 void walk_free(skv_walk *walk); /* NULL is fine */
 
 /* Adds a printf-style warning line to the model. */

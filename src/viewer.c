@@ -412,8 +412,10 @@ static void hud_draw(viewer *v, double fps, int width, int height)
     hud_flush(v, &h, width, height);
 }
 
-/* Opens a file dropped on the window in place of the current model. On
- * failure the current one stays and the HUD says why. */
+/* Opens a file dropped on the window: a file of clips without a mesh adds
+ * its clips to the current model (N/P reach them); any other file is
+ * opened in place of the current model. On failure the current one stays
+ * and the HUD says why. */
 static skv_result open_dropped(viewer *v, skv_error *err)
 {
     char *path = v->dropped;
@@ -421,7 +423,28 @@ static skv_result open_dropped(viewer *v, skv_error *err)
     skv_scene next;
     skv_error load_err = {{0}};
     char text[600];
-    if (scene_load(&next, path, NULL, v->import, &load_err) != SKV_OK) {
+    /* The command line's --anim-file clips belong to its model, not to a
+     * dropped one. */
+    skv_import_desc import = v->import ? *v->import : (skv_import_desc){0};
+    import.anim_files = NULL, import.anim_file_count = 0;
+    int first_new = v->scene->model.clip_count, added = 0;
+    skv_result added_r = import_add_clips(&v->scene->model, path, &import, 1, &added, &load_err);
+    if (added_r == SKV_OK && added > 0) {
+        snprintf(text, sizeof text, "added %d clip(s) from %s: N/P to reach them", added, path);
+        say(v, text);
+        scene_crossfade_to(v->scene, first_new, v->time);
+        v->time = 0.0;
+        free(path);
+        return SKV_OK;
+    }
+    if (added_r == SKV_ERR_ANIM) { /* clips, but none for this model */
+        snprintf(text, sizeof text, "cannot add clips: %s", load_err.message);
+        say(v, text);
+        free(path);
+        return SKV_OK;
+    }
+    /* A model, or a file that cannot be read: opening it says which. */
+    if (scene_load(&next, path, NULL, &import, &load_err) != SKV_OK) {
         snprintf(text, sizeof text, "cannot open %s: %s", path, load_err.message);
         say(v, text);
         free(path);
@@ -431,6 +454,7 @@ static skv_result open_dropped(viewer *v, skv_error *err)
     next.fade_seconds = v->scene->fade_seconds;
     skv_view_options view = v->scene->view;
     view.weight_bone = 0;
+    view.skeleton |= next.view.skeleton; /* a stick figure shows its joints */
     scene_set_view(&next, &view);
     render_destroy(&v->renderer);
     scene_free(v->scene);

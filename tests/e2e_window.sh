@@ -7,7 +7,8 @@
 #     weight key and a click on the timeline each change that picture;
 #     it quits cleanly with status 0 on its quit key.
 #  3. and it matches the golden of the same case (the suite's tolerance).
-#  4. a file dropped on the window (XDND, tests/xdnd_drop.c) opens: the
+#  4. a file dropped on the window (XDND, tests/xdnd_drop.c) opens (a
+#     file of clips without a mesh adds its clips instead): the
 #     viewer says so and the title names the new file.
 # Usage: e2e_window.sh SKINVIEW SKV_CHECK OUT_DIR MODEL GOLDEN.png TIME XDND_DROP DROP_MODEL
 set -euo pipefail
@@ -89,6 +90,15 @@ done
 title=$(xdotool getwindowname "$wid")
 echo "after the drop the title is: $title"
 [ "$title" = "skinview - $(basename "$drop_model")" ] || status=1
+# Drop a file of clips without a mesh (the model's .md5anim): its clip is
+# added to the open model, which stays.
+drop_clips=${drop_model%.*}.md5anim
+"$xdnd_drop" "$wid" "$drop_clips" || status=1
+for _ in $(seq 1 50); do
+  grep -q "^added " "$out/viewer.txt" && break
+  sleep 0.1
+done
+[ "$(xdotool getwindowname "$wid")" = "skinview - $(basename "$drop_model")" ] || status=1
 # The window closes on the key press, so the key release xdotool sends
 # after it may find no window: its status says nothing about skinview.
 xdotool key --window "$wid" q 2>/dev/null || true
@@ -107,5 +117,6 @@ echo "skinview exited with status $exit_status"
 cat "$out/viewer.txt"
 [ "$(grep -c '^saved ' "$out/viewer.txt")" -eq 4 ] || status=1
 grep -q "^opened $drop_model\$" "$out/viewer.txt" || status=1
+grep -q "^added 1 clip(s) from $drop_clips: " "$out/viewer.txt" || status=1
 grep -q "^cannot open $out/broken.fbx: " "$out/viewer.txt" || status=1
 [ "$exit_status" -eq 0 ] && [ "$status" -eq 0 ]

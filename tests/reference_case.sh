@@ -20,7 +20,9 @@
 # --oracle-model FILE: the evaluator reads FILE (a copy of MODEL reduced to
 #   what it can read) instead of MODEL.
 # EVALUATOR: three (glTF, GLB, FBX), dae (Collada, by hand), md5, irr
-#            (.x, .b3d, .ms3d through Irrlicht).
+#            (.x, .b3d, .ms3d through Irrlicht); three-skeleton
+#            (tests/oracle/three_skeleton.mjs: three.js on a model with
+#            clips from other files, or on a skeleton without a mesh).
 # ORACLE_DIR: what tools/setup-oracle.sh set up (three.js, irr_pose).
 # T1 "static": one time only (the model has no motion).
 set -euo pipefail
@@ -74,6 +76,7 @@ list=$(IFS=,; echo "${oracle_times[*]}")
 # The reference poses (one evaluator run for both times).
 case "$evaluator" in
   three) (cd "$oracle_dir" && node three_pose.mjs "$reference_model" "$base.ref.{t}.json" --time "$list" "${oracle_args[@]}") ;;
+  three-skeleton) (cd "$oracle_dir" && node three_skeleton.mjs "$reference_model" "$base.ref.{t}.json" --time "$list" "${oracle_args[@]}") ;;
   dae) "$py" "$shared_oracle/dae_spec.py" "$reference_model" "$base.ref.{t}.json" --time "$list" "${oracle_args[@]}" ;;
   md5) "$py" "$shared_oracle/md5_pose.py" "$reference_model" "$base.ref.{t}.json" --time "$list" --space assimp "${oracle_args[@]}" ;;
   irr) "$py" "$shared_oracle/irr_json.py" "$reference_model" "$base.ref.{t}.json" --time "$list" --space assimp \
