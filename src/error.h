@@ -18,6 +18,7 @@ typedef enum skv_result {
     SKV_ERR_GPU = 7,         /* no GL context, shader or framebuffer failure */
     SKV_ERR_OUTPUT = 8,      /* could not write the PNG/OBJ */
     SKV_ERR_MEMORY = 9,
+    SKV_ERR_REF = 10,        /* the render differs from its --ref image */
 } skv_result;
 
 typedef struct skv_error {

@@ -10,10 +10,14 @@
 #include <math.h>
 #include <time.h>
 #include <sys/stat.h>
+#include <strings.h>
 #include <unistd.h>
+
+#include <stb_image.h>
 
 #include "app.h"
 #include "capture.h"
+#include "imagecmp.h"
 #include "overlay.h"
 #include "gpu.h"
 #include "import.h"
@@ -58,6 +62,8 @@ typedef struct options {
     double fps;
     const char *gif;
     int json;               /* --list --json */
+    const char *ref;        /* --ref REF.png (a pattern with --frames) */
+    double ref_threshold;   /* --ref-threshold: fraction of pixels allowed to differ */
     double fade;       /* < 0: default */
 } options;
 
@@ -89,6 +95,10 @@ static void usage(FILE *out)
             "  --fps F               frames per second of --frames / --gif (30; GIF 15)\n"
             "  --gif FILE.gif        the clip as an animated GIF (once round, or --frames)\n"
             "  --json                with --list: the summary as JSON\n"
+            "  --ref REF.png         compare the --screenshot with REF (one %%d with --frames): a\n"
+            "                        pixel differs when a channel is off by more than 24/255; a\n"
+            "                        mismatch writes OUT.diff.png and exits 10; a missing REF is written\n"
+            "  --ref-threshold F     fraction of pixels allowed to differ (default 0.0025)\n"
             "  --instances N         a crowd: N copies on a grid, each at its own time offset\n"
             "  --mixed-clips         with --instances: copies cycle through the model's clips\n"
             "  --blend A,B,W         pose with clips A and B (index or name) mixed at weight W\n"
@@ -139,7 +149,7 @@ static int is_value_option(const char *arg)
 {
     static const char *const with_value[] = {"--anim", "--anim-file", "--time", "--speed", "--size", "--screenshot", "--export-pose",
                                               "--window-capture", "--influences", "--instances", "--blend", "--fade", "--skinning",
-                                              "--weights", "--background", "--frames", "--fps", "--gif",
+                                              "--weights", "--background", "--frames", "--fps", "--gif", "--ref", "--ref-threshold",
                                               "--import-timeout"};
     for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
         if (strcmp(arg, with_value[i]) == 0) return 1;
@@ -204,6 +214,7 @@ static int option_text(options *o, const char *arg, const char *value)
                  {"--gif", offsetof(options, gif)},
                  {"--weights", offsetof(options, weights)},
                  {"--blend", offsetof(options, blend)},
+                 {"--ref", offsetof(options, ref)},
                  {"--window-capture", offsetof(options, window_capture)}};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
         if (strcmp(arg, texts[i].name) == 0) {
@@ -215,7 +226,7 @@ static int option_text(options *o, const char *arg, const char *value)
 
 static int parse_options(int argc, char **argv, options *o)
 {
-    *o = (options){.speed = 1.0, .width = 800, .height = 600, .fade = -1.0};
+    *o = (options){.speed = 1.0, .width = 800, .height = 600, .fade = -1.0, .ref_threshold = SKV_REF_MAX_FRACTION};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
@@ -267,6 +278,9 @@ static int parse_options(int argc, char **argv, options *o)
             double n;
             if (parse_number(value, &n) != 0 || n < 1 || n > 1000000 || n != (int)n) goto bad_value;
             o->instances = (int)n;
+        } else if (strcmp(a, "--ref-threshold") == 0) {
+            if (parse_number(value, &o->ref_threshold) != 0 || !(o->ref_threshold >= 0.0 && o->ref_threshold <= 1.0))
+                goto bad_value;
         } else if (strcmp(a, "--anim-file") == 0) {
             if (o->anim_file_count == SKV_MAX_ANIM_FILES) {
                 fprintf(stderr, "skinview: at most %d --anim-file options\n", SKV_MAX_ANIM_FILES);
@@ -292,6 +306,14 @@ static int parse_options(int argc, char **argv, options *o)
     }
     if (o->frames > 0 && !o->gif && (!o->screenshot || !frame_pattern_ok(o->screenshot))) {
         fprintf(stderr, "skinview: --frames needs --screenshot with one %%d in the name (e.g. out_%%04d.png) or --gif\n");
+        return -1;
+    }
+    if (o->ref && (!o->screenshot || o->gif)) {
+        fprintf(stderr, "skinview: --ref compares the --screenshot PNG with a reference: give --screenshot\n");
+        return -1;
+    }
+    if (o->ref && o->frames > 0 && !frame_pattern_ok(o->ref)) {
+        fprintf(stderr, "skinview: with --frames, --ref needs one %%d in the name, like --screenshot\n");
         return -1;
     }
     if (o->json && !o->list) {
@@ -495,7 +517,52 @@ typedef struct frame_sink {
     char **paths;  /* one PNG per frame, or NULL */
     skv_gif *gif;  /* or every frame into this */
     int progress;  /* a progress bar on stdout (a terminal) */
+    char **refs;   /* --ref: each frame's reference image, or NULL */
+    double ref_threshold;
+    int *refs_differing; /* counts the frames that differ from their reference */
 } frame_sink;
+
+/* --ref: compares a rendered frame (already written to `out`) with its
+ * reference. A missing reference is written from the frame (the first
+ * run makes the golden); a differing frame gets OUT.diff.png (actual |
+ * expected | difference) and one line, and is counted. */
+static skv_result compare_with_ref(const frame_sink *sink, int index, const unsigned char *rgba, int width, int height,
+                                   skv_error *err)
+{
+    const char *ref = sink->refs[index], *out = sink->paths[index];
+    if (access(ref, F_OK) != 0) {
+        skv_result r = capture_write_png(ref, width, height, rgba, err);
+        if (r == SKV_OK) fprintf(stderr, "skinview: %s: no reference there yet: wrote this render as it\n", ref);
+        return r;
+    }
+    int w = 0, h = 0, channels = 0;
+    unsigned char *expected = stbi_load(ref, &w, &h, &channels, 4);
+    if (!expected) return skv_fail(err, SKV_ERR_FILE, "cannot read the reference %s: %s", ref, stbi_failure_reason());
+    if (w != width || h != height) {
+        stbi_image_free(expected);
+        return skv_fail(err, SKV_ERR_REF, "the reference %s is %dx%d, the render %dx%d (see --size)", ref, w, h, width,
+                        height);
+    }
+    skv_image_diff diff = imagecmp_measure(rgba, expected, width, height, SKV_REF_TOLERANCE);
+    skv_result r = SKV_OK;
+    if (diff.fraction > sink->ref_threshold) {
+        char diff_path[PATH_MAX];
+        size_t stem = strlen(out) > 4 && strcasecmp(out + strlen(out) - 4, ".png") == 0 ? strlen(out) - 4 : strlen(out);
+        snprintf(diff_path, sizeof diff_path, "%.*s.diff.png", (int)stem, out);
+        unsigned char *panel = imagecmp_side_by_side(rgba, expected, width, height, SKV_REF_TOLERANCE);
+        r = panel ? capture_write_png(diff_path, width * 3, height, panel, err)
+                  : skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+        free(panel);
+        if (r == SKV_OK) {
+            fprintf(stderr, "skinview: %s: differs from %s: %.3f%% of pixels over %d/255 (threshold %.3f%%); "
+                    "actual | expected | difference in %s\n", out, ref, 100.0 * diff.fraction, SKV_REF_TOLERANCE,
+                    100.0 * sink->ref_threshold, diff_path);
+            (*sink->refs_differing)++;
+        }
+    }
+    stbi_image_free(expected);
+    return r;
+}
 
 /* Renders the scene at `seconds` into frame `index` of `sink`. */
 static skv_result render_one(skv_scene *scene, skv_renderer *renderer, skv_target *target, double seconds,
@@ -510,6 +577,7 @@ static skv_result render_one(skv_scene *scene, skv_renderer *renderer, skv_targe
     target_read_rgba(target, rgba);
     skv_result r = sink->gif ? capture_gif_frame(sink->gif, rgba, err)
                              : capture_write_png(sink->paths[index], target->width, target->height, rgba, err);
+    if (r == SKV_OK && sink->refs) r = compare_with_ref(sink, index, rgba, target->width, target->height, err);
     free(rgba);
     return r;
 }
@@ -570,6 +638,28 @@ static skv_result render_headless(skv_scene *scene, const options *o, int count,
     return r;
 }
 
+/* --ref PATTERN with --frames: frame i's reference (the pattern holds one
+ * %d, checked by frame_pattern_ok). NULL when memory runs out. */
+static char **reference_paths(const char *pattern, int count)
+{
+    char **refs = calloc((size_t)count, sizeof *refs);
+    for (int i = 0; refs && i < count; i++) {
+        char one[PATH_MAX];
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+        int n = count > 1 || strchr(pattern, '%') ? snprintf(one, sizeof one, pattern, i)
+                                                   : snprintf(one, sizeof one, "%s", pattern);
+#pragma GCC diagnostic pop
+        refs[i] = n >= 0 && (size_t)n < sizeof one ? strdup(one) : NULL;
+        if (!refs[i]) {
+            for (int k = 0; k < i; k++) free(refs[k]);
+            free(refs);
+            return NULL;
+        }
+    }
+    return refs;
+}
+
 /* --frames N (--fps F) with --screenshot PATTERN, or --gif FILE: frames
  * from --time on, 1/F apart. A GIF without --frames covers the clip once. */
 static skv_result render_sequence(skv_scene *scene, const options *o, skv_error *err)
@@ -603,6 +693,13 @@ static skv_result render_sequence(skv_scene *scene, const options *o, skv_error 
         }
     }
     frame_sink sink = {.paths = paths, .progress = isatty(STDOUT_FILENO)};
+    char **refs = NULL;
+    int differing = 0;
+    if (r == SKV_OK && o->ref) {
+        refs = reference_paths(o->ref, count);
+        if (!refs) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+        sink.refs = refs, sink.ref_threshold = o->ref_threshold, sink.refs_differing = &differing;
+    }
     skv_gif gif;
     if (r == SKV_OK && o->gif) {
         r = capture_gif_begin(&gif, o->gif, o->width, o->height, fps, err);
@@ -618,7 +715,10 @@ static skv_result render_sequence(skv_scene *scene, const options *o, skv_error 
         else printf("wrote %d frames: %s ... %s\n", count, paths[0], paths[count - 1]);
     }
     for (int i = 0; paths && i < count; i++) free(paths[i]);
-    free(paths), free(times);
+    for (int i = 0; refs && i < count; i++) free(refs[i]);
+    free(paths), free(times), free(refs);
+    if (r == SKV_OK && differing)
+        r = skv_fail(err, SKV_ERR_REF, "%d of %d frame(s) differ from their --ref images", differing, count);
     return r;
 }
 
@@ -720,8 +820,13 @@ int main(int argc, char **argv)
     if (r == SKV_OK && (o.frames > 0 || o.gif)) {
         r = render_sequence(&scene, &o, &err);
     } else if (r == SKV_OK && o.screenshot) {
-        char *paths[1] = {(char *)o.screenshot};
-        r = render_headless(&scene, &o, 1, &(frame_sink){.paths = paths}, &o.time, &err);
+        char *paths[1] = {(char *)o.screenshot}, *refs[1] = {(char *)o.ref};
+        int differing = 0;
+        r = render_headless(&scene, &o, 1,
+                            &(frame_sink){.paths = paths, .refs = o.ref ? refs : NULL,
+                                          .ref_threshold = o.ref_threshold, .refs_differing = &differing},
+                            &o.time, &err);
+        if (r == SKV_OK && differing) r = skv_fail(&err, SKV_ERR_REF, "the frame differs from its --ref image");
     }
     int wants_window = o.window_capture || (!o.list && !o.export_pose && !o.screenshot && !o.gif);
     if (r == SKV_OK && wants_window) {

@@ -20,6 +20,8 @@
 #include <stb_image.h>
 #include <stb_image_write.h>
 
+#include "imagecmp.h"
+
 #define CHANNEL_TOLERANCE 8 /* per channel, out of 255 */
 
 static unsigned char *load(const char *path, int *w, int *h)
@@ -133,24 +135,8 @@ static int bounds(const char *pose_path, const char *bind_path, double factor)
 static void write_diff_image(const char *path, const unsigned char *a, const unsigned char *b, int w, int h,
                              int tolerance)
 {
-    unsigned char *out = malloc((size_t)w * 3 * h * 4);
+    unsigned char *out = imagecmp_side_by_side(a, b, w, h, tolerance);
     if (!out) return;
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
-            const unsigned char *pa = &a[((size_t)y * w + x) * 4], *pb = &b[((size_t)y * w + x) * 4];
-            unsigned char *row = &out[(size_t)y * w * 3 * 4];
-            memcpy(&row[x * 4], pa, 4);
-            memcpy(&row[(w + x) * 4], pb, 4);
-            int over = 0;
-            for (int c = 0; c < 3; c++) over |= abs(pa[c] - pb[c]) > tolerance;
-            unsigned char *d = &row[(2 * w + x) * 4];
-            if (over) {
-                d[0] = 255, d[1] = 0, d[2] = 0;
-            } else {
-                d[0] = pb[0] / 4, d[1] = pb[1] / 4, d[2] = pb[2] / 4;
-            }
-            d[3] = 255;
-        }
     stbi_write_png(path, w * 3, h, 4, out, w * 3 * 4);
     free(out);
 }
@@ -165,21 +151,10 @@ static int golden(const char *actual, const char *expected, const char *diff_pat
     } else if (aw != ew || ah != eh) {
         fprintf(stderr, "skv_check: %s is %dx%d, golden %s is %dx%d\n", actual, aw, ah, expected, ew, eh);
     } else {
-        long over = 0;
-        int worst = 0;
-        for (long i = 0; i < (long)aw * ah; i++)
-            for (int c = 0; c < 3; c++) {
-                int d = abs(a[i * 4 + c] - e[i * 4 + c]);
-                if (d > worst) worst = d;
-                if (d > tolerance) {
-                    over++;
-                    break;
-                }
-            }
-        double frac = (double)over / ((double)aw * ah);
-        result = frac <= max_frac ? 0 : 1;
+        skv_image_diff diff = imagecmp_measure(a, e, aw, ah, tolerance);
+        result = diff.fraction <= max_frac ? 0 : 1;
         printf("%s: %.3f%% of pixels over tolerance %d (limit %.3f%%), largest channel difference %d: %s\n", actual,
-               100.0 * frac, tolerance, 100.0 * max_frac, worst, result ? "DIFFERENT" : "ok");
+               100.0 * diff.fraction, tolerance, 100.0 * max_frac, diff.worst, result ? "DIFFERENT" : "ok");
         if (result) {
             write_diff_image(diff_path, a, e, aw, ah, tolerance);
             printf("  actual:   %s\n  expected: %s\n  diff:     %s (actual | expected | red = over tolerance)\n",

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# --ref: users' own screenshot tests.
+# Usage: e2e_ref.sh SKINVIEW SKV_CHECK MODEL OUT_DIR
+set -uo pipefail
+skinview=$1 check=$2 model=$3 out=$4
+rm -rf "$out"
+mkdir -p "$out"
+cd "$out" || exit 1
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+run() { "$skinview" "$model" --size 160x120 "$@" 2>>err.txt; }
+
+# No reference yet: the render becomes it, and says so.
+run --time 0.5 --skeleton --screenshot a.png --ref ref.png || fail "first run exited $?"
+[ -e ref.png ] || fail "the missing reference was not written"
+grep -q "ref.png: no reference there yet: wrote this render as it" err.txt || fail "first run did not say it wrote the reference"
+"$check" same a.png ref.png >/dev/null || fail "the written reference is not the render"
+# The same frame matches; a view flag takes part in the picture.
+: >err.txt
+run --time 0.5 --skeleton --screenshot b.png --ref ref.png || fail "a matching render exited $?"
+[ -s err.txt ] && fail "a matching render printed: $(cat err.txt)"
+[ -e b.diff.png ] && fail "a matching render wrote a diff"
+run --time 0.5 --screenshot c.png --ref ref.png
+code=$?
+[ "$code" -eq 10 ] || fail "without the skeleton view: exit $code, not 10"
+# Another time differs: exit 10, one line per frame and one closing line,
+# actual | expected | difference beside the output.
+: >err.txt
+run --time 1.0 --skeleton --screenshot d.png --ref ref.png
+code=$?
+[ "$code" -eq 10 ] || fail "a different pose exited $code, not 10"
+[ "$(wc -l <err.txt)" -eq 2 ] || fail "a different pose printed $(wc -l <err.txt) lines, not 2"
+grep -q "^skinview: d.png: differs from ref.png: .* in d.diff.png" err.txt || fail "no line naming d.diff.png"
+python3 - <<'PY' || fail "d.diff.png is not 480x120"
+import struct
+with open('d.diff.png', 'rb') as f:
+    head = f.read(24)
+assert struct.unpack('>II', head[16:24]) == (480, 120)
+PY
+# A threshold of 1 accepts any difference.
+run --time 1.0 --skeleton --screenshot e.png --ref ref.png --ref-threshold 1 || fail "--ref-threshold 1 exited $?"
+# Frame sequences: one reference per frame.
+run --frames 3 --fps 4 --screenshot f_%d.png --ref r_%d.png >/dev/null || fail "frames, first run exited $?"
+[ -e r_0.png ] && [ -e r_2.png ] || fail "frame references not written"
+run --frames 3 --fps 4 --screenshot g_%d.png --ref r_%d.png >/dev/null || fail "frames, second run exited $?"
+run --frames 3 --fps 4 --time 0.3 --screenshot h_%d.png --ref r_%d.png >/dev/null
+code=$?
+[ "$code" -eq 10 ] || fail "shifted frames exited $code, not 10"
+# Another size: exit 10 and why.
+: >err.txt
+"$skinview" "$model" --size 80x60 --time 0.5 --skeleton --screenshot s.png --ref ref.png 2>err.txt
+code=$?
+[ "$code" -eq 10 ] && grep -q "is 160x120, the render 80x60" err.txt || fail "a size mismatch: exit $code, $(cat err.txt)"
+# Bad command lines.
+"$skinview" "$model" --ref ref.png --list >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--ref without --screenshot is not a usage error"
+"$skinview" "$model" --frames 2 --screenshot x_%d.png --ref ref.png >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--ref without %d under --frames is not a usage error"
+"$skinview" "$model" --screenshot x.png --ref ref.png --ref-threshold nan >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--ref-threshold nan accepted"
+[ "$status" -eq 0 ] && echo "e2e_ref: all checks passed"
+exit $status
