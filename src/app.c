@@ -12,10 +12,29 @@
  * extremes of ordinary motion without costing more than a load. */
 #define FRAMING_SAMPLES 32
 
+/* The root-motion node of the clip and where it starts. */
+static void find_root(skv_scene *scene)
+{
+    scene->root_node = view_root_motion_node(&scene->model, scene->clip);
+    memset(scene->root_start, 0, sizeof scene->root_start);
+    memset(scene->root_offset, 0, sizeof scene->root_offset);
+    if (scene->root_node < 0) return;
+    skv_pose pose;
+    if (pose_create(&pose, &scene->model.skeleton) != 0) return;
+    pose_evaluate(&pose, &scene->model, scene->clip, 0.0);
+    view_node_position(&scene->model, pose_globals(&pose), scene->root_node, scene->root_start);
+    pose_destroy(&pose);
+}
+
 static void frame_clip(skv_scene *scene)
 {
     float lo[3], hi[3];
-    if (view_animated_bounds(&scene->model, scene->clip, FRAMING_SAMPLES, lo, hi) != 0) {
+    find_root(scene);
+    int steady = scene->follow || scene->in_place ? scene->root_node : -1;
+    /* Framing on the pose shown (at frame_seconds), or the whole clip. */
+    int samples = scene->frame_pose ? 1 : FRAMING_SAMPLES;
+    double start = scene->frame_pose ? scene->frame_seconds : 0.0;
+    if (view_animated_bounds(&scene->model, scene->clip, start, samples, steady, lo, hi) != 0) {
         lo[0] = lo[1] = lo[2] = -1.0f;
         hi[0] = hi[1] = hi[2] = 1.0f;
     }
@@ -116,6 +135,28 @@ void scene_set_clip(skv_scene *scene, int clip)
     frame_clip(scene);
 }
 
+void scene_set_motion(skv_scene *scene, int follow, int in_place, int frame_pose, double frame_seconds)
+{
+    scene->follow = follow;
+    scene->in_place = in_place;
+    scene->frame_pose = frame_pose;
+    scene->frame_seconds = frame_seconds;
+    skv_camera user = scene->camera;
+    frame_clip(scene);
+    /* Keep the angles and zoom the user chose; only the framing changes. */
+    scene->camera.yaw = user.yaw, scene->camera.pitch = user.pitch, scene->camera.zoom = user.zoom;
+}
+
+void scene_placement(const skv_scene *scene, mat4 out)
+{
+    glm_mat4_copy((vec4 *)scene->model.upright, out);
+    if (scene->in_place && scene->instances == 0) {
+        mat4 back;
+        glm_translate_make(back, (vec3){-scene->root_offset[0], 0.0f, -scene->root_offset[2]});
+        glm_mat4_mul(back, out, out);
+    }
+}
+
 void scene_set_view(skv_scene *scene, const skv_view_options *view)
 {
     int reframe = view->bind_pose != scene->view.bind_pose;
@@ -158,7 +199,9 @@ static void frame_views(skv_scene *scene, skv_frame_desc *frame)
         lines_clear(&scene->bones);
         lines_clear(&scene->joints);
         int selected = v->shade == SKV_SHADE_WEIGHTS ? v->weight_bone : -1;
-        if (overlay_skeleton(m, pose_globals(&scene->pose), m->upright, selected, &scene->bones, &scene->joints) == 0) {
+        mat4 placed;
+        scene_placement(scene, placed);
+        if (overlay_skeleton(m, pose_globals(&scene->pose), placed, selected, &scene->bones, &scene->joints) == 0) {
             frame->overlay_lines = &scene->bones;
             frame->overlay_points = &scene->joints;
         }
@@ -181,7 +224,9 @@ static void frame_views(skv_scene *scene, skv_frame_desc *frame)
             if (!scene->skinned_normals) scene->skinned_normals = malloc(n);
             if (scene->skinned_positions && scene->skinned_normals &&
                 scene_skin(scene, scene->skinned_positions, scene->skinned_normals) == 0) {
-                failed |= overlay_normals(m, scene->skinned_positions, scene->skinned_normals, m->upright,
+                mat4 placed;
+                scene_placement(scene, placed);
+                failed |= overlay_normals(m, scene->skinned_positions, scene->skinned_normals, placed,
                                           0.04f * scene->camera.radius, &scene->depth_lines);
             }
         }
@@ -223,9 +268,26 @@ void scene_pose(skv_scene *scene, double seconds)
     }
 }
 
+/* The root's horizontal travel since the clip's start; the camera follows
+ * it (its angles and zoom stay the user's). */
+static void track_root(skv_scene *scene)
+{
+    memset(scene->root_offset, 0, sizeof scene->root_offset);
+    if (scene->root_node < 0 || !(scene->follow || scene->in_place) || scene->instances > 0) return;
+    float at[3];
+    view_node_position(&scene->model, pose_globals(&scene->pose), scene->root_node, at);
+    scene->root_offset[0] = at[0] - scene->root_start[0];
+    scene->root_offset[2] = at[2] - scene->root_start[2];
+    if (scene->follow && !scene->in_place) {
+        scene->camera.center[0] = scene->home.center[0] + scene->root_offset[0];
+        scene->camera.center[2] = scene->home.center[2] + scene->root_offset[2];
+    }
+}
+
 void scene_frame(skv_scene *scene, double seconds, int width, int height, skv_frame_desc *frame)
 {
     scene_pose(scene, seconds);
+    track_root(scene);
     *frame = (skv_frame_desc){.palette = (const mat4 *)scene->pose.palette, .background = {0.16f, 0.18f, 0.22f},
                               .skinning = scene->skinning};
     frame_views(scene, frame);
@@ -236,7 +298,7 @@ void scene_frame(skv_scene *scene, double seconds, int width, int height, skv_fr
         frame->grid_columns = crowd_columns(scene->instances);
         frame->grid_spacing = scene->grid_spacing;
     }
-    glm_mat4_copy(scene->model.upright, frame->model);
+    scene_placement(scene, frame->model);
     view_matrices(&scene->camera, width, height, frame->view, frame->projection);
 }
 

@@ -42,6 +42,14 @@ typedef struct skv_scene {
     double fade_from;
     skv_skinning skinning; /* --skinning; the renderer must have the program */
     skv_view_options view;
+    /* Following the motion (scene_set_motion): the camera follows the root
+     * motion, or the root's horizontal travel is taken out (in place);
+     * framing on the pose shown (frame_pose) instead of the whole clip. */
+    int follow, in_place, frame_pose;
+    double frame_seconds; /* frame_pose: the time of the pose framed */
+    int root_node;        /* view_root_motion_node of the clip, or -1 */
+    float root_start[3];  /* where it is at the clip's start */
+    float root_offset[3]; /* its horizontal travel at the last scene_frame */
     /* What the views draw with, rebuilt per frame. */
     skv_pose bind;            /* the rest pose, for view.bind_pose */
     vec3 ghost_offset;        /* scene-space place of the bind-pose copy */
@@ -65,6 +73,14 @@ skv_result scene_set_instances(skv_scene *scene, int count, int mixed_clips, skv
 /* Sets the inspection views (re-framing the camera when the bind-pose
  * copy comes or goes). */
 void scene_set_view(skv_scene *scene, const skv_view_options *view);
+
+/* Sets how the camera treats the motion (--follow, --in-place, --frame
+ * pose; window keys T and I) and re-frames. */
+void scene_set_motion(skv_scene *scene, int follow, int in_place, int frame_pose, double frame_seconds);
+
+/* The scene's model matrix at the last scene_frame: upright, less the root's
+ * travel in place mode. */
+void scene_placement(const skv_scene *scene, mat4 out);
 
 /* Switches clip and re-frames the camera. */
 void scene_set_clip(skv_scene *scene, int clip);

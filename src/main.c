@@ -65,6 +65,9 @@ typedef struct options {
     const char *ref;        /* --ref REF.png (a pattern with --frames) */
     double ref_threshold;   /* --ref-threshold: fraction of pixels allowed to differ */
     double fade;       /* < 0: default */
+    int follow, in_place; /* --follow, --in-place */
+    const char *frame;    /* --frame clip|pose */
+    double camera_azimuth, camera_elevation, camera_zoom;
 } options;
 
 static void usage(FILE *out)
@@ -99,6 +102,12 @@ static void usage(FILE *out)
             "                        pixel differs when a channel is off by more than 24/255; a\n"
             "                        mismatch writes OUT.diff.png and exits 10; a missing REF is written\n"
             "  --ref-threshold F     fraction of pixels allowed to differ (default 0.0025)\n"
+            "  --follow              the camera follows the root motion (window: T)\n"
+            "  --in-place            take the root's horizontal travel out (window: I)\n"
+            "  --frame clip|pose     frame the whole clip (default) or the pose at --time\n"
+            "  --camera-azimuth DEG  camera angle right of the front (default 25)\n"
+            "  --camera-elevation DEG  camera angle above the ground (default 15)\n"
+            "  --camera-zoom Z       distance x Z from the framed one (default 1)\n"
             "  --instances N         a crowd: N copies on a grid, each at its own time offset\n"
             "  --mixed-clips         with --instances: copies cycle through the model's clips\n"
             "  --blend A,B,W         pose with clips A and B (index or name) mixed at weight W\n"
@@ -149,7 +158,8 @@ static int is_value_option(const char *arg)
 {
     static const char *const with_value[] = {"--anim", "--anim-file", "--time", "--speed", "--size", "--screenshot", "--export-pose",
                                               "--window-capture", "--influences", "--instances", "--blend", "--fade", "--skinning",
-                                              "--weights", "--background", "--frames", "--fps", "--gif", "--ref", "--ref-threshold",
+                                              "--weights", "--background", "--frames", "--fps", "--gif", "--ref", "--ref-threshold", "--frame", "--camera-azimuth",
+                                              "--camera-elevation", "--camera-zoom",
                                               "--import-timeout"};
     for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
         if (strcmp(arg, with_value[i]) == 0) return 1;
@@ -193,7 +203,9 @@ static int option_flag(options *o, const char *arg)
                  {"--axes", offsetof(options, axes)},
                  {"--mixed-clips", offsetof(options, mixed_clips)},
                  {"--debug", offsetof(options, debug)},
-                 {"--trust", offsetof(options, trust)}};
+                 {"--trust", offsetof(options, trust)},
+                 {"--follow", offsetof(options, follow)},
+                 {"--in-place", offsetof(options, in_place)}};
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
         if (strcmp(arg, flags[i].name) == 0) {
             *(int *)((char *)o + flags[i].field) = 1;
@@ -215,6 +227,7 @@ static int option_text(options *o, const char *arg, const char *value)
                  {"--weights", offsetof(options, weights)},
                  {"--blend", offsetof(options, blend)},
                  {"--ref", offsetof(options, ref)},
+                 {"--frame", offsetof(options, frame)},
                  {"--window-capture", offsetof(options, window_capture)}};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
         if (strcmp(arg, texts[i].name) == 0) {
@@ -226,7 +239,9 @@ static int option_text(options *o, const char *arg, const char *value)
 
 static int parse_options(int argc, char **argv, options *o)
 {
-    *o = (options){.speed = 1.0, .width = 800, .height = 600, .fade = -1.0, .ref_threshold = SKV_REF_MAX_FRACTION};
+    /* The camera's defaults are view.h's framing rule. */
+    *o = (options){.speed = 1.0, .width = 800, .height = 600, .fade = -1.0, .ref_threshold = SKV_REF_MAX_FRACTION,
+                   .camera_azimuth = 25.0, .camera_elevation = 15.0, .camera_zoom = 1.0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
@@ -278,6 +293,13 @@ static int parse_options(int argc, char **argv, options *o)
             double n;
             if (parse_number(value, &n) != 0 || n < 1 || n > 1000000 || n != (int)n) goto bad_value;
             o->instances = (int)n;
+        } else if (strcmp(a, "--camera-azimuth") == 0) {
+            if (parse_number(value, &o->camera_azimuth) != 0 || !(fabs(o->camera_azimuth) <= 360.0)) goto bad_value;
+        } else if (strcmp(a, "--camera-elevation") == 0) {
+            if (parse_number(value, &o->camera_elevation) != 0 || !(fabs(o->camera_elevation) <= 89.0)) goto bad_value;
+        } else if (strcmp(a, "--camera-zoom") == 0) {
+            if (parse_number(value, &o->camera_zoom) != 0 || !(o->camera_zoom >= 0.05 && o->camera_zoom <= 100.0))
+                goto bad_value;
         } else if (strcmp(a, "--ref-threshold") == 0) {
             if (parse_number(value, &o->ref_threshold) != 0 || !(o->ref_threshold >= 0.0 && o->ref_threshold <= 1.0))
                 goto bad_value;
@@ -314,6 +336,10 @@ static int parse_options(int argc, char **argv, options *o)
     }
     if (o->ref && o->frames > 0 && !frame_pattern_ok(o->ref)) {
         fprintf(stderr, "skinview: with --frames, --ref needs one %%d in the name, like --screenshot\n");
+        return -1;
+    }
+    if (o->frame && strcmp(o->frame, "clip") != 0 && strcmp(o->frame, "pose") != 0) {
+        fprintf(stderr, "skinview: bad value for --frame: '%s' (clip or pose)\n", o->frame);
         return -1;
     }
     if (o->json && !o->list) {
@@ -811,6 +837,13 @@ int main(int argc, char **argv)
             return r;
         }
     }
+    /* The camera: how it treats the motion, then its angles and zoom. */
+    int frame_pose = o.frame && strcmp(o.frame, "pose") == 0;
+    if (o.follow || o.in_place || frame_pose) scene_set_motion(&scene, o.follow, o.in_place, frame_pose, o.time);
+    scene.camera.yaw = (float)o.camera_azimuth;
+    scene.camera.pitch = (float)o.camera_elevation;
+    scene.camera.zoom = (float)o.camera_zoom;
+    scene.home = scene.camera;
     for (int i = 0; i < scene.model.warning_count; i++)
         fprintf(stderr, "skinview: %s: warning: %s\n", path, scene.model.warnings[i]);
 

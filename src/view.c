@@ -4,13 +4,33 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "anim.h"
 #include "skin.h"
 
 #define FIELD_OF_VIEW_DEG 40.0f
 
-int view_animated_bounds(const skv_model *model, int clip, int samples, float lo[3], float hi[3])
+void view_node_position(const skv_model *model, const mat4 *global, int node, float out[3])
+{
+    vec4 p;
+    glm_mat4_mulv((vec4 *)model->upright, (vec4){global[node][3][0], global[node][3][1], global[node][3][2], 1.0f}, p);
+    out[0] = p[0], out[1] = p[1], out[2] = p[2];
+}
+
+int view_root_motion_node(const skv_model *model, int clip)
+{
+    if (clip < 0 || clip >= model->clip_count) return -1;
+    const skv_clip *c = &model->clips[clip];
+    for (int n = 0; n < model->skeleton.node_count; n++) {
+        int k = c->node_channel[n];
+        if (k >= 0 && c->channels[k].position_count > 1) return n; /* one key: it does not move */
+    }
+    return -1;
+}
+
+int view_animated_bounds(const skv_model *model, int clip, double start_seconds, int samples, int steady_node,
+                         float lo[3], float hi[3])
 {
     skv_pose pose;
     float *positions = malloc((size_t)model->vertex_count * 3 * sizeof(float));
@@ -25,12 +45,22 @@ int view_animated_bounds(const skv_model *model, int clip, int samples, float lo
     const skv_clip *c = clip >= 0 && clip < model->clip_count ? &model->clips[clip] : NULL;
     double duration = c ? c->duration_ticks / c->ticks_per_second : 0.0;
     if (!c || samples < 1) samples = 1;
+    float start[3] = {0.0f, 0.0f, 0.0f}; /* the steady node at the clip's start */
+    if (steady_node >= 0 && steady_node < model->skeleton.node_count) {
+        pose_evaluate(&pose, model, clip, 0.0);
+        view_node_position(model, pose_globals(&pose), steady_node, start);
+    }
     for (int s = 0; s < samples; s++) {
-        double seconds = samples > 1 ? duration * s / samples : 0.0;
+        double seconds = start_seconds + (samples > 1 ? duration * s / samples : 0.0);
         pose_evaluate(&pose, model, clip, seconds);
         skin_blend(model, pose.palette, positions, NULL);
         float slo[3], shi[3];
         skin_bounds(positions, model->vertex_count, model->upright, slo, shi);
+        if (steady_node >= 0 && steady_node < model->skeleton.node_count) {
+            float at[3];
+            view_node_position(model, pose_globals(&pose), steady_node, at);
+            for (int a = 0; a < 3; a += 2) slo[a] -= at[a] - start[a], shi[a] -= at[a] - start[a];
+        }
         for (int a = 0; a < 3; a++) {
             if (isfinite(slo[a]) && slo[a] < lo[a]) lo[a] = slo[a];
             if (isfinite(shi[a]) && shi[a] > hi[a]) hi[a] = shi[a];

@@ -20,9 +20,21 @@ typedef struct skv_camera {
 } skv_camera;
 
 /* Bounds of the skinned mesh over clip `clip` (-1: rest pose), in upright
- * scene space, from `samples` evenly spaced times. Returns 0, or -1 when
- * memory runs out. */
-int view_animated_bounds(const skv_model *model, int clip, int samples, float lo[3], float hi[3]);
+ * scene space, from `samples` evenly spaced times over the clip from
+ * `start` seconds (samples 1: the pose at `start`). With `steady_node` >= 0
+ * each sample is first moved back by that node's horizontal (x, z) travel
+ * since the clip's start: the bounds of the motion without its root motion
+ * (--in-place, --follow). Returns 0, or -1 when memory runs out. */
+int view_animated_bounds(const skv_model *model, int clip, double start, int samples, int steady_node, float lo[3],
+                         float hi[3]);
+
+/* Where node `node` is in upright scene space with the pose `global`
+ * (pose_globals). */
+void view_node_position(const skv_model *model, const mat4 *global, int node, float out[3]);
+
+/* The node whose motion carries the character (its root motion): the first
+ * node, parent first, whose translation clip `clip` animates; -1 if none. */
+int view_root_motion_node(const skv_model *model, int clip);
 
 /* Frames a bounding box with the default angles. */
 void view_frame(skv_camera *camera, const float lo[3], const float hi[3]);

@@ -3,6 +3,7 @@
  * Controls (README "Window controls" has the full map): left-drag orbit,
  * scroll zoom, click or drag on the timeline bar to scrub, Space pause,
  * Left/Right step, +/- speed, N/P clips, D dual quaternions, K skeleton,
+ * T follow the motion, I in place,
  * B bind pose, W weights with [ ] to pick the bone, C influence count,
  * F wireframe, O normals, G grid, A axes, V background, L loop, S
  * screenshot, H help, R reset view, Esc/Q quit; dropping a model file on
@@ -171,6 +172,8 @@ static void on_key(GLFWwindow *window, int key, int scancode, int action, int mo
             scene_crossfade_to(s, (s->clip + s->model.clip_count - 1) % s->model.clip_count, v->time), v->time = 0.0;
         break;
     case GLFW_KEY_R: s->camera = s->home; break;
+    case GLFW_KEY_T: scene_set_motion(s, !s->follow, s->in_place, s->frame_pose, v->time); break;
+    case GLFW_KEY_I: scene_set_motion(s, s->follow, !s->in_place, s->frame_pose, v->time); break;
     case GLFW_KEY_K: view.skeleton = !view.skeleton; break;
     case GLFW_KEY_B: view.bind_pose = !view.bind_pose; break;
     case GLFW_KEY_W: view.shade = view.shade == SKV_SHADE_WEIGHTS ? SKV_SHADE_MATERIAL : SKV_SHADE_WEIGHTS; break;
@@ -373,13 +376,13 @@ static void hud_draw(viewer *v, double fps, int width, int height)
     hud_text(&h, 4.0f, 4.0f, line);
     const skv_view_options *view = &scene->view;
     int weights = view->shade == SKV_SHADE_WEIGHTS;
-    snprintf(line, sizeof line, "%d vertices, %d bones | %s%s%s%s%s%s%s%s%s%s%s", m->vertex_count,
+    snprintf(line, sizeof line, "%d vertices, %d bones | %s%s%s%s%s%s%s%s%s%s%s%s%s", m->vertex_count,
              m->file_bone_count, scene->skinning == SKV_SKINNING_DUAL_QUATERNION ? "dual quat" : "linear",
              view->skeleton ? " | skeleton" : "", view->bind_pose ? " | bind pose" : "",
              weights ? " | weights of '" : "", weights ? m->skeleton.bone_names[view->weight_bone] : "",
              weights ? "'" : "", view->shade == SKV_SHADE_INFLUENCES ? " | influence count" : "",
              view->wireframe ? " | wireframe" : "", view->normals ? " | normals" : "", view->grid ? " | grid" : "",
-             view->axes ? " | axes" : "");
+             view->axes ? " | axes" : "", scene->follow ? " | follow" : "", scene->in_place ? " | in place" : "");
     hud_text(&h, 4.0f, 14.0f, line);
     if (v->message[0] && glfwGetTime() < v->message_until) hud_text(&h, 4.0f, 24.0f, v->message);
     if (v->help) {
@@ -388,9 +391,10 @@ static void hud_draw(viewer *v, double fps, int width, int height)
             "Space pause   Left/Right step   +/- speed   L loop   N/P clip (cross-fade)",
             "K skeleton   B bind pose   W weights ([ ] or click a joint: bone)   C influences",
             "F wireframe   O normals   G grid   A axes   V background   D dual quaternions",
+            "T follow the motion   I in place",
             "S screenshot   R reset view   drop a file: open it   H help   Q/Esc quit",
         };
-        for (int k = 0; k < 5; k++) hud_text(&h, 4.0f, 40.0f + 10.0f * k, keys[k]);
+        for (int k = 0; k < (int)(sizeof keys / sizeof keys[0]); k++) hud_text(&h, 4.0f, 40.0f + 10.0f * k, keys[k]);
     }
     if (v->hover_bone >= 0) { /* the joint's bone name beside the cursor */
         double mx, my;

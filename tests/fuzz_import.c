@@ -43,7 +43,7 @@ static void exercise(const skv_model *model)
             }
         }
     float lo[3], hi[3];
-    view_animated_bounds(model, model->clip_count > 0 ? 0 : -1, 4, lo, hi);
+    view_animated_bounds(model, model->clip_count > 0 ? 0 : -1, 0.0, 4, -1, lo, hi);
     free(positions);
     free(normals);
     pose_destroy(&pose);
