@@ -139,8 +139,13 @@ static int is_value_option(const char *arg)
     return 0;
 }
 
-/* One "%d"-style conversion (flags and width allowed, e.g. %04d) and no
- * other '%' but "%%": the --frames file name pattern. */
+/* Widest field a frame number may ask for: an int has at most 11
+ * characters, and the formatted name is allocated by this bound. */
+#define FRAME_WIDTH_MAX 20
+
+/* One "%d"-style conversion (flags and a width up to FRAME_WIDTH_MAX
+ * allowed, e.g. %04d) and no other '%' but "%%": the --frames file name
+ * pattern. */
 static int frame_pattern_ok(const char *pattern)
 {
     int conversions = 0;
@@ -152,7 +157,9 @@ static int frame_pattern_ok(const char *pattern)
         }
         p++;
         while (*p == '0' || *p == '-' || *p == '+' || *p == ' ') p++;
-        while (*p >= '0' && *p <= '9') p++;
+        int width = 0;
+        for (; *p >= '0' && *p <= '9'; p++)
+            if ((width = width * 10 + (*p - '0')) > FRAME_WIDTH_MAX) return 0;
         if (*p != 'd') return 0;
         conversions++;
     }
@@ -278,7 +285,8 @@ static int parse_options(int argc, char **argv, options *o)
         return -1;
     }
     if (o->frames > 0 && !o->gif && (!o->screenshot || !frame_pattern_ok(o->screenshot))) {
-        fprintf(stderr, "skinview: --frames needs --screenshot with one %%d in the name (e.g. out_%%04d.png) or --gif\n");
+        fprintf(stderr, "skinview: --frames needs --screenshot with one %%d in the name (e.g. out_%%04d.png; width up "
+                        "to %d) or --gif\n", FRAME_WIDTH_MAX);
         return -1;
     }
     if (o->json && !o->list) {
@@ -562,15 +570,20 @@ static skv_result render_sequence(skv_scene *scene, const options *o, skv_error 
     for (int i = 0; i < count; i++) {
         times[i] = o->time + i / fps;
         if (paths) {
-            paths[i] = malloc(strlen(o->screenshot) + 32);
+            size_t size = strlen(o->screenshot) + FRAME_WIDTH_MAX + 12;
+            paths[i] = malloc(size);
             if (!paths[i]) {
                 r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
                 break;
             }
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-            sprintf(paths[i], o->screenshot, i); /* checked by frame_pattern_ok: one %d */
+            int length = snprintf(paths[i], size, o->screenshot, i); /* checked by frame_pattern_ok: one %d */
 #pragma GCC diagnostic pop
+            if (length < 0 || (size_t)length >= size) { /* cannot happen after frame_pattern_ok; never overflow */
+                r = skv_fail(err, SKV_ERR_USAGE, "--screenshot %s: the frame name does not fit", o->screenshot);
+                break;
+            }
         }
     }
     frame_sink sink = {.paths = paths, .progress = isatty(STDOUT_FILENO)};
