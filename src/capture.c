@@ -8,18 +8,30 @@
 
 #include <stb_image_write.h>
 
+static void write_png_bytes(void *file, void *bytes, int count)
+{
+    fwrite(bytes, 1, (size_t)count, file); /* checked when the file is committed */
+}
+
 skv_result capture_write_png(const char *path, int width, int height, const unsigned char *rgba, skv_error *err)
 {
-    if (!stbi_write_png(path, width, height, 4, rgba, width * 4))
+    skv_outfile out;
+    skv_result r = outfile_open(&out, path, err);
+    if (r != SKV_OK) return r;
+    if (!stbi_write_png_to_func(write_png_bytes, out.file, width, height, 4, rgba, width * 4)) {
+        outfile_discard(&out);
         return skv_fail(err, SKV_ERR_OUTPUT, "cannot write PNG %s", path);
-    return SKV_OK;
+    }
+    return outfile_commit(&out, path, err);
 }
 
 skv_result capture_write_obj(const char *path, const skv_model *model, const float *positions,
                              const float *normals, const mat4 scene, skv_error *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) return skv_fail(err, SKV_ERR_OUTPUT, "cannot write %s: %s", path, strerror(errno));
+    skv_outfile out;
+    skv_result r = outfile_open(&out, path, err);
+    if (r != SKV_OK) return r;
+    FILE *f = out.file;
     mat3 normal_matrix;
     glm_mat4_pick3((vec4 *)scene, normal_matrix);
     glm_mat3_inv(normal_matrix, normal_matrix);
@@ -47,9 +59,7 @@ skv_result capture_write_obj(const char *path, const skv_model *model, const flo
             fprintf(f, "f %ld//%ld %ld//%ld %ld//%ld\n", a, a, b, b, c, c);
         }
     }
-    int failed = ferror(f);
-    if (fclose(f) != 0 || failed) return skv_fail(err, SKV_ERR_OUTPUT, "cannot write %s", path);
-    return SKV_OK;
+    return outfile_commit(&out, path, err);
 }
 
 /* --- animated GIF ------------------------------------------------------- */
@@ -107,12 +117,12 @@ skv_result capture_gif_begin(skv_gif *gif, const char *path, int width, int heig
         free(gif->nearest), free(gif->indices);
         return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     }
-    gif->file = fopen(path, "wb");
-    if (!gif->file) {
+    skv_result r = outfile_open(&gif->out, path, err);
+    if (r != SKV_OK) {
         free(gif->nearest), free(gif->indices);
-        return skv_fail(err, SKV_ERR_OUTPUT, "cannot write %s: %s", path, strerror(errno));
+        gif->nearest = gif->indices = NULL;
     }
-    return SKV_OK;
+    return r;
 }
 
 /* LZW code output, packed LSB first into sub-blocks of up to 255 bytes. */
@@ -207,7 +217,7 @@ static void put16(FILE *f, int v)
 
 skv_result capture_gif_frame(skv_gif *gif, const unsigned char *rgba, skv_error *err)
 {
-    FILE *f = gif->file;
+    FILE *f = gif->out.file;
     if (gif->palette_size == 0) {
         if (build_palette(gif, rgba) != 0) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
         int bits = 1;
@@ -240,11 +250,11 @@ skv_result capture_gif_frame(skv_gif *gif, const unsigned char *rgba, skv_error 
 skv_result capture_gif_end(skv_gif *gif, const char *path, int failed, skv_error *err)
 {
     skv_result r = SKV_OK;
-    if (gif->file) {
-        fputc(0x3b, gif->file); /* trailer */
-        if (fclose(gif->file) != 0 && !failed)
-            r = skv_fail(err, SKV_ERR_OUTPUT, "cannot write %s: %s", path, strerror(errno));
-        if (failed || r != SKV_OK) remove(path);
+    if (gif->out.file && failed) {
+        outfile_discard(&gif->out); /* the old file, if any, stays */
+    } else if (gif->out.file) {
+        fputc(0x3b, gif->out.file); /* trailer */
+        r = outfile_commit(&gif->out, path, err);
     }
     free(gif->nearest), free(gif->indices);
     memset(gif, 0, sizeof *gif);
