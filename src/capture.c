@@ -8,6 +8,8 @@
 
 #include <stb_image_write.h>
 
+#include "text.h"
+
 static void write_png_bytes(void *file, void *bytes, int count)
 {
     fwrite(bytes, 1, (size_t)count, file); /* checked when the file is committed */
@@ -37,7 +39,11 @@ skv_result capture_write_obj(const char *path, const skv_model *model, const flo
     glm_mat3_inv(normal_matrix, normal_matrix);
     glm_mat3_transpose(normal_matrix);
 
-    fprintf(f, "# skinview pose export: %s\n", model->path ? model->path : "");
+    /* Names go through text_put_line: a newline in one would start an
+     * OBJ line of the file's choosing ("v ...", "f ..."). */
+    fprintf(f, "# skinview pose export: ");
+    text_put_line(f, model->path ? model->path : "");
+    fprintf(f, "\n");
     for (int v = 0; v < model->vertex_count; v++) {
         vec4 p = {positions[v * 3], positions[v * 3 + 1], positions[v * 3 + 2], 1.0f}, q;
         glm_mat4_mulv((vec4 *)scene, p, q);
@@ -51,7 +57,9 @@ skv_result capture_write_obj(const char *path, const skv_model *model, const flo
     }
     for (int m = 0; m < model->mesh_count; m++) {
         const skv_mesh *mesh = &model->meshes[m];
-        fprintf(f, "o %s\n", mesh->name);
+        fprintf(f, "o ");
+        text_put_line(f, mesh->name);
+        fprintf(f, "\n");
         for (int i = 0; i < mesh->index_count; i += 3) {
             const uint32_t *tri = &model->indices[mesh->first_index + i];
             long a = mesh->base_vertex + (long)tri[0] + 1, b = mesh->base_vertex + (long)tri[1] + 1,

@@ -3,6 +3,7 @@
  * The only place that prints errors: one line, naming the file. */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "import.h"
 #include "render.h"
 #include "skin.h"
+#include "text.h"
 #include "viewer.h"
 
 #ifndef SKV_SOURCE_ASSETS_DIR
@@ -99,6 +101,22 @@ static void usage(FILE *out)
             "exit status: 0 ok, 2 usage, 3 file missing/unreadable, 4 import failed,\n"
             "  5 nothing to show, 6 unknown clip, 7 GPU/GL failure, 8 cannot write output\n",
             DEFAULT_MODEL);
+}
+
+/* "skinview: " and the formatted text as one line on stderr. The text can
+ * carry names from the file or the command line (a clip that clears the
+ * terminal, a path with a newline), so it is escaped as a whole. */
+static void print_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void print_error(const char *fmt, ...)
+{
+    char line[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fputs("skinview: ", stderr);
+    text_put_line(stderr, line);
+    fputc('\n', stderr);
 }
 
 static int parse_number(const char *text, double *out)
@@ -268,11 +286,11 @@ static int parse_options(int argc, char **argv, options *o)
             if (parse_number(value, &n) != 0 || n < 1 || n > 1000000 || n != (int)n) goto bad_value;
             o->instances = (int)n;
         } else if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "skinview: unknown option %s (see --help)\n", a);
+            print_error("unknown option %s (see --help)", a);
             return -1;
         } else {
             if (o->model) {
-                fprintf(stderr, "skinview: more than one model given (%s, %s)\n", o->model, a);
+                print_error("more than one model given (%s, %s)", o->model, a);
                 return -1;
             }
             o->model = a;
@@ -281,7 +299,7 @@ static int parse_options(int argc, char **argv, options *o)
         if (takes_value) i++;
         continue;
     bad_value:
-        fprintf(stderr, "skinview: bad value for %s: '%s'\n", a, value);
+        print_error("bad value for %s: '%s'", a, value);
         return -1;
     }
     if (o->frames > 0 && !o->gif && (!o->screenshot || !frame_pattern_ok(o->screenshot))) {
@@ -313,16 +331,10 @@ static const char *default_model_path(char *buf, size_t size)
     return buf;
 }
 
-/* A JSON string: quotes, backslashes and control characters escaped. */
+/* A JSON string: valid JSON and UTF-8 whatever bytes the name holds. */
 static void json_string(const char *text)
 {
-    putchar('"');
-    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
-        if (*c == '"' || *c == '\\') printf("\\%c", *c);
-        else if (*c < 0x20) printf("\\u%04x", *c);
-        else putchar(*c);
-    }
-    putchar('"');
+    text_put_json(stdout, text);
 }
 
 /* --list --json: the model summary for tools, one JSON object. Bones carry
@@ -389,17 +401,24 @@ static void print_list_json(const skv_scene *scene)
 static void print_list(const skv_scene *scene)
 {
     const skv_model *m = &scene->model;
-    printf("file: %s\n", m->path);
+    printf("file: ");
+    text_put_line(stdout, m->path);
+    printf("\n");
     printf("assimp: %s\n", import_assimp_version());
     printf("meshes: %d (%d vertices, %d triangles)\n", m->mesh_count, m->vertex_count, m->index_count / 3);
     for (int i = 0; i < m->mesh_count; i++) {
         const skv_mesh *mesh = &m->meshes[i];
-        if (mesh->skinned)
-            printf("  %d '%s': %d vertices, %d triangles, %d bones, max influences %d", i, mesh->name,
-                   mesh->vertex_count, mesh->index_count / 3, mesh->bone_count, mesh->max_influences);
-        else
-            printf("  %d '%s': %d vertices, %d triangles, no bones (follows its node '%s')", i, mesh->name,
-                   mesh->vertex_count, mesh->index_count / 3, m->skeleton.node_names[mesh->node]);
+        printf("  %d '", i);
+        text_put_line(stdout, mesh->name);
+        if (mesh->skinned) {
+            printf("': %d vertices, %d triangles, %d bones, max influences %d", mesh->vertex_count,
+                   mesh->index_count / 3, mesh->bone_count, mesh->max_influences);
+        } else {
+            printf("': %d vertices, %d triangles, no bones (follows its node '", mesh->vertex_count,
+                   mesh->index_count / 3);
+            text_put_line(stdout, m->skeleton.node_names[mesh->node]);
+            printf("')");
+        }
         if (mesh->unweighted_vertices)
             printf(", %d vertices without weights follow the node", mesh->unweighted_vertices);
         if (mesh->over_limit_vertices)
@@ -417,9 +436,10 @@ static void print_list(const skv_scene *scene)
         printf("  no animation in this file as Assimp %s reads it: shown in its rest pose\n", import_assimp_version());
     for (int c = 0; c < m->clip_count; c++) {
         const skv_clip *clip = &m->clips[c];
-        printf("  %d '%s': %.3f s (%g ticks at %g ticks/s), %d channels", c, clip->name,
-               clip->duration_ticks / clip->ticks_per_second, clip->duration_ticks, clip->ticks_per_second,
-               clip->channel_count);
+        printf("  %d '", c);
+        text_put_line(stdout, clip->name);
+        printf("': %.3f s (%g ticks at %g ticks/s), %d channels", clip->duration_ticks / clip->ticks_per_second,
+               clip->duration_ticks, clip->ticks_per_second, clip->channel_count);
         if (clip->merged_from > 1)
             printf(" (%d one-channel clips of the file on one time line, played together)", clip->merged_from);
         printf("\n");
@@ -646,7 +666,7 @@ int main(int argc, char **argv)
     skv_import_desc import = {.influences = o.influences, .trusted = o.trust, .timeout_seconds = o.import_timeout};
     skv_result r = scene_load(&scene, path, o.anim, &import, &err);
     if (r != SKV_OK) {
-        fprintf(stderr, "skinview: %s: %s\n", path, err.message);
+        print_error("%s: %s", path, err.message);
         return r;
     }
     skv_view_options view = scene.view;
@@ -661,8 +681,7 @@ int main(int argc, char **argv)
     if (o.weights) {
         view.weight_bone = model_find_bone(&scene.model, o.weights);
         if (view.weight_bone < 0) {
-            fprintf(stderr, "skinview: %s: no bone '%s' (it has %d; see --list)\n", path, o.weights,
-                    scene.model.skeleton.bone_count);
+            print_error("%s: no bone '%s' (it has %d; see --list)", path, o.weights, scene.model.skeleton.bone_count);
             scene_free(&scene);
             return SKV_ERR_USAGE;
         }
@@ -681,7 +700,7 @@ int main(int argc, char **argv)
     if (o.blend) {
         r = apply_blend(&scene, o.blend, &err);
         if (r != SKV_OK) {
-            fprintf(stderr, "skinview: %s: %s\n", path, err.message);
+            print_error("%s: %s", path, err.message);
             scene_free(&scene);
             return r;
         }
@@ -689,13 +708,13 @@ int main(int argc, char **argv)
     if (o.instances > 0) {
         r = scene_set_instances(&scene, o.instances, o.mixed_clips, &err);
         if (r != SKV_OK) {
-            fprintf(stderr, "skinview: %s: %s\n", path, err.message);
+            print_error("%s: %s", path, err.message);
             scene_free(&scene);
             return r;
         }
     }
     for (int i = 0; i < scene.model.warning_count; i++)
-        fprintf(stderr, "skinview: %s: warning: %s\n", path, scene.model.warnings[i]);
+        print_error("%s: warning: %s", path, scene.model.warnings[i]);
 
     if (o.list && o.json) print_list_json(&scene);
     else if (o.list) print_list(&scene);
@@ -720,7 +739,7 @@ int main(int argc, char **argv)
             r = render_fallback_frames(&scene, &o, &err);
         }
     }
-    if (r != SKV_OK) fprintf(stderr, "skinview: %s: %s\n", path, err.message);
+    if (r != SKV_OK) print_error("%s: %s", path, err.message);
     scene_free(&scene);
     return r;
 }
