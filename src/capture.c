@@ -8,24 +8,42 @@
 
 #include <stb_image_write.h>
 
+#include "text.h"
+
+static void write_png_bytes(void *file, void *bytes, int count)
+{
+    fwrite(bytes, 1, (size_t)count, file); /* checked when the file is committed */
+}
+
 skv_result capture_write_png(const char *path, int width, int height, const unsigned char *rgba, skv_error *err)
 {
-    if (!stbi_write_png(path, width, height, 4, rgba, width * 4))
+    skv_outfile out;
+    skv_result r = outfile_open(&out, path, err);
+    if (r != SKV_OK) return r;
+    if (!stbi_write_png_to_func(write_png_bytes, out.file, width, height, 4, rgba, width * 4)) {
+        outfile_discard(&out);
         return skv_fail(err, SKV_ERR_OUTPUT, "cannot write PNG %s", path);
-    return SKV_OK;
+    }
+    return outfile_commit(&out, path, err);
 }
 
 skv_result capture_write_obj(const char *path, const skv_model *model, const float *positions,
                              const float *normals, const mat4 scene, skv_error *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) return skv_fail(err, SKV_ERR_OUTPUT, "cannot write %s: %s", path, strerror(errno));
+    skv_outfile out;
+    skv_result r = outfile_open(&out, path, err);
+    if (r != SKV_OK) return r;
+    FILE *f = out.file;
     mat3 normal_matrix;
     glm_mat4_pick3((vec4 *)scene, normal_matrix);
     glm_mat3_inv(normal_matrix, normal_matrix);
     glm_mat3_transpose(normal_matrix);
 
-    fprintf(f, "# skinview pose export: %s\n", model->path ? model->path : "");
+    /* Names go through text_put_line: a newline in one would start an
+     * OBJ line of the file's choosing ("v ...", "f ..."). */
+    fprintf(f, "# skinview pose export: ");
+    text_put_line(f, model->path ? model->path : "");
+    fprintf(f, "\n");
     for (int v = 0; v < model->vertex_count; v++) {
         vec4 p = {positions[v * 3], positions[v * 3 + 1], positions[v * 3 + 2], 1.0f}, q;
         glm_mat4_mulv((vec4 *)scene, p, q);
@@ -39,7 +57,9 @@ skv_result capture_write_obj(const char *path, const skv_model *model, const flo
     }
     for (int m = 0; m < model->mesh_count; m++) {
         const skv_mesh *mesh = &model->meshes[m];
-        fprintf(f, "o %s\n", mesh->name);
+        fprintf(f, "o ");
+        text_put_line(f, mesh->name);
+        fprintf(f, "\n");
         for (int i = 0; i < mesh->index_count; i += 3) {
             const uint32_t *tri = &model->indices[mesh->first_index + i];
             long a = mesh->base_vertex + (long)tri[0] + 1, b = mesh->base_vertex + (long)tri[1] + 1,
@@ -47,9 +67,7 @@ skv_result capture_write_obj(const char *path, const skv_model *model, const flo
             fprintf(f, "f %ld//%ld %ld//%ld %ld//%ld\n", a, a, b, b, c, c);
         }
     }
-    int failed = ferror(f);
-    if (fclose(f) != 0 || failed) return skv_fail(err, SKV_ERR_OUTPUT, "cannot write %s", path);
-    return SKV_OK;
+    return outfile_commit(&out, path, err);
 }
 
 skv_result capture_write_skeleton_obj(const char *path, const skv_model *model, const mat4 *global,
@@ -61,14 +79,16 @@ skv_result capture_write_skeleton_obj(const char *path, const skv_model *model, 
     for (int n = 0; n < sk->node_count; n++) vertex_of[n] = 0;
     for (int b = 0; b < sk->bone_count; b++)
         if (sk->bone_node[b] >= 0 && model_bone_from_file(model, b)) vertex_of[sk->bone_node[b]] = -1;
-    FILE *f = fopen(path, "w");
-    if (!f) {
+    skv_outfile out;
+    skv_result r = outfile_open(&out, path, err);
+    if (r != SKV_OK) {
         free(vertex_of);
-        return skv_fail(err, SKV_ERR_OUTPUT, "cannot write %s: %s", path, strerror(errno));
+        return r;
     }
-    fprintf(f, "# skinview pose export: %s\n# no mesh in the file: its joints as points, its bones as lines\n",
-            model->path ? model->path : "");
-    fprintf(f, "o skeleton\n");
+    FILE *f = out.file;
+    fprintf(f, "# skinview pose export: ");
+    text_put_line(f, model->path ? model->path : "");
+    fprintf(f, "\n# no mesh in the file: its joints as points, its bones as lines\no skeleton\n");
     int count = 0;
     for (int n = 0; n < sk->node_count; n++) {
         if (vertex_of[n] != -1) continue;
@@ -85,9 +105,7 @@ skv_result capture_write_skeleton_obj(const char *path, const skv_model *model, 
     }
     free(vertex_of);
     if (joints) *joints = count;
-    int failed = ferror(f);
-    if (fclose(f) != 0 || failed) return skv_fail(err, SKV_ERR_OUTPUT, "cannot write %s", path);
-    return SKV_OK;
+    return outfile_commit(&out, path, err);
 }
 
 /* --- animated GIF ------------------------------------------------------- */
@@ -145,12 +163,12 @@ skv_result capture_gif_begin(skv_gif *gif, const char *path, int width, int heig
         free(gif->nearest), free(gif->indices);
         return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     }
-    gif->file = fopen(path, "wb");
-    if (!gif->file) {
+    skv_result r = outfile_open(&gif->out, path, err);
+    if (r != SKV_OK) {
         free(gif->nearest), free(gif->indices);
-        return skv_fail(err, SKV_ERR_OUTPUT, "cannot write %s: %s", path, strerror(errno));
+        gif->nearest = gif->indices = NULL;
     }
-    return SKV_OK;
+    return r;
 }
 
 /* LZW code output, packed LSB first into sub-blocks of up to 255 bytes. */
@@ -245,7 +263,7 @@ static void put16(FILE *f, int v)
 
 skv_result capture_gif_frame(skv_gif *gif, const unsigned char *rgba, skv_error *err)
 {
-    FILE *f = gif->file;
+    FILE *f = gif->out.file;
     if (gif->palette_size == 0) {
         if (build_palette(gif, rgba) != 0) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
         int bits = 1;
@@ -278,11 +296,11 @@ skv_result capture_gif_frame(skv_gif *gif, const unsigned char *rgba, skv_error 
 skv_result capture_gif_end(skv_gif *gif, const char *path, int failed, skv_error *err)
 {
     skv_result r = SKV_OK;
-    if (gif->file) {
-        fputc(0x3b, gif->file); /* trailer */
-        if (fclose(gif->file) != 0 && !failed)
-            r = skv_fail(err, SKV_ERR_OUTPUT, "cannot write %s: %s", path, strerror(errno));
-        if (failed || r != SKV_OK) remove(path);
+    if (gif->out.file && failed) {
+        outfile_discard(&gif->out); /* the old file, if any, stays */
+    } else if (gif->out.file) {
+        fputc(0x3b, gif->out.file); /* trailer */
+        r = outfile_commit(&gif->out, path, err);
     }
     free(gif->nearest), free(gif->indices);
     memset(gif, 0, sizeof *gif);

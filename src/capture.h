@@ -7,6 +7,7 @@
 
 #include "error.h"
 #include "model.h"
+#include "outfile.h"
 
 skv_result capture_write_png(const char *path, int width, int height, const unsigned char *rgba, skv_error *err);
 
@@ -28,7 +29,7 @@ skv_result capture_write_obj(const char *path, const skv_model *model, const flo
  * common colours (renders are few flat colours and smooth shading), each
  * pixel mapped to the nearest entry. */
 typedef struct skv_gif {
-    FILE *file;
+    skv_outfile out;
     int width, height;
     int delay_cs;             /* per frame, hundredths of a second */
     int palette_size;
@@ -40,7 +41,8 @@ typedef struct skv_gif {
 skv_result capture_gif_begin(skv_gif *gif, const char *path, int width, int height, double fps, skv_error *err);
 /* rgba: width*height*4, first row at the top. */
 skv_result capture_gif_frame(skv_gif *gif, const unsigned char *rgba, skv_error *err);
-/* Finishes the file (also after a failure: then it is removed). */
+/* Finishes the file; after a failure (`failed`) drops it instead, leaving
+ * any old file at `path` as it was. */
 skv_result capture_gif_end(skv_gif *gif, const char *path, int failed, skv_error *err);
 
 #endif

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <strings.h>
 #include <sys/resource.h>
@@ -38,6 +39,7 @@
 
 #include "skin.h"
 #include "stick.h"
+#include "text.h"
 
 /* Assimp 5.4 renamed aiString's capacity MAXLEN to AI_MAXLEN. */
 #ifndef AI_MAXLEN
@@ -1489,6 +1491,53 @@ static rlim_t guard_memory_limit(const char *path)
 }
 #endif
 
+/* Assimp can quote the rest of a broken file in its message (a mangled
+ * SMD: ~900 KB). The error line keeps its start: this many bytes from the
+ * guarded child, shown as at most MESSAGE_CHARS characters. Any message
+ * cut at GUARD_MESSAGE_BYTES is longer than MESSAGE_CHARS characters (a
+ * character is at most 4 bytes), so the line shows that it was cut. */
+enum { MESSAGE_CHARS = 300, GUARD_MESSAGE_BYTES = 4 * MESSAGE_CHARS + 16 };
+
+/* "cannot import: " and Assimp's message, cut and escaped to one line. */
+static skv_result fail_import(skv_error *err, const char *message)
+{
+    char line[sizeof(skv_error) - sizeof "cannot import: "]; /* so the "…" is not cut off */
+    return skv_fail(err, SKV_ERR_IMPORT, "cannot import: %s", text_line(line, sizeof line, message, MESSAGE_CHARS));
+}
+
+enum { WATCH_TIMED_OUT = -1 };
+
+/* Reads the guarded child's message from `fd` while the child runs, until
+ * end of file (the child has exited: it is the only writer) or `timeout`
+ * seconds; the child would block writing a message longer than the pipe
+ * holds if nobody read it. Keeps the first `size` - 1 bytes in `why`.
+ * Returns 0, WATCH_TIMED_OUT, or an errno value. */
+static int watch_child(int fd, double timeout, char *why, size_t size)
+{
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    size_t kept = 0;
+    why[0] = '\0';
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double left = timeout - ((double)(now.tv_sec - start.tv_sec) + 1e-9 * (double)(now.tv_nsec - start.tv_nsec));
+        if (left <= 0.0) return WATCH_TIMED_OUT;
+        struct pollfd watched = {.fd = fd, .events = POLLIN};
+        int ready = poll(&watched, 1, left >= INT_MAX / 1000 ? INT_MAX : (int)ceil(left * 1000.0));
+        if (ready < 0 && errno != EINTR) return errno;
+        if (ready <= 0) continue; /* interrupted, or the time is up: checked above */
+        char chunk[4096];
+        ssize_t got = read(fd, chunk, sizeof chunk);
+        if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        if (got < 0) return errno;
+        if (got == 0) return 0;
+        size_t keep = size - 1 - kept < (size_t)got ? size - 1 - kept : (size_t)got;
+        memcpy(why + kept, chunk, keep);
+        kept += keep;
+        why[kept] = '\0';
+    }
+}
+
 /* Reads `path` with Assimp in a child process. Returns SKV_OK when the
  * child read it; otherwise an error saying how Assimp failed. */
 static skv_result guarded_read(const char *path, const unsigned char *bytes, long size, const char *hint,
@@ -1520,41 +1569,32 @@ static skv_result guarded_read(const char *path, const unsigned char *bytes, lon
 #endif
         const struct aiScene *scene = read_scene(path, bytes, size, hint, flags, NULL);
         if (!scene) {
+            /* The parent keeps only the start; no need to send more. */
             const char *why = aiGetErrorString();
-            ssize_t written = write(pipe_fd[1], why, strlen(why));
+            size_t length = strnlen(why, GUARD_MESSAGE_BYTES);
+            ssize_t written = write(pipe_fd[1], why, length);
             (void)written;
         }
         _exit(scene ? 0 : 1);
     }
     close(pipe_fd[1]);
     double timeout = desc && desc->timeout_seconds > 0 ? desc->timeout_seconds : 60.0;
-    struct timespec start, now, nap = {0, 5 * 1000 * 1000};
-    clock_gettime(CLOCK_MONOTONIC, &start);
-    int status = 0, timed_out = 0;
-    while (waitpid(child, &status, WNOHANG) == 0) {
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if ((double)(now.tv_sec - start.tv_sec) + 1e-9 * (double)(now.tv_nsec - start.tv_nsec) > timeout) {
-            kill(child, SIGKILL);
-            waitpid(child, &status, 0);
-            timed_out = 1;
-            break;
-        }
-        nanosleep(&nap, NULL);
-    }
-    char why[400] = {0};
-    ssize_t got = read(pipe_fd[0], why, sizeof why - 1);
+    char why[GUARD_MESSAGE_BYTES + 1];
+    int watched = watch_child(pipe_fd[0], timeout, why, sizeof why);
     close(pipe_fd[0]);
-    if (got > 0) why[got] = '\0';
-    for (char *c = why; *c; c++)
-        if (*c == '\n' || *c == '\r') *c = ' ';
-    if (timed_out)
+    int status = 0;
+    if (watched != 0) kill(child, SIGKILL); /* hung, or cannot be watched: it must not outlive us */
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (watched == WATCH_TIMED_OUT)
         return skv_fail(err, SKV_ERR_IMPORT, "Assimp did not finish reading it within %g s (see --trust)", timeout);
+    if (watched != 0)
+        return skv_fail(err, SKV_ERR_IMPORT, "cannot watch the guarded read: %s", strerror(watched));
     if (WIFSIGNALED(status))
         return skv_fail(err, SKV_ERR_IMPORT, "Assimp crashed reading it (signal %d); nothing was shown",
                         WTERMSIG(status));
     if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-        return skv_fail(err, SKV_ERR_IMPORT, "cannot import: %s",
-                        why[0] ? why : "Assimp ran out of its memory limit or failed without a message");
+        return fail_import(err, why[0] ? why : "Assimp ran out of its memory limit or failed without a message");
     return SKV_OK;
 }
 
@@ -1578,7 +1618,7 @@ skv_result import_model(const char *path, const skv_import_desc *desc, skv_model
     const struct aiScene *scene = read_scene(path, trimmed, trimmed_size, "dae", flags, &file_durations);
     int vcounts_trimmed = trimmed != NULL;
     free(trimmed);
-    if (!scene) return skv_fail(err, SKV_ERR_IMPORT, "cannot import: %s", aiGetErrorString());
+    if (!scene) return fail_import(err, aiGetErrorString());
 
     const struct aiScene *anim_scene = NULL;
     char anim_path[4096];

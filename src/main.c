@@ -3,6 +3,7 @@
  * The only place that prints errors: one line, naming the file. */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "import.h"
 #include "render.h"
 #include "skin.h"
+#include "text.h"
 #include "viewer.h"
 
 #ifndef SKV_SOURCE_ASSETS_DIR
@@ -127,6 +129,22 @@ static void usage(FILE *out)
             DEFAULT_MODEL);
 }
 
+/* "skinview: " and the formatted text as one line on stderr. The text can
+ * carry names from the file or the command line (a clip that clears the
+ * terminal, a path with a newline), so it is escaped as a whole. */
+static void print_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void print_error(const char *fmt, ...)
+{
+    char line[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fputs("skinview: ", stderr);
+    text_put_line(stderr, line);
+    fputc('\n', stderr);
+}
+
 static int parse_number(const char *text, double *out)
 {
     char *end;
@@ -166,8 +184,13 @@ static int is_value_option(const char *arg)
     return 0;
 }
 
-/* One "%d"-style conversion (flags and width allowed, e.g. %04d) and no
- * other '%' but "%%": the --frames file name pattern. */
+/* Widest field a frame number may ask for: an int has at most 11
+ * characters, and the formatted name is allocated by this bound. */
+#define FRAME_WIDTH_MAX 20
+
+/* One "%d"-style conversion (flags and a width up to FRAME_WIDTH_MAX
+ * allowed, e.g. %04d) and no other '%' but "%%": the --frames file name
+ * pattern. */
 static int frame_pattern_ok(const char *pattern)
 {
     int conversions = 0;
@@ -179,7 +202,9 @@ static int frame_pattern_ok(const char *pattern)
         }
         p++;
         while (*p == '0' || *p == '-' || *p == '+' || *p == ' ') p++;
-        while (*p >= '0' && *p <= '9') p++;
+        int width = 0;
+        for (; *p >= '0' && *p <= '9'; p++)
+            if ((width = width * 10 + (*p - '0')) > FRAME_WIDTH_MAX) return 0;
         if (*p != 'd') return 0;
         conversions++;
     }
@@ -305,16 +330,16 @@ static int parse_options(int argc, char **argv, options *o)
                 goto bad_value;
         } else if (strcmp(a, "--anim-file") == 0) {
             if (o->anim_file_count == SKV_MAX_ANIM_FILES) {
-                fprintf(stderr, "skinview: at most %d --anim-file options\n", SKV_MAX_ANIM_FILES);
+                print_error("at most %d --anim-file options", SKV_MAX_ANIM_FILES);
                 return -1;
             }
             o->anim_files[o->anim_file_count++] = value;
         } else if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "skinview: unknown option %s (see --help)\n", a);
+            print_error("unknown option %s (see --help)", a);
             return -1;
         } else {
             if (o->model) {
-                fprintf(stderr, "skinview: more than one model given (%s, %s)\n", o->model, a);
+                print_error("more than one model given (%s, %s)", o->model, a);
                 return -1;
             }
             o->model = a;
@@ -323,23 +348,24 @@ static int parse_options(int argc, char **argv, options *o)
         if (takes_value) i++;
         continue;
     bad_value:
-        fprintf(stderr, "skinview: bad value for %s: '%s'\n", a, value);
+        print_error("bad value for %s: '%s'", a, value);
         return -1;
     }
     if (o->frames > 0 && !o->gif && (!o->screenshot || !frame_pattern_ok(o->screenshot))) {
-        fprintf(stderr, "skinview: --frames needs --screenshot with one %%d in the name (e.g. out_%%04d.png) or --gif\n");
+        fprintf(stderr, "skinview: --frames needs --screenshot with one %%d in the name (e.g. out_%%04d.png; width up "
+                        "to %d) or --gif\n", FRAME_WIDTH_MAX);
         return -1;
     }
     if (o->ref && (!o->screenshot || o->gif)) {
-        fprintf(stderr, "skinview: --ref compares the --screenshot PNG with a reference: give --screenshot\n");
+        print_error("--ref compares the --screenshot PNG with a reference: give --screenshot");
         return -1;
     }
     if (o->ref && o->frames > 0 && !frame_pattern_ok(o->ref)) {
-        fprintf(stderr, "skinview: with --frames, --ref needs one %%d in the name, like --screenshot\n");
+        print_error("with --frames, --ref needs one %%d in the name, like --screenshot");
         return -1;
     }
     if (o->frame && strcmp(o->frame, "clip") != 0 && strcmp(o->frame, "pose") != 0) {
-        fprintf(stderr, "skinview: bad value for --frame: '%s' (clip or pose)\n", o->frame);
+        print_error("bad value for --frame: '%s' (clip or pose)", o->frame);
         return -1;
     }
     if (o->json && !o->list) {
@@ -366,16 +392,10 @@ static const char *default_model_path(char *buf, size_t size)
     return buf;
 }
 
-/* A JSON string: quotes, backslashes and control characters escaped. */
+/* A JSON string: valid JSON and UTF-8 whatever bytes the name holds. */
 static void json_string(const char *text)
 {
-    putchar('"');
-    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
-        if (*c == '"' || *c == '\\') printf("\\%c", *c);
-        else if (*c < 0x20) printf("\\u%04x", *c);
-        else putchar(*c);
-    }
-    putchar('"');
+    text_put_json(stdout, text);
 }
 
 /* --list --json: the model summary for tools, one JSON object. Bones carry
@@ -445,17 +465,24 @@ static void print_list_json(const skv_scene *scene)
 static void print_list(const skv_scene *scene)
 {
     const skv_model *m = &scene->model;
-    printf("file: %s\n", m->path);
+    printf("file: ");
+    text_put_line(stdout, m->path);
+    printf("\n");
     printf("assimp: %s\n", import_assimp_version());
     printf("meshes: %d (%d vertices, %d triangles)\n", m->mesh_count, m->vertex_count, m->index_count / 3);
     for (int i = 0; i < m->mesh_count; i++) {
         const skv_mesh *mesh = &m->meshes[i];
-        if (mesh->skinned)
-            printf("  %d '%s': %d vertices, %d triangles, %d bones, max influences %d", i, mesh->name,
-                   mesh->vertex_count, mesh->index_count / 3, mesh->bone_count, mesh->max_influences);
-        else
-            printf("  %d '%s': %d vertices, %d triangles, no bones (follows its node '%s')", i, mesh->name,
-                   mesh->vertex_count, mesh->index_count / 3, m->skeleton.node_names[mesh->node]);
+        printf("  %d '", i);
+        text_put_line(stdout, mesh->name);
+        if (mesh->skinned) {
+            printf("': %d vertices, %d triangles, %d bones, max influences %d", mesh->vertex_count,
+                   mesh->index_count / 3, mesh->bone_count, mesh->max_influences);
+        } else {
+            printf("': %d vertices, %d triangles, no bones (follows its node '", mesh->vertex_count,
+                   mesh->index_count / 3);
+            text_put_line(stdout, m->skeleton.node_names[mesh->node]);
+            printf("')");
+        }
         if (mesh->unweighted_vertices)
             printf(", %d vertices without weights follow the node", mesh->unweighted_vertices);
         if (mesh->over_limit_vertices)
@@ -473,14 +500,17 @@ static void print_list(const skv_scene *scene)
         printf("  no animation in this file as Assimp %s reads it: shown in its rest pose\n", import_assimp_version());
     for (int c = 0; c < m->clip_count; c++) {
         const skv_clip *clip = &m->clips[c];
-        printf("  %d '%s': %.3f s (%g ticks at %g ticks/s), %d channels", c, clip->name,
-               clip->duration_ticks / clip->ticks_per_second, clip->duration_ticks, clip->ticks_per_second,
-               clip->channel_count);
+        printf("  %d '", c);
+        text_put_line(stdout, clip->name);
+        printf("': %.3f s (%g ticks at %g ticks/s), %d channels", clip->duration_ticks / clip->ticks_per_second,
+               clip->duration_ticks, clip->ticks_per_second, clip->channel_count);
         if (clip->merged_from > 1)
             printf(" (%d one-channel clips of the file on one time line, played together)", clip->merged_from);
-        if (clip->source)
-            printf(", from %s (%d of its %d channels matched a node)", clip->source, clip->channel_count,
-                   clip->file_channels);
+        if (clip->source) {
+            printf(", from ");
+            text_put_line(stdout, clip->source);
+            printf(" (%d of its %d channels matched a node)", clip->channel_count, clip->file_channels);
+        }
         printf("\n");
         for (unsigned bit = 1; bit; bit <<= 1)
             if ((clip->notes & bit) && model_clip_note_text(bit)) printf("      note: %s\n", model_clip_note_text(bit));
@@ -498,8 +528,8 @@ static skv_result export_pose(skv_scene *scene, const options *o, skv_error *err
         skv_result r = capture_write_skeleton_obj(o->export_pose, m, pose_globals(&scene->pose), m->upright, &joints,
                                                   err);
         if (r == SKV_OK)
-            fprintf(stderr, "skinview: %s: no mesh in the file: %s holds its %d joints as points and its bones "
-                    "as lines\n", m->path, o->export_pose, joints);
+            print_error("%s: no mesh in the file: %s holds its %d joints as points and its bones as lines", m->path,
+                        o->export_pose, joints);
         return r;
     }
     float *positions = malloc((size_t)m->vertex_count * 3 * sizeof(float));
@@ -558,7 +588,7 @@ static skv_result compare_with_ref(const frame_sink *sink, int index, const unsi
     const char *ref = sink->refs[index], *out = sink->paths[index];
     if (access(ref, F_OK) != 0) {
         skv_result r = capture_write_png(ref, width, height, rgba, err);
-        if (r == SKV_OK) fprintf(stderr, "skinview: %s: no reference there yet: wrote this render as it\n", ref);
+        if (r == SKV_OK) print_error("%s: no reference there yet: wrote this render as it", ref);
         return r;
     }
     int w = 0, h = 0, channels = 0;
@@ -580,9 +610,9 @@ static skv_result compare_with_ref(const frame_sink *sink, int index, const unsi
                   : skv_fail(err, SKV_ERR_MEMORY, "out of memory");
         free(panel);
         if (r == SKV_OK) {
-            fprintf(stderr, "skinview: %s: differs from %s: %.3f%% of pixels over %d/255 (threshold %.3f%%); "
-                    "actual | expected | difference in %s\n", out, ref, 100.0 * diff.fraction, SKV_REF_TOLERANCE,
-                    100.0 * sink->ref_threshold, diff_path);
+            print_error("%s: differs from %s: %.3f%% of pixels over %d/255 (threshold %.3f%%); "
+                        "actual | expected | difference in %s", out, ref, 100.0 * diff.fraction, SKV_REF_TOLERANCE,
+                        100.0 * sink->ref_threshold, diff_path);
             (*sink->refs_differing)++;
         }
     }
@@ -707,15 +737,20 @@ static skv_result render_sequence(skv_scene *scene, const options *o, skv_error 
     for (int i = 0; i < count; i++) {
         times[i] = o->time + i / fps;
         if (paths) {
-            paths[i] = malloc(strlen(o->screenshot) + 32);
+            size_t size = strlen(o->screenshot) + FRAME_WIDTH_MAX + 12;
+            paths[i] = malloc(size);
             if (!paths[i]) {
                 r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
                 break;
             }
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-            sprintf(paths[i], o->screenshot, i); /* checked by frame_pattern_ok: one %d */
+            int length = snprintf(paths[i], size, o->screenshot, i); /* checked by frame_pattern_ok: one %d */
 #pragma GCC diagnostic pop
+            if (length < 0 || (size_t)length >= size) { /* cannot happen after frame_pattern_ok; never overflow */
+                r = skv_fail(err, SKV_ERR_USAGE, "--screenshot %s: the frame name does not fit", o->screenshot);
+                break;
+            }
         }
     }
     frame_sink sink = {.paths = paths, .progress = isatty(STDOUT_FILENO)};
@@ -789,7 +824,7 @@ int main(int argc, char **argv)
                               .anim_files = o.anim_files, .anim_file_count = o.anim_file_count};
     skv_result r = scene_load(&scene, path, o.anim, &import, &err);
     if (r != SKV_OK) {
-        fprintf(stderr, "skinview: %s: %s\n", path, err.message);
+        print_error("%s: %s", path, err.message);
         return r;
     }
     skv_view_options view = scene.view;
@@ -804,8 +839,7 @@ int main(int argc, char **argv)
     if (o.weights) {
         view.weight_bone = model_find_bone(&scene.model, o.weights);
         if (view.weight_bone < 0) {
-            fprintf(stderr, "skinview: %s: no bone '%s' (it has %d; see --list)\n", path, o.weights,
-                    scene.model.skeleton.bone_count);
+            print_error("%s: no bone '%s' (it has %d; see --list)", path, o.weights, scene.model.skeleton.bone_count);
             scene_free(&scene);
             return SKV_ERR_USAGE;
         }
@@ -824,7 +858,7 @@ int main(int argc, char **argv)
     if (o.blend) {
         r = apply_blend(&scene, o.blend, &err);
         if (r != SKV_OK) {
-            fprintf(stderr, "skinview: %s: %s\n", path, err.message);
+            print_error("%s: %s", path, err.message);
             scene_free(&scene);
             return r;
         }
@@ -832,7 +866,7 @@ int main(int argc, char **argv)
     if (o.instances > 0) {
         r = scene_set_instances(&scene, o.instances, o.mixed_clips, &err);
         if (r != SKV_OK) {
-            fprintf(stderr, "skinview: %s: %s\n", path, err.message);
+            print_error("%s: %s", path, err.message);
             scene_free(&scene);
             return r;
         }
@@ -845,7 +879,7 @@ int main(int argc, char **argv)
     scene.camera.zoom = (float)o.camera_zoom;
     scene.home = scene.camera;
     for (int i = 0; i < scene.model.warning_count; i++)
-        fprintf(stderr, "skinview: %s: warning: %s\n", path, scene.model.warnings[i]);
+        print_error("%s: warning: %s", path, scene.model.warnings[i]);
 
     if (o.list && o.json) print_list_json(&scene);
     else if (o.list) print_list(&scene);
@@ -875,7 +909,7 @@ int main(int argc, char **argv)
             r = render_fallback_frames(&scene, &o, &err);
         }
     }
-    if (r != SKV_OK) fprintf(stderr, "skinview: %s: %s\n", path, err.message);
+    if (r != SKV_OK) print_error("%s: %s", path, err.message);
     scene_free(&scene);
     return r;
 }

@@ -20,6 +20,7 @@
 
 #include "capture.h"
 #include "render.h"
+#include "text.h"
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
@@ -94,7 +95,8 @@ static void say(viewer *v, const char *text)
 {
     snprintf(v->message, sizeof v->message, "%s", text);
     v->message_until = glfwGetTime() + 4.0;
-    printf("%s\n", text);
+    text_put_line(stdout, text); /* names from the file (a dropped one's error, its path) */
+    printf("\n");
     fflush(stdout);
 }
 

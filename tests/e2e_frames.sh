@@ -41,13 +41,26 @@ assert sum(1 for b in d["bones"] if b["parent"] == -1) == 1
 print("--list --json: %d meshes, %d bones, %d clips" % (len(d["meshes"]), len(d["bones"]), len(d["clips"])))
 PY
 
-expect_usage() {
-  if "$skinview" "$@" >/dev/null 2>"$out/err.txt"; then failures=$((failures + 1)); return; fi
-  [ "$(wc -l <"$out/err.txt")" -eq 1 ] || failures=$((failures + 1))
+expect_usage() { # status 2 and one line of our own (not a crash's)
+  local got=0
+  "$skinview" "$@" >/dev/null 2>"$out/err.txt" || got=$?
+  if [ "$got" -ne 2 ] || [ "$(wc -l <"$out/err.txt")" -ne 1 ] || ! grep -q '^skinview: ' "$out/err.txt"; then
+    echo "FAIL: skinview $* -> status $got (want 2): $(head -c 300 "$out/err.txt")"
+    failures=$((failures + 1))
+    return
+  fi
   echo "ok: $(cat "$out/err.txt")"
 }
 expect_usage "$worm" --frames 3 --screenshot "$out/no_pattern.png"
 expect_usage "$worm" --frames 3 --screenshot "$out/two_%d_%d.png"
+# A width that would overflow the frame name's buffer (it used to abort).
+expect_usage "$worm" --frames 3 --size 32x32 --screenshot "$out/wide_%0100000d.png"
+expect_usage "$worm" --frames 3 --size 32x32 --screenshot "$out/wide_%21d.png"
+expect_usage "$worm" --frames 3 --size 32x32 --screenshot "$out/precise_%.100000d.png"
+if ls "$out" | grep -q '^wide_\|^precise_'; then
+  echo "FAIL: frames written for a refused pattern"
+  failures=$((failures + 1))
+fi
 expect_usage "$worm" --json
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Outputs replace their target whole or not at all. Under a file-size limit
+# (ulimit -f 1: writes past 1 KiB fail with EFBIG once SIGXFSZ is ignored,
+# as on a full disk) --screenshot, --export-pose, --gif and a --frames
+# sequence must end with status 8 and one line, leave the good file that
+# was there byte for byte, and leave no temporary in the folder. Without
+# the limit they replace it; through a symbolic link the link stays; a
+# pipe is written as it is.
+# Usage: e2e_outputs.sh SKINVIEW MODEL
+set -uo pipefail
+skinview=$1 model=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+out=$tmp/out
+mkdir "$out"
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# Good files first (each well over 1 KiB).
+"$skinview" "$model" --size 128x128 --screenshot "$out/shot.png" &&
+  "$skinview" "$model" --export-pose "$out/pose.obj" &&
+  "$skinview" "$model" --gif "$out/clip.gif" --frames 4 --size 128x128 >/dev/null &&
+  "$skinview" "$model" --frames 2 --size 128x128 --screenshot "$out/f_%d.png" >/dev/null ||
+  { echo "FAIL: cannot write the good files"; exit 1; }
+(cd "$out" && md5sum -- * >"$tmp/sums" && ls -A >"$tmp/listing")
+
+limited() { # the command under a 1 KiB file-size limit, SIGXFSZ ignored (kept across exec)
+  (trap '' XFSZ; ulimit -f 1; exec "$@")
+}
+for args in "--time 0.5 --size 128x128 --screenshot $out/shot.png" "--time 0.5 --export-pose $out/pose.obj" \
+  "--time 0.5 --gif $out/clip.gif --frames 4 --size 128x128" \
+  "--time 0.5 --frames 2 --size 128x128 --screenshot $out/f_%d.png"; do
+  # shellcheck disable=SC2086 # the paths have no spaces
+  limited "$skinview" "$model" $args >/dev/null 2>"$tmp/err"
+  got=$?
+  lines=$(wc -l <"$tmp/err")
+  if [ "$got" -ne 8 ] || [ "$lines" -ne 1 ] || ! grep -q '^skinview: .*cannot write .*File too large$' "$tmp/err"; then
+    fail "$args under ulimit -f 1: status $got (want 8), $lines line(s): $(head -c 300 "$tmp/err")"
+  else
+    echo "ok: status 8: $(cat "$tmp/err")"
+  fi
+  (cd "$out" && md5sum --quiet -c "$tmp/sums") || fail "$args changed the old file"
+  (cd "$out" && ls -A) | cmp -s - "$tmp/listing" || fail "$args left files behind: $(cd "$out" && ls -A | tr '\n' ' ')"
+done
+
+# Without the limit the file is replaced, keeps its mode, and nothing else stays.
+chmod 640 "$out/pose.obj"
+"$skinview" "$model" --time 0.5 --export-pose "$out/pose.obj" || fail "--export-pose over a good file"
+(cd "$out" && md5sum --quiet -c "$tmp/sums" >/dev/null 2>&1) && fail "--export-pose did not replace pose.obj"
+[ "$(stat -c %a "$out/pose.obj")" = 640 ] || fail "pose.obj lost its mode: $(stat -c %a "$out/pose.obj")"
+(cd "$out" && ls -A) | cmp -s - "$tmp/listing" || fail "left files behind: $(cd "$out" && ls -A | tr '\n' ' ')"
+
+# Through a symbolic link: the file it names is replaced, the link stays.
+mkdir "$tmp/real"
+cp "$out/shot.png" "$tmp/real/shot.png"
+ln -s ../real/shot.png "$out/link.png"
+"$skinview" "$model" --time 0.5 --size 64x64 --screenshot "$out/link.png" || fail "--screenshot through a link"
+[ -L "$out/link.png" ] || fail "the link was replaced by a file"
+cmp -s "$out/shot.png" "$tmp/real/shot.png" && fail "the file the link names was not rewritten"
+
+# A pipe (as /dev/stdout can be): written as it is, not replaced. A pipe
+# of our own, not /dev/null: the test may run as root.
+mkfifo "$out/pipe.obj"
+timeout 30 cat "$out/pipe.obj" >"$tmp/piped.obj" &
+reader=$!
+"$skinview" "$model" --export-pose "$out/pipe.obj" || fail "--export-pose into a pipe"
+wait "$reader"
+[ -p "$out/pipe.obj" ] || fail "the pipe was replaced by a file"
+grep -q '^v ' "$tmp/piped.obj" || fail "nothing came through the pipe"
+echo "$failures failure(s)"
+[ "$failures" -eq 0 ]
