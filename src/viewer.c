@@ -323,6 +323,47 @@ static void hud_text(hud_batch *h, float x, float y, const char *text)
     }
 }
 
+/* Draws `text` from (x, y) in lines no wider than `max_width` (HUD units),
+ * broken where `separator` stands (the separator is dropped at a break);
+ * a part wider than a line is drawn whole. Returns the y under the last
+ * line, so the 800x600 default window shows everything the HUD says. */
+static float hud_text_wrapped(hud_batch *h, float x, float y, const char *text, const char *separator, float max_width)
+{
+    char line[1024], trial[1024];
+    size_t line_len = 0, sep_len = strlen(separator);
+    const char *part = text;
+    while (*part) {
+        const char *next = strstr(part, separator);
+        size_t part_len = next ? (size_t)(next - part) : strlen(part);
+        int fits = 0;
+        if (line_len > 0 && line_len + sep_len + part_len < sizeof trial) {
+            memcpy(trial, line, line_len);
+            memcpy(trial + line_len, separator, sep_len);
+            memcpy(trial + line_len + sep_len, part, part_len);
+            trial[line_len + sep_len + part_len] = '\0';
+            fits = stb_easy_font_width(trial) <= max_width;
+        }
+        if (fits) {
+            memcpy(line, trial, line_len + sep_len + part_len + 1);
+            line_len += sep_len + part_len;
+        } else {
+            if (line_len > 0) {
+                hud_text(h, x, y, line);
+                y += 10.0f;
+            }
+            line_len = part_len < sizeof line - 1 ? part_len : sizeof line - 1;
+            memcpy(line, part, line_len);
+            line[line_len] = '\0';
+        }
+        part = next ? next + sep_len : part + part_len;
+    }
+    if (line_len > 0) {
+        hud_text(h, x, y, line);
+        y += 10.0f;
+    }
+    return y;
+}
+
 static void hud_quad(hud_batch *h, float x0, float y0, float x1, float y1, const unsigned char color[4])
 {
     if (h->quads >= HUD_MAX_QUADS) return;
@@ -375,7 +416,8 @@ static void hud_draw(viewer *v, double fps, int width, int height)
     snprintf(line, sizeof line, "%s | clip %d/%d '%s' | %.2f / %.2f s | frame %d | x%.2g%s%s | %.0f fps",
              base ? base + 1 : m->path, scene->clip + 1, m->clip_count, clip ? clip->name : "(none)", shown, duration,
              (int)floor(shown * 30.0 + 1e-6), v->speed, v->paused ? " paused" : "", v->no_loop ? " no loop" : "", fps);
-    hud_text(&h, 4.0f, 4.0f, line);
+    float room = (float)width / HUD_SCALE - 8.0f;
+    float y = hud_text_wrapped(&h, 4.0f, 4.0f, line, " | ", room);
     const skv_view_options *view = &scene->view;
     int weights = view->shade == SKV_SHADE_WEIGHTS;
     snprintf(line, sizeof line, "%d vertices, %d bones | %s%s%s%s%s%s%s%s%s%s%s%s%s", m->vertex_count,
@@ -385,18 +427,17 @@ static void hud_draw(viewer *v, double fps, int width, int height)
              weights ? "'" : "", view->shade == SKV_SHADE_INFLUENCES ? " | influence count" : "",
              view->wireframe ? " | wireframe" : "", view->normals ? " | normals" : "", view->grid ? " | grid" : "",
              view->axes ? " | axes" : "", scene->follow ? " | follow" : "", scene->in_place ? " | in place" : "");
-    hud_text(&h, 4.0f, 14.0f, line);
-    if (v->message[0] && glfwGetTime() < v->message_until) hud_text(&h, 4.0f, 24.0f, v->message);
+    y = hud_text_wrapped(&h, 4.0f, y, line, " | ", room);
+    if (v->message[0] && glfwGetTime() < v->message_until) y = hud_text_wrapped(&h, 4.0f, y, v->message, " ", room);
     if (v->help) {
-        static const char *const keys[] = {
-            "drag: orbit   scroll: zoom   click/drag the bar: scrub",
-            "Space pause   Left/Right step   +/- speed   L loop   N/P clip (cross-fade)",
-            "K skeleton   B bind pose   W weights ([ ] or click a joint: bone)   C influences",
-            "F wireframe   O normals   G grid   A axes   V background   D dual quaternions",
-            "T follow the motion   I in place",
-            "S screenshot   R reset view   drop a file: open it   H help   Q/Esc quit",
-        };
-        for (int k = 0; k < (int)(sizeof keys / sizeof keys[0]); k++) hud_text(&h, 4.0f, 40.0f + 10.0f * k, keys[k]);
+        static const char keys[] =
+            "drag: orbit   scroll: zoom   click/drag the bar: scrub   "
+            "Space pause   Left/Right step   +/- speed   L loop   N/P clip (cross-fade)   "
+            "K skeleton   B bind pose   W weights ([ ] or click a joint: bone)   C influences   "
+            "F wireframe   O normals   G grid   A axes   V background   D dual quaternions   "
+            "T follow the motion   I in place   "
+            "S screenshot   R reset view   drop a file: open it or add its clips   H help   Q/Esc quit";
+        hud_text_wrapped(&h, 4.0f, y + 6.0f, keys, "   ", room);
     }
     if (v->hover_bone >= 0) { /* the joint's bone name beside the cursor */
         double mx, my;
