@@ -15,6 +15,42 @@ layout(location = SKV_ATTR_BONE_IDS_1) in ivec4 a_bone_ids_1; // slots 5-8
 layout(location = SKV_ATTR_WEIGHTS_1) in vec4 a_weights_1;
 #endif
 
+#if SKV_MORPH && !SKV_INSTANCED
+// Morph targets (blend shapes), added before skinning (src/morph.h;
+// morph_vertex is this on the CPU). Per (target, vertex) of a mesh two
+// texels: the position delta and the normal delta; the mesh's pairs start
+// at u_morph_base, target after target, u_morph_vertices each. Every
+// target's weight is in u_morph_weights, the mesh's from
+// u_morph_first_target on. The loop runs over all the mesh's targets.
+layout(location = SKV_ATTR_VERTEX) in int a_vertex; // model vertex index (split copies keep theirs)
+uniform samplerBuffer u_morph_deltas;
+uniform samplerBuffer u_morph_weights;
+uniform int u_morph_first_target;
+uniform int u_morph_count;
+uniform int u_morph_base;
+uniform int u_morph_vertices;
+uniform int u_morph_first_vertex;
+
+void morph(inout vec3 position, inout vec3 normal)
+{
+    int local = a_vertex - u_morph_first_vertex;
+    bool moved = false;
+    vec3 n = normal;
+    for (int t = 0; t < u_morph_count; t++) {
+        float w = texelFetch(u_morph_weights, u_morph_first_target + t).r;
+        if (w == 0.0) continue;
+        int pair = (u_morph_base + t * u_morph_vertices + local) * 2;
+        position += w * texelFetch(u_morph_deltas, pair).xyz;
+        n += w * texelFetch(u_morph_deltas, pair + 1).xyz;
+        moved = true;
+    }
+    if (moved) {
+        float len = length(n);
+        normal = len > 1e-20 ? n / len : normal; // targets that cancel the normal keep the base one
+    }
+}
+#endif
+
 // The palette: final[b] = globalInverse * global(node of b) * offset[b].
 #if SKV_INSTANCED
 // A crowd (--instances): every character's palette in one texture buffer,
@@ -96,6 +132,11 @@ out vec3 v_skinned_normal;
 
 void main()
 {
+    vec3 position = a_position;
+    vec3 normal = a_normal;
+#if SKV_MORPH && !SKV_INSTANCED
+    morph(position, normal);
+#endif
 #if SKV_DUAL_QUATERNION && !SKV_INSTANCED
     blend_real = vec4(0.0);
     blend_dual = vec4(0.0);
@@ -115,8 +156,8 @@ void main()
     vec4 real = blend_real / len;
     vec4 dual = blend_dual / len;
     vec3 translation = 2.0 * (real.w * dual.xyz - dual.w * real.xyz + cross(real.xyz, dual.xyz));
-    vec4 skinned = vec4(rotate(real, (blend_stretch * vec4(a_position, 1.0)).xyz) + translation, 1.0);
-    vec3 skinned_normal = rotate(real, transpose(inverse(mat3(blend_stretch))) * a_normal);
+    vec4 skinned = vec4(rotate(real, (blend_stretch * vec4(position, 1.0)).xyz) + translation, 1.0);
+    vec3 skinned_normal = rotate(real, transpose(inverse(mat3(blend_stretch))) * normal);
 #else
     mat4 skin = bone(a_bone_ids.x) * a_weights.x
               + bone(a_bone_ids.y) * a_weights.y
@@ -128,9 +169,9 @@ void main()
           + bone(a_bone_ids_1.z) * a_weights_1.z
           + bone(a_bone_ids_1.w) * a_weights_1.w;
 #endif
-    vec4 skinned = skin * vec4(a_position, 1.0);
+    vec4 skinned = skin * vec4(position, 1.0);
     // Inverse transpose: stays right under non-uniform scale.
-    vec3 skinned_normal = transpose(inverse(mat3(skin))) * a_normal;
+    vec3 skinned_normal = transpose(inverse(mat3(skin))) * normal;
 #endif
 #if SKV_INSTANCED
     vec3 grid = vec3(float(gl_InstanceID % u_grid_columns), 0.0, float(gl_InstanceID / u_grid_columns));

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "import.h"
+#include "morph.h"
 #include "skin.h"
 
 /* Samples over the clip for the framing bounds: enough to catch the
@@ -103,6 +104,18 @@ skv_result scene_load(skv_scene *scene, const char *path, const char *anim, cons
      * view marks its joints. */
     if (scene->model.skeleton_only) scene->view.skeleton = 1;
     import_decode_textures(&scene->model); /* failures are warnings */
+    if (scene->model.morph_target_count > 0) {
+        size_t targets = (size_t)scene->model.morph_target_count;
+        scene->morph_weights = malloc(targets * sizeof(float));
+        scene->morph_override = malloc(targets * sizeof(float));
+        scene->morph_other = malloc(targets * sizeof(float));
+        if (!scene->morph_weights || !scene->morph_override || !scene->morph_other) {
+            scene_free(scene);
+            return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+        }
+        memcpy(scene->morph_weights, scene->model.morph_default_weights, targets * sizeof(float));
+        for (size_t t = 0; t < targets; t++) scene->morph_override[t] = NAN;
+    }
     if (pose_create(&scene->pose, &scene->model.skeleton) != 0) {
         model_free(&scene->model);
         return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
@@ -121,6 +134,9 @@ void scene_free(skv_scene *scene)
     free(scene->skinned_positions);
     free(scene->skinned_normals);
     free(scene->dq_bones);
+    free(scene->morph_weights);
+    free(scene->morph_override);
+    free(scene->morph_other);
     pose_destroy(&scene->pose);
     model_free(&scene->model);
 }
@@ -170,7 +186,7 @@ int scene_skin(skv_scene *scene, float *positions, float *normals)
 {
     const skv_model *m = &scene->model;
     if (scene->skinning != SKV_SKINNING_DUAL_QUATERNION) {
-        skin_blend(m, (const mat4 *)scene->pose.palette, positions, normals);
+        skin_blend_morph(m, (const mat4 *)scene->pose.palette, scene->morph_weights, positions, normals);
         return 0;
     }
     if (!scene->dq_bones) {
@@ -179,7 +195,7 @@ int scene_skin(skv_scene *scene, float *positions, float *normals)
         if (!scene->dq_bones) return -1;
     }
     skin_dq_palette((const mat4 *)scene->pose.palette, m->skeleton.bone_count, scene->dq_bones);
-    skin_blend_dq(m, scene->dq_bones, positions, normals);
+    skin_blend_dq_morph(m, scene->dq_bones, scene->morph_weights, positions, normals);
     return 0;
 }
 
@@ -251,20 +267,44 @@ void scene_set_blend(skv_scene *scene, int other, float weight)
     scene->blend_weight = weight;
 }
 
+void scene_set_morph(skv_scene *scene, int target, float weight)
+{
+    if (target >= 0 && target < scene->model.morph_target_count) scene->morph_override[target] = weight;
+}
+
+/* The morph weights at the pose: clip `a` at seconds_a mixed with clip b
+ * (-1: none) at seconds_b by w, as the bones are, then the overrides. */
+static void pose_morphs(skv_scene *scene, int a, double seconds_a, int b, double seconds_b, float w)
+{
+    const skv_model *m = &scene->model;
+    if (m->morph_target_count == 0) return;
+    morph_weights(m, a, seconds_a, scene->morph_weights);
+    if (b >= 0) {
+        morph_weights(m, b, seconds_b, scene->morph_other);
+        for (int t = 0; t < m->morph_target_count; t++)
+            scene->morph_weights[t] += (scene->morph_other[t] - scene->morph_weights[t]) * w;
+    }
+    for (int t = 0; t < m->morph_target_count; t++)
+        if (!isnan(scene->morph_override[t])) scene->morph_weights[t] = scene->morph_override[t];
+}
+
 void scene_pose(skv_scene *scene, double seconds)
 {
     if (scene->fade_clip >= 0 && !(seconds < scene->fade_seconds)) scene->fade_clip = -1; /* faded out */
     if (scene->blend_clip >= 0) {
         pose_evaluate_blend(&scene->pose, &scene->model, scene->clip, seconds, scene->blend_clip, seconds,
                             scene->blend_weight);
+        pose_morphs(scene, scene->clip, seconds, scene->blend_clip, seconds, scene->blend_weight);
     } else if (scene->fade_clip >= 0) {
         /* Smoothstep: no kink where the fade starts and ends. */
         double x = seconds > 0.0 ? seconds / scene->fade_seconds : 0.0;
         float w = (float)(x * x * (3.0 - 2.0 * x));
         pose_evaluate_blend(&scene->pose, &scene->model, scene->fade_clip, scene->fade_from + seconds, scene->clip,
                             seconds, w);
+        pose_morphs(scene, scene->fade_clip, scene->fade_from + seconds, scene->clip, seconds, w);
     } else {
         pose_evaluate(&scene->pose, &scene->model, scene->clip, seconds);
+        pose_morphs(scene, scene->clip, seconds, -1, 0.0, 0.0f);
     }
 }
 
@@ -289,7 +329,7 @@ void scene_frame(skv_scene *scene, double seconds, int width, int height, skv_fr
     scene_pose(scene, seconds);
     track_root(scene);
     *frame = (skv_frame_desc){.palette = (const mat4 *)scene->pose.palette, .background = {0.16f, 0.18f, 0.22f},
-                              .skinning = scene->skinning};
+                              .skinning = scene->skinning, .morph_weights = scene->morph_weights};
     frame_views(scene, frame);
     if (scene->instances > 0) {
         crowd_evaluate(&scene->crowd, seconds);

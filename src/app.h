@@ -57,6 +57,10 @@ typedef struct skv_scene {
     skv_lines bones, joints, depth_lines;
     float *skinned_positions, *skinned_normals; /* for view.normals */
     skv_dq_bone *dq_bones;                      /* scene_skin with dual quaternions */
+    /* Morph targets (morph.h): every target's weight for the pose last
+     * posed (the default weights until then), the --morph overrides (NaN:
+     * none) that replace what the clip says, and room for a second clip's. */
+    float *morph_weights, *morph_override, *morph_other;
 } skv_scene;
 
 /* Imports `path` (import.h options; NULL: defaults) and picks clip `anim` (index or name; NULL: the first). Frames the
@@ -93,6 +97,10 @@ void scene_crossfade_to(skv_scene *scene, int clip, double current_seconds);
 /* Mixes clip `other` into every frame at `weight` (0: the scene's clip
  * alone, 1: `other` alone); other = -1 turns it off. */
 void scene_set_blend(skv_scene *scene, int other, float weight);
+
+/* --morph: target `target` (morph_find_target) weighs `weight` whatever
+ * the clip says. */
+void scene_set_morph(skv_scene *scene, int target, float weight);
 
 /* Poses scene->pose at `seconds`: the clip, or the --blend mix, or the
  * cross-fade under way. */

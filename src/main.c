@@ -22,6 +22,7 @@
 #include "overlay.h"
 #include "gpu.h"
 #include "import.h"
+#include "morph.h"
 #include "render.h"
 #include "skin.h"
 #include "text.h"
@@ -34,6 +35,8 @@
 
 /* --anim-file may be given this many times. */
 #define SKV_MAX_ANIM_FILES 64
+/* --morph, likewise. */
+#define SKV_MAX_MORPHS 64
 
 typedef struct options {
     const char *model;
@@ -70,6 +73,8 @@ typedef struct options {
     int follow, in_place; /* --follow, --in-place */
     const char *frame;    /* --frame clip|pose */
     double camera_azimuth, camera_elevation, camera_zoom;
+    const char *morphs[SKV_MAX_MORPHS]; /* --morph NAME=W, in order */
+    int morph_count;
 } options;
 
 static void usage(FILE *out)
@@ -117,10 +122,13 @@ static void usage(FILE *out)
             "  --fade SECONDS        cross-fade time when switching clips in the window (0.25)\n"
             "  --skinning linear|dq  linear blend (default) or dual-quaternion skinning\n"
             "  --influences 4|8      bone influences kept per vertex (default 4)\n"
+            "  --morph NAME=W        morph target NAME (its name, or its number in --list)\n"
+            "                        weighs W whatever the clip says; repeatable\n"
             "  --import-timeout S    give up on a file Assimp has not read in S seconds (60)\n"
             "  --trust               skip the guarded first read in a child process\n"
             "  --debug               OpenGL debug context: any GL error fails the run (status 7)\n"
-            "  --list                print meshes, bones and clips, then exit\n"
+            "  --list                print meshes (and their morph targets), bones and clips\n"
+            "                        (and their morph channels), then exit\n"
             "  --window-capture FILE.png  open the window, draw one paused frame at --time,\n"
             "                        save what the window shows (no HUD), close\n"
             "  --version             print versions and exit\n"
@@ -178,7 +186,7 @@ static int is_value_option(const char *arg)
                                               "--window-capture", "--influences", "--instances", "--blend", "--fade", "--skinning",
                                               "--weights", "--background", "--frames", "--fps", "--gif", "--ref", "--ref-threshold", "--frame", "--camera-azimuth",
                                               "--camera-elevation", "--camera-zoom",
-                                              "--import-timeout"};
+                                              "--import-timeout", "--morph"};
     for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
         if (strcmp(arg, with_value[i]) == 0) return 1;
     return 0;
@@ -334,6 +342,15 @@ static int parse_options(int argc, char **argv, options *o)
                 return -1;
             }
             o->anim_files[o->anim_file_count++] = value;
+        } else if (strcmp(a, "--morph") == 0) {
+            const char *eq = strrchr(value, '=');
+            double w;
+            if (!eq || eq == value || parse_number(eq + 1, &w) != 0 || !isfinite(w)) goto bad_value;
+            if (o->morph_count == SKV_MAX_MORPHS) {
+                print_error("at most %d --morph options", SKV_MAX_MORPHS);
+                return -1;
+            }
+            o->morphs[o->morph_count++] = value;
         } else if (a[0] == '-' && a[1] != '\0') {
             print_error("unknown option %s (see --help)", a);
             return -1;
@@ -414,8 +431,9 @@ static void print_list_json(const skv_scene *scene)
         const skv_mesh *mesh = &m->meshes[i];
         printf("%s{\"name\":", i ? "," : "");
         json_string(mesh->name);
-        printf(",\"vertices\":%d,\"triangles\":%d,\"bones\":%d,\"max_influences\":%d,\"node\":", mesh->vertex_count,
-               mesh->index_count / 3, mesh->bone_count, mesh->max_influences);
+        printf(",\"vertices\":%d,\"triangles\":%d,\"bones\":%d,\"max_influences\":%d,\"morph_targets\":%d,\"node\":",
+               mesh->vertex_count, mesh->index_count / 3, mesh->bone_count, mesh->max_influences,
+               mesh->morph_target_count);
         json_string(sk->node_names[mesh->node]);
         printf("}");
     }
@@ -445,7 +463,7 @@ static void print_list_json(const skv_scene *scene)
                clip->channel_count, clip->file_channels);
         if (clip->source) json_string(clip->source);
         else printf("null");
-        printf(",\"notes\":[");
+        printf(",\"morph_channels\":%d,\"notes\":[", clip->morph_channel_count);
         int listed = 0;
         for (unsigned bit = 1; bit; bit <<= 1)
             if ((clip->notes & bit) && model_clip_note_key(bit)) {
@@ -489,6 +507,17 @@ static void print_list(const skv_scene *scene)
             printf(", %d vertices over %d kept their %d largest", mesh->over_limit_vertices,
                    m->influence_slots, m->influence_slots);
         printf("\n");
+        if (mesh->morph_target_count) printf("    morph targets: %d (--morph NAME=W):", mesh->morph_target_count);
+        for (int t = 0; t < mesh->morph_target_count; t++) {
+            int g = mesh->first_morph_target + t;
+            printf(" %d", g);
+            if (m->morph_target_names[g]) {
+                printf(" '");
+                text_put_line(stdout, m->morph_target_names[g]);
+                printf("'");
+            }
+            printf(" (default %g)%s", m->morph_default_weights[g], t + 1 < mesh->morph_target_count ? "," : "\n");
+        }
     }
     printf("nodes: %d\n", m->skeleton.node_count);
     printf("bones: %d (palette entries %d, shader limit %d)\n", m->file_bone_count, m->skeleton.bone_count,
@@ -511,7 +540,17 @@ static void print_list(const skv_scene *scene)
             text_put_line(stdout, clip->source);
             printf(" (%d of its %d channels matched a node)", clip->channel_count, clip->file_channels);
         }
+        if (clip->morph_channel_count) printf(", %d morph channel(s)", clip->morph_channel_count);
         printf("\n");
+        for (int k = 0; k < clip->morph_channel_count; k++) {
+            const skv_morph_channel *ch = &clip->morph_channels[k];
+            const skv_mesh *mesh = &m->meshes[ch->mesh];
+            printf("      morph: mesh %d '", ch->mesh);
+            text_put_line(stdout, mesh->name);
+            printf("', targets %d-%d, %d keys (%g to %g ticks)\n", mesh->first_morph_target,
+                   mesh->first_morph_target + mesh->morph_target_count - 1, ch->key_count, ch->times[0],
+                   ch->times[ch->key_count - 1]);
+        }
         for (unsigned bit = 1; bit; bit <<= 1)
             if ((clip->notes & bit) && model_clip_note_text(bit)) printf("      note: %s\n", model_clip_note_text(bit));
     }
@@ -846,6 +885,19 @@ int main(int argc, char **argv)
         view.shade = SKV_SHADE_WEIGHTS;
     }
     scene_set_view(&scene, &view);
+    for (int i = 0; i < o.morph_count; i++) {
+        const char *eq = strrchr(o.morphs[i], '=');
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - o.morphs[i]), o.morphs[i]);
+        int target = morph_find_target(&scene.model, name);
+        if (target < 0) {
+            print_error("%s: --morph: no morph target '%s' (it has %d; see --list)", path, name,
+                        scene.model.morph_target_count);
+            scene_free(&scene);
+            return SKV_ERR_USAGE;
+        }
+        scene_set_morph(&scene, target, (float)atof(eq + 1));
+    }
     if (o.fade >= 0) scene.fade_seconds = o.fade;
     if (o.dual_quaternion) {
         if (o.instances > 0) {

@@ -49,6 +49,11 @@ void model_clip_free(skv_clip *clip)
         free(clip->channels[i].packed);
     }
     free(clip->channels);
+    for (int i = 0; i < clip->morph_channel_count; i++) {
+        free(clip->morph_channels[i].times);
+        free(clip->morph_channels[i].weights);
+    }
+    free(clip->morph_channels);
     free(clip->node_channel);
     walk_free(clip->walk);
     free(clip->name);
@@ -68,6 +73,10 @@ void model_free(skv_model *model)
     free(model->influence_start);
     free(model->influences);
     free(model->indices);
+    free_strings(model->morph_target_names, model->morph_target_count);
+    free(model->morph_default_weights);
+    free(model->morph_position_deltas);
+    free(model->morph_normal_deltas);
     for (int i = 0; i < model->mesh_count; i++) free(model->meshes[i].name);
     free(model->meshes);
     for (int i = 0; i < model->material_count; i++) free(model->materials[i].name);

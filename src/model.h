@@ -129,6 +129,16 @@ enum {
     SKV_CLIP_LINEAR_NOT_CURVE = 1 << 2, /* the file's Bezier/Hermite curves played as straight lines */
 };
 
+/* The weights of one mesh's morph targets over a clip: key k holds all
+ * of the mesh's weights at times[k] (ticks, ascending), targets the file
+ * leaves out of a key at 0. Sampled linearly, clamped at the ends. */
+typedef struct skv_morph_channel {
+    int mesh;         /* index into skv_model.meshes */
+    int key_count;    /* >= 1 */
+    double *times;    /* key_count */
+    float *weights;   /* key_count * the mesh's morph_target_count */
+} skv_morph_channel;
+
 typedef struct skv_clip {
     char *name;
     double duration_ticks;   /* >= 0 */
@@ -137,6 +147,8 @@ typedef struct skv_clip {
     skv_channel *channels;
     int *node_channel; /* per skeleton node: index into channels, or -1 */
     int merged_from;   /* > 1: made of that many one-channel clips of the file */
+    int morph_channel_count;
+    skv_morph_channel *morph_channels; /* morph target weights over time, per mesh */
     unsigned notes;    /* SKV_CLIP_* */
     char *source;      /* the --anim-file it came from; NULL: the model's own file */
     int file_channels; /* channels the file gave it (channel_count: those that matched a node) */
@@ -172,6 +184,13 @@ typedef struct skv_mesh {
     int max_influences;      /* most non-zero weights on one vertex, in the file */
     int over_limit_vertices; /* vertices with more influences than the slots */
     int unweighted_vertices; /* skinned-mesh vertices without any weight */
+    /* Morph targets (blend shapes): targets first_morph_target ..
+     * + morph_target_count of the model's; target t's delta for the
+     * mesh's vertex v is at (morph_delta_base + t * vertex_count + v) in
+     * the model's morph delta arrays. */
+    int morph_target_count;
+    int first_morph_target;
+    int morph_delta_base;
 } skv_mesh;
 
 /* A texture as the file has it (PNG, JPEG, TGA ... bytes) until
@@ -216,6 +235,16 @@ typedef struct skv_model {
     skv_material *materials;
     int texture_count;
     skv_texture *textures;
+
+    /* Morph targets of all meshes (skv_mesh says which are whose).
+     * Deltas from the base mesh, 3 floats each; normal deltas are 0
+     * where the file gives the target no normals. */
+    int morph_target_count;
+    char **morph_target_names;    /* per target; NULL where the file names none */
+    float *morph_default_weights; /* per target: the weight without a clip channel */
+    int morph_delta_count;        /* (target, vertex) pairs */
+    float *morph_position_deltas; /* 3 per pair */
+    float *morph_normal_deltas;   /* 3 per pair */
 
     skv_skeleton skeleton;
     int file_bone_count; /* real bones (the rest are node bones) */

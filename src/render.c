@@ -25,9 +25,11 @@ static void shader_preamble(char *out, size_t size, const skv_shader_variant *va
              "#define SKV_ATTR_WEIGHTS %d\n"
              "#define SKV_ATTR_BONE_IDS_1 %d\n"
              "#define SKV_ATTR_WEIGHTS_1 %d\n"
+             "#define SKV_MORPH %d\n"
+             "#define SKV_ATTR_VERTEX %d\n"
              "#line 1\n",
              variant->instanced, variant->dual_quaternion, SKV_MAX_BONES, variant->influence_slots, SKV_ATTR_POSITION, SKV_ATTR_NORMAL, SKV_ATTR_UV, SKV_ATTR_BONE_IDS,
-             SKV_ATTR_WEIGHTS, SKV_ATTR_BONE_IDS_1, SKV_ATTR_WEIGHTS_1);
+             SKV_ATTR_WEIGHTS, SKV_ATTR_BONE_IDS_1, SKV_ATTR_WEIGHTS_1, variant->morph, SKV_ATTR_VERTEX);
 }
 
 static GLuint compile(GLenum stage, const char *name, const skv_shader_variant *variant, skv_error *err)
@@ -152,6 +154,90 @@ static void find_uniforms(GLuint p, skv_uniforms *u)
     u->grid_spacing = glGetUniformLocation(p, "u_grid_spacing");
     u->shade_mode = glGetUniformLocation(p, "u_shade_mode");
     u->selected_bone = glGetUniformLocation(p, "u_selected_bone");
+    u->morph_deltas = glGetUniformLocation(p, "u_morph_deltas");
+    u->morph_weights = glGetUniformLocation(p, "u_morph_weights");
+    u->morph_first_target = glGetUniformLocation(p, "u_morph_first_target");
+    u->morph_count = glGetUniformLocation(p, "u_morph_count");
+    u->morph_base = glGetUniformLocation(p, "u_morph_base");
+    u->morph_vertices = glGetUniformLocation(p, "u_morph_vertices");
+    u->morph_first_vertex = glGetUniformLocation(p, "u_morph_first_vertex");
+}
+
+/* Texture units: 0 the material's texture, 1 the crowd's palettes. */
+#define MORPH_DELTA_UNIT 2
+#define MORPH_WEIGHT_UNIT 3
+
+/* The morph targets' buffers (render.h). Returns 0, or -1 when memory
+ * runs out; a GPU that cannot hold them shows as a GL error. */
+static int upload_morphs(skv_renderer *renderer, const skv_model *model, int gpu_vertices, const int *source)
+{
+    renderer->morph = 1;
+    glGenBuffers(3, renderer->morph_buffers);
+    glGenTextures(2, renderer->morph_textures);
+    /* Two RGBA32F texels per pair (RGB32F buffer textures are GL 4.0). */
+    size_t pairs = (size_t)model->morph_delta_count;
+    float *texels = malloc((pairs > 0 ? pairs : 1) * 8 * sizeof(float));
+    int *vertex = malloc((size_t)(gpu_vertices > 0 ? gpu_vertices : 1) * sizeof(int));
+    if (!texels || !vertex) {
+        free(texels);
+        free(vertex);
+        return -1;
+    }
+    for (size_t i = 0; i < pairs; i++) {
+        memcpy(&texels[i * 8], &model->morph_position_deltas[i * 3], 3 * sizeof(float));
+        memcpy(&texels[i * 8 + 4], &model->morph_normal_deltas[i * 3], 3 * sizeof(float));
+        texels[i * 8 + 3] = texels[i * 8 + 7] = 0.0f;
+    }
+    glBindBuffer(GL_TEXTURE_BUFFER, renderer->morph_buffers[0]);
+    glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)((pairs > 0 ? pairs : 1) * 8 * sizeof(float)), texels, GL_STATIC_DRAW);
+    glBindTexture(GL_TEXTURE_BUFFER, renderer->morph_textures[0]);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, renderer->morph_buffers[0]);
+    glBindBuffer(GL_TEXTURE_BUFFER, renderer->morph_buffers[1]);
+    glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)model->morph_target_count * (GLsizeiptr)sizeof(float),
+                 model->morph_default_weights, GL_DYNAMIC_DRAW);
+    glBindTexture(GL_TEXTURE_BUFFER, renderer->morph_textures[1]);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_R32F, renderer->morph_buffers[1]);
+    glBindTexture(GL_TEXTURE_BUFFER, 0);
+    glBindBuffer(GL_TEXTURE_BUFFER, 0);
+    /* Split mode's copies keep the index of the vertex they copy. */
+    for (int v = 0; v < gpu_vertices; v++) vertex[v] = source ? source[v] : v;
+    glBindBuffer(GL_ARRAY_BUFFER, renderer->morph_buffers[2]);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)gpu_vertices * (GLsizeiptr)sizeof(int), vertex, GL_STATIC_DRAW);
+    glEnableVertexAttribArray(SKV_ATTR_VERTEX);
+    glVertexAttribIPointer(SKV_ATTR_VERTEX, 1, GL_INT, sizeof(int), NULL);
+    free(texels);
+    free(vertex);
+    return 0;
+}
+
+/* The frame's weights and the morph textures, before the draws. */
+static void bind_morphs(const skv_renderer *renderer, const skv_model *model, const skv_uniforms *u,
+                        const float *weights)
+{
+    if (!renderer->morph) return;
+    glBindBuffer(GL_TEXTURE_BUFFER, renderer->morph_buffers[1]);
+    glBufferSubData(GL_TEXTURE_BUFFER, 0, (GLsizeiptr)model->morph_target_count * (GLsizeiptr)sizeof(float),
+                    weights ? weights : model->morph_default_weights);
+    glBindBuffer(GL_TEXTURE_BUFFER, 0);
+    glActiveTexture(GL_TEXTURE0 + MORPH_DELTA_UNIT);
+    glBindTexture(GL_TEXTURE_BUFFER, renderer->morph_textures[0]);
+    glActiveTexture(GL_TEXTURE0 + MORPH_WEIGHT_UNIT);
+    glBindTexture(GL_TEXTURE_BUFFER, renderer->morph_textures[1]);
+    glActiveTexture(GL_TEXTURE0);
+    glUniform1i(u->morph_deltas, MORPH_DELTA_UNIT);
+    glUniform1i(u->morph_weights, MORPH_WEIGHT_UNIT);
+}
+
+/* Which targets and deltas a draw of `mesh` reads. */
+static void set_morph_mesh(const skv_renderer *renderer, const skv_uniforms *u, const skv_model *model, int mesh)
+{
+    if (!renderer->morph) return;
+    const skv_mesh *m = &model->meshes[mesh];
+    glUniform1i(u->morph_first_target, m->first_morph_target);
+    glUniform1i(u->morph_count, m->morph_target_count);
+    glUniform1i(u->morph_base, m->morph_delta_base);
+    glUniform1i(u->morph_vertices, m->vertex_count);
+    glUniform1i(u->morph_first_vertex, m->base_vertex);
 }
 
 skv_result render_create(skv_renderer *renderer, const skv_model *model, skv_error *err)
@@ -204,9 +290,9 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
         return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     }
 
+    skv_shader_variant variant = {.influence_slots = model->influence_slots, .morph = model->morph_target_count > 0};
     renderer->program = program ? program
-                                : render_program_capture("skinned.vert", "skinned.frag", NULL, 0,
-                                                         model->influence_slots, err);
+                                : render_program_variant("skinned.vert", "skinned.frag", NULL, 0, &variant, err);
     if (!renderer->program) return SKV_ERR_GPU;
     GLuint p = renderer->program;
     find_uniforms(p, &renderer->uniforms);
@@ -249,6 +335,7 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
     int index_count = set->split ? set->index_count : model->index_count;
     const uint32_t *indices = set->split ? set->indices : model->indices;
     glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)index_count * (GLsizeiptr)sizeof(uint32_t), indices, GL_STATIC_DRAW);
+    if (model->morph_target_count > 0 && upload_morphs(renderer, model, nv, source) != 0) gathered = -1;
     glBindVertexArray(0);
     if (gathered) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
 
@@ -302,6 +389,8 @@ void render_destroy(skv_renderer *renderer)
     if (renderer->crowd_program) glDeleteProgram(renderer->crowd_program);
     if (renderer->crowd_buffer) glDeleteBuffers(1, &renderer->crowd_buffer);
     if (renderer->crowd_texture) glDeleteTextures(1, &renderer->crowd_texture);
+    if (renderer->morph_buffers[0]) glDeleteBuffers(3, renderer->morph_buffers);
+    if (renderer->morph_textures[0]) glDeleteTextures(2, renderer->morph_textures);
     free(renderer->draw_palette);
     free(renderer->dq_bones);
     free(renderer->dq_upload);
@@ -316,7 +405,8 @@ void render_destroy(skv_renderer *renderer)
 
 static void draw_crowd(skv_renderer *renderer, const skv_model *model, const skv_frame_desc *frame);
 static void draw_model(skv_renderer *renderer, const skv_model *model, const skv_uniforms *u, skv_skinning skinning,
-                       const mat4 *palette, skv_shade shade, int selected_bone, const float *color);
+                       const mat4 *palette, const float *morph_weights, skv_shade shade, int selected_bone,
+                       const float *color);
 static void draw_lines(skv_renderer *renderer, const skv_lines *lines, const mat4 view_projection, GLenum mode,
                        float point_size);
 static void draw_axes(skv_renderer *renderer, const skv_frame_desc *frame);
@@ -370,21 +460,22 @@ void render_frame(skv_renderer *renderer, const skv_model *model, const skv_fram
     }
     glUseProgram(program);
     set_frame_uniforms(u, frame, frame->model);
-    draw_model(renderer, model, u, skinning, frame->palette, frame->shade, frame->selected_bone, NULL);
+    draw_model(renderer, model, u, skinning, frame->palette, frame->morph_weights, frame->shade, frame->selected_bone,
+               NULL);
     if (frame->wireframe) {
         /* The triangles' edges over the shading, pulled slightly forward. */
         const float edge[4] = {0.05f, 0.06f, 0.08f, 1.0f};
         glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
         glEnable(GL_POLYGON_OFFSET_LINE);
         glPolygonOffset(-1.0f, -1.0f);
-        draw_model(renderer, model, u, skinning, frame->palette, SKV_SHADE_FLAT, -1, edge);
+        draw_model(renderer, model, u, skinning, frame->palette, frame->morph_weights, SKV_SHADE_FLAT, -1, edge);
         glDisable(GL_POLYGON_OFFSET_LINE);
         glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
     }
     if (frame->ghost_palette) {
         const float ghost[4] = {0.55f, 0.62f, 0.75f, 1.0f};
         set_frame_uniforms(u, frame, frame->ghost_model);
-        draw_model(renderer, model, u, skinning, frame->ghost_palette, SKV_SHADE_SOLID, -1, ghost);
+        draw_model(renderer, model, u, skinning, frame->ghost_palette, NULL, SKV_SHADE_SOLID, -1, ghost);
     }
     mat4 view_projection;
     glm_mat4_mul((vec4 *)frame->projection, (vec4 *)frame->view, view_projection);
@@ -399,10 +490,12 @@ void render_frame(skv_renderer *renderer, const skv_model *model, const skv_fram
 /* The model once: every draw, its palette, `shade` (render.h), `color`
  * replacing the materials' colour where not NULL. The program is bound. */
 static void draw_model(skv_renderer *renderer, const skv_model *model, const skv_uniforms *u, skv_skinning skinning,
-                       const mat4 *palette, skv_shade shade, int selected_bone, const float *color)
+                       const mat4 *palette, const float *morph_weights, skv_shade shade, int selected_bone,
+                       const float *color)
 {
     const skv_draw_set *set = &renderer->draws;
     if (!set->split) upload_palette(renderer, palette, model->skeleton.bone_count, skinning);
+    bind_morphs(renderer, model, u, morph_weights);
     glUniform1i(u->shade_mode, (int)shade);
     glUniform1i(u->selected_bone, selected_bone);
     glActiveTexture(GL_TEXTURE0);
@@ -419,6 +512,7 @@ static void draw_model(skv_renderer *renderer, const skv_model *model, const skv
             glUniform1i(u->selected_bone, local);
         }
         set_material(renderer, u, model, d->mesh);
+        set_morph_mesh(renderer, u, model, d->mesh);
         if (color) {
             glUniform4fv(u->diffuse, 1, color);
             glUniform1i(u->has_texture, 0);
@@ -467,7 +561,8 @@ static void draw_axes(skv_renderer *renderer, const skv_frame_desc *frame)
 skv_result render_enable_dual_quaternion(skv_renderer *renderer, const skv_model *model, skv_error *err)
 {
     if (renderer->program_skinning == SKV_SKINNING_DUAL_QUATERNION || renderer->dq_program) return SKV_OK;
-    skv_shader_variant variant = {.influence_slots = model->influence_slots, .dual_quaternion = 1};
+    skv_shader_variant variant = {.influence_slots = model->influence_slots, .dual_quaternion = 1,
+                                  .morph = model->morph_target_count > 0};
     GLuint p = render_program_variant("skinned.vert", "skinned.frag", NULL, 0, &variant, err);
     if (!p) return SKV_ERR_GPU;
     GLuint block = glGetUniformBlockIndex(p, "Bones");
@@ -538,9 +633,16 @@ static void draw_crowd(skv_renderer *renderer, const skv_model *model, const skv
 
 void render_capture(skv_renderer *renderer, const skv_model *model, const mat4 *palette, GLuint feedback)
 {
+    render_capture_morph(renderer, model, palette, NULL, feedback);
+}
+
+void render_capture_morph(skv_renderer *renderer, const skv_model *model, const mat4 *palette,
+                          const float *morph_weights, GLuint feedback)
+{
     const skv_draw_set *set = &renderer->draws;
     if (!set->split) upload_palette(renderer, palette, model->skeleton.bone_count, renderer->program_skinning);
     glUseProgram(renderer->program);
+    bind_morphs(renderer, model, &renderer->uniforms, morph_weights);
     glBindVertexArray(renderer->vao);
     glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, feedback);
     glEnable(GL_RASTERIZER_DISCARD);
@@ -552,6 +654,7 @@ void render_capture(skv_renderer *renderer, const skv_model *model, const mat4 *
             draws_gather_palette(d, palette, renderer->draw_palette);
             upload_palette(renderer, (const mat4 *)renderer->draw_palette, d->bone_count, renderer->program_skinning);
         }
+        set_morph_mesh(renderer, &renderer->uniforms, model, d->mesh);
         glDrawArrays(GL_POINTS, d->base_vertex, d->vertex_count);
     }
     glEndTransformFeedback();

@@ -27,6 +27,7 @@ typedef struct skv_shader_variant {
     int influence_slots; /* 4 or 8 */
     int instanced;       /* crowd: palettes from a texture buffer */
     int dual_quaternion;
+    int morph;           /* morph targets before skinning (models that have them) */
 } skv_shader_variant;
 
 /* Uniform locations of one program (-1 where it has none). */
@@ -34,6 +35,8 @@ typedef struct skv_uniforms {
     GLint model, view, projection, view_normal, diffuse, has_texture, texture;
     GLint palettes, bones_per_instance, grid_columns, grid_spacing; /* crowd program */
     GLint shade_mode, selected_bone;
+    GLint morph_deltas, morph_weights, morph_first_target, morph_count, morph_base, morph_vertices,
+        morph_first_vertex; /* programs with morph targets */
 } skv_uniforms;
 
 /* How the model's surface is coloured (skinned.frag). */
@@ -68,6 +71,12 @@ typedef struct skv_renderer {
     skv_uniforms dq_uniforms;
     skv_dq_bone *dq_bones;
     float *dq_upload;
+    /* Morph targets (models that have them): every (target, vertex)
+     * delta pair in one texture buffer, every target's weight in another,
+     * and each GPU vertex's model vertex index as an attribute. */
+    int morph;
+    GLuint morph_buffers[3]; /* deltas, weights, vertex indices */
+    GLuint morph_textures[2];
     /* Overlay lines and points. */
     GLuint line_program, line_vao, line_buffers[2];
     GLint line_u_view_projection, line_u_point_size;
@@ -88,10 +97,15 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
  * `feedback` in GPU vertex order (renderer->draws.source_vertex maps that
  * order to model vertices in split mode). Needs a bound framebuffer. */
 void render_capture(skv_renderer *renderer, const skv_model *model, const mat4 *palette, GLuint feedback);
+/* Same, with the morph targets at `morph_weights` (per model target;
+ * NULL: the defaults). */
+void render_capture_morph(skv_renderer *renderer, const skv_model *model, const mat4 *palette,
+                          const float *morph_weights, GLuint feedback);
 void render_destroy(skv_renderer *renderer);
 
 typedef struct skv_frame_desc {
     const mat4 *palette; /* model->skeleton.bone_count matrices */
+    const float *morph_weights; /* per model morph target; NULL: the defaults */
     mat4 model;          /* usually model->upright */
     mat4 view;
     mat4 projection;

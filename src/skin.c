@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "morph.h"
+
 static int influence_before(const skv_influence *a, const skv_influence *b)
 {
     if (a->weight != b->weight) return a->weight > b->weight;
@@ -49,7 +51,18 @@ int skin_pack_influences(skv_influence *list, int count, int slots, uint16_t *id
 void skin_blend(const skv_model *model, const mat4 *palette,
                 float *positions, float *normals)
 {
+    skin_blend_morph(model, palette, NULL, positions, normals);
+}
+
+void skin_blend_morph(const skv_model *model, const mat4 *palette, const float *morph_weights,
+                      float *positions, float *normals)
+{
+    int cursor = 0;
     for (int v = 0; v < model->vertex_count; v++) {
+        /* Morph targets first (morph.h), then the bones. */
+        float morphed[3], morphed_normal[3];
+        int mesh = model->morph_target_count ? morph_mesh_of_vertex(model, v, &cursor) : -1;
+        morph_vertex(model, morph_weights, mesh, v, morphed, morphed_normal);
         const int slots = model->influence_slots;
         const uint16_t *ids = &model->bone_ids[v * slots];
         const float *w = &model->weights[v * slots];
@@ -60,7 +73,7 @@ void skin_blend(const skv_model *model, const mat4 *palette,
             for (int c = 0; c < 4; c++)
                 for (int r = 0; r < 4; r++) blend[c][r] += w[i] * m[c][r];
         }
-        const float *p = &model->positions[v * 3];
+        const float *p = morphed;
         vec4 in = {p[0], p[1], p[2], 1.0f}, out;
         glm_mat4_mulv(blend, in, out);
         positions[v * 3 + 0] = out[0];
@@ -72,7 +85,7 @@ void skin_blend(const skv_model *model, const mat4 *palette,
             glm_mat3_inv(m3, normal_matrix);
             glm_mat3_transpose(normal_matrix);
             vec3 n;
-            glm_mat3_mulv(normal_matrix, (float *)&model->normals[v * 3], n);
+            glm_mat3_mulv(normal_matrix, morphed_normal, n);
             glm_vec3_normalize(n);
             memcpy(&normals[v * 3], n, sizeof n);
         }
@@ -81,8 +94,16 @@ void skin_blend(const skv_model *model, const mat4 *palette,
 
 void skin_blend_all(const skv_model *model, const mat4 *palette, float *positions)
 {
+    skin_blend_all_morph(model, palette, NULL, positions);
+}
+
+void skin_blend_all_morph(const skv_model *model, const mat4 *palette, const float *morph_weights, float *positions)
+{
+    int cursor = 0;
     for (int v = 0; v < model->vertex_count; v++) {
-        const float *p = &model->positions[v * 3];
+        float p[3], unused_normal[3];
+        int mesh = model->morph_target_count ? morph_mesh_of_vertex(model, v, &cursor) : -1;
+        morph_vertex(model, morph_weights, mesh, v, p, unused_normal);
         vec4 in = {p[0], p[1], p[2], 1.0f};
         double sum[3] = {0, 0, 0};
         for (int i = model->influence_start[v]; i < model->influence_start[v + 1]; i++) {
@@ -192,8 +213,18 @@ static void quat_rotate(const float q[4], const float v[3], float out[3])
 
 void skin_blend_dq(const skv_model *model, const skv_dq_bone *bones, float *positions, float *normals)
 {
+    skin_blend_dq_morph(model, bones, NULL, positions, normals);
+}
+
+void skin_blend_dq_morph(const skv_model *model, const skv_dq_bone *bones, const float *morph_weights,
+                         float *positions, float *normals)
+{
     const int slots = model->influence_slots;
+    int cursor = 0;
     for (int v = 0; v < model->vertex_count; v++) {
+        float morphed[3], morphed_normal[3];
+        int mesh = model->morph_target_count ? morph_mesh_of_vertex(model, v, &cursor) : -1;
+        morph_vertex(model, morph_weights, mesh, v, morphed, morphed_normal);
         const uint16_t *ids = &model->bone_ids[v * slots];
         const float *w = &model->weights[v * slots];
         const float *pivot = bones[ids[0]].real;
@@ -226,7 +257,7 @@ void skin_blend_dq(const skv_model *model, const skv_dq_bone *bones, float *posi
             2.0f * (real[3] * dual[1] - dual[3] * real[1] + real[2] * dual[0] - real[0] * dual[2]),
             2.0f * (real[3] * dual[2] - dual[3] * real[2] + real[0] * dual[1] - real[1] * dual[0]),
         };
-        const float *p = &model->positions[v * 3];
+        const float *p = morphed;
         vec4 in = {p[0], p[1], p[2], 1.0f}, stretched;
         glm_mat4_mulv(stretch, in, stretched);
         float rotated[3];
@@ -238,7 +269,7 @@ void skin_blend_dq(const skv_model *model, const skv_dq_bone *bones, float *posi
             glm_mat3_inv(m3, normal_matrix);
             glm_mat3_transpose(normal_matrix);
             vec3 n;
-            glm_mat3_mulv(normal_matrix, (float *)&model->normals[v * 3], n);
+            glm_mat3_mulv(normal_matrix, morphed_normal, n);
             float out[3];
             quat_rotate(real, n, out);
             glm_vec3_normalize(out);

@@ -26,9 +26,15 @@ int skin_pack_influences(skv_influence *list, int count, int slots, uint16_t *id
 void skin_blend(const skv_model *model, const mat4 *palette,
                 float *positions, float *normals);
 
+/* skin_blend with the meshes' morph targets at `morph_weights` (one per
+ * model target, morph.h; NULL: their default weights) applied first. */
+void skin_blend_morph(const skv_model *model, const mat4 *palette, const float *morph_weights,
+                      float *positions, float *normals);
+
 /* Blends every vertex with all its influences (model->influences), not
  * only the packed slots: the reference for what the 4-slot cut loses. */
 void skin_blend_all(const skv_model *model, const mat4 *palette, float *positions);
+void skin_blend_all_morph(const skv_model *model, const mat4 *palette, const float *morph_weights, float *positions);
 
 /* --- dual-quaternion skinning ---------------------------------------------
  *
@@ -54,6 +60,8 @@ int skin_dq_palette(const mat4 *palette, int count, skv_dq_bone *out);
 
 /* skin_blend with dual quaternions (same slots, same outputs). */
 void skin_blend_dq(const skv_model *model, const skv_dq_bone *bones, float *positions, float *normals);
+void skin_blend_dq_morph(const skv_model *model, const skv_dq_bone *bones, const float *morph_weights,
+                         float *positions, float *normals);
 
 /* Axis-aligned bounds of `count` points (3 floats each) after `transform`. */
 void skin_bounds(const float *points, int count, const mat4 transform,

@@ -52,7 +52,8 @@ static int dual_quaternion_case(skv_scene *scene, const double times[2], result 
 {
     skv_model *m = &scene->model;
     const char *varyings[2] = {"v_skinned_position", "v_skinned_normal"};
-    skv_shader_variant variant = {.influence_slots = m->influence_slots, .dual_quaternion = 1};
+    skv_shader_variant variant = {.influence_slots = m->influence_slots, .dual_quaternion = 1,
+                                  .morph = m->morph_target_count > 0};
     GLuint program = render_program_variant("skinned.vert", "skinned.frag", varyings, 2, &variant, err);
     skv_renderer renderer;
     if (!program || render_create_with(&renderer, m, program, SKV_SKINNING_DUAL_QUATERNION, err) != SKV_OK) {
@@ -69,12 +70,12 @@ static int dual_quaternion_case(skv_scene *scene, const double times[2], result 
     glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, feedback);
     glBufferData(GL_TRANSFORM_FEEDBACK_BUFFER, (GLsizeiptr)(gpu_count * 6 * sizeof(float)), NULL, GL_STREAM_READ);
     for (int t = 0; t < 2; t++) {
-        pose_evaluate(&scene->pose, m, scene->clip, times[t]);
-        render_capture(&renderer, m, (const mat4 *)scene->pose.palette, feedback);
+        scene_pose(scene, times[t]); /* bones and morph weights */
+        render_capture_morph(&renderer, m, (const mat4 *)scene->pose.palette, scene->morph_weights, feedback);
         glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, feedback);
         glGetBufferSubData(GL_TRANSFORM_FEEDBACK_BUFFER, 0, (GLsizeiptr)(gpu_count * 6 * sizeof(float)), gpu);
         skin_dq_palette((const mat4 *)scene->pose.palette, m->skeleton.bone_count, bones);
-        skin_blend_dq(m, bones, cpu, cpu_n);
+        skin_blend_dq_morph(m, bones, scene->morph_weights, cpu, cpu_n);
         double diag = diagonal_of(cpu, m->vertex_count);
         if (!(diag > 0)) diag = 1;
         for (size_t g = 0; g < gpu_count; g++) {
@@ -117,7 +118,7 @@ static int run_case(const char *spec, result *res, char *name, size_t name_size)
     }
     int influences = parts[4] ? atoi(parts[4]) : 4;
     const char *base = strrchr(parts[0], '/');
-    snprintf(name, name_size, "%.190s%s", base ? base + 1 : parts[0], influences == 8 ? " (8 slots)" : "");
+    snprintf(name, name_size, "%.150s%s", base ? base + 1 : parts[0], influences == 8 ? " (8 slots)" : "");
 
     skv_scene scene;
     skv_error err = {{0}};
@@ -128,7 +129,9 @@ static int run_case(const char *spec, result *res, char *name, size_t name_size)
     }
     skv_model *m = &scene.model;
     const char *varyings[2] = {"v_skinned_position", "v_skinned_normal"};
-    GLuint program = render_program_capture("skinned.vert", "skinned.frag", varyings, 2, m->influence_slots, &err);
+    /* Models with morph targets get the shader's morph build, as the renderer does. */
+    skv_shader_variant variant = {.influence_slots = m->influence_slots, .morph = m->morph_target_count > 0};
+    GLuint program = render_program_variant("skinned.vert", "skinned.frag", varyings, 2, &variant, &err);
     skv_renderer renderer;
     if (!program || render_create_with(&renderer, m, program, SKV_SKINNING_LINEAR, &err) != SKV_OK) {
         fprintf(stderr, "%s: %s\n", parts[0], err.message);
@@ -153,12 +156,12 @@ static int run_case(const char *spec, result *res, char *name, size_t name_size)
 
     double times[2] = {atof(parts[2]), atof(parts[3])}, sum_all = 0;
     for (int t = 0; t < 2; t++) {
-        pose_evaluate(&scene.pose, m, scene.clip, times[t]);
-        render_capture(&renderer, m, (const mat4 *)scene.pose.palette, feedback);
+        scene_pose(&scene, times[t]); /* bones and morph weights */
+        render_capture_morph(&renderer, m, (const mat4 *)scene.pose.palette, scene.morph_weights, feedback);
         glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, feedback);
         glGetBufferSubData(GL_TRANSFORM_FEEDBACK_BUFFER, 0, (GLsizeiptr)(gpu_count * 6 * sizeof(float)), gpu);
-        skin_blend(m, scene.pose.palette, cpu, cpu_n);
-        skin_blend_all(m, scene.pose.palette, all);
+        skin_blend_morph(m, scene.pose.palette, scene.morph_weights, cpu, cpu_n);
+        skin_blend_all_morph(m, scene.pose.palette, scene.morph_weights, all);
         double diag = diagonal_of(cpu, m->vertex_count);
         if (!(diag > 0)) diag = 1;
         for (size_t g = 0; g < gpu_count; g++) {

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "morph.h"
 #include "skin.h"
 
 static float slot_sum(const float w[4])
@@ -139,8 +140,99 @@ static void test_dual_quaternion(void)
     for (int k = 0; k < 3; k++) CHECK_NEAR(out[k], expect[k], 1e-5);
 }
 
+
+/* Morph targets: a mesh of 2 vertices with 2 targets (the second mesh,
+ * of 1 vertex, has none), one bone translating by (10, 0, 0), and a clip
+ * whose one channel keys the first mesh's weights. */
+static void test_morph(void)
+{
+    float positions[9] = {0, 0, 0, 1, 0, 0, 5, 5, 5};
+    float normals[9] = {0, 0, 1, 0, 0, 1, 0, 1, 0};
+    float uvs[6] = {0};
+    uint16_t ids[12] = {0};
+    float weights[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+    /* (target, vertex): target 0 lifts y by 1 and 2, target 1 moves x by 3 and turns the normal towards x. */
+    float dp[12] = {0, 1, 0, 0, 2, 0, 3, 0, 0, 3, 0, 0};
+    float dn[12] = {0, 0, 0, 0, 0, 0, 1, 0, -1, 1, 0, -1};
+    float defaults[2] = {0.5f, 0.0f};
+    skv_mesh meshes[2] = {{.base_vertex = 0, .vertex_count = 2, .morph_target_count = 2},
+                          {.base_vertex = 2, .vertex_count = 1}};
+    double times[3] = {0.0, 10.0, 20.0};
+    float keyed[6] = {0, 0, 1, 0, 1, 1};
+    skv_morph_channel channel = {.mesh = 0, .key_count = 3, .times = times, .weights = keyed};
+    skv_clip clip = {.duration_ticks = 40.0, .ticks_per_second = 10.0, .morph_channel_count = 1,
+                     .morph_channels = &channel};
+    skv_model model = {.vertex_count = 3, .positions = positions, .normals = normals, .uvs = uvs,
+                       .influence_slots = 4, .bone_ids = ids, .weights = weights, .mesh_count = 2,
+                       .meshes = meshes, .morph_target_count = 2, .morph_default_weights = defaults,
+                       .morph_delta_count = 4, .morph_position_deltas = dp, .morph_normal_deltas = dn,
+                       .clip_count = 1, .clips = &clip};
+    char *names[2] = {"lift", NULL};
+    model.morph_target_names = names;
+
+    /* Sampling: at, between and past the keys (clamped), looped by the clip. */
+    float w[2];
+    morph_weights(&model, 0, 0.0, w);
+    CHECK(w[0] == 0.0f && w[1] == 0.0f);
+    morph_weights(&model, 0, 0.5, w); /* 5 ticks: half-way to key 1 */
+    CHECK_NEAR(w[0], 0.5, 1e-6);
+    CHECK_NEAR(w[1], 0.0, 1e-6);
+    morph_weights(&model, 0, 1.5, w); /* 15 ticks */
+    CHECK_NEAR(w[0], 1.0, 1e-6);
+    CHECK_NEAR(w[1], 0.5, 1e-6);
+    morph_weights(&model, 0, 3.0, w); /* 30 ticks: past the last key, clamped */
+    CHECK(w[0] == 1.0f && w[1] == 1.0f);
+    morph_weights(&model, 0, 4.5, w); /* 45 ticks loops to 5 */
+    CHECK_NEAR(w[0], 0.5, 1e-6);
+    morph_weights(&model, -1, 1.5, w); /* no clip: the defaults */
+    CHECK(w[0] == 0.5f && w[1] == 0.0f);
+    float one[2];
+    skv_morph_channel single = {.mesh = 0, .key_count = 1, .times = times, .weights = keyed + 4};
+    morph_sample(&single, 2, 7.0, one);
+    CHECK(one[0] == 1.0f && one[1] == 1.0f);
+
+    /* Targets by name or number. */
+    CHECK(morph_find_target(&model, "lift") == 0);
+    CHECK(morph_find_target(&model, "1") == 1);
+    CHECK(morph_find_target(&model, "2") == -1);
+    CHECK(morph_find_target(&model, "nope") == -1);
+
+    /* The CPU blend: morph first, then the bone; the normal renormalised. */
+    mat4 palette[1];
+    glm_translate_make(palette[0], (vec3){10, 0, 0});
+    float out[9], out_n[9];
+    float both[2] = {1.0f, 0.5f};
+    skin_blend_morph(&model, (const mat4 *)palette, both, out, out_n);
+    CHECK_NEAR(out[0], 11.5, 1e-6); /* 0 + 0.5 * 3, then + 10 */
+    CHECK_NEAR(out[1], 1.0, 1e-6);
+    CHECK_NEAR(out[3], 12.5, 1e-6);
+    CHECK_NEAR(out[4], 2.0, 1e-6);
+    CHECK_NEAR(out[6], 15.0, 1e-6); /* the mesh without targets: only the bone */
+    CHECK_NEAR(out[7], 5.0, 1e-6);
+    CHECK_NEAR(out_n[0], 0.5 / sqrt(0.5), 1e-6); /* (0.5, 0, 0.5) normalised */
+    CHECK_NEAR(out_n[2], 0.5 / sqrt(0.5), 1e-6);
+    CHECK_NEAR(out_n[7], 1.0, 1e-6);
+    /* NULL weights: the defaults (target 0 at 0.5). */
+    skin_blend_morph(&model, (const mat4 *)palette, NULL, out, out_n);
+    CHECK_NEAR(out[0], 10.0, 1e-6);
+    CHECK_NEAR(out[4], 1.0, 1e-6);
+    CHECK_NEAR(out_n[2], 1.0, 1e-6);
+    /* Dual quaternions and the all-influence blend morph the same way. */
+    skv_dq_bone bones[1];
+    skin_dq_palette((const mat4 *)palette, 1, bones);
+    skin_blend_dq_morph(&model, bones, both, out, out_n);
+    CHECK_NEAR(out[0], 11.5, 1e-5);
+    CHECK_NEAR(out[4], 2.0, 1e-5);
+    /* A normal the targets cancel keeps the base normal. */
+    float cancel[2] = {0.0f, 1.0f};
+    dn[6] = 0, dn[8] = -1;
+    skin_blend_morph(&model, (const mat4 *)palette, cancel, out, out_n);
+    CHECK_NEAR(out_n[2], 1.0, 1e-6);
+}
+
 int main(void)
 {
+    test_morph();
     test_dual_quaternion();
     test_packing();
     test_blend();

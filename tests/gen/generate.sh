@@ -13,5 +13,6 @@ python3 "$gen/fbx_pivots.py" "$out/fbx_pivots.fbx" --variant pivots
 python3 "$gen/fbx_pivots.py" "$out/fbx_mixamo_offsets.fbx" --variant prerotation --transform-mesh
 # library_animation_clips.dae's clip "bend" alone, for the Collada evaluator.
 python3 "$gen/collada_clip.py" "$shared/collada/library_animation_clips.dae" "$out/library_animation_clips_bend.dae" bend
+python3 "$gen/gltf_morph_skin.py" "$out/morph_skin.gltf"
 python3 "$gen/gltf_split.py" "$out/split"
 echo "generate.sh: wrote $(ls "$out" | wc -l) models into $out"
