@@ -25,4 +25,14 @@ shot twist-linear "$root/assets/twist.dae" --time 2
 shot twist-dq "$root/assets/twist.dae" --time 2 --skinning dq
 shot crowd "$fox" --instances 16 --mixed-clips --time 0.5
 shot blend "$fox" --blend Walk,Run,0.5 --time 0.3
+ozz=$root/../shared/models/ozz
+shot anim-only "$ozz/walk.fbx" --time 0.9
+shot anim-file "$ozz/arnaud.fbx" --anim-file "$ozz/walk.fbx" --time 0.9
+morph_dir=$(mktemp -d)
+python3 "$root/tests/gen/gltf_morph_skin.py" "$morph_dir/morph_skin.gltf"
+shot morph "$morph_dir/morph_skin.gltf" --time 1.5
+rm -rf "$morph_dir"
+bvh=/usr/share/assimp/models/BVH/01_01.bvh
+shot motion-framed "$bvh" --time 20
+shot motion-follow "$bvh" --time 20 --follow --grid
 "$skinview" "$root/assets/worm.dae" --gif "$out/worm.gif" --size 200x200
