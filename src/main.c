@@ -63,9 +63,9 @@ static void usage(FILE *out)
             "  MODEL                 model file (Collada, FBX, MD5, glTF, X, ...);\n"
             "                        without one, the bundled %s\n"
             "  --anim N|NAME         clip to play (index or name; default 0)\n"
-            "  --time SECONDS        time on the clip (looped over its duration)\n"
-            "  --speed X             playback speed in the window (default 1)\n"
-            "  --size WxH            image / window size (default 800x600)\n"
+            "  --time SECONDS        time on the clip (looped over its duration; -1e6..1e6)\n"
+            "  --speed X             playback speed in the window (default 1; -1000..1000)\n"
+            "  --size WxH            image / window size (default 800x600; 1..16384 each)\n"
             "  --screenshot FILE.png render one frame offscreen at --time, no display needed\n"
             "  --export-pose FILE.obj write the skinned mesh at --time as Wavefront OBJ\n"
             "  --bind-pose           draw the bind pose beside the animated mesh (with\n"
@@ -86,10 +86,12 @@ static void usage(FILE *out)
             "  --mixed-clips         with --instances: copies cycle through the model's clips\n"
             "  --blend A,B,W         pose with clips A and B (index or name) mixed at weight W\n"
             "                        (0 = A, 1 = B), both at --time\n"
-            "  --fade SECONDS        cross-fade time when switching clips in the window (0.25)\n"
+            "  --fade SECONDS        cross-fade time when switching clips in the window\n"
+            "                        (default 0.25; 0..60)\n"
             "  --skinning linear|dq  linear blend (default) or dual-quaternion skinning\n"
             "  --influences 4|8      bone influences kept per vertex (default 4)\n"
-            "  --import-timeout S    give up on a file Assimp has not read in S seconds (60)\n"
+            "  --import-timeout S    give up on a file Assimp has not read in S seconds\n"
+            "                        (default 60; 0.001..86400)\n"
             "  --trust               skip the guarded first read in a child process\n"
             "  --debug               OpenGL debug context: any GL error fails the run (status 7)\n"
             "  --list                print meshes, bones and clips, then exit\n"
@@ -108,6 +110,39 @@ static int parse_number(const char *text, double *out)
     double v = strtod(text, &end);
     if (errno || end == text || *end) return -1;
     *out = v;
+    return 0;
+}
+
+/* A number in [min, max]; NaN and infinities never are (strtod reads
+ * "nan" and "inf", and a NaN slips past every comparison). */
+static int parse_in_range(const char *text, double min, double max, double *out)
+{
+    double v;
+    if (parse_number(text, &v) != 0 || !(v >= min && v <= max)) return -1;
+    *out = v;
+    return 0;
+}
+
+/* "WxH", both plain decimal digits in 1..SKV_MAX_SIZE: sscanf's %d would
+ * take trailing junk, signs and spaces, and wrap on overflow. */
+#define SKV_MAX_SIZE 16384
+static int parse_size(const char *text, int *width, int *height)
+{
+    long sides[2];
+    const char *c = text;
+    for (int k = 0; k < 2; k++) {
+        if (k == 1 && *c++ != 'x') return -1;
+        if (*c < '0' || *c > '9') return -1;
+        long v = 0;
+        for (; *c >= '0' && *c <= '9'; c++) {
+            v = v * 10 + (*c - '0');
+            if (v > SKV_MAX_SIZE) return -1;
+        }
+        if (v < 1) return -1;
+        sides[k] = v;
+    }
+    if (*c) return -1;
+    *width = (int)sides[0], *height = (int)sides[1];
     return 0;
 }
 
@@ -227,22 +262,20 @@ static int parse_options(int argc, char **argv, options *o)
         } else if (option_text(o, a, value)) {
             /* kept as given; checked where it is used */
         } else if (strcmp(a, "--time") == 0) {
-            if (parse_number(value, &o->time) != 0) goto bad_value;
+            if (parse_in_range(value, -1e6, 1e6, &o->time) != 0) goto bad_value;
         } else if (strcmp(a, "--speed") == 0) {
-            if (parse_number(value, &o->speed) != 0) goto bad_value;
+            if (parse_in_range(value, -1000.0, 1000.0, &o->speed) != 0) goto bad_value;
         } else if (strcmp(a, "--size") == 0) {
-            if (sscanf(value, "%dx%d", &o->width, &o->height) != 2 || o->width < 1 || o->height < 1 ||
-                o->width > 16384 || o->height > 16384)
-                goto bad_value;
+            if (parse_size(value, &o->width, &o->height) != 0) goto bad_value;
         } else if (strcmp(a, "--import-timeout") == 0) {
-            if (parse_number(value, &o->import_timeout) != 0 || !(o->import_timeout > 0)) goto bad_value;
+            if (parse_in_range(value, 1e-3, 86400.0, &o->import_timeout) != 0) goto bad_value;
         } else if (strcmp(a, "--influences") == 0) {
             if (strcmp(value, "4") == 0) o->influences = 4;
             else if (strcmp(value, "8") == 0) o->influences = 8;
             else goto bad_value;
         } else if (strcmp(a, "--frames") == 0) {
             double n;
-            if (parse_number(value, &n) != 0 || n < 1 || n > 100000 || n != (int)n) goto bad_value;
+            if (parse_in_range(value, 1, 100000, &n) != 0 || n != (int)n) goto bad_value;
             o->frames = (int)n;
         } else if (strcmp(a, "--fps") == 0) {
             if (parse_number(value, &o->fps) != 0 || !(o->fps > 0.0 && o->fps <= 1000.0)) goto bad_value;
@@ -255,10 +288,10 @@ static int parse_options(int argc, char **argv, options *o)
             else if (strcmp(value, "dq") == 0) o->dual_quaternion = 1;
             else goto bad_value;
         } else if (strcmp(a, "--fade") == 0) {
-            if (parse_number(value, &o->fade) != 0 || o->fade < 0 || o->fade > 60) goto bad_value;
+            if (parse_in_range(value, 0.0, 60.0, &o->fade) != 0) goto bad_value;
         } else if (strcmp(a, "--instances") == 0) {
             double n;
-            if (parse_number(value, &n) != 0 || n < 1 || n > 1000000 || n != (int)n) goto bad_value;
+            if (parse_in_range(value, 1, 1000000, &n) != 0 || n != (int)n) goto bad_value;
             o->instances = (int)n;
         } else if (a[0] == '-' && a[1] != '\0') {
             fprintf(stderr, "skinview: unknown option %s (see --help)\n", a);
