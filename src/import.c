@@ -594,25 +594,49 @@ static skv_result pack_mesh_influences(importer *im, const struct aiMesh *src, s
 }
 
 /* Normals that are NaN or (near) zero light as black: rebuild each from
- * the faces around its vertex, else point it up. Returns how many. */
+ * the faces around its vertex, else point it up. One pass over the faces
+ * adds each face's normal to its corners that need one (a file can have
+ * every normal zero: vertex by vertex over all faces took minutes).
+ * Returns how many, or -1 when out of memory. */
 static int repair_normals(skv_model *model, const skv_mesh *mesh)
 {
-    int repaired = 0;
+    float *normals = &model->normals[(size_t)mesh->base_vertex * 3];
+    int bad = 0;
     for (int v = 0; v < mesh->vertex_count; v++) {
-        float *n = &model->normals[(size_t)(mesh->base_vertex + v) * 3];
+        const float *n = &normals[(size_t)v * 3];
         float len2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
-        if (len2 > 1e-12f && isfinite(len2)) continue;
-        vec3 sum = {0.0f, 0.0f, 0.0f};
-        for (int i = 0; i < mesh->index_count; i += 3) {
-            const uint32_t *tri = &model->indices[mesh->first_index + i];
-            if ((int)tri[0] != v && (int)tri[1] != v && (int)tri[2] != v) continue;
-            const float *a = &model->positions[(size_t)(mesh->base_vertex + (int)tri[0]) * 3];
-            const float *b = &model->positions[(size_t)(mesh->base_vertex + (int)tri[1]) * 3];
-            const float *c = &model->positions[(size_t)(mesh->base_vertex + (int)tri[2]) * 3];
-            vec3 ab = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, ac = {c[0] - a[0], c[1] - a[1], c[2] - a[2]}, face;
-            glm_vec3_cross(ab, ac, face);
-            glm_vec3_add(sum, face, sum);
+        bad += !(len2 > 1e-12f && isfinite(len2));
+    }
+    if (bad == 0) return 0;
+    /* Per vertex: the sum of its faces' normals, for the bad ones only. */
+    float *sums = calloc((size_t)mesh->vertex_count * 3, sizeof *sums);
+    unsigned char *needs = malloc((size_t)mesh->vertex_count);
+    if (!sums || !needs) {
+        free(sums), free(needs);
+        return -1;
+    }
+    for (int v = 0; v < mesh->vertex_count; v++) {
+        const float *n = &normals[(size_t)v * 3];
+        float len2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+        needs[v] = !(len2 > 1e-12f && isfinite(len2));
+    }
+    for (int i = 0; i < mesh->index_count; i += 3) {
+        const uint32_t *tri = &model->indices[mesh->first_index + i];
+        if (!needs[tri[0]] && !needs[tri[1]] && !needs[tri[2]]) continue;
+        const float *a = &model->positions[(size_t)(mesh->base_vertex + (int)tri[0]) * 3];
+        const float *b = &model->positions[(size_t)(mesh->base_vertex + (int)tri[1]) * 3];
+        const float *c = &model->positions[(size_t)(mesh->base_vertex + (int)tri[2]) * 3];
+        vec3 ab = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, ac = {c[0] - a[0], c[1] - a[1], c[2] - a[2]}, face;
+        glm_vec3_cross(ab, ac, face);
+        for (int k = 0; k < 3; k++) {
+            /* A face counts once for a vertex it names twice. */
+            if (!needs[tri[k]] || (k > 0 && tri[k] == tri[0]) || (k > 1 && tri[k] == tri[1])) continue;
+            glm_vec3_add(&sums[(size_t)tri[k] * 3], face, &sums[(size_t)tri[k] * 3]);
         }
+    }
+    for (int v = 0; v < mesh->vertex_count; v++) {
+        if (!needs[v]) continue;
+        float *n = &normals[(size_t)v * 3], *sum = &sums[(size_t)v * 3];
         float s2 = glm_vec3_norm2(sum);
         if (s2 > 1e-24f && isfinite(s2)) {
             glm_vec3_scale(sum, 1.0f / sqrtf(s2), sum);
@@ -620,9 +644,9 @@ static int repair_normals(skv_model *model, const skv_mesh *mesh)
         } else {
             n[0] = 0.0f, n[1] = 1.0f, n[2] = 0.0f;
         }
-        repaired++;
     }
-    return repaired;
+    free(sums), free(needs);
+    return bad;
 }
 
 static skv_result convert_meshes(importer *im)
@@ -719,7 +743,9 @@ static skv_result convert_meshes(importer *im)
 
             skv_result r = pack_mesh_influences(im, src, mesh);
             if (r != SKV_OK) return r;
-            bad_normals += repair_normals(model, mesh);
+            int repaired = repair_normals(model, mesh);
+            if (repaired < 0) return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+            bad_normals += repaired;
         }
     }
     if (bad_positions) model_warn(model, "%d vertex position(s) were NaN/Inf; set to the origin", bad_positions);
