@@ -1066,47 +1066,124 @@ static skv_result convert_clips(importer *im)
     return SKV_OK;
 }
 
+/* A one-channel clip's time line (ticks per second, duration) and its
+ * place in the file, to sort by. */
+typedef struct clip_time_line {
+    double ticks_per_second, duration_ticks;
+    int clip;
+} clip_time_line;
+
+static int by_time_line(const void *pa, const void *pb)
+{
+    const clip_time_line *a = pa, *b = pb;
+    if (a->ticks_per_second != b->ticks_per_second) return a->ticks_per_second < b->ticks_per_second ? -1 : 1;
+    if (a->duration_ticks != b->duration_ticks) return a->duration_ticks < b->duration_ticks ? -1 : 1;
+    return (a->clip > b->clip) - (a->clip < b->clip);
+}
+
 /* Files (Collada above all) often hold one clip per animated node, each a
  * single channel on the same time line: they are one motion. Such clips
- * become one clip; different time lines stay apart. */
+ * become one clip; different time lines stay apart. In file order, a
+ * one-channel clip joins the earliest one-channel clip before it on its
+ * time line that has not joined another and does not animate its node
+ * yet; else it starts a clip of its own. The clips left keep their order.
+ * Grouped by sorting, with a cursor per node into the group's clips that
+ * others join, so a file of 100,000 such clips is not 10^10 comparisons. */
 static skv_result merge_single_channel_clips(importer *im)
 {
     skv_model *model = im->model;
-    for (int first = 0; first < model->clip_count; first++) {
-        skv_clip *base = &model->clips[first];
-        if (base->channel_count != 1) continue;
-        int members = 1;
-        for (int c = first + 1; c < model->clip_count; c++) {
-            skv_clip *o = &model->clips[c];
-            if (o->channel_count == 1 && o->ticks_per_second == base->ticks_per_second &&
-                o->duration_ticks == base->duration_ticks && base->node_channel[o->channels[0].node] < 0)
-                members++;
-        }
-        if (members < 2) continue;
-        skv_channel *channels = malloc((size_t)members * sizeof *channels);
-        if (!channels) return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
-        channels[0] = base->channels[0];
-        int count = 1, write = first + 1;
-        for (int c = first + 1; c < model->clip_count; c++) {
-            skv_clip *o = &model->clips[c];
-            int node = o->channel_count == 1 ? o->channels[0].node : -1;
-            if (node >= 0 && o->ticks_per_second == base->ticks_per_second &&
-                o->duration_ticks == base->duration_ticks && base->node_channel[node] < 0) {
-                base->node_channel[node] = count;
-                channels[count++] = o->channels[0]; /* keys move over */
-                free(o->channels);
-                free(o->node_channel);
-                free(o->name);
+    int n = model->clip_count, singles = 0;
+    for (int c = 0; c < n; c++) singles += model->clips[c].channel_count == 1;
+    if (singles < 2) return SKV_OK;
+    int node_count = model->skeleton.node_count;
+    clip_time_line *order = malloc((size_t)singles * sizeof *order);
+    int *joins = malloc((size_t)n * sizeof *joins);      /* per clip: the clip it joins, or -1 */
+    int *members = malloc((size_t)n * sizeof *members);  /* per clip: channels it will hold */
+    int *bases = malloc((size_t)singles * sizeof *bases); /* this group's clips that others may join */
+    int *cursor = calloc((size_t)(node_count > 0 ? node_count : 1), sizeof *cursor); /* per node, into bases */
+    if (!order || !joins || !members || !bases || !cursor) {
+        free(order), free(joins), free(members), free(bases), free(cursor);
+        return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+    }
+    for (int c = 0, k = 0; c < n; c++) {
+        const skv_clip *clip = &model->clips[c];
+        joins[c] = -1, members[c] = clip->channel_count;
+        if (clip->channel_count == 1) order[k++] = (clip_time_line){clip->ticks_per_second, clip->duration_ticks, c};
+    }
+    qsort(order, (size_t)singles, sizeof *order, by_time_line);
+
+    int any = 0;
+    for (int g = 0; g < singles;) {
+        int end = g + 1;
+        while (end < singles && order[end].ticks_per_second == order[g].ticks_per_second &&
+               order[end].duration_ticks == order[g].duration_ticks)
+            end++;
+        int base_count = 0;
+        for (int i = g; i < end; i++) {
+            int c = order[i].clip, node = model->clips[c].channels[0].node;
+            /* The bases before cursor[node] all animate `node` already:
+             * a base never loses a node, so the cursor only moves on. */
+            int k = cursor[node];
+            while (k < base_count && model->clips[bases[k]].node_channel[node] >= 0) k++;
+            cursor[node] = k;
+            if (k < base_count) {
+                int b = bases[k];
+                joins[c] = b;
+                model->clips[b].node_channel[node] = members[b]++;
+                any = 1;
             } else {
-                model->clips[write++] = *o;
+                bases[base_count++] = c;
             }
         }
-        free(base->channels);
-        base->channels = channels;
-        base->channel_count = count;
-        base->merged_from = count;
-        model->clip_count = write;
+        /* Reset only what this group touched. */
+        for (int i = g; i < end; i++) cursor[model->clips[order[i].clip].channels[0].node] = 0;
+        g = end;
     }
+    free(order), free(bases), free(cursor);
+    if (!any) {
+        free(joins), free(members);
+        return SKV_OK;
+    }
+
+    /* Channels move over in file order, which is the order they joined in. */
+    skv_channel **merged = calloc((size_t)n, sizeof *merged);
+    if (!merged) {
+        free(joins), free(members);
+        return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+    }
+    for (int c = 0; c < n; c++) {
+        if (joins[c] >= 0 || members[c] == model->clips[c].channel_count) continue;
+        merged[c] = malloc((size_t)members[c] * sizeof **merged);
+        if (!merged[c]) {
+            for (int k = 0; k < c; k++) free(merged[k]);
+            free(merged), free(joins), free(members);
+            return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+        }
+        merged[c][0] = model->clips[c].channels[0];
+        members[c] = 1; /* from here: channels filled */
+    }
+    for (int c = 0; c < n; c++) {
+        skv_clip *o = &model->clips[c];
+        int b = joins[c];
+        if (b < 0) continue;
+        merged[b][members[b]++] = o->channels[0]; /* keys move over */
+        free(o->channels);
+        free(o->node_channel);
+        free(o->name);
+    }
+    int write = 0;
+    for (int c = 0; c < n; c++) {
+        skv_clip *o = &model->clips[c];
+        if (joins[c] >= 0) continue;
+        if (merged[c]) {
+            free(o->channels);
+            o->channels = merged[c];
+            o->channel_count = o->merged_from = members[c];
+        }
+        model->clips[write++] = *o;
+    }
+    free(merged), free(joins), free(members);
+    model->clip_count = write;
     return SKV_OK;
 }
 

@@ -35,5 +35,13 @@ within 10 0 zero_normals -- "$out/zero_normals.glb" --list
 grep -q "102400 vertex normal(s) were zero or NaN" "$out/zero_normals.err" ||
   { echo "FAIL: zero_normals: no repair warning"; failures=$((failures + 1)); }
 
+# 80,000 one-channel clips on one time line, two nodes by turns: merged
+# into 40,000 clips of two channels.
+python3 "$gen/gltf_one_channel_clips.py" "$out/one_channel_clips.glb"
+within 10 0 one_channel_clips -- "$out/one_channel_clips.glb" --list
+grep -q "^clips: 40000$" "$out/one_channel_clips.out" &&
+  [ "$(grep -c "2 channels (2 one-channel clips of the file" "$out/one_channel_clips.out")" -eq 40000 ] ||
+  { echo "FAIL: one_channel_clips: not merged into 40000 clips of two"; failures=$((failures + 1)); }
+
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]
