@@ -1271,6 +1271,32 @@ static void importer_free(importer *im)
     }
 }
 
+/* More distinct bone names over the scene's meshes than 16-bit palette
+ * indices reach: each is at least one palette entry. Asked before any
+ * work on the bones, and before Assimp's validation, which compares every
+ * bone name of a mesh with every other (70,000 bones: tens of seconds). */
+static int too_many_bones(const struct aiScene *scene)
+{
+    size_t total = 0;
+    for (unsigned m = 0; scene->mMeshes && m < scene->mNumMeshes; m++)
+        if (scene->mMeshes[m] && scene->mMeshes[m]->mBones) total += scene->mMeshes[m]->mNumBones;
+    if (total <= UINT16_MAX) return 0;
+    name_index *names = NULL;
+    sh_new_strdup(names);
+    for (unsigned m = 0; m < scene->mNumMeshes; m++) {
+        const struct aiMesh *mesh = scene->mMeshes[m];
+        for (unsigned b = 0; mesh && mesh->mBones && b < mesh->mNumBones; b++) {
+            if (!mesh->mBones[b]) continue;
+            char name[AI_MAXLEN + 1];
+            snprintf(name, sizeof name, "%.*s", (int)mesh->mBones[b]->mName.length, mesh->mBones[b]->mName.data);
+            if (shgeti(names, name) < 0) shput(names, name, 1);
+        }
+    }
+    int over = shlen(names) > UINT16_MAX;
+    shfree(names);
+    return over;
+}
+
 /* import_scene, with the clips taken from `anim_scene`. */
 static skv_result convert_scene(const struct aiScene *scene, const struct aiScene *anim_scene,
                                 const double *file_durations, const char *path,
@@ -1295,6 +1321,7 @@ static skv_result convert_scene(const struct aiScene *scene, const struct aiScen
     skv_result r = SKV_OK;
     if (!scene->mRootNode) r = skv_fail(err, SKV_ERR_CONTENT, "no scene hierarchy");
     else if (scene->mNumMeshes == 0) r = skv_fail(err, SKV_ERR_CONTENT, "no meshes to show");
+    else if (too_many_bones(scene)) r = skv_fail(err, SKV_ERR_CONTENT, "more than %d bones", UINT16_MAX);
     if (r == SKV_OK) r = flatten_nodes(&im);
     if (r == SKV_OK) r = fold_fbx_pivots(&im);
     if (r == SKV_OK) r = convert_meshes(&im);
@@ -1452,7 +1479,8 @@ static double last_key_time(const struct aiAnimation *anim)
  * with `flags`. `durations` (may be NULL) gets a malloc'd copy of the
  * durations the file gave, one per clip, when any was extended (else
  * NULL); the conversion warns about those. On failure returns NULL with
- * Assimp's message in aiGetErrorString(). */
+ * Assimp's message in aiGetErrorString(). A scene of too many bones comes
+ * back as read, unprocessed: convert_scene refuses it first thing. */
 static const struct aiScene *read_scene(const char *path, const unsigned char *bytes, long size, const char *hint,
                                         unsigned flags, double **durations)
 {
@@ -1460,6 +1488,10 @@ static const struct aiScene *read_scene(const char *path, const unsigned char *b
     const struct aiScene *scene = bytes ? aiImportFileFromMemory((const char *)bytes, (unsigned)size, 0, hint)
                                         : aiImportFile(path, 0);
     if (!scene) return NULL;
+    /* The conversion refuses it before looking further (too_many_bones):
+     * handed over unprocessed, without Assimp's validation, quadratic in
+     * a mesh's bones. */
+    if (too_many_bones(scene)) return scene;
     double *file_durations = NULL;
     for (unsigned a = 0; a < scene->mNumAnimations; a++) {
         struct aiAnimation *anim = scene->mAnimations[a]; /* the scene is ours until released */

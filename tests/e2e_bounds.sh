@@ -43,5 +43,12 @@ grep -q "^clips: 40000$" "$out/one_channel_clips.out" &&
   [ "$(grep -c "2 channels (2 one-channel clips of the file" "$out/one_channel_clips.out")" -eq 40000 ] ||
   { echo "FAIL: one_channel_clips: not merged into 40000 clips of two"; failures=$((failures + 1)); }
 
+# 70,000 bones: more than 16-bit palette indices reach, refused (status
+# 5) before Assimp's validation and the importer's packing.
+python3 "$gen/gltf_many_bones.py" "$out/many_bones.glb"
+within 10 5 many_bones -- "$out/many_bones.glb" --list
+grep -q "many_bones.glb: more than 65535 bones$" "$out/many_bones.err" && [ "$(wc -l <"$out/many_bones.err")" -eq 1 ] ||
+  { echo "FAIL: many_bones: not one line 'more than 65535 bones'"; failures=$((failures + 1)); }
+
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]
