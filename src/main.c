@@ -350,6 +350,24 @@ static void json_string(const char *text)
     putchar('"');
 }
 
+/* Per node: the file bone of that node or, if none, of its nearest
+ * ancestor; -1 for none (the lowest bone index where a node has several).
+ * One pass, nodes being parent-first (model.h): looking at every bone for
+ * every ancestor of every bone took a minute on files with deep chains
+ * and thousands of bones. NULL when out of memory. */
+static int *bones_at_or_above(const skv_model *m)
+{
+    const skv_skeleton *sk = &m->skeleton;
+    int *above = malloc((size_t)(sk->node_count > 0 ? sk->node_count : 1) * sizeof *above);
+    if (!above) return NULL;
+    for (int n = 0; n < sk->node_count; n++) above[n] = -1;
+    for (int k = sk->bone_count; k-- > 0;)
+        if (overlay_is_file_bone(m, k)) above[sk->bone_node[k]] = k;
+    for (int n = 0; n < sk->node_count; n++)
+        if (above[n] < 0 && sk->parents[n] >= 0 && sk->parents[n] < n) above[n] = above[sk->parents[n]];
+    return above;
+}
+
 /* --list --json: the model summary for tools, one JSON object. Bones carry
  * their parent bone (the nearest ancestor node that is a bone; -1 none). */
 static void print_list_json(const skv_scene *scene)
@@ -373,11 +391,13 @@ static void print_list_json(const skv_scene *scene)
     }
     printf("],\"bones\":[");
     int first = 1;
+    int *above = bones_at_or_above(m);
     for (int b = 0; b < sk->bone_count; b++) {
         if (!model_bone_from_file(m, b)) continue; /* the importer's node bones */
         int parent = -1, node = sk->bone_node[b];
-        for (int p = node >= 0 ? sk->parents[node] : -1; p >= 0 && parent < 0; p = sk->parents[p])
-            for (int k = 0; k < sk->bone_count && parent < 0; k++)
+        if (above && node >= 0 && sk->parents[node] >= 0) parent = above[sk->parents[node]];
+        for (int p = node >= 0 && !above ? sk->parents[node] : -1; p >= 0 && parent < 0; p = sk->parents[p])
+            for (int k = 0; k < sk->bone_count && parent < 0; k++) /* out of memory: slowly */
                 if (sk->bone_node[k] == p && overlay_is_file_bone(m, k)) parent = k;
         printf("%s{\"index\":%d,\"name\":", first ? "" : ",", b);
         json_string(sk->bone_names[b]);
@@ -387,6 +407,7 @@ static void print_list_json(const skv_scene *scene)
         printf("}");
         first = 0;
     }
+    free(above);
     printf("],\"clips\":[");
     for (int c = 0; c < m->clip_count; c++) {
         const skv_clip *clip = &m->clips[c];
