@@ -68,6 +68,7 @@ typedef struct importer {
     int bone_capacity;
 
     char **texture_keys; /* per model texture: where it came from */
+    char texture_refused[160]; /* why resolve_texture refused one, for its warning; "" if it says nothing */
     int fbx_offset_fix;  /* fbx_mesh_correction applies (Assimp 5.4 FBX) */
     int fbx_bind_fix;    /* fbx_offsets_from_rest may apply (Assimp 5.2 FBX) */
 } importer;
@@ -755,20 +756,30 @@ static skv_result convert_meshes(importer *im)
 
 /* --- materials and textures ---------------------------------------------- */
 
-/* The whole file in a malloc'd buffer (NULL if it cannot be read). */
+/* The whole of a regular file in a malloc'd buffer (NULL if it cannot be
+ * read). Opened without blocking and checked after opening: a FIFO's
+ * open waits for a writer forever, a device never ends. */
 static unsigned char *read_whole_file(const char *path, long *size)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    *size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *bytes = *size > 0 && *size < (1L << 30) ? malloc((size_t)*size) : NULL;
-    if (bytes && fread(bytes, 1, (size_t)*size, f) != (size_t)*size) {
-        free(bytes);
-        bytes = NULL;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    struct stat st;
+    unsigned char *bytes = NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < (1L << 30)) {
+        *size = (long)st.st_size;
+        bytes = malloc((size_t)*size);
+        for (long done = 0; bytes && done < *size;) {
+            ssize_t got = read(fd, bytes + done, (size_t)(*size - done));
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0) { /* an error, or the file shrank */
+                free(bytes);
+                bytes = NULL;
+            } else {
+                done += got;
+            }
+        }
     }
-    fclose(f);
+    close(fd);
     return bytes;
 }
 
@@ -791,13 +802,34 @@ static int add_texture(importer *im, skv_texture texture, const char *key)
     return model->texture_count++;
 }
 
+/* Textures are refused (with a warning; the material colour is drawn)
+ * past these, before any decoding: a 100-byte PNG can claim gigabytes of
+ * texels, and a side beyond the GL driver's GL_MAX_TEXTURE_SIZE (16384 on
+ * llvmpipe and most desktop GPUs) fails the upload. */
+#define SKV_MAX_TEXTURE_SIDE 16384
+#define SKV_MAX_TEXTURE_BYTES ((size_t)256 << 20)
+
+static int texture_too_large(importer *im, unsigned width, unsigned height)
+{
+    if (width > SKV_MAX_TEXTURE_SIDE || height > SKV_MAX_TEXTURE_SIDE)
+        snprintf(im->texture_refused, sizeof im->texture_refused, "%ux%u texels, more than %d on a side", width,
+                 height, SKV_MAX_TEXTURE_SIDE);
+    else if ((size_t)width * height * 4 > SKV_MAX_TEXTURE_BYTES)
+        snprintf(im->texture_refused, sizeof im->texture_refused, "%ux%u texels, more than %zu MiB decoded", width,
+                 height, SKV_MAX_TEXTURE_BYTES >> 20);
+    else
+        return 0;
+    return 1;
+}
+
 /* An image file's bytes, taken over by the texture and kept for
  * import_decode_textures once stb_image has read a valid header from
  * them (freed here if it cannot). */
 static int texture_from_owned(importer *im, unsigned char *bytes, int size, const char *key)
 {
     int w, h, channels;
-    if (size <= 0 || !stbi_info_from_memory(bytes, size, &w, &h, &channels) || w <= 0 || h <= 0) {
+    if (size <= 0 || !stbi_info_from_memory(bytes, size, &w, &h, &channels) || w <= 0 || h <= 0 ||
+        texture_too_large(im, w, h)) {
         free(bytes);
         return -1;
     }
@@ -818,6 +850,7 @@ static int texture_from_embedded(importer *im, const struct aiTexture *tex, cons
         return texture_from_memory(im, (const unsigned char *)tex->pcData, (int)tex->mWidth, key);
 
     /* Raw BGRA texels. */
+    if (texture_too_large(im, tex->mWidth, tex->mHeight)) return -1;
     size_t count = (size_t)tex->mWidth * tex->mHeight;
     unsigned char *rgba = malloc(count * 4);
     for (size_t i = 0; rgba && i < count; i++) {
@@ -833,6 +866,11 @@ static int texture_from_embedded(importer *im, const struct aiTexture *tex, cons
 static int texture_from_file(importer *im, const char *file, const char *key)
 {
     if (access(file, F_OK) != 0) return -2;
+    struct stat st;
+    if (stat(file, &st) == 0 && !S_ISREG(st.st_mode)) { /* read_whole_file refuses it too, after opening */
+        snprintf(im->texture_refused, sizeof im->texture_refused, "%s is not a regular file", file);
+        return -1;
+    }
     long size = 0;
     unsigned char *bytes = read_whole_file(file, &size);
     return bytes ? texture_from_owned(im, bytes, (int)size, key) : -1; /* no copy of the file */
@@ -918,8 +956,12 @@ static skv_result convert_materials(importer *im)
             aiGetMaterialTexture(src, aiTextureType_BASE_COLOR, 0, &path, NULL, NULL, NULL, NULL, NULL, NULL) == aiReturn_SUCCESS) {
             char ref[AI_MAXLEN + 1];
             snprintf(ref, sizeof ref, "%.*s", (int)path.length, path.data);
+            im->texture_refused[0] = '\0';
             mat->texture = resolve_texture(im, ref);
-            if (mat->texture < 0)
+            if (mat->texture < 0 && im->texture_refused[0])
+                model_warn(model, "texture '%s' of material '%s' not loaded: %s; using the material colour", ref,
+                           mat->name, im->texture_refused);
+            else if (mat->texture < 0)
                 model_warn(model, "texture '%s' of material '%s' could not be loaded; using the material colour", ref, mat->name);
         }
     }

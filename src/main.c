@@ -576,6 +576,9 @@ static skv_result render_headless(skv_scene *scene, const options *o, int count,
     skv_renderer renderer;
     skv_target target;
     r = render_create(&renderer, &scene->model, err);
+    if (r == SKV_OK && renderer.textures_too_large)
+        fprintf(stderr, "skinview: %s: warning: %d texture(s) larger than this driver's %d texels a side; drawn in the "
+                "material colour\n", scene->model.path, renderer.textures_too_large, renderer.max_texture_side);
     if (r == SKV_OK && scene->instances > 0) r = render_enable_crowd(&renderer, &scene->model, scene->instances, err);
     if (r == SKV_OK && scene->skinning == SKV_SKINNING_DUAL_QUATERNION)
         r = render_enable_dual_quaternion(&renderer, &scene->model, err);

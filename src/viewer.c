@@ -97,6 +97,16 @@ static void say(viewer *v, const char *text)
     fflush(stdout);
 }
 
+/* Textures past the driver's limit draw in their material colour. */
+static void say_textures_too_large(viewer *v)
+{
+    if (!v->renderer.textures_too_large) return;
+    char text[160];
+    snprintf(text, sizeof text, "%d texture(s) larger than this driver's %d texels a side: material colour",
+             v->renderer.textures_too_large, v->renderer.max_texture_side);
+    say(v, text);
+}
+
 /* S: the rendered frame (without the HUD) as a PNG next to the model,
  * MODEL_skinview_N.png, and where it went. */
 static void save_screenshot(viewer *v)
@@ -440,7 +450,9 @@ static skv_result open_dropped(viewer *v, skv_error *err)
     update_title(v);
     snprintf(text, sizeof text, "opened %s", v->scene->model.path);
     say(v, text);
-    return render_create(&v->renderer, &v->scene->model, err);
+    skv_result r = render_create(&v->renderer, &v->scene->model, err);
+    if (r == SKV_OK) say_textures_too_large(v);
+    return r;
 }
 
 /* Reads the window's back buffer (what the next swap shows). */
@@ -510,6 +522,7 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
         return skv_fail(err, SKV_ERR_GPU, "--debug: the driver has no KHR_debug");
     }
     skv_result r = render_create(&v.renderer, &scene->model, err);
+    if (r == SKV_OK) say_textures_too_large(&v);
     if (r == SKV_OK && scene->instances > 0) r = render_enable_crowd(&v.renderer, &scene->model, scene->instances, err);
     if (r == SKV_OK && scene->skinning == SKV_SKINNING_DUAL_QUATERNION)
         r = render_enable_dual_quaternion(&v.renderer, &scene->model, err);
