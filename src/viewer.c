@@ -53,7 +53,6 @@ typedef struct viewer {
     const skv_import_desc *import;
     char message[4400]; /* shown in the HUD for a few seconds */
     double message_until;
-    int screenshots;
     int hover_bone; /* the file bone whose joint is under the cursor, or -1 */
     int help;       /* H: the key map over the picture */
     int background_step;
@@ -108,20 +107,23 @@ static void say_textures_too_large(viewer *v)
 }
 
 /* S: the rendered frame (without the HUD) as a PNG next to the model,
- * MODEL_skinview_N.png, and where it went. */
+ * MODEL_skinview_N.png with the lowest N not taken (a new file: nothing
+ * there is overwritten, no link followed), and where it went. */
 static void save_screenshot(viewer *v)
 {
     const skv_target *t = &v->target;
     unsigned char *rgba = malloc((size_t)t->width * t->height * 4);
-    char path[4200], text[4300];
-    snprintf(path, sizeof path, "%s_skinview_%d.png", v->scene->model.path, ++v->screenshots);
+    char prefix[4200], path[4200], text[4300];
+    snprintf(prefix, sizeof prefix, "%s_skinview_", v->scene->model.path);
+    int number = 1;
     skv_error err = {{0}};
     if (!rgba) {
         say(v, "screenshot: out of memory");
         return;
     }
     target_read_rgba(t, rgba);
-    if (capture_write_png(path, t->width, t->height, rgba, &err) == SKV_OK) snprintf(text, sizeof text, "saved %s", path);
+    if (capture_write_png_numbered(prefix, &number, path, sizeof path, t->width, t->height, rgba, &err) == SKV_OK)
+        snprintf(text, sizeof text, "saved %s", path);
     else snprintf(text, sizeof text, "screenshot: %s", err.message);
     free(rgba);
     say(v, text);
