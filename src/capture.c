@@ -2,9 +2,12 @@
 #include "capture.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <stb_image_write.h>
 
@@ -305,4 +308,60 @@ skv_result capture_gif_end(skv_gif *gif, const char *path, int failed, skv_error
     free(gif->nearest), free(gif->indices);
     memset(gif, 0, sizeof *gif);
     return r;
+}
+
+/* --- numbered files that are new ---------------------------------------- */
+
+int capture_create_numbered(const char *prefix, const char *suffix, int *number, char *path, size_t path_size)
+{
+    for (int n = *number > 0 ? *number : 1; n < INT_MAX; n++) {
+        if ((size_t)snprintf(path, path_size, "%s%d%s", prefix, n, suffix) >= path_size) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        /* O_EXCL: nothing there is overwritten, and a symbolic link (even
+         * one to nowhere) counts as there; O_NOFOLLOW says so twice. */
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd >= 0) {
+            *number = n + 1;
+            return fd;
+        }
+        if (errno != EEXIST && errno != ELOOP) return -1;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+typedef struct fd_sink {
+    int fd;
+    int failed;
+} fd_sink;
+
+static void write_to_fd(void *context, void *data, int size)
+{
+    fd_sink *sink = context;
+    for (const char *p = data; !sink->failed && size > 0;) {
+        ssize_t put = write(sink->fd, p, (size_t)size);
+        if (put < 0 && errno == EINTR) continue;
+        if (put <= 0) {
+            sink->failed = 1;
+            break;
+        }
+        p += put, size -= (int)put;
+    }
+}
+
+skv_result capture_write_png_numbered(const char *prefix, int *number, char *path, size_t path_size, int width,
+                                      int height, const unsigned char *rgba, skv_error *err)
+{
+    int fd = capture_create_numbered(prefix, ".png", number, path, path_size);
+    if (fd < 0) return skv_fail(err, SKV_ERR_OUTPUT, "cannot create %s: %s", path, strerror(errno));
+    fd_sink sink = {.fd = fd};
+    errno = 0;
+    int ok = stbi_write_png_to_func(write_to_fd, &sink, width, height, 4, rgba, width * 4) && !sink.failed;
+    int why = errno;
+    if (close(fd) != 0 && ok) ok = 0, why = errno;
+    if (ok) return SKV_OK;
+    unlink(path); /* the file this call created, half written */
+    return skv_fail(err, SKV_ERR_OUTPUT, "cannot write PNG %s%s%s", path, why ? ": " : "", why ? strerror(why) : "");
 }

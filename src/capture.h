@@ -45,4 +45,15 @@ skv_result capture_gif_frame(skv_gif *gif, const unsigned char *rgba, skv_error 
  * any old file at `path` as it was. */
 skv_result capture_gif_end(skv_gif *gif, const char *path, int failed, skv_error *err);
 
+/* Creates PREFIX N SUFFIX for the first N >= *number (from 1) that is not
+ * there yet, exclusively: an existing file is never overwritten and a
+ * symbolic link never followed. Returns the open descriptor (write only)
+ * with the name in `path` and *number = N + 1; -1 with errno on failure. */
+int capture_create_numbered(const char *prefix, const char *suffix, int *number, char *path, size_t path_size);
+
+/* A PNG into a new file PREFIX N .png (capture_create_numbered); `path`
+ * gets its name. A half-written file is removed. */
+skv_result capture_write_png_numbered(const char *prefix, int *number, char *path, size_t path_size, int width,
+                                      int height, const unsigned char *rgba, skv_error *err);
+
 #endif

@@ -75,6 +75,7 @@ typedef struct importer {
     int bone_capacity;
 
     char **texture_keys; /* per model texture: where it came from */
+    char texture_refused[160]; /* why resolve_texture refused one, for its warning; "" if it says nothing */
     int fbx_offset_fix;  /* fbx_mesh_correction applies (Assimp 5.4 FBX) */
     int fbx_bind_fix;    /* fbx_offsets_from_rest may apply (Assimp 5.2 FBX) */
 } importer;
@@ -618,25 +619,49 @@ static skv_result pack_mesh_influences(importer *im, const struct aiMesh *src, s
 }
 
 /* Normals that are NaN or (near) zero light as black: rebuild each from
- * the faces around its vertex, else point it up. Returns how many. */
+ * the faces around its vertex, else point it up. One pass over the faces
+ * adds each face's normal to its corners that need one (a file can have
+ * every normal zero: vertex by vertex over all faces took minutes).
+ * Returns how many, or -1 when out of memory. */
 static int repair_normals(skv_model *model, const skv_mesh *mesh)
 {
-    int repaired = 0;
+    float *normals = &model->normals[(size_t)mesh->base_vertex * 3];
+    int bad = 0;
     for (int v = 0; v < mesh->vertex_count; v++) {
-        float *n = &model->normals[(size_t)(mesh->base_vertex + v) * 3];
+        const float *n = &normals[(size_t)v * 3];
         float len2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
-        if (len2 > 1e-12f && isfinite(len2)) continue;
-        vec3 sum = {0.0f, 0.0f, 0.0f};
-        for (int i = 0; i < mesh->index_count; i += 3) {
-            const uint32_t *tri = &model->indices[mesh->first_index + i];
-            if ((int)tri[0] != v && (int)tri[1] != v && (int)tri[2] != v) continue;
-            const float *a = &model->positions[(size_t)(mesh->base_vertex + (int)tri[0]) * 3];
-            const float *b = &model->positions[(size_t)(mesh->base_vertex + (int)tri[1]) * 3];
-            const float *c = &model->positions[(size_t)(mesh->base_vertex + (int)tri[2]) * 3];
-            vec3 ab = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, ac = {c[0] - a[0], c[1] - a[1], c[2] - a[2]}, face;
-            glm_vec3_cross(ab, ac, face);
-            glm_vec3_add(sum, face, sum);
+        bad += !(len2 > 1e-12f && isfinite(len2));
+    }
+    if (bad == 0) return 0;
+    /* Per vertex: the sum of its faces' normals, for the bad ones only. */
+    float *sums = calloc((size_t)mesh->vertex_count * 3, sizeof *sums);
+    unsigned char *needs = malloc((size_t)mesh->vertex_count);
+    if (!sums || !needs) {
+        free(sums), free(needs);
+        return -1;
+    }
+    for (int v = 0; v < mesh->vertex_count; v++) {
+        const float *n = &normals[(size_t)v * 3];
+        float len2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+        needs[v] = !(len2 > 1e-12f && isfinite(len2));
+    }
+    for (int i = 0; i < mesh->index_count; i += 3) {
+        const uint32_t *tri = &model->indices[mesh->first_index + i];
+        if (!needs[tri[0]] && !needs[tri[1]] && !needs[tri[2]]) continue;
+        const float *a = &model->positions[(size_t)(mesh->base_vertex + (int)tri[0]) * 3];
+        const float *b = &model->positions[(size_t)(mesh->base_vertex + (int)tri[1]) * 3];
+        const float *c = &model->positions[(size_t)(mesh->base_vertex + (int)tri[2]) * 3];
+        vec3 ab = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, ac = {c[0] - a[0], c[1] - a[1], c[2] - a[2]}, face;
+        glm_vec3_cross(ab, ac, face);
+        for (int k = 0; k < 3; k++) {
+            /* A face counts once for a vertex it names twice. */
+            if (!needs[tri[k]] || (k > 0 && tri[k] == tri[0]) || (k > 1 && tri[k] == tri[1])) continue;
+            glm_vec3_add(&sums[(size_t)tri[k] * 3], face, &sums[(size_t)tri[k] * 3]);
         }
+    }
+    for (int v = 0; v < mesh->vertex_count; v++) {
+        if (!needs[v]) continue;
+        float *n = &normals[(size_t)v * 3], *sum = &sums[(size_t)v * 3];
         float s2 = glm_vec3_norm2(sum);
         if (s2 > 1e-24f && isfinite(s2)) {
             glm_vec3_scale(sum, 1.0f / sqrtf(s2), sum);
@@ -644,9 +669,9 @@ static int repair_normals(skv_model *model, const skv_mesh *mesh)
         } else {
             n[0] = 0.0f, n[1] = 1.0f, n[2] = 0.0f;
         }
-        repaired++;
     }
-    return repaired;
+    free(sums), free(needs);
+    return bad;
 }
 
 static skv_result convert_meshes(importer *im)
@@ -743,7 +768,9 @@ static skv_result convert_meshes(importer *im)
 
             skv_result r = pack_mesh_influences(im, src, mesh);
             if (r != SKV_OK) return r;
-            bad_normals += repair_normals(model, mesh);
+            int repaired = repair_normals(model, mesh);
+            if (repaired < 0) return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+            bad_normals += repaired;
         }
     }
     if (bad_positions) model_warn(model, "%d vertex position(s) were NaN/Inf; set to the origin", bad_positions);
@@ -811,20 +838,30 @@ static skv_result convert_skeleton_only(importer *im)
 
 /* --- materials and textures ---------------------------------------------- */
 
-/* The whole file in a malloc'd buffer (NULL if it cannot be read). */
+/* The whole of a regular file in a malloc'd buffer (NULL if it cannot be
+ * read). Opened without blocking and checked after opening: a FIFO's
+ * open waits for a writer forever, a device never ends. */
 static unsigned char *read_whole_file(const char *path, long *size)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    *size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *bytes = *size > 0 && *size < (1L << 30) ? malloc((size_t)*size) : NULL;
-    if (bytes && fread(bytes, 1, (size_t)*size, f) != (size_t)*size) {
-        free(bytes);
-        bytes = NULL;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    struct stat st;
+    unsigned char *bytes = NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < (1L << 30)) {
+        *size = (long)st.st_size;
+        bytes = malloc((size_t)*size);
+        for (long done = 0; bytes && done < *size;) {
+            ssize_t got = read(fd, bytes + done, (size_t)(*size - done));
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0) { /* an error, or the file shrank */
+                free(bytes);
+                bytes = NULL;
+            } else {
+                done += got;
+            }
+        }
     }
-    fclose(f);
+    close(fd);
     return bytes;
 }
 
@@ -847,13 +884,34 @@ static int add_texture(importer *im, skv_texture texture, const char *key)
     return model->texture_count++;
 }
 
+/* Textures are refused (with a warning; the material colour is drawn)
+ * past these, before any decoding: a 100-byte PNG can claim gigabytes of
+ * texels, and a side beyond the GL driver's GL_MAX_TEXTURE_SIZE (16384 on
+ * llvmpipe and most desktop GPUs) fails the upload. */
+#define SKV_MAX_TEXTURE_SIDE 16384
+#define SKV_MAX_TEXTURE_BYTES ((size_t)256 << 20)
+
+static int texture_too_large(importer *im, unsigned width, unsigned height)
+{
+    if (width > SKV_MAX_TEXTURE_SIDE || height > SKV_MAX_TEXTURE_SIDE)
+        snprintf(im->texture_refused, sizeof im->texture_refused, "%ux%u texels, more than %d on a side", width,
+                 height, SKV_MAX_TEXTURE_SIDE);
+    else if ((size_t)width * height * 4 > SKV_MAX_TEXTURE_BYTES)
+        snprintf(im->texture_refused, sizeof im->texture_refused, "%ux%u texels, more than %zu MiB decoded", width,
+                 height, SKV_MAX_TEXTURE_BYTES >> 20);
+    else
+        return 0;
+    return 1;
+}
+
 /* An image file's bytes, taken over by the texture and kept for
  * import_decode_textures once stb_image has read a valid header from
  * them (freed here if it cannot). */
 static int texture_from_owned(importer *im, unsigned char *bytes, int size, const char *key)
 {
     int w, h, channels;
-    if (size <= 0 || !stbi_info_from_memory(bytes, size, &w, &h, &channels) || w <= 0 || h <= 0) {
+    if (size <= 0 || !stbi_info_from_memory(bytes, size, &w, &h, &channels) || w <= 0 || h <= 0 ||
+        texture_too_large(im, w, h)) {
         free(bytes);
         return -1;
     }
@@ -874,6 +932,7 @@ static int texture_from_embedded(importer *im, const struct aiTexture *tex, cons
         return texture_from_memory(im, (const unsigned char *)tex->pcData, (int)tex->mWidth, key);
 
     /* Raw BGRA texels. */
+    if (texture_too_large(im, tex->mWidth, tex->mHeight)) return -1;
     size_t count = (size_t)tex->mWidth * tex->mHeight;
     unsigned char *rgba = malloc(count * 4);
     for (size_t i = 0; rgba && i < count; i++) {
@@ -889,6 +948,11 @@ static int texture_from_embedded(importer *im, const struct aiTexture *tex, cons
 static int texture_from_file(importer *im, const char *file, const char *key)
 {
     if (access(file, F_OK) != 0) return -2;
+    struct stat st;
+    if (stat(file, &st) == 0 && !S_ISREG(st.st_mode)) { /* read_whole_file refuses it too, after opening */
+        snprintf(im->texture_refused, sizeof im->texture_refused, "%s is not a regular file", file);
+        return -1;
+    }
     long size = 0;
     unsigned char *bytes = read_whole_file(file, &size);
     return bytes ? texture_from_owned(im, bytes, (int)size, key) : -1; /* no copy of the file */
@@ -974,8 +1038,12 @@ static skv_result convert_materials(importer *im)
             aiGetMaterialTexture(src, aiTextureType_BASE_COLOR, 0, &path, NULL, NULL, NULL, NULL, NULL, NULL) == aiReturn_SUCCESS) {
             char ref[AI_MAXLEN + 1];
             snprintf(ref, sizeof ref, "%.*s", (int)path.length, path.data);
+            im->texture_refused[0] = '\0';
             mat->texture = resolve_texture(im, ref);
-            if (mat->texture < 0)
+            if (mat->texture < 0 && im->texture_refused[0])
+                model_warn(model, "texture '%s' of material '%s' not loaded: %s; using the material colour", ref,
+                           mat->name, im->texture_refused);
+            else if (mat->texture < 0)
                 model_warn(model, "texture '%s' of material '%s' could not be loaded; using the material colour", ref, mat->name);
         }
     }
@@ -1272,47 +1340,126 @@ static skv_result convert_clips(importer *im)
     return SKV_OK;
 }
 
+/* A one-channel clip's time line (ticks per second, duration) and its
+ * place in the file, to sort by. */
+typedef struct clip_time_line {
+    double ticks_per_second, duration_ticks;
+    int clip;
+} clip_time_line;
+
+static int by_time_line(const void *pa, const void *pb)
+{
+    const clip_time_line *a = pa, *b = pb;
+    if (a->ticks_per_second != b->ticks_per_second) return a->ticks_per_second < b->ticks_per_second ? -1 : 1;
+    if (a->duration_ticks != b->duration_ticks) return a->duration_ticks < b->duration_ticks ? -1 : 1;
+    return (a->clip > b->clip) - (a->clip < b->clip);
+}
+
 /* Files (Collada above all) often hold one clip per animated node, each a
  * single channel on the same time line: they are one motion. Such clips
- * become one clip; different time lines stay apart. */
+ * become one clip; different time lines stay apart. In file order, a
+ * one-channel clip joins the earliest one-channel clip before it on its
+ * time line that has not joined another and does not animate its node
+ * yet; else it starts a clip of its own. The clips left keep their order.
+ * Grouped by sorting, with a cursor per node into the group's clips that
+ * others join, so a file of 100,000 such clips is not 10^10 comparisons. */
 static skv_result merge_single_channel_clips(importer *im)
 {
     skv_model *model = im->model;
-    for (int first = 0; first < model->clip_count; first++) {
-        skv_clip *base = &model->clips[first];
-        if (base->channel_count != 1 || base->morph_channel_count) continue;
-        int members = 1;
-        for (int c = first + 1; c < model->clip_count; c++) {
-            skv_clip *o = &model->clips[c];
-            if (o->channel_count == 1 && !o->morph_channel_count && o->ticks_per_second == base->ticks_per_second &&
-                o->duration_ticks == base->duration_ticks && base->node_channel[o->channels[0].node] < 0)
-                members++;
-        }
-        if (members < 2) continue;
-        skv_channel *channels = malloc((size_t)members * sizeof *channels);
-        if (!channels) return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
-        channels[0] = base->channels[0];
-        int count = 1, write = first + 1;
-        for (int c = first + 1; c < model->clip_count; c++) {
-            skv_clip *o = &model->clips[c];
-            int node = o->channel_count == 1 && !o->morph_channel_count ? o->channels[0].node : -1;
-            if (node >= 0 && o->ticks_per_second == base->ticks_per_second &&
-                o->duration_ticks == base->duration_ticks && base->node_channel[node] < 0) {
-                base->node_channel[node] = count;
-                channels[count++] = o->channels[0]; /* keys move over */
-                free(o->channels);
-                free(o->node_channel);
-                free(o->name);
+    int n = model->clip_count, singles = 0;
+    /* A clip that also moves morph targets is a motion of its own. */
+    for (int c = 0; c < n; c++) singles += model->clips[c].channel_count == 1 && !model->clips[c].morph_channel_count;
+    if (singles < 2) return SKV_OK;
+    int node_count = model->skeleton.node_count;
+    clip_time_line *order = malloc((size_t)singles * sizeof *order);
+    int *joins = malloc((size_t)n * sizeof *joins);      /* per clip: the clip it joins, or -1 */
+    int *members = malloc((size_t)n * sizeof *members);  /* per clip: channels it will hold */
+    int *bases = malloc((size_t)singles * sizeof *bases); /* this group's clips that others may join */
+    int *cursor = calloc((size_t)(node_count > 0 ? node_count : 1), sizeof *cursor); /* per node, into bases */
+    if (!order || !joins || !members || !bases || !cursor) {
+        free(order), free(joins), free(members), free(bases), free(cursor);
+        return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+    }
+    for (int c = 0, k = 0; c < n; c++) {
+        const skv_clip *clip = &model->clips[c];
+        joins[c] = -1, members[c] = clip->channel_count;
+        if (clip->channel_count == 1 && !clip->morph_channel_count)
+            order[k++] = (clip_time_line){clip->ticks_per_second, clip->duration_ticks, c};
+    }
+    qsort(order, (size_t)singles, sizeof *order, by_time_line);
+
+    int any = 0;
+    for (int g = 0; g < singles;) {
+        int end = g + 1;
+        while (end < singles && order[end].ticks_per_second == order[g].ticks_per_second &&
+               order[end].duration_ticks == order[g].duration_ticks)
+            end++;
+        int base_count = 0;
+        for (int i = g; i < end; i++) {
+            int c = order[i].clip, node = model->clips[c].channels[0].node;
+            /* The bases before cursor[node] all animate `node` already:
+             * a base never loses a node, so the cursor only moves on. */
+            int k = cursor[node];
+            while (k < base_count && model->clips[bases[k]].node_channel[node] >= 0) k++;
+            cursor[node] = k;
+            if (k < base_count) {
+                int b = bases[k];
+                joins[c] = b;
+                model->clips[b].node_channel[node] = members[b]++;
+                any = 1;
             } else {
-                model->clips[write++] = *o;
+                bases[base_count++] = c;
             }
         }
-        free(base->channels);
-        base->channels = channels;
-        base->channel_count = count;
-        base->merged_from = count;
-        model->clip_count = write;
+        /* Reset only what this group touched. */
+        for (int i = g; i < end; i++) cursor[model->clips[order[i].clip].channels[0].node] = 0;
+        g = end;
     }
+    free(order), free(bases), free(cursor);
+    if (!any) {
+        free(joins), free(members);
+        return SKV_OK;
+    }
+
+    /* Channels move over in file order, which is the order they joined in. */
+    skv_channel **merged = calloc((size_t)n, sizeof *merged);
+    if (!merged) {
+        free(joins), free(members);
+        return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+    }
+    for (int c = 0; c < n; c++) {
+        if (joins[c] >= 0 || members[c] == model->clips[c].channel_count) continue;
+        merged[c] = malloc((size_t)members[c] * sizeof **merged);
+        if (!merged[c]) {
+            for (int k = 0; k < c; k++) free(merged[k]);
+            free(merged), free(joins), free(members);
+            return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+        }
+        merged[c][0] = model->clips[c].channels[0];
+        members[c] = 1; /* from here: channels filled */
+    }
+    for (int c = 0; c < n; c++) {
+        skv_clip *o = &model->clips[c];
+        int b = joins[c];
+        if (b < 0) continue;
+        merged[b][members[b]++] = o->channels[0]; /* keys move over */
+        free(o->channels);
+        free(o->node_channel);
+        free(o->name);
+    }
+    int write = 0;
+    for (int c = 0; c < n; c++) {
+        skv_clip *o = &model->clips[c];
+        if (joins[c] >= 0) continue;
+        if (merged[c]) {
+            free(o->channels);
+            o->channels = merged[c];
+            o->channel_count = o->merged_from = members[c];
+        }
+        model->clips[write++] = *o;
+    }
+    free(merged), free(joins), free(members);
+    model->clip_count = write;
     return SKV_OK;
 }
 
@@ -1401,6 +1548,32 @@ static void importer_free(importer *im)
     }
 }
 
+/* More distinct bone names over the scene's meshes than 16-bit palette
+ * indices reach: each is at least one palette entry. Asked before any
+ * work on the bones, and before Assimp's validation, which compares every
+ * bone name of a mesh with every other (70,000 bones: tens of seconds). */
+static int too_many_bones(const struct aiScene *scene)
+{
+    size_t total = 0;
+    for (unsigned m = 0; scene->mMeshes && m < scene->mNumMeshes; m++)
+        if (scene->mMeshes[m] && scene->mMeshes[m]->mBones) total += scene->mMeshes[m]->mNumBones;
+    if (total <= UINT16_MAX) return 0;
+    name_index *names = NULL;
+    sh_new_strdup(names);
+    for (unsigned m = 0; m < scene->mNumMeshes; m++) {
+        const struct aiMesh *mesh = scene->mMeshes[m];
+        for (unsigned b = 0; mesh && mesh->mBones && b < mesh->mNumBones; b++) {
+            if (!mesh->mBones[b]) continue;
+            char name[AI_MAXLEN + 1];
+            snprintf(name, sizeof name, "%.*s", (int)mesh->mBones[b]->mName.length, mesh->mBones[b]->mName.data);
+            if (shgeti(names, name) < 0) shput(names, name, 1);
+        }
+    }
+    int over = shlen(names) > UINT16_MAX;
+    shfree(names);
+    return over;
+}
+
 /* import_scene, with the clips taken from `anim_scene`. */
 static skv_result convert_scene(const struct aiScene *scene, const struct aiScene *anim_scene,
                                 const double *file_durations, const char *path,
@@ -1424,6 +1597,7 @@ static skv_result convert_scene(const struct aiScene *scene, const struct aiScen
 
     skv_result r = SKV_OK;
     if (!scene->mRootNode) r = skv_fail(err, SKV_ERR_CONTENT, "no scene hierarchy");
+    else if (too_many_bones(scene)) r = skv_fail(err, SKV_ERR_CONTENT, "more than %d bones", UINT16_MAX);
     if (r == SKV_OK) r = flatten_nodes(&im);
     if (r == SKV_OK) r = fold_fbx_pivots(&im);
     if (r == SKV_OK) r = has_triangle_meshes(scene) ? convert_meshes(&im) : convert_skeleton_only(&im);
@@ -1590,7 +1764,8 @@ static double last_key_time(const struct aiAnimation *anim)
  * with `flags`. `durations` (may be NULL) gets a malloc'd copy of the
  * durations the file gave, one per clip, when any was extended (else
  * NULL); the conversion warns about those. On failure returns NULL with
- * Assimp's message in aiGetErrorString(). */
+ * Assimp's message in aiGetErrorString(). A scene of too many bones comes
+ * back as read, unprocessed: convert_scene refuses it first thing. */
 static const struct aiScene *read_scene(const char *path, const unsigned char *bytes, long size, const char *hint,
                                         unsigned flags, double **durations)
 {
@@ -1598,6 +1773,10 @@ static const struct aiScene *read_scene(const char *path, const unsigned char *b
     const struct aiScene *scene = bytes ? aiImportFileFromMemory((const char *)bytes, (unsigned)size, 0, hint)
                                         : aiImportFile(path, 0);
     if (!scene) return NULL;
+    /* The conversion refuses it before looking further (too_many_bones):
+     * handed over unprocessed, without Assimp's validation, quadratic in
+     * a mesh's bones. */
+    if (too_many_bones(scene)) return scene;
     double *file_durations = NULL;
     for (unsigned a = 0; a < scene->mNumAnimations; a++) {
         struct aiAnimation *anim = scene->mAnimations[a]; /* the scene is ours until released */

@@ -86,9 +86,9 @@ static void usage(FILE *out)
             "  --anim N|NAME         clip to play (index or name; default 0)\n"
             "  --anim-file FILE      add FILE's clips, bound to the model's nodes by name\n"
             "                        (namespace prefixes like mixamorig: ignored); repeatable\n"
-            "  --time SECONDS        time on the clip (looped over its duration)\n"
-            "  --speed X             playback speed in the window (default 1)\n"
-            "  --size WxH            image / window size (default 800x600)\n"
+            "  --time SECONDS        time on the clip (looped over its duration; -1e6..1e6)\n"
+            "  --speed X             playback speed in the window (default 1; -1000..1000)\n"
+            "  --size WxH            image / window size (default 800x600; 1..16384 each)\n"
             "  --screenshot FILE.png render one frame offscreen at --time, no display needed\n"
             "  --export-pose FILE.obj write the skinned mesh at --time as Wavefront OBJ\n"
             "  --bind-pose           draw the bind pose beside the animated mesh (with\n"
@@ -119,12 +119,14 @@ static void usage(FILE *out)
             "  --mixed-clips         with --instances: copies cycle through the model's clips\n"
             "  --blend A,B,W         pose with clips A and B (index or name) mixed at weight W\n"
             "                        (0 = A, 1 = B), both at --time\n"
-            "  --fade SECONDS        cross-fade time when switching clips in the window (0.25)\n"
+            "  --fade SECONDS        cross-fade time when switching clips in the window\n"
+            "                        (default 0.25; 0..60)\n"
             "  --skinning linear|dq  linear blend (default) or dual-quaternion skinning\n"
             "  --influences 4|8      bone influences kept per vertex (default 4)\n"
             "  --morph NAME=W        morph target NAME (its name, or its number in --list)\n"
             "                        weighs W whatever the clip says; repeatable\n"
-            "  --import-timeout S    give up on a file Assimp has not read in S seconds (60)\n"
+            "  --import-timeout S    give up on a file Assimp has not read in S seconds\n"
+            "                        (default 60; 0.001..86400)\n"
             "  --trust               skip the guarded first read in a child process\n"
             "  --debug               OpenGL debug context: any GL error fails the run (status 7)\n"
             "  --list                print meshes (and their morph targets), bones and clips\n"
@@ -160,6 +162,39 @@ static int parse_number(const char *text, double *out)
     double v = strtod(text, &end);
     if (errno || end == text || *end) return -1;
     *out = v;
+    return 0;
+}
+
+/* A number in [min, max]; NaN and infinities never are (strtod reads
+ * "nan" and "inf", and a NaN slips past every comparison). */
+static int parse_in_range(const char *text, double min, double max, double *out)
+{
+    double v;
+    if (parse_number(text, &v) != 0 || !(v >= min && v <= max)) return -1;
+    *out = v;
+    return 0;
+}
+
+/* "WxH", both plain decimal digits in 1..SKV_MAX_SIZE: sscanf's %d would
+ * take trailing junk, signs and spaces, and wrap on overflow. */
+#define SKV_MAX_SIZE 16384
+static int parse_size(const char *text, int *width, int *height)
+{
+    long sides[2];
+    const char *c = text;
+    for (int k = 0; k < 2; k++) {
+        if (k == 1 && *c++ != 'x') return -1;
+        if (*c < '0' || *c > '9') return -1;
+        long v = 0;
+        for (; *c >= '0' && *c <= '9'; c++) {
+            v = v * 10 + (*c - '0');
+            if (v > SKV_MAX_SIZE) return -1;
+        }
+        if (v < 1) return -1;
+        sides[k] = v;
+    }
+    if (*c) return -1;
+    *width = (int)sides[0], *height = (int)sides[1];
     return 0;
 }
 
@@ -293,22 +328,20 @@ static int parse_options(int argc, char **argv, options *o)
         } else if (option_text(o, a, value)) {
             /* kept as given; checked where it is used */
         } else if (strcmp(a, "--time") == 0) {
-            if (parse_number(value, &o->time) != 0) goto bad_value;
+            if (parse_in_range(value, -1e6, 1e6, &o->time) != 0) goto bad_value;
         } else if (strcmp(a, "--speed") == 0) {
-            if (parse_number(value, &o->speed) != 0) goto bad_value;
+            if (parse_in_range(value, -1000.0, 1000.0, &o->speed) != 0) goto bad_value;
         } else if (strcmp(a, "--size") == 0) {
-            if (sscanf(value, "%dx%d", &o->width, &o->height) != 2 || o->width < 1 || o->height < 1 ||
-                o->width > 16384 || o->height > 16384)
-                goto bad_value;
+            if (parse_size(value, &o->width, &o->height) != 0) goto bad_value;
         } else if (strcmp(a, "--import-timeout") == 0) {
-            if (parse_number(value, &o->import_timeout) != 0 || !(o->import_timeout > 0)) goto bad_value;
+            if (parse_in_range(value, 1e-3, 86400.0, &o->import_timeout) != 0) goto bad_value;
         } else if (strcmp(a, "--influences") == 0) {
             if (strcmp(value, "4") == 0) o->influences = 4;
             else if (strcmp(value, "8") == 0) o->influences = 8;
             else goto bad_value;
         } else if (strcmp(a, "--frames") == 0) {
             double n;
-            if (parse_number(value, &n) != 0 || n < 1 || n > 100000 || n != (int)n) goto bad_value;
+            if (parse_in_range(value, 1, 100000, &n) != 0 || n != (int)n) goto bad_value;
             o->frames = (int)n;
         } else if (strcmp(a, "--fps") == 0) {
             if (parse_number(value, &o->fps) != 0 || !(o->fps > 0.0 && o->fps <= 1000.0)) goto bad_value;
@@ -321,10 +354,10 @@ static int parse_options(int argc, char **argv, options *o)
             else if (strcmp(value, "dq") == 0) o->dual_quaternion = 1;
             else goto bad_value;
         } else if (strcmp(a, "--fade") == 0) {
-            if (parse_number(value, &o->fade) != 0 || o->fade < 0 || o->fade > 60) goto bad_value;
+            if (parse_in_range(value, 0.0, 60.0, &o->fade) != 0) goto bad_value;
         } else if (strcmp(a, "--instances") == 0) {
             double n;
-            if (parse_number(value, &n) != 0 || n < 1 || n > 1000000 || n != (int)n) goto bad_value;
+            if (parse_in_range(value, 1, 1000000, &n) != 0 || n != (int)n) goto bad_value;
             o->instances = (int)n;
         } else if (strcmp(a, "--camera-azimuth") == 0) {
             if (parse_number(value, &o->camera_azimuth) != 0 || !(fabs(o->camera_azimuth) <= 360.0)) goto bad_value;
@@ -415,6 +448,24 @@ static void json_string(const char *text)
     text_put_json(stdout, text);
 }
 
+/* Per node: the file bone of that node or, if none, of its nearest
+ * ancestor; -1 for none (the lowest bone index where a node has several).
+ * One pass, nodes being parent-first (model.h): looking at every bone for
+ * every ancestor of every bone took a minute on files with deep chains
+ * and thousands of bones. NULL when out of memory. */
+static int *bones_at_or_above(const skv_model *m)
+{
+    const skv_skeleton *sk = &m->skeleton;
+    int *above = malloc((size_t)(sk->node_count > 0 ? sk->node_count : 1) * sizeof *above);
+    if (!above) return NULL;
+    for (int n = 0; n < sk->node_count; n++) above[n] = -1;
+    for (int k = sk->bone_count; k-- > 0;)
+        if (overlay_is_file_bone(m, k)) above[sk->bone_node[k]] = k;
+    for (int n = 0; n < sk->node_count; n++)
+        if (above[n] < 0 && sk->parents[n] >= 0 && sk->parents[n] < n) above[n] = above[sk->parents[n]];
+    return above;
+}
+
 /* --list --json: the model summary for tools, one JSON object. Bones carry
  * their parent bone (the nearest ancestor node that is a bone; -1 none). */
 static void print_list_json(const skv_scene *scene)
@@ -439,11 +490,13 @@ static void print_list_json(const skv_scene *scene)
     }
     printf("],\"bones\":[");
     int first = 1;
+    int *above = bones_at_or_above(m);
     for (int b = 0; b < sk->bone_count; b++) {
         if (!model_bone_from_file(m, b)) continue; /* the importer's node bones */
         int parent = -1, node = sk->bone_node[b];
-        for (int p = node >= 0 ? sk->parents[node] : -1; p >= 0 && parent < 0; p = sk->parents[p])
-            for (int k = 0; k < sk->bone_count && parent < 0; k++)
+        if (above && node >= 0 && sk->parents[node] >= 0) parent = above[sk->parents[node]];
+        for (int p = node >= 0 && !above ? sk->parents[node] : -1; p >= 0 && parent < 0; p = sk->parents[p])
+            for (int k = 0; k < sk->bone_count && parent < 0; k++) /* out of memory: slowly */
                 if (sk->bone_node[k] == p && overlay_is_file_bone(m, k)) parent = k;
         printf("%s{\"index\":%d,\"name\":", first ? "" : ",", b);
         json_string(sk->bone_names[b]);
@@ -453,6 +506,7 @@ static void print_list_json(const skv_scene *scene)
         printf("}");
         first = 0;
     }
+    free(above);
     printf("],\"clips\":[");
     for (int c = 0; c < m->clip_count; c++) {
         const skv_clip *clip = &m->clips[c];
@@ -714,6 +768,9 @@ static skv_result render_headless(skv_scene *scene, const options *o, int count,
     skv_renderer renderer;
     skv_target target;
     r = render_create(&renderer, &scene->model, err);
+    if (r == SKV_OK && renderer.textures_too_large)
+        fprintf(stderr, "skinview: %s: warning: %d texture(s) larger than this driver's %d texels a side; drawn in the "
+                "material colour\n", scene->model.path, renderer.textures_too_large, renderer.max_texture_side);
     if (r == SKV_OK && scene->instances > 0) r = render_enable_crowd(&renderer, &scene->model, scene->instances, err);
     if (r == SKV_OK && scene->skinning == SKV_SKINNING_DUAL_QUATERNION)
         r = render_enable_dual_quaternion(&renderer, &scene->model, err);

@@ -369,8 +369,18 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
     if (model->texture_count > 0) {
         renderer->textures = calloc((size_t)model->texture_count, sizeof *renderer->textures);
         if (!renderer->textures) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
-        for (int t = 0; t < model->texture_count; t++)
-            renderer->textures[t] = model->textures[t].rgba ? upload_texture(&model->textures[t]) : 0;
+        /* The importer refuses textures past 16384 texels a side; a driver
+         * may take less (GL 3.3 promises 1024), and an upload past its
+         * limit is a GL error: such textures draw in the material colour. */
+        GLint max_side = 0;
+        glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_side);
+        for (int t = 0; t < model->texture_count; t++) {
+            const skv_texture *tex = &model->textures[t];
+            int fits = tex->width <= max_side && tex->height <= max_side;
+            renderer->textures[t] = tex->rgba && fits ? upload_texture(tex) : 0;
+            if (tex->rgba && !fits) renderer->textures_too_large++;
+        }
+        renderer->max_texture_side = max_side;
     }
     GLenum gl_error = glGetError();
     if (gl_error != GL_NO_ERROR) return skv_fail(err, SKV_ERR_GPU, "GL error 0x%x while uploading the model", gl_error);

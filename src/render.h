@@ -58,6 +58,8 @@ typedef struct skv_renderer {
     GLuint bone_block; /* uniform buffer of SKV_MAX_BONES mat4 */
     int texture_count;
     GLuint *textures;
+    int textures_too_large; /* not uploaded: past the driver's max_texture_side (the caller warns) */
+    int max_texture_side;   /* GL_MAX_TEXTURE_SIZE */
     skv_draw_set draws; /* draws.h: palettes of at most SKV_MAX_BONES */
     mat4 *draw_palette; /* split mode: one draw's gathered palette */
     /* Crowds (render_enable_crowd): the instanced program and the texture

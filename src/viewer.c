@@ -55,7 +55,6 @@ typedef struct viewer {
     const skv_import_desc *import;
     char message[4400]; /* shown in the HUD for a few seconds */
     double message_until;
-    int screenshots;
     int hover_bone; /* the file bone whose joint is under the cursor, or -1 */
     int help;       /* H: the key map over the picture */
     int background_step;
@@ -100,21 +99,34 @@ static void say(viewer *v, const char *text)
     fflush(stdout);
 }
 
+/* Textures past the driver's limit draw in their material colour. */
+static void say_textures_too_large(viewer *v)
+{
+    if (!v->renderer.textures_too_large) return;
+    char text[160];
+    snprintf(text, sizeof text, "%d texture(s) larger than this driver's %d texels a side: material colour",
+             v->renderer.textures_too_large, v->renderer.max_texture_side);
+    say(v, text);
+}
+
 /* S: the rendered frame (without the HUD) as a PNG next to the model,
- * MODEL_skinview_N.png, and where it went. */
+ * MODEL_skinview_N.png with the lowest N not taken (a new file: nothing
+ * there is overwritten, no link followed), and where it went. */
 static void save_screenshot(viewer *v)
 {
     const skv_target *t = &v->target;
     unsigned char *rgba = malloc((size_t)t->width * t->height * 4);
-    char path[4200], text[4300];
-    snprintf(path, sizeof path, "%s_skinview_%d.png", v->scene->model.path, ++v->screenshots);
+    char prefix[4200], path[4200], text[4300];
+    snprintf(prefix, sizeof prefix, "%s_skinview_", v->scene->model.path);
+    int number = 1;
     skv_error err = {{0}};
     if (!rgba) {
         say(v, "screenshot: out of memory");
         return;
     }
     target_read_rgba(t, rgba);
-    if (capture_write_png(path, t->width, t->height, rgba, &err) == SKV_OK) snprintf(text, sizeof text, "saved %s", path);
+    if (capture_write_png_numbered(prefix, &number, path, sizeof path, t->width, t->height, rgba, &err) == SKV_OK)
+        snprintf(text, sizeof text, "saved %s", path);
     else snprintf(text, sizeof text, "screenshot: %s", err.message);
     free(rgba);
     say(v, text);
@@ -511,7 +523,9 @@ static skv_result open_dropped(viewer *v, skv_error *err)
     update_title(v);
     snprintf(text, sizeof text, "opened %s", v->scene->model.path);
     say(v, text);
-    return render_create(&v->renderer, &v->scene->model, err);
+    skv_result r = render_create(&v->renderer, &v->scene->model, err);
+    if (r == SKV_OK) say_textures_too_large(v);
+    return r;
 }
 
 /* Reads the window's back buffer (what the next swap shows). */
@@ -581,6 +595,7 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
         return skv_fail(err, SKV_ERR_GPU, "--debug: the driver has no KHR_debug");
     }
     skv_result r = render_create(&v.renderer, &scene->model, err);
+    if (r == SKV_OK) say_textures_too_large(&v);
     if (r == SKV_OK && scene->instances > 0) r = render_enable_crowd(&v.renderer, &scene->model, scene->instances, err);
     if (r == SKV_OK && scene->skinning == SKV_SKINNING_DUAL_QUATERNION)
         r = render_enable_dual_quaternion(&v.renderer, &scene->model, err);

@@ -37,6 +37,24 @@ expect 6 "no clip 'nope'" -- "$shared/md5/Bob.md5mesh" --anim nope --list
 expect 6 "no clip '7'" -- "$shared/md5/Bob.md5mesh" --anim 7 --list
 expect 2 "unknown option" -- --frobnicate
 expect 2 "bad value for --size" -- "$shared/md5/Bob.md5mesh" --size 0x0 --list
+# Numbers out of range, NaN and infinities included (strtod reads "nan"
+# and "inf"; a NaN passes every comparison), and sizes that are not
+# plain WxH (sscanf's %d took trailing junk and wrapped on overflow).
+for bad in "--fade nan" "--fade inf" "--fade -1" "--speed nan" "--speed inf" "--speed -inf" "--speed 1e308" \
+           "--time nan" "--time inf" "--time -inf" "--time 1e308" "--import-timeout inf" "--import-timeout nan" \
+           "--import-timeout 0" "--size 5x5junk" "--size 100000x100000" "--size -5x5" "--size 5x-5" \
+           "--size 4294967297x5" "--size +5x5" "--size 5x" "--size x5" "--size 5X5" "--size 16385x1" \
+           "--frames nan" "--instances nan" "--fps nan"; do
+  read -r option value <<<"$bad"
+  expect 2 "bad value for $option: '$value'" -- "$shared/md5/Bob.md5mesh" "$option" "$value" --list
+done
+# The ends of those ranges are fine.
+if ! "$skinview" "$shared/md5/Bob.md5mesh" --time -1e6 --speed -1000 --fade 60 --size 16384x1 --import-timeout 86400 \
+     --list >/dev/null 2>"$tmp/err"; then
+  echo "FAIL: in-range numbers refused:"
+  sed 's/^/    /' "$tmp/err"
+  failures=$((failures + 1))
+fi
 expect 2 "bad value for --influences" -- "$shared/md5/Bob.md5mesh" --influences 5 --list
 expect 2 "bad value for --instances" -- "$shared/md5/Bob.md5mesh" --instances 0 --list
 expect 2 "bad value for --blend" -- "$shared/gltf/Fox.glb" --blend Walk,Run --list

@@ -5,7 +5,9 @@
 #  2. the interactive viewer starts, takes keys (xdotool): its own
 #     screenshot key (S) saves what it draws, and the skeleton key, the
 #     weight key and a click on the timeline each change that picture;
-#     it quits cleanly with status 0 on its quit key.
+#     it quits cleanly with status 0 on its quit key. Screenshots are new
+#     files with the next free number: a file already there (_1) and a
+#     symbolic link (_2) are neither overwritten nor written through.
 #  3. and it matches the golden of the same case (the suite's tolerance).
 #  4. a file dropped on the window (XDND, tests/xdnd_drop.c) opens (a
 #     file of clips without a mesh adds its clips instead): the
@@ -32,7 +34,10 @@ env -u DISPLAY "$skinview" "$model" --debug --time "$time" --size 256x256 --scre
 mkdir -p "$out/model"
 cp "$model" "$out/model/"
 model="$out/model/$(basename "$model")"
-rm -f "$model"_skinview_*.png
+rm -f "$model"_skinview_*.png "$out/model/target.txt"
+printf 'earlier' >"${model}_skinview_1.png"
+printf 'target' >"$out/model/target.txt"
+ln -s "$out/model/target.txt" "${model}_skinview_2.png"
 "$skinview" "$model" --size 320x240 >"$out/viewer.txt" &
 pid=$!
 for _ in $(seq 1 100); do
@@ -54,7 +59,7 @@ for key in space Right plus n d d; do
 done
 # Keys change what is drawn: a screenshot (S) after each of plain, the
 # skeleton (K), the weight view (W), and a click on the timeline bar.
-shots=0
+shots=2 # _1 and _2 are taken
 snap() {
   sleep 0.3
   xdotool key --window "$wid" s
@@ -70,7 +75,7 @@ eval "$(xdotool getwindowgeometry --shell "$wid")"
 xdotool mousemove --window "$wid" $((WIDTH * 4 / 5)) $((HEIGHT - 8)) click 1
 snap
 status=0
-for i in 1 2 3; do
+for i in 3 4 5; do
   "$check" differ "${model}_skinview_$i.png" "${model}_skinview_$((i + 1)).png" 0.001 || status=1
 done
 # Drop a broken file on the window: it stays on its model and says why.
@@ -116,6 +121,10 @@ wait "$pid" || exit_status=$?
 echo "skinview exited with status $exit_status"
 cat "$out/viewer.txt"
 [ "$(grep -c '^saved ' "$out/viewer.txt")" -eq 4 ] || status=1
+grep -qx "saved ${model}_skinview_3.png" "$out/viewer.txt" || { echo "the first screenshot is not _3"; status=1; }
+printf earlier | cmp -s - "${model}_skinview_1.png" || { echo "_1 was overwritten"; status=1; }
+[ -L "${model}_skinview_2.png" ] && printf target | cmp -s - "$out/model/target.txt" ||
+  { echo "_2 (a link) was replaced or written through"; status=1; }
 grep -q "^opened $drop_model\$" "$out/viewer.txt" || status=1
 grep -q "^added 1 clip(s) from $drop_clips: " "$out/viewer.txt" || status=1
 grep -q "^cannot open $out/broken.fbx: " "$out/viewer.txt" || status=1

@@ -293,10 +293,76 @@ static void test_fbx_offsets(void)
     free_node(root);
 }
 
+/* One-channel clips merge per time line, in file order: a clip joins the
+ * earliest clip before it on its time line (ticks per second, duration)
+ * that is not yet merged into another and does not animate its node yet;
+ * the clips left keep their order. Eight clips over two time lines and
+ * three nodes, the same node often: A B C D E F G H become A+B+G, C+F,
+ * D+H and E. */
+static void test_merge_order(void)
+{
+    struct aiNode *root = node("root", NULL);
+    node("n1", root), node("n2", root), node("n3", root);
+    attach_mesh(root, 0);
+    struct aiMesh *mesh = quad_mesh("quad");
+    struct aiMesh *meshes[1] = {mesh};
+    static const char names[8][2] = {"A", "B", "C", "D", "E", "F", "G", "H"};
+    static const char *const targets[8] = {"n1", "n2", "n1", "n3", "n1", "n2", "n3", "n1"};
+    static const double durations[8] = {10, 10, 10, 20, 10, 10, 10, 20};
+    struct aiVectorKey keys[8][2];
+    struct aiNodeAnim channels[8] = {0};
+    struct aiNodeAnim *channel_ptr[8][1];
+    struct aiAnimation clips[8] = {0};
+    struct aiAnimation *clip_ptr[8];
+    for (int i = 0; i < 8; i++) {
+        /* Each clip's key value tells its channel from the others. */
+        keys[i][0] = (struct aiVectorKey){.mTime = 0.0, .mValue = {(float)i, 0, 0}};
+        keys[i][1] = (struct aiVectorKey){.mTime = durations[i], .mValue = {(float)i, 1, 0}};
+        set_name(&channels[i].mNodeName, targets[i]);
+        channels[i].mNumPositionKeys = 2;
+        channels[i].mPositionKeys = keys[i];
+        channel_ptr[i][0] = &channels[i];
+        set_name(&clips[i].mName, names[i]);
+        clips[i].mDuration = durations[i];
+        clips[i].mTicksPerSecond = 10.0;
+        clips[i].mNumChannels = 1;
+        clips[i].mChannels = channel_ptr[i];
+        clip_ptr[i] = &clips[i];
+    }
+    struct aiScene scene = {.mRootNode = root, .mNumMeshes = 1, .mMeshes = meshes, .mNumAnimations = 8,
+                            .mAnimations = clip_ptr};
+    skv_model model;
+    skv_error err = {{0}};
+    skv_result r = import_scene(&scene, "/nowhere/merge.model", NULL, &model, &err);
+    CHECK(r == SKV_OK);
+    if (r == SKV_OK) {
+        static const char *const want_names[4] = {"A", "C", "D", "E"};
+        static const int want_sources[4][3] = {{0, 1, 6}, {2, 5, -1}, {3, 7, -1}, {4, -1, -1}};
+        CHECK(model.clip_count == 4);
+        for (int c = 0; c < model.clip_count && c < 4; c++) {
+            const skv_clip *clip = &model.clips[c];
+            int count = 0;
+            while (count < 3 && want_sources[c][count] >= 0) count++;
+            CHECK(strcmp(clip->name, want_names[c]) == 0);
+            CHECK(clip->channel_count == count);
+            CHECK(clip->merged_from == (count > 1 ? count : 0));
+            for (int k = 0; k < clip->channel_count && k < count; k++) {
+                const skv_channel *ch = &clip->channels[k];
+                CHECK(ch->positions[0].value[0] == (float)want_sources[c][k]);
+                CHECK(clip->node_channel[ch->node] == k);
+            }
+        }
+        model_free(&model);
+    }
+    free_mesh(mesh);
+    free_node(root);
+}
+
 int main(void)
 {
     test_fbx_offsets();
     test_defensive();
+    test_merge_order();
     /* root (scale 2) -> armature -> boneA -> boneB
      *      -> body (skinned meshes 0 and 1)
      *      -> prop at x = 5 (rigid mesh 2) */
