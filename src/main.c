@@ -71,6 +71,7 @@ typedef struct options {
     double ref_threshold;   /* --ref-threshold: fraction of pixels allowed to differ */
     double fade;       /* < 0: default */
     int follow, in_place; /* --follow, --in-place */
+    const char *screenshot_dir; /* --screenshot-dir: the window's S key saves there */
     const char *frame;    /* --frame clip|pose */
     double camera_azimuth, camera_elevation, camera_zoom;
     const char *morphs[SKV_MAX_MORPHS]; /* --morph NAME=W, in order */
@@ -115,6 +116,7 @@ static void usage(FILE *out)
             "  --camera-azimuth DEG  camera angle right of the front (default 25)\n"
             "  --camera-elevation DEG  camera angle above the ground (default 15)\n"
             "  --camera-zoom Z       distance x Z from the framed one (default 1)\n"
+            "  --screenshot-dir DIR  the window's S key saves there (default: beside the model)\n"
             "  --instances N         a crowd: N copies on a grid, each at its own time offset\n"
             "  --mixed-clips         with --instances: copies cycle through the model's clips\n"
             "  --blend A,B,W         pose with clips A and B (index or name) mixed at weight W\n"
@@ -219,7 +221,7 @@ static int is_value_option(const char *arg)
 {
     static const char *const with_value[] = {"--anim", "--anim-file", "--time", "--speed", "--size", "--screenshot", "--export-pose",
                                               "--window-capture", "--influences", "--instances", "--blend", "--fade", "--skinning",
-                                              "--weights", "--background", "--frames", "--fps", "--gif", "--ref", "--ref-threshold", "--frame", "--camera-azimuth",
+                                              "--weights", "--background", "--frames", "--fps", "--gif", "--ref", "--ref-threshold", "--frame", "--screenshot-dir", "--camera-azimuth",
                                               "--camera-elevation", "--camera-zoom",
                                               "--import-timeout", "--morph"};
     for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
@@ -296,6 +298,7 @@ static int option_text(options *o, const char *arg, const char *value)
                  {"--blend", offsetof(options, blend)},
                  {"--ref", offsetof(options, ref)},
                  {"--frame", offsetof(options, frame)},
+                 {"--screenshot-dir", offsetof(options, screenshot_dir)},
                  {"--window-capture", offsetof(options, window_capture)}};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
         if (strcmp(arg, texts[i].name) == 0) {
@@ -323,7 +326,7 @@ static int parse_options(int argc, char **argv, options *o)
         } else if (option_flag(o, a)) {
             takes_value = 0;
         } else if (!value && is_value_option(a)) {
-            fprintf(stderr, "skinview: %s needs a value\n", a);
+            print_error("%s needs a value", a);
             return -1;
         } else if (option_text(o, a, value)) {
             /* kept as given; checked where it is used */
@@ -417,6 +420,13 @@ static int parse_options(int argc, char **argv, options *o)
     if (o->frame && strcmp(o->frame, "clip") != 0 && strcmp(o->frame, "pose") != 0) {
         print_error("bad value for --frame: '%s' (clip or pose)", o->frame);
         return -1;
+    }
+    if (o->screenshot_dir) {
+        struct stat st;
+        if (stat(o->screenshot_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            print_error("--screenshot-dir %s: not a folder", o->screenshot_dir);
+            return -1;
+        }
     }
     if (o->json && !o->list) {
         fprintf(stderr, "skinview: --json goes with --list\n");
@@ -769,8 +779,8 @@ static skv_result render_headless(skv_scene *scene, const options *o, int count,
     skv_target target;
     r = render_create(&renderer, &scene->model, err);
     if (r == SKV_OK && renderer.textures_too_large)
-        fprintf(stderr, "skinview: %s: warning: %d texture(s) larger than this driver's %d texels a side; drawn in the "
-                "material colour\n", scene->model.path, renderer.textures_too_large, renderer.max_texture_side);
+        print_error("%s: warning: %d texture(s) larger than this driver's %d texels a side; drawn in the material colour",
+                    scene->model.path, renderer.textures_too_large, renderer.max_texture_side);
     if (r == SKV_OK && scene->instances > 0) r = render_enable_crowd(&renderer, &scene->model, scene->instances, err);
     if (r == SKV_OK && scene->skinning == SKV_SKINNING_DUAL_QUATERNION)
         r = render_enable_dual_quaternion(&renderer, &scene->model, err);
@@ -1009,7 +1019,8 @@ int main(int argc, char **argv)
         if (viewer_display_available()) {
             r = viewer_run(&scene, &(skv_viewer_desc){.width = o.width, .height = o.height, .time = o.time,
                                                       .speed = o.speed, .capture_path = o.window_capture,
-                                                      .debug = o.debug, .import = &import},
+                                                      .debug = o.debug, .import = &import,
+                                                      .screenshot_dir = o.screenshot_dir},
                            &err);
         } else if (o.window_capture) {
             r = skv_fail(&err, SKV_ERR_GPU, "--window-capture needs a display (DISPLAY is not set)");

@@ -53,6 +53,7 @@ typedef struct viewer {
     int no_loop;      /* L: stop at the clip's end instead of looping */
     char *dropped;    /* a file dropped on the window, opened next frame */
     const skv_import_desc *import;
+    const char *screenshot_dir; /* the S key's folder, or NULL: beside the model */
     char message[4400]; /* shown in the HUD for a few seconds */
     double message_until;
     int hover_bone; /* the file bone whose joint is under the cursor, or -1 */
@@ -117,7 +118,12 @@ static void save_screenshot(viewer *v)
     const skv_target *t = &v->target;
     unsigned char *rgba = malloc((size_t)t->width * t->height * 4);
     char prefix[4200], path[4200], text[4300];
-    snprintf(prefix, sizeof prefix, "%s_skinview_", v->scene->model.path);
+    if (v->screenshot_dir) {
+        const char *base = strrchr(v->scene->model.path, '/');
+        snprintf(prefix, sizeof prefix, "%s/%s_skinview_", v->screenshot_dir, base ? base + 1 : v->scene->model.path);
+    } else {
+        snprintf(prefix, sizeof prefix, "%s_skinview_", v->scene->model.path);
+    }
     int number = 1;
     skv_error err = {{0}};
     if (!rgba) {
@@ -566,7 +572,7 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
     glfwWindowHint(GLFW_OPENGL_DEBUG_CONTEXT, desc->debug ? GLFW_TRUE : GLFW_FALSE);
     viewer v = {.scene = scene, .time = desc->time, .speed = desc->speed, .paused = desc->capture_path != NULL,
-                .import = desc->import, .hover_bone = -1};
+                .import = desc->import, .screenshot_dir = desc->screenshot_dir, .hover_bone = -1};
     memcpy(v.first_background, scene->view.background, sizeof v.first_background);
     v.window = glfwCreateWindow(desc->width, desc->height, "skinview", NULL, NULL);
     if (!v.window) {

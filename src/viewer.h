@@ -17,6 +17,9 @@ typedef struct skv_viewer_desc {
     const char *capture_path;
     int debug; /* debug context; GL errors end the run with status 7 */
     const skv_import_desc *import; /* for files dropped on the window */
+    /* Where the S key saves (MODEL_skinview_N.png, N the next free
+     * number); NULL: beside the model. */
+    const char *screenshot_dir;
 } skv_viewer_desc;
 
 /* True when an X11 or Wayland display is there to open a window on. */
