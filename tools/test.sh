@@ -4,9 +4,10 @@
 # the AddressSanitizer + UndefinedBehaviorSanitizer build (both with
 # Debian 12's Assimp 5.2.5), and in a normal build against the current
 # Assimp 5.4.x (tools/build-assimp.sh; built once, cached outside the
-# clone); then fuzzes the load path for a minute (clang, libFuzzer).
+# clone); then the threaded tests under ThreadSanitizer; then fuzzes the
+# load path for a minute (clang, libFuzzer).
 # Usage: tools/test.sh   (from anywhere; builds in build/, build-asan/,
-#                          build-current/, build-fuzz/)
+#                          build-current/, build-tsan/, build-fuzz/)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -50,6 +51,12 @@ cmake -S . -B build-current -DSKINVIEW_ASSIMP=current "-DSKINVIEW_ASSIMP_ROOT=$a
 cmake --build build-current -j"$jobs"
 oracle build-current
 run_ctest --test-dir build-current --output-on-failure -j"$jobs"
+
+# ThreadSanitizer on the tests that run threads (crowds, texture decoding,
+# the window taking a dropped file): -L threads.
+cmake -S . -B build-tsan -DSKINVIEW_SANITIZE_THREAD=ON -DCMAKE_BUILD_TYPE=Debug
+cmake --build build-tsan -j"$jobs"
+run_ctest --test-dir build-tsan --output-on-failure -L threads
 
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DSKINVIEW_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug
 cmake --build build-fuzz -j"$jobs" --target fuzz_import
