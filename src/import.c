@@ -1608,7 +1608,7 @@ static skv_result convert_scene(const struct aiScene *scene, const struct aiScen
     if (r == SKV_OK && im.joint_by_name)
         model_warn(model, "%d node name(s) belong to more than one node; bones and their channels bound to the "
                    "nodes that match their bind pose", (int)shlen(im.joint_by_name));
-    if (r == SKV_OK && walk_compile_all(model) != 0) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    if (r == SKV_OK && walk_compile_rest(model) != 0) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     if (r == SKV_OK) {
         for (int m = 0; m < model->mesh_count; m++)
             if (model->meshes[m].material < 0 || model->meshes[m].material >= model->material_count)
@@ -2073,6 +2073,6 @@ skv_result import_add_clips(skv_model *model, const char *path, const skv_import
     if (r == SKV_OK && *added == 0)
         r = skv_fail(err, SKV_ERR_ANIM, "animation file %s: none of its %d clip(s) moves a node of the model", path,
                      scratch.clip_count);
-    if (r == SKV_OK && walk_compile_all(model) != 0) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    if (r == SKV_OK && walk_compile_rest(model) != 0) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     return r;
 }
