@@ -554,7 +554,7 @@ __attribute__((target_clones("arch=x86-64-v3", "default")))
 void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seconds)
 {
     const skv_clip *c = clip >= 0 && clip < model->clip_count ? &model->clips[clip] : NULL;
-    const skv_walk *w = c ? c->walk : model->rest_walk;
+    const skv_walk *w = c ? walk_clip(model, clip) : model->rest_walk;
     if (!w) {
         pose_evaluate_reference(pose, model, clip, seconds);
         return;

@@ -1608,7 +1608,7 @@ static skv_result convert_scene(const struct aiScene *scene, const struct aiScen
     if (r == SKV_OK && im.joint_by_name)
         model_warn(model, "%d node name(s) belong to more than one node; bones and their channels bound to the "
                    "nodes that match their bind pose", (int)shlen(im.joint_by_name));
-    if (r == SKV_OK && walk_compile_all(model) != 0) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    if (r == SKV_OK && walk_compile_rest(model) != 0) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     if (r == SKV_OK) {
         for (int m = 0; m < model->mesh_count; m++)
             if (model->meshes[m].material < 0 || model->meshes[m].material >= model->material_count)
@@ -1727,6 +1727,30 @@ static const struct aiScene *import_md5anim(const char *path)
     return scene;
 }
 
+/* Assimp 5.2's JoinIdenticalVertices compares the bone weights of each
+ * vertex it may join by scanning the mesh's bones: quadratic in a skinned
+ * mesh's vertices (100,000: 3 s; 200,000: 13 s; 1,000,000: ~10 min),
+ * linear without bones (issue #21). It only pays off on geometry the
+ * importer unrolled per face corner; a mesh whose faces already share its
+ * vertices (glTF keeps the file's indices) has nothing to gain. So a scene
+ * with a big skinned mesh that is already indexed skips the join; every
+ * other scene is joined as before. */
+enum { JOIN_SKINNED_VERTEX_LIMIT = 50000 };
+
+static int skip_join(const struct aiScene *scene)
+{
+    for (unsigned m = 0; scene->mMeshes && m < scene->mNumMeshes; m++) {
+        const struct aiMesh *mesh = scene->mMeshes[m];
+        if (!mesh || !mesh->mNumBones || mesh->mNumVertices <= JOIN_SKINNED_VERTEX_LIMIT || !mesh->mFaces) continue;
+        size_t corners = 0;
+        for (unsigned f = 0; f < mesh->mNumFaces; f++) corners += mesh->mFaces[f].mNumIndices;
+        /* Unrolled geometry has one vertex per corner; a closed indexed
+         * triangle mesh about one per six. */
+        if (corners >= 2 * (size_t)mesh->mNumVertices) return 1;
+    }
+    return 0;
+}
+
 /* The latest key time of a clip, over every kind of channel. */
 static double last_key_time(const struct aiAnimation *anim)
 {
@@ -1791,6 +1815,7 @@ static const struct aiScene *read_scene(const char *path, const unsigned char *b
         }
         anim->mDuration = last;
     }
+    if (skip_join(scene)) flags &= ~(unsigned)aiProcess_JoinIdenticalVertices;
     const struct aiScene *processed = aiApplyPostProcessing(scene, flags);
     if (!processed) {
         /* Assimp freed the scene, and its C API keeps no message from a
@@ -2048,6 +2073,6 @@ skv_result import_add_clips(skv_model *model, const char *path, const skv_import
     if (r == SKV_OK && *added == 0)
         r = skv_fail(err, SKV_ERR_ANIM, "animation file %s: none of its %d clip(s) moves a node of the model", path,
                      scratch.clip_count);
-    if (r == SKV_OK && walk_compile_all(model) != 0) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    if (r == SKV_OK && walk_compile_rest(model) != 0) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     return r;
 }

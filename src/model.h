@@ -14,6 +14,7 @@
 #ifndef SKV_MODEL_H
 #define SKV_MODEL_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <cglm/cglm.h>
 
@@ -152,7 +153,11 @@ typedef struct skv_clip {
     unsigned notes;    /* SKV_CLIP_* */
     char *source;      /* the --anim-file it came from; NULL: the model's own file */
     int file_channels; /* channels the file gave it (channel_count: those that matched a node) */
-    skv_walk *walk;    /* walk_compile; NULL: pose_evaluate takes the reference path */
+    /* walk_clip (walk.h) compiles it on first use: at load for every clip
+     * it grew as clips x nodes (issue #21). Once walk_ready is set, NULL
+     * means memory ran out and pose_evaluate takes the reference path. */
+    skv_walk *walk;
+    atomic_int walk_ready;
 } skv_clip;
 
 /* Node hierarchy and bone map, flattened parent-first. */

@@ -2,6 +2,7 @@
  * that run it. */
 #include "walk.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,8 +232,40 @@ int walk_compile_all(skv_model *model)
     for (int c = 0; c < model->clip_count; c++) {
         walk_free(model->clips[c].walk);
         ok &= (model->clips[c].walk = walk_compile(model, &model->clips[c])) != NULL;
+        atomic_store_explicit(&model->clips[c].walk_ready, 1, memory_order_release);
     }
     return ok ? 0 : -1;
+}
+
+int walk_compile_rest(skv_model *model)
+{
+    walk_free(model->rest_walk);
+    model->rest_walk = walk_compile(model, NULL);
+    for (int c = 0; c < model->clip_count; c++) {
+        walk_free(model->clips[c].walk);
+        model->clips[c].walk = NULL;
+        atomic_store_explicit(&model->clips[c].walk_ready, 0, memory_order_relaxed);
+    }
+    return model->rest_walk ? 0 : -1;
+}
+
+/* One lock for every model: a clip is compiled once in its model's life,
+ * so waiting on another model's compilation costs nothing that matters. */
+static pthread_mutex_t compile_lock = PTHREAD_MUTEX_INITIALIZER;
+
+const skv_walk *walk_clip(const skv_model *model, int c)
+{
+    /* The model is heap memory the loader owns, not a const object: the
+     * cache may be filled through it. */
+    skv_clip *clip = (skv_clip *)&model->clips[c];
+    if (atomic_load_explicit(&clip->walk_ready, memory_order_acquire)) return clip->walk;
+    pthread_mutex_lock(&compile_lock);
+    if (!atomic_load_explicit(&clip->walk_ready, memory_order_relaxed)) {
+        clip->walk = walk_compile(model, clip);
+        atomic_store_explicit(&clip->walk_ready, 1, memory_order_release); /* after the walk is written */
+    }
+    pthread_mutex_unlock(&compile_lock);
+    return clip->walk;
 }
 
 /* --- running -------------------------------------------------------------- */

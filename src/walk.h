@@ -4,7 +4,7 @@
  * skeleton_pose + skin_palette (anim.h) compute node by node. Per clip
  * most of that is the same every frame: which nodes have keys that move,
  * which nodes never move, which chains of nodes stay rigid. walk_compile
- * settles all of it once, at load, into a skv_walk (model.h): per frame
+ * settles all of it once per clip, when the clip is first posed, into a skv_walk (model.h): per frame
  * pose_evaluate samples the moving channels into the pose's locals and
  * runs walk_run over the step lists, nothing else. */
 #ifndef SKV_WALK_H
@@ -21,6 +21,18 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip);
  * 0 on success, -1 if memory ran out (those walks stay NULL and
  * pose_evaluate falls back to the reference path for them). */
 int walk_compile_all(skv_model *model);
+
+/* What the importer does instead: compiles the rest pose's walk (0, or
+ * -1 if memory ran out) and drops every clip's, for walk_clip to compile
+ * when the clip is first posed. A file of many clips over many nodes
+ * holds a walk per clip only for the clips it plays. */
+int walk_compile_rest(skv_model *model);
+
+/* Clip c's walk (0 <= c < clip_count), compiled on its first call and
+ * kept in the clip; NULL if memory ran out. Safe from several threads at
+ * once (crowds pose on a pool): one compiles, the others wait for it. The
+ * model is const to its callers; only this cache in it is written. */
+const skv_walk *walk_clip(const skv_model *model, int c);
 
 /* Runs `count` steps in order: out = a * b, operands resolved as
  * skv_walk_step says against `work` (the pose's globals then locals,
