@@ -78,6 +78,7 @@ typedef struct importer {
     char texture_refused[160]; /* why resolve_texture refused one, for its warning; "" if it says nothing */
     int fbx_offset_fix;  /* fbx_mesh_correction applies (Assimp 5.4 FBX) */
     int fbx_bind_fix;    /* fbx_offsets_from_rest may apply (Assimp 5.2 FBX) */
+    int huge_offsets;    /* bone offsets beyond SKV_MAX_MAGNITUDE, replaced by identity */
 } importer;
 
 static void to_mat4(const struct aiMatrix4x4 *m, mat4 out)
@@ -99,6 +100,19 @@ static int mat4_finite(const mat4 m)
     for (int c = 0; c < 4; c++)
         for (int r = 0; r < 4; r++)
             if (!isfinite(m[c][r])) return 0;
+    return 1;
+}
+
+/* Beyond this a transform entry or key value is no model's: a scale or
+ * offset of 1e30 is finite, but a float overflows to inf once two such
+ * are multiplied down the hierarchy or with a vertex (issue #21). */
+#define SKV_MAX_MAGNITUDE 1e15f
+
+static int mat4_usable(const mat4 m)
+{
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++)
+            if (!(fabsf(m[c][r]) <= SKV_MAX_MAGNITUDE)) return 0; /* NaN fails too */
     return 1;
 }
 
@@ -166,7 +180,7 @@ static skv_result flatten_nodes(importer *im)
     typedef struct pending { const struct aiNode *node; int parent; } pending;
     pending *stack = NULL;
     arrput(stack, ((pending){im->scene->mRootNode, -1}));
-    int bad_transforms = 0;
+    int bad_transforms = 0, huge_transforms = 0;
     while (arrlen(stack) > 0) {
         pending p = arrpop(stack);
         int index = sk->node_count++;
@@ -178,6 +192,9 @@ static skv_result flatten_nodes(importer *im)
         if (!mat4_finite(sk->rest_local[index])) {
             glm_mat4_identity(sk->rest_local[index]);
             bad_transforms++;
+        } else if (!mat4_usable(sk->rest_local[index])) {
+            glm_mat4_identity(sk->rest_local[index]);
+            huge_transforms++;
         }
         if (shgeti(im->node_by_name, sk->node_names[index]) < 0)
             shput(im->node_by_name, sk->node_names[index], index);
@@ -190,6 +207,9 @@ static skv_result flatten_nodes(importer *im)
     arrfree(stack);
     if (bad_transforms)
         model_warn(im->model, "%d node transform(s) contain NaN/Inf; replaced by identity", bad_transforms);
+    if (huge_transforms)
+        model_warn(im->model, "%d node transform(s) hold values beyond 1e15 (they overflow when multiplied); "
+                   "replaced by identity", huge_transforms);
 
     mat4 root;
     glm_mat4_copy(sk->rest_local[0], root);
@@ -480,6 +500,10 @@ static int file_bone_index(importer *im, const struct aiBone *bone, const mat4 c
     if (rest_node >= 0) offset_from_rest(im, rest_node, offset, offset);
     glm_mat4_mul(offset, (vec4 *)correction, offset);
     if (!mat4_finite(offset)) glm_mat4_identity(offset);
+    else if (!mat4_usable(offset)) {
+        glm_mat4_identity(offset);
+        im->huge_offsets++;
+    }
 
     int first = lookup(&im->bone_by_name, name);
     if (first >= 0) {
@@ -1076,15 +1100,18 @@ static int all_keys_equal(const void *keys, int n, size_t stride, size_t value_o
 }
 
 static int copy_vec3_keys(const struct aiVectorKey *src, unsigned count, const float fallback[3],
-                          skv_vec3_key **out, int *unsorted)
+                          skv_vec3_key **out, int *unsorted, int *dropped)
 {
     *out = malloc((count ? count : 1) * sizeof **out);
     if (!*out) return -1;
     int n = 0;
     for (unsigned i = 0; i < count; i++) {
         const struct aiVectorKey *k = &src[i];
-        if (!isfinite(k->mTime) || !isfinite(k->mValue.x) || !isfinite(k->mValue.y) || !isfinite(k->mValue.z))
+        if (!isfinite(k->mTime) || !(fabsf(k->mValue.x) <= SKV_MAX_MAGNITUDE) ||
+            !(fabsf(k->mValue.y) <= SKV_MAX_MAGNITUDE) || !(fabsf(k->mValue.z) <= SKV_MAX_MAGNITUDE)) {
+            (*dropped)++; /* non-finite, or overflows once multiplied */
             continue;
+        }
         if (n > 0 && k->mTime < (*out)[n - 1].time) *unsorted = 1;
         skv_vec3_key *key = &(*out)[n++];
         key->time = k->mTime;
@@ -1097,7 +1124,7 @@ static int copy_vec3_keys(const struct aiVectorKey *src, unsigned count, const f
 }
 
 static int copy_quat_keys(const struct aiQuatKey *src, unsigned count, const float fallback[4],
-                          skv_quat_key **out, int *unsorted)
+                          skv_quat_key **out, int *unsorted, int *dropped)
 {
     *out = malloc((count ? count : 1) * sizeof **out);
     if (!*out) return -1;
@@ -1105,8 +1132,11 @@ static int copy_quat_keys(const struct aiQuatKey *src, unsigned count, const flo
     for (unsigned i = 0; i < count; i++) {
         const struct aiQuatKey *k = &src[i];
         const struct aiQuaternion *q = &k->mValue;
-        if (!isfinite(k->mTime) || !isfinite(q->w) || !isfinite(q->x) || !isfinite(q->y) || !isfinite(q->z))
+        if (!isfinite(k->mTime) || !(fabsf(q->w) <= SKV_MAX_MAGNITUDE) || !(fabsf(q->x) <= SKV_MAX_MAGNITUDE) ||
+            !(fabsf(q->y) <= SKV_MAX_MAGNITUDE) || !(fabsf(q->z) <= SKV_MAX_MAGNITUDE)) {
+            (*dropped)++; /* squaring these to normalise overflows */
             continue;
+        }
         if (n > 0 && k->mTime < (*out)[n - 1].time) *unsorted = 1;
         (*out)[n++] = (skv_quat_key){k->mTime, {q->x, q->y, q->z, q->w}};
     }
@@ -1284,7 +1314,7 @@ static skv_result convert_clips(importer *im)
             return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
         for (int n = 0; n < sk->node_count; n++) clip->node_channel[n] = -1;
 
-        int missing = 0, unsorted = 0;
+        int missing = 0, unsorted = 0, dropped = 0;
         double last_key = 0.0;
         for (unsigned c = 0; c < src->mNumChannels; c++) {
             const struct aiNodeAnim *na = src->mChannels[c];
@@ -1304,9 +1334,11 @@ static skv_result convert_clips(importer *im)
 
             skv_channel *ch = &clip->channels[clip->channel_count];
             ch->node = node;
-            ch->position_count = copy_vec3_keys(na->mPositionKeys, na->mNumPositionKeys, rest_t, &ch->positions, &unsorted);
-            ch->rotation_count = copy_quat_keys(na->mRotationKeys, na->mNumRotationKeys, rest_q, &ch->rotations, &unsorted);
-            ch->scale_count = copy_vec3_keys(na->mScalingKeys, na->mNumScalingKeys, rest_s, &ch->scales, &unsorted);
+            ch->position_count = copy_vec3_keys(na->mPositionKeys, na->mNumPositionKeys, rest_t, &ch->positions, &unsorted,
+                                                &dropped);
+            ch->rotation_count = copy_quat_keys(na->mRotationKeys, na->mNumRotationKeys, rest_q, &ch->rotations, &unsorted,
+                                                &dropped);
+            ch->scale_count = copy_vec3_keys(na->mScalingKeys, na->mNumScalingKeys, rest_s, &ch->scales, &unsorted, &dropped);
             clip->channel_count++;
             if (ch->position_count < 0 || ch->rotation_count < 0 || ch->scale_count < 0)
                 return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
@@ -1336,6 +1368,9 @@ static skv_result convert_clips(importer *im)
             model_warn(model, "clip '%s': %d channel(s) name nodes that do not exist; ignored", clip->name, missing);
         if (unsorted)
             model_warn(model, "clip '%s': keys out of time order; sorted", clip->name);
+        if (dropped)
+            model_warn(model, "clip '%s': %d key(s) non-finite or beyond 1e15 (they overflow when multiplied); "
+                       "dropped", clip->name, dropped);
     }
     return SKV_OK;
 }
@@ -1601,6 +1636,9 @@ static skv_result convert_scene(const struct aiScene *scene, const struct aiScen
     if (r == SKV_OK) r = flatten_nodes(&im);
     if (r == SKV_OK) r = fold_fbx_pivots(&im);
     if (r == SKV_OK) r = has_triangle_meshes(scene) ? convert_meshes(&im) : convert_skeleton_only(&im);
+    if (r == SKV_OK && im.huge_offsets)
+        model_warn(model, "%d bone bind matrix(es) hold values beyond 1e15 (they overflow when multiplied); "
+                   "replaced by identity", im.huge_offsets);
     if (r == SKV_OK && has_triangle_meshes(scene)) r = convert_morph_targets(&im);
     if (r == SKV_OK) r = convert_materials(&im);
     if (r == SKV_OK) r = convert_clips(&im);
