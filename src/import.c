@@ -1765,6 +1765,28 @@ static const struct aiScene *import_md5anim(const char *path)
     return scene;
 }
 
+static skv_result guarded_read(const char *path, const unsigned char *bytes, long size, const char *hint,
+                               unsigned flags, const skv_import_desc *desc, skv_error *err);
+
+/* import_md5anim, after the same guarded read as the mesh (a case-variant
+ * name is found by skinview, so Assimp's own guarded read of the mesh never
+ * saw it). NULL with `why` filled when the guarded read failed. */
+static const struct aiScene *import_md5anim_guarded(const char *path, const skv_import_desc *desc, skv_error *why)
+{
+    if (!(desc && desc->trusted)) {
+        long size = 0;
+        unsigned char *bytes = read_whole_file(path, &size);
+        if (!bytes) {
+            skv_fail(why, SKV_ERR_FILE, "cannot read it");
+            return NULL;
+        }
+        skv_result r = guarded_read(path, bytes, size, "md5anim", 0, desc, why);
+        free(bytes);
+        if (r != SKV_OK) return NULL;
+    }
+    return import_md5anim(path);
+}
+
 /* The latest key time of a clip, over every kind of channel. */
 static double last_key_time(const struct aiAnimation *anim)
 {
@@ -1905,6 +1927,36 @@ static int watch_child(int fd, double timeout, char *why, size_t size)
     }
 }
 
+/* Checks the guarded child makes on a scene Assimp returned, so that the
+ * parent never reads it: NULL if it may, else why not. An incomplete scene
+ * (AI_SCENE_FLAGS_INCOMPLETE) with neither meshes nor clips is Assimp
+ * giving up without an error. A scene holding more than 64 bytes of mesh
+ * data per byte of the file and over 256 MiB in all is a decompression or
+ * count bomb: real models stay within a small multiple of their size
+ * (compressed FBX ~10x), and the parent would need as much again to
+ * convert it. `size` is the file's size, or -1 to stat `path`. */
+static const char *scene_refused(const struct aiScene *scene, const char *path, long size)
+{
+    if ((scene->mFlags & AI_SCENE_FLAGS_INCOMPLETE) && scene->mNumMeshes == 0 && scene->mNumAnimations == 0)
+        return "Assimp returned an incomplete scene with no meshes and no animations";
+    double bytes = 0.0;
+    for (unsigned m = 0; scene->mMeshes && m < scene->mNumMeshes; m++) {
+        const struct aiMesh *mesh = scene->mMeshes[m];
+        if (!mesh) continue;
+        int streams = (mesh->mVertices != NULL) + (mesh->mNormals != NULL) + 2 * (mesh->mTangents != NULL);
+        for (int t = 0; t < AI_MAX_NUMBER_OF_TEXTURECOORDS; t++) streams += mesh->mTextureCoords[t] != NULL;
+        for (int c = 0; c < AI_MAX_NUMBER_OF_COLOR_SETS; c++) streams += mesh->mColors[c] != NULL;
+        bytes += (double)mesh->mNumVertices * 12.0 * streams + (double)mesh->mNumFaces * 12.0;
+        for (unsigned b = 0; mesh->mBones && b < mesh->mNumBones; b++)
+            if (mesh->mBones[b]) bytes += (double)mesh->mBones[b]->mNumWeights * 8.0;
+    }
+    struct stat st;
+    double file = size >= 0 ? (double)size : stat(path, &st) == 0 ? (double)st.st_size : 0.0;
+    if (bytes > 256.0 * 1024 * 1024 && bytes > 64.0 * file)
+        return "the scene is absurdly large for the file (over 64 bytes of mesh data per byte, and over 256 MiB)";
+    return NULL;
+}
+
 /* Reads `path` with Assimp in a child process. Returns SKV_OK when the
  * child read it; otherwise an error saying how Assimp failed. */
 static skv_result guarded_read(const char *path, const unsigned char *bytes, long size, const char *hint,
@@ -1935,14 +1987,14 @@ static skv_result guarded_read(const char *path, const unsigned char *bytes, lon
         setrlimit(RLIMIT_AS, &limit);
 #endif
         const struct aiScene *scene = read_scene(path, bytes, size, hint, flags, NULL);
-        if (!scene) {
+        const char *why = scene ? scene_refused(scene, path, bytes ? size : -1) : aiGetErrorString();
+        if (why) {
             /* The parent keeps only the start; no need to send more. */
-            const char *why = aiGetErrorString();
             size_t length = strnlen(why, GUARD_MESSAGE_BYTES);
             ssize_t written = write(pipe_fd[1], why, length);
             (void)written;
         }
-        _exit(scene ? 0 : 1);
+        _exit(why ? 1 : 0);
     }
     close(pipe_fd[1]);
     double timeout = desc && desc->timeout_seconds > 0 ? desc->timeout_seconds : 60.0;
@@ -1988,10 +2040,13 @@ skv_result import_model(const char *path, const skv_import_desc *desc, skv_model
     if (!scene) return fail_import(err, aiGetErrorString());
 
     const struct aiScene *anim_scene = NULL;
+    char *anim_refused = NULL; /* why the guarded read of a case-variant .md5anim failed */
     char anim_path[4096];
     if (scene->mNumAnimations == 0 && ends_with_nocase(path, ".md5mesh") &&
         find_md5anim(path, anim_path, sizeof anim_path)) {
-        anim_scene = import_md5anim(anim_path);
+        skv_error why = {{0}};
+        anim_scene = import_md5anim_guarded(anim_path, desc, &why);
+        if (!anim_scene && why.message[0]) anim_refused = strdup(why.message);
     }
     r = convert_scene(scene, anim_scene && anim_scene->mNumAnimations ? anim_scene : scene,
                       anim_scene && anim_scene->mNumAnimations ? NULL : file_durations, path, desc, model, err);
@@ -2000,6 +2055,9 @@ skv_result import_model(const char *path, const skv_import_desc *desc, skv_model
         model_warn(model, "clip read from %s (Assimp looks for the exact name only)", anim_path);
     else if (r == SKV_OK && anim_scene)
         model_warn(model, "%s has no usable animation; shown in rest pose", anim_path);
+    else if (r == SKV_OK && anim_refused)
+        model_warn(model, "%s: %s; shown in rest pose", anim_path, anim_refused);
+    free(anim_refused);
     if (r == SKV_OK && collada_has_curves(path)) {
         for (int c = 0; c < model->clip_count; c++) model->clips[c].notes |= SKV_CLIP_LINEAR_NOT_CURVE;
         if (model->clip_count)
