@@ -1990,11 +1990,14 @@ static skv_result guarded_read(const char *path, const unsigned char *bytes, lon
         const char *why = scene ? scene_refused(scene, path, bytes ? size : -1) : aiGetErrorString();
         if (why) {
             /* The parent keeps only the start; no need to send more. */
-            size_t length = strnlen(why, GUARD_MESSAGE_BYTES);
+            size_t length = strlen(why);
+            if (length > GUARD_MESSAGE_BYTES) length = GUARD_MESSAGE_BYTES;
             ssize_t written = write(pipe_fd[1], why, length);
             (void)written;
         }
-        _exit(why ? 1 : 0);
+        int refused = why != NULL;
+        if (scene) aiReleaseImport(scene); /* freed, so leak checkers that follow the child see no loss */
+        _exit(refused);
     }
     close(pipe_fd[1]);
     double timeout = desc && desc->timeout_seconds > 0 ? desc->timeout_seconds : 60.0;
