@@ -130,6 +130,25 @@ out vec2 v_uv;
 out vec3 v_skinned_position;
 out vec3 v_skinned_normal;
 
+// The skinned normal, as skin.c's skinned_normal: the cofactors of m (its
+// inverse transpose up to a factor, normalised away) times the sign of its
+// determinant, after dividing m by its largest entry. Unlike inverse() it
+// stays finite for a singular matrix (a bone scaled to 0: NaN normals,
+// issue #21); where even the cofactors vanish the unskinned normal stands in.
+vec3 safe_normal(mat3 m, vec3 n)
+{
+    vec3 a = abs(m[0]), b = abs(m[1]), c = abs(m[2]);
+    float largest = max(max(max(a.x, a.y), max(a.z, b.x)), max(max(b.y, b.z), max(c.x, max(c.y, c.z))));
+    if (largest > 0.0) m *= 1.0 / largest;
+    vec3 x12 = cross(m[1], m[2]), x20 = cross(m[2], m[0]), x01 = cross(m[0], m[1]);
+    float sign = dot(m[0], x12) < 0.0 ? -1.0 : 1.0;
+    vec3 out_n = sign * (x12 * n.x + x20 * n.y + x01 * n.z);
+    float len = length(out_n);
+    if (len > 1e-20) return out_n / len;
+    len = length(n);
+    return len > 1e-20 ? n / len : vec3(0.0, 1.0, 0.0);
+}
+
 void main()
 {
     vec3 position = a_position;
@@ -157,7 +176,7 @@ void main()
     vec4 dual = blend_dual / len;
     vec3 translation = 2.0 * (real.w * dual.xyz - dual.w * real.xyz + cross(real.xyz, dual.xyz));
     vec4 skinned = vec4(rotate(real, (blend_stretch * vec4(position, 1.0)).xyz) + translation, 1.0);
-    vec3 skinned_normal = rotate(real, transpose(inverse(mat3(blend_stretch))) * normal);
+    vec3 skinned_normal = rotate(real, safe_normal(mat3(blend_stretch), normal));
 #else
     mat4 skin = bone(a_bone_ids.x) * a_weights.x
               + bone(a_bone_ids.y) * a_weights.y
@@ -170,8 +189,8 @@ void main()
           + bone(a_bone_ids_1.w) * a_weights_1.w;
 #endif
     vec4 skinned = skin * vec4(position, 1.0);
-    // Inverse transpose: stays right under non-uniform scale.
-    vec3 skinned_normal = transpose(inverse(mat3(skin))) * normal;
+    // Inverse transpose (up to a factor): stays right under non-uniform scale.
+    vec3 skinned_normal = safe_normal(mat3(skin), normal);
 #endif
 #if SKV_INSTANCED
     vec3 grid = vec3(float(gl_InstanceID % u_grid_columns), 0.0, float(gl_InstanceID / u_grid_columns));

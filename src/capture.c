@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,17 +31,40 @@ skv_result capture_write_png(const char *path, int width, int height, const unsi
     return outfile_commit(&out, path, err);
 }
 
+/* The last line of defence of issue #21: the importer repairs the inputs
+ * known to overflow, but a chain of large finite transforms can still
+ * multiply past a float. An OBJ with "nan" or "inf" in it breaks whatever
+ * reads it, so such a pose is refused before the file is touched. */
+static int point_finite(const mat4 scene, const float *p)
+{
+    vec4 q;
+    glm_mat4_mulv((vec4 *)scene, (vec4){p[0], p[1], p[2], 1.0f}, q);
+    return isfinite(q[0]) && isfinite(q[1]) && isfinite(q[2]);
+}
+
+static skv_result refuse_non_finite(skv_error *err)
+{
+    return skv_fail(err, SKV_ERR_CONTENT, "the pose has non-finite coordinates (the file's transforms overflow a "
+                    "float); nothing written");
+}
+
 skv_result capture_write_obj(const char *path, const skv_model *model, const float *positions,
                              const float *normals, const mat4 scene, skv_error *err)
 {
-    skv_outfile out;
-    skv_result r = outfile_open(&out, path, err);
-    if (r != SKV_OK) return r;
-    FILE *f = out.file;
     mat3 normal_matrix;
     glm_mat4_pick3((vec4 *)scene, normal_matrix);
     glm_mat3_inv(normal_matrix, normal_matrix);
     glm_mat3_transpose(normal_matrix);
+    for (int v = 0; v < model->vertex_count; v++) {
+        vec3 n;
+        glm_mat3_mulv(normal_matrix, (float *)&normals[v * 3], n);
+        if (!point_finite(scene, &positions[v * 3]) || !isfinite(n[0]) || !isfinite(n[1]) || !isfinite(n[2]))
+            return refuse_non_finite(err);
+    }
+    skv_outfile out;
+    skv_result r = outfile_open(&out, path, err);
+    if (r != SKV_OK) return r;
+    FILE *f = out.file;
 
     /* Names go through text_put_line: a newline in one would start an
      * OBJ line of the file's choosing ("v ...", "f ..."). */
@@ -82,6 +106,12 @@ skv_result capture_write_skeleton_obj(const char *path, const skv_model *model, 
     for (int n = 0; n < sk->node_count; n++) vertex_of[n] = 0;
     for (int b = 0; b < sk->bone_count; b++)
         if (sk->bone_node[b] >= 0 && model_bone_from_file(model, b)) vertex_of[sk->bone_node[b]] = -1;
+    for (int n = 0; n < sk->node_count; n++) {
+        if (vertex_of[n] == -1 && !point_finite(scene, global[n][3])) {
+            free(vertex_of);
+            return refuse_non_finite(err);
+        }
+    }
     skv_outfile out;
     skv_result r = outfile_open(&out, path, err);
     if (r != SKV_OK) {

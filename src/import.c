@@ -78,6 +78,7 @@ typedef struct importer {
     char texture_refused[160]; /* why resolve_texture refused one, for its warning; "" if it says nothing */
     int fbx_offset_fix;  /* fbx_mesh_correction applies (Assimp 5.4 FBX) */
     int fbx_bind_fix;    /* fbx_offsets_from_rest may apply (Assimp 5.2 FBX) */
+    int huge_offsets;    /* bone offsets beyond SKV_MAX_MAGNITUDE, replaced by identity */
 } importer;
 
 static void to_mat4(const struct aiMatrix4x4 *m, mat4 out)
@@ -99,6 +100,19 @@ static int mat4_finite(const mat4 m)
     for (int c = 0; c < 4; c++)
         for (int r = 0; r < 4; r++)
             if (!isfinite(m[c][r])) return 0;
+    return 1;
+}
+
+/* Beyond this a transform entry or key value is no model's: a scale or
+ * offset of 1e30 is finite, but a float overflows to inf once two such
+ * are multiplied down the hierarchy or with a vertex (issue #21). */
+#define SKV_MAX_MAGNITUDE 1e15f
+
+static int mat4_usable(const mat4 m)
+{
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++)
+            if (!(fabsf(m[c][r]) <= SKV_MAX_MAGNITUDE)) return 0; /* NaN fails too */
     return 1;
 }
 
@@ -166,7 +180,7 @@ static skv_result flatten_nodes(importer *im)
     typedef struct pending { const struct aiNode *node; int parent; } pending;
     pending *stack = NULL;
     arrput(stack, ((pending){im->scene->mRootNode, -1}));
-    int bad_transforms = 0;
+    int bad_transforms = 0, huge_transforms = 0;
     while (arrlen(stack) > 0) {
         pending p = arrpop(stack);
         int index = sk->node_count++;
@@ -178,6 +192,9 @@ static skv_result flatten_nodes(importer *im)
         if (!mat4_finite(sk->rest_local[index])) {
             glm_mat4_identity(sk->rest_local[index]);
             bad_transforms++;
+        } else if (!mat4_usable(sk->rest_local[index])) {
+            glm_mat4_identity(sk->rest_local[index]);
+            huge_transforms++;
         }
         if (shgeti(im->node_by_name, sk->node_names[index]) < 0)
             shput(im->node_by_name, sk->node_names[index], index);
@@ -190,6 +207,9 @@ static skv_result flatten_nodes(importer *im)
     arrfree(stack);
     if (bad_transforms)
         model_warn(im->model, "%d node transform(s) contain NaN/Inf; replaced by identity", bad_transforms);
+    if (huge_transforms)
+        model_warn(im->model, "%d node transform(s) hold values beyond 1e15 (they overflow when multiplied); "
+                   "replaced by identity", huge_transforms);
 
     mat4 root;
     glm_mat4_copy(sk->rest_local[0], root);
@@ -480,6 +500,10 @@ static int file_bone_index(importer *im, const struct aiBone *bone, const mat4 c
     if (rest_node >= 0) offset_from_rest(im, rest_node, offset, offset);
     glm_mat4_mul(offset, (vec4 *)correction, offset);
     if (!mat4_finite(offset)) glm_mat4_identity(offset);
+    else if (!mat4_usable(offset)) {
+        glm_mat4_identity(offset);
+        im->huge_offsets++;
+    }
 
     int first = lookup(&im->bone_by_name, name);
     if (first >= 0) {
@@ -1076,15 +1100,18 @@ static int all_keys_equal(const void *keys, int n, size_t stride, size_t value_o
 }
 
 static int copy_vec3_keys(const struct aiVectorKey *src, unsigned count, const float fallback[3],
-                          skv_vec3_key **out, int *unsorted)
+                          skv_vec3_key **out, int *unsorted, int *dropped)
 {
     *out = malloc((count ? count : 1) * sizeof **out);
     if (!*out) return -1;
     int n = 0;
     for (unsigned i = 0; i < count; i++) {
         const struct aiVectorKey *k = &src[i];
-        if (!isfinite(k->mTime) || !isfinite(k->mValue.x) || !isfinite(k->mValue.y) || !isfinite(k->mValue.z))
+        if (!isfinite(k->mTime) || !(fabsf(k->mValue.x) <= SKV_MAX_MAGNITUDE) ||
+            !(fabsf(k->mValue.y) <= SKV_MAX_MAGNITUDE) || !(fabsf(k->mValue.z) <= SKV_MAX_MAGNITUDE)) {
+            (*dropped)++; /* non-finite, or overflows once multiplied */
             continue;
+        }
         if (n > 0 && k->mTime < (*out)[n - 1].time) *unsorted = 1;
         skv_vec3_key *key = &(*out)[n++];
         key->time = k->mTime;
@@ -1097,7 +1124,7 @@ static int copy_vec3_keys(const struct aiVectorKey *src, unsigned count, const f
 }
 
 static int copy_quat_keys(const struct aiQuatKey *src, unsigned count, const float fallback[4],
-                          skv_quat_key **out, int *unsorted)
+                          skv_quat_key **out, int *unsorted, int *dropped)
 {
     *out = malloc((count ? count : 1) * sizeof **out);
     if (!*out) return -1;
@@ -1105,8 +1132,11 @@ static int copy_quat_keys(const struct aiQuatKey *src, unsigned count, const flo
     for (unsigned i = 0; i < count; i++) {
         const struct aiQuatKey *k = &src[i];
         const struct aiQuaternion *q = &k->mValue;
-        if (!isfinite(k->mTime) || !isfinite(q->w) || !isfinite(q->x) || !isfinite(q->y) || !isfinite(q->z))
+        if (!isfinite(k->mTime) || !(fabsf(q->w) <= SKV_MAX_MAGNITUDE) || !(fabsf(q->x) <= SKV_MAX_MAGNITUDE) ||
+            !(fabsf(q->y) <= SKV_MAX_MAGNITUDE) || !(fabsf(q->z) <= SKV_MAX_MAGNITUDE)) {
+            (*dropped)++; /* squaring these to normalise overflows */
             continue;
+        }
         if (n > 0 && k->mTime < (*out)[n - 1].time) *unsorted = 1;
         (*out)[n++] = (skv_quat_key){k->mTime, {q->x, q->y, q->z, q->w}};
     }
@@ -1284,7 +1314,7 @@ static skv_result convert_clips(importer *im)
             return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
         for (int n = 0; n < sk->node_count; n++) clip->node_channel[n] = -1;
 
-        int missing = 0, unsorted = 0;
+        int missing = 0, unsorted = 0, dropped = 0;
         double last_key = 0.0;
         for (unsigned c = 0; c < src->mNumChannels; c++) {
             const struct aiNodeAnim *na = src->mChannels[c];
@@ -1304,9 +1334,11 @@ static skv_result convert_clips(importer *im)
 
             skv_channel *ch = &clip->channels[clip->channel_count];
             ch->node = node;
-            ch->position_count = copy_vec3_keys(na->mPositionKeys, na->mNumPositionKeys, rest_t, &ch->positions, &unsorted);
-            ch->rotation_count = copy_quat_keys(na->mRotationKeys, na->mNumRotationKeys, rest_q, &ch->rotations, &unsorted);
-            ch->scale_count = copy_vec3_keys(na->mScalingKeys, na->mNumScalingKeys, rest_s, &ch->scales, &unsorted);
+            ch->position_count = copy_vec3_keys(na->mPositionKeys, na->mNumPositionKeys, rest_t, &ch->positions, &unsorted,
+                                                &dropped);
+            ch->rotation_count = copy_quat_keys(na->mRotationKeys, na->mNumRotationKeys, rest_q, &ch->rotations, &unsorted,
+                                                &dropped);
+            ch->scale_count = copy_vec3_keys(na->mScalingKeys, na->mNumScalingKeys, rest_s, &ch->scales, &unsorted, &dropped);
             clip->channel_count++;
             if (ch->position_count < 0 || ch->rotation_count < 0 || ch->scale_count < 0)
                 return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
@@ -1336,6 +1368,9 @@ static skv_result convert_clips(importer *im)
             model_warn(model, "clip '%s': %d channel(s) name nodes that do not exist; ignored", clip->name, missing);
         if (unsorted)
             model_warn(model, "clip '%s': keys out of time order; sorted", clip->name);
+        if (dropped)
+            model_warn(model, "clip '%s': %d key(s) non-finite or beyond 1e15 (they overflow when multiplied); "
+                       "dropped", clip->name, dropped);
     }
     return SKV_OK;
 }
@@ -1601,6 +1636,9 @@ static skv_result convert_scene(const struct aiScene *scene, const struct aiScen
     if (r == SKV_OK) r = flatten_nodes(&im);
     if (r == SKV_OK) r = fold_fbx_pivots(&im);
     if (r == SKV_OK) r = has_triangle_meshes(scene) ? convert_meshes(&im) : convert_skeleton_only(&im);
+    if (r == SKV_OK && im.huge_offsets)
+        model_warn(model, "%d bone bind matrix(es) hold values beyond 1e15 (they overflow when multiplied); "
+                   "replaced by identity", im.huge_offsets);
     if (r == SKV_OK && has_triangle_meshes(scene)) r = convert_morph_targets(&im);
     if (r == SKV_OK) r = convert_materials(&im);
     if (r == SKV_OK) r = convert_clips(&im);
@@ -1725,6 +1763,28 @@ static const struct aiScene *import_md5anim(const char *path)
     const struct aiScene *scene = bytes ? aiImportFileFromMemory((const char *)bytes, (unsigned)size, 0, "md5anim") : NULL;
     free(bytes);
     return scene;
+}
+
+static skv_result guarded_read(const char *path, const unsigned char *bytes, long size, const char *hint,
+                               unsigned flags, const skv_import_desc *desc, skv_error *err);
+
+/* import_md5anim, after the same guarded read as the mesh (a case-variant
+ * name is found by skinview, so Assimp's own guarded read of the mesh never
+ * saw it). NULL with `why` filled when the guarded read failed. */
+static const struct aiScene *import_md5anim_guarded(const char *path, const skv_import_desc *desc, skv_error *why)
+{
+    if (!(desc && desc->trusted)) {
+        long size = 0;
+        unsigned char *bytes = read_whole_file(path, &size);
+        if (!bytes) {
+            skv_fail(why, SKV_ERR_FILE, "cannot read it");
+            return NULL;
+        }
+        skv_result r = guarded_read(path, bytes, size, "md5anim", 0, desc, why);
+        free(bytes);
+        if (r != SKV_OK) return NULL;
+    }
+    return import_md5anim(path);
 }
 
 /* Assimp 5.2's JoinIdenticalVertices compares the bone weights of each
@@ -1892,6 +1952,36 @@ static int watch_child(int fd, double timeout, char *why, size_t size)
     }
 }
 
+/* Checks the guarded child makes on a scene Assimp returned, so that the
+ * parent never reads it: NULL if it may, else why not. An incomplete scene
+ * (AI_SCENE_FLAGS_INCOMPLETE) with neither meshes nor clips is Assimp
+ * giving up without an error. A scene holding more than 64 bytes of mesh
+ * data per byte of the file and over 256 MiB in all is a decompression or
+ * count bomb: real models stay within a small multiple of their size
+ * (compressed FBX ~10x), and the parent would need as much again to
+ * convert it. `size` is the file's size, or -1 to stat `path`. */
+static const char *scene_refused(const struct aiScene *scene, const char *path, long size)
+{
+    if ((scene->mFlags & AI_SCENE_FLAGS_INCOMPLETE) && scene->mNumMeshes == 0 && scene->mNumAnimations == 0)
+        return "Assimp returned an incomplete scene with no meshes and no animations";
+    double bytes = 0.0;
+    for (unsigned m = 0; scene->mMeshes && m < scene->mNumMeshes; m++) {
+        const struct aiMesh *mesh = scene->mMeshes[m];
+        if (!mesh) continue;
+        int streams = (mesh->mVertices != NULL) + (mesh->mNormals != NULL) + 2 * (mesh->mTangents != NULL);
+        for (int t = 0; t < AI_MAX_NUMBER_OF_TEXTURECOORDS; t++) streams += mesh->mTextureCoords[t] != NULL;
+        for (int c = 0; c < AI_MAX_NUMBER_OF_COLOR_SETS; c++) streams += mesh->mColors[c] != NULL;
+        bytes += (double)mesh->mNumVertices * 12.0 * streams + (double)mesh->mNumFaces * 12.0;
+        for (unsigned b = 0; mesh->mBones && b < mesh->mNumBones; b++)
+            if (mesh->mBones[b]) bytes += (double)mesh->mBones[b]->mNumWeights * 8.0;
+    }
+    struct stat st;
+    double file = size >= 0 ? (double)size : stat(path, &st) == 0 ? (double)st.st_size : 0.0;
+    if (bytes > 256.0 * 1024 * 1024 && bytes > 64.0 * file)
+        return "the scene is absurdly large for the file (over 64 bytes of mesh data per byte, and over 256 MiB)";
+    return NULL;
+}
+
 /* Reads `path` with Assimp in a child process. Returns SKV_OK when the
  * child read it; otherwise an error saying how Assimp failed. */
 static skv_result guarded_read(const char *path, const unsigned char *bytes, long size, const char *hint,
@@ -1922,14 +2012,17 @@ static skv_result guarded_read(const char *path, const unsigned char *bytes, lon
         setrlimit(RLIMIT_AS, &limit);
 #endif
         const struct aiScene *scene = read_scene(path, bytes, size, hint, flags, NULL);
-        if (!scene) {
+        const char *why = scene ? scene_refused(scene, path, bytes ? size : -1) : aiGetErrorString();
+        if (why) {
             /* The parent keeps only the start; no need to send more. */
-            const char *why = aiGetErrorString();
-            size_t length = strnlen(why, GUARD_MESSAGE_BYTES);
+            size_t length = strlen(why);
+            if (length > GUARD_MESSAGE_BYTES) length = GUARD_MESSAGE_BYTES;
             ssize_t written = write(pipe_fd[1], why, length);
             (void)written;
         }
-        _exit(scene ? 0 : 1);
+        int refused = why != NULL;
+        if (scene) aiReleaseImport(scene); /* freed, so leak checkers that follow the child see no loss */
+        _exit(refused);
     }
     close(pipe_fd[1]);
     double timeout = desc && desc->timeout_seconds > 0 ? desc->timeout_seconds : 60.0;
@@ -1975,10 +2068,13 @@ skv_result import_model(const char *path, const skv_import_desc *desc, skv_model
     if (!scene) return fail_import(err, aiGetErrorString());
 
     const struct aiScene *anim_scene = NULL;
+    char *anim_refused = NULL; /* why the guarded read of a case-variant .md5anim failed */
     char anim_path[4096];
     if (scene->mNumAnimations == 0 && ends_with_nocase(path, ".md5mesh") &&
         find_md5anim(path, anim_path, sizeof anim_path)) {
-        anim_scene = import_md5anim(anim_path);
+        skv_error why = {{0}};
+        anim_scene = import_md5anim_guarded(anim_path, desc, &why);
+        if (!anim_scene && why.message[0]) anim_refused = strdup(why.message);
     }
     r = convert_scene(scene, anim_scene && anim_scene->mNumAnimations ? anim_scene : scene,
                       anim_scene && anim_scene->mNumAnimations ? NULL : file_durations, path, desc, model, err);
@@ -1987,6 +2083,9 @@ skv_result import_model(const char *path, const skv_import_desc *desc, skv_model
         model_warn(model, "clip read from %s (Assimp looks for the exact name only)", anim_path);
     else if (r == SKV_OK && anim_scene)
         model_warn(model, "%s has no usable animation; shown in rest pose", anim_path);
+    else if (r == SKV_OK && anim_refused)
+        model_warn(model, "%s: %s; shown in rest pose", anim_path, anim_refused);
+    free(anim_refused);
     if (r == SKV_OK && collada_has_curves(path)) {
         for (int c = 0; c < model->clip_count; c++) model->clips[c].notes |= SKV_CLIP_LINEAR_NOT_CURVE;
         if (model->clip_count)

@@ -48,6 +48,43 @@ int skin_pack_influences(skv_influence *list, int count, int slots, uint16_t *id
     return kept;
 }
 
+/* The skinned normal: the inverse transpose of the 3x3 of `m` applied to
+ * `n`, normalised. The inverse transpose is the cofactor matrix (columns
+ * c1 x c2, c2 x c0, c0 x c1) over the determinant; only its direction
+ * matters, so the cofactors times the determinant's sign are used: they
+ * stay finite where the inverse does not (a bone scaled to 0, a singular
+ * bind matrix gave NaN normals, issue #21). The matrix is divided by its
+ * largest entry first so that scales of 1e-30 or 1e30 neither underflow
+ * nor overflow in the products. Where even the cofactors vanish (the
+ * surface collapsed to a line or point) the unskinned normal stands in.
+ * skinned.vert (safe_normal) does the same. */
+static void skinned_normal(const mat4 m, const float n[3], float out[3])
+{
+    float largest = 0.0f;
+    for (int c = 0; c < 3; c++)
+        for (int r = 0; r < 3; r++) largest = fmaxf(largest, fabsf(m[c][r]));
+    float scale = largest > 0.0f && isfinite(largest) ? 1.0f / largest : 1.0f;
+    vec3 col[3];
+    for (int c = 0; c < 3; c++)
+        for (int r = 0; r < 3; r++) col[c][r] = m[c][r] * scale;
+    vec3 x12, x20, x01;
+    glm_vec3_cross(col[1], col[2], x12);
+    glm_vec3_cross(col[2], col[0], x20);
+    glm_vec3_cross(col[0], col[1], x01);
+    float sign = glm_vec3_dot(col[0], x12) < 0.0f ? -1.0f : 1.0f;
+    for (int k = 0; k < 3; k++) out[k] = sign * (x12[k] * n[0] + x20[k] * n[1] + x01[k] * n[2]);
+    float len = sqrtf(out[0] * out[0] + out[1] * out[1] + out[2] * out[2]);
+    if (!(len > 1e-20f && isfinite(len))) {
+        for (int k = 0; k < 3; k++) out[k] = n[k];
+        len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        if (!(len > 1e-20f && isfinite(len))) {
+            out[0] = 0.0f, out[1] = 1.0f, out[2] = 0.0f;
+            return;
+        }
+    }
+    for (int k = 0; k < 3; k++) out[k] /= len;
+}
+
 void skin_blend(const skv_model *model, const mat4 *palette,
                 float *positions, float *normals)
 {
@@ -79,16 +116,7 @@ void skin_blend_morph(const skv_model *model, const mat4 *palette, const float *
         positions[v * 3 + 0] = out[0];
         positions[v * 3 + 1] = out[1];
         positions[v * 3 + 2] = out[2];
-        if (normals) {
-            mat3 m3, normal_matrix;
-            glm_mat4_pick3(blend, m3);
-            glm_mat3_inv(m3, normal_matrix);
-            glm_mat3_transpose(normal_matrix);
-            vec3 n;
-            glm_mat3_mulv(normal_matrix, morphed_normal, n);
-            glm_vec3_normalize(n);
-            memcpy(&normals[v * 3], n, sizeof n);
-        }
+        if (normals) skinned_normal(blend, morphed_normal, &normals[v * 3]);
     }
 }
 
@@ -264,16 +292,9 @@ void skin_blend_dq_morph(const skv_model *model, const skv_dq_bone *bones, const
         quat_rotate(real, stretched, rotated);
         for (int k = 0; k < 3; k++) positions[v * 3 + k] = rotated[k] + t[k];
         if (normals) {
-            mat3 m3, normal_matrix;
-            glm_mat4_pick3(stretch, m3);
-            glm_mat3_inv(m3, normal_matrix);
-            glm_mat3_transpose(normal_matrix);
-            vec3 n;
-            glm_mat3_mulv(normal_matrix, morphed_normal, n);
-            float out[3];
-            quat_rotate(real, n, out);
-            glm_vec3_normalize(out);
-            memcpy(&normals[v * 3], out, sizeof out);
+            float n[3];
+            skinned_normal(stretch, morphed_normal, n);
+            quat_rotate(real, n, &normals[v * 3]); /* a rotation: stays unit length */
         }
     }
 }

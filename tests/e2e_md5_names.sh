@@ -25,4 +25,14 @@ grep -q "^clips: 0" "$tmp/alone.txt"
 grep -q "no animation" "$tmp/alone.txt"
 "$skinview" "$tmp/alone/arm.md5mesh" --size 256x256 --screenshot "$tmp/alone.png"
 "$check" nonblank "$tmp/alone.png"
+# A corrupt .MD5ANIM found by its case-variant name goes through the same
+# guarded read as the mesh (issue #21): the mesh in rest pose, one warning
+# naming the file, no crash.
+mkdir "$tmp/corrupt"
+cp "$assets/arm.md5mesh" "$tmp/corrupt/Arm.md5mesh"
+{ head -c 3000 "$assets/arm.md5anim"; printf 'numFrames 99999999999\nframe 0 {\n'; } > "$tmp/corrupt/ARM.MD5ANIM"
+"$skinview" "$tmp/corrupt/Arm.md5mesh" --list > "$tmp/corrupt.txt" 2> "$tmp/corrupt.err"
+cat "$tmp/corrupt.err"
+grep -q "^clips: 0" "$tmp/corrupt.txt"
+[ "$(grep -c 'ARM.MD5ANIM.*rest pose' "$tmp/corrupt.err")" -eq 1 ]
 echo "md5 name checks ok"
