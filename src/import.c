@@ -1850,12 +1850,31 @@ static double last_key_time(const struct aiAnimation *anim)
  * NULL); the conversion warns about those. On failure returns NULL with
  * Assimp's message in aiGetErrorString(). A scene of too many bones comes
  * back as read, unprocessed: convert_scene refuses it first thing. */
+/* Files this big are looked at before Assimp post-processes them
+ * (too_many_bones, skip_join): on them a step can be quadratic. */
+enum { PEEK_FILE_BYTES = 4 << 20 };
+
+static const struct aiScene *import_once(const char *path, const unsigned char *bytes, long size, const char *hint,
+                                         unsigned flags)
+{
+    return bytes ? aiImportFileFromMemory((const char *)bytes, (unsigned)size, flags, hint) : aiImportFile(path, flags);
+}
+
 static const struct aiScene *read_scene(const char *path, const unsigned char *bytes, long size, const char *hint,
                                         unsigned flags, double **durations)
 {
     if (durations) *durations = NULL;
-    const struct aiScene *scene = bytes ? aiImportFileFromMemory((const char *)bytes, (unsigned)size, 0, hint)
-                                        : aiImportFile(path, 0);
+    struct stat st;
+    long file_size = bytes ? size : stat(path, &st) == 0 ? (long)st.st_size : 0;
+    /* Most files: one call, post-processing included. (aiApplyPostProcessing
+     * is kept for the files below that need it: when one of its steps
+     * fails, Assimp 5.2.5's C API releases a scene its importer has already
+     * deleted, and crashes.) */
+    if (file_size < PEEK_FILE_BYTES) {
+        const struct aiScene *scene = import_once(path, bytes, size, hint, flags);
+        if (scene || !strstr(aiGetErrorString(), "is larger than aiAnimation::mDuration")) return scene;
+    }
+    const struct aiScene *scene = import_once(path, bytes, size, hint, 0);
     if (!scene) return NULL;
     /* The conversion refuses it before looking further (too_many_bones):
      * handed over unprocessed, without Assimp's validation, quadratic in
@@ -1876,15 +1895,14 @@ static const struct aiScene *read_scene(const char *path, const unsigned char *b
         anim->mDuration = last;
     }
     if (skip_join(scene)) flags &= ~(unsigned)aiProcess_JoinIdenticalVertices;
+    if (!file_durations) {
+        /* Nothing to repair: read again in one call, which fails cleanly. */
+        aiReleaseImport(scene);
+        return import_once(path, bytes, size, hint, flags);
+    }
     const struct aiScene *processed = aiApplyPostProcessing(scene, flags);
     if (!processed) {
-        /* Assimp freed the scene, and its C API keeps no message from a
-         * failed post-process: reading again with the steps in one call
-         * fails the same way and leaves the message. */
         free(file_durations);
-        const struct aiScene *again = bytes ? aiImportFileFromMemory((const char *)bytes, (unsigned)size, flags, hint)
-                                            : aiImportFile(path, flags);
-        if (again) aiReleaseImport(again);
         return NULL;
     }
     if (durations) *durations = file_durations;
@@ -1892,18 +1910,57 @@ static const struct aiScene *read_scene(const char *path, const unsigned char *b
     return processed;
 }
 
-#ifndef SKV_SANITIZE /* ASan reserves terabytes of address space up front */
-/* Memory a guarded read may use: generous for real models (Assimp needs a
- * small multiple of the file), far below what a broken header can ask for. */
-static rlim_t guard_memory_limit(const char *path)
+/* Memory Assimp may take to read a file: generous for real models (Assimp
+ * needs a small multiple of the file), far below what a broken header can
+ * ask for; --import-memory sets it. */
+static rlim_t import_memory_budget(const char *path, const skv_import_desc *desc)
 {
+    if (desc && desc->memory_limit_mb > 0) return (rlim_t)desc->memory_limit_mb << 20;
     struct stat st;
     rlim_t file = stat(path, &st) == 0 ? (rlim_t)st.st_size : 0;
     rlim_t limit = (rlim_t)2 << 30; /* 2 GiB */
     if (file * 16 > limit) limit = file * 16;
     return limit;
 }
+
+/* While this process itself runs Assimp on a file (after the guarded read,
+ * or with --trust), its address space may grow by the same budget as the
+ * guarded child's: a file that only half-reads in the child, or that is
+ * read unguarded, fails with one line instead of taking the machine's
+ * memory. The limit is set from what the process already maps (a GL
+ * driver may hold much) and put back afterwards. Not under the sanitizers,
+ * which reserve terabytes of address space up front. */
+typedef struct memory_bound {
+    struct rlimit saved;
+    int active;
+} memory_bound;
+
+static void memory_bound_begin(memory_bound *bound, const char *path, const skv_import_desc *desc)
+{
+    bound->active = 0;
+#ifndef SKV_SANITIZE
+    long pages = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f) {
+        if (fscanf(f, "%ld", &pages) != 1) pages = 0;
+        fclose(f);
+    }
+    if (pages <= 0 || getrlimit(RLIMIT_AS, &bound->saved) != 0) return;
+    rlim_t want = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + import_memory_budget(path, desc);
+    if (bound->saved.rlim_cur != RLIM_INFINITY && bound->saved.rlim_cur <= want) return; /* tighter already */
+    if (bound->saved.rlim_max != RLIM_INFINITY && want > bound->saved.rlim_max) return;
+    struct rlimit limit = {want, bound->saved.rlim_max};
+    bound->active = setrlimit(RLIMIT_AS, &limit) == 0;
+#else
+    (void)path, (void)desc;
 #endif
+}
+
+static void memory_bound_end(memory_bound *bound)
+{
+    if (bound->active) setrlimit(RLIMIT_AS, &bound->saved);
+    bound->active = 0;
+}
 
 /* Assimp can quote the rest of a broken file in its message (a mangled
  * SMD: ~900 KB). The error line keeps its start: this many bytes from the
@@ -1915,6 +1972,9 @@ enum { MESSAGE_CHARS = 300, GUARD_MESSAGE_BYTES = 4 * MESSAGE_CHARS + 16 };
 /* "cannot import: " and Assimp's message, cut and escaped to one line. */
 static skv_result fail_import(skv_error *err, const char *message)
 {
+    if (strstr(message, "bad_alloc"))
+        return skv_fail(err, SKV_ERR_IMPORT, "cannot import: Assimp ran out of the memory it may use for one file "
+                        "(--import-memory)");
     char line[sizeof(skv_error) - sizeof "cannot import: "]; /* so the "…" is not cut off */
     return skv_fail(err, SKV_ERR_IMPORT, "cannot import: %s", text_line(line, sizeof line, message, MESSAGE_CHARS));
 }
@@ -2008,7 +2068,7 @@ static skv_result guarded_read(const char *path, const unsigned char *bytes, lon
         const int crashes[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
         for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++) signal(crashes[i], SIG_DFL);
 #ifndef SKV_SANITIZE
-        struct rlimit limit = {guard_memory_limit(path), guard_memory_limit(path)};
+        struct rlimit limit = {import_memory_budget(path, desc), import_memory_budget(path, desc)};
         setrlimit(RLIMIT_AS, &limit);
 #endif
         const struct aiScene *scene = read_scene(path, bytes, size, hint, flags, NULL);
@@ -2062,7 +2122,10 @@ skv_result import_model(const char *path, const skv_import_desc *desc, skv_model
         }
     }
     double *file_durations = NULL;
+    memory_bound bound;
+    memory_bound_begin(&bound, path, desc);
     const struct aiScene *scene = read_scene(path, trimmed, trimmed_size, "dae", flags, &file_durations);
+    memory_bound_end(&bound);
     int vcounts_trimmed = trimmed != NULL;
     free(trimmed);
     if (!scene) return fail_import(err, aiGetErrorString());
@@ -2073,7 +2136,9 @@ skv_result import_model(const char *path, const skv_import_desc *desc, skv_model
     if (scene->mNumAnimations == 0 && ends_with_nocase(path, ".md5mesh") &&
         find_md5anim(path, anim_path, sizeof anim_path)) {
         skv_error why = {{0}};
+        memory_bound_begin(&bound, anim_path, desc);
         anim_scene = import_md5anim_guarded(anim_path, desc, &why);
+        memory_bound_end(&bound);
         if (!anim_scene && why.message[0]) anim_refused = strdup(why.message);
     }
     r = convert_scene(scene, anim_scene && anim_scene->mNumAnimations ? anim_scene : scene,
@@ -2114,7 +2179,10 @@ skv_result import_add_clips(skv_model *model, const char *path, const skv_import
     if (r == SKV_OK && !(desc && desc->trusted)) r = guarded_read(path, NULL, 0, NULL, import_flags, desc, &why);
     if (r != SKV_OK) return skv_fail(err, r, "animation file %s: %s", path, why.message);
     double *file_durations = NULL;
+    memory_bound bound;
+    memory_bound_begin(&bound, path, desc);
     const struct aiScene *scene = read_scene(path, NULL, 0, NULL, import_flags, &file_durations);
+    memory_bound_end(&bound);
     if (!scene) return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: cannot import: %s", path, aiGetErrorString());
     if (only_without_mesh && has_own_meshes(scene)) {
         free(file_durations);

@@ -18,6 +18,10 @@ typedef struct skv_import_desc {
      * succeeds is it imported here. */
     int trusted;
     double timeout_seconds;
+    /* Address space Assimp may take to read a file, in the guarded child
+     * and (after it, or with `trusted`) in this process; 0: the default,
+     * 2 GiB or 16 times the file, whichever is more. */
+    int memory_limit_mb;
     /* Files whose clips are added to the model (import_add_clips), in
      * order, after its own. */
     const char *const *anim_files;

@@ -53,6 +53,7 @@ typedef struct options {
     int trust;
     int debug;
     double import_timeout;
+    double import_memory; /* --import-memory MB; 0: the default */
     int list;
     int bind_pose;
     int instances;
@@ -129,6 +130,8 @@ static void usage(FILE *out)
             "                        weighs W whatever the clip says; repeatable\n"
             "  --import-timeout S    give up on a file Assimp has not read in S seconds\n"
             "                        (default 60; 0.001..86400)\n"
+            "  --import-memory MB    address space Assimp may take to read a file, guarded or\n"
+            "                        not (default 2048 or 16x the file; 1..1048576)\n"
             "  --trust               skip the guarded first read in a child process\n"
             "  --debug               OpenGL debug context: any GL error fails the run (status 7)\n"
             "  --list                print meshes (and their morph targets), bones and clips\n"
@@ -221,7 +224,7 @@ static int is_value_option(const char *arg)
 {
     static const char *const with_value[] = {"--anim", "--anim-file", "--time", "--speed", "--size", "--screenshot", "--export-pose",
                                               "--window-capture", "--influences", "--instances", "--blend", "--fade", "--skinning",
-                                              "--weights", "--background", "--frames", "--fps", "--gif", "--ref", "--ref-threshold", "--frame", "--screenshot-dir", "--camera-azimuth",
+                                              "--weights", "--background", "--frames", "--fps", "--gif", "--ref", "--ref-threshold", "--frame", "--screenshot-dir", "--import-memory", "--camera-azimuth",
                                               "--camera-elevation", "--camera-zoom",
                                               "--import-timeout", "--morph"};
     for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
@@ -362,6 +365,10 @@ static int parse_options(int argc, char **argv, options *o)
             double n;
             if (parse_in_range(value, 1, 1000000, &n) != 0 || n != (int)n) goto bad_value;
             o->instances = (int)n;
+        } else if (strcmp(a, "--import-memory") == 0) {
+            if (parse_number(value, &o->import_memory) != 0 || !(o->import_memory >= 1.0 && o->import_memory <= 1048576.0) ||
+                o->import_memory != floor(o->import_memory))
+                goto bad_value;
         } else if (strcmp(a, "--camera-azimuth") == 0) {
             if (parse_number(value, &o->camera_azimuth) != 0 || !(fabs(o->camera_azimuth) <= 360.0)) goto bad_value;
         } else if (strcmp(a, "--camera-elevation") == 0) {
@@ -927,6 +934,7 @@ int main(int argc, char **argv)
     skv_scene scene;
     skv_error err = {{0}};
     skv_import_desc import = {.influences = o.influences, .trusted = o.trust, .timeout_seconds = o.import_timeout,
+                              .memory_limit_mb = (int)o.import_memory,
                               .anim_files = o.anim_files, .anim_file_count = o.anim_file_count};
     skv_result r = scene_load(&scene, path, o.anim, &import, &err);
     if (r != SKV_OK) {
