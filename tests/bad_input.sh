@@ -8,16 +8,29 @@
 #   - awkward paths: missing, a directory, empty, unreadable, names with
 #     spaces and non-ASCII letters, an .md5mesh with a missing or
 #     mismatched .md5anim, a model without meshes (BVH), without animation.
+#   - the hostile files tests/gen/ writes: numbers that overflow a pose
+#     (nan_mutations.py), names full of escapes (hostile_names.py), and
+#     files on which a step was quadratic (zero normals, 80,000 one-channel
+#     clips, 70,000 bones, 3,000 bones under 3,000 nodes, 3,000 clips x 3,000
+#     nodes).
 # Runs `skinview --list` and `skinview --screenshot` on each with a time
 # bound. Each run must end in exit 0 (with a PNG for --screenshot) or a
 # documented non-zero status with exactly one error line naming the file.
-# Prints the table; fails on any crash, hang or unclean error.
+# Resources: with SKV_RESOURCE_CAP_KB set (the normal build), every run has
+# that address-space cap (ulimit -v) and a 10 s limit, and its time and
+# peak RSS are measured (/usr/bin/time): a table of every run, and any run
+# over either fails. (Sanitizer builds reserve terabytes of address space
+# and run slower: there only crashes, hangs and unclean errors count.)
+# Prints the tables; fails on any crash, hang, unclean error or overrun.
 #
 # Usage: bad_input.sh SKINVIEW SHARED_MODELS_DIR ASSETS_DIR
 set -uo pipefail
 skinview=$1 shared=$2 assets=$3
 testmodels=/usr/share/assimp/models
+cap_kb=${SKV_RESOURCE_CAP_KB:-}
 limit=${SKV_BAD_INPUT_SECONDS:-30} # per run; generous for sanitizer builds
+[ -n "$cap_kb" ] && limit=10
+gen=$(cd "$(dirname "$0")/gen" && pwd)
 tmp=$(mktemp -d)
 trap 'chmod -R u+rwX "$tmp"; rm -rf "$tmp"' EXIT
 corpus="$tmp/corpus"
@@ -55,6 +68,14 @@ for path in sys.argv[2:]:
         open(os.path.join(out, f"{stem}.flip{seed}{ext}"), 'wb').write(bytes(flipped))
 EOF
 
+# The hostile files the generators write.
+python3 "$gen/nan_mutations.py" "$corpus" "$assets/worm.dae" >/dev/null
+python3 "$gen/hostile_names.py" "$corpus/hostile_names.gltf" >/dev/null
+python3 "$gen/gltf_zero_normals.py" "$corpus/zero_normals.glb"
+python3 "$gen/gltf_one_channel_clips.py" "$corpus/one_channel_clips.glb"
+python3 "$gen/gltf_many_bones.py" "$corpus/many_bones.glb"
+python3 "$gen/gltf_deep_bones.py" "$corpus/deep_bones.glb"
+python3 "$gen/gltf_many_clips.py" "$corpus/many_clips.glb"
 # Awkward paths.
 : >"$corpus/empty.dae"
 mkdir "$corpus/a folder.fbx"
@@ -67,27 +88,42 @@ cp "$shared/md5/Bob.md5anim" "$tmp/md5_mismatch/arm.md5anim" # other joints, oth
 cases=("$corpus"/* "$tmp/md5_missing/arm.md5mesh" "$tmp/md5_mismatch/arm.md5mesh"
        "$testmodels/BVH/Boxing_Toes.bvh" "$testmodels/MS3D/Wuson.ms3d" "$corpus/does not exist.fbx")
 
-# Runs as root can read mode-000 files: the unreadable case runs as nobody.
-as_nobody() {
-  if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
-    setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
-  else
-    "$@"
-  fi
-}
-
-tried=0 renders=0 clean=0 crashes=0 hangs=0 unclean=0
+tried=0 renders=0 clean=0 crashes=0 hangs=0 unclean=0 overruns=0
 run() { # run MODEL ARGS...
   local model=$1
   shift
+  # Runs as root can read mode-000 files: the unreadable case runs as nobody.
   local runner=()
-  case "$model" in *unreadable*) runner=(as_nobody) ;; esac
+  case "$model" in *unreadable*)
+    if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+      runner=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+    fi ;;
+  esac
   local png="$tmp/out.png"
   rm -f "$png"
   # --import-timeout: the sanitizer build's guarded read has no memory
   # limit (see import.c), so a runaway Assimp is stopped by time there.
-  "${runner[@]}" timeout -s KILL "$limit" "$skinview" "$model" "$@" --import-timeout 10 >"$tmp/stdout" 2>"$tmp/stderr"
+  rm -f "$tmp/usage"
+  if [ -n "$cap_kb" ]; then
+    # The cap in a subshell (ulimit holds for what it starts); time(1)
+    # measures skinview itself (--import-timeout: the guarded read's own
+    # bound, below the 10 s one).
+    ( ulimit -v "$cap_kb"
+      timeout -s KILL "$limit" /usr/bin/time -f "%e %M" -o "$tmp/usage" \
+        "${runner[@]}" "$skinview" "$model" "$@" --import-timeout 8 ) >"$tmp/stdout" 2>"$tmp/stderr"
+  else
+    "${runner[@]}" timeout -s KILL "$limit" "$skinview" "$model" "$@" --import-timeout 10 >"$tmp/stdout" 2>"$tmp/stderr"
+  fi
   local status=$?
+  if [ -n "$cap_kb" ]; then
+    local seconds=? rss=?
+    [ -s "$tmp/usage" ] && read -r seconds rss < <(tail -n 1 "$tmp/usage")
+    printf '%-48s %-13s %7s s %9s KB %s\n' "$(basename "$model")" "$1" "$seconds" "$rss" "$status" >>"$tmp/resources"
+    if [ "$seconds" = "?" ] || awk -v s="$seconds" -v l="$limit" 'BEGIN { exit !(s > l) }'; then
+      overruns=$((overruns + 1))
+      echo "OVER ${limit} s: skinview '$model' $* ($seconds s)"
+    fi
+  fi
   tried=$((tried + 1))
   local errors
   errors=$(grep -v ': warning: ' "$tmp/stderr" | grep -c .)
@@ -120,7 +156,14 @@ for model in "${cases[@]}"; do
   run "$model" --screenshot "$tmp/out.png" --size 64x64 --time 0.5
 done
 
+if [ -n "$cap_kb" ]; then
+  printf '\nresources per run (address space capped at %s KB, %s s each):\n' "$cap_kb" "$limit"
+  printf '%-48s %-13s %9s %12s %s\n' input mode time "peak RSS" status
+  cat "$tmp/resources"
+  sort -k3 -g "$tmp/resources" | tail -n 1 | awk '{ printf "slowest: %s %s, %s s\n", $1, $2, $3 }'
+  sort -k5 -g "$tmp/resources" | tail -n 1 | awk '{ printf "largest: %s %s, %s KB\n", $1, $2, $5 }'
+fi
 printf '\n%-14s %6s\n' "bad input" "count"
 printf '%-14s %6d\n' "cases tried" "$tried" "renders" "$renders" "clean errors" "$clean" \
-  "crashes" "$crashes" "hangs" "$hangs" "unclean" "$unclean"
-[ "$crashes" -eq 0 ] && [ "$hangs" -eq 0 ] && [ "$unclean" -eq 0 ]
+  "crashes" "$crashes" "hangs" "$hangs" "unclean" "$unclean" "over limits" "$overruns"
+[ "$crashes" -eq 0 ] && [ "$hangs" -eq 0 ] && [ "$unclean" -eq 0 ] && [ "$overruns" -eq 0 ]
