@@ -71,11 +71,16 @@ EOF
 # The hostile files the generators write.
 python3 "$gen/nan_mutations.py" "$corpus" "$assets/worm.dae" >/dev/null
 python3 "$gen/hostile_names.py" "$corpus/hostile_names.gltf" >/dev/null
-python3 "$gen/gltf_zero_normals.py" "$corpus/zero_normals.glb"
-python3 "$gen/gltf_one_channel_clips.py" "$corpus/one_channel_clips.glb"
-python3 "$gen/gltf_many_bones.py" "$corpus/many_bones.glb"
-python3 "$gen/gltf_deep_bones.py" "$corpus/deep_bones.glb"
-python3 "$gen/gltf_many_clips.py" "$corpus/many_clips.glb"
+if [ -n "$cap_kb" ]; then
+  # The big ones for the resource check only: under the sanitizers they
+  # are e2e_bounds' (LeakSanitizer's exit scan of 3,000 clips crashed its
+  # tracer, signal 11, outside Skinview's code).
+  python3 "$gen/gltf_zero_normals.py" "$corpus/zero_normals.glb"
+  python3 "$gen/gltf_one_channel_clips.py" "$corpus/one_channel_clips.glb"
+  python3 "$gen/gltf_many_bones.py" "$corpus/many_bones.glb"
+  python3 "$gen/gltf_deep_bones.py" "$corpus/deep_bones.glb"
+  python3 "$gen/gltf_many_clips.py" "$corpus/many_clips.glb"
+fi
 # Awkward paths.
 : >"$corpus/empty.dae"
 mkdir "$corpus/a folder.fbx"

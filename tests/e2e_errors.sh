@@ -68,10 +68,14 @@ expect 8 "cannot write" -- "$shared/md5/Bob.md5mesh" --export-pose "$tmp/no/dir/
 [ -e "$tmp/x.png" ] && { echo "FAIL: a PNG was written for a failed import"; failures=$((failures + 1)); }
 # The memory Assimp may take for one file bounds this process too, guarded
 # or not (--trust): a 309-byte file that asks for ~16 GB fails at once.
-expect 4 "ran out of the memory it may use for one file (--import-memory)" -- \
-  /usr/share/assimp/models/invalid/OutOfMemory.off --trust --list
-expect 4 "ran out of the memory it may use for one file (--import-memory)" -- \
-  "$shared/gltf/robot.glb" --trust --import-memory 4 --list
+# (Not in the sanitizer builds: they reserve terabytes of address space, so
+# the budget is not set there; README "Broken files".)
+if [ -z "${SKV_SANITIZER_BUILD:-}" ]; then
+  expect 4 "ran out of the memory it may use for one file (--import-memory)" -- \
+    /usr/share/assimp/models/invalid/OutOfMemory.off --trust --list
+  expect 4 "ran out of the memory it may use for one file (--import-memory)" -- \
+    "$shared/gltf/robot.glb" --trust --import-memory 4 --list
+fi
 expect 2 "bad value for --import-memory" -- "$shared/gltf/robot.glb" --import-memory 0 --list
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]
