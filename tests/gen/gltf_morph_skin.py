@@ -12,53 +12,30 @@ out by up to 0.2, target 1 ("bulge_high") those around y = 1.5 by up to
 2 s and keys the weights (0, 0), (1, 0), (0.5, 1) at the same times, so
 a bulge that ignored the bones would stay upright. Buffer embedded as a
 data URI; written by this script at test time."""
-import base64, json, math, struct, sys
+import base64, json, math, sys
+from tube import IBM, RADIUS, RINGS, SIDES, floats, indices, pack, quat, rings, shorts, upper_weight
 
-RINGS, SIDES, RADIUS = 9, 8, 0.25
-positions, normals, joints, weights, indices = [], [], [], [], []
+positions, normals, joints, weights = [], [], [], []
 low, high, high_n = [], [], []
-for r in range(RINGS):
-    y = 2.0 * r / (RINGS - 1)
-    upper = min(1.0, max(0.0, (y - 0.75) / 0.5))  # 0 below 0.75, 1 above 1.25
-    for s in range(SIDES):
-        a = 2 * math.pi * s / SIDES
-        c, sn = math.cos(a), math.sin(a)
-        positions += [RADIUS * c, y, RADIUS * sn]
-        normals += [c, 0.0, sn]
-        joints += [0, 1, 0, 0]
-        weights += [1.0 - upper, upper, 0.0, 0.0]
-        g_low = math.exp(-((y - 0.5) / 0.3) ** 2)
-        g_high = math.exp(-((y - 1.5) / 0.3) ** 2)
-        low += [0.2 * g_low * c, 0.0, 0.2 * g_low * sn]
-        high += [0.3 * g_high * c, 0.0, 0.3 * g_high * sn]
-        high_n += [0.0, 0.5 * g_high, 0.0]
-for r in range(RINGS - 1):
-    for s in range(SIDES):
-        a, b = r * SIDES + s, r * SIDES + (s + 1) % SIDES
-        c, d = a + SIDES, b + SIDES
-        indices += [a, c, b, b, c, d]
-
-def quat_z(deg):
-    h = math.radians(deg) / 2
-    return [0.0, 0.0, math.sin(h), math.cos(h)]
+for y, c, sn in rings():
+    positions += [RADIUS * c, y, RADIUS * sn]
+    normals += [c, 0.0, sn]
+    joints += [0, 1, 0, 0]
+    weights += [1.0 - upper_weight(y), upper_weight(y), 0.0, 0.0]
+    g_low = math.exp(-((y - 0.5) / 0.3) ** 2)
+    g_high = math.exp(-((y - 1.5) / 0.3) ** 2)
+    low += [0.2 * g_low * c, 0.0, 0.2 * g_low * sn]
+    high += [0.3 * g_high * c, 0.0, 0.3 * g_high * sn]
+    high_n += [0.0, 0.5 * g_high, 0.0]
+indices = indices()
 
 times = [0.0, 1.0, 2.0]
-rotations = sum((quat_z(d) for d in (0, 60, 90)), [])
+rotations = sum((quat('z', d) for d in (0, 60, 90)), [])
 morph_weights = [0.0, 0.0, 1.0, 0.0, 0.5, 1.0]
-# Inverse bind matrices (column-major): "Lower" at the origin, "Upper" at y = 1.
-ibm = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1] + [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -1, 0, 1]
 
-def floats(values):
-    return struct.pack('<%df' % len(values), *values)
-
-blobs = [floats(positions), floats(normals), struct.pack('<%dH' % len(joints), *joints), floats(weights),
-         struct.pack('<%dH' % len(indices), *indices), floats(ibm), floats(times), floats(rotations),
-         floats(morph_weights), floats(low), floats(high), floats(high_n)]
-data, views = b'', []
-for blob in blobs:
-    data += b'\0' * (-len(data) % 4)
-    views.append({'buffer': 0, 'byteOffset': len(data), 'byteLength': len(blob)})
-    data += blob
+data, views = pack([floats(positions), floats(normals), shorts(joints), floats(weights), shorts(indices), floats(IBM),
+                    floats(times), floats(rotations), floats(morph_weights), floats(low), floats(high),
+                    floats(high_n)])
 n = RINGS * SIDES
 
 def vec3_accessor(view, values):

@@ -14,43 +14,22 @@ joint 3 by 0, 60, 90 degrees about z at 0, 1, 2 s and moves joint 2 by x
 0, 0.5, 0. Bound by name, the upper half would follow the still mesh node
 and the tube would not bend. Buffer embedded as a data URI; written by
 this script at test time."""
-import base64, json, math, struct, sys
+import base64, json, sys
+from tube import IBM, RADIUS, RINGS, SIDES, floats, indices, pack, quat, rings, shorts, upper_weight
 
-RINGS, SIDES, RADIUS = 9, 8, 0.25
-positions, joints, weights, indices = [], [], [], []
-for r in range(RINGS):
-    y = 2.0 * r / (RINGS - 1)
-    upper = min(1.0, max(0.0, (y - 0.75) / 0.5))  # 0 below 0.75, 1 above 1.25
-    for s in range(SIDES):
-        a = 2 * math.pi * s / SIDES
-        positions += [RADIUS * math.cos(a), y, RADIUS * math.sin(a)]
-        joints += [0, 1, 0, 0]
-        weights += [1.0 - upper, upper, 0.0, 0.0]
-for r in range(RINGS - 1):
-    for s in range(SIDES):
-        a, b = r * SIDES + s, r * SIDES + (s + 1) % SIDES
-        c, d = a + SIDES, b + SIDES
-        indices += [a, c, b, b, c, d]
-
-def quat_z(deg):
-    h = math.radians(deg) / 2
-    return [0.0, 0.0, math.sin(h), math.cos(h)]
+positions, joints, weights = [], [], []
+for y, c, s in rings():
+    positions += [RADIUS * c, y, RADIUS * s]
+    joints += [0, 1, 0, 0]
+    weights += [1.0 - upper_weight(y), upper_weight(y), 0.0, 0.0]
+indices = indices()
 
 times = [0.0, 1.0, 2.0]
-rotations = sum((quat_z(d) for d in (0, 60, 90)), [])
+rotations = sum((quat('z', d) for d in (0, 60, 90)), [])
 translations = [0, 0, 0, 0.5, 0, 0, 0, 0, 0]
-# Inverse bind matrices (column-major): joint 2 at the origin, joint 3 at y = 1.
-ibm = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1] + [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -1, 0, 1]
 
-blobs = [struct.pack('<%df' % len(positions), *positions), struct.pack('<%dH' % len(joints), *joints),
-         struct.pack('<%df' % len(weights), *weights), struct.pack('<%dH' % len(indices), *indices),
-         struct.pack('<%df' % len(ibm), *ibm), struct.pack('<3f', *times),
-         struct.pack('<%df' % len(rotations), *rotations), struct.pack('<%df' % len(translations), *translations)]
-data, views = b'', []
-for blob in blobs:
-    data += b'\0' * (-len(data) % 4)
-    views.append({'buffer': 0, 'byteOffset': len(data), 'byteLength': len(blob)})
-    data += blob
+data, views = pack([floats(positions), shorts(joints), floats(weights), shorts(indices), floats(IBM),
+                    floats(times), floats(rotations), floats(translations)])
 n = RINGS * SIDES
 accessors = [
     {'bufferView': 0, 'componentType': 5126, 'count': n, 'type': 'VEC3',

@@ -11,26 +11,16 @@ the way characters and animations are usually shipped:
   clips_other.gltf joints "Tail1", "Tail2" that the character lacks;
                    clip "Wag"
 Buffers are embedded as data URIs."""
-import base64, json, math, os, struct, sys
+import base64, json, os, sys
+from tube import IBM, RADIUS, RINGS, SIDES, floats, indices, pack, quat, rings, shorts, upper_weight
 
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
 
 
-def quat(axis, deg):
-    h = math.radians(deg) / 2
-    q = [0.0, 0.0, 0.0, math.cos(h)]
-    q['xyz'.index(axis)] = math.sin(h)
-    return q
-
-
 def write(name, blobs, doc):
     """Packs `blobs` (bytes, one buffer view each) into one buffer."""
-    data, views = b'', []
-    for blob in blobs:
-        data += b'\0' * (-len(data) % 4)
-        views.append({'buffer': 0, 'byteOffset': len(data), 'byteLength': len(blob)})
-        data += blob
+    data, views = pack(blobs)
     doc.update({'asset': {'version': '2.0', 'generator': 'skinview tests/gen/gltf_split.py'}, 'bufferViews': views,
                 'buffers': [{'byteLength': len(data),
                              'uri': 'data:application/octet-stream;base64,' + base64.b64encode(data).decode()}]})
@@ -46,28 +36,17 @@ def skeleton(prefix, first_index):
 
 
 # The character.
-RINGS, SIDES, RADIUS = 9, 8, 0.25
-positions, joints, weights, indices = [], [], [], []
-for r in range(RINGS):
-    y = 2.0 * r / (RINGS - 1)
-    upper = min(1.0, max(0.0, (y - 0.75) / 0.5))
-    for s in range(SIDES):
-        a = 2 * math.pi * s / SIDES
-        positions += [RADIUS * math.cos(a), y, RADIUS * math.sin(a)]
-        joints += [0, 1, 0, 0]
-        weights += [1.0 - upper, upper, 0.0, 0.0]
-for r in range(RINGS - 1):
-    for s in range(SIDES):
-        a, b = r * SIDES + s, r * SIDES + (s + 1) % SIDES
-        indices += [a, a + SIDES, b, b, a + SIDES, b + SIDES]
-ibm = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1] + [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -1, 0, 1]
+positions, joints, weights = [], [], []
+for y, c, s in rings():
+    positions += [RADIUS * c, y, RADIUS * s]
+    joints += [0, 1, 0, 0]
+    weights += [1.0 - upper_weight(y), upper_weight(y), 0.0, 0.0]
+indices = indices()
 n = RINGS * SIDES
 nodes = skeleton('', 0) + [{'name': 'Tube', 'mesh': 0, 'skin': 0}]
 nodes[0]['children'].append(3)
 write('character.gltf',
-      [struct.pack('<%df' % len(positions), *positions), struct.pack('<%dH' % len(joints), *joints),
-       struct.pack('<%df' % len(weights), *weights), struct.pack('<%dH' % len(indices), *indices),
-       struct.pack('<%df' % len(ibm), *ibm)],
+      [floats(positions), shorts(joints), floats(weights), shorts(indices), floats(IBM)],
       {'scene': 0, 'scenes': [{'nodes': [0]}], 'nodes': nodes,
        'meshes': [{'name': 'tube', 'primitives': [{'attributes': {'POSITION': 0, 'JOINTS_0': 1, 'WEIGHTS_0': 2},
                                                    'indices': 3}]}],
@@ -86,7 +65,7 @@ def clip_file(name, prefix, clip, node, times, rotations, names=None):
         for i, new in enumerate(names):
             nodes[1 + i]['name'] = new
     flat = sum(rotations, [])
-    write(name, [struct.pack('<%df' % len(times), *times), struct.pack('<%df' % len(flat), *flat)],
+    write(name, [floats(times), floats(flat)],
           {'scene': 0, 'scenes': [{'nodes': [0]}], 'nodes': nodes,
            'accessors': [{'bufferView': 0, 'componentType': 5126, 'count': len(times), 'type': 'SCALAR',
                           'min': [times[0]], 'max': [times[-1]]},
