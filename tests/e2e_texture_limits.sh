@@ -16,20 +16,7 @@ mkdir -p "$out"
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
-cat >"$out/quad.obj" <<'OBJ'
-mtllib quad.mtl
-v -1 -1 0
-v 1 -1 0
-v 1 1 0
-v -1 1 0
-vt 0 0
-vt 1 0
-vt 1 1
-vt 0 1
-usemtl skin
-f 1/1 2/2 3/3
-f 1/1 3/3 4/4
-OBJ
+bash "$(dirname "$0")/gen/textured_quad.sh" "$out/quad.obj" skin
 texture() { printf 'newmtl skin\nKd 1 0 1\nmap_Kd %s\n' "$1" >"$out/quad.mtl"; }
 
 # The reference: the texture missing, the material's magenta.

@@ -11,20 +11,7 @@ trap 'rm -rf "$tmp"' EXIT
 [ -n "${SKV_KEEP:-}" ] && trap - EXIT && echo "keeping $tmp"
 mkdir -p "$tmp/models" "$tmp/shared_textures" "$tmp/out"
 cp "$assets/arm_skin.png" "$tmp/shared_textures/skin.png"
-cat >"$tmp/models/quad.obj" <<'OBJ'
-mtllib quad.mtl
-v -1 -1 0
-v 1 -1 0
-v 1 1 0
-v -1 1 0
-vt 0 0
-vt 1 0
-vt 1 1
-vt 0 1
-usemtl outside
-f 1/1 2/2 3/3
-f 1/1 3/3 4/4
-OBJ
+bash "$(dirname "$0")/gen/textured_quad.sh" "$tmp/models/quad.obj" outside
 printf 'newmtl outside\nKd 1 0 1\nmap_Kd ../shared_textures/skin.png\n' >"$tmp/models/quad.mtl"
 before=$(find "$tmp/models" "$tmp/shared_textures" -type f | sort | xargs md5sum)
 
