@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Writes a textured quad (two triangles, UVs 0..1) as OBJ using MTL file
-# the .mtl of the same name beside it and material MATERIAL: the texture
-# tests' model.
+# Writes a textured quad (two triangles, UVs 0..1) as OBJ, using the .mtl
+# of the same name beside it and material MATERIAL: the texture tests'
+# model.
 # Usage: textured_quad.sh OUT.obj MATERIAL
 set -euo pipefail
 cat >"$1" <<OBJ
