@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "anim.h"
-#include "app.h"
+#include "scene.h"
 #include "crowd.h"
 #include "gpu.h"
 #include "render.h"

@@ -18,7 +18,7 @@
 #include "draws.h"
 #include "import.h"
 #include "skin.h"
-#include "view.h"
+#include "camera.h"
 
 static const char *const extensions[] = {"dae", "fbx", "md5mesh", "gltf", "glb", "x",   "smd",
                                          "bvh", "obj", "ms3d",    "b3d",  "mdl", "ply", "3ds"};
@@ -43,7 +43,7 @@ static void exercise(const skv_model *model)
             }
         }
     float lo[3], hi[3];
-    view_animated_bounds(model, model->clip_count > 0 ? 0 : -1, 0.0, 4, -1, lo, hi);
+    camera_animated_bounds(model, model->clip_count > 0 ? 0 : -1, 0.0, 4, -1, lo, hi);
     free(positions);
     free(normals);
     pose_destroy(&pose);

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "app.h"
+#include "scene.h"
 #include "check.h"
 
 static double palette_difference(const skv_model *model, const mat4 *a, const mat4 *b)

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
+#include "scene.h"
 #include "gpu.h"
 #include "render.h"
 #include "skin.h"

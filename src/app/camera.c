@@ -1,5 +1,5 @@
-/* view.c - camera framing and matrices. */
-#include "view.h"
+/* camera.c - camera framing and matrices. */
+#include "camera.h"
 
 #include <float.h>
 #include <math.h>
@@ -11,14 +11,14 @@
 
 #define FIELD_OF_VIEW_DEG 40.0f
 
-void view_node_position(const skv_model *model, const mat4 *global, int node, float out[3])
+void camera_node_position(const skv_model *model, const mat4 *global, int node, float out[3])
 {
     vec4 p;
     glm_mat4_mulv((vec4 *)model->upright, (vec4){global[node][3][0], global[node][3][1], global[node][3][2], 1.0f}, p);
     out[0] = p[0], out[1] = p[1], out[2] = p[2];
 }
 
-int view_root_motion_node(const skv_model *model, int clip)
+int camera_root_motion_node(const skv_model *model, int clip)
 {
     if (clip < 0 || clip >= model->clip_count) return -1;
     const skv_clip *c = &model->clips[clip];
@@ -29,7 +29,7 @@ int view_root_motion_node(const skv_model *model, int clip)
     return -1;
 }
 
-int view_animated_bounds(const skv_model *model, int clip, double start_seconds, int samples, int steady_node,
+int camera_animated_bounds(const skv_model *model, int clip, double start_seconds, int samples, int steady_node,
                          float lo[3], float hi[3])
 {
     skv_pose pose;
@@ -48,7 +48,7 @@ int view_animated_bounds(const skv_model *model, int clip, double start_seconds,
     float start[3] = {0.0f, 0.0f, 0.0f}; /* the steady node at the clip's start */
     if (steady_node >= 0 && steady_node < model->skeleton.node_count) {
         pose_evaluate(&pose, model, clip, 0.0);
-        view_node_position(model, pose_globals(&pose), steady_node, start);
+        camera_node_position(model, pose_globals(&pose), steady_node, start);
     }
     for (int s = 0; s < samples; s++) {
         double seconds = start_seconds + (samples > 1 ? duration * s / samples : 0.0);
@@ -58,7 +58,7 @@ int view_animated_bounds(const skv_model *model, int clip, double start_seconds,
         skin_bounds(positions, model->vertex_count, model->upright, slo, shi);
         if (steady_node >= 0 && steady_node < model->skeleton.node_count) {
             float at[3];
-            view_node_position(model, pose_globals(&pose), steady_node, at);
+            camera_node_position(model, pose_globals(&pose), steady_node, at);
             for (int a = 0; a < 3; a += 2) slo[a] -= at[a] - start[a], shi[a] -= at[a] - start[a];
         }
         for (int a = 0; a < 3; a++) {
@@ -73,7 +73,7 @@ int view_animated_bounds(const skv_model *model, int clip, double start_seconds,
     return 0;
 }
 
-void view_frame(skv_camera *camera, const float lo[3], const float hi[3])
+void camera_frame(skv_camera *camera, const float lo[3], const float hi[3])
 {
     float d2 = 0.0f;
     for (int a = 0; a < 3; a++) {
@@ -88,7 +88,7 @@ void view_frame(skv_camera *camera, const float lo[3], const float hi[3])
     camera->zoom = 1.0f;
 }
 
-void view_matrices(const skv_camera *camera, int width, int height, mat4 view, mat4 projection)
+void camera_matrices(const skv_camera *camera, int width, int height, mat4 view, mat4 projection)
 {
     float aspect = height > 0 ? (float)width / (float)height : 1.0f;
     float fovy = glm_rad(FIELD_OF_VIEW_DEG);

@@ -1,5 +1,5 @@
-/* app.c - scene loading shared by the headless and window paths. */
-#include "app.h"
+/* scene.c - scene loading shared by the headless and window paths. */
+#include "scene.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,14 +16,14 @@
 /* The root-motion node of the clip and where it starts. */
 static void find_root(skv_scene *scene)
 {
-    scene->root_node = view_root_motion_node(&scene->model, scene->clip);
+    scene->root_node = camera_root_motion_node(&scene->model, scene->clip);
     memset(scene->root_start, 0, sizeof scene->root_start);
     memset(scene->root_offset, 0, sizeof scene->root_offset);
     if (scene->root_node < 0) return;
     skv_pose pose;
     if (pose_create(&pose, &scene->model.skeleton) != 0) return;
     pose_evaluate(&pose, &scene->model, scene->clip, 0.0);
-    view_node_position(&scene->model, pose_globals(&pose), scene->root_node, scene->root_start);
+    camera_node_position(&scene->model, pose_globals(&pose), scene->root_node, scene->root_start);
     pose_destroy(&pose);
 }
 
@@ -35,7 +35,7 @@ static void frame_clip(skv_scene *scene)
     /* Framing on the pose shown (at frame_seconds), or the whole clip. */
     int samples = scene->frame_pose ? 1 : FRAMING_SAMPLES;
     double start = scene->frame_pose ? scene->frame_seconds : 0.0;
-    if (view_animated_bounds(&scene->model, scene->clip, start, samples, steady, lo, hi) != 0) {
+    if (camera_animated_bounds(&scene->model, scene->clip, start, samples, steady, lo, hi) != 0) {
         lo[0] = lo[1] = lo[2] = -1.0f;
         hi[0] = hi[1] = hi[2] = 1.0f;
     }
@@ -65,7 +65,7 @@ static void frame_clip(skv_scene *scene)
         hi[0] += (float)(columns - 1) * scene->grid_spacing;
         hi[2] += (float)(rows - 1) * scene->grid_spacing;
     }
-    view_frame(&scene->camera, lo, hi);
+    camera_frame(&scene->camera, lo, hi);
     scene->home = scene->camera;
 }
 
@@ -315,7 +315,7 @@ static void track_root(skv_scene *scene)
     memset(scene->root_offset, 0, sizeof scene->root_offset);
     if (scene->root_node < 0 || !(scene->follow || scene->in_place) || scene->instances > 0) return;
     float at[3];
-    view_node_position(&scene->model, pose_globals(&scene->pose), scene->root_node, at);
+    camera_node_position(&scene->model, pose_globals(&scene->pose), scene->root_node, at);
     scene->root_offset[0] = at[0] - scene->root_start[0];
     scene->root_offset[2] = at[2] - scene->root_start[2];
     if (scene->follow && !scene->in_place) {
@@ -339,7 +339,7 @@ void scene_frame(skv_scene *scene, double seconds, int width, int height, skv_fr
         frame->grid_spacing = scene->grid_spacing;
     }
     scene_placement(scene, frame->model);
-    view_matrices(&scene->camera, width, height, frame->view, frame->projection);
+    camera_matrices(&scene->camera, width, height, frame->view, frame->projection);
 }
 
 double scene_clip_seconds(const skv_scene *scene)

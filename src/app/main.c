@@ -16,8 +16,8 @@
 
 #include <stb_image.h>
 
-#include "app.h"
-#include "capture.h"
+#include "scene.h"
+#include "output.h"
 #include "imagecmp.h"
 #include "overlay.h"
 #include "gpu.h"
@@ -635,7 +635,7 @@ static skv_result export_pose(skv_scene *scene, const options *o, skv_error *err
     if (m->skeleton_only) {
         /* No mesh to pose: the joints and bones, which is what there is. */
         int joints = 0;
-        skv_result r = capture_write_skeleton_obj(o->export_pose, m, pose_globals(&scene->pose), m->upright, &joints,
+        skv_result r = output_write_skeleton_obj(o->export_pose, m, pose_globals(&scene->pose), m->upright, &joints,
                                                   err);
         if (r == SKV_OK)
             print_error("%s: no mesh in the file: %s holds its %d joints as points and its bones as lines", m->path,
@@ -650,7 +650,7 @@ static skv_result export_pose(skv_scene *scene, const options *o, skv_error *err
     } else if (scene_skin(scene, positions, normals) != 0) {
         r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     } else {
-        r = capture_write_obj(o->export_pose, m, positions, normals, m->upright, err);
+        r = output_write_obj(o->export_pose, m, positions, normals, m->upright, err);
     }
     free(positions);
     free(normals);
@@ -697,7 +697,7 @@ static skv_result compare_with_ref(const frame_sink *sink, int index, const unsi
 {
     const char *ref = sink->refs[index], *out = sink->paths[index];
     if (access(ref, F_OK) != 0) {
-        skv_result r = capture_write_png(ref, width, height, rgba, err);
+        skv_result r = output_write_png(ref, width, height, rgba, err);
         if (r == SKV_OK) print_error("%s: no reference there yet: wrote this render as it", ref);
         return r;
     }
@@ -716,7 +716,7 @@ static skv_result compare_with_ref(const frame_sink *sink, int index, const unsi
         size_t stem = strlen(out) > 4 && strcasecmp(out + strlen(out) - 4, ".png") == 0 ? strlen(out) - 4 : strlen(out);
         snprintf(diff_path, sizeof diff_path, "%.*s.diff.png", (int)stem, out);
         unsigned char *panel = imagecmp_side_by_side(rgba, expected, width, height, SKV_REF_TOLERANCE);
-        r = panel ? capture_write_png(diff_path, width * 3, height, panel, err)
+        r = panel ? output_write_png(diff_path, width * 3, height, panel, err)
                   : skv_fail(err, SKV_ERR_MEMORY, "out of memory");
         free(panel);
         if (r == SKV_OK) {
@@ -741,8 +741,8 @@ static skv_result render_one(skv_scene *scene, skv_renderer *renderer, skv_targe
     unsigned char *rgba = malloc((size_t)target->width * target->height * 4);
     if (!rgba) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     target_read_rgba(target, rgba);
-    skv_result r = sink->gif ? capture_gif_frame(sink->gif, rgba, err)
-                             : capture_write_png(sink->paths[index], target->width, target->height, rgba, err);
+    skv_result r = sink->gif ? output_gif_frame(sink->gif, rgba, err)
+                             : output_write_png(sink->paths[index], target->width, target->height, rgba, err);
     if (r == SKV_OK && sink->refs) r = compare_with_ref(sink, index, rgba, target->width, target->height, err);
     free(rgba);
     return r;
@@ -876,12 +876,12 @@ static skv_result render_sequence(skv_scene *scene, const options *o, skv_error 
     }
     skv_gif gif;
     if (r == SKV_OK && o->gif) {
-        r = capture_gif_begin(&gif, o->gif, o->width, o->height, fps, err);
+        r = output_gif_begin(&gif, o->gif, o->width, o->height, fps, err);
         sink.gif = r == SKV_OK ? &gif : NULL;
     }
     if (r == SKV_OK) r = render_headless(scene, o, count, &sink, times, err);
     if (sink.gif) {
-        skv_result end = capture_gif_end(&gif, o->gif, r != SKV_OK, err);
+        skv_result end = output_gif_end(&gif, o->gif, r != SKV_OK, err);
         if (r == SKV_OK) r = end;
     }
     if (r == SKV_OK && !sink.progress) {

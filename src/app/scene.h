@@ -1,7 +1,7 @@
-/* app.h - what the headless and window paths share: a loaded model with
+/* scene.h - what the headless and window paths share: a loaded model with
  * its chosen clip, pose buffers and framed camera. */
-#ifndef SKV_APP_H
-#define SKV_APP_H
+#ifndef SKV_SCENE_H
+#define SKV_SCENE_H
 
 #include "anim.h"
 #include "crowd.h"
@@ -9,7 +9,7 @@
 #include "import.h"
 #include "model.h"
 #include "render.h"
-#include "view.h"
+#include "camera.h"
 
 /* The inspection views (README "Views"): what the window's keys and the
  * --skeleton ... flags switch. */
@@ -47,7 +47,7 @@ typedef struct skv_scene {
      * framing on the pose shown (frame_pose) instead of the whole clip. */
     int follow, in_place, frame_pose;
     double frame_seconds; /* frame_pose: the time of the pose framed */
-    int root_node;        /* view_root_motion_node of the clip, or -1 */
+    int root_node;        /* camera_root_motion_node of the clip, or -1 */
     float root_start[3];  /* where it is at the clip's start */
     float root_offset[3]; /* its horizontal travel at the last scene_frame */
     /* What the views draw with, rebuilt per frame. */

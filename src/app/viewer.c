@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture.h"
+#include "output.h"
 #include "render.h"
 #include "text.h"
 
@@ -131,7 +131,7 @@ static void save_screenshot(viewer *v)
         return;
     }
     target_read_rgba(t, rgba);
-    if (capture_write_png_numbered(prefix, &number, path, sizeof path, t->width, t->height, rgba, &err) == SKV_OK)
+    if (output_write_png_numbered(prefix, &number, path, sizeof path, t->width, t->height, rgba, &err) == SKV_OK)
         snprintf(text, sizeof text, "saved %s", path);
     else snprintf(text, sizeof text, "screenshot: %s", err.message);
     free(rgba);
@@ -549,7 +549,7 @@ static skv_result capture_window(const char *path, int width, int height, skv_er
             unsigned char t = *a;
             *a = *b, *b = t;
         }
-    skv_result r = capture_write_png(path, width, height, rgba, err);
+    skv_result r = output_write_png(path, width, height, rgba, err);
     free(rgba);
     return r;
 }

@@ -5,7 +5,7 @@
 #ifndef SKV_VIEWER_H
 #define SKV_VIEWER_H
 
-#include "app.h"
+#include "scene.h"
 #include "error.h"
 
 typedef struct skv_viewer_desc {

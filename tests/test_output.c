@@ -11,7 +11,7 @@
 
 #include <stb_image.h>
 
-#include "capture.h"
+#include "output.h"
 #include "check.h"
 
 static void put_file(const char *path, const char *text)
@@ -56,13 +56,13 @@ int main(void)
     const unsigned char rgba[2 * 2 * 4] = {255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255, 255, 255, 255};
     skv_error err = {{0}};
     int number = 1;
-    CHECK(capture_write_png_numbered(prefix, &number, path, sizeof path, 2, 2, rgba, &err) == SKV_OK);
+    CHECK(output_write_png_numbered(prefix, &number, path, sizeof path, 2, 2, rgba, &err) == SKV_OK);
     snprintf(name, sizeof name, "%s3.png", prefix);
     CHECK(strcmp(path, name) == 0 && number == 4);
     CHECK(is_png(name, 2, 2));
     /* From 1 again: 1 to 4 are taken (4 a link to nowhere). */
     number = 1;
-    CHECK(capture_write_png_numbered(prefix, &number, path, sizeof path, 2, 2, rgba, &err) == SKV_OK);
+    CHECK(output_write_png_numbered(prefix, &number, path, sizeof path, 2, 2, rgba, &err) == SKV_OK);
     snprintf(name, sizeof name, "%s5.png", prefix);
     CHECK(strcmp(path, name) == 0 && number == 6);
     CHECK(is_png(name, 2, 2));
@@ -83,7 +83,7 @@ int main(void)
     char missing[300];
     snprintf(missing, sizeof missing, "%s/no/such/folder_", dir);
     number = 1;
-    CHECK(capture_write_png_numbered(missing, &number, path, sizeof path, 2, 2, rgba, &err) == SKV_ERR_OUTPUT);
+    CHECK(output_write_png_numbered(missing, &number, path, sizeof path, 2, 2, rgba, &err) == SKV_ERR_OUTPUT);
     CHECK(strstr(err.message, "cannot create") != NULL);
 
     for (int n = 1; n <= 5; n++) {

@@ -1,5 +1,5 @@
-/* capture.c - PNG and OBJ output. */
-#include "capture.h"
+/* output.c - PNG, OBJ and GIF output. */
+#include "output.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +19,7 @@ static void write_png_bytes(void *file, void *bytes, int count)
     fwrite(bytes, 1, (size_t)count, file); /* checked when the file is committed */
 }
 
-skv_result capture_write_png(const char *path, int width, int height, const unsigned char *rgba, skv_error *err)
+skv_result output_write_png(const char *path, int width, int height, const unsigned char *rgba, skv_error *err)
 {
     skv_outfile out;
     skv_result r = outfile_open(&out, path, err);
@@ -48,7 +48,7 @@ static skv_result refuse_non_finite(skv_error *err)
                     "float); nothing written");
 }
 
-skv_result capture_write_obj(const char *path, const skv_model *model, const float *positions,
+skv_result output_write_obj(const char *path, const skv_model *model, const float *positions,
                              const float *normals, const mat4 scene, skv_error *err)
 {
     mat3 normal_matrix;
@@ -97,7 +97,7 @@ skv_result capture_write_obj(const char *path, const skv_model *model, const flo
     return outfile_commit(&out, path, err);
 }
 
-skv_result capture_write_skeleton_obj(const char *path, const skv_model *model, const mat4 *global,
+skv_result output_write_skeleton_obj(const char *path, const skv_model *model, const mat4 *global,
                                       const mat4 scene, int *joints, skv_error *err)
 {
     const skv_skeleton *sk = &model->skeleton;
@@ -183,7 +183,7 @@ static int build_palette(skv_gif *gif, const unsigned char *rgba)
     return 0;
 }
 
-skv_result capture_gif_begin(skv_gif *gif, const char *path, int width, int height, double fps, skv_error *err)
+skv_result output_gif_begin(skv_gif *gif, const char *path, int width, int height, double fps, skv_error *err)
 {
     memset(gif, 0, sizeof *gif);
     if (width > 65535 || height > 65535) return skv_fail(err, SKV_ERR_OUTPUT, "%s: GIF images stop at 65535 pixels", path);
@@ -294,7 +294,7 @@ static void put16(FILE *f, int v)
     fputc((v >> 8) & 0xff, f);
 }
 
-skv_result capture_gif_frame(skv_gif *gif, const unsigned char *rgba, skv_error *err)
+skv_result output_gif_frame(skv_gif *gif, const unsigned char *rgba, skv_error *err)
 {
     FILE *f = gif->out.file;
     if (gif->palette_size == 0) {
@@ -326,7 +326,7 @@ skv_result capture_gif_frame(skv_gif *gif, const unsigned char *rgba, skv_error 
     return ferror(f) ? skv_fail(err, SKV_ERR_OUTPUT, "cannot write the GIF: %s", strerror(errno)) : SKV_OK;
 }
 
-skv_result capture_gif_end(skv_gif *gif, const char *path, int failed, skv_error *err)
+skv_result output_gif_end(skv_gif *gif, const char *path, int failed, skv_error *err)
 {
     skv_result r = SKV_OK;
     if (gif->out.file && failed) {
@@ -342,7 +342,7 @@ skv_result capture_gif_end(skv_gif *gif, const char *path, int failed, skv_error
 
 /* --- numbered files that are new ---------------------------------------- */
 
-int capture_create_numbered(const char *prefix, const char *suffix, int *number, char *path, size_t path_size)
+int output_create_numbered(const char *prefix, const char *suffix, int *number, char *path, size_t path_size)
 {
     for (int n = *number > 0 ? *number : 1; n < INT_MAX; n++) {
         if ((size_t)snprintf(path, path_size, "%s%d%s", prefix, n, suffix) >= path_size) {
@@ -381,10 +381,10 @@ static void write_to_fd(void *context, void *data, int size)
     }
 }
 
-skv_result capture_write_png_numbered(const char *prefix, int *number, char *path, size_t path_size, int width,
+skv_result output_write_png_numbered(const char *prefix, int *number, char *path, size_t path_size, int width,
                                       int height, const unsigned char *rgba, skv_error *err)
 {
-    int fd = capture_create_numbered(prefix, ".png", number, path, path_size);
+    int fd = output_create_numbered(prefix, ".png", number, path, path_size);
     if (fd < 0) return skv_fail(err, SKV_ERR_OUTPUT, "cannot create %s: %s", path, strerror(errno));
     fd_sink sink = {.fd = fd};
     errno = 0;
