@@ -208,7 +208,7 @@ int main(int argc, char **argv)
     }
     target_bind(&target);
     skv_gl_debug debug;
-    if (!render_debug_begin(&debug)) {
+    if (render_debug_begin(&debug, NULL) != SKV_OK) {
         fprintf(stderr, "test_shader_exact: no KHR_debug to watch for GL errors\n");
         return 1;
     }

@@ -29,14 +29,14 @@ int camera_root_motion_node(const skv_model *model, int clip)
     return -1;
 }
 
-int camera_animated_bounds(const skv_model *model, int clip, double start_seconds, int samples, int steady_node,
+skv_result camera_animated_bounds(const skv_model *model, int clip, double start_seconds, int samples, int steady_node,
                          float lo[3], float hi[3])
 {
     skv_pose pose;
     float *positions = malloc((size_t)model->vertex_count * 3 * sizeof(float));
     if (!positions || pose_create(&pose, &model->skeleton) != 0) {
         free(positions);
-        return -1;
+        return SKV_ERR_MEMORY;
     }
     for (int a = 0; a < 3; a++) {
         lo[a] = FLT_MAX;
@@ -70,7 +70,7 @@ int camera_animated_bounds(const skv_model *model, int clip, double start_second
         if (lo[a] > hi[a]) lo[a] = hi[a] = 0.0f; /* nothing finite: a point */
     pose_destroy(&pose);
     free(positions);
-    return 0;
+    return SKV_OK;
 }
 
 void camera_frame(skv_camera *camera, const float lo[3], const float hi[3])

@@ -10,6 +10,7 @@
 
 #include <cglm/cglm.h>
 
+#include "error.h"
 #include "model.h"
 
 typedef struct skv_camera {
@@ -24,8 +25,8 @@ typedef struct skv_camera {
  * `start` seconds (samples 1: the pose at `start`). With `steady_node` >= 0
  * each sample is first moved back by that node's horizontal (x, z) travel
  * since the clip's start: the bounds of the motion without its root motion
- * (--in-place, --follow). Returns 0, or -1 when memory runs out. */
-int camera_animated_bounds(const skv_model *model, int clip, double start, int samples, int steady_node, float lo[3],
+ * (--in-place, --follow). SKV_ERR_MEMORY when memory runs out. */
+skv_result camera_animated_bounds(const skv_model *model, int clip, double start, int samples, int steady_node, float lo[3],
                          float hi[3]);
 
 /* Where node `node` is in upright scene space with the pose `global`

@@ -35,7 +35,7 @@ static void frame_clip(skv_scene *scene)
     /* Framing on the pose shown (at frame_seconds), or the whole clip. */
     int samples = scene->frame_pose ? 1 : FRAMING_SAMPLES;
     double start = scene->frame_pose ? scene->frame_seconds : 0.0;
-    if (camera_animated_bounds(&scene->model, scene->clip, start, samples, steady, lo, hi) != 0) {
+    if (camera_animated_bounds(&scene->model, scene->clip, start, samples, steady, lo, hi) != SKV_OK) {
         lo[0] = lo[1] = lo[2] = -1.0f;
         hi[0] = hi[1] = hi[2] = 1.0f;
     }
@@ -182,26 +182,26 @@ void scene_set_view(skv_scene *scene, const skv_view_options *view)
     if (reframe) frame_clip(scene);
 }
 
-int scene_skin(skv_scene *scene, float *positions, float *normals)
+skv_result scene_skin(skv_scene *scene, float *positions, float *normals)
 {
     const skv_model *m = &scene->model;
     if (scene->skinning != SKV_SKINNING_DUAL_QUATERNION) {
         skin_blend_morph(m, (const mat4 *)scene->pose.palette, scene->morph_weights, positions, normals);
-        return 0;
+        return SKV_OK;
     }
     if (!scene->dq_bones) {
         scene->dq_bones = malloc((size_t)(m->skeleton.bone_count > 0 ? m->skeleton.bone_count : 1) *
                                  sizeof *scene->dq_bones);
-        if (!scene->dq_bones) return -1;
+        if (!scene->dq_bones) return SKV_ERR_MEMORY;
     }
     skin_dq_palette((const mat4 *)scene->pose.palette, m->skeleton.bone_count, scene->dq_bones);
     skin_blend_dq_morph(m, scene->dq_bones, scene->morph_weights, positions, normals);
-    return 0;
+    return SKV_OK;
 }
 
-/* The per-frame parts of the views; a view whose buffers cannot be had
- * is left out of the frame. */
-static void frame_views(skv_scene *scene, skv_frame_desc *frame)
+/* The per-frame parts of the views; SKV_ERR_MEMORY when a view's buffers
+ * cannot be had (the frame then goes without it). */
+static skv_result frame_views(skv_scene *scene, skv_frame_desc *frame)
 {
     const skv_view_options *v = &scene->view;
     const skv_model *m = &scene->model;
@@ -210,20 +210,24 @@ static void frame_views(skv_scene *scene, skv_frame_desc *frame)
     frame->selected_bone = v->weight_bone;
     frame->wireframe = v->wireframe;
     frame->axes = v->axes;
-    if (scene->instances > 0) return; /* crowds draw plain */
+    if (scene->instances > 0) return SKV_OK; /* crowds draw plain */
+    int failed = 0;
     if (v->skeleton) {
         lines_clear(&scene->bones);
         lines_clear(&scene->joints);
         int selected = v->shade == SKV_SHADE_WEIGHTS ? v->weight_bone : -1;
         mat4 placed;
         scene_placement(scene, placed);
-        if (overlay_skeleton(m, pose_globals(&scene->pose), placed, selected, &scene->bones, &scene->joints) == 0) {
+        if (overlay_skeleton(m, pose_globals(&scene->pose), placed, selected, &scene->bones, &scene->joints) == SKV_OK) {
             frame->overlay_lines = &scene->bones;
             frame->overlay_points = &scene->joints;
+        } else {
+            failed = 1;
         }
     }
     if (v->bind_pose) {
         if (!scene->bind.local) pose_create(&scene->bind, &m->skeleton); /* leaves local NULL on failure */
+        failed |= !scene->bind.local;
         if (scene->bind.local) {
             pose_evaluate(&scene->bind, m, -1, 0.0);
             frame->ghost_palette = (const mat4 *)scene->bind.palette;
@@ -233,22 +237,26 @@ static void frame_views(skv_scene *scene, skv_frame_desc *frame)
     }
     if (v->normals || v->grid) {
         lines_clear(&scene->depth_lines);
-        int failed = 0;
+        int lines_failed = 0;
         if (v->normals) {
             size_t n = (size_t)(m->vertex_count > 0 ? m->vertex_count : 1) * 3 * sizeof(float);
             if (!scene->skinned_positions) scene->skinned_positions = malloc(n);
             if (!scene->skinned_normals) scene->skinned_normals = malloc(n);
             if (scene->skinned_positions && scene->skinned_normals &&
-                scene_skin(scene, scene->skinned_positions, scene->skinned_normals) == 0) {
+                scene_skin(scene, scene->skinned_positions, scene->skinned_normals) == SKV_OK) {
                 mat4 placed;
                 scene_placement(scene, placed);
-                failed |= overlay_normals(m, scene->skinned_positions, scene->skinned_normals, placed,
-                                          0.04f * scene->camera.radius, &scene->depth_lines);
+                lines_failed |= overlay_normals(m, scene->skinned_positions, scene->skinned_normals, placed,
+                                                0.04f * scene->camera.radius, &scene->depth_lines) != SKV_OK;
+            } else {
+                lines_failed = 1;
             }
         }
-        if (v->grid) failed |= overlay_grid(scene->frame_lo, scene->frame_hi, &scene->depth_lines);
-        if (!failed) frame->depth_lines = &scene->depth_lines;
+        if (v->grid) lines_failed |= overlay_grid(scene->frame_lo, scene->frame_hi, &scene->depth_lines) != SKV_OK;
+        if (!lines_failed) frame->depth_lines = &scene->depth_lines;
+        failed |= lines_failed;
     }
+    return failed ? SKV_ERR_MEMORY : SKV_OK;
 }
 
 void scene_crossfade_to(skv_scene *scene, int clip, double current_seconds)
@@ -324,13 +332,13 @@ static void track_root(skv_scene *scene)
     }
 }
 
-void scene_frame(skv_scene *scene, double seconds, int width, int height, skv_frame_desc *frame)
+skv_result scene_frame(skv_scene *scene, double seconds, int width, int height, skv_frame_desc *frame)
 {
     scene_pose(scene, seconds);
     track_root(scene);
     *frame = (skv_frame_desc){.palette = (const mat4 *)scene->pose.palette, .background = {0.16f, 0.18f, 0.22f},
                               .skinning = scene->skinning, .morph_weights = scene->morph_weights};
-    frame_views(scene, frame);
+    skv_result r = frame_views(scene, frame);
     if (scene->instances > 0) {
         crowd_evaluate(&scene->crowd, seconds);
         frame->instance_count = scene->instances;
@@ -340,6 +348,27 @@ void scene_frame(skv_scene *scene, double seconds, int width, int height, skv_fr
     }
     scene_placement(scene, frame->model);
     camera_matrices(&scene->camera, width, height, frame->view, frame->projection);
+    return r;
+}
+
+skv_result scene_renderer_create(const skv_scene *scene, skv_renderer *renderer, skv_error *err)
+{
+    skv_result r = render_create(renderer, &scene->model, err);
+    if (r == SKV_OK && scene->instances > 0) r = render_enable_crowd(renderer, &scene->model, scene->instances, err);
+    if (r == SKV_OK && scene->skinning == SKV_SKINNING_DUAL_QUATERNION)
+        r = render_enable_dual_quaternion(renderer, &scene->model, err);
+    if (r != SKV_OK) render_destroy(renderer);
+    return r;
+}
+
+skv_result scene_draw(skv_scene *scene, skv_renderer *renderer, skv_target *target, double seconds,
+                      skv_frame_desc *frame, skv_error *err)
+{
+    if (scene_frame(scene, seconds, target->width, target->height, frame) != SKV_OK)
+        return skv_fail(err, SKV_ERR_MEMORY, "out of memory for the views (--skeleton, --normals, --grid, --bind-pose)");
+    target_bind(target);
+    render_frame(renderer, &scene->model, frame);
+    return SKV_OK;
 }
 
 double scene_clip_seconds(const skv_scene *scene)

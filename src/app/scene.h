@@ -107,14 +107,25 @@ void scene_set_morph(skv_scene *scene, int target, float weight);
 void scene_pose(skv_scene *scene, double seconds);
 
 /* Blends scene->pose on the CPU the way the scene's skinning does (linear
- * or dual quaternion): 3 floats per vertex, model space. -1 when memory
- * runs out. */
-int scene_skin(skv_scene *scene, float *positions, float *normals);
+ * or dual quaternion): 3 floats per vertex, model space. SKV_ERR_MEMORY
+ * when memory runs out. */
+skv_result scene_skin(skv_scene *scene, float *positions, float *normals);
 
 /* Poses the scene at `seconds` and fills `frame` for a width x height
- * image. The one place the window and --screenshot get their frame from,
- * so both draw the same pixels. */
-void scene_frame(skv_scene *scene, double seconds, int width, int height, skv_frame_desc *frame);
+ * image (scene_draw's first half). SKV_ERR_MEMORY when a view could not
+ * be built: the frame goes without it. */
+skv_result scene_frame(skv_scene *scene, double seconds, int width, int height, skv_frame_desc *frame);
+
+/* The renderer for this scene, made the same way for the window and
+ * headless: the model's buffers and textures, and the programs its crowd
+ * and skinning need. render_destroy frees it. */
+skv_result scene_renderer_create(const skv_scene *scene, skv_renderer *renderer, skv_error *err);
+
+/* The one frame function of both drivers (headless.h, viewer.h): poses
+ * the scene at `seconds` (scene_frame) and draws it into `target`, whose
+ * size it takes. Leaves the frame it drew in `frame`. */
+skv_result scene_draw(skv_scene *scene, skv_renderer *renderer, skv_target *target, double seconds,
+                      skv_frame_desc *frame, skv_error *err);
 
 /* Clip duration in seconds (0 without a clip). */
 double scene_clip_seconds(const skv_scene *scene);

@@ -529,7 +529,7 @@ static skv_result open_dropped(viewer *v, skv_error *err)
     update_title(v);
     snprintf(text, sizeof text, "opened %s", v->scene->model.path);
     say(v, text);
-    skv_result r = render_create(&v->renderer, &v->scene->model, err);
+    skv_result r = scene_renderer_create(v->scene, &v->renderer, err);
     if (r == SKV_OK) say_textures_too_large(v);
     return r;
 }
@@ -571,10 +571,12 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
     glfwWindowHint(GLFW_OPENGL_DEBUG_CONTEXT, desc->debug ? GLFW_TRUE : GLFW_FALSE);
-    viewer v = {.scene = scene, .time = desc->time, .speed = desc->speed, .paused = desc->capture_path != NULL,
+    double speed = desc->stopped ? 0.0 : desc->speed != 0.0 ? desc->speed : 1.0;
+    int window_width = desc->width > 0 ? desc->width : 800, window_height = desc->height > 0 ? desc->height : 600;
+    viewer v = {.scene = scene, .time = desc->time, .speed = speed, .paused = desc->capture_path != NULL,
                 .import = desc->import, .screenshot_dir = desc->screenshot_dir, .hover_bone = -1};
     memcpy(v.first_background, scene->view.background, sizeof v.first_background);
-    v.window = glfwCreateWindow(desc->width, desc->height, "skinview", NULL, NULL);
+    v.window = glfwCreateWindow(window_width, window_height, "skinview", NULL, NULL);
     if (!v.window) {
         glfwTerminate();
         return skv_fail(err, SKV_ERR_GPU, "cannot open an OpenGL 3.3 window: %s", glfw_last_error);
@@ -595,16 +597,9 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
     update_title(&v);
 
     skv_gl_debug debug = {0};
-    if (desc->debug && !render_debug_begin(&debug)) {
-        glfwDestroyWindow(v.window);
-        glfwTerminate();
-        return skv_fail(err, SKV_ERR_GPU, "--debug: the driver has no KHR_debug");
-    }
-    skv_result r = render_create(&v.renderer, &scene->model, err);
+    skv_result r = desc->debug ? render_debug_begin(&debug, err) : SKV_OK;
+    if (r == SKV_OK) r = scene_renderer_create(scene, &v.renderer, err);
     if (r == SKV_OK) say_textures_too_large(&v);
-    if (r == SKV_OK && scene->instances > 0) r = render_enable_crowd(&v.renderer, &scene->model, scene->instances, err);
-    if (r == SKV_OK && scene->skinning == SKV_SKINNING_DUAL_QUATERNION)
-        r = render_enable_dual_quaternion(&v.renderer, &scene->model, err);
     if (r == SKV_OK) r = hud_create(&v, err);
     double last = glfwGetTime(), fps_time = last, fps = 0.0;
     int fps_frames = 0;
@@ -636,11 +631,9 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
             r = target_create(&v.target, width, height, err);
             if (r != SKV_OK) break;
         }
-        skv_model *m = &scene->model;
         skv_frame_desc frame;
-        scene_frame(scene, v.time, width, height, &frame);
-        target_bind(&v.target);
-        render_frame(&v.renderer, m, &frame);
+        r = scene_draw(scene, &v.renderer, &v.target, v.time, &frame, err);
+        if (r != SKV_OK) break;
         v.hover_bone = joint_under_cursor(&v, &frame, width, height);
 
         glBindFramebuffer(GL_READ_FRAMEBUFFER, v.target.framebuffer);
@@ -656,10 +649,9 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
         hud_draw(&v, fps, width, height);
         glfwSwapBuffers(v.window);
         glfwPollEvents();
-        if (debug.errors) r = skv_fail(err, SKV_ERR_GPU, "GL reported %d error(s); the first: %s", debug.errors, debug.first);
+        if (r == SKV_OK) r = render_debug_result(&debug, err);
     }
-    if (r == SKV_OK && debug.errors)
-        r = skv_fail(err, SKV_ERR_GPU, "GL reported %d error(s); the first: %s", debug.errors, debug.first);
+    if (r == SKV_OK) r = render_debug_result(&debug, err);
     free(v.dropped);
     hud_destroy(&v);
     target_destroy(&v.target);

@@ -8,10 +8,13 @@
 #include "scene.h"
 #include "error.h"
 
+/* Zero-initialised: an 800x600 window playing the scene's clip from 0 s
+ * at normal speed. */
 typedef struct skv_viewer_desc {
-    int width, height;
-    double time;  /* start time, seconds */
-    double speed; /* playback speed */
+    int width, height; /* 0: 800x600 */
+    double time;       /* start time, seconds */
+    double speed;      /* playback speed; 0: 1 */
+    int stopped;       /* time stands until the speed keys change it (--speed 0) */
     /* When set: draw one paused frame at `time`, write what the window
      * shows (without the HUD) to this PNG, and close. */
     const char *capture_path;

@@ -17,7 +17,7 @@ void lines_free(skv_lines *lines)
     memset(lines, 0, sizeof *lines);
 }
 
-int lines_add(skv_lines *lines, const float position[3], const float color[3])
+skv_result lines_add(skv_lines *lines, const float position[3], const float color[3])
 {
     if (lines->count == lines->capacity) {
         int cap = lines->capacity ? lines->capacity * 2 : 256;
@@ -25,13 +25,13 @@ int lines_add(skv_lines *lines, const float position[3], const float color[3])
         if (p) lines->positions = p;
         float *c = realloc(lines->colors, (size_t)cap * 3 * sizeof *c);
         if (c) lines->colors = c;
-        if (!p || !c) return -1;
+        if (!p || !c) return SKV_ERR_MEMORY;
         lines->capacity = cap;
     }
     memcpy(&lines->positions[lines->count * 3], position, 3 * sizeof(float));
     memcpy(&lines->colors[lines->count * 3], color, 3 * sizeof(float));
     lines->count++;
-    return 0;
+    return SKV_OK;
 }
 
 int overlay_is_file_bone(const skv_model *model, int bone)
@@ -39,12 +39,12 @@ int overlay_is_file_bone(const skv_model *model, int bone)
     return model_bone_from_file(model, bone) && model->skeleton.bone_node[bone] >= 0;
 }
 
-int overlay_skeleton(const skv_model *model, const mat4 *global, const mat4 upright, int selected,
+skv_result overlay_skeleton(const skv_model *model, const mat4 *global, const mat4 upright, int selected,
                      skv_lines *bones, skv_lines *joints)
 {
     const skv_skeleton *sk = &model->skeleton;
     unsigned char *is_joint = calloc((size_t)(sk->node_count > 0 ? sk->node_count : 1), 1);
-    if (!is_joint) return -1;
+    if (!is_joint) return SKV_ERR_MEMORY;
     for (int b = 0; b < sk->bone_count; b++)
         if (overlay_is_file_bone(model, b)) is_joint[sk->bone_node[b]] = 1;
     int selected_node = selected >= 0 && selected < sk->bone_count ? sk->bone_node[selected] : -1;
@@ -55,20 +55,20 @@ int overlay_skeleton(const skv_model *model, const mat4 *global, const mat4 upri
         if (!is_joint[n]) continue;
         vec4 at;
         glm_mat4_mulv((vec4 *)upright, (vec4){global[n][3][0], global[n][3][1], global[n][3][2], 1.0f}, at);
-        failed |= lines_add(joints, at, n == selected_node ? selected_color : joint_color);
+        failed |= lines_add(joints, at, n == selected_node ? selected_color : joint_color) != SKV_OK;
         int p = sk->parents[n];
         while (p >= 0 && !is_joint[p]) p = sk->parents[p];
         if (p < 0) continue;
         vec4 from;
         glm_mat4_mulv((vec4 *)upright, (vec4){global[p][3][0], global[p][3][1], global[p][3][2], 1.0f}, from);
         const float *color = n == selected_node ? selected_color : bone_color;
-        failed |= lines_add(bones, from, color) | lines_add(bones, at, color);
+        failed |= lines_add(bones, from, color) != SKV_OK || lines_add(bones, at, color) != SKV_OK;
     }
     free(is_joint);
-    return failed ? -1 : 0;
+    return failed ? SKV_ERR_MEMORY : SKV_OK;
 }
 
-int overlay_normals(const skv_model *model, const float *positions, const float *normals, const mat4 upright,
+skv_result overlay_normals(const skv_model *model, const float *positions, const float *normals, const mat4 upright,
                     float length, skv_lines *lines)
 {
     const float base[3] = {0.35f, 0.55f, 1.0f}, tip[3] = {0.85f, 0.95f, 1.0f};
@@ -84,12 +84,12 @@ int overlay_normals(const skv_model *model, const float *positions, const float 
         glm_vec3_normalize(n);
         if (!isfinite(n[0]) || !isfinite(p[0])) continue;
         vec3 end = {p[0] + length * n[0], p[1] + length * n[1], p[2] + length * n[2]};
-        if (lines_add(lines, p, base) || lines_add(lines, end, tip)) return -1;
+        if (lines_add(lines, p, base) != SKV_OK || lines_add(lines, end, tip) != SKV_OK) return SKV_ERR_MEMORY;
     }
-    return 0;
+    return SKV_OK;
 }
 
-int overlay_grid(const float lo[3], const float hi[3], skv_lines *lines)
+skv_result overlay_grid(const float lo[3], const float hi[3], skv_lines *lines)
 {
     float extent = fmaxf(hi[0] - lo[0], hi[2] - lo[2]);
     if (!(extent > 0.0f) || !isfinite(extent)) extent = 1.0f;
@@ -110,19 +110,19 @@ int overlay_grid(const float lo[3], const float hi[3], skv_lines *lines)
             lines_add(lines, (vec3){x, y, cz + half * cell}, cx_color) ||
             lines_add(lines, (vec3){cx - half * cell, y, z}, cz_color) ||
             lines_add(lines, (vec3){cx + half * cell, y, z}, cz_color))
-            return -1;
+            return SKV_ERR_MEMORY;
     }
-    return 0;
+    return SKV_OK;
 }
 
-int overlay_axes(skv_lines *lines)
+skv_result overlay_axes(skv_lines *lines)
 {
     const float origin[3] = {0, 0, 0};
     const float colors[3][3] = {{0.95f, 0.3f, 0.3f}, {0.4f, 0.9f, 0.35f}, {0.35f, 0.55f, 1.0f}};
     for (int a = 0; a < 3; a++) {
         float end[3] = {0, 0, 0};
         end[a] = 1.0f;
-        if (lines_add(lines, origin, colors[a]) || lines_add(lines, end, colors[a])) return -1;
+        if (lines_add(lines, origin, colors[a]) != SKV_OK || lines_add(lines, end, colors[a]) != SKV_OK) return SKV_ERR_MEMORY;
     }
-    return 0;
+    return SKV_OK;
 }

@@ -7,6 +7,7 @@
 
 #include <cglm/cglm.h>
 
+#include "error.h"
 #include "model.h"
 
 typedef struct skv_lines {
@@ -17,8 +18,8 @@ typedef struct skv_lines {
 
 void lines_clear(skv_lines *lines);
 void lines_free(skv_lines *lines);
-/* Appends one vertex; -1 when memory runs out. */
-int lines_add(skv_lines *lines, const float position[3], const float color[3]);
+/* Appends one vertex; SKV_ERR_MEMORY when memory runs out. */
+skv_result lines_add(skv_lines *lines, const float position[3], const float color[3]);
 
 /* Colours of the skeleton view (tests look for them in screenshots). */
 #define SKV_BONE_COLOR {1.0f, 0.78f, 0.2f}
@@ -30,8 +31,8 @@ int lines_add(skv_lines *lines, const float position[3], const float color[3]);
  * pose_evaluate leaves them) placed by `upright`. A joint is the node of
  * one of the file's bones (not the node entries the importer adds for
  * rigid meshes). `selected`: a palette index drawn highlighted, or -1.
- * Returns 0, or -1 when memory runs out. */
-int overlay_skeleton(const skv_model *model, const mat4 *global, const mat4 upright, int selected,
+ * SKV_ERR_MEMORY when memory runs out. */
+skv_result overlay_skeleton(const skv_model *model, const mat4 *global, const mat4 upright, int selected,
                      skv_lines *bones, skv_lines *joints);
 
 /* Is palette entry `bone` a joint to draw: one of the file's bones
@@ -40,14 +41,14 @@ int overlay_is_file_bone(const skv_model *model, int bone);
 
 /* A segment of `length` along each vertex normal (model space positions
  * and normals, e.g. from skin_blend), placed by `upright`. */
-int overlay_normals(const skv_model *model, const float *positions, const float *normals, const mat4 upright,
+skv_result overlay_normals(const skv_model *model, const float *positions, const float *normals, const mat4 upright,
                     float length, skv_lines *lines);
 
 /* A square grid on the floor under the box lo..hi (scene space, y up),
  * cells of a round size (1, 2 or 5 x 10^k), about 5 across the box. */
-int overlay_grid(const float lo[3], const float hi[3], skv_lines *lines);
+skv_result overlay_grid(const float lo[3], const float hi[3], skv_lines *lines);
 
 /* X, Y, Z unit segments in red, green, blue from the origin. */
-int overlay_axes(skv_lines *lines);
+skv_result overlay_axes(skv_lines *lines);
 
 #endif

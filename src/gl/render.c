@@ -363,7 +363,7 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
     }
     glBindVertexArray(0);
     glEnable(GL_PROGRAM_POINT_SIZE);
-    if (overlay_axes(&renderer->axes) != 0) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    if (overlay_axes(&renderer->axes) != SKV_OK) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
 
     renderer->texture_count = model->texture_count;
     if (model->texture_count > 0) {
@@ -681,14 +681,20 @@ static void GLAD_API_PTR on_debug_message(GLenum source, GLenum type, GLuint id,
     if (debug->errors++ == 0) snprintf(debug->first, sizeof debug->first, "%s", message);
 }
 
-int render_debug_begin(skv_gl_debug *debug)
+skv_result render_debug_begin(skv_gl_debug *debug, skv_error *err)
 {
     memset(debug, 0, sizeof *debug);
-    if (!GLAD_GL_KHR_debug) return 0;
+    if (!GLAD_GL_KHR_debug) return skv_fail(err, SKV_ERR_GPU, "the driver has no KHR_debug (OpenGL debug output)");
     glEnable(GL_DEBUG_OUTPUT);
     glEnable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
     glDebugMessageCallback(on_debug_message, debug);
-    return 1;
+    return SKV_OK;
+}
+
+skv_result render_debug_result(const skv_gl_debug *debug, skv_error *err)
+{
+    if (!debug->errors) return SKV_OK;
+    return skv_fail(err, SKV_ERR_GPU, "GL reported %d error(s); the first: %s", debug->errors, debug->first);
 }
 
 skv_result target_create(skv_target *target, int width, int height, skv_error *err)

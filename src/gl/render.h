@@ -152,8 +152,11 @@ typedef struct skv_gl_debug {
     char first[256]; /* the first error's message */
 } skv_gl_debug;
 
-/* Starts collecting into `debug`; returns 0 when KHR_debug is missing. */
-int render_debug_begin(skv_gl_debug *debug);
+/* Starts collecting into `debug`; SKV_ERR_GPU when the driver has no
+ * KHR_debug. */
+skv_result render_debug_begin(skv_gl_debug *debug, skv_error *err);
+/* SKV_OK, or SKV_ERR_GPU naming the first error `debug` collected. */
+skv_result render_debug_result(const skv_gl_debug *debug, skv_error *err);
 
 /* Offscreen colour + depth framebuffer. */
 typedef struct skv_target {

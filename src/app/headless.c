@@ -1,0 +1,310 @@
+/* headless.c - --screenshot, --frames, --gif, --export-pose without a
+ * window, over an EGL context (gpu.h). */
+#include "headless.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <stb_image.h>
+
+#include "gpu.h"
+#include "imagecmp.h"
+#include "output.h"
+#include "render.h"
+
+/* The widest %d field a frame name pattern may hold (options.h checks
+ * it): names are allocated by this bound. */
+#define FRAME_WIDTH_MAX 20
+
+/* A line for the user through desc->say, formatted. */
+static void say(const skv_headless_desc *desc, skv_say_kind kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void say(const skv_headless_desc *desc, skv_say_kind kind, const char *fmt, ...)
+{
+    if (!desc->say) return;
+    char line[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    desc->say(desc->user, kind, line);
+}
+
+skv_result headless_export_pose(skv_scene *scene, const skv_headless_desc *desc, skv_error *err)
+{
+    skv_model *m = &scene->model;
+    if (scene->view.bind_pose) pose_evaluate(&scene->pose, m, -1, 0.0); /* the rest pose */
+    else scene_pose(scene, desc->time);
+    if (m->skeleton_only) {
+        /* No mesh to pose: the joints and bones, which is what there is. */
+        int joints = 0;
+        skv_result r = output_write_skeleton_obj(desc->export_pose, m, pose_globals(&scene->pose), m->upright, &joints,
+                                                 err);
+        if (r == SKV_OK)
+            say(desc, SKV_SAY_WARNING, "%s: no mesh in the file: %s holds its %d joints as points and its bones as lines",
+                m->path, desc->export_pose, joints);
+        return r;
+    }
+    float *positions = malloc((size_t)m->vertex_count * 3 * sizeof(float));
+    float *normals = malloc((size_t)m->vertex_count * 3 * sizeof(float));
+    skv_result r;
+    if (!positions || !normals) {
+        r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    } else if (scene_skin(scene, positions, normals) != SKV_OK) {
+        r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    } else {
+        r = output_write_obj(desc->export_pose, m, positions, normals, m->upright, err);
+    }
+    free(positions);
+    free(normals);
+    return r;
+}
+
+/* Where frames go: PNG files, or the frames of one GIF; and the
+ * references they are compared with. */
+typedef struct frame_sink {
+    char **paths;        /* one PNG per frame, or NULL */
+    skv_gif *gif;        /* or every frame into this */
+    char **refs;         /* --ref: each frame's reference image, or NULL */
+    int refs_differing;  /* frames that differ from their reference */
+    unsigned char *rgba; /* one frame's pixels, read back */
+} frame_sink;
+
+static double ref_threshold(const skv_headless_desc *desc)
+{
+    if (desc->ref_threshold == SKV_REF_EXACT) return 0.0;
+    return desc->ref_threshold > 0.0 ? desc->ref_threshold : SKV_REF_MAX_FRACTION;
+}
+
+/* Compares a rendered frame (already written to its PNG) with its
+ * reference. A missing reference is written from the frame (the first run
+ * makes the golden); a differing frame gets OUT.diff.png and one line, and
+ * is counted. */
+static skv_result compare_with_ref(const skv_headless_desc *desc, frame_sink *sink, int index, int width, int height,
+                                   skv_error *err)
+{
+    const char *ref = sink->refs[index], *out = sink->paths[index];
+    const unsigned char *rgba = sink->rgba;
+    if (access(ref, F_OK) != 0) {
+        skv_result r = output_write_png(ref, width, height, rgba, err);
+        if (r == SKV_OK) say(desc, SKV_SAY_WARNING, "%s: no reference there yet: wrote this render as it", ref);
+        return r;
+    }
+    int w = 0, h = 0, channels = 0;
+    unsigned char *expected = stbi_load(ref, &w, &h, &channels, 4);
+    if (!expected) return skv_fail(err, SKV_ERR_FILE, "cannot read the reference %s: %s", ref, stbi_failure_reason());
+    if (w != width || h != height) {
+        stbi_image_free(expected);
+        return skv_fail(err, SKV_ERR_REF, "the reference %s is %dx%d, the render %dx%d (see --size)", ref, w, h, width,
+                        height);
+    }
+    skv_image_diff diff = imagecmp_measure(rgba, expected, width, height, SKV_REF_TOLERANCE);
+    skv_result r = SKV_OK;
+    if (diff.fraction > ref_threshold(desc)) {
+        char diff_path[PATH_MAX];
+        size_t stem = strlen(out) > 4 && strcasecmp(out + strlen(out) - 4, ".png") == 0 ? strlen(out) - 4 : strlen(out);
+        snprintf(diff_path, sizeof diff_path, "%.*s.diff.png", (int)stem, out);
+        unsigned char *panel = imagecmp_side_by_side(rgba, expected, width, height, SKV_REF_TOLERANCE);
+        r = panel ? output_write_png(diff_path, width * 3, height, panel, err)
+                  : skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+        free(panel);
+        if (r == SKV_OK) {
+            say(desc, SKV_SAY_WARNING,
+                "%s: differs from %s: %.3f%% of pixels over %d/255 (threshold %.3f%%); actual | expected | difference "
+                "in %s", out, ref, 100.0 * diff.fraction, SKV_REF_TOLERANCE, 100.0 * ref_threshold(desc), diff_path);
+            sink->refs_differing++;
+        }
+    }
+    stbi_image_free(expected);
+    return r;
+}
+
+/* Renders the scene at `seconds` into frame `index` of `sink`. */
+static skv_result render_one(const skv_headless_desc *desc, skv_scene *scene, skv_renderer *renderer,
+                             skv_target *target, double seconds, frame_sink *sink, int index, skv_error *err)
+{
+    skv_frame_desc frame;
+    skv_result r = scene_draw(scene, renderer, target, seconds, &frame, err);
+    if (r != SKV_OK) return r;
+    target_read_rgba(target, sink->rgba);
+    r = sink->gif ? output_gif_frame(sink->gif, sink->rgba, err)
+                             : output_write_png(sink->paths[index], target->width, target->height, sink->rgba, err);
+    if (r == SKV_OK && sink->refs) r = compare_with_ref(desc, sink, index, target->width, target->height, err);
+    return r;
+}
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* `count` frames at `times` into `sink`, on a headless GL context. */
+static skv_result render_frames(skv_scene *scene, const skv_headless_desc *desc, int count, const double *times,
+                                frame_sink *sink, skv_error *err)
+{
+    int width = desc->width > 0 ? desc->width : 800, height = desc->height > 0 ? desc->height : 600;
+    sink->rgba = malloc((size_t)width * height * 4);
+    if (!sink->rgba) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    skv_gpu gpu;
+    skv_result r = gpu_headless_create(&gpu, desc->debug, err);
+    if (r != SKV_OK) return r;
+    skv_gl_debug debug = {0};
+    if (desc->debug) r = render_debug_begin(&debug, err);
+    skv_renderer renderer = {0};
+    if (r == SKV_OK) r = scene_renderer_create(scene, &renderer, err);
+    if (r == SKV_OK && renderer.textures_too_large)
+        say(desc, SKV_SAY_WARNING,
+            "%s: warning: %d texture(s) larger than this driver's %d texels a side; drawn in the material colour",
+            scene->model.path, renderer.textures_too_large, renderer.max_texture_side);
+    if (r == SKV_OK) {
+        skv_target target;
+        r = target_create(&target, width, height, err);
+        double start = now_seconds();
+        for (int i = 0; r == SKV_OK && i < count; i++) {
+            r = render_one(desc, scene, &renderer, &target, times[i], sink, i, err);
+            if (r == SKV_OK && desc->progress) desc->progress(desc->user, i + 1, count, now_seconds() - start);
+        }
+        target_destroy(&target);
+    }
+    if (r == SKV_OK) r = render_debug_result(&debug, err);
+    render_destroy(&renderer);
+    gpu_headless_destroy(&gpu);
+    return r;
+}
+
+/* Frame i's name from a pattern with one %d (options_frame_pattern_ok);
+ * a pattern without one is the name of every frame. NULL when memory runs
+ * out. */
+static char *frame_name(const char *pattern, int i)
+{
+    size_t size = strlen(pattern) + FRAME_WIDTH_MAX + 12;
+    char *name = malloc(size);
+    if (!name) return NULL;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    int length = strchr(pattern, '%') ? snprintf(name, size, pattern, i) : snprintf(name, size, "%s", pattern);
+#pragma GCC diagnostic pop
+    if (length < 0 || (size_t)length >= size) { /* cannot happen for a checked pattern; never overflow */
+        free(name);
+        return NULL;
+    }
+    return name;
+}
+
+static void free_names(char **names, int count)
+{
+    for (int i = 0; names && i < count; i++) free(names[i]);
+    free(names);
+}
+
+/* `count` names from `pattern`; NULL when memory runs out. */
+static char **frame_names(const char *pattern, int count)
+{
+    char **names = calloc((size_t)count, sizeof *names);
+    for (int i = 0; names && i < count; i++)
+        if (!(names[i] = frame_name(pattern, i))) {
+            free_names(names, i);
+            return NULL;
+        }
+    return names;
+}
+
+/* A list of one name (a single --screenshot or --ref, taken as given). */
+static char **one_name(const char *name)
+{
+    char **names = calloc(1, sizeof *names);
+    if (names && !(names[0] = strdup(name))) {
+        free(names);
+        return NULL;
+    }
+    return names;
+}
+
+skv_result headless_render(skv_scene *scene, const skv_headless_desc *desc, skv_error *err)
+{
+    int sequence = desc->frames > 0 || desc->gif;
+    double fps = desc->fps > 0.0 ? desc->fps : (desc->gif ? 15.0 : 30.0);
+    int count = sequence ? desc->frames : 1;
+    if (count <= 0) { /* a GIF of the clip once round */
+        double duration = scene_clip_seconds(scene);
+        count = duration > 0.0 ? (int)ceil(duration * fps - 1e-9) : 1;
+        if (count > 1000) count = 1000;
+    }
+    double *times = malloc((size_t)count * sizeof *times);
+    frame_sink sink = {0};
+    skv_result r = SKV_OK;
+    if (!times) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    for (int i = 0; i < count; i++) times[i] = desc->time + i / fps;
+    if (!desc->gif) {
+        sink.paths = sequence ? frame_names(desc->screenshot, count) : one_name(desc->screenshot);
+        if (!sink.paths) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    }
+    if (r == SKV_OK && desc->ref) {
+        sink.refs = sequence ? frame_names(desc->ref, count) : one_name(desc->ref);
+        if (!sink.refs) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    }
+    skv_gif gif;
+    int width = desc->width > 0 ? desc->width : 800, height = desc->height > 0 ? desc->height : 600;
+    if (r == SKV_OK && desc->gif) {
+        r = output_gif_begin(&gif, desc->gif, width, height, fps, err);
+        sink.gif = r == SKV_OK ? &gif : NULL;
+    }
+    if (r == SKV_OK) r = render_frames(scene, desc, count, times, &sink, err);
+    if (sink.gif) {
+        skv_result end = output_gif_end(&gif, desc->gif, r != SKV_OK, err);
+        if (r == SKV_OK) r = end;
+    }
+    if (r == SKV_OK && sequence && !desc->progress) {
+        if (desc->gif) say(desc, SKV_SAY_RESULT, "wrote %s (%d frames at %g fps)", desc->gif, count, fps);
+        else say(desc, SKV_SAY_RESULT, "wrote %d frames: %s ... %s", count, sink.paths[0], sink.paths[count - 1]);
+    }
+    if (r == SKV_OK && sink.refs_differing) {
+        r = sequence ? skv_fail(err, SKV_ERR_REF, "%d of %d frame(s) differ from their --ref images",
+                                sink.refs_differing, count)
+                     : skv_fail(err, SKV_ERR_REF, "the frame differs from its --ref image");
+    }
+    free_names(sink.paths, sink.paths ? count : 0);
+    free_names(sink.refs, sink.refs ? count : 0);
+    free(sink.rgba);
+    free(times);
+    return r;
+}
+
+skv_result headless_fallback_frames(skv_scene *scene, const skv_headless_desc *desc, skv_error *err)
+{
+    enum { FRAMES = 4 };
+    const char *folder = "skinview-frames";
+    if (mkdir(folder, 0777) != 0 && errno != EEXIST)
+        return skv_fail(err, SKV_ERR_OUTPUT, "cannot create %s: %s", folder, strerror(errno));
+    const char *base = strrchr(scene->model.path, '/');
+    base = base ? base + 1 : scene->model.path;
+    char names[FRAMES][512];
+    char *paths[FRAMES];
+    double times[FRAMES];
+    double duration = scene_clip_seconds(scene);
+    for (int i = 0; i < FRAMES; i++) {
+        times[i] = duration * i / FRAMES;
+        snprintf(names[i], sizeof names[i], "%s/%s_%d.png", folder, base, i);
+        paths[i] = names[i];
+    }
+    frame_sink sink = {.paths = paths};
+    skv_result r = render_frames(scene, desc, FRAMES, times, &sink, err);
+    free(sink.rgba);
+    if (r == SKV_OK) {
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof cwd)) snprintf(cwd, sizeof cwd, ".");
+        for (int i = 0; i < FRAMES; i++) say(desc, SKV_SAY_RESULT, "wrote %s/%s (t = %.3f s)", cwd, paths[i], times[i]);
+    }
+    return r;
+}

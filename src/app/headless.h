@@ -1,0 +1,63 @@
+/* headless.h - the driver without a window: --screenshot, --frames,
+ * --gif, --export-pose, and the frames written when there is no display.
+ *
+ * The counterpart of viewer.h: both draw through scene_draw (scene.h),
+ * into the same kind of offscreen target, so a screenshot and the window
+ * show the same pixels.
+ *
+ * Usage:
+ *     skv_headless_desc desc = {.screenshot = "out.png", .time = 1.5};
+ *     r = headless_render(&scene, &desc, &err);
+ *
+ * A zero-initialised desc means the defaults (800x600, t = 0, 30 fps,
+ * GIF 15 fps, the --ref threshold of imagecmp.h). Nothing here prints:
+ * lines for the user (a warning, what was written) go to desc->say, and a
+ * sequence's progress to desc->progress, both optional. */
+#ifndef SKV_HEADLESS_H
+#define SKV_HEADLESS_H
+
+#include "error.h"
+#include "scene.h"
+
+/* What a line handed to skv_headless_desc.say is. */
+typedef enum skv_say_kind {
+    SKV_SAY_RESULT,  /* what was written: for standard output */
+    SKV_SAY_WARNING, /* worth knowing, not an error: for standard error */
+} skv_say_kind;
+
+/* --ref-threshold 0: no pixel may differ (0 in the desc is the default). */
+#define SKV_REF_EXACT (-1.0)
+
+typedef struct skv_headless_desc {
+    int width, height; /* 0: 800x600 */
+    double time;       /* seconds on the clip: the frame, or the first of a sequence */
+    int debug;         /* OpenGL debug context: a GL error fails the run (SKV_ERR_GPU) */
+    const char *screenshot;  /* the PNG; with `frames`, a pattern with one %d */
+    const char *export_pose; /* the OBJ (headless_export_pose) */
+    int frames;        /* > 0: a sequence of that many frames, 1 / fps apart */
+    double fps;        /* 0: 30, or 15 for a GIF */
+    const char *gif;   /* the sequence as one animated GIF (without `frames`: the clip once round) */
+    const char *ref;   /* each PNG compared with this reference (with `frames`, a %d pattern) */
+    double ref_threshold; /* fraction of pixels allowed to differ: 0 the default, SKV_REF_EXACT none */
+    void (*say)(void *user, skv_say_kind kind, const char *line);
+    void (*progress)(void *user, int done, int total, double elapsed_seconds);
+    void *user;
+} skv_headless_desc;
+
+/* --screenshot (one PNG at desc->time), or with desc->frames / desc->gif a
+ * sequence. With desc->ref each PNG is compared with its reference: a
+ * missing reference is written from the render; a differing one gets
+ * OUT.diff.png (actual | expected | difference) and SKV_ERR_REF. */
+skv_result headless_render(skv_scene *scene, const skv_headless_desc *desc, skv_error *err);
+
+/* No display for a window: four frames over the clip as PNGs in
+ * ./skinview-frames/, named after the model; says where. */
+skv_result headless_fallback_frames(skv_scene *scene, const skv_headless_desc *desc, skv_error *err);
+
+/* --export-pose: the skinned mesh at desc->time (the bind pose when the
+ * scene's views show it) as OBJ in upright scene space, blended on the
+ * CPU exactly as the scene's skinning does; a model without a mesh
+ * exports its joints and bones. */
+skv_result headless_export_pose(skv_scene *scene, const skv_headless_desc *desc, skv_error *err);
+
+#endif

@@ -1,0 +1,89 @@
+/* options.h - the skinview command line: one table of options, from which
+ * both the parser and --help are made.
+ *
+ * Usage:
+ *     skv_options o;
+ *     skv_error err;
+ *     if (options_parse(argc, argv, &o, &err) != SKV_OK) { print err; exit 2 }
+ *     if (o.help) options_print_help(stdout);
+ *
+ * Every option is `--name VALUE` or `--name=VALUE`; values are checked
+ * here (ranges, sizes, colours, file name patterns), so the rest of the
+ * program gets only values it can use. The parser prints nothing: a bad
+ * command line comes back as SKV_ERR_USAGE with one line in `err`. */
+#ifndef SKV_OPTIONS_H
+#define SKV_OPTIONS_H
+
+#include <stdio.h>
+
+#include "error.h"
+
+/* --anim-file may be given this many times; --morph likewise. */
+#define SKV_MAX_ANIM_FILES 64
+#define SKV_MAX_MORPHS 64
+/* Widest field a --frames name pattern may ask for (e.g. %04d): an int has
+ * at most 11 characters, and frame names are allocated by this bound. */
+#define SKV_FRAME_WIDTH_MAX 20
+/* The bundled model opened when none is given. */
+#define SKV_DEFAULT_MODEL "worm.dae"
+
+typedef struct skv_options {
+    int help, version; /* --help / -h, --version: print and exit */
+    const char *model;
+    const char *anim;
+    const char *anim_files[SKV_MAX_ANIM_FILES]; /* --anim-file, in order */
+    int anim_file_count;
+    double time;
+    double speed;
+    int width, height;
+    const char *screenshot;
+    const char *export_pose;
+    const char *window_capture;
+    int influences;
+    int trust;
+    int debug;
+    double import_timeout;
+    double import_memory; /* --import-memory MB; 0: the default */
+    int list;
+    int bind_pose;
+    int instances;
+    int mixed_clips;
+    const char *blend;   /* --blend A,B,W as given; its parts: */
+    char blend_a[256], blend_b[256];
+    double blend_weight;
+    int dual_quaternion; /* --skinning dq */
+    /* Views. */
+    int skeleton, influence_count, wireframe, normals, grid, axes;
+    const char *weights; /* bone name or index */
+    float background[3];
+    int has_background;
+    int frames; /* --frames N with --screenshot PATTERN */
+    double fps;
+    const char *gif;
+    int json;             /* --list --json */
+    const char *ref;      /* --ref REF.png (a pattern with --frames) */
+    double ref_threshold; /* --ref-threshold: fraction of pixels allowed to differ */
+    double fade;          /* < 0: default */
+    int follow, in_place; /* --follow, --in-place */
+    const char *screenshot_dir; /* --screenshot-dir: the window's S key saves there */
+    const char *frame;          /* --frame clip|pose */
+    double camera_azimuth, camera_elevation, camera_zoom;
+    const char *morphs[SKV_MAX_MORPHS]; /* --morph NAME=W, in order */
+    int morph_count;
+} skv_options;
+
+/* Fills `o` from the command line (the defaults first). SKV_OK, or
+ * SKV_ERR_USAGE with one line in `err`. */
+skv_result options_parse(int argc, char **argv, skv_options *o, skv_error *err);
+
+/* --help: generated from the option table. */
+void options_print_help(FILE *out);
+
+/* A number: all of `text`, as strtod reads it. -1 when it is not. */
+int options_parse_number(const char *text, double *out);
+
+/* Is `pattern` a --frames file name: one "%d"-style conversion (flags and
+ * a width up to SKV_FRAME_WIDTH_MAX) and no other '%' but "%%"? */
+int options_frame_pattern_ok(const char *pattern);
+
+#endif

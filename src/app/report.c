@@ -1,0 +1,173 @@
+/* report.c - what --list prints: the model summary as text or JSON. */
+#include "report.h"
+
+#include <stdlib.h>
+
+#include "import.h"
+#include "overlay.h"
+#include "text.h"
+
+/* A JSON string: valid JSON and UTF-8 whatever bytes the name holds. */
+static void json_string(FILE *out, const char *text)
+{
+    text_put_json(out, text);
+}
+
+/* Per node: the file bone of that node or, if none, of its nearest
+ * ancestor; -1 for none (the lowest bone index where a node has several).
+ * One pass, nodes being parent-first (model.h): looking at every bone for
+ * every ancestor of every bone took a minute on files with deep chains
+ * and thousands of bones. NULL when out of memory. */
+static int *bones_at_or_above(const skv_model *m)
+{
+    const skv_skeleton *sk = &m->skeleton;
+    int *above = malloc((size_t)(sk->node_count > 0 ? sk->node_count : 1) * sizeof *above);
+    if (!above) return NULL;
+    for (int n = 0; n < sk->node_count; n++) above[n] = -1;
+    for (int k = sk->bone_count; k-- > 0;)
+        if (overlay_is_file_bone(m, k)) above[sk->bone_node[k]] = k;
+    for (int n = 0; n < sk->node_count; n++)
+        if (above[n] < 0 && sk->parents[n] >= 0 && sk->parents[n] < n) above[n] = above[sk->parents[n]];
+    return above;
+}
+
+void report_list_json(FILE *out, const skv_model *m)
+{
+    const skv_skeleton *sk = &m->skeleton;
+    fprintf(out, "{\"file\":");
+    json_string(out, m->path);
+    fprintf(out, ",\"assimp\":");
+    json_string(out, import_assimp_version());
+    fprintf(out, ",\"vertices\":%d,\"triangles\":%d,\"influence_slots\":%d,\"meshes\":[", m->vertex_count,
+           m->index_count / 3, m->influence_slots);
+    for (int i = 0; i < m->mesh_count; i++) {
+        const skv_mesh *mesh = &m->meshes[i];
+        fprintf(out, "%s{\"name\":", i ? "," : "");
+        json_string(out, mesh->name);
+        fprintf(out, ",\"vertices\":%d,\"triangles\":%d,\"bones\":%d,\"max_influences\":%d,\"morph_targets\":%d,\"node\":",
+               mesh->vertex_count, mesh->index_count / 3, mesh->bone_count, mesh->max_influences,
+               mesh->morph_target_count);
+        json_string(out, sk->node_names[mesh->node]);
+        fprintf(out, "}");
+    }
+    fprintf(out, "],\"bones\":[");
+    int first = 1;
+    int *above = bones_at_or_above(m);
+    for (int b = 0; b < sk->bone_count; b++) {
+        if (!model_bone_from_file(m, b)) continue; /* the importer's node bones */
+        int parent = -1, node = sk->bone_node[b];
+        if (above && node >= 0 && sk->parents[node] >= 0) parent = above[sk->parents[node]];
+        for (int p = node >= 0 && !above ? sk->parents[node] : -1; p >= 0 && parent < 0; p = sk->parents[p])
+            for (int k = 0; k < sk->bone_count && parent < 0; k++) /* out of memory: slowly */
+                if (sk->bone_node[k] == p && overlay_is_file_bone(m, k)) parent = k;
+        fprintf(out, "%s{\"index\":%d,\"name\":", first ? "" : ",", b);
+        json_string(out, sk->bone_names[b]);
+        fprintf(out, ",\"parent\":%d,\"node\":", parent);
+        if (node >= 0) json_string(out, sk->node_names[node]);
+        else fprintf(out, "null");
+        fprintf(out, "}");
+        first = 0;
+    }
+    free(above);
+    fprintf(out, "],\"clips\":[");
+    for (int c = 0; c < m->clip_count; c++) {
+        const skv_clip *clip = &m->clips[c];
+        fprintf(out, "%s{\"index\":%d,\"name\":", c ? "," : "", c);
+        json_string(out, clip->name ? clip->name : "");
+        fprintf(out, ",\"seconds\":%.6g,\"ticks\":%.6g,\"ticks_per_second\":%g,\"channels\":%d,\"file_channels\":%d,"
+               "\"source\":", clip->duration_ticks / clip->ticks_per_second, clip->duration_ticks, clip->ticks_per_second,
+               clip->channel_count, clip->file_channels);
+        if (clip->source) json_string(out, clip->source);
+        else fprintf(out, "null");
+        fprintf(out, ",\"morph_channels\":%d,\"notes\":[", clip->morph_channel_count);
+        int listed = 0;
+        for (unsigned bit = 1; bit; bit <<= 1)
+            if ((clip->notes & bit) && model_clip_note_key(bit)) {
+                fprintf(out, "%s", listed++ ? "," : "");
+                json_string(out, model_clip_note_key(bit));
+            }
+        fprintf(out, "]}");
+    }
+    fprintf(out, "],\"warnings\":[");
+    for (int w = 0; w < m->warning_count; w++) {
+        if (w) fputc(',', out);
+        json_string(out, m->warnings[w]);
+    }
+    fprintf(out, "]}\n");
+}
+
+void report_list(FILE *out, const skv_model *m)
+{
+    fprintf(out, "file: ");
+    text_put_line(out, m->path);
+    fprintf(out, "\n");
+    fprintf(out, "assimp: %s\n", import_assimp_version());
+    fprintf(out, "meshes: %d (%d vertices, %d triangles)\n", m->mesh_count, m->vertex_count, m->index_count / 3);
+    for (int i = 0; i < m->mesh_count; i++) {
+        const skv_mesh *mesh = &m->meshes[i];
+        fprintf(out, "  %d '", i);
+        text_put_line(out, mesh->name);
+        if (mesh->skinned) {
+            fprintf(out, "': %d vertices, %d triangles, %d bones, max influences %d", mesh->vertex_count,
+                   mesh->index_count / 3, mesh->bone_count, mesh->max_influences);
+        } else {
+            fprintf(out, "': %d vertices, %d triangles, no bones (follows its node '", mesh->vertex_count,
+                   mesh->index_count / 3);
+            text_put_line(out, m->skeleton.node_names[mesh->node]);
+            fprintf(out, "')");
+        }
+        if (mesh->unweighted_vertices)
+            fprintf(out, ", %d vertices without weights follow the node", mesh->unweighted_vertices);
+        if (mesh->over_limit_vertices)
+            fprintf(out, ", %d vertices over %d kept their %d largest", mesh->over_limit_vertices,
+                   m->influence_slots, m->influence_slots);
+        fprintf(out, "\n");
+        if (mesh->morph_target_count) fprintf(out, "    morph targets: %d (--morph NAME=W):", mesh->morph_target_count);
+        for (int t = 0; t < mesh->morph_target_count; t++) {
+            int g = mesh->first_morph_target + t;
+            fprintf(out, " %d", g);
+            if (m->morph_target_names[g]) {
+                fprintf(out, " '");
+                text_put_line(out, m->morph_target_names[g]);
+                fprintf(out, "'");
+            }
+            fprintf(out, " (default %g)%s", m->morph_default_weights[g], t + 1 < mesh->morph_target_count ? "," : "\n");
+        }
+    }
+    fprintf(out, "nodes: %d\n", m->skeleton.node_count);
+    fprintf(out, "bones: %d (palette entries %d, shader limit %d)\n", m->file_bone_count, m->skeleton.bone_count,
+           SKV_MAX_BONES);
+    fprintf(out, "influence slots: %d; vertices over %d influences: %d\n", m->influence_slots, m->influence_slots,
+           model_over_limit_vertices(m));
+    fprintf(out, "clips: %d\n", m->clip_count);
+    if (m->clip_count == 0)
+        fprintf(out, "  no animation in this file as Assimp %s reads it: shown in its rest pose\n", import_assimp_version());
+    for (int c = 0; c < m->clip_count; c++) {
+        const skv_clip *clip = &m->clips[c];
+        fprintf(out, "  %d '", c);
+        text_put_line(out, clip->name);
+        fprintf(out, "': %.3f s (%g ticks at %g ticks/s), %d channels", clip->duration_ticks / clip->ticks_per_second,
+               clip->duration_ticks, clip->ticks_per_second, clip->channel_count);
+        if (clip->merged_from > 1)
+            fprintf(out, " (%d one-channel clips of the file on one time line, played together)", clip->merged_from);
+        if (clip->source) {
+            fprintf(out, ", from ");
+            text_put_line(out, clip->source);
+            fprintf(out, " (%d of its %d channels matched a node)", clip->channel_count, clip->file_channels);
+        }
+        if (clip->morph_channel_count) fprintf(out, ", %d morph channel(s)", clip->morph_channel_count);
+        fprintf(out, "\n");
+        for (int k = 0; k < clip->morph_channel_count; k++) {
+            const skv_morph_channel *ch = &clip->morph_channels[k];
+            const skv_mesh *mesh = &m->meshes[ch->mesh];
+            fprintf(out, "      morph: mesh %d '", ch->mesh);
+            text_put_line(out, mesh->name);
+            fprintf(out, "', targets %d-%d, %d keys (%g to %g ticks)\n", mesh->first_morph_target,
+                   mesh->first_morph_target + mesh->morph_target_count - 1, ch->key_count, ch->times[0],
+                   ch->times[ch->key_count - 1]);
+        }
+        for (unsigned bit = 1; bit; bit <<= 1)
+            if ((clip->notes & bit) && model_clip_note_text(bit)) fprintf(out, "      note: %s\n", model_clip_note_text(bit));
+    }
+}
+
