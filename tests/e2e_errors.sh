@@ -77,5 +77,17 @@ if [ -z "${SKV_SANITIZER_BUILD:-}" ]; then
     "$shared/gltf/robot.glb" --trust --import-memory 4 --list
 fi
 expect 2 "bad value for --import-memory" -- "$shared/gltf/robot.glb" --import-memory 0 --list
+# --name=VALUE is read like --name VALUE (one option table, options.c).
+expect 2 "bad value for --size" -- "$shared/md5/Bob.md5mesh" --size=0x0 --list
+expect 2 "--list takes no value" -- "$shared/md5/Bob.md5mesh" --list=yes
+expect 2 "--time needs a value" -- "$shared/md5/Bob.md5mesh" --list --time
+"$skinview" "$shared/md5/Bob.md5mesh" --time=0.5 --size=64x48 --screenshot="$tmp/eq.png" >/dev/null 2>&1 &&
+  [ "$(od -An -tu1 -j16 -N8 "$tmp/eq.png" | tr -s ' ')" = " 0 0 0 64 0 0 0 48" ] ||
+  { echo "FAIL: --size=64x48 --screenshot=FILE did not write a 64x48 PNG"; failures=$((failures + 1)); }
+# --help comes from the same table: every option the parser takes is listed.
+"$skinview" --help >"$tmp/help" || { echo "FAIL: --help status"; failures=$((failures + 1)); }
+for name in --anim-file --size --morph --import-memory --window-capture --ref-threshold --camera-zoom --help; do
+  grep -q -- "^  $name\b" "$tmp/help" || { echo "FAIL: --help lacks $name"; failures=$((failures + 1)); }
+done
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]
