@@ -107,7 +107,7 @@ run() { # run MODEL ARGS...
   local png="$tmp/out.png"
   rm -f "$png"
   # --import-timeout: the sanitizer build's guarded read has no memory
-  # limit (see import.c), so a runaway Assimp is stopped by time there.
+  # limit (see src/import/guard.c), so a runaway Assimp is stopped by time there.
   rm -f "$tmp/usage"
   if [ -n "$cap_kb" ]; then
     # The cap in a subshell (ulimit holds for what it starts); time(1)

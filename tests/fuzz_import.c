@@ -4,7 +4,7 @@
  * The first byte picks the file type (extension) and the influence slots;
  * the rest is written to a temporary file and loaded with import_model,
  * exactly as the viewer loads a download: the guarded first read in a
- * child (so Assimp's own crashes become errors, see import.c), then the
+ * child (so Assimp's own crashes become errors, see src/import/guard.c), then the
  * conversion, then the draw split, pose sampling at odd times, the CPU
  * blends and the framing bounds. Any crash, sanitizer report or leak here
  * is ours. Built by -DSKINVIEW_FUZZ=ON with clang; tests/fuzz.sh runs it. */

@@ -208,7 +208,7 @@ static void as_mat4(const struct aiMatrix4x4 *m, mat4 out)
         for (int k = 0; k < 4; k++) out[c][k] = r[k * 4 + c];
 }
 
-/* The FBX offset defects of each Assimp series (import.c) on a scene built
+/* The FBX offset defects of each Assimp series (src/import/assimp_fixes.c) on a scene built
  * as each series' importer leaves such a file: root -> Armature (scale 100)
  * -> boneA -> boneB, and a mesh node "Body" (translated) under the root.
  *   5.2: every bone's offset is the mesh's global bind matrix (Autodesk's

@@ -1,87 +1,30 @@
-/* import.c - Assimp scene -> skv_model.
+/* convert.c - aiScene -> skv_model.
  *
- * Steps, in order: check the path, run Assimp with our post-processing,
- * flatten the node tree parent-first, gather triangle meshes into one
- * vertex/index set, build the shared bone map and pack influences, convert
- * materials and textures, convert clips (names resolved to node indices
- * here, once), then release the aiScene. */
-#include "import.h"
+ * Steps, in order: flatten the node tree parent-first, fold FBX pivot
+ * helpers, gather triangle meshes into one vertex/index set, build the
+ * shared bone map and pack influences, convert morph targets, materials
+ * (their textures through textures.c) and clips (names resolved to node
+ * indices here, once). The aiScene is only read. */
+#include "private/import_internal.h"
+#include "private/import_scene.h"
 #include "walk.h"
 #include "anim.h"
-#include "import_scene.h"
 
-#include <limits.h>
 #include <assimp/cimport.h>
 #include <assimp/material.h>
-#include <assimp/postprocess.h>
-#include <assimp/scene.h>
-#include <assimp/version.h>
 #include <errno.h>
-#include <pthread.h>
 #include <math.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <strings.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <stb_ds.h>
-#include <stb_image.h>
 
 #include "skin.h"
 #include "stick.h"
 #include "text.h"
 
-/* Assimp 5.4 renamed aiString's capacity MAXLEN to AI_MAXLEN. */
-#ifndef AI_MAXLEN
-#define AI_MAXLEN MAXLEN
-#endif
-
-/* Name -> index map (stb_ds string hash map). */
-typedef struct name_index {
-    char *key;
-    int value;
-} name_index;
-
-/* State of one import; everything here is freed before returning. */
-typedef struct importer {
-    const struct aiScene *scene;
-    const struct aiScene *anim_scene; /* where the clips come from: scene, or an .md5anim's */
-    const double *file_durations;     /* per clip, the duration the file gave if read_scene extended it; or NULL */
-    skv_model *model;
-    skv_error *err;
-    char *folder; /* the model's folder, for external textures */
-
-    const struct aiNode **nodes; /* flattened, parallel to skeleton nodes */
-    name_index *node_by_name;  /* first node of each name */
-    int name_clashes;          /* nodes whose name an earlier node has too */
-    name_index *joint_by_name; /* for a name several nodes share: the node its bone resolved to */
-    unsigned char *folded;     /* per node: FBX pivot helpers folded into it (fold_fbx_pivots) */
-    /* import_add_clips: channels may also name a node without its
-     * namespace prefix; `existing` holds the clips already there. */
-    name_index *node_by_bare;
-    const skv_model *existing;
-    name_index *bone_by_name; /* first palette entry of that name */
-    int *node_bone;           /* per node: its node bone, or -1 */
-    int bone_capacity;
-
-    char **texture_keys; /* per model texture: where it came from */
-    char texture_refused[160]; /* why resolve_texture refused one, for its warning; "" if it says nothing */
-    int fbx_offset_fix;  /* fbx_mesh_correction applies (Assimp 5.4 FBX) */
-    int fbx_bind_fix;    /* fbx_offsets_from_rest may apply (Assimp 5.2 FBX) */
-    int huge_offsets;    /* bone offsets beyond SKV_MAX_MAGNITUDE, replaced by identity */
-} importer;
-
-static void to_mat4(const struct aiMatrix4x4 *m, mat4 out)
+void to_mat4(const struct aiMatrix4x4 *m, mat4 out)
 {
     /* aiMatrix4x4 is row-major (a4, b4, c4 = translation); cglm is
      * column-major: column c holds row entries a..d of that column. */
@@ -103,10 +46,7 @@ static int mat4_finite(const mat4 m)
     return 1;
 }
 
-/* Beyond this a transform entry or key value is no model's: a scale or
- * offset of 1e30 is finite, but a float overflows to inf once two such
- * are multiplied down the hierarchy or with a vertex (issue #21). */
-#define SKV_MAX_MAGNITUDE 1e15f
+
 
 static int mat4_usable(const mat4 m)
 {
@@ -130,22 +70,6 @@ static int lookup(name_index **map, const char *name)
 {
     ptrdiff_t i = shgeti(*map, name);
     return i < 0 ? -1 : (*map)[i].value;
-}
-
-/* --- path checks --------------------------------------------------------- */
-
-static skv_result check_path(const char *path, skv_error *err)
-{
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return skv_fail(err, SKV_ERR_FILE, "%s", strerror(errno));
-    if (S_ISDIR(st.st_mode)) return skv_fail(err, SKV_ERR_FILE, "is a directory, not a model file");
-    if (!S_ISREG(st.st_mode)) return skv_fail(err, SKV_ERR_FILE, "not a regular file");
-    FILE *f = fopen(path, "rb");
-    if (!f) return skv_fail(err, SKV_ERR_FILE, "cannot open: %s", strerror(errno));
-    fclose(f);
-    if (st.st_size == 0) return skv_fail(err, SKV_ERR_IMPORT, "file is empty");
-    return SKV_OK;
 }
 
 /* --- node hierarchy ------------------------------------------------------ */
@@ -276,7 +200,7 @@ static int resolve_bone_node(importer *im, const char *name, const mat4 offset, 
 
 /* A name without its namespace prefix: what follows the last ':' or '|'
  * ("mixamorig:Hips", "Armature|Hips" -> "Hips"); the name itself if none. */
-static const char *bare_name(const char *name)
+const char *bare_name(const char *name)
 {
     const char *bare = name;
     for (const char *c = name; *c; c++)
@@ -315,7 +239,7 @@ static int is_helper_of(const char *helper, const char *name, size_t name_len)
     return strncmp(helper, name, name_len) == 0 && strncmp(helper + name_len, fbx_helper_tag, sizeof fbx_helper_tag - 1) == 0;
 }
 
-static skv_result fold_fbx_pivots(importer *im)
+skv_result fold_fbx_pivots(importer *im)
 {
     skv_skeleton *sk = &im->model->skeleton;
     const struct aiScene *anims = im->anim_scene;
@@ -405,86 +329,7 @@ static int offsets_equal(const mat4 a, const mat4 b)
     return 1;
 }
 
-/* Assimp 5.4.x's FBX importer builds a bone's offset as
- *   inverse(bone's bind transform) * (local transform of the mesh node's parent)
- * where it should use the mesh node's *global* bind transform (assimp PR
- * #5349 restored the offset without the fix of commit 8a1dc87; issue #5642,
- * fixed after 5.4.3). A skinned mesh whose node is not at the origin then
- * comes out with that node's transform missing (huesitos.fbx: 100x too
- * small, and torn apart once animated). `correction` turns the 5.4 offset
- * into the right one:  inverse(parent local) * global(mesh node).
- * The "parent" is the parent of the mesh node's chain of $AssimpFbx$ pivot
- * helpers, which Assimp creates in front of the node itself. */
-static int is_fbx(const char *path)
-{
-    size_t n = strlen(path);
-    return n >= 4 && strcasecmp(path + n - 4, ".fbx") == 0;
-}
 
-static int fbx_offset_fix_applies(const char *path)
-{
-    return aiGetVersionMajor() == 5 && aiGetVersionMinor() == 4 && is_fbx(path);
-}
-
-/* Assimp 5.2.4-5.2.5's FBX importer sets each bone's offset to the
- * cluster's Transform (assimp PR #4490). Blender writes the whole offset
- * there, and those files come out right; Autodesk exporters (Mixamo) write
- * the mesh's global bind matrix, the same for every bone of the mesh, and
- * the character twists (assimp #4487, #4620, #5131). That signature -- two
- * or more bones, one offset -- cannot come from a sound rig, so such
- * offsets are rebuilt as inverse(bone's rest global) * that matrix, taking
- * the node tree's rest pose as the bind pose (as such exports have it). */
-static int fbx_bind_fix_applies(const char *path)
-{
-    return aiGetVersionMajor() == 5 && aiGetVersionMinor() == 2 && is_fbx(path);
-}
-
-static int offsets_all_equal(const struct aiMesh *src)
-{
-    if (src->mNumBones < 2) return 0;
-    mat4 first, other;
-    to_mat4(&src->mBones[0]->mOffsetMatrix, first);
-    for (unsigned b = 1; b < src->mNumBones; b++) {
-        to_mat4(&src->mBones[b]->mOffsetMatrix, other);
-        for (int c = 0; c < 4; c++)
-            for (int r = 0; r < 4; r++)
-                if (fabsf(first[c][r] - other[c][r]) > 1e-6f * (1.0f + fabsf(first[c][r]))) return 0;
-    }
-    return 1;
-}
-
-/* inverse(rest global of node) * m, the offset a bone of that node should
- * have had (see fbx_bind_fix_applies). */
-static void offset_from_rest(const importer *im, int node, const mat4 m, mat4 out)
-{
-    const skv_skeleton *sk = &im->model->skeleton;
-    mat4 global = GLM_MAT4_IDENTITY_INIT;
-    for (int n = node; n >= 0; n = sk->parents[n]) glm_mat4_mul(sk->rest_local[n], global, global);
-    glm_mat4_inv(global, global);
-    mat4 result;
-    glm_mat4_mul(global, (vec4 *)m, result);
-    glm_mat4_copy(result, out);
-}
-
-static void fbx_mesh_correction(const importer *im, int mesh_node, mat4 correction)
-{
-    const skv_skeleton *sk = &im->model->skeleton;
-    mat4 global = GLM_MAT4_IDENTITY_INIT;
-    for (int n = mesh_node; n >= 0; n = sk->parents[n]) glm_mat4_mul(sk->rest_local[n], global, global);
-
-    const char *name = sk->node_names[mesh_node];
-    size_t len = strlen(name);
-    int chain_top = mesh_node;
-    for (int p = sk->parents[mesh_node]; p >= 0; p = sk->parents[p]) {
-        const char *pn = sk->node_names[p];
-        if (strncmp(pn, name, len) != 0 || strncmp(pn + len, "_$AssimpFbx$", 12) != 0) break;
-        chain_top = p;
-    }
-    int parent = sk->parents[chain_top];
-    mat4 parent_inverse = GLM_MAT4_IDENTITY_INIT;
-    if (parent >= 0) glm_mat4_inv((vec4 *)sk->rest_local[parent], parent_inverse);
-    glm_mat4_mul(parent_inverse, global, correction);
-}
 
 /* One palette entry per distinct (name, offset): meshes that share a
  * skeleton share entries, and a bone bound with a different offset in
@@ -812,7 +657,7 @@ static int has_triangle_meshes(const struct aiScene *scene)
 /* Has the file a mesh of its own? Assimp gives skeleton-only files of
  * some formats (.md5anim, BVH) a stick figure of its own making, which
  * uses a material called "SkeletonMaterial"; such a mesh does not count. */
-static int has_own_meshes(const struct aiScene *scene)
+int has_own_meshes(const struct aiScene *scene)
 {
     for (unsigned m = 0; m < scene->mNumMeshes; m++) {
         const struct aiMesh *mesh = scene->mMeshes[m];
@@ -860,174 +705,6 @@ static skv_result convert_skeleton_only(importer *im)
     return r;
 }
 
-/* --- materials and textures ---------------------------------------------- */
-
-/* The whole of a regular file in a malloc'd buffer (NULL if it cannot be
- * read). Opened without blocking and checked after opening: a FIFO's
- * open waits for a writer forever, a device never ends. */
-static unsigned char *read_whole_file(const char *path, long *size)
-{
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return NULL;
-    struct stat st;
-    unsigned char *bytes = NULL;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < (1L << 30)) {
-        *size = (long)st.st_size;
-        bytes = malloc((size_t)*size);
-        for (long done = 0; bytes && done < *size;) {
-            ssize_t got = read(fd, bytes + done, (size_t)(*size - done));
-            if (got < 0 && errno == EINTR) continue;
-            if (got <= 0) { /* an error, or the file shrank */
-                free(bytes);
-                bytes = NULL;
-            } else {
-                done += got;
-            }
-        }
-    }
-    close(fd);
-    return bytes;
-}
-
-/* Appends a texture; takes `rgba` or `encoded` (malloc'd), freeing it on
- * failure. */
-static int add_texture(importer *im, skv_texture texture, const char *key)
-{
-    skv_model *model = im->model;
-    skv_texture *grown = realloc(model->textures, (size_t)(model->texture_count + 1) * sizeof *grown);
-    if (grown) model->textures = grown;
-    char **keys = realloc(im->texture_keys, (size_t)(model->texture_count + 1) * sizeof *keys);
-    if (keys) im->texture_keys = keys;
-    if ((!texture.rgba && !texture.encoded) || !grown || !keys) {
-        free(texture.rgba);
-        free(texture.encoded);
-        return -1;
-    }
-    grown[model->texture_count] = texture;
-    keys[model->texture_count] = strdup(key);
-    return model->texture_count++;
-}
-
-/* Textures are refused (with a warning; the material colour is drawn)
- * past these, before any decoding: a 100-byte PNG can claim gigabytes of
- * texels, and a side beyond the GL driver's GL_MAX_TEXTURE_SIZE (16384 on
- * llvmpipe and most desktop GPUs) fails the upload. */
-#define SKV_MAX_TEXTURE_SIDE 16384
-#define SKV_MAX_TEXTURE_BYTES ((size_t)256 << 20)
-
-static int texture_too_large(importer *im, unsigned width, unsigned height)
-{
-    if (width > SKV_MAX_TEXTURE_SIDE || height > SKV_MAX_TEXTURE_SIDE)
-        snprintf(im->texture_refused, sizeof im->texture_refused, "%ux%u texels, more than %d on a side", width,
-                 height, SKV_MAX_TEXTURE_SIDE);
-    else if ((size_t)width * height * 4 > SKV_MAX_TEXTURE_BYTES)
-        snprintf(im->texture_refused, sizeof im->texture_refused, "%ux%u texels, more than %zu MiB decoded", width,
-                 height, SKV_MAX_TEXTURE_BYTES >> 20);
-    else
-        return 0;
-    return 1;
-}
-
-/* An image file's bytes, taken over by the texture and kept for
- * import_decode_textures once stb_image has read a valid header from
- * them (freed here if it cannot). */
-static int texture_from_owned(importer *im, unsigned char *bytes, int size, const char *key)
-{
-    int w, h, channels;
-    if (size <= 0 || !stbi_info_from_memory(bytes, size, &w, &h, &channels) || w <= 0 || h <= 0 ||
-        texture_too_large(im, w, h)) {
-        free(bytes);
-        return -1;
-    }
-    return add_texture(im, (skv_texture){.width = w, .height = h, .encoded = bytes, .encoded_size = size}, key);
-}
-
-static int texture_from_memory(importer *im, const unsigned char *bytes, int size, const char *key)
-{
-    unsigned char *copy = size > 0 ? malloc((size_t)size) : NULL;
-    if (!copy) return -1;
-    memcpy(copy, bytes, (size_t)size);
-    return texture_from_owned(im, copy, size, key);
-}
-
-static int texture_from_embedded(importer *im, const struct aiTexture *tex, const char *key)
-{
-    if (tex->mHeight == 0) /* compressed (PNG, JPEG ...): mWidth is the byte size */
-        return texture_from_memory(im, (const unsigned char *)tex->pcData, (int)tex->mWidth, key);
-
-    /* Raw BGRA texels. */
-    if (texture_too_large(im, tex->mWidth, tex->mHeight)) return -1;
-    size_t count = (size_t)tex->mWidth * tex->mHeight;
-    unsigned char *rgba = malloc(count * 4);
-    for (size_t i = 0; rgba && i < count; i++) {
-        rgba[i * 4 + 0] = tex->pcData[i].r;
-        rgba[i * 4 + 1] = tex->pcData[i].g;
-        rgba[i * 4 + 2] = tex->pcData[i].b;
-        rgba[i * 4 + 3] = tex->pcData[i].a;
-    }
-    return add_texture(im, (skv_texture){.width = (int)tex->mWidth, .height = (int)tex->mHeight, .rgba = rgba}, key);
-}
-
-/* -2: no such file (the caller tries another name), -1: unreadable. */
-static int texture_from_file(importer *im, const char *file, const char *key)
-{
-    if (access(file, F_OK) != 0) return -2;
-    struct stat st;
-    if (stat(file, &st) == 0 && !S_ISREG(st.st_mode)) { /* read_whole_file refuses it too, after opening */
-        snprintf(im->texture_refused, sizeof im->texture_refused, "%s is not a regular file", file);
-        return -1;
-    }
-    long size = 0;
-    unsigned char *bytes = read_whole_file(file, &size);
-    return bytes ? texture_from_owned(im, bytes, (int)size, key) : -1; /* no copy of the file */
-}
-
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
-/* Resolves a material's texture reference: "*N" embedded, an embedded
- * texture whose file name matches, or a file beside the model. */
-static int resolve_texture(importer *im, const char *reference)
-{
-    char ref[AI_MAXLEN + 1];
-    snprintf(ref, sizeof ref, "%s", reference);
-    for (char *c = ref; *c; c++)
-        if (*c == '\\') *c = '/';
-
-    for (int t = 0; t < im->model->texture_count; t++)
-        if (strcmp(im->texture_keys[t], ref) == 0) return t;
-
-    const struct aiScene *scene = im->scene;
-    if (ref[0] == '*') {
-        char *end;
-        long index = strtol(ref + 1, &end, 10);
-        if (*end == '\0' && index >= 0 && index < (long)scene->mNumTextures)
-            return texture_from_embedded(im, scene->mTextures[index], ref);
-        return -1;
-    }
-    for (unsigned i = 0; i < scene->mNumTextures; i++) {
-        const struct aiTexture *tex = scene->mTextures[i];
-        char name[AI_MAXLEN + 1];
-        snprintf(name, sizeof name, "%.*s", (int)tex->mFilename.length, tex->mFilename.data);
-        for (char *c = name; *c; c++)
-            if (*c == '\\') *c = '/';
-        if (name[0] && strcmp(base_name(name), base_name(ref)) == 0) return texture_from_embedded(im, tex, ref);
-    }
-
-    /* A file: as given relative to the model's folder, then by base name. */
-    char file[4096];
-    if (ref[0] == '/') snprintf(file, sizeof file, "%s", ref);
-    else snprintf(file, sizeof file, "%s/%s", im->folder, ref);
-    int t = texture_from_file(im, file, ref);
-    if (t == -2) {
-        snprintf(file, sizeof file, "%s/%s", im->folder, base_name(ref));
-        t = texture_from_file(im, file, ref);
-    }
-    return t;
-}
 
 static skv_result convert_materials(importer *im)
 {
@@ -1292,7 +969,7 @@ static int convert_morph_channels(importer *im, const struct aiAnimation *src, s
     return 0;
 }
 
-static skv_result convert_clips(importer *im)
+skv_result convert_clips(importer *im)
 {
     const struct aiScene *scene = im->anim_scene;
     skv_model *model = im->model;
@@ -1398,7 +1075,7 @@ static int by_time_line(const void *pa, const void *pb)
  * yet; else it starts a clip of its own. The clips left keep their order.
  * Grouped by sorting, with a cursor per node into the group's clips that
  * others join, so a file of 100,000 such clips is not 10^10 comparisons. */
-static skv_result merge_single_channel_clips(importer *im)
+skv_result merge_single_channel_clips(importer *im)
 {
     skv_model *model = im->model;
     int n = model->clip_count, singles = 0;
@@ -1498,76 +1175,7 @@ static skv_result merge_single_channel_clips(importer *im)
     return SKV_OK;
 }
 
-/* --- entry point --------------------------------------------------------- */
-
-/* --- texture decoding ---------------------------------------------------- */
-
-typedef struct decode_job {
-    skv_texture *textures;
-    int count;
-    int next; /* shared; taken under the lock */
-    int failed;
-    pthread_mutex_t lock;
-} decode_job;
-
-static void *decode_worker(void *arg)
-{
-    decode_job *job = arg;
-    for (;;) {
-        pthread_mutex_lock(&job->lock);
-        int t = job->next < job->count ? job->next++ : -1;
-        pthread_mutex_unlock(&job->lock);
-        if (t < 0) return NULL;
-        skv_texture *tex = &job->textures[t];
-        if (!tex->encoded) continue;
-        int w, h, channels;
-        /* libstb's stb_image allocates with malloc; it keeps no state
-         * between calls (the flip setting is never changed here). */
-        unsigned char *rgba = stbi_load_from_memory(tex->encoded, tex->encoded_size, &w, &h, &channels, 4);
-        free(tex->encoded);
-        tex->encoded = NULL;
-        tex->encoded_size = 0;
-        if (rgba && w == tex->width && h == tex->height) {
-            tex->rgba = rgba;
-        } else {
-            free(rgba);
-            pthread_mutex_lock(&job->lock);
-            job->failed++;
-            pthread_mutex_unlock(&job->lock);
-        }
-    }
-}
-
-int import_decode_textures(skv_model *model)
-{
-    decode_job job = {.textures = model->textures, .count = model->texture_count};
-    int pending = 0;
-    for (int t = 0; t < model->texture_count; t++) pending += model->textures[t].encoded != NULL;
-    if (pending == 0) return 0;
-    pthread_mutex_init(&job.lock, NULL);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int workers = (int)(cores < 1 ? 1 : cores > 8 ? 8 : cores);
-    if (workers > pending) workers = pending;
-    pthread_t threads[8];
-    int started = 0;
-    for (int i = 1; i < workers; i++)
-        if (pthread_create(&threads[started], NULL, decode_worker, &job) == 0) started++;
-    decode_worker(&job); /* this thread works too; alone if none started */
-    for (int i = 0; i < started; i++) pthread_join(threads[i], NULL);
-    pthread_mutex_destroy(&job.lock);
-    if (job.failed)
-        model_warn(model, "%d texture(s) could not be decoded; their materials are drawn untextured", job.failed);
-    return job.failed;
-}
-
-const char *import_assimp_version(void)
-{
-    static char version[32];
-    snprintf(version, sizeof version, "%u.%u.%u", aiGetVersionMajor(), aiGetVersionMinor(), aiGetVersionPatch());
-    return version;
-}
-
-static void importer_free(importer *im)
+void importer_free(importer *im)
 {
     free(im->folder);
     free(im->nodes);
@@ -1587,7 +1195,7 @@ static void importer_free(importer *im)
  * indices reach: each is at least one palette entry. Asked before any
  * work on the bones, and before Assimp's validation, which compares every
  * bone name of a mesh with every other (70,000 bones: tens of seconds). */
-static int too_many_bones(const struct aiScene *scene)
+int too_many_bones(const struct aiScene *scene)
 {
     size_t total = 0;
     for (unsigned m = 0; scene->mMeshes && m < scene->mNumMeshes; m++)
@@ -1610,7 +1218,7 @@ static int too_many_bones(const struct aiScene *scene)
 }
 
 /* import_scene, with the clips taken from `anim_scene`. */
-static skv_result convert_scene(const struct aiScene *scene, const struct aiScene *anim_scene,
+skv_result convert_scene(const struct aiScene *scene, const struct aiScene *anim_scene,
                                 const double *file_durations, const char *path,
                                 const skv_import_desc *desc, skv_model *model, skv_error *err)
 {
@@ -1661,585 +1269,4 @@ skv_result import_scene(const struct aiScene *scene, const char *path, const skv
                         skv_model *model, skv_error *err)
 {
     return convert_scene(scene, scene, NULL, path, desc, model, err);
-}
-
-static int ends_with_nocase(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcasecmp(s + n - k, suffix) == 0;
-}
-
-/* Assimp loads an .md5mesh's clip from "<base>.md5anim" beside it, spelt
- * exactly so. Finds one whose name differs only in case; 0 if none. */
-static int find_md5anim(const char *mesh_path, char *out, size_t size)
-{
-    char folder[2048];
-    snprintf(folder, sizeof folder, "%s", mesh_path);
-    char *slash = strrchr(folder, '/');
-    const char *file = slash ? slash + 1 : mesh_path;
-    if (slash) *slash = '\0';
-    else snprintf(folder, sizeof folder, ".");
-    size_t base_len = strlen(file) - strlen(".md5mesh");
-    DIR *dir = opendir(folder);
-    if (!dir) return 0;
-    int found = 0;
-    for (struct dirent *e; !found && (e = readdir(dir));) {
-        if (strlen(e->d_name) == base_len + strlen(".md5anim") && strncasecmp(e->d_name, file, base_len) == 0 &&
-            ends_with_nocase(e->d_name, ".md5anim")) {
-            snprintf(out, size, "%s/%s", folder, e->d_name);
-            found = 1;
-        }
-    }
-    closedir(dir);
-    return found;
-}
-
-/* Assimp 5.4's Collada parser reads each <vcount> number with no whitespace
- * skipped before the first one: a list that starts with a space (as
- * library_animation_clips.dae's does) reads as 0 weights for vertex 0 and
- * then gives every vertex the count of the one before it, so all weights
- * land on the wrong vertices, silently. Whitespace in an XML list means
- * nothing; such a file is read from a copy with it removed. NULL (and
- * nothing to do) when no <vcount> starts with whitespace. */
-static unsigned char *collada_trimmed_vcounts(const char *path, long *out_size)
-{
-    if (!(aiGetVersionMajor() == 5 && aiGetVersionMinor() == 4) || !ends_with_nocase(path, ".dae")) return NULL;
-    long size = 0;
-    unsigned char *bytes = read_whole_file(path, &size);
-    if (!bytes) return NULL;
-    static const char tag[] = "<vcount>";
-    const size_t tag_len = sizeof tag - 1;
-    long w = 0, trimmed = 0;
-    for (long r = 0; r < size;) {
-        if (bytes[r] == '<' && size - r >= (long)tag_len && memcmp(bytes + r, tag, tag_len) == 0) {
-            memmove(bytes + w, bytes + r, tag_len);
-            w += (long)tag_len, r += (long)tag_len;
-            long start = r;
-            while (r < size && (bytes[r] == ' ' || bytes[r] == '\t' || bytes[r] == '\n' || bytes[r] == '\r')) r++;
-            trimmed += r > start;
-            continue;
-        }
-        bytes[w++] = bytes[r++];
-    }
-    if (!trimmed) {
-        free(bytes);
-        return NULL;
-    }
-    *out_size = w;
-    return bytes;
-}
-
-/* Does a Collada file interpolate any of its animation on curves
- * (<Name_array> entries BEZIER or HERMITE)? Assimp's Collada loader reads
- * the keys and ignores the tangents. */
-static int collada_has_curves(const char *path)
-{
-    if (!ends_with_nocase(path, ".dae")) return 0;
-    long size = 0;
-    unsigned char *bytes = read_whole_file(path, &size);
-    if (!bytes) return 0;
-    int found = 0;
-    for (long i = 0; i < size && !found; i++)
-        found = (bytes[i] == 'B' && size - i >= 6 && memcmp(bytes + i, "BEZIER", 6) == 0) ||
-                (bytes[i] == 'H' && size - i >= 7 && memcmp(bytes + i, "HERMITE", 7) == 0);
-    free(bytes);
-    return found;
-}
-
-/* Assimp's post-processing for every file. SortByPType splits point and
- * line primitives into meshes of their own; convert_meshes skips those and
- * says so (a file of lines only is then "no triangle meshes", not an
- * opaque Assimp error). */
-static const unsigned import_flags = aiProcess_Triangulate | aiProcess_GenSmoothNormals |
-                                     aiProcess_JoinIdenticalVertices | aiProcess_ValidateDataStructure |
-                                     aiProcess_SortByPType | aiProcess_FlipUVs;
-
-/* Assimp tells .md5anim from .md5mesh by the extension, case-sensitively,
- * so the file is handed over from memory with the right type hint. */
-static const struct aiScene *import_md5anim(const char *path)
-{
-    long size = 0;
-    unsigned char *bytes = read_whole_file(path, &size);
-    const struct aiScene *scene = bytes ? aiImportFileFromMemory((const char *)bytes, (unsigned)size, 0, "md5anim") : NULL;
-    free(bytes);
-    return scene;
-}
-
-static skv_result guarded_read(const char *path, const unsigned char *bytes, long size, const char *hint,
-                               unsigned flags, const skv_import_desc *desc, skv_error *err);
-
-/* import_md5anim, after the same guarded read as the mesh (a case-variant
- * name is found by skinview, so Assimp's own guarded read of the mesh never
- * saw it). NULL with `why` filled when the guarded read failed. */
-static const struct aiScene *import_md5anim_guarded(const char *path, const skv_import_desc *desc, skv_error *why)
-{
-    if (!(desc && desc->trusted)) {
-        long size = 0;
-        unsigned char *bytes = read_whole_file(path, &size);
-        if (!bytes) {
-            skv_fail(why, SKV_ERR_FILE, "cannot read it");
-            return NULL;
-        }
-        skv_result r = guarded_read(path, bytes, size, "md5anim", 0, desc, why);
-        free(bytes);
-        if (r != SKV_OK) return NULL;
-    }
-    return import_md5anim(path);
-}
-
-/* Assimp 5.2's JoinIdenticalVertices compares the bone weights of each
- * vertex it may join by scanning the mesh's bones: quadratic in a skinned
- * mesh's vertices (100,000: 3 s; 200,000: 13 s; 1,000,000: ~10 min),
- * linear without bones (issue #21). It only pays off on geometry the
- * importer unrolled per face corner; a mesh whose faces already share its
- * vertices (glTF keeps the file's indices) has nothing to gain. So a scene
- * with a big skinned mesh that is already indexed skips the join; every
- * other scene is joined as before. */
-enum { JOIN_SKINNED_VERTEX_LIMIT = 50000 };
-
-static int skip_join(const struct aiScene *scene)
-{
-    for (unsigned m = 0; scene->mMeshes && m < scene->mNumMeshes; m++) {
-        const struct aiMesh *mesh = scene->mMeshes[m];
-        if (!mesh || !mesh->mNumBones || mesh->mNumVertices <= JOIN_SKINNED_VERTEX_LIMIT || !mesh->mFaces) continue;
-        size_t corners = 0;
-        for (unsigned f = 0; f < mesh->mNumFaces; f++) corners += mesh->mFaces[f].mNumIndices;
-        /* Unrolled geometry has one vertex per corner; a closed indexed
-         * triangle mesh about one per six. */
-        if (corners >= 2 * (size_t)mesh->mNumVertices) return 1;
-    }
-    return 0;
-}
-
-/* The latest key time of a clip, over every kind of channel. */
-static double last_key_time(const struct aiAnimation *anim)
-{
-    double last = 0.0;
-    for (unsigned c = 0; c < anim->mNumChannels; c++) {
-        const struct aiNodeAnim *na = anim->mChannels[c];
-        if (!na) continue;
-        if (na->mPositionKeys)
-            for (unsigned k = 0; k < na->mNumPositionKeys; k++) last = fmax(last, na->mPositionKeys[k].mTime);
-        if (na->mRotationKeys)
-            for (unsigned k = 0; k < na->mNumRotationKeys; k++) last = fmax(last, na->mRotationKeys[k].mTime);
-        if (na->mScalingKeys)
-            for (unsigned k = 0; k < na->mNumScalingKeys; k++) last = fmax(last, na->mScalingKeys[k].mTime);
-    }
-    for (unsigned c = 0; c < anim->mNumMeshChannels; c++) {
-        const struct aiMeshAnim *ma = anim->mMeshChannels[c];
-        if (ma && ma->mKeys)
-            for (unsigned k = 0; k < ma->mNumKeys; k++) last = fmax(last, ma->mKeys[k].mTime);
-    }
-    for (unsigned c = 0; c < anim->mNumMorphMeshChannels; c++) {
-        const struct aiMeshMorphAnim *ma = anim->mMorphMeshChannels[c];
-        if (ma && ma->mKeys)
-            for (unsigned k = 0; k < ma->mNumKeys; k++) last = fmax(last, ma->mKeys[k].mTime);
-    }
-    return last;
-}
-
-/* Reads a file (or `bytes`, with the extension `hint`) the way both the
- * guarded child and the real import do. Assimp's validation rejects a clip
- * whose keys run past its duration (B3D files such as Minetest's
- * character.b3d: their ANIM chunk counts frames from 0, their keys from
- * 1), although every engine plays them and the conversion repairs exactly
- * that. So the file is read without post-processing, such durations are
- * extended to the last key, and only then is it validated and processed
- * with `flags`. `durations` (may be NULL) gets a malloc'd copy of the
- * durations the file gave, one per clip, when any was extended (else
- * NULL); the conversion warns about those. On failure returns NULL with
- * Assimp's message in aiGetErrorString(). A scene of too many bones comes
- * back as read, unprocessed: convert_scene refuses it first thing. */
-/* Files this big are looked at before Assimp post-processes them
- * (too_many_bones, skip_join): on them a step can be quadratic. */
-enum { PEEK_FILE_BYTES = 4 << 20 };
-
-static const struct aiScene *import_once(const char *path, const unsigned char *bytes, long size, const char *hint,
-                                         unsigned flags)
-{
-    return bytes ? aiImportFileFromMemory((const char *)bytes, (unsigned)size, flags, hint) : aiImportFile(path, flags);
-}
-
-static const struct aiScene *read_scene(const char *path, const unsigned char *bytes, long size, const char *hint,
-                                        unsigned flags, double **durations)
-{
-    if (durations) *durations = NULL;
-    struct stat st;
-    long file_size = bytes ? size : stat(path, &st) == 0 ? (long)st.st_size : 0;
-    /* Most files: one call, post-processing included. (aiApplyPostProcessing
-     * is kept for the files below that need it: when one of its steps
-     * fails, Assimp 5.2.5's C API releases a scene its importer has already
-     * deleted, and crashes.) */
-    if (file_size < PEEK_FILE_BYTES) {
-        const struct aiScene *scene = import_once(path, bytes, size, hint, flags);
-        if (scene || !strstr(aiGetErrorString(), "is larger than aiAnimation::mDuration")) return scene;
-    }
-    const struct aiScene *scene = import_once(path, bytes, size, hint, 0);
-    if (!scene) return NULL;
-    /* The conversion refuses it before looking further (too_many_bones):
-     * handed over unprocessed, without Assimp's validation, quadratic in
-     * a mesh's bones. */
-    if (too_many_bones(scene)) return scene;
-    double *file_durations = NULL;
-    for (unsigned a = 0; a < scene->mNumAnimations; a++) {
-        struct aiAnimation *anim = scene->mAnimations[a]; /* the scene is ours until released */
-        if (!anim || !(anim->mDuration > 0.0)) continue;   /* the conversion fills those in */
-        double last = last_key_time(anim);
-        if (!(last > anim->mDuration)) continue;
-        if (!file_durations) {
-            file_durations = malloc(scene->mNumAnimations * sizeof *file_durations);
-            if (!file_durations) break;
-            for (unsigned i = 0; i < scene->mNumAnimations; i++)
-                file_durations[i] = scene->mAnimations[i] ? scene->mAnimations[i]->mDuration : 0.0;
-        }
-        anim->mDuration = last;
-    }
-    if (skip_join(scene)) flags &= ~(unsigned)aiProcess_JoinIdenticalVertices;
-    if (!file_durations) {
-        /* Nothing to repair: read again in one call, which fails cleanly. */
-        aiReleaseImport(scene);
-        return import_once(path, bytes, size, hint, flags);
-    }
-    const struct aiScene *processed = aiApplyPostProcessing(scene, flags);
-    if (!processed) {
-        free(file_durations);
-        return NULL;
-    }
-    if (durations) *durations = file_durations;
-    else free(file_durations);
-    return processed;
-}
-
-/* Memory Assimp may take to read a file: generous for real models (Assimp
- * needs a small multiple of the file), far below what a broken header can
- * ask for; --import-memory sets it. */
-static rlim_t import_memory_budget(const char *path, const skv_import_desc *desc)
-{
-    if (desc && desc->memory_limit_mb > 0) return (rlim_t)desc->memory_limit_mb << 20;
-    struct stat st;
-    rlim_t file = stat(path, &st) == 0 ? (rlim_t)st.st_size : 0;
-    rlim_t limit = (rlim_t)2 << 30; /* 2 GiB */
-    if (file * 16 > limit) limit = file * 16;
-    return limit;
-}
-
-/* While this process itself runs Assimp on a file (after the guarded read,
- * or with --trust), its address space may grow by the same budget as the
- * guarded child's: a file that only half-reads in the child, or that is
- * read unguarded, fails with one line instead of taking the machine's
- * memory. The limit is set from what the process already maps (a GL
- * driver may hold much) and put back afterwards. Not under the sanitizers,
- * which reserve terabytes of address space up front. */
-typedef struct memory_bound {
-    struct rlimit saved;
-    int active;
-} memory_bound;
-
-static void memory_bound_begin(memory_bound *bound, const char *path, const skv_import_desc *desc)
-{
-    bound->active = 0;
-#ifndef SKV_SANITIZE
-    long pages = 0;
-    FILE *f = fopen("/proc/self/statm", "r");
-    if (f) {
-        if (fscanf(f, "%ld", &pages) != 1) pages = 0;
-        fclose(f);
-    }
-    if (pages <= 0 || getrlimit(RLIMIT_AS, &bound->saved) != 0) return;
-    rlim_t want = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + import_memory_budget(path, desc);
-    if (bound->saved.rlim_cur != RLIM_INFINITY && bound->saved.rlim_cur <= want) return; /* tighter already */
-    if (bound->saved.rlim_max != RLIM_INFINITY && want > bound->saved.rlim_max) return;
-    struct rlimit limit = {want, bound->saved.rlim_max};
-    bound->active = setrlimit(RLIMIT_AS, &limit) == 0;
-#else
-    (void)path, (void)desc;
-#endif
-}
-
-static void memory_bound_end(memory_bound *bound)
-{
-    if (bound->active) setrlimit(RLIMIT_AS, &bound->saved);
-    bound->active = 0;
-}
-
-/* Assimp can quote the rest of a broken file in its message (a mangled
- * SMD: ~900 KB). The error line keeps its start: this many bytes from the
- * guarded child, shown as at most MESSAGE_CHARS characters. Any message
- * cut at GUARD_MESSAGE_BYTES is longer than MESSAGE_CHARS characters (a
- * character is at most 4 bytes), so the line shows that it was cut. */
-enum { MESSAGE_CHARS = 300, GUARD_MESSAGE_BYTES = 4 * MESSAGE_CHARS + 16 };
-
-/* "cannot import: " and Assimp's message, cut and escaped to one line. */
-static skv_result fail_import(skv_error *err, const char *message)
-{
-    if (strstr(message, "bad_alloc"))
-        return skv_fail(err, SKV_ERR_IMPORT, "cannot import: Assimp ran out of the memory it may use for one file "
-                        "(--import-memory)");
-    char line[sizeof(skv_error) - sizeof "cannot import: "]; /* so the "…" is not cut off */
-    return skv_fail(err, SKV_ERR_IMPORT, "cannot import: %s", text_line(line, sizeof line, message, MESSAGE_CHARS));
-}
-
-enum { WATCH_TIMED_OUT = -1 };
-
-/* Reads the guarded child's message from `fd` while the child runs, until
- * end of file (the child has exited: it is the only writer) or `timeout`
- * seconds; the child would block writing a message longer than the pipe
- * holds if nobody read it. Keeps the first `size` - 1 bytes in `why`.
- * Returns 0, WATCH_TIMED_OUT, or an errno value. */
-static int watch_child(int fd, double timeout, char *why, size_t size)
-{
-    struct timespec start, now;
-    clock_gettime(CLOCK_MONOTONIC, &start);
-    size_t kept = 0;
-    why[0] = '\0';
-    for (;;) {
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        double left = timeout - ((double)(now.tv_sec - start.tv_sec) + 1e-9 * (double)(now.tv_nsec - start.tv_nsec));
-        if (left <= 0.0) return WATCH_TIMED_OUT;
-        struct pollfd watched = {.fd = fd, .events = POLLIN};
-        int ready = poll(&watched, 1, left >= INT_MAX / 1000 ? INT_MAX : (int)ceil(left * 1000.0));
-        if (ready < 0 && errno != EINTR) return errno;
-        if (ready <= 0) continue; /* interrupted, or the time is up: checked above */
-        char chunk[4096];
-        ssize_t got = read(fd, chunk, sizeof chunk);
-        if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-        if (got < 0) return errno;
-        if (got == 0) return 0;
-        size_t keep = size - 1 - kept < (size_t)got ? size - 1 - kept : (size_t)got;
-        memcpy(why + kept, chunk, keep);
-        kept += keep;
-        why[kept] = '\0';
-    }
-}
-
-/* Checks the guarded child makes on a scene Assimp returned, so that the
- * parent never reads it: NULL if it may, else why not. An incomplete scene
- * (AI_SCENE_FLAGS_INCOMPLETE) with neither meshes nor clips is Assimp
- * giving up without an error. A scene holding more than 64 bytes of mesh
- * data per byte of the file and over 256 MiB in all is a decompression or
- * count bomb: real models stay within a small multiple of their size
- * (compressed FBX ~10x), and the parent would need as much again to
- * convert it. `size` is the file's size, or -1 to stat `path`. */
-static const char *scene_refused(const struct aiScene *scene, const char *path, long size)
-{
-    if ((scene->mFlags & AI_SCENE_FLAGS_INCOMPLETE) && scene->mNumMeshes == 0 && scene->mNumAnimations == 0)
-        return "Assimp returned an incomplete scene with no meshes and no animations";
-    double bytes = 0.0;
-    for (unsigned m = 0; scene->mMeshes && m < scene->mNumMeshes; m++) {
-        const struct aiMesh *mesh = scene->mMeshes[m];
-        if (!mesh) continue;
-        int streams = (mesh->mVertices != NULL) + (mesh->mNormals != NULL) + 2 * (mesh->mTangents != NULL);
-        for (int t = 0; t < AI_MAX_NUMBER_OF_TEXTURECOORDS; t++) streams += mesh->mTextureCoords[t] != NULL;
-        for (int c = 0; c < AI_MAX_NUMBER_OF_COLOR_SETS; c++) streams += mesh->mColors[c] != NULL;
-        bytes += (double)mesh->mNumVertices * 12.0 * streams + (double)mesh->mNumFaces * 12.0;
-        for (unsigned b = 0; mesh->mBones && b < mesh->mNumBones; b++)
-            if (mesh->mBones[b]) bytes += (double)mesh->mBones[b]->mNumWeights * 8.0;
-    }
-    struct stat st;
-    double file = size >= 0 ? (double)size : stat(path, &st) == 0 ? (double)st.st_size : 0.0;
-    if (bytes > 256.0 * 1024 * 1024 && bytes > 64.0 * file)
-        return "the scene is absurdly large for the file (over 64 bytes of mesh data per byte, and over 256 MiB)";
-    return NULL;
-}
-
-/* Reads `path` with Assimp in a child process. Returns SKV_OK when the
- * child read it; otherwise an error saying how Assimp failed. */
-static skv_result guarded_read(const char *path, const unsigned char *bytes, long size, const char *hint,
-                               unsigned flags, const skv_import_desc *desc, skv_error *err)
-{
-    int pipe_fd[2];
-    if (pipe(pipe_fd) != 0) return SKV_OK; /* cannot guard: read unguarded */
-    fflush(NULL);
-    pid_t child = fork();
-    if (child < 0) {
-        close(pipe_fd[0]);
-        close(pipe_fd[1]);
-        return SKV_OK;
-    }
-    if (child == 0) {
-        close(pipe_fd[0]);
-        /* Only Assimp runs here; what it (or a sanitizer inside it) would
-         * print is summed up by the parent's one line instead. */
-        int devnull = open("/dev/null", O_WRONLY);
-        if (devnull >= 0) dup2(devnull, STDERR_FILENO);
-        /* Crash handlers the host installed (sanitizers, libFuzzer) must
-         * not run in this throwaway child: it dies by the signal, and the
-         * parent names it. */
-        const int crashes[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
-        for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++) signal(crashes[i], SIG_DFL);
-#ifndef SKV_SANITIZE
-        struct rlimit limit = {import_memory_budget(path, desc), import_memory_budget(path, desc)};
-        setrlimit(RLIMIT_AS, &limit);
-#endif
-        const struct aiScene *scene = read_scene(path, bytes, size, hint, flags, NULL);
-        const char *why = scene ? scene_refused(scene, path, bytes ? size : -1) : aiGetErrorString();
-        if (why) {
-            /* The parent keeps only the start; no need to send more. */
-            size_t length = strlen(why);
-            if (length > GUARD_MESSAGE_BYTES) length = GUARD_MESSAGE_BYTES;
-            ssize_t written = write(pipe_fd[1], why, length);
-            (void)written;
-        }
-        int refused = why != NULL;
-        if (scene) aiReleaseImport(scene); /* freed, so leak checkers that follow the child see no loss */
-        _exit(refused);
-    }
-    close(pipe_fd[1]);
-    double timeout = desc && desc->timeout_seconds > 0 ? desc->timeout_seconds : 60.0;
-    char why[GUARD_MESSAGE_BYTES + 1];
-    int watched = watch_child(pipe_fd[0], timeout, why, sizeof why);
-    close(pipe_fd[0]);
-    int status = 0;
-    if (watched != 0) kill(child, SIGKILL); /* hung, or cannot be watched: it must not outlive us */
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (watched == WATCH_TIMED_OUT)
-        return skv_fail(err, SKV_ERR_IMPORT, "Assimp did not finish reading it within %g s (see --trust)", timeout);
-    if (watched != 0)
-        return skv_fail(err, SKV_ERR_IMPORT, "cannot watch the guarded read: %s", strerror(watched));
-    if (WIFSIGNALED(status))
-        return skv_fail(err, SKV_ERR_IMPORT, "Assimp crashed reading it (signal %d); nothing was shown",
-                        WTERMSIG(status));
-    if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-        return fail_import(err, why[0] ? why : "Assimp ran out of its memory limit or failed without a message");
-    return SKV_OK;
-}
-
-skv_result import_model(const char *path, const skv_import_desc *desc, skv_model *model, skv_error *err)
-{
-    memset(model, 0, sizeof *model);
-    skv_result r = check_path(path, err);
-    if (r != SKV_OK) return r;
-
-    unsigned flags = import_flags;
-    long trimmed_size = 0;
-    unsigned char *trimmed = collada_trimmed_vcounts(path, &trimmed_size);
-    if (!(desc && desc->trusted)) {
-        r = guarded_read(path, trimmed, trimmed_size, "dae", flags, desc, err);
-        if (r != SKV_OK) {
-            free(trimmed);
-            return r;
-        }
-    }
-    double *file_durations = NULL;
-    memory_bound bound;
-    memory_bound_begin(&bound, path, desc);
-    const struct aiScene *scene = read_scene(path, trimmed, trimmed_size, "dae", flags, &file_durations);
-    memory_bound_end(&bound);
-    int vcounts_trimmed = trimmed != NULL;
-    free(trimmed);
-    if (!scene) return fail_import(err, aiGetErrorString());
-
-    const struct aiScene *anim_scene = NULL;
-    char *anim_refused = NULL; /* why the guarded read of a case-variant .md5anim failed */
-    char anim_path[4096];
-    if (scene->mNumAnimations == 0 && ends_with_nocase(path, ".md5mesh") &&
-        find_md5anim(path, anim_path, sizeof anim_path)) {
-        skv_error why = {{0}};
-        memory_bound_begin(&bound, anim_path, desc);
-        anim_scene = import_md5anim_guarded(anim_path, desc, &why);
-        memory_bound_end(&bound);
-        if (!anim_scene && why.message[0]) anim_refused = strdup(why.message);
-    }
-    r = convert_scene(scene, anim_scene && anim_scene->mNumAnimations ? anim_scene : scene,
-                      anim_scene && anim_scene->mNumAnimations ? NULL : file_durations, path, desc, model, err);
-    free(file_durations);
-    if (r == SKV_OK && anim_scene && anim_scene->mNumAnimations)
-        model_warn(model, "clip read from %s (Assimp looks for the exact name only)", anim_path);
-    else if (r == SKV_OK && anim_scene)
-        model_warn(model, "%s has no usable animation; shown in rest pose", anim_path);
-    else if (r == SKV_OK && anim_refused)
-        model_warn(model, "%s: %s; shown in rest pose", anim_path, anim_refused);
-    free(anim_refused);
-    if (r == SKV_OK && collada_has_curves(path)) {
-        for (int c = 0; c < model->clip_count; c++) model->clips[c].notes |= SKV_CLIP_LINEAR_NOT_CURVE;
-        if (model->clip_count)
-            model_warn(model, "the file animates on Bezier/Hermite curves; Assimp reads only their keys, so between "
-                       "keys the motion is linear (up to a few %% of the model's size off the curves)");
-    }
-    if (r == SKV_OK && vcounts_trimmed)
-        model_warn(model, "<vcount> lists start with whitespace, which Assimp 5.4 misreads; read without it");
-    if (anim_scene) aiReleaseImport(anim_scene);
-    aiReleaseImport(scene);
-    for (int f = 0; r == SKV_OK && desc && f < desc->anim_file_count; f++) {
-        int added = 0;
-        r = import_add_clips(model, desc->anim_files[f], desc, 0, &added, err);
-        if (r != SKV_OK) model_free(model);
-    }
-    return r;
-}
-
-skv_result import_add_clips(skv_model *model, const char *path, const skv_import_desc *desc, int only_without_mesh,
-                            int *added, skv_error *err)
-{
-    *added = 0;
-    const char *file = base_name(path);
-    skv_error why = {{0}};
-    skv_result r = check_path(path, &why);
-    if (r == SKV_OK && !(desc && desc->trusted)) r = guarded_read(path, NULL, 0, NULL, import_flags, desc, &why);
-    if (r != SKV_OK) return skv_fail(err, r, "animation file %s: %s", path, why.message);
-    double *file_durations = NULL;
-    memory_bound bound;
-    memory_bound_begin(&bound, path, desc);
-    const struct aiScene *scene = read_scene(path, NULL, 0, NULL, import_flags, &file_durations);
-    memory_bound_end(&bound);
-    if (!scene) return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: cannot import: %s", path, aiGetErrorString());
-    if (only_without_mesh && has_own_meshes(scene)) {
-        free(file_durations);
-        aiReleaseImport(scene);
-        *added = -1;
-        return SKV_OK;
-    }
-    if (scene->mNumAnimations == 0 || !scene->mRootNode) {
-        free(file_durations);
-        aiReleaseImport(scene);
-        return skv_fail(err, SKV_ERR_ANIM, "animation file %s: no clips in it", path);
-    }
-
-    /* The clips are converted against the model's skeleton into a scratch
-     * model that shares it (folding pivots changes the model's own rest
-     * pose), then moved over. */
-    skv_model scratch = {.skeleton = model->skeleton, .influence_slots = model->influence_slots};
-    importer im = {.scene = scene, .anim_scene = scene, .file_durations = file_durations, .model = &scratch,
-                   .err = err, .existing = model};
-    skv_skeleton *sk = &model->skeleton;
-    for (int n = 0; n < sk->node_count; n++) {
-        if (shgeti(im.node_by_name, sk->node_names[n]) < 0) shput(im.node_by_name, sk->node_names[n], n);
-        const char *bare = bare_name(sk->node_names[n]);
-        if (shgeti(im.node_by_bare, bare) < 0) shput(im.node_by_bare, bare, n);
-    }
-    r = fold_fbx_pivots(&im);
-    if (r == SKV_OK) r = convert_clips(&im);
-    if (r == SKV_OK) r = merge_single_channel_clips(&im);
-    model->skeleton = scratch.skeleton; /* the same arrays; only fold_fbx_pivots wrote to them */
-    int usable = 0;
-    for (int c = 0; c < scratch.clip_count; c++) usable += scratch.clips[c].channel_count > 0;
-    skv_clip *grown = r == SKV_OK && usable ? realloc(model->clips, (size_t)(model->clip_count + usable) * sizeof *grown)
-                                            : NULL;
-    if (grown) model->clips = grown;
-    else if (r == SKV_OK && usable) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
-    for (int w = 0; w < scratch.warning_count; w++) model_warn(model, "%s: %s", file, scratch.warnings[w]);
-    for (int c = 0; c < scratch.clip_count; c++) {
-        skv_clip *clip = &scratch.clips[c];
-        if (r == SKV_OK && clip->channel_count > 0 && (clip->source = strdup(path))) {
-            model->clips[model->clip_count++] = *clip;
-            (*added)++;
-            continue;
-        }
-        if (r == SKV_OK && clip->channel_count == 0)
-            model_warn(model, "%s: clip '%s': none of its %d channels names a node of the model; left out", file,
-                       clip->name, clip->file_channels);
-        model_clip_free(clip);
-    }
-    free(scratch.clips);
-    for (int w = 0; w < scratch.warning_count; w++) free(scratch.warnings[w]);
-    free(scratch.warnings);
-    importer_free(&im);
-    free(file_durations);
-    aiReleaseImport(scene);
-    if (r == SKV_OK && *added == 0)
-        r = skv_fail(err, SKV_ERR_ANIM, "animation file %s: none of its %d clip(s) moves a node of the model", path,
-                     scratch.clip_count);
-    if (r == SKV_OK && walk_compile_rest(model) != 0) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
-    return r;
 }

@@ -1,7 +1,8 @@
 /* import_scene.h - the importer's conversion step on its own, for callers
  * that already hold an aiScene (the importer's unit tests build small
- * scenes in memory). The only header besides import.c that names Assimp
- * types; the rest of Skinview includes import.h. */
+ * scenes in memory). With private/import_internal.h the only headers that name Assimp
+ * types; the rest of Skinview includes import.h. Private to the importer
+ * (src/import/private/): only it, its unit tests and the benchmark see it. */
 #ifndef SKV_IMPORT_SCENE_H
 #define SKV_IMPORT_SCENE_H
 

@@ -1,0 +1,257 @@
+/* assimp_fixes.c - repairs of known Assimp defects.
+ *
+ * Each defect is one row of assimp_fixes[]: the Assimp series it is in,
+ * the file format, how it is detected, how it is repaired, and the
+ * warning the model carries when it was. The rows' detect and repair
+ * steps run at different stages of the import (file bytes before Assimp,
+ * the scene Assimp returns, the bone map during conversion), so they are
+ * the functions named in the row's comment; assimp_fix_applies() answers
+ * the series and format check for all of them. */
+#include "private/import_internal.h"
+
+#include <assimp/version.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+const assimp_fix assimp_fixes[ASSIMP_FIX_COUNT] = {
+    /* detect: the mesh has bones; repair: fbx_mesh_correction */
+    [ASSIMP_FIX_FBX_MESH_NODE_OFFSET] = {5, 4, ".fbx", "bone offsets miss the mesh node's global transform", NULL},
+    /* detect: offsets_all_equal; repair: offset_from_rest */
+    [ASSIMP_FIX_FBX_CLUSTER_TRANSFORM] = {5, 2, ".fbx", "bone offsets taken from the cluster's Transform", NULL},
+    /* detect and repair: collada_trimmed_vcounts, before Assimp reads the file */
+    [ASSIMP_FIX_COLLADA_VCOUNT_SPACE] = {5, 4, ".dae", "<vcount> lists starting with whitespace misread",
+                                         "<vcount> lists start with whitespace, which Assimp 5.4 misreads; read "
+                                         "without it"},
+    /* detect: collada_has_curves; repair: none possible, the clips are marked */
+    [ASSIMP_FIX_COLLADA_CURVES] = {0, 0, ".dae", "Bezier/Hermite tangents ignored",
+                                   "the file animates on Bezier/Hermite curves; Assimp reads only their keys, so "
+                                   "between keys the motion is linear (up to a few % of the model's size off the "
+                                   "curves)"},
+    /* detect and repair: find_md5anim (the warning names the file) */
+    [ASSIMP_FIX_MD5ANIM_CASE] = {0, 0, ".md5mesh", ".md5anim found by its exact name only", NULL},
+    /* detect: last_key_time past mDuration; repair: read_scene extends the duration */
+    [ASSIMP_FIX_KEYS_PAST_DURATION] = {0, 0, NULL, "validation rejects keys past a clip's duration", NULL},
+    /* detect and repair: skip_join */
+    [ASSIMP_FIX_JOIN_QUADRATIC] = {0, 0, NULL, "JoinIdenticalVertices quadratic on big skinned meshes", NULL},
+};
+
+int assimp_fix_applies(assimp_fix_id id, const char *path)
+{
+    const assimp_fix *fix = &assimp_fixes[id];
+    if (fix->major && !(aiGetVersionMajor() == fix->major && aiGetVersionMinor() == fix->minor)) return 0;
+    return !fix->format || ends_with_nocase(path, fix->format);
+}
+
+/* Assimp 5.4.x's FBX importer builds a bone's offset as
+ *   inverse(bone's bind transform) * (local transform of the mesh node's parent)
+ * where it should use the mesh node's *global* bind transform (assimp PR
+ * #5349 restored the offset without the fix of commit 8a1dc87; issue #5642,
+ * fixed after 5.4.3). A skinned mesh whose node is not at the origin then
+ * comes out with that node's transform missing (huesitos.fbx: 100x too
+ * small, and torn apart once animated). `correction` turns the 5.4 offset
+ * into the right one:  inverse(parent local) * global(mesh node).
+ * The "parent" is the parent of the mesh node's chain of $AssimpFbx$ pivot
+ * helpers, which Assimp creates in front of the node itself. */
+int fbx_offset_fix_applies(const char *path)
+{
+    return assimp_fix_applies(ASSIMP_FIX_FBX_MESH_NODE_OFFSET, path);
+}
+
+/* Assimp 5.2.4-5.2.5's FBX importer sets each bone's offset to the
+ * cluster's Transform (assimp PR #4490). Blender writes the whole offset
+ * there, and those files come out right; Autodesk exporters (Mixamo) write
+ * the mesh's global bind matrix, the same for every bone of the mesh, and
+ * the character twists (assimp #4487, #4620, #5131). That signature -- two
+ * or more bones, one offset -- cannot come from a sound rig, so such
+ * offsets are rebuilt as inverse(bone's rest global) * that matrix, taking
+ * the node tree's rest pose as the bind pose (as such exports have it). */
+int fbx_bind_fix_applies(const char *path)
+{
+    return assimp_fix_applies(ASSIMP_FIX_FBX_CLUSTER_TRANSFORM, path);
+}
+
+int offsets_all_equal(const struct aiMesh *src)
+{
+    if (src->mNumBones < 2) return 0;
+    mat4 first, other;
+    to_mat4(&src->mBones[0]->mOffsetMatrix, first);
+    for (unsigned b = 1; b < src->mNumBones; b++) {
+        to_mat4(&src->mBones[b]->mOffsetMatrix, other);
+        for (int c = 0; c < 4; c++)
+            for (int r = 0; r < 4; r++)
+                if (fabsf(first[c][r] - other[c][r]) > 1e-6f * (1.0f + fabsf(first[c][r]))) return 0;
+    }
+    return 1;
+}
+
+/* inverse(rest global of node) * m, the offset a bone of that node should
+ * have had (see fbx_bind_fix_applies). */
+void offset_from_rest(const importer *im, int node, const mat4 m, mat4 out)
+{
+    const skv_skeleton *sk = &im->model->skeleton;
+    mat4 global = GLM_MAT4_IDENTITY_INIT;
+    for (int n = node; n >= 0; n = sk->parents[n]) glm_mat4_mul(sk->rest_local[n], global, global);
+    glm_mat4_inv(global, global);
+    mat4 result;
+    glm_mat4_mul(global, (vec4 *)m, result);
+    glm_mat4_copy(result, out);
+}
+
+void fbx_mesh_correction(const importer *im, int mesh_node, mat4 correction)
+{
+    const skv_skeleton *sk = &im->model->skeleton;
+    mat4 global = GLM_MAT4_IDENTITY_INIT;
+    for (int n = mesh_node; n >= 0; n = sk->parents[n]) glm_mat4_mul(sk->rest_local[n], global, global);
+
+    const char *name = sk->node_names[mesh_node];
+    size_t len = strlen(name);
+    int chain_top = mesh_node;
+    for (int p = sk->parents[mesh_node]; p >= 0; p = sk->parents[p]) {
+        const char *pn = sk->node_names[p];
+        if (strncmp(pn, name, len) != 0 || strncmp(pn + len, "_$AssimpFbx$", 12) != 0) break;
+        chain_top = p;
+    }
+    int parent = sk->parents[chain_top];
+    mat4 parent_inverse = GLM_MAT4_IDENTITY_INIT;
+    if (parent >= 0) glm_mat4_inv((vec4 *)sk->rest_local[parent], parent_inverse);
+    glm_mat4_mul(parent_inverse, global, correction);
+}
+
+int ends_with_nocase(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcasecmp(s + n - k, suffix) == 0;
+}
+
+/* Assimp loads an .md5mesh's clip from "<base>.md5anim" beside it, spelt
+ * exactly so. Finds one whose name differs only in case; 0 if none. */
+int find_md5anim(const char *mesh_path, char *out, size_t size)
+{
+    char folder[2048];
+    snprintf(folder, sizeof folder, "%s", mesh_path);
+    char *slash = strrchr(folder, '/');
+    const char *file = slash ? slash + 1 : mesh_path;
+    if (slash) *slash = '\0';
+    else snprintf(folder, sizeof folder, ".");
+    size_t base_len = strlen(file) - strlen(".md5mesh");
+    DIR *dir = opendir(folder);
+    if (!dir) return 0;
+    int found = 0;
+    for (struct dirent *e; !found && (e = readdir(dir));) {
+        if (strlen(e->d_name) == base_len + strlen(".md5anim") && strncasecmp(e->d_name, file, base_len) == 0 &&
+            ends_with_nocase(e->d_name, ".md5anim")) {
+            snprintf(out, size, "%s/%s", folder, e->d_name);
+            found = 1;
+        }
+    }
+    closedir(dir);
+    return found;
+}
+
+/* Assimp 5.4's Collada parser reads each <vcount> number with no whitespace
+ * skipped before the first one: a list that starts with a space (as
+ * library_animation_clips.dae's does) reads as 0 weights for vertex 0 and
+ * then gives every vertex the count of the one before it, so all weights
+ * land on the wrong vertices, silently. Whitespace in an XML list means
+ * nothing; such a file is read from a copy with it removed. NULL (and
+ * nothing to do) when no <vcount> starts with whitespace. */
+unsigned char *collada_trimmed_vcounts(const char *path, long *out_size)
+{
+    if (!assimp_fix_applies(ASSIMP_FIX_COLLADA_VCOUNT_SPACE, path)) return NULL;
+    long size = 0;
+    unsigned char *bytes = read_whole_file(path, &size);
+    if (!bytes) return NULL;
+    static const char tag[] = "<vcount>";
+    const size_t tag_len = sizeof tag - 1;
+    long w = 0, trimmed = 0;
+    for (long r = 0; r < size;) {
+        if (bytes[r] == '<' && size - r >= (long)tag_len && memcmp(bytes + r, tag, tag_len) == 0) {
+            memmove(bytes + w, bytes + r, tag_len);
+            w += (long)tag_len, r += (long)tag_len;
+            long start = r;
+            while (r < size && (bytes[r] == ' ' || bytes[r] == '\t' || bytes[r] == '\n' || bytes[r] == '\r')) r++;
+            trimmed += r > start;
+            continue;
+        }
+        bytes[w++] = bytes[r++];
+    }
+    if (!trimmed) {
+        free(bytes);
+        return NULL;
+    }
+    *out_size = w;
+    return bytes;
+}
+
+/* Does a Collada file interpolate any of its animation on curves
+ * (<Name_array> entries BEZIER or HERMITE)? Assimp's Collada loader reads
+ * the keys and ignores the tangents. */
+int collada_has_curves(const char *path)
+{
+    if (!assimp_fix_applies(ASSIMP_FIX_COLLADA_CURVES, path)) return 0;
+    long size = 0;
+    unsigned char *bytes = read_whole_file(path, &size);
+    if (!bytes) return 0;
+    int found = 0;
+    for (long i = 0; i < size && !found; i++)
+        found = (bytes[i] == 'B' && size - i >= 6 && memcmp(bytes + i, "BEZIER", 6) == 0) ||
+                (bytes[i] == 'H' && size - i >= 7 && memcmp(bytes + i, "HERMITE", 7) == 0);
+    free(bytes);
+    return found;
+}
+
+
+/* Assimp 5.2's JoinIdenticalVertices compares the bone weights of each
+ * vertex it may join by scanning the mesh's bones: quadratic in a skinned
+ * mesh's vertices (100,000: 3 s; 200,000: 13 s; 1,000,000: ~10 min),
+ * linear without bones (issue #21). It only pays off on geometry the
+ * importer unrolled per face corner; a mesh whose faces already share its
+ * vertices (glTF keeps the file's indices) has nothing to gain. So a scene
+ * with a big skinned mesh that is already indexed skips the join; every
+ * other scene is joined as before. */
+enum { JOIN_SKINNED_VERTEX_LIMIT = 50000 };
+
+int skip_join(const struct aiScene *scene)
+{
+    for (unsigned m = 0; scene->mMeshes && m < scene->mNumMeshes; m++) {
+        const struct aiMesh *mesh = scene->mMeshes[m];
+        if (!mesh || !mesh->mNumBones || mesh->mNumVertices <= JOIN_SKINNED_VERTEX_LIMIT || !mesh->mFaces) continue;
+        size_t corners = 0;
+        for (unsigned f = 0; f < mesh->mNumFaces; f++) corners += mesh->mFaces[f].mNumIndices;
+        /* Unrolled geometry has one vertex per corner; a closed indexed
+         * triangle mesh about one per six. */
+        if (corners >= 2 * (size_t)mesh->mNumVertices) return 1;
+    }
+    return 0;
+}
+
+/* The latest key time of a clip, over every kind of channel. */
+double last_key_time(const struct aiAnimation *anim)
+{
+    double last = 0.0;
+    for (unsigned c = 0; c < anim->mNumChannels; c++) {
+        const struct aiNodeAnim *na = anim->mChannels[c];
+        if (!na) continue;
+        if (na->mPositionKeys)
+            for (unsigned k = 0; k < na->mNumPositionKeys; k++) last = fmax(last, na->mPositionKeys[k].mTime);
+        if (na->mRotationKeys)
+            for (unsigned k = 0; k < na->mNumRotationKeys; k++) last = fmax(last, na->mRotationKeys[k].mTime);
+        if (na->mScalingKeys)
+            for (unsigned k = 0; k < na->mNumScalingKeys; k++) last = fmax(last, na->mScalingKeys[k].mTime);
+    }
+    for (unsigned c = 0; c < anim->mNumMeshChannels; c++) {
+        const struct aiMeshAnim *ma = anim->mMeshChannels[c];
+        if (ma && ma->mKeys)
+            for (unsigned k = 0; k < ma->mNumKeys; k++) last = fmax(last, ma->mKeys[k].mTime);
+    }
+    for (unsigned c = 0; c < anim->mNumMorphMeshChannels; c++) {
+        const struct aiMeshMorphAnim *ma = anim->mMorphMeshChannels[c];
+        if (ma && ma->mKeys)
+            for (unsigned k = 0; k < ma->mNumKeys; k++) last = fmax(last, ma->mKeys[k].mTime);
+    }
+    return last;
+}

@@ -1,0 +1,290 @@
+/* import.c - the importer's entry points: check the path, read the file
+ * with Assimp (after the guarded read unless trusted), convert it
+ * (convert.c), and add the clips of other files; version reporting.
+ * Releases every aiScene before returning. */
+#include "private/import_internal.h"
+#include "walk.h"
+
+#include <assimp/cimport.h>
+#include <assimp/postprocess.h>
+#include <assimp/version.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <stb_ds.h>
+
+/* --- path checks --------------------------------------------------------- */
+
+static skv_result check_path(const char *path, skv_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return skv_fail(err, SKV_ERR_FILE, "%s", strerror(errno));
+    if (S_ISDIR(st.st_mode)) return skv_fail(err, SKV_ERR_FILE, "is a directory, not a model file");
+    if (!S_ISREG(st.st_mode)) return skv_fail(err, SKV_ERR_FILE, "not a regular file");
+    FILE *f = fopen(path, "rb");
+    if (!f) return skv_fail(err, SKV_ERR_FILE, "cannot open: %s", strerror(errno));
+    fclose(f);
+    if (st.st_size == 0) return skv_fail(err, SKV_ERR_IMPORT, "file is empty");
+    return SKV_OK;
+}
+
+const char *import_assimp_version(void)
+{
+    static char version[32];
+    snprintf(version, sizeof version, "%u.%u.%u", aiGetVersionMajor(), aiGetVersionMinor(), aiGetVersionPatch());
+    return version;
+}
+
+/* Assimp's post-processing for every file. SortByPType splits point and
+ * line primitives into meshes of their own; convert_meshes skips those and
+ * says so (a file of lines only is then "no triangle meshes", not an
+ * opaque Assimp error). */
+static const unsigned import_flags = aiProcess_Triangulate | aiProcess_GenSmoothNormals |
+                                     aiProcess_JoinIdenticalVertices | aiProcess_ValidateDataStructure |
+                                     aiProcess_SortByPType | aiProcess_FlipUVs;
+
+/* Assimp tells .md5anim from .md5mesh by the extension, case-sensitively,
+ * so the file is handed over from memory with the right type hint. */
+static const struct aiScene *import_md5anim(const char *path)
+{
+    long size = 0;
+    unsigned char *bytes = read_whole_file(path, &size);
+    const struct aiScene *scene = bytes ? aiImportFileFromMemory((const char *)bytes, (unsigned)size, 0, "md5anim") : NULL;
+    free(bytes);
+    return scene;
+}
+
+/* import_md5anim, after the same guarded read as the mesh (a case-variant
+ * name is found by skinview, so Assimp's own guarded read of the mesh never
+ * saw it). NULL with `why` filled when the guarded read failed. */
+static const struct aiScene *import_md5anim_guarded(const char *path, const skv_import_desc *desc, skv_error *why)
+{
+    if (!(desc && desc->trusted)) {
+        long size = 0;
+        unsigned char *bytes = read_whole_file(path, &size);
+        if (!bytes) {
+            skv_fail(why, SKV_ERR_FILE, "cannot read it");
+            return NULL;
+        }
+        skv_result r = guarded_read(path, bytes, size, "md5anim", 0, desc, why);
+        free(bytes);
+        if (r != SKV_OK) return NULL;
+    }
+    return import_md5anim(path);
+}
+
+
+/* Reads a file (or `bytes`, with the extension `hint`) the way both the
+ * guarded child and the real import do. Assimp's validation rejects a clip
+ * whose keys run past its duration (B3D files such as Minetest's
+ * character.b3d: their ANIM chunk counts frames from 0, their keys from
+ * 1), although every engine plays them and the conversion repairs exactly
+ * that. So the file is read without post-processing, such durations are
+ * extended to the last key, and only then is it validated and processed
+ * with `flags`. `durations` (may be NULL) gets a malloc'd copy of the
+ * durations the file gave, one per clip, when any was extended (else
+ * NULL); the conversion warns about those. On failure returns NULL with
+ * Assimp's message in aiGetErrorString(). A scene of too many bones comes
+ * back as read, unprocessed: convert_scene refuses it first thing. */
+/* Files this big are looked at before Assimp post-processes them
+ * (too_many_bones, skip_join): on them a step can be quadratic. */
+enum { PEEK_FILE_BYTES = 4 << 20 };
+
+static const struct aiScene *import_once(const char *path, const unsigned char *bytes, long size, const char *hint,
+                                         unsigned flags)
+{
+    return bytes ? aiImportFileFromMemory((const char *)bytes, (unsigned)size, flags, hint) : aiImportFile(path, flags);
+}
+
+const struct aiScene *read_scene(const char *path, const unsigned char *bytes, long size, const char *hint,
+                                        unsigned flags, double **durations)
+{
+    if (durations) *durations = NULL;
+    struct stat st;
+    long file_size = bytes ? size : stat(path, &st) == 0 ? (long)st.st_size : 0;
+    /* Most files: one call, post-processing included. (aiApplyPostProcessing
+     * is kept for the files below that need it: when one of its steps
+     * fails, Assimp 5.2.5's C API releases a scene its importer has already
+     * deleted, and crashes.) */
+    if (file_size < PEEK_FILE_BYTES) {
+        const struct aiScene *scene = import_once(path, bytes, size, hint, flags);
+        if (scene || !strstr(aiGetErrorString(), "is larger than aiAnimation::mDuration")) return scene;
+    }
+    const struct aiScene *scene = import_once(path, bytes, size, hint, 0);
+    if (!scene) return NULL;
+    /* The conversion refuses it before looking further (too_many_bones):
+     * handed over unprocessed, without Assimp's validation, quadratic in
+     * a mesh's bones. */
+    if (too_many_bones(scene)) return scene;
+    double *file_durations = NULL;
+    for (unsigned a = 0; a < scene->mNumAnimations; a++) {
+        struct aiAnimation *anim = scene->mAnimations[a]; /* the scene is ours until released */
+        if (!anim || !(anim->mDuration > 0.0)) continue;   /* the conversion fills those in */
+        double last = last_key_time(anim);
+        if (!(last > anim->mDuration)) continue;
+        if (!file_durations) {
+            file_durations = malloc(scene->mNumAnimations * sizeof *file_durations);
+            if (!file_durations) break;
+            for (unsigned i = 0; i < scene->mNumAnimations; i++)
+                file_durations[i] = scene->mAnimations[i] ? scene->mAnimations[i]->mDuration : 0.0;
+        }
+        anim->mDuration = last;
+    }
+    if (skip_join(scene)) flags &= ~(unsigned)aiProcess_JoinIdenticalVertices;
+    if (!file_durations) {
+        /* Nothing to repair: read again in one call, which fails cleanly. */
+        aiReleaseImport(scene);
+        return import_once(path, bytes, size, hint, flags);
+    }
+    const struct aiScene *processed = aiApplyPostProcessing(scene, flags);
+    if (!processed) {
+        free(file_durations);
+        return NULL;
+    }
+    if (durations) *durations = file_durations;
+    else free(file_durations);
+    return processed;
+}
+
+skv_result import_model(const char *path, const skv_import_desc *desc, skv_model *model, skv_error *err)
+{
+    memset(model, 0, sizeof *model);
+    skv_result r = check_path(path, err);
+    if (r != SKV_OK) return r;
+
+    unsigned flags = import_flags;
+    long trimmed_size = 0;
+    unsigned char *trimmed = collada_trimmed_vcounts(path, &trimmed_size);
+    if (!(desc && desc->trusted)) {
+        r = guarded_read(path, trimmed, trimmed_size, "dae", flags, desc, err);
+        if (r != SKV_OK) {
+            free(trimmed);
+            return r;
+        }
+    }
+    double *file_durations = NULL;
+    memory_bound bound;
+    memory_bound_begin(&bound, path, desc);
+    const struct aiScene *scene = read_scene(path, trimmed, trimmed_size, "dae", flags, &file_durations);
+    memory_bound_end(&bound);
+    int vcounts_trimmed = trimmed != NULL;
+    free(trimmed);
+    if (!scene) return fail_import(err, aiGetErrorString());
+
+    const struct aiScene *anim_scene = NULL;
+    char *anim_refused = NULL; /* why the guarded read of a case-variant .md5anim failed */
+    char anim_path[4096];
+    if (scene->mNumAnimations == 0 && ends_with_nocase(path, ".md5mesh") &&
+        find_md5anim(path, anim_path, sizeof anim_path)) {
+        skv_error why = {{0}};
+        memory_bound_begin(&bound, anim_path, desc);
+        anim_scene = import_md5anim_guarded(anim_path, desc, &why);
+        memory_bound_end(&bound);
+        if (!anim_scene && why.message[0]) anim_refused = strdup(why.message);
+    }
+    r = convert_scene(scene, anim_scene && anim_scene->mNumAnimations ? anim_scene : scene,
+                      anim_scene && anim_scene->mNumAnimations ? NULL : file_durations, path, desc, model, err);
+    free(file_durations);
+    if (r == SKV_OK && anim_scene && anim_scene->mNumAnimations)
+        model_warn(model, "clip read from %s (Assimp looks for the exact name only)", anim_path);
+    else if (r == SKV_OK && anim_scene)
+        model_warn(model, "%s has no usable animation; shown in rest pose", anim_path);
+    else if (r == SKV_OK && anim_refused)
+        model_warn(model, "%s: %s; shown in rest pose", anim_path, anim_refused);
+    free(anim_refused);
+    if (r == SKV_OK && collada_has_curves(path)) {
+        for (int c = 0; c < model->clip_count; c++) model->clips[c].notes |= SKV_CLIP_LINEAR_NOT_CURVE;
+        if (model->clip_count)
+            model_warn(model, "%s", assimp_fixes[ASSIMP_FIX_COLLADA_CURVES].warning);
+    }
+    if (r == SKV_OK && vcounts_trimmed)
+        model_warn(model, "%s", assimp_fixes[ASSIMP_FIX_COLLADA_VCOUNT_SPACE].warning);
+    if (anim_scene) aiReleaseImport(anim_scene);
+    aiReleaseImport(scene);
+    for (int f = 0; r == SKV_OK && desc && f < desc->anim_file_count; f++) {
+        int added = 0;
+        r = import_add_clips(model, desc->anim_files[f], desc, 0, &added, err);
+        if (r != SKV_OK) model_free(model);
+    }
+    return r;
+}
+
+skv_result import_add_clips(skv_model *model, const char *path, const skv_import_desc *desc, int only_without_mesh,
+                            int *added, skv_error *err)
+{
+    *added = 0;
+    const char *file = base_name(path);
+    skv_error why = {{0}};
+    skv_result r = check_path(path, &why);
+    if (r == SKV_OK && !(desc && desc->trusted)) r = guarded_read(path, NULL, 0, NULL, import_flags, desc, &why);
+    if (r != SKV_OK) return skv_fail(err, r, "animation file %s: %s", path, why.message);
+    double *file_durations = NULL;
+    memory_bound bound;
+    memory_bound_begin(&bound, path, desc);
+    const struct aiScene *scene = read_scene(path, NULL, 0, NULL, import_flags, &file_durations);
+    memory_bound_end(&bound);
+    if (!scene) return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: cannot import: %s", path, aiGetErrorString());
+    if (only_without_mesh && has_own_meshes(scene)) {
+        free(file_durations);
+        aiReleaseImport(scene);
+        *added = -1;
+        return SKV_OK;
+    }
+    if (scene->mNumAnimations == 0 || !scene->mRootNode) {
+        free(file_durations);
+        aiReleaseImport(scene);
+        return skv_fail(err, SKV_ERR_ANIM, "animation file %s: no clips in it", path);
+    }
+
+    /* The clips are converted against the model's skeleton into a scratch
+     * model that shares it (folding pivots changes the model's own rest
+     * pose), then moved over. */
+    skv_model scratch = {.skeleton = model->skeleton, .influence_slots = model->influence_slots};
+    importer im = {.scene = scene, .anim_scene = scene, .file_durations = file_durations, .model = &scratch,
+                   .err = err, .existing = model};
+    skv_skeleton *sk = &model->skeleton;
+    for (int n = 0; n < sk->node_count; n++) {
+        if (shgeti(im.node_by_name, sk->node_names[n]) < 0) shput(im.node_by_name, sk->node_names[n], n);
+        const char *bare = bare_name(sk->node_names[n]);
+        if (shgeti(im.node_by_bare, bare) < 0) shput(im.node_by_bare, bare, n);
+    }
+    r = fold_fbx_pivots(&im);
+    if (r == SKV_OK) r = convert_clips(&im);
+    if (r == SKV_OK) r = merge_single_channel_clips(&im);
+    model->skeleton = scratch.skeleton; /* the same arrays; only fold_fbx_pivots wrote to them */
+    int usable = 0;
+    for (int c = 0; c < scratch.clip_count; c++) usable += scratch.clips[c].channel_count > 0;
+    skv_clip *grown = r == SKV_OK && usable ? realloc(model->clips, (size_t)(model->clip_count + usable) * sizeof *grown)
+                                            : NULL;
+    if (grown) model->clips = grown;
+    else if (r == SKV_OK && usable) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    for (int w = 0; w < scratch.warning_count; w++) model_warn(model, "%s: %s", file, scratch.warnings[w]);
+    for (int c = 0; c < scratch.clip_count; c++) {
+        skv_clip *clip = &scratch.clips[c];
+        if (r == SKV_OK && clip->channel_count > 0 && (clip->source = strdup(path))) {
+            model->clips[model->clip_count++] = *clip;
+            (*added)++;
+            continue;
+        }
+        if (r == SKV_OK && clip->channel_count == 0)
+            model_warn(model, "%s: clip '%s': none of its %d channels names a node of the model; left out", file,
+                       clip->name, clip->file_channels);
+        model_clip_free(clip);
+    }
+    free(scratch.clips);
+    for (int w = 0; w < scratch.warning_count; w++) free(scratch.warnings[w]);
+    free(scratch.warnings);
+    importer_free(&im);
+    free(file_durations);
+    aiReleaseImport(scene);
+    if (r == SKV_OK && *added == 0)
+        r = skv_fail(err, SKV_ERR_ANIM, "animation file %s: none of its %d clip(s) moves a node of the model", path,
+                     scratch.clip_count);
+    if (r == SKV_OK && walk_compile_rest(model) != 0) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    return r;
+}

@@ -1,0 +1,153 @@
+/* import_internal.h - what the importer's files share; private to
+ * src/import/ (Assimp types appear here and nowhere outside src/import/).
+ *
+ *   import.c        orchestration: check the path, read (guarded or not),
+ *                   convert, add clips of other files; version reporting
+ *   guard.c         the guarded read in a child process, memory bounds
+ *   convert.c       aiScene -> skv_model (nodes, bone map, meshes,
+ *                   materials, clips, morph targets)
+ *   assimp_fixes.c  repairs of known Assimp defects, one table row each
+ *   textures.c      texture files and embedded images; parallel decoding */
+#ifndef SKV_IMPORT_INTERNAL_H
+#define SKV_IMPORT_INTERNAL_H
+
+#include <limits.h> /* assimp/material.h uses INT_MAX */
+#include <stddef.h>
+#include <sys/resource.h>
+#include <assimp/scene.h>
+
+#include "error.h"
+#include "import.h"
+#include "model.h"
+
+/* Assimp 5.4 renamed aiString's capacity MAXLEN to AI_MAXLEN. */
+#ifndef AI_MAXLEN
+#define AI_MAXLEN MAXLEN
+#endif
+
+/* Name -> index map (stb_ds string hash map). */
+typedef struct name_index {
+    char *key;
+    int value;
+} name_index;
+
+/* State of one import; everything here is freed before returning. */
+typedef struct importer {
+    const struct aiScene *scene;
+    const struct aiScene *anim_scene; /* where the clips come from: scene, or an .md5anim's */
+    const double *file_durations;     /* per clip, the duration the file gave if read_scene extended it; or NULL */
+    skv_model *model;
+    skv_error *err;
+    char *folder; /* the model's folder, for external textures */
+
+    const struct aiNode **nodes; /* flattened, parallel to skeleton nodes */
+    name_index *node_by_name;  /* first node of each name */
+    int name_clashes;          /* nodes whose name an earlier node has too */
+    name_index *joint_by_name; /* for a name several nodes share: the node its bone resolved to */
+    unsigned char *folded;     /* per node: FBX pivot helpers folded into it (fold_fbx_pivots) */
+    /* import_add_clips: channels may also name a node without its
+     * namespace prefix; `existing` holds the clips already there. */
+    name_index *node_by_bare;
+    const skv_model *existing;
+    name_index *bone_by_name; /* first palette entry of that name */
+    int *node_bone;           /* per node: its node bone, or -1 */
+    int bone_capacity;
+
+    char **texture_keys; /* per model texture: where it came from */
+    char texture_refused[160]; /* why resolve_texture refused one, for its warning; "" if it says nothing */
+    int fbx_offset_fix;  /* fbx_mesh_correction applies (Assimp 5.4 FBX) */
+    int fbx_bind_fix;    /* fbx_offsets_from_rest may apply (Assimp 5.2 FBX) */
+    int huge_offsets;    /* bone offsets beyond SKV_MAX_MAGNITUDE, replaced by identity */
+} importer;
+
+/* Beyond this a transform entry or key value is no model's: a scale or
+ * offset of 1e30 is finite, but a float overflows to inf once two such
+ * are multiplied down the hierarchy or with a vertex (issue #21). */
+#define SKV_MAX_MAGNITUDE 1e15f
+
+/* While this process itself runs Assimp on a file (after the guarded read,
+ * or with --trust), its address space may grow by the same budget as the
+ * guarded child's: a file that only half-reads in the child, or that is
+ * read unguarded, fails with one line instead of taking the machine's
+ * memory. The limit is set from what the process already maps (a GL
+ * driver may hold much) and put back afterwards. Not under the sanitizers,
+ * which reserve terabytes of address space up front. */
+typedef struct memory_bound {
+    struct rlimit saved;
+    int active;
+} memory_bound;
+
+/* --- convert.c --- */
+void to_mat4(const struct aiMatrix4x4 *m, mat4 out);
+const char *bare_name(const char *name);
+skv_result fold_fbx_pivots(importer *im);
+int has_own_meshes(const struct aiScene *scene);
+skv_result convert_clips(importer *im);
+skv_result merge_single_channel_clips(importer *im);
+void importer_free(importer *im);
+int too_many_bones(const struct aiScene *scene);
+/* import_scene, with the clips taken from `anim_scene`. */
+skv_result convert_scene(const struct aiScene *scene, const struct aiScene *anim_scene, const double *file_durations,
+                         const char *path, const skv_import_desc *desc, skv_model *model, skv_error *err);
+
+/* --- assimp_fixes.c --- */
+/* One known Assimp defect (assimp_fixes.c). */
+typedef enum assimp_fix_id {
+    ASSIMP_FIX_FBX_MESH_NODE_OFFSET,  /* 5.4 FBX */
+    ASSIMP_FIX_FBX_CLUSTER_TRANSFORM, /* 5.2 FBX */
+    ASSIMP_FIX_COLLADA_VCOUNT_SPACE,  /* 5.4 Collada */
+    ASSIMP_FIX_COLLADA_CURVES,        /* Collada */
+    ASSIMP_FIX_MD5ANIM_CASE,          /* MD5 */
+    ASSIMP_FIX_KEYS_PAST_DURATION,    /* every format (B3D) */
+    ASSIMP_FIX_JOIN_QUADRATIC,        /* every format */
+    ASSIMP_FIX_COUNT
+} assimp_fix_id;
+
+typedef struct assimp_fix {
+    unsigned major, minor; /* the series it is in; 0, 0: every series */
+    const char *format;    /* file name ending, case-insensitive; NULL: every format */
+    const char *defect;    /* what Assimp does wrong */
+    const char *warning;   /* the model's warning when repaired; NULL: the repair words its own */
+} assimp_fix;
+
+extern const assimp_fix assimp_fixes[ASSIMP_FIX_COUNT];
+/* Does the defect's row match this Assimp and this file's format? */
+int assimp_fix_applies(assimp_fix_id id, const char *path);
+int fbx_offset_fix_applies(const char *path);
+int fbx_bind_fix_applies(const char *path);
+int offsets_all_equal(const struct aiMesh *src);
+/* inverse(rest global of node) * m, the offset a bone of that node should
+ * have had (see fbx_bind_fix_applies). */
+void offset_from_rest(const importer *im, int node, const mat4 m, mat4 out);
+/* inverse(parent local) * global(mesh node): turns a 5.4 FBX offset into the right one. */
+void fbx_mesh_correction(const importer *im, int mesh_node, mat4 correction);
+int ends_with_nocase(const char *s, const char *suffix);
+/* Assimp loads an .md5mesh's clip from "<base>.md5anim" beside it, spelt
+ * exactly so. Finds one whose name differs only in case; 0 if none. */
+int find_md5anim(const char *mesh_path, char *out, size_t size);
+unsigned char *collada_trimmed_vcounts(const char *path, long *out_size);
+int collada_has_curves(const char *path);
+int skip_join(const struct aiScene *scene);
+/* The latest key time of a clip, over every kind of channel. */
+double last_key_time(const struct aiAnimation *anim);
+
+/* --- textures.c --- */
+unsigned char *read_whole_file(const char *path, long *size);
+const char *base_name(const char *path);
+int resolve_texture(importer *im, const char *reference);
+
+/* --- import.c --- */
+const struct aiScene *read_scene(const char *path, const unsigned char *bytes, long size, const char *hint,
+                                 unsigned flags, double **durations);
+
+/* --- guard.c --- */
+void memory_bound_begin(memory_bound *bound, const char *path, const skv_import_desc *desc);
+void memory_bound_end(memory_bound *bound);
+/* "cannot import: " and Assimp's message, cut and escaped to one line. */
+skv_result fail_import(skv_error *err, const char *message);
+/* Reads `path` with Assimp in a child process. Returns SKV_OK when the
+ * child read it; otherwise an error saying how Assimp failed. */
+skv_result guarded_read(const char *path, const unsigned char *bytes, long size, const char *hint, unsigned flags,
+                        const skv_import_desc *desc, skv_error *err);
+
+#endif
