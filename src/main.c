@@ -77,6 +77,7 @@ typedef struct options {
     double camera_azimuth, camera_elevation, camera_zoom;
     const char *morphs[SKV_MAX_MORPHS]; /* --morph NAME=W, in order */
     int morph_count;
+    int msaa; /* --msaa N: samples per pixel (1 = off) */
 } options;
 
 static void usage(FILE *out)
@@ -123,6 +124,7 @@ static void usage(FILE *out)
             "  --blend A,B,W         pose with clips A and B (index or name) mixed at weight W\n"
             "                        (0 = A, 1 = B), both at --time\n"
             "  --fade SECONDS        cross-fade time when switching clips in the window\n"
+            "  --msaa N              samples per pixel for the window and --screenshot (default 4; 1 = off)\n"
             "                        (default 0.25; 0..60)\n"
             "  --skinning linear|dq  linear blend (default) or dual-quaternion skinning\n"
             "  --influences 4|8      bone influences kept per vertex (default 4)\n"
@@ -225,7 +227,7 @@ static int is_value_option(const char *arg)
     static const char *const with_value[] = {"--anim", "--anim-file", "--time", "--speed", "--size", "--screenshot", "--export-pose",
                                               "--window-capture", "--influences", "--instances", "--blend", "--fade", "--skinning",
                                               "--weights", "--background", "--frames", "--fps", "--gif", "--ref", "--ref-threshold", "--frame", "--screenshot-dir", "--import-memory", "--camera-azimuth",
-                                              "--camera-elevation", "--camera-zoom",
+                                              "--camera-elevation", "--camera-zoom", "--msaa",
                                               "--import-timeout", "--morph"};
     for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
         if (strcmp(arg, with_value[i]) == 0) return 1;
@@ -314,7 +316,7 @@ static int option_text(options *o, const char *arg, const char *value)
 static int parse_options(int argc, char **argv, options *o)
 {
     /* The camera's defaults are view.h's framing rule. */
-    *o = (options){.speed = 1.0, .width = 800, .height = 600, .fade = -1.0, .ref_threshold = SKV_REF_MAX_FRACTION,
+    *o = (options){.speed = 1.0, .width = 800, .height = 600, .fade = -1.0, .msaa = SKV_DEFAULT_MSAA, .ref_threshold = SKV_REF_MAX_FRACTION,
                    .camera_azimuth = 25.0, .camera_elevation = 15.0, .camera_zoom = 1.0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -359,6 +361,10 @@ static int parse_options(int argc, char **argv, options *o)
             if (strcmp(value, "linear") == 0) o->dual_quaternion = 0;
             else if (strcmp(value, "dq") == 0) o->dual_quaternion = 1;
             else goto bad_value;
+        } else if (strcmp(a, "--msaa") == 0) {
+            double n;
+            if (parse_in_range(value, 1, 64, &n) != 0 || n != (int)n) goto bad_value;
+            o->msaa = (int)n;
         } else if (strcmp(a, "--fade") == 0) {
             if (parse_in_range(value, 0.0, 60.0, &o->fade) != 0) goto bad_value;
         } else if (strcmp(a, "--instances") == 0) {
@@ -792,7 +798,7 @@ static skv_result render_headless(skv_scene *scene, const options *o, int count,
     if (r == SKV_OK && scene->skinning == SKV_SKINNING_DUAL_QUATERNION)
         r = render_enable_dual_quaternion(&renderer, &scene->model, err);
     if (r == SKV_OK) {
-        r = target_create(&target, o->width, o->height, err);
+        r = target_create_msaa(&target, o->width, o->height, o->msaa, err);
         double start = now_seconds();
         for (int i = 0; r == SKV_OK && i < count; i++) {
             r = render_one(scene, &renderer, &target, times[i], sink, i, err);
@@ -1025,7 +1031,7 @@ int main(int argc, char **argv)
     int wants_window = o.window_capture || (!o.list && !o.export_pose && !o.screenshot && !o.gif);
     if (r == SKV_OK && wants_window) {
         if (viewer_display_available()) {
-            r = viewer_run(&scene, &(skv_viewer_desc){.width = o.width, .height = o.height, .time = o.time,
+            r = viewer_run(&scene, &(skv_viewer_desc){.width = o.width, .height = o.height, .time = o.time, .msaa = o.msaa,
                                                       .speed = o.speed, .capture_path = o.window_capture,
                                                       .debug = o.debug, .import = &import,
                                                       .screenshot_dir = o.screenshot_dir},
