@@ -1057,12 +1057,13 @@ static skv_result material_texture(importer *im, const struct aiMaterial *src, s
     if (!mat->texture_paths[slot]) return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
     im->texture_refused[0] = '\0';
     mat->textures[slot] = resolve_texture(im, ref);
+    /* A colour map's absence shows the material colour; a data map's, the factors alone. */
+    const char *instead = slot == SKV_TEX_BASE_COLOR ? "using the material colour" : "drawn without it";
     if (mat->textures[slot] < 0 && im->texture_refused[0])
-        model_warn(im->model, "texture '%s' of material '%s' not loaded: %s; using the material's factor", ref,
-                   mat->name, im->texture_refused);
+        model_warn(im->model, "texture '%s' of material '%s' not loaded: %s; %s", ref, mat->name, im->texture_refused,
+                   instead);
     else if (mat->textures[slot] < 0)
-        model_warn(im->model, "texture '%s' of material '%s' could not be loaded; using the material's factor", ref,
-                   mat->name);
+        model_warn(im->model, "texture '%s' of material '%s' could not be loaded; %s", ref, mat->name, instead);
     return SKV_OK;
 }
 

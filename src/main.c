@@ -489,6 +489,49 @@ static int *bones_at_or_above(const skv_model *m)
     return above;
 }
 
+static const char *const material_slot_names[SKV_TEX_SLOTS] = {"base colour", "metal-rough", "normal", "occlusion",
+                                                                "emissive"};
+static const char *const material_slot_keys[SKV_TEX_SLOTS] = {"base_color", "metallic_roughness", "normal",
+                                                               "occlusion", "emissive"};
+static const char *const alpha_mode_names[] = {"opaque", "mask", "blend"};
+
+/* A material's texture in a slot: "found" (decoded), "undecodable" (the
+ * file is there but its image could not be read), "missing". */
+static const char *material_texture_state(const skv_model *m, const skv_material *mat, int slot)
+{
+    int t = mat->textures[slot];
+    if (t < 0 || t >= m->texture_count) return "missing";
+    return m->textures[t].rgba ? "found" : "undecodable";
+}
+
+/* --list: each material, its model, factors and textures. */
+static void print_list_materials(const skv_model *m)
+{
+    printf("materials: %d\n", m->material_count);
+    for (int i = 0; i < m->material_count; i++) {
+        const skv_material *mat = &m->materials[i];
+        printf("  %d '", i);
+        text_put_line(stdout, mat->name);
+        printf("': %s, base colour %.3g %.3g %.3g alpha %.3g (linear), metallic %.3g, roughness %.3g",
+               mat->shading == SKV_MATERIAL_PBR ? "PBR metallic-roughness" : "Phong (mapped to metallic-roughness)",
+               mat->diffuse[0], mat->diffuse[1], mat->diffuse[2], mat->diffuse[3], mat->metallic, mat->roughness);
+        if (mat->emissive[0] > 0 || mat->emissive[1] > 0 || mat->emissive[2] > 0)
+            printf(", emissive %.3g %.3g %.3g", mat->emissive[0], mat->emissive[1], mat->emissive[2]);
+        printf(", alpha %s", alpha_mode_names[mat->alpha_mode]);
+        if (mat->alpha_mode == SKV_ALPHA_MASK) printf(" (cutoff %.3g)", mat->alpha_cutoff);
+        printf(", %s\n", mat->double_sided ? "double-sided" : "single-sided");
+        for (int k = 0; k < SKV_TEX_SLOTS; k++) {
+            if (!mat->texture_paths[k]) continue;
+            printf("    %s texture '", material_slot_names[k]);
+            text_put_line(stdout, mat->texture_paths[k]);
+            const char *state = material_texture_state(m, mat, k);
+            if (strcmp(state, "found") == 0)
+                printf("': found, %dx%d\n", m->textures[mat->textures[k]].width, m->textures[mat->textures[k]].height);
+            else printf("': %s\n", state);
+        }
+    }
+}
+
 /* --list --json: the model summary for tools, one JSON object. Bones carry
  * their parent bone (the nearest ancestor node that is a bone; -1 none). */
 static void print_list_json(const skv_scene *scene)
@@ -510,6 +553,25 @@ static void print_list_json(const skv_scene *scene)
                mesh->morph_target_count);
         json_string(sk->node_names[mesh->node]);
         printf("}");
+    }
+    printf("],\"materials\":[");
+    for (int i = 0; i < m->material_count; i++) {
+        const skv_material *mat = &m->materials[i];
+        printf("%s{\"name\":", i ? "," : "");
+        json_string(mat->name);
+        printf(",\"model\":\"%s\",\"base_color\":[%g,%g,%g,%g],\"metallic\":%g,\"roughness\":%g,"
+               "\"emissive\":[%g,%g,%g],\"alpha_mode\":\"%s\",\"alpha_cutoff\":%g,\"double_sided\":%s,\"textures\":{",
+               mat->shading == SKV_MATERIAL_PBR ? "pbr" : "phong", mat->diffuse[0], mat->diffuse[1], mat->diffuse[2],
+               mat->diffuse[3], mat->metallic, mat->roughness, mat->emissive[0], mat->emissive[1], mat->emissive[2],
+               alpha_mode_names[mat->alpha_mode], mat->alpha_cutoff, mat->double_sided ? "true" : "false");
+        int listed = 0;
+        for (int k = 0; k < SKV_TEX_SLOTS; k++) {
+            if (!mat->texture_paths[k]) continue;
+            printf("%s\"%s\":{\"path\":", listed++ ? "," : "", material_slot_keys[k]);
+            json_string(mat->texture_paths[k]);
+            printf(",\"state\":\"%s\"}", material_texture_state(m, mat, k));
+        }
+        printf("}}");
     }
     printf("],\"bones\":[");
     int first = 1;
@@ -596,6 +658,7 @@ static void print_list(const skv_scene *scene)
             printf(" (default %g)%s", m->morph_default_weights[g], t + 1 < mesh->morph_target_count ? "," : "\n");
         }
     }
+    print_list_materials(m);
     printf("nodes: %d\n", m->skeleton.node_count);
     printf("bones: %d (palette entries %d, shader limit %d)\n", m->file_bone_count, m->skeleton.bone_count,
            SKV_MAX_BONES);
