@@ -5,6 +5,9 @@
 #     its centre the white render is brighter by (1 - 0.5) * 255 in every
 #     channel: half the background comes through (blending happens on the
 #     stored sRGB values, so the amount is exactly linear in alpha there);
+#     order: two overlapping blended quads, the far red one listed after
+#     the near blue one: drawn far to near, blue is on top where they
+#     overlap (in the file's order red would be);
 #  2. mask: the quad's texture has alpha 0 on its left half: there the
 #     background shows untouched, on the right half the quad is drawn;
 #  3. sRGB: an emissive texture of sRGB grey 128 on a black, non-reflecting
@@ -25,6 +28,8 @@ shot() { "$skinview" "$@" --debug --size 128x128; }
 shot "$gen/looks_blend.glb" --background 0,0,0 --screenshot "$out/blend_black.png"
 shot "$gen/looks_blend.glb" --background 1,1,1 --screenshot "$out/blend_white.png"
 "$check" through "$out/blend_black.png" "$out/blend_white.png" 64 64 127.5 1.5
+shot "$gen/looks_order.glb" --background 0,0,0 --screenshot "$out/order.png"
+"$check" channels "$out/order.png" 64 64 2 0 30   # the overlap: blue over red
 
 shot "$gen/looks_mask.glb" --background 0,0,0 --screenshot "$out/mask.png"
 "$check" probe "$out/mask.png" 44 64 0 0 0 0     # left half: background, untouched

@@ -9,6 +9,8 @@
  *   skv_check probe IMG X Y R G B TOL      pixel (X, Y) within TOL of R G B in every channel
  *   skv_check through A B X Y EXPECTED TOL B's pixel minus A's at (X, Y) is EXPECTED +- TOL in
  *                                          every channel (A, B: one scene on two backgrounds)
+ *   skv_check channels IMG X Y A B MARGIN  at (X, Y) channel A (0 r, 1 g, 2 b) exceeds channel B
+ *                                          by more than MARGIN
  *   skv_check intermediate IMG MIN MAX     MIN..MAX pixels are neither the background (the
  *                                          corner pixel) nor the centre pixel: edge blends
  *   skv_check silhouette A B MIN_FRAC      the pixels that are not background (the corner
@@ -267,6 +269,21 @@ static int through(const char *a_path, const char *b_path, int x, int y, double 
     return ok ? 0 : 1;
 }
 
+static int channels(const char *path, int x, int y, int a, int b, int margin)
+{
+    int w, h, ok = 0;
+    unsigned char *p = load(path, &w, &h);
+    if (!p) return 1;
+    if (x >= 0 && y >= 0 && x < w && y < h && a >= 0 && a < 3 && b >= 0 && b < 3) {
+        const unsigned char *px = &p[((size_t)y * w + x) * 4];
+        ok = px[a] > px[b] + margin;
+        printf("%s (%d, %d): %d %d %d; channel %d over channel %d by more than %d: %s\n", path, x, y, px[0], px[1],
+               px[2], a, b, margin, ok ? "yes" : "no");
+    }
+    stbi_image_free(p);
+    return ok ? 0 : 1;
+}
+
 static int intermediate(const char *path, long min_count, long max_count)
 {
     int w, h;
@@ -311,6 +328,8 @@ int main(int argc, char **argv)
     }
     if (argc >= 8 && strcmp(argv[1], "through") == 0)
         return through(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]), atof(argv[6]), atof(argv[7]));
+    if (argc >= 8 && strcmp(argv[1], "channels") == 0)
+        return channels(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), atoi(argv[7]));
     if (argc >= 5 && strcmp(argv[1], "intermediate") == 0) return intermediate(argv[2], atol(argv[3]), atol(argv[4]));
     if (argc >= 5 && strcmp(argv[1], "silhouette") == 0) return silhouette(argv[2], argv[3], atof(argv[4]));
     if (argc >= 6 && strcmp(argv[1], "gif") == 0)
@@ -327,6 +346,6 @@ int main(int argc, char **argv)
                     "       | golden ACTUAL EXPECTED DIFF TOLERANCE MAX_FRACTION\n"
                     "       | gif FILE FRAMES W H [MIDDLE.png] | color IMG R G B TOLERANCE MIN_FRACTION\n"
                     "       | probe IMG X Y R G B TOL | through A B X Y EXPECTED TOL | intermediate IMG MIN MAX\n"
-                    "       | silhouette A B MIN_FRAC\n");
+                    "       | silhouette A B MIN_FRAC | channels IMG X Y A B MARGIN\n");
     return 2;
 }

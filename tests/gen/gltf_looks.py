@@ -4,6 +4,10 @@
 
   blend      a 2 x 2 quad facing +z, baseColorFactor (0.2, 0.4, 0.8, 0.5),
              alphaMode BLEND, double-sided: half the background shows through
+  order      two such quads (alpha 0.6), a blue one 0.5 in front (+z) listed
+             first and a red one 0.5 behind listed second, overlapping: drawn
+             far to near, the overlap is mostly blue; in the file's order
+             it would be mostly red
   mask       the same quad, white, with an 8 x 8 base colour texture whose
              left half has alpha 0 and right half alpha 255, alphaMode MASK
              (cutoff 0.5): the left half is not drawn at all
@@ -87,6 +91,20 @@ def blend(b):
     b.materials.append({'name': 'half_blue', 'doubleSided': True, 'alphaMode': 'BLEND',
                         'pbrMetallicRoughness': {'baseColorFactor': [0.2, 0.4, 0.8, 0.5], 'metallicFactor': 0.0}})
     return quad(b, 0)
+
+
+def order(b):
+    nodes = []
+    for k, (name, color, z) in enumerate((('near_blue', [0.1, 0.2, 1.0, 0.6], 0.5), ('far_red', [1.0, 0.1, 0.1, 0.6], -0.5))):
+        b.materials.append({'name': name, 'doubleSided': True, 'alphaMode': 'BLEND',
+                            'pbrMetallicRoughness': {'baseColorFactor': color, 'metallicFactor': 0.0}})
+        positions = [-1, -1, z, 1, -1, z, 1, 1, z, -1, 1, z]
+        shift = 0.5 if k else -0.5  # overlapping in the middle
+        positions = [p + (shift if i % 3 == 0 else 0) for i, p in enumerate(positions)]
+        b.meshes.append({'name': name, 'primitives': [b.primitive(positions, [0, 0, 1] * 4, [0, 1, 1, 1, 1, 0, 0, 0],
+                                                                  [0, 1, 2, 0, 2, 3], k)]})
+        nodes.append({'name': name, 'mesh': k})
+    return {'scene': 0, 'scenes': [{'nodes': [0, 1]}], 'nodes': nodes}
 
 
 def mask(b):
@@ -186,7 +204,7 @@ def spheres(b):
     return {'scene': 0, 'scenes': [{'nodes': list(range(5))}], 'nodes': nodes}
 
 
-KINDS = {'blend': blend, 'mask': mask, 'srgb': srgb, 'normal': lambda b: tube(b, True),
+KINDS = {'blend': blend, 'order': order, 'mask': mask, 'srgb': srgb, 'normal': lambda b: tube(b, True),
          'flat': lambda b: tube(b, False), 'spheres': spheres}
 
 if __name__ == '__main__':
