@@ -31,6 +31,10 @@ shot anim-file "$ozz/arnaud.fbx" --anim-file "$ozz/walk.fbx" --time 0.9
 morph_dir=$(mktemp -d)
 python3 "$root/tests/gen/gltf_morph_skin.py" "$morph_dir/morph_skin.gltf"
 shot morph "$morph_dir/morph_skin.gltf" --time 1.5
+python3 "$root/tests/gen/gltf_looks.py" spheres "$morph_dir/looks_spheres.glb"
+python3 "$root/tests/gen/gltf_looks.py" normal "$morph_dir/looks_normal.glb"
+shot looks-spheres "$morph_dir/looks_spheres.glb" --camera-azimuth 0 --camera-elevation 5
+shot looks-normal-map "$morph_dir/looks_normal.glb" --time 1.2
 rm -rf "$morph_dir"
 bvh=/usr/share/assimp/models/BVH/01_01.bvh
 shot motion-framed "$bvh" --time 20
