@@ -42,10 +42,11 @@ out vec4 frag_color;
 const float PI = 3.14159265358979;
 // The head light's irradiance at normal incidence and the hemisphere's
 // radiance, in linear units: a white Lambert surface facing the camera
-// comes out at about 0.84 (0.93 once encoded).
-const float LIGHT = 2.0;
-const vec3 SKY = vec3(0.30, 0.31, 0.33);
-const vec3 GROUND = vec3(0.13, 0.12, 0.11);
+// comes out at about 0.88 (0.95 once encoded), an eighth of it from the
+// hemisphere, so that shape still reads from the light's falloff.
+const float LIGHT = 2.4;
+const vec3 SKY = vec3(0.16, 0.165, 0.175);
+const vec3 GROUND = vec3(0.07, 0.065, 0.06);
 
 vec3 weight_color(float w)
 {
