@@ -1032,6 +1032,20 @@ static int resolve_texture(importer *im, const char *reference)
 
 /* Colours a Phong-style file gives (FBX, Collada, .X ...) are meant as
  * sRGB, as other viewers read them; glTF's factors are linear already. */
+/* Assimp's aiGetMaterialFloat / aiGetMaterialInteger are C99 inline
+ * functions without an external definition: an unoptimised build calls a
+ * symbol the library lacks. These say the same with the array calls. */
+static enum aiReturn material_float(const struct aiMaterial *mat, const char *key, unsigned type, unsigned index,
+                                    ai_real *out)
+{
+    return aiGetMaterialFloatArray(mat, key, type, index, out, NULL);
+}
+
+static enum aiReturn material_int(const struct aiMaterial *mat, const char *key, unsigned type, unsigned index, int *out)
+{
+    return aiGetMaterialIntegerArray(mat, key, type, index, out, NULL);
+}
+
 static float srgb_to_linear(float c)
 {
     if (!(c > 0.0f)) return 0.0f;
@@ -1096,22 +1110,22 @@ static skv_result read_pbr_material(importer *im, const struct aiMaterial *src, 
         mat->diffuse[0] = mat->diffuse[1] = mat->diffuse[2] = mat->diffuse[3] = 1.0f; /* glTF's default */
     }
     ai_real value;
-    mat->metallic = aiGetMaterialFloat(src, AI_MATKEY_METALLIC_FACTOR, &value) == aiReturn_SUCCESS ? (float)value : 1.0f;
-    mat->roughness = aiGetMaterialFloat(src, AI_MATKEY_ROUGHNESS_FACTOR, &value) == aiReturn_SUCCESS ? (float)value : 1.0f;
+    mat->metallic = material_float(src, AI_MATKEY_METALLIC_FACTOR, &value) == aiReturn_SUCCESS ? (float)value : 1.0f;
+    mat->roughness = material_float(src, AI_MATKEY_ROUGHNESS_FACTOR, &value) == aiReturn_SUCCESS ? (float)value : 1.0f;
     if (aiGetMaterialColor(src, AI_MATKEY_COLOR_EMISSIVE, &color) == aiReturn_SUCCESS)
         mat->emissive[0] = color.r, mat->emissive[1] = color.g, mat->emissive[2] = color.b;
-    if (aiGetMaterialFloat(src, "$tex.scale", aiTextureType_NORMALS, 0, &value) == aiReturn_SUCCESS)
+    if (material_float(src, "$tex.scale", aiTextureType_NORMALS, 0, &value) == aiReturn_SUCCESS)
         mat->normal_scale = (float)value;
-    if (aiGetMaterialFloat(src, "$tex.strength", aiTextureType_LIGHTMAP, 0, &value) == aiReturn_SUCCESS)
+    if (material_float(src, "$tex.strength", aiTextureType_LIGHTMAP, 0, &value) == aiReturn_SUCCESS)
         mat->occlusion_strength = (float)value;
     struct aiString mode;
     if (aiGetMaterialString(src, "$mat.gltf.alphaMode", 0, 0, &mode) == aiReturn_SUCCESS) {
         if (strcmp(mode.data, "MASK") == 0) mat->alpha_mode = SKV_ALPHA_MASK;
         else if (strcmp(mode.data, "BLEND") == 0) mat->alpha_mode = SKV_ALPHA_BLEND;
     }
-    if (aiGetMaterialFloat(src, "$mat.gltf.alphaCutoff", 0, 0, &value) == aiReturn_SUCCESS) mat->alpha_cutoff = (float)value;
+    if (material_float(src, "$mat.gltf.alphaCutoff", 0, 0, &value) == aiReturn_SUCCESS) mat->alpha_cutoff = (float)value;
     int two_sided = 0;
-    mat->double_sided = aiGetMaterialInteger(src, AI_MATKEY_TWOSIDED, &two_sided) == aiReturn_SUCCESS && two_sided;
+    mat->double_sided = material_int(src, AI_MATKEY_TWOSIDED, &two_sided) == aiReturn_SUCCESS && two_sided;
     /* Assimp 5.2 files glTF's metallicRoughnessTexture as UNKNOWN; later
      * versions also as METALNESS / DIFFUSE_ROUGHNESS (the same image). */
     static const enum aiTextureType base[] = {aiTextureType_BASE_COLOR, aiTextureType_DIFFUSE};
@@ -1153,11 +1167,11 @@ static skv_result read_phong_material(importer *im, const struct aiMaterial *src
     if (aiGetMaterialColor(src, AI_MATKEY_COLOR_EMISSIVE, &color) == aiReturn_SUCCESS)
         for (int k = 0; k < 3; k++) mat->emissive[k] = srgb_to_linear((&color.r)[k]);
     ai_real value;
-    if (aiGetMaterialFloat(src, AI_MATKEY_SHININESS, &value) == aiReturn_SUCCESS && value >= 0.0f && isfinite(value))
+    if (material_float(src, AI_MATKEY_SHININESS, &value) == aiReturn_SUCCESS && value >= 0.0f && isfinite(value))
         mat->roughness = sqrtf(sqrtf(2.0f / ((float)value + 2.0f)));
     /* Opacity 0 is nearly always an exporter's mistake (FBX transparency
      * factors the wrong way round): drawn opaque, with a warning. */
-    if (aiGetMaterialFloat(src, AI_MATKEY_OPACITY, &value) == aiReturn_SUCCESS && isfinite(value) && value < 1.0f) {
+    if (material_float(src, AI_MATKEY_OPACITY, &value) == aiReturn_SUCCESS && isfinite(value) && value < 1.0f) {
         if (value > 0.0f) mat->diffuse[3] *= (float)value;
         else model_warn(im->model, "material '%s' has opacity 0; drawn opaque", mat->name);
     }
@@ -1188,7 +1202,7 @@ static skv_result convert_materials(importer *im)
                         : dup_name(NULL, "material %d", i);
         /* Assimp's glTF importer marks its materials PBR_BRDF. */
         int shading = 0;
-        int pbr = aiGetMaterialInteger(src, AI_MATKEY_SHADING_MODEL, &shading) == aiReturn_SUCCESS &&
+        int pbr = material_int(src, AI_MATKEY_SHADING_MODEL, &shading) == aiReturn_SUCCESS &&
                   shading == aiShadingMode_PBR_BRDF;
         skv_result r = pbr ? read_pbr_material(im, src, mat) : read_phong_material(im, src, mat);
         if (r != SKV_OK) return r;
