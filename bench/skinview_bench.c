@@ -2,6 +2,8 @@
  * time split, CPU skinning cost.
  *
  *   skinview-bench [--json] [--smoke] [--rounds N] [MODEL...]
+ *   skinview-bench --crowd            crowds: posing on all cores, instanced drawing
+ *   skinview-bench --msaa [--rounds N] the cost of --msaa 1, 2, 4 per frame (llvmpipe here)
  *
  * For each model, in one process and interleaved round by round (these
  * machines are shared and noisy, so only ratios within a run mean much):
@@ -427,6 +429,80 @@ static int bench_crowd(int json)
     return 0;
 }
 
+/* --msaa: what multisampling costs per frame (render_frame, resolve,
+ * read back: what --screenshot and the window do), 800x600, at 1, 2 and
+ * 4 samples (GL 3.3's guaranteed most; llvmpipe's too), rounds interleaved so that load on the machine hits
+ * every sample count alike; reported as ms and as ratios to 1 sample. */
+static int bench_msaa(int json, int rounds)
+{
+    static const char *const models[] = {SKV_SOURCE_DIR "/../shared/models/gltf/Fox.glb",
+                                         SKV_SOURCE_DIR "/../shared/models/gltf/CesiumMan.glb"};
+    enum { WIDTH = 800, HEIGHT = 600, COUNTS = 3 };
+    static const int samples[COUNTS] = {1, 2, 4}; /* llvmpipe takes at most 4 */
+    skv_gpu gpu;
+    skv_error err = {{0}};
+    if (gpu_headless_create(&gpu, 0, &err) != SKV_OK) {
+        fprintf(stderr, "skinview-bench: --msaa: %s\n", err.message);
+        return 1;
+    }
+    int failed = 0;
+    unsigned char *rgba = malloc((size_t)WIDTH * HEIGHT * 4);
+    double *t = malloc((size_t)COUNTS * (size_t)rounds * sizeof *t);
+    for (size_t m = 0; m < sizeof models / sizeof models[0] && rgba && t; m++) {
+        skv_scene scene;
+        skv_renderer renderer;
+        skv_target targets[COUNTS];
+        int made = 0;
+        if (scene_load(&scene, models[m], NULL, NULL, &err) != SKV_OK) {
+            fprintf(stderr, "skinview-bench: %s: %s\n", models[m], err.message);
+            failed++;
+            continue;
+        }
+        skv_result r = render_create(&renderer, &scene.model, &err);
+        for (; r == SKV_OK && made < COUNTS; made++)
+            r = target_create_msaa(&targets[made], WIDTH, HEIGHT, samples[made], &err);
+        if (r == SKV_OK) {
+            skv_frame_desc frame;
+            scene_frame(&scene, 0.5, WIDTH, HEIGHT, &frame); /* posed once: only drawing is timed */
+            for (int k = 0; k < COUNTS; k++) { /* first use of each target, untimed */
+                target_bind(&targets[k]);
+                render_frame(&renderer, &scene.model, &frame);
+                target_read_rgba(&targets[k], rgba);
+            }
+            for (int round = 0; round < rounds; round++)
+                for (int k = 0; k < COUNTS; k++) {
+                    double a = now_ns();
+                    target_bind(&targets[k]);
+                    render_frame(&renderer, &scene.model, &frame);
+                    target_read_rgba(&targets[k], rgba);
+                    t[k * rounds + round] = (now_ns() - a) / 1e6;
+                }
+            double base = median(t, rounds);
+            const char *name = strrchr(models[m], '/') + 1;
+            for (int k = 0; k < COUNTS; k++) {
+                double ms = median(t + k * rounds, rounds);
+                if (json)
+                    printf("{\"msaa\":%d,\"model\":\"%s\",\"size\":\"%dx%d\",\"ms_per_frame\":%.3f,\"ratio_to_1\":%.3f}\n",
+                           samples[k], name, WIDTH, HEIGHT, ms, ms / base);
+                else
+                    printf("%-16s %dx%d  --msaa %d: %7.2f ms/frame (draw + resolve + read back), %.2fx of 1 sample\n",
+                           name, WIDTH, HEIGHT, samples[k], ms, ms / base);
+            }
+        } else {
+            fprintf(stderr, "skinview-bench: %s: %s\n", models[m], err.message);
+            made--;
+            failed++;
+        }
+        for (int k = 0; k < made; k++) target_destroy(&targets[k]);
+        render_destroy(&renderer);
+        scene_free(&scene);
+    }
+    free(rgba);
+    free(t);
+    gpu_headless_destroy(&gpu);
+    return failed ? 1 : 0;
+}
+
 /* Full-process time of `skinview MODEL --screenshot` (median of 3). */
 static double screenshot_process_ms(const char *model)
 {
@@ -446,13 +522,13 @@ static double screenshot_process_ms(const char *model)
 
 int main(int argc, char **argv)
 {
-    int json = 0, smoke = 0, crowd = 0, rounds = 15, count = 0, kernel = SKV_WALK_AUTO;
+    int json = 0, smoke = 0, crowd = 0, msaa = 0, rounds = 15, count = 0, kernel = SKV_WALK_AUTO;
     const char *models[64];
     static const char *kernels[] = {"auto", "portable", "avx2", "avx512"};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             printf("usage: skinview-bench [--json] [--smoke] [--rounds N] [--kernel auto|portable|avx2|avx512]\n"
-                   "                      [--crowd] [MODEL...]\n");
+                   "                      [--crowd] [--msaa] [MODEL...]\n");
             return 0;
         } else if (strcmp(argv[i], "--kernel") == 0 && i + 1 < argc) {
             const char *name = argv[++i];
@@ -469,12 +545,14 @@ int main(int argc, char **argv)
             }
         } else if (strcmp(argv[i], "--json") == 0) json = 1;
         else if (strcmp(argv[i], "--crowd") == 0) crowd = 1;
+        else if (strcmp(argv[i], "--msaa") == 0) msaa = 1;
         else if (strcmp(argv[i], "--smoke") == 0) smoke = 1;
         else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) rounds = atoi(argv[++i]);
         else if (count < 64) models[count++] = argv[i];
     }
     if (rounds < 1) rounds = 1;
     if (crowd) return bench_crowd(json);
+    if (msaa) return bench_msaa(json, rounds);
     if (count == 0) {
         static const char *defaults[] = {
             SKV_SOURCE_DIR "/assets/worm.dae", SKV_SOURCE_DIR "/assets/snake.fbx", SKV_SOURCE_DIR "/assets/arm.md5mesh",

@@ -10,6 +10,9 @@ layout(location = SKV_ATTR_NORMAL) in vec3 a_normal;
 layout(location = SKV_ATTR_UV) in vec2 a_uv;
 layout(location = SKV_ATTR_BONE_IDS) in ivec4 a_bone_ids; // integer attribute
 layout(location = SKV_ATTR_WEIGHTS) in vec4 a_weights;
+// Tangents (models with normal maps): xyz along +u, w the bitangent's
+// side. Without the attribute GL supplies (0, 0, 0, 1): no tangent.
+layout(location = SKV_ATTR_TANGENT) in vec4 a_tangent;
 #if SKV_INFLUENCE_SLOTS > 4
 layout(location = SKV_ATTR_BONE_IDS_1) in ivec4 a_bone_ids_1; // slots 5-8
 layout(location = SKV_ATTR_WEIGHTS_1) in vec4 a_weights_1;
@@ -123,12 +126,14 @@ out float v_value;
 
 out vec3 v_view_position;
 out vec3 v_view_normal;
+out vec4 v_view_tangent;
 out vec2 v_uv;
 // Model-space skinned position and normal. The fragment shader ignores
 // them; tests capture them with transform feedback to check this shader
 // against the CPU blend (tests/test_shader_exact.c).
 out vec3 v_skinned_position;
 out vec3 v_skinned_normal;
+out vec3 v_skinned_tangent; // unit, or 0 where the vertex has no tangent
 
 // The skinned normal, as skin.c's skinned_normal: the cofactors of m (its
 // inverse transpose up to a factor, normalised away) times the sign of its
@@ -177,6 +182,8 @@ void main()
     vec3 translation = 2.0 * (real.w * dual.xyz - dual.w * real.xyz + cross(real.xyz, dual.xyz));
     vec4 skinned = vec4(rotate(real, (blend_stretch * vec4(position, 1.0)).xyz) + translation, 1.0);
     vec3 skinned_normal = rotate(real, safe_normal(mat3(blend_stretch), normal));
+    // Tangents lie in the surface: they move like positions, not normals.
+    vec3 skinned_tangent = rotate(real, mat3(blend_stretch) * a_tangent.xyz);
 #else
     mat4 skin = bone(a_bone_ids.x) * a_weights.x
               + bone(a_bone_ids.y) * a_weights.y
@@ -191,6 +198,8 @@ void main()
     vec4 skinned = skin * vec4(position, 1.0);
     // Inverse transpose (up to a factor): stays right under non-uniform scale.
     vec3 skinned_normal = safe_normal(mat3(skin), normal);
+    // Tangents lie in the surface: they move like positions, not normals.
+    vec3 skinned_tangent = mat3(skin) * a_tangent.xyz;
 #endif
 #if SKV_INSTANCED
     vec3 grid = vec3(float(gl_InstanceID % u_grid_columns), 0.0, float(gl_InstanceID / u_grid_columns));
@@ -204,6 +213,9 @@ void main()
     v_skinned_normal = normalize(skinned_normal);
     v_view_position = view_position.xyz;
     v_view_normal = u_view_normal * skinned_normal;
+    float tangent_length = length(skinned_tangent);
+    v_skinned_tangent = tangent_length > 1e-20 ? skinned_tangent / tangent_length : vec3(0.0);
+    v_view_tangent = vec4(mat3(u_view) * mat3(u_model) * v_skinned_tangent, a_tangent.w);
     v_uv = a_uv;
     v_value = 0.0;
     if (u_shade_mode == 1) {

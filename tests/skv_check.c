@@ -6,6 +6,16 @@
  *   skv_check same A.png B.png             pixel-identical
  *   skv_check bounds POSE.obj BIND.obj [F] pose bounds within F x bind bounds (3),
  *                                          no NaN/Inf
+ *   skv_check probe IMG X Y R G B TOL      pixel (X, Y) within TOL of R G B in every channel
+ *   skv_check through A B X Y EXPECTED TOL B's pixel minus A's at (X, Y) is EXPECTED +- TOL in
+ *                                          every channel (A, B: one scene on two backgrounds)
+ *   skv_check channels IMG X Y A B MARGIN  at (X, Y) channel A (0 r, 1 g, 2 b) exceeds channel B
+ *                                          by more than MARGIN
+ *   skv_check intermediate IMG MIN MAX     MIN..MAX pixels are neither the background (the
+ *                                          corner pixel) nor the centre pixel: edge blends
+ *   skv_check silhouette A B MIN_FRAC      the pixels that are not background (the corner
+ *                                          pixel) are the same in A and B, and at least
+ *                                          MIN_FRAC of them differ in colour
  *   skv_check golden ACTUAL EXPECTED DIFF.png TOLERANCE MAX_FRACTION
  *                                          at most MAX_FRACTION of pixels differ by more
  *                                          than TOLERANCE in a channel; when not, writes
@@ -223,8 +233,105 @@ static int color(const char *path, int r, int g, int b, int tolerance, double mi
     return fraction >= min_fraction ? 0 : 1;
 }
 
+static int probe(const char *path, int x, int y, const int *rgb, int tolerance)
+{
+    int w, h;
+    unsigned char *p = load(path, &w, &h);
+    if (!p) return 1;
+    int ok = x >= 0 && y >= 0 && x < w && y < h;
+    if (ok) {
+        const unsigned char *px = &p[((size_t)y * w + x) * 4];
+        for (int c = 0; c < 3; c++) ok &= abs(px[c] - rgb[c]) <= tolerance;
+        printf("%s (%d, %d): %d %d %d, want %d %d %d +-%d\n", path, x, y, px[0], px[1], px[2], rgb[0], rgb[1], rgb[2],
+               tolerance);
+    }
+    stbi_image_free(p);
+    return ok ? 0 : 1;
+}
+
+static int through(const char *a_path, const char *b_path, int x, int y, double expected, double tolerance)
+{
+    int aw, ah, bw, bh, ok = 0;
+    unsigned char *a = load(a_path, &aw, &ah), *b = load(b_path, &bw, &bh);
+    if (a && b && aw == bw && ah == bh && x >= 0 && y >= 0 && x < aw && y < ah) {
+        size_t at = ((size_t)y * aw + x) * 4;
+        ok = 1;
+        printf("(%d, %d): %s minus %s:", x, y, b_path, a_path);
+        for (int c = 0; c < 3; c++) {
+            int d = b[at + c] - a[at + c];
+            ok &= fabs(d - expected) <= tolerance;
+            printf(" %d", d);
+        }
+        printf(", want %g +-%g\n", expected, tolerance);
+    }
+    stbi_image_free(a);
+    stbi_image_free(b);
+    return ok ? 0 : 1;
+}
+
+static int channels(const char *path, int x, int y, int a, int b, int margin)
+{
+    int w, h, ok = 0;
+    unsigned char *p = load(path, &w, &h);
+    if (!p) return 1;
+    if (x >= 0 && y >= 0 && x < w && y < h && a >= 0 && a < 3 && b >= 0 && b < 3) {
+        const unsigned char *px = &p[((size_t)y * w + x) * 4];
+        ok = px[a] > px[b] + margin;
+        printf("%s (%d, %d): %d %d %d; channel %d over channel %d by more than %d: %s\n", path, x, y, px[0], px[1],
+               px[2], a, b, margin, ok ? "yes" : "no");
+    }
+    stbi_image_free(p);
+    return ok ? 0 : 1;
+}
+
+static int intermediate(const char *path, long min_count, long max_count)
+{
+    int w, h;
+    unsigned char *p = load(path, &w, &h);
+    if (!p) return 1;
+    const unsigned char *background = p, *centre = &p[((size_t)(h / 2) * w + w / 2) * 4];
+    long count = 0;
+    for (long i = 0; i < (long)w * h; i++) count += pixel_differs(&p[i * 4], background) && pixel_differs(&p[i * 4], centre);
+    printf("%s: %ld pixels between the background and the centre's colour, want %ld..%ld\n", path, count, min_count,
+           max_count);
+    stbi_image_free(p);
+    return count >= min_count && count <= max_count ? 0 : 1;
+}
+
+static int silhouette(const char *a_path, const char *b_path, double min_frac)
+{
+    int aw, ah, bw, bh, ok = 0;
+    unsigned char *a = load(a_path, &aw, &ah), *b = load(b_path, &bw, &bh);
+    if (a && b && aw == bw && ah == bh) {
+        long outline = 0, inside = 0, shaded = 0;
+        for (long i = 0; i < (long)aw * ah; i++) {
+            int in_a = pixel_differs(&a[i * 4], a), in_b = pixel_differs(&b[i * 4], b);
+            outline += in_a != in_b;
+            inside += in_a && in_b;
+            shaded += in_a && in_b && pixel_differs(&a[i * 4], &b[i * 4]);
+        }
+        double frac = inside > 0 ? (double)shaded / (double)inside : 0.0;
+        printf("%s vs %s: %ld pixels in one silhouette only; %ld of %ld inside (%.1f%%) shaded differently, want "
+               "at least %.1f%%\n", a_path, b_path, outline, shaded, inside, 100.0 * frac, 100.0 * min_frac);
+        ok = outline == 0 && inside > 0 && frac >= min_frac;
+    }
+    stbi_image_free(a);
+    stbi_image_free(b);
+    return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 9 && strcmp(argv[1], "probe") == 0) {
+        int rgb[3] = {atoi(argv[5]), atoi(argv[6]), atoi(argv[7])};
+        return probe(argv[2], atoi(argv[3]), atoi(argv[4]), rgb, atoi(argv[8]));
+    }
+    if (argc >= 8 && strcmp(argv[1], "through") == 0)
+        return through(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]), atof(argv[6]), atof(argv[7]));
+    if (argc >= 8 && strcmp(argv[1], "channels") == 0)
+        return channels(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), atoi(argv[7]));
+    if (argc >= 5 && strcmp(argv[1], "intermediate") == 0) return intermediate(argv[2], atol(argv[3]), atol(argv[4]));
+    if (argc >= 5 && strcmp(argv[1], "silhouette") == 0) return silhouette(argv[2], argv[3], atof(argv[4]));
     if (argc >= 6 && strcmp(argv[1], "gif") == 0)
         return gif(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), argc > 6 ? argv[6] : NULL);
     if (argc >= 8 && strcmp(argv[1], "color") == 0)
@@ -237,6 +344,8 @@ int main(int argc, char **argv)
         return golden(argv[2], argv[3], argv[4], atoi(argv[5]), atof(argv[6]));
     fprintf(stderr, "usage: skv_check nonblank IMG | differ A B [FRAC] | same A B | bounds POSE BIND [F]\n"
                     "       | golden ACTUAL EXPECTED DIFF TOLERANCE MAX_FRACTION\n"
-                    "       | gif FILE FRAMES W H [MIDDLE.png] | color IMG R G B TOLERANCE MIN_FRACTION\n");
+                    "       | gif FILE FRAMES W H [MIDDLE.png] | color IMG R G B TOLERANCE MIN_FRACTION\n"
+                    "       | probe IMG X Y R G B TOL | through A B X Y EXPECTED TOL | intermediate IMG MIN MAX\n"
+                    "       | silhouette A B MIN_FRAC | channels IMG X Y A B MARGIN\n");
     return 2;
 }

@@ -13,7 +13,10 @@
  * just the packed slots; the table reports how far the shader's result is
  * from it. Where the slots hold every influence the model has (8 slots on
  * the 8-influence tentacle), that distance must be under 1e-4 too; where
- * they do not, it is the measured cost of the cut. */
+ * they do not, it is the measured cost of the cut. Models with tangents
+ * (normal-mapped meshes) have their skinned tangents checked the same way,
+ * against the slots' blended matrix (linear) or dual quaternion applied to
+ * the tangent as to a direction in the surface: error under 1e-4. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +37,66 @@ typedef struct result {
     int skipped_normals;                  /* singular blend: no normal to compare */
     int draws, split;                     /* how the renderer batched it */
     double dq_position_error, dq_normal_error; /* dual-quaternion shader vs skin_blend_dq */
+    int tangents;                         /* the model has tangents: the next two are measured */
+    double tangent_error, dq_tangent_error;
 } result;
+
+#define FEEDBACK_FLOATS 9 /* position, normal, tangent */
+
+/* Model vertex v's tangent skinned as skinned.vert does: by the 3x3 of the
+ * slots' blended matrix (linear), or rotated by the blended dual
+ * quaternion after the blended stretch; unit length, or 0 for none. */
+static void cpu_tangent(const skv_model *m, const mat4 *palette, const skv_dq_bone *dq, size_t v, double *out)
+{
+    const float *t = &m->tangents[v * 4];
+    int slots = m->influence_slots;
+    double blended[3] = {0, 0, 0};
+    if (!dq) {
+        for (int s = 0; s < slots; s++) {
+            float w = m->weights[v * slots + s];
+            const vec4 *b = palette[m->bone_ids[v * slots + s]];
+            for (int r = 0; r < 3; r++)
+                blended[r] += w * ((double)b[0][r] * t[0] + (double)b[1][r] * t[1] + (double)b[2][r] * t[2]);
+        }
+    } else {
+        double real[4] = {0, 0, 0, 0}, stretch[3][3] = {{0}};
+        const skv_dq_bone *pivot = &dq[m->bone_ids[v * slots]];
+        for (int s = 0; s < slots; s++) {
+            float w = m->weights[v * slots + s];
+            const skv_dq_bone *b = &dq[m->bone_ids[v * slots + s]];
+            double d = 0;
+            for (int k = 0; k < 4; k++) d += (double)b->real[k] * pivot->real[k];
+            for (int k = 0; k < 4; k++) real[k] += (d < 0 ? -w : w) * b->real[k];
+            for (int c = 0; c < 3; c++)
+                for (int r = 0; r < 3; r++) stretch[c][r] += w * b->stretch[c][r];
+        }
+        double len = sqrt(real[0] * real[0] + real[1] * real[1] + real[2] * real[2] + real[3] * real[3]);
+        for (int k = 0; k < 4; k++) real[k] /= len;
+        double x[3];
+        for (int r = 0; r < 3; r++) x[r] = stretch[0][r] * t[0] + stretch[1][r] * t[1] + stretch[2][r] * t[2];
+        /* x + 2 q x (q x x + w x) */
+        double c1[3] = {real[1] * x[2] - real[2] * x[1] + real[3] * x[0], real[2] * x[0] - real[0] * x[2] + real[3] * x[1],
+                        real[0] * x[1] - real[1] * x[0] + real[3] * x[2]};
+        double c2[3] = {real[1] * c1[2] - real[2] * c1[1], real[2] * c1[0] - real[0] * c1[2], real[0] * c1[1] - real[1] * c1[0]};
+        for (int r = 0; r < 3; r++) blended[r] = x[r] + 2.0 * c2[r];
+    }
+    double len = sqrt(blended[0] * blended[0] + blended[1] * blended[1] + blended[2] * blended[2]);
+    for (int r = 0; r < 3; r++) out[r] = len > 1e-20 ? blended[r] / len : 0.0;
+}
+
+/* The largest tangent difference over the GPU vertices (feedback layout). */
+static double tangent_error(const skv_model *m, const skv_draw_set *set, size_t gpu_count, const float *gpu,
+                            const mat4 *palette, const skv_dq_bone *dq)
+{
+    double worst = 0;
+    for (size_t g = 0; g < gpu_count; g++) {
+        size_t v = set->split ? (size_t)set->source_vertex[g] : g;
+        double want[3];
+        cpu_tangent(m, palette, dq, v, want);
+        for (int a = 0; a < 3; a++) worst = fmax(worst, fabs(gpu[g * FEEDBACK_FLOATS + 6 + a] - want[a]));
+    }
+    return worst;
+}
 
 static double diagonal_of(const float *points, int count)
 {
@@ -51,10 +113,10 @@ static double diagonal_of(const float *points, int count)
 static int dual_quaternion_case(skv_scene *scene, const double times[2], result *res, skv_error *err)
 {
     skv_model *m = &scene->model;
-    const char *varyings[2] = {"v_skinned_position", "v_skinned_normal"};
+    const char *varyings[3] = {"v_skinned_position", "v_skinned_normal", "v_skinned_tangent"};
     skv_shader_variant variant = {.influence_slots = m->influence_slots, .dual_quaternion = 1,
                                   .morph = m->morph_target_count > 0};
-    GLuint program = render_program_variant("skinned.vert", "skinned.frag", varyings, 2, &variant, err);
+    GLuint program = render_program_variant("skinned.vert", "skinned.frag", varyings, 3, &variant, err);
     skv_renderer renderer;
     if (!program || render_create_with(&renderer, m, program, SKV_SKINNING_DUAL_QUATERNION, err) != SKV_OK) {
         if (program) render_destroy(&renderer);
@@ -62,31 +124,33 @@ static int dual_quaternion_case(skv_scene *scene, const double times[2], result 
     }
     const skv_draw_set *set = &renderer.draws;
     size_t n = (size_t)m->vertex_count, gpu_count = set->split ? (size_t)set->vertex_count : n;
-    float *gpu = malloc(gpu_count * 6 * sizeof(float));
+    float *gpu = malloc(gpu_count * FEEDBACK_FLOATS * sizeof(float));
     float *cpu = malloc(n * 3 * sizeof(float)), *cpu_n = malloc(n * 3 * sizeof(float));
     skv_dq_bone *bones = malloc((size_t)(m->skeleton.bone_count > 0 ? m->skeleton.bone_count : 1) * sizeof *bones);
     GLuint feedback;
     glGenBuffers(1, &feedback);
     glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, feedback);
-    glBufferData(GL_TRANSFORM_FEEDBACK_BUFFER, (GLsizeiptr)(gpu_count * 6 * sizeof(float)), NULL, GL_STREAM_READ);
+    glBufferData(GL_TRANSFORM_FEEDBACK_BUFFER, (GLsizeiptr)(gpu_count * FEEDBACK_FLOATS * sizeof(float)), NULL, GL_STREAM_READ);
     for (int t = 0; t < 2; t++) {
         scene_pose(scene, times[t]); /* bones and morph weights */
         render_capture_morph(&renderer, m, (const mat4 *)scene->pose.palette, scene->morph_weights, feedback);
         glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, feedback);
-        glGetBufferSubData(GL_TRANSFORM_FEEDBACK_BUFFER, 0, (GLsizeiptr)(gpu_count * 6 * sizeof(float)), gpu);
+        glGetBufferSubData(GL_TRANSFORM_FEEDBACK_BUFFER, 0, (GLsizeiptr)(gpu_count * FEEDBACK_FLOATS * sizeof(float)), gpu);
         skin_dq_palette((const mat4 *)scene->pose.palette, m->skeleton.bone_count, bones);
         skin_blend_dq_morph(m, bones, scene->morph_weights, cpu, cpu_n);
+        if (m->tangents)
+            res->dq_tangent_error = fmax(res->dq_tangent_error, tangent_error(m, set, gpu_count, gpu, NULL, bones));
         double diag = diagonal_of(cpu, m->vertex_count);
         if (!(diag > 0)) diag = 1;
         for (size_t g = 0; g < gpu_count; g++) {
             size_t v = set->split ? (size_t)set->source_vertex[g] : g;
             double dp = 0, dn = 0;
             for (int a = 0; a < 3; a++) {
-                dp = fmax(dp, fabs(gpu[g * 6 + a] - cpu[v * 3 + a]));
-                dn = fmax(dn, fabs(gpu[g * 6 + 3 + a] - cpu_n[v * 3 + a]));
+                dp = fmax(dp, fabs(gpu[g * FEEDBACK_FLOATS + a] - cpu[v * 3 + a]));
+                dn = fmax(dn, fabs(gpu[g * FEEDBACK_FLOATS + 3 + a] - cpu_n[v * 3 + a]));
             }
             res->dq_position_error = fmax(res->dq_position_error, dp / diag);
-            if (isfinite(cpu_n[v * 3]) && isfinite(gpu[g * 6 + 3])) res->dq_normal_error = fmax(res->dq_normal_error, dn);
+            if (isfinite(cpu_n[v * 3]) && isfinite(gpu[g * FEEDBACK_FLOATS + 3])) res->dq_normal_error = fmax(res->dq_normal_error, dn);
         }
     }
     glDeleteBuffers(1, &feedback);
@@ -128,10 +192,10 @@ static int run_case(const char *spec, result *res, char *name, size_t name_size)
         return -1;
     }
     skv_model *m = &scene.model;
-    const char *varyings[2] = {"v_skinned_position", "v_skinned_normal"};
+    const char *varyings[3] = {"v_skinned_position", "v_skinned_normal", "v_skinned_tangent"};
     /* Models with morph targets get the shader's morph build, as the renderer does. */
     skv_shader_variant variant = {.influence_slots = m->influence_slots, .morph = m->morph_target_count > 0};
-    GLuint program = render_program_variant("skinned.vert", "skinned.frag", varyings, 2, &variant, &err);
+    GLuint program = render_program_variant("skinned.vert", "skinned.frag", varyings, 3, &variant, &err);
     skv_renderer renderer;
     if (!program || render_create_with(&renderer, m, program, SKV_SKINNING_LINEAR, &err) != SKV_OK) {
         fprintf(stderr, "%s: %s\n", parts[0], err.message);
@@ -146,35 +210,38 @@ static int run_case(const char *spec, result *res, char *name, size_t name_size)
     size_t gpu_count = set->split ? (size_t)set->vertex_count : n;
     res->draws = set->draw_count;
     res->split = set->split;
-    float *gpu = malloc(gpu_count * 6 * sizeof(float));
+    float *gpu = malloc(gpu_count * FEEDBACK_FLOATS * sizeof(float));
     float *cpu = malloc(n * 3 * sizeof(float)), *cpu_n = malloc(n * 3 * sizeof(float));
     float *all = malloc(n * 3 * sizeof(float));
     GLuint feedback;
     glGenBuffers(1, &feedback);
     glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, feedback);
-    glBufferData(GL_TRANSFORM_FEEDBACK_BUFFER, (GLsizeiptr)(gpu_count * 6 * sizeof(float)), NULL, GL_STREAM_READ);
+    glBufferData(GL_TRANSFORM_FEEDBACK_BUFFER, (GLsizeiptr)(gpu_count * FEEDBACK_FLOATS * sizeof(float)), NULL, GL_STREAM_READ);
 
     double times[2] = {atof(parts[2]), atof(parts[3])}, sum_all = 0;
     for (int t = 0; t < 2; t++) {
         scene_pose(&scene, times[t]); /* bones and morph weights */
         render_capture_morph(&renderer, m, (const mat4 *)scene.pose.palette, scene.morph_weights, feedback);
         glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, feedback);
-        glGetBufferSubData(GL_TRANSFORM_FEEDBACK_BUFFER, 0, (GLsizeiptr)(gpu_count * 6 * sizeof(float)), gpu);
+        glGetBufferSubData(GL_TRANSFORM_FEEDBACK_BUFFER, 0, (GLsizeiptr)(gpu_count * FEEDBACK_FLOATS * sizeof(float)), gpu);
         skin_blend_morph(m, scene.pose.palette, scene.morph_weights, cpu, cpu_n);
         skin_blend_all_morph(m, scene.pose.palette, scene.morph_weights, all);
+        if (m->tangents)
+            res->tangent_error = fmax(res->tangent_error, tangent_error(m, set, gpu_count, gpu,
+                                                                        (const mat4 *)scene.pose.palette, NULL));
         double diag = diagonal_of(cpu, m->vertex_count);
         if (!(diag > 0)) diag = 1;
         for (size_t g = 0; g < gpu_count; g++) {
             size_t v = set->split ? (size_t)set->source_vertex[g] : g;
             double dp = 0, dn = 0, da = 0;
             for (int a = 0; a < 3; a++) {
-                dp = fmax(dp, fabs(gpu[g * 6 + a] - cpu[v * 3 + a]));
-                dn = fmax(dn, fabs(gpu[g * 6 + 3 + a] - cpu_n[v * 3 + a]));
-                double d = gpu[g * 6 + a] - all[v * 3 + a];
+                dp = fmax(dp, fabs(gpu[g * FEEDBACK_FLOATS + a] - cpu[v * 3 + a]));
+                dn = fmax(dn, fabs(gpu[g * FEEDBACK_FLOATS + 3 + a] - cpu_n[v * 3 + a]));
+                double d = gpu[g * FEEDBACK_FLOATS + a] - all[v * 3 + a];
                 da += d * d;
             }
             res->position_error = fmax(res->position_error, dp / diag);
-            if (isfinite(cpu_n[v * 3]) && isfinite(gpu[g * 6 + 3])) res->normal_error = fmax(res->normal_error, dn);
+            if (isfinite(cpu_n[v * 3]) && isfinite(gpu[g * FEEDBACK_FLOATS + 3])) res->normal_error = fmax(res->normal_error, dn);
             else res->skipped_normals++;
             res->all_max = fmax(res->all_max, sqrt(da) / diag);
             sum_all += sqrt(da) / diag;
@@ -182,6 +249,7 @@ static int run_case(const char *spec, result *res, char *name, size_t name_size)
     }
     res->all_mean = sum_all / (2.0 * (double)gpu_count);
     res->slots_hold_all = model_over_limit_vertices(m) == 0;
+    res->tangents = m->tangents != NULL;
     glDeleteBuffers(1, &feedback);
     free(gpu), free(cpu), free(cpu_n), free(all);
     render_destroy(&renderer);
@@ -226,11 +294,13 @@ int main(int argc, char **argv)
         }
         int ok = res.position_error < POSITION_LIMIT && res.normal_error < NORMAL_LIMIT &&
                  (!res.slots_hold_all || res.all_max < POSITION_LIMIT) && res.dq_position_error < POSITION_LIMIT &&
-                 res.dq_normal_error < NORMAL_LIMIT;
+                 res.dq_normal_error < NORMAL_LIMIT && res.tangent_error < NORMAL_LIMIT &&
+                 res.dq_tangent_error < NORMAL_LIMIT;
         printf("%-42s %11.2e %11.2e | %13.2e %14.2e | %10.2e %10.2e %s", name, res.position_error, res.normal_error,
                res.all_max, res.all_mean, res.dq_position_error, res.dq_normal_error, ok ? "ok" : "FAILED");
         if (!res.slots_hold_all) printf(" (slots drop influences)");
         if (res.split) printf(" (split into %d draws)", res.draws);
+        if (res.tangents) printf(" (tangents vs CPU: linear %.2e, dual quaternion %.2e)", res.tangent_error, res.dq_tangent_error);
         if (res.skipped_normals) printf(" (%d singular normals skipped)", res.skipped_normals);
         printf("\n");
         ok ? passed++ : failed++;

@@ -14,6 +14,10 @@ shot() { # NAME MODEL ARGS...
   "$skinview" "$model" --size 320x240 "$@" --screenshot "$out/$name.png"
   echo "wrote $out/$name.png"
 }
+# The three at the top of the README.
+shot worm "$root/assets/worm.dae" --time 0.4 --size 320x320
+shot arm "$root/assets/arm.md5mesh" --time 0.9 --size 320x320
+shot snake "$root/assets/snake.fbx" --time 0.9 --size 320x320
 shot view-skeleton "$fox" --anim Walk --time 0.35 --skeleton
 shot view-bind-pose "$fox" --anim Walk --time 0.35 --bind-pose
 shot view-weights "$fox" --anim Walk --time 0.35 --weights b_Tail01_012
@@ -31,6 +35,10 @@ shot anim-file "$ozz/arnaud.fbx" --anim-file "$ozz/walk.fbx" --time 0.9
 morph_dir=$(mktemp -d)
 python3 "$root/tests/gen/gltf_morph_skin.py" "$morph_dir/morph_skin.gltf"
 shot morph "$morph_dir/morph_skin.gltf" --time 1.5
+python3 "$root/tests/gen/gltf_looks.py" spheres "$morph_dir/looks_spheres.glb"
+python3 "$root/tests/gen/gltf_looks.py" normal "$morph_dir/looks_normal.glb"
+shot looks-spheres "$morph_dir/looks_spheres.glb" --camera-azimuth 0 --camera-elevation 5 --camera-zoom 0.78
+shot looks-normal-map "$morph_dir/looks_normal.glb" --time 0.6
 rm -rf "$morph_dir"
 bvh=/usr/share/assimp/models/BVH/01_01.bvh
 shot motion-framed "$bvh" --time 20

@@ -9,7 +9,7 @@
  *     skv_headless_desc desc = {.screenshot = "out.png", .time = 1.5};
  *     r = headless_render(&scene, &desc, &err);
  *
- * A zero-initialised desc means the defaults (800x600, t = 0, 30 fps,
+ * A zero-initialised desc means the defaults (800x600, t = 0, 4x MSAA, 30 fps,
  * GIF 15 fps, the --ref threshold of imagecmp.h). Nothing here prints:
  * lines for the user (a warning, what was written) go to desc->say, and a
  * sequence's progress to desc->progress, both optional. */
@@ -32,6 +32,7 @@ typedef struct skv_headless_desc {
     int width, height; /* 0: 800x600 */
     double time;       /* seconds on the clip: the frame, or the first of a sequence */
     int debug;         /* OpenGL debug context: a GL error fails the run (SKV_ERR_GPU) */
+    int msaa;          /* samples per pixel (1: none); 0: SKV_DEFAULT_MSAA */
     const char *screenshot;  /* the PNG; with `frames`, a pattern with one %d */
     const char *export_pose; /* the OBJ (headless_export_pose) */
     int frames;        /* > 0: a sequence of that many frames, 1 / fps apart */

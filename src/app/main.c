@@ -169,7 +169,7 @@ int main(int argc, char **argv)
         print_error("%s: warning: %s", path, scene.model.warnings[i]);
 
     if (r == SKV_OK && o.list) (o.json ? report_list_json : report_list)(stdout, &scene.model);
-    skv_headless_desc headless = {.width = o.width, .height = o.height, .time = o.time, .debug = o.debug,
+    skv_headless_desc headless = {.width = o.width, .height = o.height, .time = o.time, .debug = o.debug, .msaa = o.msaa,
                                   .screenshot = o.screenshot, .export_pose = o.export_pose, .frames = o.frames,
                                   .fps = o.fps, .gif = o.gif, .ref = o.ref,
                                   .ref_threshold = o.ref_threshold > 0.0 ? o.ref_threshold : SKV_REF_EXACT,
@@ -181,7 +181,7 @@ int main(int argc, char **argv)
     if (r == SKV_OK && wants_window) {
         if (viewer_display_available()) {
             r = viewer_run(&scene,
-                           &(skv_viewer_desc){.width = o.width, .height = o.height, .time = o.time, .speed = o.speed,
+                           &(skv_viewer_desc){.width = o.width, .height = o.height, .time = o.time, .msaa = o.msaa, .speed = o.speed,
                                               .stopped = o.speed == 0.0, .capture_path = o.window_capture,
                                               .debug = o.debug, .import = &import, .screenshot_dir = o.screenshot_dir},
                            &err);

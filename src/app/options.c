@@ -86,6 +86,8 @@ static const option_spec option_table[] = {
      "pose with clips A and B (index or name) mixed at weight W\n(0 = A, 1 = B), both at --time"),
     OPTION("--fade", OPT_NUMBER, F(fade), "SECONDS", "cross-fade time when switching clips in the window\n(default 0.25; 0..60)",
      .min = 0, .max = 60),
+    OPTION("--msaa", OPT_INTEGER, F(msaa), "N", "samples per pixel for the window and --screenshot (default 4; 1 = off)",
+           .min = 1, .max = 64),
     OPTION("--skinning", OPT_CHOICE, F(dual_quaternion), "linear|dq", "linear blend (default) or dual-quaternion skinning",
      .choices = {"linear", "dq"}, .choice_values = {0, 1}),
     OPTION("--influences", OPT_CHOICE, F(influences), "4|8", "bone influences kept per vertex (default 4)",

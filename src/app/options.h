@@ -70,6 +70,7 @@ typedef struct skv_options {
     double camera_azimuth, camera_elevation, camera_zoom;
     const char *morphs[SKV_MAX_MORPHS]; /* --morph NAME=W, in order */
     int morph_count;
+    int msaa; /* --msaa N: samples per pixel (1 = off); 0: the renderer's default */
 } skv_options;
 
 /* Fills `o` from the command line (the defaults first). SKV_OK, or

@@ -2,6 +2,7 @@
 #include "report.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "import.h"
 #include "overlay.h"
@@ -31,6 +32,49 @@ static int *bones_at_or_above(const skv_model *m)
     return above;
 }
 
+static const char *const material_slot_names[SKV_TEX_SLOTS] = {"base colour", "metal-rough", "normal", "occlusion",
+                                                                "emissive"};
+static const char *const material_slot_keys[SKV_TEX_SLOTS] = {"base_color", "metallic_roughness", "normal",
+                                                               "occlusion", "emissive"};
+static const char *const alpha_mode_names[] = {"opaque", "mask", "blend"};
+
+/* A material's texture in a slot: "found" (decoded), "undecodable" (the
+ * file is there but its image could not be read), "missing". */
+static const char *material_texture_state(const skv_model *m, const skv_material *mat, int slot)
+{
+    int t = mat->textures[slot];
+    if (t < 0 || t >= m->texture_count) return "missing";
+    return m->textures[t].rgba ? "found" : "undecodable";
+}
+
+/* --list: each material, its model, factors and textures. */
+static void report_materials(FILE *out, const skv_model *m)
+{
+    fprintf(out, "materials: %d\n", m->material_count);
+    for (int i = 0; i < m->material_count; i++) {
+        const skv_material *mat = &m->materials[i];
+        fprintf(out, "  %d '", i);
+        text_put_line(out, mat->name);
+        fprintf(out, "': %s, base colour %.3g %.3g %.3g alpha %.3g (linear), metallic %.3g, roughness %.3g",
+               mat->shading == SKV_MATERIAL_PBR ? "PBR metallic-roughness" : "Phong (mapped to metallic-roughness)",
+               mat->diffuse[0], mat->diffuse[1], mat->diffuse[2], mat->diffuse[3], mat->metallic, mat->roughness);
+        if (mat->emissive[0] > 0 || mat->emissive[1] > 0 || mat->emissive[2] > 0)
+            fprintf(out, ", emissive %.3g %.3g %.3g", mat->emissive[0], mat->emissive[1], mat->emissive[2]);
+        fprintf(out, ", alpha %s", alpha_mode_names[mat->alpha_mode]);
+        if (mat->alpha_mode == SKV_ALPHA_MASK) fprintf(out, " (cutoff %.3g)", mat->alpha_cutoff);
+        fprintf(out, ", %s\n", mat->double_sided ? "double-sided" : "single-sided");
+        for (int k = 0; k < SKV_TEX_SLOTS; k++) {
+            if (!mat->texture_paths[k]) continue;
+            fprintf(out, "    %s texture '", material_slot_names[k]);
+            text_put_line(out, mat->texture_paths[k]);
+            const char *state = material_texture_state(m, mat, k);
+            if (strcmp(state, "found") == 0)
+                fprintf(out, "': found, %dx%d\n", m->textures[mat->textures[k]].width, m->textures[mat->textures[k]].height);
+            else fprintf(out, "': %s\n", state);
+        }
+    }
+}
+
 void report_list_json(FILE *out, const skv_model *m)
 {
     const skv_skeleton *sk = &m->skeleton;
@@ -49,6 +93,25 @@ void report_list_json(FILE *out, const skv_model *m)
                mesh->morph_target_count);
         json_string(out, sk->node_names[mesh->node]);
         fprintf(out, "}");
+    }
+    fprintf(out, "],\"materials\":[");
+    for (int i = 0; i < m->material_count; i++) {
+        const skv_material *mat = &m->materials[i];
+        fprintf(out, "%s{\"name\":", i ? "," : "");
+        json_string(out, mat->name);
+        fprintf(out, ",\"model\":\"%s\",\"base_color\":[%g,%g,%g,%g],\"metallic\":%g,\"roughness\":%g,"
+               "\"emissive\":[%g,%g,%g],\"alpha_mode\":\"%s\",\"alpha_cutoff\":%g,\"double_sided\":%s,\"textures\":{",
+               mat->shading == SKV_MATERIAL_PBR ? "pbr" : "phong", mat->diffuse[0], mat->diffuse[1], mat->diffuse[2],
+               mat->diffuse[3], mat->metallic, mat->roughness, mat->emissive[0], mat->emissive[1], mat->emissive[2],
+               alpha_mode_names[mat->alpha_mode], mat->alpha_cutoff, mat->double_sided ? "true" : "false");
+        int listed = 0;
+        for (int k = 0; k < SKV_TEX_SLOTS; k++) {
+            if (!mat->texture_paths[k]) continue;
+            fprintf(out, "%s\"%s\":{\"path\":", listed++ ? "," : "", material_slot_keys[k]);
+            json_string(out, mat->texture_paths[k]);
+            fprintf(out, ",\"state\":\"%s\"}", material_texture_state(m, mat, k));
+        }
+        fprintf(out, "}}");
     }
     fprintf(out, "],\"bones\":[");
     int first = 1;
@@ -134,6 +197,7 @@ void report_list(FILE *out, const skv_model *m)
             fprintf(out, " (default %g)%s", m->morph_default_weights[g], t + 1 < mesh->morph_target_count ? "," : "\n");
         }
     }
+    report_materials(out, m);
     fprintf(out, "nodes: %d\n", m->skeleton.node_count);
     fprintf(out, "bones: %d (palette entries %d, shader limit %d)\n", m->file_bone_count, m->skeleton.bone_count,
            SKV_MAX_BONES);

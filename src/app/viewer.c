@@ -628,7 +628,7 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
         }
         if (width != v.target.width || height != v.target.height) {
             target_destroy(&v.target);
-            r = target_create(&v.target, width, height, err);
+            r = target_create_msaa(&v.target, width, height, desc->msaa > 0 ? desc->msaa : SKV_DEFAULT_MSAA, err);
             if (r != SKV_OK) break;
         }
         skv_frame_desc frame;
@@ -636,6 +636,7 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
         if (r != SKV_OK) break;
         v.hover_bone = joint_under_cursor(&v, &frame, width, height);
 
+        target_resolve(&v.target); /* the same averaging as --screenshot's */
         glBindFramebuffer(GL_READ_FRAMEBUFFER, v.target.framebuffer);
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
         glBlitFramebuffer(0, 0, width, height, 0, 0, width, height, GL_COLOR_BUFFER_BIT, GL_NEAREST);

@@ -23,6 +23,7 @@ typedef struct skv_viewer_desc {
     /* Where the S key saves (MODEL_skinview_N.png, N the next free
      * number); NULL: beside the model. */
     const char *screenshot_dir;
+    int msaa; /* samples per pixel of the offscreen target (0: SKV_DEFAULT_MSAA) */
 } skv_viewer_desc;
 
 /* True when an X11 or Wayland display is there to open a window on. */

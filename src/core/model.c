@@ -68,6 +68,7 @@ void model_free(skv_model *model)
     free(model->positions);
     free(model->normals);
     free(model->uvs);
+    free(model->tangents);
     free(model->bone_ids);
     free(model->weights);
     free(model->influence_start);
@@ -79,7 +80,10 @@ void model_free(skv_model *model)
     free(model->morph_normal_deltas);
     for (int i = 0; i < model->mesh_count; i++) free(model->meshes[i].name);
     free(model->meshes);
-    for (int i = 0; i < model->material_count; i++) free(model->materials[i].name);
+    for (int i = 0; i < model->material_count; i++) {
+        free(model->materials[i].name);
+        for (int k = 0; k < SKV_TEX_SLOTS; k++) free(model->materials[i].texture_paths[k]);
+    }
     free(model->materials);
     for (int i = 0; i < model->texture_count; i++) {
         free(model->textures[i].rgba);

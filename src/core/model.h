@@ -208,10 +208,44 @@ typedef struct skv_texture {
     int encoded_size;
 } skv_texture;
 
+/* How a material was described in its file. */
+typedef enum skv_material_model {
+    SKV_MATERIAL_PHONG = 0, /* diffuse/specular/shininess (FBX, Collada, MD5, .X ...): mapped to metal-rough */
+    SKV_MATERIAL_PBR = 1,   /* glTF metallic-roughness */
+} skv_material_model;
+
+typedef enum skv_alpha_mode {
+    SKV_ALPHA_OPAQUE = 0, /* alpha ignored */
+    SKV_ALPHA_MASK = 1,   /* fragments under alpha_cutoff discarded */
+    SKV_ALPHA_BLEND = 2,  /* blended over what is behind, drawn after the opaque draws, far to near */
+} skv_alpha_mode;
+
+/* A material's texture slots (skv_material.textures / texture_paths). */
+enum {
+    SKV_TEX_BASE_COLOR = 0,     /* sRGB; rgb * base colour, a * alpha */
+    SKV_TEX_METAL_ROUGH = 1,    /* linear; glTF packing: g roughness, b metalness */
+    SKV_TEX_NORMAL = 2,         /* linear; tangent space */
+    SKV_TEX_OCCLUSION = 3,      /* linear; r */
+    SKV_TEX_EMISSIVE = 4,       /* sRGB */
+    SKV_TEX_SLOTS = 5,
+};
+
+/* Colours and factors are linear (the importer decodes colours a Phong
+ * file gives in sRGB). */
 typedef struct skv_material {
     char *name;
-    float diffuse[4];
-    int texture; /* index into textures, or -1 */
+    float diffuse[4]; /* base colour factor, linear RGBA (multiplies the base colour texture) */
+    int texture;      /* the base colour texture: index into textures, or -1 (= textures[SKV_TEX_BASE_COLOR]) */
+    skv_material_model shading;
+    float metallic, roughness; /* 0..1 */
+    float emissive[3];         /* linear, multiplies the emissive texture */
+    float normal_scale;        /* glTF normalTexture.scale (1) */
+    float occlusion_strength;  /* glTF occlusionTexture.strength (1) */
+    skv_alpha_mode alpha_mode;
+    float alpha_cutoff;        /* SKV_ALPHA_MASK (0.5) */
+    int double_sided;          /* 0: back faces culled (glTF materials without doubleSided) */
+    int textures[SKV_TEX_SLOTS];       /* index into the model's textures, or -1 */
+    char *texture_paths[SKV_TEX_SLOTS]; /* the file's reference per slot; NULL where it names none */
 } skv_material;
 
 typedef struct skv_model {
@@ -221,6 +255,7 @@ typedef struct skv_model {
     float *positions;   /* 3 per vertex */
     float *normals;     /* 3 per vertex */
     float *uvs;         /* 2 per vertex */
+    float *tangents;    /* 4 per vertex: xyz along +u, w = +-1 the bitangent's side; NULL: none in the model */
     int influence_slots; /* per vertex: 4 (default) or 8 */
     uint16_t *bone_ids;  /* influence_slots per vertex */
     float *weights;      /* influence_slots per vertex, sum 1 */

@@ -26,6 +26,7 @@
 #define SKV_ATTR_BONE_IDS_1 5 /* slots 5-8, with 8 influence slots */
 #define SKV_ATTR_WEIGHTS_1 6
 #define SKV_ATTR_VERTEX 7 /* models with morph targets: the model vertex index */
+#define SKV_ATTR_TANGENT 8 /* models with normal maps: xyz + handedness */
 
 /* Uniform block binding point of the bone palette. */
 #define SKV_BONES_BINDING 0

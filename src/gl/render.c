@@ -27,9 +27,10 @@ static void shader_preamble(char *out, size_t size, const skv_shader_variant *va
              "#define SKV_ATTR_WEIGHTS_1 %d\n"
              "#define SKV_MORPH %d\n"
              "#define SKV_ATTR_VERTEX %d\n"
+             "#define SKV_ATTR_TANGENT %d\n"
              "#line 1\n",
              variant->instanced, variant->dual_quaternion, SKV_MAX_BONES, variant->influence_slots, SKV_ATTR_POSITION, SKV_ATTR_NORMAL, SKV_ATTR_UV, SKV_ATTR_BONE_IDS,
-             SKV_ATTR_WEIGHTS, SKV_ATTR_BONE_IDS_1, SKV_ATTR_WEIGHTS_1, variant->morph, SKV_ATTR_VERTEX);
+             SKV_ATTR_WEIGHTS, SKV_ATTR_BONE_IDS_1, SKV_ATTR_WEIGHTS_1, variant->morph, SKV_ATTR_VERTEX, SKV_ATTR_TANGENT);
 }
 
 static GLuint compile(GLenum stage, const char *name, const skv_shader_variant *variant, skv_error *err)
@@ -101,13 +102,16 @@ GLuint render_program_variant(const char *vertex_name, const char *fragment_name
     return program;
 }
 
-static GLuint upload_texture(const skv_texture *tex)
+/* Colour maps (base colour, emissive) hold sRGB values: GL_SRGB8_ALPHA8
+ * makes the sampler return linear ones (and filters them in linear).
+ * Data maps (metal-rough, normal, occlusion) are linear as they are. */
+static GLuint upload_texture(const skv_texture *tex, int srgb)
 {
     GLuint id;
     glGenTextures(1, &id);
     glBindTexture(GL_TEXTURE_2D, id);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, tex->width, tex->height, 0, GL_RGBA, GL_UNSIGNED_BYTE, tex->rgba);
+    glTexImage2D(GL_TEXTURE_2D, 0, srgb ? GL_SRGB8_ALPHA8 : GL_RGBA8, tex->width, tex->height, 0, GL_RGBA, GL_UNSIGNED_BYTE, tex->rgba);
     glGenerateMipmap(GL_TEXTURE_2D);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
@@ -154,6 +158,19 @@ static void find_uniforms(GLuint p, skv_uniforms *u)
     u->grid_spacing = glGetUniformLocation(p, "u_grid_spacing");
     u->shade_mode = glGetUniformLocation(p, "u_shade_mode");
     u->selected_bone = glGetUniformLocation(p, "u_selected_bone");
+    u->metallic = glGetUniformLocation(p, "u_metallic");
+    u->roughness = glGetUniformLocation(p, "u_roughness");
+    u->emissive = glGetUniformLocation(p, "u_emissive");
+    u->normal_scale = glGetUniformLocation(p, "u_normal_scale");
+    u->occlusion_strength = glGetUniformLocation(p, "u_occlusion_strength");
+    u->alpha_mode = glGetUniformLocation(p, "u_alpha_mode");
+    u->alpha_cutoff = glGetUniformLocation(p, "u_alpha_cutoff");
+    u->maps = glGetUniformLocation(p, "u_maps");
+    u->metal_rough_map = glGetUniformLocation(p, "u_metal_rough_map");
+    u->normal_map = glGetUniformLocation(p, "u_normal_map");
+    u->occlusion_map = glGetUniformLocation(p, "u_occlusion_map");
+    u->emissive_map = glGetUniformLocation(p, "u_emissive_map");
+    u->view_up = glGetUniformLocation(p, "u_view_up");
     u->morph_deltas = glGetUniformLocation(p, "u_morph_deltas");
     u->morph_weights = glGetUniformLocation(p, "u_morph_weights");
     u->morph_first_target = glGetUniformLocation(p, "u_morph_first_target");
@@ -163,9 +180,11 @@ static void find_uniforms(GLuint p, skv_uniforms *u)
     u->morph_first_vertex = glGetUniformLocation(p, "u_morph_first_vertex");
 }
 
-/* Texture units: 0 the material's texture, 1 the crowd's palettes. */
+/* Texture units: 0 the material's base colour, 1 the crowd's palettes,
+ * 2-3 morph targets, 4-7 the material's other maps. */
 #define MORPH_DELTA_UNIT 2
 #define MORPH_WEIGHT_UNIT 3
+#define MAP_UNIT_FIRST 4 /* + slot - 1 for SKV_TEX_METAL_ROUGH .. SKV_TEX_EMISSIVE */
 
 /* The morph targets' buffers (render.h). Returns 0, or -1 when memory
  * runs out; a GPU that cannot hold them shows as a GL error. */
@@ -268,6 +287,86 @@ static void upload_palette(skv_renderer *renderer, const mat4 *palette, int bone
     glBindBufferBase(GL_UNIFORM_BUFFER, SKV_BONES_BINDING, renderer->bone_block);
 }
 
+/* For the models with a blended material: each draw's bind-pose centre
+ * and the bone with the most weight over its vertices (render.h). The
+ * centre moved by that bone places the draw in a frame well enough to
+ * order separate parts (hair cards, visors, eyelashes) by depth. Returns
+ * -1 when memory runs out. */
+static int blend_order_create(skv_renderer *renderer, const skv_model *model)
+{
+    int any_blend = 0;
+    for (int i = 0; i < model->material_count; i++) any_blend |= model->materials[i].alpha_mode == SKV_ALPHA_BLEND;
+    if (!any_blend) return 0;
+    const skv_draw_set *set = &renderer->draws;
+    int n = set->draw_count > 0 ? set->draw_count : 1;
+    int bones = model->skeleton.bone_count > 0 ? model->skeleton.bone_count : 1;
+    renderer->draw_centres = calloc((size_t)n * 3, sizeof(float));
+    renderer->draw_bones = calloc((size_t)n, sizeof(int));
+    renderer->blend_order = calloc((size_t)n, sizeof(int));
+    renderer->blend_depth = calloc((size_t)n, sizeof(float));
+    float *bone_weight = calloc((size_t)bones, sizeof(float));
+    if (!renderer->draw_centres || !renderer->draw_bones || !renderer->blend_order || !renderer->blend_depth ||
+        !bone_weight) {
+        free(bone_weight);
+        return -1;
+    }
+    const int slots = model->influence_slots;
+    for (int i = 0; i < set->draw_count; i++) {
+        const skv_draw *d = &set->draws[i];
+        double sum[3] = {0, 0, 0};
+        memset(bone_weight, 0, (size_t)bones * sizeof(float));
+        for (int k = 0; k < d->vertex_count; k++) {
+            int g = d->base_vertex + k;
+            int v = set->split ? set->source_vertex[g] : g;
+            for (int a = 0; a < 3; a++) sum[a] += model->positions[(size_t)v * 3 + a];
+            for (int s = 0; s < slots; s++) {
+                int b = model->bone_ids[(size_t)v * slots + s];
+                if (b < bones) bone_weight[b] += model->weights[(size_t)v * slots + s];
+            }
+        }
+        int best = -1;
+        for (int b = 0; b < model->skeleton.bone_count; b++)
+            if (bone_weight[b] > 0.0f && (best < 0 || bone_weight[b] > bone_weight[best])) best = b;
+        renderer->draw_bones[i] = best;
+        for (int a = 0; a < 3; a++)
+            renderer->draw_centres[i * 3 + a] = d->vertex_count > 0 ? (float)(sum[a] / d->vertex_count) : 0.0f;
+    }
+    free(bone_weight);
+    return 0;
+}
+
+/* The blended draws of this frame, far to near, into blend_order;
+ * returns how many. */
+static int blend_order_sort(skv_renderer *renderer, const skv_model *model, const mat4 *palette)
+{
+    if (!renderer->blend_order) return 0;
+    const skv_draw_set *set = &renderer->draws;
+    int count = 0;
+    for (int i = 0; i < set->draw_count; i++) {
+        const skv_material *mat = &model->materials[model->meshes[set->draws[i].mesh].material];
+        if (mat->alpha_mode != SKV_ALPHA_BLEND) continue;
+        vec4 centre = {renderer->draw_centres[i * 3], renderer->draw_centres[i * 3 + 1],
+                       renderer->draw_centres[i * 3 + 2], 1.0f};
+        vec4 moved, viewed;
+        if (palette && renderer->draw_bones[i] >= 0) glm_mat4_mulv((vec4 *)palette[renderer->draw_bones[i]], centre, moved);
+        else glm_vec4_copy(centre, moved);
+        glm_mat4_mulv(renderer->model_view, moved, viewed);
+        /* Insertion by view-space z: the camera looks down -z, so the
+         * most negative is the farthest and goes first. Ties keep the
+         * file's order. */
+        int at = count;
+        while (at > 0 && renderer->blend_depth[at - 1] > viewed[2]) {
+            renderer->blend_depth[at] = renderer->blend_depth[at - 1];
+            renderer->blend_order[at] = renderer->blend_order[at - 1];
+            at--;
+        }
+        renderer->blend_depth[at] = viewed[2];
+        renderer->blend_order[at] = i;
+        count++;
+    }
+    return count;
+}
+
 skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GLuint program, skv_skinning skinning,
                               skv_error *err)
 {
@@ -302,7 +401,7 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
 
     glGenVertexArrays(1, &renderer->vao);
     glBindVertexArray(renderer->vao);
-    glGenBuffers(5, renderer->buffers);
+    glGenBuffers(6, renderer->buffers);
     /* Split mode draws copies of model vertices with draw-local bone IDs. */
     int nv = set->split ? set->vertex_count : model->vertex_count;
     const int *source = set->split ? set->source_vertex : NULL;
@@ -312,6 +411,8 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
                    float_attribute(renderer->buffers[1], SKV_ATTR_NORMAL, 3, model->normals, nv, source) |
                    float_attribute(renderer->buffers[2], SKV_ATTR_UV, 2, model->uvs, nv, source) |
                    float_attribute(renderer->buffers[4], SKV_ATTR_WEIGHTS, slots, model->weights, nv, source);
+    if (model->tangents)
+        gathered |= float_attribute(renderer->buffers[5], SKV_ATTR_TANGENT, 4, model->tangents, nv, source);
     /* With 8 slots the weight buffer holds two vec4 per vertex: the
      * second is its own attribute. */
     GLsizei weight_stride = slots * (GLsizei)sizeof(float);
@@ -365,10 +466,22 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
     glEnable(GL_PROGRAM_POINT_SIZE);
     if (overlay_axes(&renderer->axes) != SKV_OK) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
 
+    if (blend_order_create(renderer, model) != 0) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     renderer->texture_count = model->texture_count;
     if (model->texture_count > 0) {
         renderer->textures = calloc((size_t)model->texture_count, sizeof *renderer->textures);
-        if (!renderer->textures) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+        renderer->data_textures = calloc((size_t)model->texture_count, sizeof *renderer->data_textures);
+        unsigned char *use = calloc((size_t)model->texture_count, 1); /* 1: as colour, 2: as data */
+        if (!renderer->textures || !renderer->data_textures || !use) {
+            free(use);
+            return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+        }
+        for (int i = 0; i < model->material_count; i++)
+            for (int k = 0; k < SKV_TEX_SLOTS; k++) {
+                int t = model->materials[i].textures[k];
+                if (t >= 0 && t < model->texture_count)
+                    use[t] |= k == SKV_TEX_BASE_COLOR || k == SKV_TEX_EMISSIVE ? 1 : 2;
+            }
         /* The importer refuses textures past 16384 texels a side; a driver
          * may take less (GL 3.3 promises 1024), and an upload past its
          * limit is a GL error: such textures draw in the material colour. */
@@ -377,9 +490,11 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
         for (int t = 0; t < model->texture_count; t++) {
             const skv_texture *tex = &model->textures[t];
             int fits = tex->width <= max_side && tex->height <= max_side;
-            renderer->textures[t] = tex->rgba && fits ? upload_texture(tex) : 0;
+            renderer->textures[t] = tex->rgba && fits && (use[t] & 1) ? upload_texture(tex, 1) : 0;
+            renderer->data_textures[t] = tex->rgba && fits && (use[t] & 2) ? upload_texture(tex, 0) : 0;
             if (tex->rgba && !fits) renderer->textures_too_large++;
         }
+        free(use);
         renderer->max_texture_side = max_side;
     }
     GLenum gl_error = glGetError();
@@ -391,11 +506,17 @@ void render_destroy(skv_renderer *renderer)
 {
     if (renderer->program) glDeleteProgram(renderer->program);
     if (renderer->vao) glDeleteVertexArrays(1, &renderer->vao);
-    if (renderer->buffers[0]) glDeleteBuffers(5, renderer->buffers);
+    if (renderer->buffers[0]) glDeleteBuffers(6, renderer->buffers);
     if (renderer->index_buffer) glDeleteBuffers(1, &renderer->index_buffer);
     if (renderer->bone_block) glDeleteBuffers(1, &renderer->bone_block);
     if (renderer->textures) glDeleteTextures(renderer->texture_count, renderer->textures);
+    if (renderer->data_textures) glDeleteTextures(renderer->texture_count, renderer->data_textures);
     free(renderer->textures);
+    free(renderer->data_textures);
+    free(renderer->draw_centres);
+    free(renderer->draw_bones);
+    free(renderer->blend_order);
+    free(renderer->blend_depth);
     if (renderer->crowd_program) glDeleteProgram(renderer->crowd_program);
     if (renderer->crowd_buffer) glDeleteBuffers(1, &renderer->crowd_buffer);
     if (renderer->crowd_texture) glDeleteTextures(1, &renderer->crowd_texture);
@@ -436,6 +557,23 @@ static void set_frame_uniforms(const skv_uniforms *u, const skv_frame_desc *fram
     glm_mat3_transpose(view_normal);
     glUniformMatrix3fv(u->view_normal, 1, GL_FALSE, (const float *)view_normal);
     glUniform1i(u->texture, 0);
+    glUniform1i(u->metal_rough_map, MAP_UNIT_FIRST);
+    glUniform1i(u->normal_map, MAP_UNIT_FIRST + 1);
+    glUniform1i(u->occlusion_map, MAP_UNIT_FIRST + 2);
+    glUniform1i(u->emissive_map, MAP_UNIT_FIRST + 3);
+    /* The hemisphere light's axis: the upright scene's +y, seen from the camera. */
+    vec3 up = {0.0f, 1.0f, 0.0f}, view_up;
+    glm_mat4_mulv3((vec4 *)frame->view, up, 0.0f, view_up);
+    glm_vec3_normalize(view_up);
+    glUniform3fv(u->view_up, 1, view_up);
+}
+
+/* The GL texture of a material's slot, or 0 (none, or not uploaded). */
+static GLuint slot_texture(const skv_renderer *renderer, const skv_material *mat, int slot)
+{
+    int t = mat->textures[slot];
+    if (t < 0 || t >= renderer->texture_count) return 0;
+    return slot == SKV_TEX_BASE_COLOR || slot == SKV_TEX_EMISSIVE ? renderer->textures[t] : renderer->data_textures[t];
 }
 
 static void set_material(const skv_renderer *renderer, const skv_uniforms *u, const skv_model *model, int mesh_index)
@@ -443,9 +581,30 @@ static void set_material(const skv_renderer *renderer, const skv_uniforms *u, co
     const skv_mesh *mesh = &model->meshes[mesh_index];
     const skv_material *mat = &model->materials[mesh->material];
     glUniform4fv(u->diffuse, 1, mat->diffuse);
-    int textured = mat->texture >= 0 && mat->texture < renderer->texture_count && renderer->textures[mat->texture];
-    glUniform1i(u->has_texture, textured);
-    if (textured) glBindTexture(GL_TEXTURE_2D, renderer->textures[mat->texture]);
+    GLuint base = slot_texture(renderer, mat, SKV_TEX_BASE_COLOR);
+    glUniform1i(u->has_texture, base != 0);
+    if (base) glBindTexture(GL_TEXTURE_2D, base);
+    glUniform1f(u->metallic, mat->metallic);
+    glUniform1f(u->roughness, mat->roughness);
+    glUniform3fv(u->emissive, 1, mat->emissive);
+    glUniform1f(u->normal_scale, mat->normal_scale);
+    glUniform1f(u->occlusion_strength, mat->occlusion_strength);
+    glUniform1i(u->alpha_mode, (int)mat->alpha_mode);
+    glUniform1f(u->alpha_cutoff, mat->alpha_cutoff);
+    int maps = 0;
+    for (int slot = SKV_TEX_METAL_ROUGH; slot <= SKV_TEX_EMISSIVE; slot++) {
+        GLuint id = slot_texture(renderer, mat, slot);
+        /* Normal maps need tangents, which only normal-mapped meshes get. */
+        if (!id || (slot == SKV_TEX_NORMAL && !model->tangents)) continue;
+        maps |= 1 << (slot - 1);
+        glActiveTexture(GL_TEXTURE0 + MAP_UNIT_FIRST + slot - 1);
+        glBindTexture(GL_TEXTURE_2D, id);
+    }
+    glActiveTexture(GL_TEXTURE0);
+    glUniform1i(u->maps, maps);
+    /* Single-sided (glTF without doubleSided): back faces are not drawn. */
+    if (mat->double_sided) glDisable(GL_CULL_FACE);
+    else glEnable(GL_CULL_FACE);
 }
 
 void render_frame(skv_renderer *renderer, const skv_model *model, const skv_frame_desc *frame)
@@ -470,6 +629,7 @@ void render_frame(skv_renderer *renderer, const skv_model *model, const skv_fram
     }
     glUseProgram(program);
     set_frame_uniforms(u, frame, frame->model);
+    glm_mat4_mul((vec4 *)frame->view, (vec4 *)frame->model, renderer->model_view);
     draw_model(renderer, model, u, skinning, frame->palette, frame->morph_weights, frame->shade, frame->selected_bone,
                NULL);
     if (frame->wireframe) {
@@ -485,6 +645,7 @@ void render_frame(skv_renderer *renderer, const skv_model *model, const skv_fram
     if (frame->ghost_palette) {
         const float ghost[4] = {0.55f, 0.62f, 0.75f, 1.0f};
         set_frame_uniforms(u, frame, frame->ghost_model);
+        glm_mat4_mul((vec4 *)frame->view, (vec4 *)frame->ghost_model, renderer->model_view);
         draw_model(renderer, model, u, skinning, frame->ghost_palette, NULL, SKV_SHADE_SOLID, -1, ghost);
     }
     mat4 view_projection;
@@ -497,8 +658,38 @@ void render_frame(skv_renderer *renderer, const skv_model *model, const skv_fram
     glEnable(GL_DEPTH_TEST);
 }
 
+/* One draw of draw_model. */
+static void draw_one(skv_renderer *renderer, const skv_model *model, const skv_uniforms *u, skv_skinning skinning,
+                     const mat4 *palette, int i, int selected_bone, const float *color, int materials)
+{
+    const skv_draw_set *set = &renderer->draws;
+    const skv_draw *d = &set->draws[i];
+    if (set->split) {
+        draws_gather_palette(d, palette, renderer->draw_palette);
+        upload_palette(renderer, (const mat4 *)renderer->draw_palette, d->bone_count, skinning);
+        /* The selected bone by its slot in this draw's palette. */
+        int local = -1;
+        for (int k = 0; k < d->bone_count && local < 0; k++)
+            if (d->bones[k] == selected_bone) local = k;
+        glUniform1i(u->selected_bone, local);
+    }
+    set_material(renderer, u, model, d->mesh);
+    set_morph_mesh(renderer, u, model, d->mesh);
+    if (color) {
+        glUniform4fv(u->diffuse, 1, color);
+        glUniform1i(u->has_texture, 0);
+    }
+    /* The inspection views show every triangle, whatever the material. */
+    if (!materials) glDisable(GL_CULL_FACE);
+    glDrawElementsBaseVertex(GL_TRIANGLES, d->index_count, GL_UNSIGNED_INT,
+                             (const void *)((size_t)d->first_index * sizeof(uint32_t)), d->base_vertex);
+}
+
 /* The model once: every draw, its palette, `shade` (render.h), `color`
- * replacing the materials' colour where not NULL. The program is bound. */
+ * replacing the materials' colour where not NULL. The program is bound.
+ * With the materials (SKV_SHADE_MATERIAL, no `color`), opaque and masked
+ * draws first, then the blended ones far to near, blending over what is
+ * there without writing depth (so they do not hide each other). */
 static void draw_model(skv_renderer *renderer, const skv_model *model, const skv_uniforms *u, skv_skinning skinning,
                        const mat4 *palette, const float *morph_weights, skv_shade shade, int selected_bone,
                        const float *color)
@@ -510,26 +701,24 @@ static void draw_model(skv_renderer *renderer, const skv_model *model, const skv
     glUniform1i(u->selected_bone, selected_bone);
     glActiveTexture(GL_TEXTURE0);
     glBindVertexArray(renderer->vao);
+    int materials = shade == SKV_SHADE_MATERIAL && !color;
     for (int i = 0; i < set->draw_count; i++) {
-        const skv_draw *d = &set->draws[i];
-        if (set->split) {
-            draws_gather_palette(d, palette, renderer->draw_palette);
-            upload_palette(renderer, (const mat4 *)renderer->draw_palette, d->bone_count, skinning);
-            /* The selected bone by its slot in this draw's palette. */
-            int local = -1;
-            for (int k = 0; k < d->bone_count && local < 0; k++)
-                if (d->bones[k] == selected_bone) local = k;
-            glUniform1i(u->selected_bone, local);
-        }
-        set_material(renderer, u, model, d->mesh);
-        set_morph_mesh(renderer, u, model, d->mesh);
-        if (color) {
-            glUniform4fv(u->diffuse, 1, color);
-            glUniform1i(u->has_texture, 0);
-        }
-        glDrawElementsBaseVertex(GL_TRIANGLES, d->index_count, GL_UNSIGNED_INT,
-                                 (const void *)((size_t)d->first_index * sizeof(uint32_t)), d->base_vertex);
+        const skv_material *mat = &model->materials[model->meshes[set->draws[i].mesh].material];
+        if (materials && mat->alpha_mode == SKV_ALPHA_BLEND) continue;
+        draw_one(renderer, model, u, skinning, palette, i, selected_bone, color, materials);
     }
+    int blended = materials ? blend_order_sort(renderer, model, palette) : 0;
+    if (blended > 0) {
+        glEnable(GL_BLEND);
+        /* The target keeps alpha 1: PNGs stay opaque. */
+        glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
+        glDepthMask(GL_FALSE);
+        for (int k = 0; k < blended; k++)
+            draw_one(renderer, model, u, skinning, palette, renderer->blend_order[k], selected_bone, color, 1);
+        glDepthMask(GL_TRUE);
+        glDisable(GL_BLEND);
+    }
+    glDisable(GL_CULL_FACE);
     glBindVertexArray(0);
 }
 
@@ -631,13 +820,27 @@ static void draw_crowd(skv_renderer *renderer, const skv_model *model, const skv
     glActiveTexture(GL_TEXTURE0);
     glBindVertexArray(renderer->vao);
     const skv_draw_set *set = &renderer->draws;
-    for (int i = 0; i < set->draw_count; i++) {
-        const skv_draw *d = &set->draws[i];
-        set_material(renderer, u, model, d->mesh);
-        glDrawElementsInstancedBaseVertex(GL_TRIANGLES, d->index_count, GL_UNSIGNED_INT,
-                                          (const void *)((size_t)d->first_index * sizeof(uint32_t)),
-                                          frame->instance_count, d->base_vertex);
+    /* Opaque and masked draws, then the blended ones (in the file's
+     * order: the characters' parts interleave, no order fits them all). */
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            glEnable(GL_BLEND);
+            glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
+            glDepthMask(GL_FALSE);
+        }
+        for (int i = 0; i < set->draw_count; i++) {
+            const skv_draw *d = &set->draws[i];
+            int blend = model->materials[model->meshes[d->mesh].material].alpha_mode == SKV_ALPHA_BLEND;
+            if (blend != pass) continue;
+            set_material(renderer, u, model, d->mesh);
+            glDrawElementsInstancedBaseVertex(GL_TRIANGLES, d->index_count, GL_UNSIGNED_INT,
+                                              (const void *)((size_t)d->first_index * sizeof(uint32_t)),
+                                              frame->instance_count, d->base_vertex);
+        }
     }
+    glDepthMask(GL_TRUE);
+    glDisable(GL_BLEND);
+    glDisable(GL_CULL_FACE);
     glBindVertexArray(0);
 }
 
@@ -697,26 +900,51 @@ skv_result render_debug_result(const skv_gl_debug *debug, skv_error *err)
     return skv_fail(err, SKV_ERR_GPU, "GL reported %d error(s); the first: %s", debug->errors, debug->first);
 }
 
+/* A framebuffer of colour + depth renderbuffers with `samples` per pixel
+ * (0: not multisampled). */
+static GLenum framebuffer_create(GLuint *framebuffer, GLuint *color, GLuint *depth, int width, int height, int samples)
+{
+    glGenFramebuffers(1, framebuffer);
+    glBindFramebuffer(GL_FRAMEBUFFER, *framebuffer);
+    glGenRenderbuffers(1, color);
+    glBindRenderbuffer(GL_RENDERBUFFER, *color);
+    glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_RGBA8, width, height);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, *color);
+    glGenRenderbuffers(1, depth);
+    glBindRenderbuffer(GL_RENDERBUFFER, *depth);
+    glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_DEPTH24_STENCIL8, width, height);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, *depth);
+    GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    return status;
+}
+
 skv_result target_create(skv_target *target, int width, int height, skv_error *err)
+{
+    return target_create_msaa(target, width, height, 1, err);
+}
+
+skv_result target_create_msaa(skv_target *target, int width, int height, int samples, skv_error *err)
 {
     memset(target, 0, sizeof *target);
     target->width = width;
     target->height = height;
-    glGenFramebuffers(1, &target->framebuffer);
-    glBindFramebuffer(GL_FRAMEBUFFER, target->framebuffer);
-    glGenRenderbuffers(1, &target->color);
-    glBindRenderbuffer(GL_RENDERBUFFER, target->color);
-    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, width, height);
-    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, target->color);
-    glGenRenderbuffers(1, &target->depth);
-    glBindRenderbuffer(GL_RENDERBUFFER, target->depth);
-    glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH24_STENCIL8, width, height);
-    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, target->depth);
-    GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    target->samples = samples > 1 ? samples : 1;
+    if (target->samples > 1) {
+        GLint max_samples = 0;
+        glGetIntegerv(GL_MAX_SAMPLES, &max_samples);
+        if (target->samples > max_samples)
+            return skv_fail(err, SKV_ERR_GPU, "--msaa %d: this driver takes at most %d samples", samples,
+                            (int)max_samples);
+    }
+    GLenum status = framebuffer_create(&target->framebuffer, &target->color, &target->depth, width, height, 0);
+    if (status == GL_FRAMEBUFFER_COMPLETE && target->samples > 1)
+        status = framebuffer_create(&target->msaa_framebuffer, &target->msaa_color, &target->msaa_depth, width, height,
+                                    target->samples);
     if (status != GL_FRAMEBUFFER_COMPLETE) {
         target_destroy(target);
-        return skv_fail(err, SKV_ERR_GPU, "offscreen framebuffer %dx%d incomplete (0x%x)", width, height, status);
+        return skv_fail(err, SKV_ERR_GPU, "offscreen framebuffer %dx%d (%d samples) incomplete (0x%x)", width, height,
+                        samples, status);
     }
     return SKV_OK;
 }
@@ -726,17 +954,33 @@ void target_destroy(skv_target *target)
     if (target->framebuffer) glDeleteFramebuffers(1, &target->framebuffer);
     if (target->color) glDeleteRenderbuffers(1, &target->color);
     if (target->depth) glDeleteRenderbuffers(1, &target->depth);
+    if (target->msaa_framebuffer) glDeleteFramebuffers(1, &target->msaa_framebuffer);
+    if (target->msaa_color) glDeleteRenderbuffers(1, &target->msaa_color);
+    if (target->msaa_depth) glDeleteRenderbuffers(1, &target->msaa_depth);
     memset(target, 0, sizeof *target);
 }
 
 void target_bind(const skv_target *target)
 {
-    glBindFramebuffer(GL_FRAMEBUFFER, target->framebuffer);
+    glBindFramebuffer(GL_FRAMEBUFFER, target->msaa_framebuffer ? target->msaa_framebuffer : target->framebuffer);
     glViewport(0, 0, target->width, target->height);
+}
+
+void target_resolve(const skv_target *target)
+{
+    if (!target->msaa_framebuffer) return;
+    GLint draw = 0;
+    glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &draw);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, target->msaa_framebuffer);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target->framebuffer);
+    glBlitFramebuffer(0, 0, target->width, target->height, 0, 0, target->width, target->height,
+                      GL_COLOR_BUFFER_BIT, GL_NEAREST);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, (GLuint)draw);
 }
 
 void target_read_rgba(const skv_target *target, unsigned char *rgba)
 {
+    target_resolve(target);
     glBindFramebuffer(GL_READ_FRAMEBUFFER, target->framebuffer);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadPixels(0, 0, target->width, target->height, GL_RGBA, GL_UNSIGNED_BYTE, rgba);

@@ -35,6 +35,8 @@ typedef struct skv_uniforms {
     GLint model, view, projection, view_normal, diffuse, has_texture, texture;
     GLint palettes, bones_per_instance, grid_columns, grid_spacing; /* crowd program */
     GLint shade_mode, selected_bone;
+    GLint metallic, roughness, emissive, normal_scale, occlusion_strength, alpha_mode, alpha_cutoff, maps,
+        metal_rough_map, normal_map, occlusion_map, emissive_map, view_up; /* the material (skinned.frag) */
     GLint morph_deltas, morph_weights, morph_first_target, morph_count, morph_base, morph_vertices,
         morph_first_vertex; /* programs with morph targets */
 } skv_uniforms;
@@ -53,14 +55,23 @@ typedef struct skv_renderer {
     skv_skinning program_skinning; /* what `program` does */
     skv_uniforms uniforms;
     GLuint vao;
-    GLuint buffers[5]; /* positions, normals, uvs, bone ids, weights */
+    GLuint buffers[6]; /* positions, normals, uvs, bone ids, weights, tangents */
     GLuint index_buffer;
     GLuint bone_block; /* uniform buffer of SKV_MAX_BONES mat4 */
     int texture_count;
-    GLuint *textures;
+    GLuint *textures;      /* per model texture: uploaded as sRGB (colour maps), or 0 */
+    GLuint *data_textures; /* per model texture: uploaded linear (metal-rough, normal, occlusion maps), or 0 */
     int textures_too_large; /* not uploaded: past the driver's max_texture_side (the caller warns) */
     int max_texture_side;   /* GL_MAX_TEXTURE_SIZE */
     skv_draw_set draws; /* draws.h: palettes of at most SKV_MAX_BONES */
+    /* Blended draws go last, far to near: per draw its bind-pose centre
+     * and the bone that moves most of it (a model palette index, or -1),
+     * which place it in each frame; and the frame's order. */
+    float *draw_centres; /* 3 per draw */
+    int *draw_bones;
+    int *blend_order;
+    float *blend_depth;
+    mat4 model_view; /* the frame's view * model, for the order */
     mat4 *draw_palette; /* split mode: one draw's gathered palette */
     /* Crowds (render_enable_crowd): the instanced program and the texture
      * buffer every character's palette goes into. */
@@ -158,13 +169,27 @@ skv_result render_debug_begin(skv_gl_debug *debug, skv_error *err);
 /* SKV_OK, or SKV_ERR_GPU naming the first error `debug` collected. */
 skv_result render_debug_result(const skv_gl_debug *debug, skv_error *err);
 
-/* Offscreen colour + depth framebuffer. */
+/* Offscreen colour + depth framebuffer. With samples > 1 drawing goes
+ * into a multisampled one (target_bind) and target_resolve averages it
+ * into `framebuffer`, the one to read or blit from. */
 typedef struct skv_target {
     GLuint framebuffer, color, depth;
+    GLuint msaa_framebuffer, msaa_color, msaa_depth; /* 0 when samples == 1 */
     int width, height;
+    int samples;
 } skv_target;
 
+/* Samples per pixel unless --msaa says otherwise. */
+#define SKV_DEFAULT_MSAA 4
+
+/* One sample per pixel. */
 skv_result target_create(skv_target *target, int width, int height, skv_error *err);
+/* `samples` per pixel (1 = no multisampling); more than the driver's
+ * GL_MAX_SAMPLES fails with one line. */
+skv_result target_create_msaa(skv_target *target, int width, int height, int samples, skv_error *err);
+/* Averages the multisampled image into `framebuffer` (nothing with one
+ * sample). target_read_rgba does it itself. */
+void target_resolve(const skv_target *target);
 void target_destroy(skv_target *target);
 void target_bind(const skv_target *target);
 /* Reads the target as RGBA, first row at the top (width*height*4 bytes). */

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Materials (issue #19), checked without goldens on the files
+# tests/gen/gltf_looks.py writes:
+#  1. blend: a quad of alpha 0.5 rendered over black and over white; at
+#     its centre the white render is brighter by (1 - 0.5) * 255 in every
+#     channel: half the background comes through (blending happens on the
+#     stored sRGB values, so the amount is exactly linear in alpha there);
+#     order: two overlapping blended quads, the far red one listed after
+#     the near blue one: drawn far to near, blue is on top where they
+#     overlap (in the file's order red would be);
+#  2. mask: the quad's texture has alpha 0 on its left half: there the
+#     background shows untouched, on the right half the quad is drawn;
+#  3. sRGB: an emissive texture of sRGB grey 128 on a black, non-reflecting
+#     quad reads back as 128 (sampled as linear 0.216 through
+#     GL_SRGB8_ALPHA8 and encoded on output; a linear texture would give
+#     188, a missing encode 55);
+#  4. MSAA: the same flat quad has only background and quad pixels with
+#     --msaa 1, and edge pixels in between with the default (4 samples);
+#  5. normal map: the skinned tube with and without its normal map has the
+#     same silhouette, pixel for pixel, while much of its inside is shaded
+#     differently.
+# Usage: e2e_looks.sh SKINVIEW SKV_CHECK GENERATED_DIR OUT_DIR
+set -euo pipefail
+skinview=$1 check=$2 gen=$3 out=$4
+mkdir -p "$out"
+shot() { "$skinview" "$@" --debug --size 128x128; }
+
+shot "$gen/looks_blend.glb" --background 0,0,0 --screenshot "$out/blend_black.png"
+shot "$gen/looks_blend.glb" --background 1,1,1 --screenshot "$out/blend_white.png"
+"$check" through "$out/blend_black.png" "$out/blend_white.png" 64 64 127.5 1.5
+shot "$gen/looks_order.glb" --background 0,0,0 --screenshot "$out/order.png"
+"$check" channels "$out/order.png" 64 64 2 0 30   # the overlap: blue over red
+
+shot "$gen/looks_mask.glb" --background 0,0,0 --screenshot "$out/mask.png"
+"$check" probe "$out/mask.png" 44 64 0 0 0 0     # left half: background, untouched
+"$check" probe "$out/mask.png" 84 64 0 0 0 0 && { echo "mask: the right half was not drawn"; exit 1; }
+
+shot "$gen/looks_srgb.glb" --background 0,0,0 --screenshot "$out/srgb.png"
+"$check" probe "$out/srgb.png" 64 64 128 128 128 1
+
+shot "$gen/looks_srgb.glb" --background 0,0,0 --msaa 1 --screenshot "$out/msaa1.png"
+"$check" intermediate "$out/msaa1.png" 0 0
+"$check" intermediate "$out/srgb.png" 100 100000
+
+shot "$gen/looks_normal.glb" --time 1 --msaa 1 --background 1,1,1 --screenshot "$out/normal_map.png"
+shot "$gen/looks_flat.glb" --time 1 --msaa 1 --background 1,1,1 --screenshot "$out/normal_none.png"
+"$check" silhouette "$out/normal_map.png" "$out/normal_none.png" 0.3
+echo "e2e_looks: all checks hold"
