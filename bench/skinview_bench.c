@@ -2,6 +2,12 @@
  * time split, CPU skinning cost.
  *
  *   skinview-bench [--json] [--smoke] [--rounds N] [MODEL...]
+ *   skinview-bench --profile FRAMES [--clip N] [--seek] MODEL
+ *
+ * --profile imports MODEL and poses FRAMES frames of one clip (playback
+ * at 60 fps, or --seek: random times) and nothing else timed: run it
+ * under `valgrind --tool=callgrind --toggle-collect='pose_evaluate*'`
+ * to count instructions per bone per frame (bench/ir_per_bone.sh).
  *
  * For each model, in one process and interleaved round by round (these
  * machines are shared and noisy, so only ratios within a run mean much):
@@ -427,6 +433,44 @@ static int bench_crowd(int json)
     return 0;
 }
 
+/* --profile: FRAMES frames of `clip` on MODEL, nothing else; prints the
+ * bone count and clip name for bench/ir_per_bone.sh. */
+static int profile_model(const char *path, int frames, int clip, int seek)
+{
+    skv_model model;
+    skv_error err;
+    if (import_model(path, &(skv_import_desc){.trusted = 1}, &model, &err) != SKV_OK) {
+        fprintf(stderr, "skinview-bench: %s: %s\n", path, err.message);
+        return 1;
+    }
+    if (clip >= model.clip_count) {
+        fprintf(stderr, "skinview-bench: %s: no clip %d (%d clips)\n", path, clip, model.clip_count);
+        model_free(&model);
+        return 1;
+    }
+    skv_pose pose;
+    if (pose_create(&pose, &model.skeleton) != 0) {
+        model_free(&model);
+        return 1;
+    }
+    const skv_clip *c = clip >= 0 ? &model.clips[clip] : NULL;
+    double duration = c ? c->duration_ticks / c->ticks_per_second : 0.0;
+    pose_evaluate(&pose, &model, clip, 0.0); /* the walk compiled, fixed entries written: not counted per frame */
+    unsigned seed = 12345;
+    volatile float sink = 0.0f;
+    for (int f = 0; f < frames; f++) {
+        seed = seed * 1103515245u + 12345u;
+        double t = seek ? duration * (double)((seed >> 8) & 0xffff) / 65536.0 : (f + 1) / 60.0;
+        pose_evaluate(&pose, &model, clip, t);
+        sink += pose.palette[0][3][0];
+    }
+    (void)sink;
+    printf("bones %d clip %s frames %d\n", model.skeleton.bone_count, c ? c->name : "(rest)", frames);
+    pose_destroy(&pose);
+    model_free(&model);
+    return 0;
+}
+
 /* Full-process time of `skinview MODEL --screenshot` (median of 3). */
 static double screenshot_process_ms(const char *model)
 {
@@ -447,12 +491,14 @@ static double screenshot_process_ms(const char *model)
 int main(int argc, char **argv)
 {
     int json = 0, smoke = 0, crowd = 0, rounds = 15, count = 0, kernel = SKV_WALK_AUTO;
+    int profile_frames = 0, profile_clip = 0, profile_seek = 0;
     const char *models[64];
     static const char *kernels[] = {"auto", "portable", "avx2", "avx512"};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             printf("usage: skinview-bench [--json] [--smoke] [--rounds N] [--kernel auto|portable|avx2|avx512]\n"
-                   "                      [--crowd] [MODEL...]\n");
+                   "                      [--crowd] [MODEL...]\n"
+                   "       skinview-bench --profile FRAMES [--clip N] [--seek] MODEL\n");
             return 0;
         } else if (strcmp(argv[i], "--kernel") == 0 && i + 1 < argc) {
             const char *name = argv[++i];
@@ -471,10 +517,20 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--crowd") == 0) crowd = 1;
         else if (strcmp(argv[i], "--smoke") == 0) smoke = 1;
         else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) rounds = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc) profile_frames = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--clip") == 0 && i + 1 < argc) profile_clip = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--seek") == 0) profile_seek = 1;
         else if (count < 64) models[count++] = argv[i];
     }
     if (rounds < 1) rounds = 1;
     if (crowd) return bench_crowd(json);
+    if (profile_frames > 0) {
+        if (count != 1) {
+            fprintf(stderr, "skinview-bench: --profile takes one model\n");
+            return 2;
+        }
+        return profile_model(models[0], profile_frames, profile_clip, profile_seek);
+    }
     if (count == 0) {
         static const char *defaults[] = {
             SKV_SOURCE_DIR "/assets/worm.dae", SKV_SOURCE_DIR "/assets/snake.fbx", SKV_SOURCE_DIR "/assets/arm.md5mesh",

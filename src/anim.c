@@ -356,45 +356,81 @@ static inline int packed_key(const skv_packed_keys *pk, double t, int *cursor, f
 }
 
 #if defined(__SSE2__)
-/* A key value as 4 lanes: vec3 keys read their `zero` field as the 4th,
- * quaternion keys are 4 floats. */
-static inline __m128 key_lanes(const float *value)
+/* The exact arc for four rotations at once, one per lane (structure of
+ * arrays: a[0] holds the four x, ...), factor f: slerp's weights
+ * sin((1 - f) theta) / sin theta and sin(f theta) / sin theta with theta
+ * = acos(a . b), as polynomials. The common 1 / sin theta is left out
+ * (the caller normalises), so what is evaluated is (1 - f) sinc((1 - f)
+ * theta) and f sinc(f theta): no division by a vanishing sine, no branch,
+ * and theta = 0 gives normalised lerp's weights exactly. Keys are in one
+ * hemisphere already (anim_channel_finish), so a . b >= 0 and theta <= pi / 2.
+ * Error against slerp in double precision: below 3e-7 over the whole arc
+ * (tests/test_anim.c, slerp_lanes_exact). */
+static inline __m128 acos01_ps(__m128 d)
 {
-    return _mm_loadu_ps(value);
+    /* acos d = 2 asin sqrt((1 - d) / 2) above 0.5, pi/2 - asin d below;
+     * asin x = x + x z P(z), z = x^2, on |x| <= 0.5 (Cephes' asinf
+     * coefficients, relative error ~2.5e-7). */
+    __m128 half = _mm_set1_ps(0.5f);
+    __m128 high = _mm_cmpgt_ps(d, half);
+    __m128 x_high = _mm_sqrt_ps(_mm_mul_ps(half, _mm_sub_ps(_mm_set1_ps(1.0f), d)));
+    __m128 x = _mm_or_ps(_mm_and_ps(high, x_high), _mm_andnot_ps(high, d));
+    __m128 z = _mm_mul_ps(x, x);
+    __m128 p = _mm_set1_ps(4.2163199048e-2f);
+    p = _mm_add_ps(_mm_mul_ps(p, z), _mm_set1_ps(2.4181311049e-2f));
+    p = _mm_add_ps(_mm_mul_ps(p, z), _mm_set1_ps(4.5470025998e-2f));
+    p = _mm_add_ps(_mm_mul_ps(p, z), _mm_set1_ps(7.4953002686e-2f));
+    p = _mm_add_ps(_mm_mul_ps(p, z), _mm_set1_ps(1.6666752422e-1f));
+    __m128 asin_x = _mm_add_ps(x, _mm_mul_ps(_mm_mul_ps(x, z), p));
+    __m128 theta_high = _mm_add_ps(asin_x, asin_x);
+    __m128 theta_low = _mm_sub_ps(_mm_set1_ps(1.57079632679f), asin_x);
+    return _mm_or_ps(_mm_and_ps(high, theta_high), _mm_andnot_ps(high, theta_low));
 }
 
-/* sample_shared with the precomputed spans: one search, one multiply for
- * the factor, T, R and S interpolated four lanes at a time. */
-static inline void sample_packed(const skv_channel *ch, const skv_packed_keys *pk, double t, int *cursor,
-                                 float tr[4], float q[4], float s[4])
+/* k sinc(k theta) = k sin(k theta) / (k theta) for k theta in [0, pi/2]:
+ * Taylor to x^10 (the next term is under 4e-8 there). */
+static inline __m128 weight_ps(__m128 k, __m128 theta)
 {
-    float f;
-    int i = packed_key(pk, t, cursor, &f);
-    int ti = ch->position_count > 1 ? i : 0, si = ch->scale_count > 1 ? i : 0, ri = ch->rotation_count > 1 ? i : 0;
-    int tj = ch->position_count > 1 ? i + 1 : 0, sj = ch->scale_count > 1 ? i + 1 : 0;
-    int rj = ch->rotation_count > 1 ? i + 1 : 0;
-    __m128 fv = _mm_set1_ps(f);
-    __m128 at = key_lanes(ch->positions[ti].value), as = key_lanes(ch->scales[si].value);
-    _mm_storeu_ps(tr, _mm_add_ps(at, _mm_mul_ps(fv, _mm_sub_ps(key_lanes(ch->positions[tj].value), at))));
-    _mm_storeu_ps(s, _mm_add_ps(as, _mm_mul_ps(fv, _mm_sub_ps(key_lanes(ch->scales[sj].value), as))));
-    const float *ra = ch->rotations[ri].value, *rb = ch->rotations[rj].value;
-    if (f != 0.0f && f != 1.0f && !pk->nlerp[i]) {
-        quat_slerp(ra, rb, f, q); /* keys far apart: the exact arc */
-        return;
-    }
-    /* Normalised lerp (f = 0 and 1 give the end keys normalised, as
-     * quat_unit does). */
-    __m128 ar = key_lanes(ra);
-    __m128 r = _mm_add_ps(ar, _mm_mul_ps(fv, _mm_sub_ps(key_lanes(rb), ar)));
-    __m128 sq = _mm_mul_ps(r, r);
-    __m128 sum = _mm_add_ps(sq, _mm_shuffle_ps(sq, sq, 0x4e)); /* x+z y+w .. */
-    sum = _mm_add_ps(sum, _mm_shuffle_ps(sum, sum, 0xb1));     /* all lanes: the sum */
-    float len2 = _mm_cvtss_f32(sum);
-    if (!(len2 > 0.0f) || !isfinite(len2)) {
-        q[0] = q[1] = q[2] = 0.0f, q[3] = 1.0f;
-        return;
-    }
-    _mm_storeu_ps(q, _mm_mul_ps(r, _mm_set1_ps(1.0f / sqrtf(len2))));
+    __m128 x = _mm_mul_ps(k, theta);
+    __m128 x2 = _mm_mul_ps(x, x);
+    __m128 p = _mm_set1_ps(-1.0f / 39916800.0f);
+    p = _mm_add_ps(_mm_mul_ps(p, x2), _mm_set1_ps(1.0f / 362880.0f));
+    p = _mm_add_ps(_mm_mul_ps(p, x2), _mm_set1_ps(-1.0f / 5040.0f));
+    p = _mm_add_ps(_mm_mul_ps(p, x2), _mm_set1_ps(1.0f / 120.0f));
+    p = _mm_add_ps(_mm_mul_ps(p, x2), _mm_set1_ps(-1.0f / 6.0f));
+    p = _mm_add_ps(_mm_mul_ps(p, x2), _mm_set1_ps(1.0f));
+    return _mm_mul_ps(k, p);
+}
+
+/* r[c] = the unnormalised slerp of a and b (structure of arrays). */
+static inline void slerp_soa(const __m128 a[4], const __m128 b[4], __m128 f, __m128 r[4])
+{
+    __m128 d = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a[0], b[0]), _mm_mul_ps(a[1], b[1])),
+                          _mm_add_ps(_mm_mul_ps(a[2], b[2]), _mm_mul_ps(a[3], b[3])));
+    /* Unit keys give d in [0, 1] up to rounding; keys that are not unit
+     * (files store some) are clamped, as the reference's d > 0.9995 test
+     * sends them to lerp. NaN becomes 0 here and is caught by the
+     * caller's length test. */
+    d = _mm_min_ps(_mm_max_ps(d, _mm_setzero_ps()), _mm_set1_ps(1.0f));
+    __m128 theta = acos01_ps(d);
+    __m128 wa = weight_ps(_mm_sub_ps(_mm_set1_ps(1.0f), f), theta), wb = weight_ps(f, theta);
+    for (int c = 0; c < 4; c++) r[c] = _mm_add_ps(_mm_mul_ps(wa, a[c]), _mm_mul_ps(wb, b[c]));
+}
+
+/* slerp_soa and the normalisation sample_lanes applies, on four lanes. */
+static void slerp_lanes(const float a[4][4], const float b[4][4], float f, float out[4][4])
+{
+    __m128 ra[4], rb[4], r[4];
+    for (int j = 0; j < 4; j++) ra[j] = _mm_loadu_ps(a[j]), rb[j] = _mm_loadu_ps(b[j]);
+    _MM_TRANSPOSE4_PS(ra[0], ra[1], ra[2], ra[3]);
+    _MM_TRANSPOSE4_PS(rb[0], rb[1], rb[2], rb[3]);
+    slerp_soa(ra, rb, _mm_set1_ps(f), r);
+    __m128 len2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(r[0], r[0]), _mm_mul_ps(r[1], r[1])),
+                             _mm_add_ps(_mm_mul_ps(r[2], r[2]), _mm_mul_ps(r[3], r[3])));
+    __m128 inv = _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(len2));
+    for (int c = 0; c < 4; c++) r[c] = _mm_mul_ps(r[c], inv);
+    _MM_TRANSPOSE4_PS(r[0], r[1], r[2], r[3]);
+    for (int j = 0; j < 4; j++) _mm_storeu_ps(out[j], r[j]);
 }
 
 /* A lane's key i as 4 lanes (a one-key array's step is 0: always its
@@ -405,23 +441,24 @@ static inline __m128 lane_key(const float *first, int32_t step, int i)
 }
 
 /* Four channels of one time group at key pair i, factor f, into their
- * locals: T, R, S lerped per channel, then the rotation normalised and
+ * locals: T and S lerped per channel, R on the exact arc (slerp_soa), then the rotation normalised and
  * turned into T * R * S with one channel per lane (structure of arrays),
  * the same arithmetic trs_mat4 does for one. */
 static inline void sample_lanes(const skv_walk_lane *lane, int i, float f, float *work)
 {
-    __m128 fv = _mm_set1_ps(f), t[4], r[4], s[4];
+    __m128 fv = _mm_set1_ps(f), t[4], r[4], s[4], ra[4], rb[4];
     for (int j = 0; j < 4; j++) {
         const skv_walk_lane *l = &lane[j];
         __m128 a = lane_key(l->t, l->t_step, i), b = lane_key(l->t, l->t_step, i + 1);
         t[j] = _mm_add_ps(a, _mm_mul_ps(fv, _mm_sub_ps(b, a)));
-        a = lane_key(l->r, l->r_step, i), b = lane_key(l->r, l->r_step, i + 1);
-        r[j] = _mm_add_ps(a, _mm_mul_ps(fv, _mm_sub_ps(b, a)));
+        ra[j] = lane_key(l->r, l->r_step, i), rb[j] = lane_key(l->r, l->r_step, i + 1);
         a = lane_key(l->s, l->s_step, i), b = lane_key(l->s, l->s_step, i + 1);
         s[j] = _mm_add_ps(a, _mm_mul_ps(fv, _mm_sub_ps(b, a)));
     }
-    _MM_TRANSPOSE4_PS(r[0], r[1], r[2], r[3]); /* now r[0] = x of the four, ... */
+    _MM_TRANSPOSE4_PS(ra[0], ra[1], ra[2], ra[3]); /* now ra[0] = x of the four, ... */
+    _MM_TRANSPOSE4_PS(rb[0], rb[1], rb[2], rb[3]);
     _MM_TRANSPOSE4_PS(s[0], s[1], s[2], s[3]);
+    slerp_soa(ra, rb, fv, r);
     __m128 len2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(r[0], r[0]), _mm_mul_ps(r[1], r[1])),
                              _mm_add_ps(_mm_mul_ps(r[2], r[2]), _mm_mul_ps(r[3], r[3])));
     /* A zero or non-finite quaternion gives identity, as quat_unit. */
@@ -457,19 +494,12 @@ static inline void sample_lanes(const skv_walk_lane *lane, int i, float f, float
     }
 }
 #else
-static inline void sample_packed(const skv_channel *ch, const skv_packed_keys *pk, double t, int *cursor,
-                                 float tr[4], float q[4], float s[4])
-{
-    (void)pk;
-    sample_shared(ch, t, cursor, tr, q, s);
-}
-
 /* Without SSE: each lane on its own, through the scalar sampler. */
 static inline void sample_lanes(const skv_walk_lane *lane, int i, float f, float *work)
 {
     for (int j = 0; j < 4; j++) {
         const skv_walk_lane *l = &lane[j];
-        float t[3], q[4], s[3], qa[4];
+        float t[3], q[4], s[3];
         const float *ta = (const float *)((const char *)l->t + (ptrdiff_t)i * l->t_step);
         const float *tb = (const float *)((const char *)l->t + (ptrdiff_t)(i + 1) * l->t_step);
         const float *ra = (const float *)((const char *)l->r + (ptrdiff_t)i * l->r_step);
@@ -477,12 +507,23 @@ static inline void sample_lanes(const skv_walk_lane *lane, int i, float f, float
         const float *sa = (const float *)((const char *)l->s + (ptrdiff_t)i * l->s_step);
         const float *sb = (const float *)((const char *)l->s + (ptrdiff_t)(i + 1) * l->s_step);
         for (int k = 0; k < 3; k++) t[k] = ta[k] + f * (tb[k] - ta[k]), s[k] = sa[k] + f * (sb[k] - sa[k]);
-        for (int k = 0; k < 4; k++) qa[k] = ra[k] + f * (rb[k] - ra[k]);
-        quat_unit(qa, q);
+        quat_slerp(ra, rb, f, q);
         trs_mat4(t, q, s, (vec4 *)((char *)work + l->out));
     }
 }
 #endif
+
+#if !defined(__SSE2__)
+static void slerp_lanes(const float a[4][4], const float b[4][4], float f, float out[4][4])
+{
+    for (int j = 0; j < 4; j++) quat_slerp(a[j], b[j], f, out[j]);
+}
+#endif
+
+void anim_quat_slerp_lanes(const float a[4][4], const float b[4][4], float f, float out[4][4])
+{
+    slerp_lanes(a, b, f, out);
+}
 
 /* out = a * b for affine matrices (bottom row 0 0 0 1): the bottom row is
  * not computed, it comes out of the columns' w by itself. */
@@ -577,18 +618,6 @@ void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seco
         float f;
         int i = packed_key(grp->keys, ticks, cur, &f);
         for (int l = 0; l < grp->lane_count; l += 4) sample_lanes(&lanes[l], i, f, pose->work);
-        if (f != 0.0f && f != 1.0f && !w->group_nlerp[grp->nlerp_at + i]) {
-            /* Some lane's keys are too far apart for nlerp: that
-             * channel again, on the exact arc. */
-            for (int l = 0; l < grp->lane_count; l++) {
-                const skv_channel *ch = &c->channels[lanes[l].channel];
-                if (ch->packed->nlerp[i]) continue;
-                int one[3] = {i, i, i};
-                _Alignas(16) float t[4], s[4], q[4];
-                sample_packed(ch, ch->packed, ticks, one, t, q, s);
-                trs_mat4(t, q, s, pose->local[ch->node]);
-            }
-        }
     }
     for (int k = 0; k < w->loose_count; k++) {
         int ch_index = w->loose[k];
@@ -716,28 +745,20 @@ void pose_evaluate_blend(skv_pose *pose, const skv_model *model, int clip_a, dou
 static skv_packed_keys *pack_keys(skv_channel *ch, const double *times, size_t stride, int count)
 {
     size_t span_at = (sizeof(skv_packed_keys) + 7) & ~(size_t)7;
-    size_t nlerp_at = span_at + (size_t)count * sizeof(double);
-    char *block = malloc(nlerp_at + (size_t)count);
+    char *block = malloc(span_at + (size_t)count * sizeof(double));
     if (!block) return NULL;
     skv_packed_keys *pk = (skv_packed_keys *)block;
     pk->count = count;
     pk->times = times;
     pk->time_stride = stride;
     pk->inv_span = (double *)(block + span_at);
-    pk->nlerp = (unsigned char *)(block + nlerp_at);
     for (int k = 1; k < count; k++) {
         if (ch->rotation_count > 1) {
-            /* The dot product and threshold quat_slerp would use. */
+            /* The shorter arc, as quat_slerp's sign test picks it. */
             const float *a = ch->rotations[k - 1].value;
             float *b = ch->rotations[k].value;
-            float d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
-            if (d < 0.0f) {
+            if (a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0.0f)
                 for (int c = 0; c < 4; c++) b[c] = -b[c];
-                d = -d;
-            }
-            pk->nlerp[k - 1] = d > 0.9995f;
-        } else {
-            pk->nlerp[k - 1] = 1; /* one rotation: nothing to interpolate */
         }
         double span = *(const double *)((const char *)times + (size_t)k * stride) -
                       *(const double *)((const char *)times + (size_t)(k - 1) * stride);

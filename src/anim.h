@@ -33,6 +33,12 @@ void anim_sample_quat(const skv_quat_key *keys, int count, double t, float out[4
  * `a` unchanged below ~1e-3 rad). Output is unit length. */
 void anim_quat_slerp(const float a[4], const float b[4], float f, float out[4]);
 
+/* Four slerps at one factor, the way pose_evaluate's lanes compute them
+ * (the exact arc as polynomials, four per SIMD register): out[j] is
+ * anim_quat_slerp(a[j], b[j], f) within 1e-6 for unit keys whose dot
+ * product is >= 0 (the importer's keys, after anim_channel_finish). */
+void anim_quat_slerp_lanes(const float a[4][4], const float b[4][4], float f, float out[4][4]);
+
 /* T, R (unit quaternion) and S of an affine matrix; a mirroring matrix
  * keeps its reflection in s[0]. */
 void anim_decompose(const mat4 m, float t[3], float q[4], float s[3]);

@@ -31,7 +31,6 @@ void walk_free(skv_walk *walk)
     free(walk->loose);
     free(walk->groups);
     free(walk->lanes);
-    free(walk->group_nlerp);
     free(walk->globals);
     free(walk->palette);
     free(walk->fixed);

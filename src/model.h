@@ -38,8 +38,7 @@ typedef struct skv_quat_key {
 } skv_quat_key;
 
 /* What the fast evaluator (anim.h) precomputes for a channel whose key
- * arrays share their times: per pair of keys 1 / time span and whether
- * normalised lerp is exact enough. The keys themselves stay where they
+ * arrays share their times: per pair of keys 1 / time span. The keys themselves stay where they
  * are (each rotation turned into the hemisphere of the one before, which
  * changes no rotation). One allocation; free() releases it. */
 typedef struct skv_packed_keys {
@@ -47,7 +46,6 @@ typedef struct skv_packed_keys {
     const double *times;  /* the channel's own key times (stride: time_stride bytes) */
     size_t time_stride;
     double *inv_span;     /* count - 1 */
-    unsigned char *nlerp; /* count - 1 */
 } skv_packed_keys;
 
 /* The keys that animate one node. Each key array has at least one key. */
@@ -92,7 +90,6 @@ typedef struct skv_walk_lane {
 typedef struct skv_walk_group {
     int first_lane, lane_count;  /* lane_count: a multiple of 4, padded by repeating the last channel */
     const skv_packed_keys *keys; /* the first channel's times and spans */
-    int nlerp_at;                /* into skv_walk.group_nlerp: per key pair, may every lane nlerp? */
 } skv_walk_group;
 
 /* The hierarchy walk of one clip (or of the rest pose), compiled at load
@@ -109,7 +106,6 @@ typedef struct skv_walk {
     int group_count;
     skv_walk_group *groups;  /* the other moving channels */
     skv_walk_lane *lanes;
-    unsigned char *group_nlerp;
     int global_count;
     skv_walk_step *globals;  /* in order: every global the frame needs */
     int palette_count;

@@ -70,7 +70,6 @@ static int group_lanes(skv_walk *w, const skv_clip *clip, int32_t local_base)
         free(group_of);
         return -1;
     }
-    size_t nlerp_bytes = 0;
     for (int k = 0; k < moving; k++) {
         const skv_packed_keys *pk = clip->channels[w->loose[k]].packed;
         group_of[k] = -1;
@@ -79,16 +78,9 @@ static int group_lanes(skv_walk *w, const skv_clip *clip, int32_t local_base)
             if (same_times(w->groups[g].keys, pk)) group_of[k] = g;
         if (group_of[k] < 0) {
             group_of[k] = w->group_count;
-            w->groups[w->group_count++] = (skv_walk_group){.keys = pk, .nlerp_at = (int)nlerp_bytes};
-            nlerp_bytes += (size_t)pk->count - 1;
+            w->groups[w->group_count++] = (skv_walk_group){.keys = pk};
         }
     }
-    w->group_nlerp = malloc(nlerp_bytes > 0 ? nlerp_bytes : 1);
-    if (!w->group_nlerp) {
-        free(group_of);
-        return -1;
-    }
-    memset(w->group_nlerp, 1, nlerp_bytes);
     int lane = 0;
     for (int g = 0; g < w->group_count; g++) {
         skv_walk_group *grp = &w->groups[g];
@@ -102,7 +94,6 @@ static int group_lanes(skv_walk *w, const skv_clip *clip, int32_t local_base)
                 .r_step = ch->rotation_count > 1 ? (int32_t)sizeof ch->rotations[0] : 0,
                 .s_step = ch->scale_count > 1 ? (int32_t)sizeof ch->scales[0] : 0,
                 .out = local_base + global_at(ch->node), .channel = w->loose[k]};
-            for (int i = 0; i + 1 < ch->packed->count; i++) w->group_nlerp[grp->nlerp_at + i] &= ch->packed->nlerp[i];
         }
         while ((lane - grp->first_lane) % 4) {
             w->lanes[lane] = w->lanes[lane - 1]; /* the same local written twice */
