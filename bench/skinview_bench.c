@@ -465,7 +465,13 @@ static int profile_model(const char *path, int frames, int clip, int seek)
         sink += pose.palette[0][3][0];
     }
     (void)sink;
-    printf("bones %d clip %s frames %d\n", model.skeleton.bone_count, c ? c->name : "(rest)", frames);
+    const skv_walk *w = c ? walk_clip(&model, clip) : model.rest_walk;
+    int lanes = 0;
+    for (int g = 0; w && g < w->group_count; g++) lanes += w->groups[g].lane_count;
+    printf("bones %d clip %s frames %d\nwalk: %d moving channels, %d time groups of %d lanes, %d loose; %d global and "
+           "%d palette products per frame\n",
+           model.skeleton.bone_count, c ? c->name : "(rest)", frames, w ? w->sample_count : 0, w ? w->group_count : 0,
+           lanes, w ? w->loose_count : 0, w ? w->global_count : 0, w ? w->palette_count : 0);
     pose_destroy(&pose);
     model_free(&model);
     return 0;
