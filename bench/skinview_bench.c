@@ -465,13 +465,13 @@ static int profile_model(const char *path, int frames, int clip, int seek)
         sink += pose.palette[0][3][0];
     }
     (void)sink;
-    const skv_walk *w = c ? walk_clip(&model, clip) : model.rest_walk;
-    int lanes = 0;
-    for (int g = 0; w && g < w->group_count; g++) lanes += w->groups[g].lane_count;
-    printf("bones %d clip %s frames %d\nwalk: %d moving channels, %d time groups of %d lanes, %d loose; %d global and "
-           "%d palette products per frame\n",
-           model.skeleton.bone_count, c ? c->name : "(rest)", frames, w ? w->sample_count : 0, w ? w->group_count : 0,
-           lanes, w ? w->loose_count : 0, w ? w->global_count : 0, w ? w->palette_count : 0);
+    const skv_walk *w = walk_clip(&model, clip);
+    skv_walk_stats st = {0};
+    if (w) walk_stats(w, &st);
+    printf("bones %d clip %s frames %d\nwalk: %d moving channels, %d in %d time groups, %d loose; %d global and "
+           "%d palette products per frame; %zu bytes of prepared keys\n",
+           model.skeleton.bone_count, c ? c->name : "(rest)", frames, st.moving, st.grouped, st.groups, st.loose,
+           st.globals, st.palette, st.key_bytes);
     pose_destroy(&pose);
     model_free(&model);
     return 0;
@@ -499,23 +499,23 @@ int main(int argc, char **argv)
     int json = 0, smoke = 0, crowd = 0, rounds = 15, count = 0, kernel = SKV_WALK_AUTO;
     int profile_frames = 0, profile_clip = 0, profile_seek = 0;
     const char *models[64];
-    static const char *kernels[] = {"auto", "portable", "avx2", "avx512"};
+    static const char *kernels[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: skinview-bench [--json] [--smoke] [--rounds N] [--kernel auto|portable|avx2|avx512]\n"
+            printf("usage: skinview-bench [--json] [--smoke] [--rounds N] [--kernel auto|portable|avx2|avx512|scalar]\n"
                    "                      [--crowd] [MODEL...]\n"
                    "       skinview-bench --profile FRAMES [--clip N] [--seek] MODEL\n");
             return 0;
         } else if (strcmp(argv[i], "--kernel") == 0 && i + 1 < argc) {
             const char *name = argv[++i];
             kernel = -1;
-            for (int k = 0; k < 4; k++)
+            for (int k = 0; k < SKV_WALK_KERNEL_COUNT; k++)
                 if (strcmp(name, kernels[k]) == 0) kernel = k;
             if (kernel < 0) {
-                fprintf(stderr, "skinview-bench: --kernel: auto, portable, avx2 or avx512, not '%s'\n", name);
+                fprintf(stderr, "skinview-bench: --kernel: auto, portable, avx2, avx512 or scalar, not '%s'\n", name);
                 return 2;
             }
-            if (kernel != SKV_WALK_AUTO && kernel > (int)walk_best_kernel()) {
+            if (!kernels_get((skv_walk_kernel)kernel)) {
                 fprintf(stderr, "skinview-bench: --kernel %s: this CPU lacks it\n", name);
                 return 2;
             }
@@ -572,7 +572,7 @@ int main(int argc, char **argv)
                    base, r.bones, r.nodes, r.naive_ns / bones, r.playback_ns / bones, r.seek_ns / bones,
                    r.naive_ns / r.playback_ns, r.max_diff, r.import_ms, r.convert_ms, r.textures_ms,
                    r.skin_ns_per_vertex, r.reference_ns / bones, r.screenshot_ms,
-                   kernels[kernel == SKV_WALK_AUTO ? (int)walk_best_kernel() : kernel]);
+                   kernels[kernel == SKV_WALK_AUTO ? (int)kernels_best() : kernel]);
         } else {
             printf("%-28s %5d %5d %10.1f %9.1f %9.1f %9.1f %7.1fx %9.2g %9.2f %7.1f%% %8.2f %9.2f %8.1f %s\n", base, r.bones, r.nodes,
                    r.naive_ns / bones, r.reference_ns / bones, r.playback_ns / bones, r.seek_ns / bones,
@@ -586,7 +586,7 @@ int main(int argc, char **argv)
     if (!json) printf("peak RSS %ld MiB; 'convert' is Skinview's processing as a share of Assimp's import time; 'tex ms': texture decoding, in parallel\n",
                       usage.ru_maxrss / 1024);
     if (!json)
-        printf("walk products: %s kernel\n", kernels[kernel == SKV_WALK_AUTO ? (int)walk_best_kernel() : kernel]);
+        printf("walk products: %s kernel\n", kernels[kernel == SKV_WALK_AUTO ? (int)kernels_best() : kernel]);
     if (smoke) printf("%d passed, %d failed\n", count - failed, failed);
     return failed ? 1 : 0;
 }

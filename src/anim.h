@@ -1,4 +1,5 @@
-/* anim.h - sampling clips and walking the node hierarchy.
+/* anim.h - sampling clips and walking the node hierarchy: the reference
+ * evaluator (anim_ref.c) and a character's pose (pose.c).
  *
  * The per-frame data flow, each step its own function with explicit
  * inputs and outputs:
@@ -8,11 +9,11 @@
  *                                               global(node of b) * offset[b]
  * All names were resolved to indices at import: nothing here compares
  * strings or looks anything up in a map. Those three, run in order, are
- * pose_evaluate_reference. pose_evaluate computes the same palette from
- * the clip's walk compiled at load (walk.h): only the channels whose keys
- * move are sampled (four per SIMD register where they share key times),
- * then a flat list of matrix products forms the globals the palette
- * needs and the palette. */
+ * pose_evaluate_reference: the specification. pose_evaluate computes the
+ * same palette from the clip's walk, compiled on first use (walk.h): only
+ * the channels whose keys move are sampled (a SIMD vector of channels at
+ * a time where they share key times, kernels.h), then a flat list of
+ * matrix products forms the globals the palette needs and the palette. */
 #ifndef SKV_ANIM_H
 #define SKV_ANIM_H
 
@@ -32,12 +33,6 @@ void anim_sample_quat(const skv_quat_key *keys, int count, double t, float out[4
  * for nearly equal keys (unlike cglm 0.8.8's glm_quat_slerp, which returns
  * `a` unchanged below ~1e-3 rad). Output is unit length. */
 void anim_quat_slerp(const float a[4], const float b[4], float f, float out[4]);
-
-/* Four slerps at one factor, the way pose_evaluate's lanes compute them
- * (the exact arc as polynomials, four per SIMD register): out[j] is
- * anim_quat_slerp(a[j], b[j], f) within 1e-6 for unit keys whose dot
- * product is >= 0 (the importer's keys, after anim_channel_finish). */
-void anim_quat_slerp_lanes(const float a[4][4], const float b[4][4], float f, float out[4][4]);
 
 /* T, R (unit quaternion) and S of an affine matrix; a mirroring matrix
  * keeps its reflection in s[0]. */
@@ -61,11 +56,6 @@ void skeleton_pose(const skv_skeleton *skeleton, const mat4 *local, mat4 *global
 void skin_palette(const skv_skeleton *skeleton, const mat4 *global,
                   const mat4 global_inverse, mat4 *palette);
 
-/* Sets ch->constant / constant_local: a channel of one key per array is
- * the same local transform at every time (pose_evaluate then copies it).
- * The importer calls this on every channel it makes. */
-void anim_channel_finish(skv_channel *ch);
-
 /* A local transform split into T, R (unit quaternion x, y, z, w), S. */
 typedef struct skv_trs {
     float t[3], r[4], s[3];
@@ -87,11 +77,11 @@ typedef struct skv_pose {
     int cursor_capacity; /* channels */
     int *cursors;        /* 3 per channel */
     /* The clip (-1: rest pose) whose never-moving palette entries
-     * (skv_walk.fixed) are in the palette; -2: none. */
+     * (walk_fixed) are in the palette; -2: none. */
     int walk_clip;
     /* The walk whose deferred globals the last pose_evaluate skipped. */
-    const skv_walk *globals_owed;
-    int walk_kernel;      /* skv_walk_kernel (walk.h): 0 = the best the CPU has; the benchmark compares them */
+    const struct skv_walk *globals_owed;
+    int walk_kernel;      /* skv_walk_kernel (kernels.h): 0 = the best the CPU has; tests and the benchmark compare them */
     int palette_borrowed; /* pose_create_into */
     skv_trs *rest_trs;    /* pose_evaluate_blend: every node's rest T, R, S, made once */
 } skv_pose;

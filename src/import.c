@@ -6,7 +6,6 @@
  * materials and textures, convert clips (names resolved to node indices
  * here, once), then release the aiScene. */
 #include "import.h"
-#include "walk.h"
 #include "anim.h"
 #include "import_scene.h"
 
@@ -1342,7 +1341,6 @@ static skv_result convert_clips(importer *im)
             clip->channel_count++;
             if (ch->position_count < 0 || ch->rotation_count < 0 || ch->scale_count < 0)
                 return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
-            anim_channel_finish(ch);
             clip->node_channel[node] = clip->channel_count - 1;
             last_key = fmax(last_key, ch->positions[ch->position_count - 1].time);
             last_key = fmax(last_key, ch->rotations[ch->rotation_count - 1].time);
@@ -1646,7 +1644,6 @@ static skv_result convert_scene(const struct aiScene *scene, const struct aiScen
     if (r == SKV_OK && im.joint_by_name)
         model_warn(model, "%d node name(s) belong to more than one node; bones and their channels bound to the "
                    "nodes that match their bind pose", (int)shlen(im.joint_by_name));
-    if (r == SKV_OK && walk_compile_rest(model) != 0) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     if (r == SKV_OK) {
         for (int m = 0; m < model->mesh_count; m++)
             if (model->meshes[m].material < 0 || model->meshes[m].material >= model->material_count)
@@ -2240,6 +2237,5 @@ skv_result import_add_clips(skv_model *model, const char *path, const skv_import
     if (r == SKV_OK && *added == 0)
         r = skv_fail(err, SKV_ERR_ANIM, "animation file %s: none of its %d clip(s) moves a node of the model", path,
                      scratch.clip_count);
-    if (r == SKV_OK && walk_compile_rest(model) != 0) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     return r;
 }
