@@ -34,7 +34,7 @@ typedef enum skv_walk_kernel {
     SKV_WALK_AUTO,     /* the best this CPU has */
     SKV_WALK_PORTABLE, /* SSE2 on x86-64, plain C elsewhere */
     SKV_WALK_AVX2,     /* AVX2 + FMA: 8 channels, two columns per register */
-    SKV_WALK_AVX512,   /* AVX-512F: 16 channels, a whole matrix per register */
+    SKV_WALK_AVX512,   /* AVX-512F + DQ: 16 channels, a whole matrix per register */
     SKV_WALK_SCALAR,   /* plain C on any CPU */
     SKV_WALK_KERNEL_COUNT
 } skv_walk_kernel;

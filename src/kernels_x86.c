@@ -1,6 +1,6 @@
 /* kernels_x86.c - every SIMD intrinsic of the animation core: the walk's
- * products and the time groups' sampler for SSE2 (any x86-64), AVX2 + FMA
- * and AVX-512F, and the check of which of them this CPU runs (made once,
+ * products and the time groups' sampler for SSE2 (any x86-64, 4 channels
+ * at a time), AVX2 + FMA (8) and AVX-512F + DQ (16), and the check of which of them this CPU runs (made once,
  * by kernels_get in kernels.c, the one dispatch point). */
 #include "kernels.h"
 
@@ -168,10 +168,66 @@ TARGET static inline void store_locals_avx2(__m256 m[16], const int32_t *out, fl
 #define STORE_LOCALS(m, out, work) store_locals_avx2(m, out, work)
 #include "kernels_x86_lanes.h"
 
+#undef VEC
+#undef SUFFIX
+#undef TARGET
+#undef LOAD
+#undef SET1
+#undef ZERO
+#undef ADD
+#undef SUB
+#undef MUL
+#undef FMA
+#undef MIN
+#undef MAX
+#undef SQRT
+#undef DIV
+#undef AND
+#undef ANDNOT
+#undef OR
+#undef LT
+#undef GT
+#undef ALL
+#undef STORE_LOCALS
+
+/* --- the sampler, 16 channels per AVX-512 register --------------------------
+ * Comparisons give masks; they are widened to all-ones lanes (AVX-512DQ)
+ * so the shared arithmetic's AND / OR selects work as with SSE and AVX. */
+
+#define VEC __m512
+#define SUFFIX(name) name##_avx512
+#define TARGET __attribute__((target("avx512f,avx512dq,avx2,fma")))
+#define LOAD(p) _mm512_load_ps(p)
+#define SET1(x) _mm512_set1_ps(x)
+#define ZERO() _mm512_setzero_ps()
+#define ADD(a, b) _mm512_add_ps(a, b)
+#define SUB(a, b) _mm512_sub_ps(a, b)
+#define MUL(a, b) _mm512_mul_ps(a, b)
+#define FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define MIN(a, b) _mm512_min_ps(a, b)
+#define MAX(a, b) _mm512_max_ps(a, b)
+#define SQRT(a) _mm512_sqrt_ps(a)
+#define DIV(a, b) _mm512_div_ps(a, b)
+#define AND(a, b) _mm512_and_ps(a, b)
+#define ANDNOT(m, x) _mm512_andnot_ps(m, x)
+#define OR(a, b) _mm512_or_ps(a, b)
+#define LT(a, b) _mm512_castsi512_ps(_mm512_movm_epi32(_mm512_cmp_ps_mask(a, b, _CMP_LT_OQ)))
+#define GT(a, b) _mm512_castsi512_ps(_mm512_movm_epi32(_mm512_cmp_ps_mask(a, b, _CMP_GT_OQ)))
+#define ALL(m) (_mm512_movepi32_mask(_mm512_castps_si512(m)) == 0xffff)
+/* Sixteen locals: the low and high eight channels as AVX2 stores them. */
+TARGET static inline void store_locals_avx512(__m512 m[16], const int32_t *out, float *work)
+{
+    __m256 lo[16], hi[16];
+    for (int k = 0; k < 16; k++) lo[k] = _mm512_castps512_ps256(m[k]), hi[k] = _mm512_extractf32x8_ps(m[k], 1);
+    store_locals_avx2(lo, out, work);
+    store_locals_avx2(hi, out + 8, work);
+}
+#define STORE_LOCALS(m, out, work) store_locals_avx512(m, out, work)
+#include "kernels_x86_lanes.h"
+
 static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, sample_sse2};
 static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, sample_avx2};
-/* AVX-512's products; its sampler is the AVX2 one (8 channels). */
-static const skv_kernels kernels_avx512 = {"avx512", 8, run_avx512, sample_avx2};
+static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, sample_avx512};
 
 const skv_kernels *kernels_x86(skv_walk_kernel which)
 {
@@ -181,7 +237,8 @@ const skv_kernels *kernels_x86(skv_walk_kernel which)
     case SKV_WALK_AVX2:
         return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? &kernels_avx2 : NULL;
     case SKV_WALK_AVX512:
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                       __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
                    ? &kernels_avx512
                    : NULL;
     default: return NULL;
