@@ -408,6 +408,26 @@ static int bench_crowd(int json)
         return 1;
     }
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    /* Bytes one character's pose_evaluate_lent writes per frame (clip 0,
+     * this CPU's kernels): the palette's moving entries go to memory with
+     * streaming stores; locals and globals go to the thread's work block,
+     * which stays in the cache; the cursors and the pose's pointers are
+     * one or two cache lines of the character's own state. */
+    const skv_walk *w = walk_clip(&model, model.clip_count > 0 ? 0 : -1);
+    skv_walk_stats st = {0};
+    if (w) walk_stats(w, &st);
+    size_t palette_bytes = (size_t)st.palette * sizeof(mat4);
+    /* Distinct bytes: a padding lane writes its channel's local again. */
+    size_t scratch_bytes = (size_t)(st.grouped + st.loose + st.globals) * sizeof(mat4);
+    size_t state_bytes = 64 + (size_t)(st.groups + 3 * st.loose) * sizeof(int);
+    if (json)
+        printf("{\"crowd\":\"bytes\",\"model\":\"BCN_Epileptic.X\",\"palette_bytes_streamed\":%zu,"
+               "\"scratch_bytes_in_cache\":%zu,\"state_bytes_at_most\":%zu}\n",
+               palette_bytes, scratch_bytes, state_bytes);
+    else
+        printf("bytes written per BCN character per frame: %zu palette (streamed to memory; %d moving entries x 64), "
+               "%zu to the thread's work block (cache), <= %zu of its own state (cursors, pose)\n",
+               palette_bytes, st.palette, scratch_bytes, state_bytes);
     int counts[2] = {1000, 10000};
     for (int i = 0; i < 2; i++) {
         double one = crowd_pose_ms(&model, counts[i], 1, 7);

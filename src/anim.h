@@ -83,6 +83,7 @@ typedef struct skv_pose {
     const struct skv_walk *globals_owed;
     int walk_kernel;      /* skv_walk_kernel (kernels.h): 0 = the best the CPU has; tests and the benchmark compare them */
     int palette_borrowed; /* pose_create_into */
+    int stream_palette;   /* palette written with non-temporal stores (crowds; the caller fences, kernels.h) */
     skv_trs *rest_trs;    /* pose_evaluate_blend: every node's rest T, R, S, made once */
 } skv_pose;
 
@@ -92,6 +93,15 @@ int pose_create(skv_pose *pose, const skv_skeleton *skeleton); /* 0 on success *
  * pose does not own. */
 int pose_create_into(skv_pose *pose, const skv_skeleton *skeleton, mat4 *palette);
 void pose_destroy(skv_pose *pose);
+
+/* A pose without a work block of its own: pose_evaluate_lent lends it one
+ * per evaluation. A crowd keeps one block per thread, which stays in the
+ * cache, instead of one per character (7.4 KB for BCN_Epileptic.X). */
+int pose_create_lent(skv_pose *pose, const skv_skeleton *skeleton, mat4 *palette);
+
+/* pose_evaluate with `work` (2 * node_count matrices, 64-byte aligned)
+ * lent for this call; pose_globals has nothing to give after it. */
+void pose_evaluate_lent(skv_pose *pose, const skv_model *model, int clip, double seconds, float *work);
 
 /* Clip `clip` (-1: rest pose) at `seconds`, into pose->palette. The fast
  * path: key cursors, then the clip's compiled walk (walk.h: globalInverse

@@ -19,7 +19,16 @@ typedef struct skv_crowd {
     skv_pose *poses;  /* per character */
     int *clips;       /* per character: clip index, or -1 */
     double *offsets;  /* per character: seconds added to the scene time */
-    mat4 *palettes;   /* count * bone_count, character-major */
+    mat4 *palettes;   /* count * bone_count, character-major, 64-byte aligned, written with streaming stores */
+
+    /* Per thread (the caller first, then each worker) one pose work block,
+     * lent to each character it poses: it stays in the cache. */
+    float *scratch;
+    size_t scratch_floats; /* per thread */
+    struct skv_crowd_worker {
+        struct skv_crowd *crowd;
+        int index;
+    } *worker_args;
 
     /* A small pool of worker threads (pthreads); the calling thread
      * works too. Characters are handed out in chunks from `next`. */

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #define OPERAND(x) \
@@ -64,7 +65,13 @@ static void sample_scalar(const float *a, const float *b, float f, const int32_t
     }
 }
 
-const skv_kernels skv_kernels_scalar = {"scalar", 1, run_scalar, sample_scalar};
+/* Plain C has no non-temporal store: ordinary ones, ordered by a fence. */
+static void fence_scalar(void)
+{
+    atomic_thread_fence(memory_order_release);
+}
+
+const skv_kernels skv_kernels_scalar = {"scalar", 1, run_scalar, run_scalar, fence_scalar, sample_scalar};
 
 static skv_walk_kernel best = SKV_WALK_SCALAR;
 static pthread_once_t best_once = PTHREAD_ONCE_INIT;

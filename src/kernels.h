@@ -45,6 +45,12 @@ typedef struct skv_kernels {
     /* Runs `count` steps in order, operands as skv_walk_step says against
      * `work`, `constants` and `out`. out may not alias a or b of its step. */
     void (*run)(const skv_walk_step *steps, int count, float *work, const mat4 *constants, float *out);
+    /* run with non-temporal stores (out + each step's out 64-byte aligned):
+     * a crowd's palettes go to memory without being read into the cache
+     * first, and without evicting what the next character needs. fence()
+     * orders them before anything stored after (call it once at the end). */
+    void (*run_stream)(const skv_walk_step *steps, int count, float *work, const mat4 *constants, float *out);
+    void (*fence)(void);
     /* The `lane_count` channels of one time group between keys `a` and
      * `b` (their SKV_KEY_FLOATS blocks) at factor f in [0, 1], each local
      * written as a 4x4 matrix at byte offset out[lane] of `work`. Padding

@@ -19,8 +19,8 @@
 
 /* All four columns in one register: b's entries broadcast within each
  * 128-bit lane, a's columns repeated in every lane. */
-__attribute__((target("avx512f"))) static void run_avx512(const skv_walk_step *s, int count, float *work,
-                                                           const mat4 *constants, float *out)
+__attribute__((target("avx512f"))) static inline __attribute__((always_inline)) void
+run_avx512_body(const skv_walk_step *s, int count, float *work, const mat4 *constants, float *out, int stream)
 {
     for (int i = 0; i < count; i++) {
         const float *a = OPERAND(s[i].a), *b = OPERAND(s[i].b);
@@ -29,13 +29,26 @@ __attribute__((target("avx512f"))) static void run_avx512(const skv_walk_step *s
         __m512 r1 = _mm512_mul_ps(_mm512_broadcast_f32x4(_mm_loadu_ps(a + 4)), _mm512_permute_ps(bv, 0x55));
         r0 = _mm512_fmadd_ps(_mm512_broadcast_f32x4(_mm_loadu_ps(a + 8)), _mm512_permute_ps(bv, 0xaa), r0);
         r1 = _mm512_fmadd_ps(_mm512_broadcast_f32x4(_mm_loadu_ps(a + 12)), _mm512_permute_ps(bv, 0xff), r1);
-        _mm512_storeu_ps((float *)((char *)out + s[i].out), _mm512_add_ps(r0, r1));
+        if (stream) _mm512_stream_ps((float *)((char *)out + s[i].out), _mm512_add_ps(r0, r1));
+        else _mm512_storeu_ps((float *)((char *)out + s[i].out), _mm512_add_ps(r0, r1));
     }
 }
 
+__attribute__((target("avx512f"))) static void run_avx512(const skv_walk_step *s, int count, float *work,
+                                                           const mat4 *constants, float *out)
+{
+    run_avx512_body(s, count, work, constants, out, 0);
+}
+
+__attribute__((target("avx512f"))) static void run_stream_avx512(const skv_walk_step *s, int count, float *work,
+                                                                  const mat4 *constants, float *out)
+{
+    run_avx512_body(s, count, work, constants, out, 1);
+}
+
 /* Two columns per register. */
-__attribute__((target("avx2,fma"))) static void run_avx2(const skv_walk_step *s, int count, float *work,
-                                                          const mat4 *constants, float *out)
+__attribute__((target("avx2,fma"))) static inline __attribute__((always_inline)) void
+run_avx2_body(const skv_walk_step *s, int count, float *work, const mat4 *constants, float *out, int stream)
 {
     for (int i = 0; i < count; i++) {
         const float *a = OPERAND(s[i].a), *b = OPERAND(s[i].b);
@@ -48,13 +61,27 @@ __attribute__((target("avx2,fma"))) static void run_avx2(const skv_walk_step *s,
             __m256 r1 = _mm256_mul_ps(a1, _mm256_permute_ps(bv, 0x55));
             r0 = _mm256_fmadd_ps(a2, _mm256_permute_ps(bv, 0xaa), r0);
             r1 = _mm256_fmadd_ps(a3, _mm256_permute_ps(bv, 0xff), r1);
-            _mm256_storeu_ps(o + 8 * h, _mm256_add_ps(r0, r1));
+            if (stream) _mm256_stream_ps(o + 8 * h, _mm256_add_ps(r0, r1));
+            else _mm256_storeu_ps(o + 8 * h, _mm256_add_ps(r0, r1));
         }
     }
 }
 
+__attribute__((target("avx2,fma"))) static void run_avx2(const skv_walk_step *s, int count, float *work,
+                                                          const mat4 *constants, float *out)
+{
+    run_avx2_body(s, count, work, constants, out, 0);
+}
+
+__attribute__((target("avx2,fma"))) static void run_stream_avx2(const skv_walk_step *s, int count, float *work,
+                                                                 const mat4 *constants, float *out)
+{
+    run_avx2_body(s, count, work, constants, out, 1);
+}
+
 /* One column per register. */
-static void run_sse2(const skv_walk_step *s, int count, float *work, const mat4 *constants, float *out)
+static inline __attribute__((always_inline)) void run_sse2_body(const skv_walk_step *s, int count, float *work,
+                                                                  const mat4 *constants, float *out, int stream)
 {
     for (int i = 0; i < count; i++) {
         const float *a = OPERAND(s[i].a), *b = OPERAND(s[i].b);
@@ -69,8 +96,26 @@ static void run_sse2(const skv_walk_step *s, int count, float *work, const mat4 
                               _mm_add_ps(_mm_mul_ps(a2, _mm_shuffle_ps(bj, bj, 0xaa)),
                                          _mm_mul_ps(a3, _mm_shuffle_ps(bj, bj, 0xff))));
         }
-        for (int j = 0; j < 4; j++) _mm_storeu_ps(o + 4 * j, r[j]);
+        for (int j = 0; j < 4; j++) {
+            if (stream) _mm_stream_ps(o + 4 * j, r[j]);
+            else _mm_storeu_ps(o + 4 * j, r[j]);
+        }
     }
+}
+
+static void run_sse2(const skv_walk_step *s, int count, float *work, const mat4 *constants, float *out)
+{
+    run_sse2_body(s, count, work, constants, out, 0);
+}
+
+static void run_stream_sse2(const skv_walk_step *s, int count, float *work, const mat4 *constants, float *out)
+{
+    run_sse2_body(s, count, work, constants, out, 1);
+}
+
+static void fence_x86(void)
+{
+    _mm_sfence();
 }
 
 /* --- the sampler, 4 channels per SSE2 register ----------------------------- */
@@ -225,9 +270,9 @@ TARGET static inline void store_locals_avx512(__m512 m[16], const int32_t *out, 
 #define STORE_LOCALS(m, out, work) store_locals_avx512(m, out, work)
 #include "kernels_x86_lanes.h"
 
-static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, sample_sse2};
-static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, sample_avx2};
-static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, sample_avx512};
+static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_stream_sse2, fence_x86, sample_sse2};
+static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_stream_avx2, fence_x86, sample_avx2};
+static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_stream_avx512, fence_x86, sample_avx512};
 
 const skv_kernels *kernels_x86(skv_walk_kernel which)
 {

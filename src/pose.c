@@ -13,7 +13,7 @@ int pose_create(skv_pose *pose, const skv_skeleton *skeleton)
     return pose_create_into(pose, skeleton, NULL);
 }
 
-int pose_create_into(skv_pose *pose, const skv_skeleton *skeleton, mat4 *palette)
+static int pose_setup(skv_pose *pose, const skv_skeleton *skeleton, mat4 *palette, int own_work)
 {
     memset(pose, 0, sizeof *pose);
     pose->node_count = skeleton->node_count;
@@ -22,17 +22,29 @@ int pose_create_into(skv_pose *pose, const skv_skeleton *skeleton, mat4 *palette
     size_t bones = skeleton->bone_count > 0 ? (size_t)skeleton->bone_count : 1;
     /* 64-byte aligned: a 4x4 float matrix is one cache line, and one
      * AVX-512 register. */
-    pose->work = aligned_alloc(64, 2 * nodes * sizeof(mat4));
+    pose->work = own_work ? aligned_alloc(64, 2 * nodes * sizeof(mat4)) : NULL;
     pose->palette = palette ? palette : aligned_alloc(64, bones * sizeof(mat4));
     pose->palette_borrowed = palette != NULL;
     pose->walk_clip = -2;
-    if (!pose->work || !pose->palette) {
+    if ((own_work && !pose->work) || !pose->palette) {
         pose_destroy(pose);
         return -1;
     }
-    pose->global = (mat4 *)pose->work;
-    pose->local = pose->global + skeleton->node_count;
+    if (own_work) {
+        pose->global = (mat4 *)pose->work;
+        pose->local = pose->global + skeleton->node_count;
+    }
     return 0;
+}
+
+int pose_create_into(skv_pose *pose, const skv_skeleton *skeleton, mat4 *palette)
+{
+    return pose_setup(pose, skeleton, palette, 1);
+}
+
+int pose_create_lent(skv_pose *pose, const skv_skeleton *skeleton, mat4 *palette)
+{
+    return pose_setup(pose, skeleton, palette, 0);
 }
 
 void pose_destroy(skv_pose *pose)
@@ -144,8 +156,18 @@ void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seco
         pose->walk_clip = clip_key;
     }
     int *cursors = c ? pose_cursors(pose, clip, c->channel_count) : NULL;
-    walk_pose(w, c, ticks, cursors, pose->work, (float *)pose->palette, kernels);
+    walk_pose(w, c, ticks, cursors, pose->work, (float *)pose->palette, kernels, pose->stream_palette);
     pose->globals_owed = walk_has_deferred(w) ? w : NULL;
+}
+
+void pose_evaluate_lent(skv_pose *pose, const skv_model *model, int clip, double seconds, float *work)
+{
+    pose->work = work;
+    pose->global = (mat4 *)work;
+    pose->local = pose->global + pose->node_count;
+    pose_evaluate(pose, model, clip, seconds);
+    pose->work = NULL, pose->global = pose->local = NULL;
+    pose->globals_owed = NULL;
 }
 
 const mat4 *pose_globals(skv_pose *pose)

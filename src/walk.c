@@ -496,7 +496,7 @@ static void sample_quat(const skv_quat_key *keys, int count, double t, int *curs
 }
 
 void walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursors, float *work, float *palette,
-               const skv_kernels *kernels)
+               const skv_kernels *kernels, int stream)
 {
     for (int g = 0; g < w->group_count; g++) {
         const walk_group *grp = &w->groups[g];
@@ -521,7 +521,7 @@ void walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *curso
         glm_vec3_copy(t, local[3]);
     }
     kernels->run(w->globals, w->global_count, work, w->constants, work);
-    kernels->run(w->palette, w->palette_count, work, w->constants, palette);
+    (stream ? kernels->run_stream : kernels->run)(w->palette, w->palette_count, work, w->constants, palette);
 }
 
 void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels)

@@ -44,9 +44,10 @@ int walk_compile_all(skv_model *model);
  * work's locals (`cursors`: 3 per channel of the clip, the last keys used;
  * NULL to search every time), then the globals the palette needs and the
  * palette's moving entries. `work`: node_count globals then node_count
- * locals, 64-byte aligned. */
+ * locals, 64-byte aligned. stream: the palette written with non-temporal
+ * stores (palette 64-byte aligned; the caller fences, kernels.h). */
 void walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursors, float *work, float *palette,
-               const skv_kernels *kernels);
+               const skv_kernels *kernels, int stream);
 
 /* The palette entries that never move in this clip (once per clip change). */
 void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels);
