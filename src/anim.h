@@ -83,7 +83,10 @@ typedef struct skv_pose {
     const struct skv_walk *globals_owed;
     int walk_kernel;      /* skv_walk_kernel (kernels.h): 0 = the best the CPU has; tests and the benchmark compare them */
     int palette_borrowed; /* pose_create_into */
-    int stream_palette;   /* palette written with non-temporal stores (crowds; the caller fences, kernels.h) */
+    /* A crowd's pose (pose_create_lent): `palette` holds bone_count 3x4
+     * row-major matrices (SKV_ROWS_FLOATS floats each, kernels.h), written
+     * with streaming stores; the caller fences. */
+    int palette_rows;
     skv_trs *rest_trs;    /* pose_evaluate_blend: every node's rest T, R, S, made once */
 } skv_pose;
 
@@ -94,10 +97,14 @@ int pose_create(skv_pose *pose, const skv_skeleton *skeleton); /* 0 on success *
 int pose_create_into(skv_pose *pose, const skv_skeleton *skeleton, mat4 *palette);
 void pose_destroy(skv_pose *pose);
 
-/* A pose without a work block of its own: pose_evaluate_lent lends it one
- * per evaluation. A crowd keeps one block per thread, which stays in the
- * cache, instead of one per character (7.4 KB for BCN_Epileptic.X). */
-int pose_create_lent(skv_pose *pose, const skv_skeleton *skeleton, mat4 *palette);
+/* A crowd character's pose: no work block of its own (pose_evaluate_lent
+ * lends it one per evaluation: a crowd keeps one per thread, which stays
+ * in the cache, instead of one per character, 7.4 KB for BCN_Epileptic.X),
+ * and its palette written as 3x4 rows into `rows` (bone_count *
+ * SKV_ROWS_FLOATS floats, 16-byte aligned, the caller's). Poses only
+ * through clips' compiled walks: walk_clip must have given one for every
+ * clip it plays (crowd_create checks), else its palette holds identity. */
+int pose_create_lent(skv_pose *pose, const skv_skeleton *skeleton, float *rows);
 
 /* pose_evaluate with `work` (2 * node_count matrices, 64-byte aligned)
  * lent for this call; pose_globals has nothing to give after it. */

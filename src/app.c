@@ -334,7 +334,7 @@ void scene_frame(skv_scene *scene, double seconds, int width, int height, skv_fr
     if (scene->instances > 0) {
         crowd_evaluate(&scene->crowd, seconds);
         frame->instance_count = scene->instances;
-        frame->instance_palettes = (const mat4 *)scene->crowd.palettes;
+        frame->instance_palettes = scene->crowd.palettes;
         frame->grid_columns = crowd_columns(scene->instances);
         frame->grid_spacing = scene->grid_spacing;
     }

@@ -1,6 +1,7 @@
 /* crowd.c - posing many characters over a small thread pool. */
 #include "crowd.h"
 #include "kernels.h"
+#include "walk.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -70,7 +71,8 @@ int crowd_create(skv_crowd *crowd, const skv_model *model, int count, int clip, 
     crowd->poses = calloc((size_t)count, sizeof *crowd->poses);
     crowd->clips = malloc((size_t)count * sizeof *crowd->clips);
     crowd->offsets = malloc((size_t)count * sizeof *crowd->offsets);
-    crowd->palettes = aligned_alloc(64, (size_t)count * (size_t)crowd->bone_count * sizeof(mat4));
+    crowd->palettes = aligned_alloc(64, ((size_t)count * (size_t)crowd->bone_count * SKV_ROWS_FLOATS * sizeof(float) + 63) /
+                                            64 * 64);
     if (threads <= 0) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         threads = cores > 0 ? (int)cores : 1;
@@ -84,18 +86,26 @@ int crowd_create(skv_crowd *crowd, const skv_model *model, int count, int clip, 
         crowd_destroy(crowd);
         return -1;
     }
+    /* Lent poses have no reference path to fall back on: every clip they
+     * play needs its walk. */
+    for (int i = 0; i < (mixed_clips ? model->clip_count : 1); i++) {
+        if (!walk_clip(model, mixed_clips ? i : clip)) {
+            crowd_destroy(crowd);
+            return -1;
+        }
+    }
     for (int i = 0; i < count; i++) {
         int c = mixed_clips && model->clip_count > 0 ? i % model->clip_count : clip;
         crowd->clips[i] = c;
         /* Offsets by the golden ratio: neighbours never move in step. */
         double seconds = c >= 0 ? model->clips[c].duration_ticks / model->clips[c].ticks_per_second : 0.0;
         crowd->offsets[i] = seconds * fmod(i * 0.6180339887498949, 1.0);
-        if (pose_create_lent(&crowd->poses[i], &model->skeleton, &crowd->palettes[(size_t)i * crowd->bone_count]) != 0) {
+        if (pose_create_lent(&crowd->poses[i], &model->skeleton,
+                             &crowd->palettes[(size_t)i * crowd->bone_count * SKV_ROWS_FLOATS]) != 0) {
             crowd->count = i; /* destroy only the poses made */
             crowd_destroy(crowd);
             return -1;
         }
-        crowd->poses[i].stream_palette = 1;
     }
 
     pthread_mutex_init(&crowd->lock, NULL);

@@ -65,13 +65,24 @@ static void sample_scalar(const float *a, const float *b, float f, const int32_t
     }
 }
 
+static void run_rows_scalar(const skv_walk_step *s, int count, float *work, const mat4 *constants, float *out)
+{
+    for (int i = 0; i < count; i++) {
+        const float *a = OPERAND(s[i].a), *b = OPERAND(s[i].b);
+        float *o = out + (size_t)(s[i].out / (int32_t)sizeof(mat4)) * SKV_ROWS_FLOATS;
+        for (int r = 0; r < 3; r++)
+            for (int j = 0; j < 4; j++)
+                o[4 * r + j] = a[r] * b[4 * j] + a[4 + r] * b[4 * j + 1] + a[8 + r] * b[4 * j + 2] + a[12 + r] * b[4 * j + 3];
+    }
+}
+
 /* Plain C has no non-temporal store: ordinary ones, ordered by a fence. */
 static void fence_scalar(void)
 {
     atomic_thread_fence(memory_order_release);
 }
 
-const skv_kernels skv_kernels_scalar = {"scalar", 1, run_scalar, run_scalar, fence_scalar, sample_scalar};
+const skv_kernels skv_kernels_scalar = {"scalar", 1, run_scalar, run_rows_scalar, fence_scalar, sample_scalar};
 
 static skv_walk_kernel best = SKV_WALK_SCALAR;
 static pthread_once_t best_once = PTHREAD_ONCE_INIT;

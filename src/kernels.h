@@ -27,6 +27,8 @@ typedef struct skv_walk_step {
  * SKV_LANE_BLOCK channels, the ten components T x y z, R x y z w, S x y z,
  * each as SKV_LANE_BLOCK floats (one per channel). */
 enum { SKV_LANE_BLOCK = 16, SKV_LANE_COMPONENTS = 10 };
+/* A crowd palette entry: 3 rows of 4 floats (kernels' run_rows). */
+enum { SKV_ROWS_FLOATS = 12 };
 #define SKV_KEY_FLOATS(blocks) ((size_t)(blocks) * SKV_LANE_BLOCK * SKV_LANE_COMPONENTS)
 
 /* Which code runs (tests and the benchmark compare them). */
@@ -45,11 +47,14 @@ typedef struct skv_kernels {
     /* Runs `count` steps in order, operands as skv_walk_step says against
      * `work`, `constants` and `out`. out may not alias a or b of its step. */
     void (*run)(const skv_walk_step *steps, int count, float *work, const mat4 *constants, float *out);
-    /* run with non-temporal stores (out + each step's out 64-byte aligned):
-     * a crowd's palettes go to memory without being read into the cache
-     * first, and without evicting what the next character needs. fence()
-     * orders them before anything stored after (call it once at the end). */
-    void (*run_stream)(const skv_walk_step *steps, int count, float *work, const mat4 *constants, float *out);
+    /* run for a crowd's palette: each product's top three rows, row-major
+     * (a 3x4 matrix, 48 bytes: the bottom row of an affine matrix is
+     * 0 0 0 1 and the shader does not need it), at out + step.out / 64 *
+     * 48, written with non-temporal stores (out 16-byte aligned): the
+     * palettes go to memory without being read into the cache first and
+     * without evicting what the next character needs. fence() orders them
+     * before anything stored after (call it once at the end). */
+    void (*run_rows)(const skv_walk_step *steps, int count, float *work, const mat4 *constants, float *out);
     void (*fence)(void);
     /* The `lane_count` channels of one time group between keys `a` and
      * `b` (their SKV_KEY_FLOATS blocks) at factor f in [0, 1], each local

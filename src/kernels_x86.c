@@ -19,8 +19,8 @@
 
 /* All four columns in one register: b's entries broadcast within each
  * 128-bit lane, a's columns repeated in every lane. */
-__attribute__((target("avx512f"))) static inline __attribute__((always_inline)) void
-run_avx512_body(const skv_walk_step *s, int count, float *work, const mat4 *constants, float *out, int stream)
+__attribute__((target("avx512f"))) static void run_avx512(const skv_walk_step *s, int count, float *work,
+                                                           const mat4 *constants, float *out)
 {
     for (int i = 0; i < count; i++) {
         const float *a = OPERAND(s[i].a), *b = OPERAND(s[i].b);
@@ -29,26 +29,13 @@ run_avx512_body(const skv_walk_step *s, int count, float *work, const mat4 *cons
         __m512 r1 = _mm512_mul_ps(_mm512_broadcast_f32x4(_mm_loadu_ps(a + 4)), _mm512_permute_ps(bv, 0x55));
         r0 = _mm512_fmadd_ps(_mm512_broadcast_f32x4(_mm_loadu_ps(a + 8)), _mm512_permute_ps(bv, 0xaa), r0);
         r1 = _mm512_fmadd_ps(_mm512_broadcast_f32x4(_mm_loadu_ps(a + 12)), _mm512_permute_ps(bv, 0xff), r1);
-        if (stream) _mm512_stream_ps((float *)((char *)out + s[i].out), _mm512_add_ps(r0, r1));
-        else _mm512_storeu_ps((float *)((char *)out + s[i].out), _mm512_add_ps(r0, r1));
+        _mm512_storeu_ps((float *)((char *)out + s[i].out), _mm512_add_ps(r0, r1));
     }
 }
 
-__attribute__((target("avx512f"))) static void run_avx512(const skv_walk_step *s, int count, float *work,
-                                                           const mat4 *constants, float *out)
-{
-    run_avx512_body(s, count, work, constants, out, 0);
-}
-
-__attribute__((target("avx512f"))) static void run_stream_avx512(const skv_walk_step *s, int count, float *work,
-                                                                  const mat4 *constants, float *out)
-{
-    run_avx512_body(s, count, work, constants, out, 1);
-}
-
 /* Two columns per register. */
-__attribute__((target("avx2,fma"))) static inline __attribute__((always_inline)) void
-run_avx2_body(const skv_walk_step *s, int count, float *work, const mat4 *constants, float *out, int stream)
+__attribute__((target("avx2,fma"))) static void run_avx2(const skv_walk_step *s, int count, float *work,
+                                                          const mat4 *constants, float *out)
 {
     for (int i = 0; i < count; i++) {
         const float *a = OPERAND(s[i].a), *b = OPERAND(s[i].b);
@@ -61,27 +48,13 @@ run_avx2_body(const skv_walk_step *s, int count, float *work, const mat4 *consta
             __m256 r1 = _mm256_mul_ps(a1, _mm256_permute_ps(bv, 0x55));
             r0 = _mm256_fmadd_ps(a2, _mm256_permute_ps(bv, 0xaa), r0);
             r1 = _mm256_fmadd_ps(a3, _mm256_permute_ps(bv, 0xff), r1);
-            if (stream) _mm256_stream_ps(o + 8 * h, _mm256_add_ps(r0, r1));
-            else _mm256_storeu_ps(o + 8 * h, _mm256_add_ps(r0, r1));
+            _mm256_storeu_ps(o + 8 * h, _mm256_add_ps(r0, r1));
         }
     }
 }
 
-__attribute__((target("avx2,fma"))) static void run_avx2(const skv_walk_step *s, int count, float *work,
-                                                          const mat4 *constants, float *out)
-{
-    run_avx2_body(s, count, work, constants, out, 0);
-}
-
-__attribute__((target("avx2,fma"))) static void run_stream_avx2(const skv_walk_step *s, int count, float *work,
-                                                                 const mat4 *constants, float *out)
-{
-    run_avx2_body(s, count, work, constants, out, 1);
-}
-
 /* One column per register. */
-static inline __attribute__((always_inline)) void run_sse2_body(const skv_walk_step *s, int count, float *work,
-                                                                  const mat4 *constants, float *out, int stream)
+static void run_sse2(const skv_walk_step *s, int count, float *work, const mat4 *constants, float *out)
 {
     for (int i = 0; i < count; i++) {
         const float *a = OPERAND(s[i].a), *b = OPERAND(s[i].b);
@@ -96,21 +69,43 @@ static inline __attribute__((always_inline)) void run_sse2_body(const skv_walk_s
                               _mm_add_ps(_mm_mul_ps(a2, _mm_shuffle_ps(bj, bj, 0xaa)),
                                          _mm_mul_ps(a3, _mm_shuffle_ps(bj, bj, 0xff))));
         }
-        for (int j = 0; j < 4; j++) {
-            if (stream) _mm_stream_ps(o + 4 * j, r[j]);
-            else _mm_storeu_ps(o + 4 * j, r[j]);
+        for (int j = 0; j < 4; j++) _mm_storeu_ps(o + 4 * j, r[j]);
+    }
+}
+
+/* A crowd's palette rows (kernels.h, run_rows): row r of a * b is the sum
+ * over k of a[k][r] times row k of b; b's rows by one transpose. */
+static void run_rows_sse2(const skv_walk_step *s, int count, float *work, const mat4 *constants, float *out)
+{
+    for (int i = 0; i < count; i++) {
+        const float *a = OPERAND(s[i].a), *b = OPERAND(s[i].b);
+        float *o = out + (size_t)(s[i].out / (int32_t)sizeof(mat4)) * SKV_ROWS_FLOATS;
+        __m128 b0 = _mm_loadu_ps(b), b1 = _mm_loadu_ps(b + 4), b2 = _mm_loadu_ps(b + 8), b3 = _mm_loadu_ps(b + 12);
+        _MM_TRANSPOSE4_PS(b0, b1, b2, b3); /* now b's rows */
+        for (int r = 0; r < 3; r++) {
+            __m128 row = _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(a[r]), b0), _mm_mul_ps(_mm_set1_ps(a[4 + r]), b1)),
+                                    _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a[8 + r]), b2), _mm_mul_ps(_mm_set1_ps(a[12 + r]), b3)));
+            _mm_stream_ps(o + 4 * r, row);
         }
     }
 }
 
-static void run_sse2(const skv_walk_step *s, int count, float *work, const mat4 *constants, float *out)
+__attribute__((target("avx2,fma"))) static void run_rows_avx2(const skv_walk_step *s, int count, float *work,
+                                                               const mat4 *constants, float *out)
 {
-    run_sse2_body(s, count, work, constants, out, 0);
-}
-
-static void run_stream_sse2(const skv_walk_step *s, int count, float *work, const mat4 *constants, float *out)
-{
-    run_sse2_body(s, count, work, constants, out, 1);
+    for (int i = 0; i < count; i++) {
+        const float *a = OPERAND(s[i].a), *b = OPERAND(s[i].b);
+        float *o = out + (size_t)(s[i].out / (int32_t)sizeof(mat4)) * SKV_ROWS_FLOATS;
+        __m128 b0 = _mm_loadu_ps(b), b1 = _mm_loadu_ps(b + 4), b2 = _mm_loadu_ps(b + 8), b3 = _mm_loadu_ps(b + 12);
+        _MM_TRANSPOSE4_PS(b0, b1, b2, b3);
+        for (int r = 0; r < 3; r++) {
+            __m128 row = _mm_mul_ps(_mm_broadcast_ss(a + r), b0);
+            row = _mm_fmadd_ps(_mm_broadcast_ss(a + 4 + r), b1, row);
+            row = _mm_fmadd_ps(_mm_broadcast_ss(a + 8 + r), b2, row);
+            row = _mm_fmadd_ps(_mm_broadcast_ss(a + 12 + r), b3, row);
+            _mm_stream_ps(o + 4 * r, row);
+        }
+    }
 }
 
 static void fence_x86(void)
@@ -270,9 +265,10 @@ TARGET static inline void store_locals_avx512(__m512 m[16], const int32_t *out, 
 #define STORE_LOCALS(m, out, work) store_locals_avx512(m, out, work)
 #include "kernels_x86_lanes.h"
 
-static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_stream_sse2, fence_x86, sample_sse2};
-static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_stream_avx2, fence_x86, sample_avx2};
-static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_stream_avx512, fence_x86, sample_avx512};
+static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_rows_sse2, fence_x86, sample_sse2};
+static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_rows_avx2, fence_x86, sample_avx2};
+/* The rows are 48 bytes: 128-bit streams, as AVX2's. */
+static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_rows_avx2, fence_x86, sample_avx512};
 
 const skv_kernels *kernels_x86(skv_walk_kernel which)
 {

@@ -42,9 +42,11 @@ int pose_create_into(skv_pose *pose, const skv_skeleton *skeleton, mat4 *palette
     return pose_setup(pose, skeleton, palette, 1);
 }
 
-int pose_create_lent(skv_pose *pose, const skv_skeleton *skeleton, mat4 *palette)
+int pose_create_lent(skv_pose *pose, const skv_skeleton *skeleton, float *rows)
 {
-    return pose_setup(pose, skeleton, palette, 0);
+    if (pose_setup(pose, skeleton, (mat4 *)(void *)rows, 0) != 0) return -1;
+    pose->palette_rows = 1;
+    return 0;
 }
 
 void pose_destroy(skv_pose *pose)
@@ -143,6 +145,14 @@ void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seco
 {
     const skv_clip *c = clip >= 0 && clip < model->clip_count ? &model->clips[clip] : NULL;
     const skv_walk *w = walk_clip(model, c ? clip : -1);
+    if (!w && pose->palette_rows) {
+        /* No walk (memory ran out) and no room for the reference's 4x4
+         * palette: the bind pose, identity rows. */
+        float *rows = (float *)(void *)pose->palette;
+        for (int b = 0; b < pose->bone_count; b++)
+            for (int k = 0; k < SKV_ROWS_FLOATS; k++) rows[b * SKV_ROWS_FLOATS + k] = k % 5 == 0 ? 1.0f : 0.0f;
+        return;
+    }
     if (!w) {
         pose_evaluate_reference(pose, model, clip, seconds);
         return;
@@ -152,11 +162,11 @@ void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seco
     double ticks = c ? anim_clip_ticks(c, seconds) : 0.0;
     int clip_key = c ? clip : -1;
     if (pose->walk_clip != clip_key) {
-        walk_fixed(w, pose->work, (float *)pose->palette, kernels);
+        walk_fixed(w, pose->work, (float *)pose->palette, kernels, pose->palette_rows);
         pose->walk_clip = clip_key;
     }
     int *cursors = c ? pose_cursors(pose, clip, c->channel_count) : NULL;
-    walk_pose(w, c, ticks, cursors, pose->work, (float *)pose->palette, kernels, pose->stream_palette);
+    walk_pose(w, c, ticks, cursors, pose->work, (float *)pose->palette, kernels, pose->palette_rows);
     pose->globals_owed = walk_has_deferred(w) ? w : NULL;
 }
 

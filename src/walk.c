@@ -496,7 +496,7 @@ static void sample_quat(const skv_quat_key *keys, int count, double t, int *curs
 }
 
 void walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursors, float *work, float *palette,
-               const skv_kernels *kernels, int stream)
+               const skv_kernels *kernels, int rows)
 {
     for (int g = 0; g < w->group_count; g++) {
         const walk_group *grp = &w->groups[g];
@@ -521,12 +521,12 @@ void walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *curso
         glm_vec3_copy(t, local[3]);
     }
     kernels->run(w->globals, w->global_count, work, w->constants, work);
-    (stream ? kernels->run_stream : kernels->run)(w->palette, w->palette_count, work, w->constants, palette);
+    (rows ? kernels->run_rows : kernels->run)(w->palette, w->palette_count, work, w->constants, palette);
 }
 
-void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels)
+void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows)
 {
-    kernels->run(w->fixed, w->fixed_count, work, w->constants, palette);
+    (rows ? kernels->run_rows : kernels->run)(w->fixed, w->fixed_count, work, w->constants, palette);
 }
 
 int walk_has_deferred(const skv_walk *w)

@@ -44,13 +44,13 @@ int walk_compile_all(skv_model *model);
  * work's locals (`cursors`: 3 per channel of the clip, the last keys used;
  * NULL to search every time), then the globals the palette needs and the
  * palette's moving entries. `work`: node_count globals then node_count
- * locals, 64-byte aligned. stream: the palette written with non-temporal
- * stores (palette 64-byte aligned; the caller fences, kernels.h). */
+ * locals, 64-byte aligned. rows: the palette as a crowd's 3x4 rows,
+ * streamed (kernels.h, run_rows; the caller fences). */
 void walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursors, float *work, float *palette,
-               const skv_kernels *kernels, int stream);
+               const skv_kernels *kernels, int rows);
 
 /* The palette entries that never move in this clip (once per clip change). */
-void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels);
+void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows);
 
 /* The globals walk_pose skips (the palette does not need them). */
 int walk_has_deferred(const skv_walk *w);

@@ -552,10 +552,14 @@ static void test_crowd_matches_poses(void)
         for (int i = 0; i < crowd.count; i++) {
             clips_seen[crowd.clips[i]]++;
             pose_evaluate_reference(&ref, model, crowd.clips[i], t + crowd.offsets[i]);
-            const mat4 *mine = (const mat4 *)&crowd.palettes[(size_t)i * crowd.bone_count];
+            /* 3x4 rows (crowd.h); the reference's bottom rows are 0 0 0 1. */
+            const float *mine = &crowd.palettes[(size_t)i * crowd.bone_count * SKV_ROWS_FLOATS];
             for (int b = 0; b < RM_NODES; b++)
-                for (int c = 0; c < 4; c++)
-                    for (int r = 0; r < 4; r++) worst = fmax(worst, fabs(mine[b][c][r] - ref.palette[b][c][r]));
+                for (int c = 0; c < 4; c++) {
+                    for (int r = 0; r < 3; r++)
+                        worst = fmax(worst, fabs(mine[b * SKV_ROWS_FLOATS + 4 * r + c] - ref.palette[b][c][r]));
+                    worst = fmax(worst, fabs(ref.palette[b][c][3] - (c == 3 ? 1.0f : 0.0f)));
+                }
         }
     }
     printf("crowd of %d on %d threads vs one pose each: max abs difference %.2g\n", crowd.count,
@@ -597,6 +601,17 @@ static void test_walk_kernels(void)
             continue;
         }
         kn->run(steps, 3, (float *)out, constants, (float *)out);
+        /* The crowd's rows: the same products' top three rows, 48 bytes
+         * each at step.out / 64 * 48. */
+        _Alignas(64) float rows[WORK * SKV_ROWS_FLOATS];
+        memset(rows, 0, sizeof rows);
+        kn->run_rows(steps, 3, (float *)out, constants, rows);
+        kn->fence();
+        double worst_rows = 0.0;
+        for (int m = 3; m < WORK; m++)
+            for (int k = 0; k < 12; k++)
+                worst_rows = fmax(worst_rows, fabs(rows[m * SKV_ROWS_FLOATS + k] - out[m][k % 4][k / 4]));
+        CHECK(worst_rows < 1e-5);
         double worst = 0.0;
         for (int m = 3; m < WORK; m++)
             for (int k = 0; k < 16; k++) worst = fmax(worst, fabs(out[m][k / 4][k % 4] - expect[m][k / 4][k % 4]));
