@@ -117,12 +117,21 @@ TARGET static inline void SUFFIX(sample_vector)(const float *a, const float *b, 
     STORE_LOCALS(m, out, work);
 }
 
+/* Every vector of lanes up to lane_count; with NARROW(at, lanes) defined,
+ * the last lanes when NARROW_LANES or fewer are left go to a narrower
+ * sampler (a file of 3 moving channels need not pay for 16). */
 TARGET static void SUFFIX(sample)(const float *a, const float *b, float f, const int32_t *out, int lane_count, float *work)
 {
     enum { WIDTH = (int)(sizeof(VEC) / sizeof(float)) };
     VEC fv = SET1(f);
     for (int l = 0; l < lane_count; l += WIDTH) {
         size_t at = (size_t)(l / SKV_LANE_BLOCK) * SKV_KEY_FLOATS(1) + (size_t)(l % SKV_LANE_BLOCK);
+#ifdef NARROW
+        if (lane_count - l <= NARROW_LANES) {
+            NARROW(a + at, b + at, f, out + l, lane_count - l, work);
+            return;
+        }
+#endif
         SUFFIX(sample_vector)(a + at, b + at, fv, out + l, work);
     }
 }
