@@ -3,6 +3,7 @@
  *
  *   skinview-bench [--json] [--smoke] [--rounds N] [MODEL...]
  *   skinview-bench --profile FRAMES [--clip N] [--seek] MODEL
+ * (--clip N also picks the clip the timed rows play; default 0)
  *
  * --profile imports MODEL and poses FRAMES frames of one clip (playback
  * at 60 fps, or --seek: random times) and nothing else timed: run it
@@ -210,7 +211,7 @@ typedef struct result {
     double screenshot_ms; /* whole skinview --screenshot process */
 } result;
 
-static int bench_model(const char *path, int rounds, int frames, int kernel, result *res)
+static int bench_model(const char *path, int rounds, int frames, int kernel, int which_clip, result *res)
 {
     memset(res, 0, sizeof *res);
     unsigned flags = aiProcess_Triangulate | aiProcess_GenSmoothNormals | aiProcess_JoinIdenticalVertices |
@@ -253,11 +254,11 @@ static int bench_model(const char *path, int rounds, int frames, int kernel, res
     res->nodes = model.skeleton.node_count;
     res->vertices = model.vertex_count;
 
-    int clip = model.clip_count > 0 ? 0 : -1;
+    int clip = model.clip_count > which_clip ? which_clip : model.clip_count > 0 ? 0 : -1;
     const skv_clip *c = clip >= 0 ? &model.clips[clip] : NULL;
     /* The naive walker takes the same aiAnimation (clips are not merged
-     * in the models measured here, so index 0 is the same motion). */
-    naive nv = {.anim = clip >= 0 && scene->mNumAnimations ? scene->mAnimations[0] : NULL, .model = &model};
+     * in the models measured here, so index N is the same motion). */
+    naive nv = {.anim = clip >= 0 && (int)scene->mNumAnimations > clip ? scene->mAnimations[clip] : NULL, .model = &model};
     nv.rest = malloc((size_t)res->nodes * sizeof *nv.rest);
     nv.global = malloc((size_t)res->nodes * sizeof *nv.global);
     if (!nv.rest || !nv.global) return -1;
@@ -416,7 +417,7 @@ static int bench_crowd(int json)
     const skv_walk *w = walk_clip(&model, model.clip_count > 0 ? 0 : -1);
     skv_walk_stats st = {0};
     if (w) walk_stats(w, &st);
-    size_t palette_bytes = (size_t)st.palette * sizeof(mat4);
+    size_t palette_bytes = (size_t)st.palette * SKV_ROWS_FLOATS * sizeof(float); /* 3x4 rows, 48 bytes */
     /* Distinct bytes: a padding lane writes its channel's local again. */
     size_t scratch_bytes = (size_t)(st.grouped + st.loose + st.globals) * sizeof(mat4);
     size_t state_bytes = 64 + (size_t)(st.groups + 3 * st.loose) * sizeof(int);
@@ -425,7 +426,7 @@ static int bench_crowd(int json)
                "\"scratch_bytes_in_cache\":%zu,\"state_bytes_at_most\":%zu}\n",
                palette_bytes, scratch_bytes, state_bytes);
     else
-        printf("bytes written per BCN character per frame: %zu palette (streamed to memory; %d moving entries x 64), "
+        printf("bytes written per BCN character per frame: %zu palette (streamed to memory; %d moving entries x 48), "
                "%zu to the thread's work block (cache), <= %zu of its own state (cursors, pose)\n",
                palette_bytes, st.palette, scratch_bytes, state_bytes);
     int counts[2] = {1000, 10000};
@@ -576,7 +577,7 @@ int main(int argc, char **argv)
         result r;
         const char *base = strrchr(models[i], '/');
         base = base ? base + 1 : models[i];
-        if (bench_model(models[i], rounds, frames, kernel, &r) != 0) {
+        if (bench_model(models[i], rounds, frames, kernel, profile_clip, &r) != 0) {
             failed++;
             continue;
         }

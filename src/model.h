@@ -29,7 +29,7 @@ typedef struct skv_influence {
 typedef struct skv_vec3_key {
     double time;
     float value[3];
-    float zero; /* 0: the struct's padding made explicit (samplers load value as 4 floats) */
+    float zero; /* 0: the struct's padding made explicit (no uninitialised bytes in a copy) */
 } skv_vec3_key;
 
 typedef struct skv_quat_key {
