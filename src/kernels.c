@@ -84,29 +84,33 @@ static void fence_scalar(void)
 
 const skv_kernels skv_kernels_scalar = {"scalar", 1, run_scalar, run_rows_scalar, fence_scalar, sample_scalar};
 
+/* Every kernel set this CPU runs, and the best of them, settled once. */
 static skv_walk_kernel best = SKV_WALK_SCALAR;
-static pthread_once_t best_once = PTHREAD_ONCE_INIT;
+static const skv_kernels *tables[SKV_WALK_KERNEL_COUNT];
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
-static void find_best(void)
+static void find_tables(void)
 {
-    if (kernels_x86(SKV_WALK_AVX512)) best = SKV_WALK_AVX512;
-    else if (kernels_x86(SKV_WALK_AVX2)) best = SKV_WALK_AVX2;
-    else if (kernels_x86(SKV_WALK_PORTABLE)) best = SKV_WALK_PORTABLE;
+    const skv_kernels *portable = kernels_x86(SKV_WALK_PORTABLE);
+    tables[SKV_WALK_SCALAR] = &skv_kernels_scalar;
+    tables[SKV_WALK_PORTABLE] = portable ? portable : &skv_kernels_scalar; /* "portable" is plain C off x86 */
+    tables[SKV_WALK_AVX2] = kernels_x86(SKV_WALK_AVX2);
+    tables[SKV_WALK_AVX512] = kernels_x86(SKV_WALK_AVX512);
+    best = tables[SKV_WALK_AVX512] ? SKV_WALK_AVX512
+         : tables[SKV_WALK_AVX2]   ? SKV_WALK_AVX2
+         : portable                ? SKV_WALK_PORTABLE
+                                   : SKV_WALK_SCALAR;
+    tables[SKV_WALK_AUTO] = tables[best];
 }
 
 skv_walk_kernel kernels_best(void)
 {
-    pthread_once(&best_once, find_best);
+    pthread_once(&tables_once, find_tables);
     return best;
 }
 
 const skv_kernels *kernels_get(skv_walk_kernel which)
 {
-    if (which == SKV_WALK_AUTO) which = kernels_best();
-    if (which == SKV_WALK_SCALAR) return &skv_kernels_scalar;
-    if (which == SKV_WALK_PORTABLE) {
-        const skv_kernels *k = kernels_x86(which);
-        return k ? k : &skv_kernels_scalar; /* "portable" is plain C off x86 */
-    }
-    return which > SKV_WALK_AUTO && which < SKV_WALK_KERNEL_COUNT ? kernels_x86(which) : NULL;
+    pthread_once(&tables_once, find_tables);
+    return which >= SKV_WALK_AUTO && which < SKV_WALK_KERNEL_COUNT ? tables[which] : NULL;
 }
