@@ -193,6 +193,7 @@ static int group_channels(skv_walk *w, const skv_clip *clip, int32_t local_base)
         }
         if (group_of[k] < 0) {
             walk_group *grp = &w->groups[w->group_count];
+            group_of[k] = w->group_count++; /* counted now: walk_free frees what it got if the rest fails */
             grp->key_count = count;
             grp->times = malloc((size_t)count * sizeof *grp->times);
             grp->inv_span = malloc((size_t)count * sizeof *grp->inv_span);
@@ -209,7 +210,6 @@ static int group_channels(skv_walk *w, const skv_clip *clip, int32_t local_base)
                 double span = grp->times[i + 1] - grp->times[i];
                 grp->inv_span[i] = span > 0.0 ? 1.0 / span : 0.0;
             }
-            group_of[k] = w->group_count++;
         }
         w->groups[group_of[k]].channel_count++;
     }
