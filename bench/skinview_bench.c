@@ -4,6 +4,13 @@
  *   skinview-bench [--json] [--smoke] [--rounds N] [MODEL...]
  *   skinview-bench --crowd            crowds: posing on all cores, instanced drawing
  *   skinview-bench --msaa [--rounds N] the cost of --msaa 1, 2, 4 per frame (llvmpipe here)
+ *   skinview-bench --profile FRAMES [--clip N] [--seek] MODEL
+ * (--clip N also picks the clip the timed rows play; default 0)
+ *
+ * --profile imports MODEL and poses FRAMES frames of one clip (playback
+ * at 60 fps, or --seek: random times) and nothing else timed: run it
+ * under `valgrind --tool=callgrind --toggle-collect='pose_evaluate*'`
+ * to count instructions per bone per frame (bench/ir_per_bone.sh).
  *
  * For each model, in one process and interleaved round by round (these
  * machines are shared and noisy, so only ratios within a run mean much):
@@ -206,7 +213,7 @@ typedef struct result {
     double screenshot_ms; /* whole skinview --screenshot process */
 } result;
 
-static int bench_model(const char *path, int rounds, int frames, int kernel, result *res)
+static int bench_model(const char *path, int rounds, int frames, int kernel, int which_clip, result *res)
 {
     memset(res, 0, sizeof *res);
     unsigned flags = aiProcess_Triangulate | aiProcess_GenSmoothNormals | aiProcess_JoinIdenticalVertices |
@@ -249,11 +256,11 @@ static int bench_model(const char *path, int rounds, int frames, int kernel, res
     res->nodes = model.skeleton.node_count;
     res->vertices = model.vertex_count;
 
-    int clip = model.clip_count > 0 ? 0 : -1;
+    int clip = model.clip_count > which_clip ? which_clip : model.clip_count > 0 ? 0 : -1;
     const skv_clip *c = clip >= 0 ? &model.clips[clip] : NULL;
     /* The naive walker takes the same aiAnimation (clips are not merged
-     * in the models measured here, so index 0 is the same motion). */
-    naive nv = {.anim = clip >= 0 && scene->mNumAnimations ? scene->mAnimations[0] : NULL, .model = &model};
+     * in the models measured here, so index N is the same motion). */
+    naive nv = {.anim = clip >= 0 && (int)scene->mNumAnimations > clip ? scene->mAnimations[clip] : NULL, .model = &model};
     nv.rest = malloc((size_t)res->nodes * sizeof *nv.rest);
     nv.global = malloc((size_t)res->nodes * sizeof *nv.global);
     if (!nv.rest || !nv.global) return -1;
@@ -404,6 +411,26 @@ static int bench_crowd(int json)
         return 1;
     }
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    /* Bytes one character's pose_evaluate_lent writes per frame (clip 0,
+     * this CPU's kernels): the palette's moving entries go to memory with
+     * streaming stores; locals and globals go to the thread's work block,
+     * which stays in the cache; the cursors and the pose's pointers are
+     * one or two cache lines of the character's own state. */
+    const skv_walk *w = walk_clip(&model, model.clip_count > 0 ? 0 : -1);
+    skv_walk_stats st = {0};
+    if (w) walk_stats(w, &st);
+    size_t palette_bytes = (size_t)st.palette * SKV_ROWS_FLOATS * sizeof(float); /* 3x4 rows, 48 bytes */
+    /* Distinct bytes: a padding lane writes its channel's local again. */
+    size_t scratch_bytes = (size_t)(st.grouped + st.loose + st.globals) * sizeof(mat4);
+    size_t state_bytes = 64 + (size_t)(st.groups + 3 * st.loose) * sizeof(int);
+    if (json)
+        printf("{\"crowd\":\"bytes\",\"model\":\"BCN_Epileptic.X\",\"palette_bytes_streamed\":%zu,"
+               "\"scratch_bytes_in_cache\":%zu,\"state_bytes_at_most\":%zu}\n",
+               palette_bytes, scratch_bytes, state_bytes);
+    else
+        printf("bytes written per BCN character per frame: %zu palette (streamed to memory; %d moving entries x 48), "
+               "%zu to the thread's work block (cache), <= %zu of its own state (cursors, pose)\n",
+               palette_bytes, st.palette, scratch_bytes, state_bytes);
     int counts[2] = {1000, 10000};
     for (int i = 0; i < 2; i++) {
         double one = crowd_pose_ms(&model, counts[i], 1, 7);
@@ -503,6 +530,50 @@ static int bench_msaa(int json, int rounds)
     return failed ? 1 : 0;
 }
 
+/* --profile: FRAMES frames of `clip` on MODEL, nothing else; prints the
+ * bone count and clip name for bench/ir_per_bone.sh. */
+static int profile_model(const char *path, int frames, int clip, int seek)
+{
+    skv_model model;
+    skv_error err;
+    if (import_model(path, &(skv_import_desc){.trusted = 1}, &model, &err) != SKV_OK) {
+        fprintf(stderr, "skinview-bench: %s: %s\n", path, err.message);
+        return 1;
+    }
+    if (clip >= model.clip_count) {
+        fprintf(stderr, "skinview-bench: %s: no clip %d (%d clips)\n", path, clip, model.clip_count);
+        model_free(&model);
+        return 1;
+    }
+    skv_pose pose;
+    if (pose_create(&pose, &model.skeleton) != 0) {
+        model_free(&model);
+        return 1;
+    }
+    const skv_clip *c = clip >= 0 ? &model.clips[clip] : NULL;
+    double duration = c ? c->duration_ticks / c->ticks_per_second : 0.0;
+    pose_evaluate(&pose, &model, clip, 0.0); /* the walk compiled, fixed entries written: not counted per frame */
+    unsigned seed = 12345;
+    volatile float sink = 0.0f;
+    for (int f = 0; f < frames; f++) {
+        seed = seed * 1103515245u + 12345u;
+        double t = seek ? duration * (double)((seed >> 8) & 0xffff) / 65536.0 : (f + 1) / 60.0;
+        pose_evaluate(&pose, &model, clip, t);
+        sink += pose.palette[0][3][0];
+    }
+    (void)sink;
+    const skv_walk *w = walk_clip(&model, clip);
+    skv_walk_stats st = {0};
+    if (w) walk_stats(w, &st);
+    printf("bones %d clip %s frames %d\nwalk: %d moving channels, %d in %d time groups, %d loose; %d global and "
+           "%d palette products per frame; %zu bytes of prepared keys\n",
+           model.skeleton.bone_count, c ? c->name : "(rest)", frames, st.moving, st.grouped, st.groups, st.loose,
+           st.globals, st.palette, st.key_bytes);
+    pose_destroy(&pose);
+    model_free(&model);
+    return 0;
+}
+
 /* Full-process time of `skinview MODEL --screenshot` (median of 3). */
 static double screenshot_process_ms(const char *model)
 {
@@ -523,23 +594,25 @@ static double screenshot_process_ms(const char *model)
 int main(int argc, char **argv)
 {
     int json = 0, smoke = 0, crowd = 0, msaa = 0, rounds = 15, count = 0, kernel = SKV_WALK_AUTO;
+    int profile_frames = 0, profile_clip = 0, profile_seek = 0;
     const char *models[64];
-    static const char *kernels[] = {"auto", "portable", "avx2", "avx512"};
+    static const char *kernels[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: skinview-bench [--json] [--smoke] [--rounds N] [--kernel auto|portable|avx2|avx512]\n"
-                   "                      [--crowd] [--msaa] [MODEL...]\n");
+            printf("usage: skinview-bench [--json] [--smoke] [--rounds N] [--kernel auto|portable|avx2|avx512|scalar]\n"
+                   "                      [--crowd] [--msaa] [MODEL...]\n"
+                   "       skinview-bench --profile FRAMES [--clip N] [--seek] MODEL\n");
             return 0;
         } else if (strcmp(argv[i], "--kernel") == 0 && i + 1 < argc) {
             const char *name = argv[++i];
             kernel = -1;
-            for (int k = 0; k < 4; k++)
+            for (int k = 0; k < SKV_WALK_KERNEL_COUNT; k++)
                 if (strcmp(name, kernels[k]) == 0) kernel = k;
             if (kernel < 0) {
-                fprintf(stderr, "skinview-bench: --kernel: auto, portable, avx2 or avx512, not '%s'\n", name);
+                fprintf(stderr, "skinview-bench: --kernel: auto, portable, avx2, avx512 or scalar, not '%s'\n", name);
                 return 2;
             }
-            if (kernel != SKV_WALK_AUTO && kernel > (int)walk_best_kernel()) {
+            if (!kernels_get((skv_walk_kernel)kernel)) {
                 fprintf(stderr, "skinview-bench: --kernel %s: this CPU lacks it\n", name);
                 return 2;
             }
@@ -548,11 +621,21 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--msaa") == 0) msaa = 1;
         else if (strcmp(argv[i], "--smoke") == 0) smoke = 1;
         else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) rounds = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc) profile_frames = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--clip") == 0 && i + 1 < argc) profile_clip = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--seek") == 0) profile_seek = 1;
         else if (count < 64) models[count++] = argv[i];
     }
     if (rounds < 1) rounds = 1;
     if (crowd) return bench_crowd(json);
     if (msaa) return bench_msaa(json, rounds);
+    if (profile_frames > 0) {
+        if (count != 1) {
+            fprintf(stderr, "skinview-bench: --profile takes one model\n");
+            return 2;
+        }
+        return profile_model(models[0], profile_frames, profile_clip, profile_seek);
+    }
     if (count == 0) {
         static const char *defaults[] = {
             SKV_SOURCE_DIR "/assets/worm.dae", SKV_SOURCE_DIR "/assets/snake.fbx", SKV_SOURCE_DIR "/assets/arm.md5mesh",
@@ -572,7 +655,7 @@ int main(int argc, char **argv)
         result r;
         const char *base = strrchr(models[i], '/');
         base = base ? base + 1 : models[i];
-        if (bench_model(models[i], rounds, frames, kernel, &r) != 0) {
+        if (bench_model(models[i], rounds, frames, kernel, profile_clip, &r) != 0) {
             failed++;
             continue;
         }
@@ -588,7 +671,7 @@ int main(int argc, char **argv)
                    base, r.bones, r.nodes, r.naive_ns / bones, r.playback_ns / bones, r.seek_ns / bones,
                    r.naive_ns / r.playback_ns, r.max_diff, r.import_ms, r.convert_ms, r.textures_ms,
                    r.skin_ns_per_vertex, r.reference_ns / bones, r.screenshot_ms,
-                   kernels[kernel == SKV_WALK_AUTO ? (int)walk_best_kernel() : kernel]);
+                   kernels[kernel == SKV_WALK_AUTO ? (int)kernels_best() : kernel]);
         } else {
             printf("%-28s %5d %5d %10.1f %9.1f %9.1f %9.1f %7.1fx %9.2g %9.2f %7.1f%% %8.2f %9.2f %8.1f %s\n", base, r.bones, r.nodes,
                    r.naive_ns / bones, r.reference_ns / bones, r.playback_ns / bones, r.seek_ns / bones,
@@ -602,7 +685,7 @@ int main(int argc, char **argv)
     if (!json) printf("peak RSS %ld MiB; 'convert' is Skinview's processing as a share of Assimp's import time; 'tex ms': texture decoding, in parallel\n",
                       usage.ru_maxrss / 1024);
     if (!json)
-        printf("walk products: %s kernel\n", kernels[kernel == SKV_WALK_AUTO ? (int)walk_best_kernel() : kernel]);
+        printf("walk products: %s kernel\n", kernels[kernel == SKV_WALK_AUTO ? (int)kernels_best() : kernel]);
     if (smoke) printf("%d passed, %d failed\n", count - failed, failed);
     return failed ? 1 : 0;
 }

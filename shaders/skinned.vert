@@ -57,8 +57,9 @@ void morph(inout vec3 position, inout vec3 normal)
 // The palette: final[b] = globalInverse * global(node of b) * offset[b].
 #if SKV_INSTANCED
 // A crowd (--instances): every character's palette in one texture buffer,
-// 4 texels (the columns) per matrix, character after character; one
-// instanced draw per mesh, characters on a grid on the ground plane.
+// 3 texels per matrix (its top three rows; the bottom row of an affine
+// matrix is 0 0 0 1), character after character; one instanced draw per
+// mesh, characters on a grid on the ground plane.
 uniform samplerBuffer u_palettes;
 uniform int u_bones_per_instance;
 uniform int u_grid_columns;
@@ -66,9 +67,10 @@ uniform float u_grid_spacing;
 
 mat4 bone(int id)
 {
-    int base = (gl_InstanceID * u_bones_per_instance + id) * 4;
-    return mat4(texelFetch(u_palettes, base), texelFetch(u_palettes, base + 1),
-                texelFetch(u_palettes, base + 2), texelFetch(u_palettes, base + 3));
+    int base = (gl_InstanceID * u_bones_per_instance + id) * 3;
+    vec4 r0 = texelFetch(u_palettes, base), r1 = texelFetch(u_palettes, base + 1), r2 = texelFetch(u_palettes, base + 2);
+    return mat4(vec4(r0.x, r1.x, r2.x, 0.0), vec4(r0.y, r1.y, r2.y, 0.0), vec4(r0.z, r1.z, r2.z, 0.0),
+                vec4(r0.w, r1.w, r2.w, 1.0));
 }
 #elif SKV_DUAL_QUATERNION
 // --skinning dq: each palette entry as a unit dual quaternion plus the

@@ -139,6 +139,92 @@ static float frand(unsigned *seed)
     return (float)((*seed >> 8) & 0xffff) / 65535.0f * 2.0f - 1.0f;
 }
 
+/* Slerp in double precision from float unit keys, a . b >= 0. */
+static void slerp_double(const float a[4], const float b[4], double f, double out[4])
+{
+    double d = 0.0;
+    for (int k = 0; k < 4; k++) d += (double)a[k] * b[k];
+    double theta = acos(d > 1.0 ? 1.0 : d), wa = 1.0 - f, wb = f;
+    if (theta > 1e-9) wa = sin((1.0 - f) * theta) / sin(theta), wb = sin(f * theta) / sin(theta);
+    double len = 0.0;
+    for (int k = 0; k < 4; k++) out[k] = wa * a[k] + wb * b[k], len += out[k] * out[k];
+    for (int k = 0; k < 4; k++) out[k] /= sqrt(len);
+}
+
+/* The time groups' sampler of every kernel (kernels.h) against slerp in
+ * double precision over the whole arc (keys 0 to 180 degrees apart as
+ * rotations, factors across [0, 1]), T = 0 and S = 1 so the locals are
+ * the rotations' matrices: every entry within 1e-6, each lane on the
+ * vectorised arc (no lane is left to a scalar redo). */
+static void test_slerp_lanes_exact(void)
+{
+    enum { LANES = SKV_LANE_BLOCK };
+    int ran = 0;
+    for (int kernel = SKV_WALK_PORTABLE; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
+        const skv_kernels *kn = kernels_get((skv_walk_kernel)kernel);
+        if (!kn) continue;
+        unsigned seed = 23;
+        double worst = 0.0, worst_angle = 0.0;
+        int pairs = 0;
+        for (int step = 0; step <= 1000; step++) {
+            _Alignas(64) float a[SKV_KEY_FLOATS(1)] = {0}, b[SKV_KEY_FLOATS(1)] = {0};
+            _Alignas(64) mat4 out[LANES];
+            int32_t offsets[LANES];
+            float qa[LANES][4], qb[LANES][4];
+            for (int j = 0; j < LANES; j++) {
+                /* Rotation angles between the keys from 0 to pi: small
+                 * ones densely (the short polynomial), then the rest. */
+                double apart = step < 250 ? 1e-3 * step * (j + 1) / LANES : M_PI * (step - 250) / 750.0 * (j + 1) / LANES;
+                float axis[3] = {frand(&seed), frand(&seed), frand(&seed)};
+                float turn[3] = {frand(&seed), frand(&seed), frand(&seed)};
+                float len = sqrtf(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]) + 1e-6f;
+                float tlen = sqrtf(turn[0] * turn[0] + turn[1] * turn[1] + turn[2] * turn[2]) + 1e-6f;
+                axis_angle(axis[0] / len, axis[1] / len, axis[2] / len, 3.0 * frand(&seed), qa[j]);
+                float delta[4];
+                axis_angle(turn[0] / tlen, turn[1] / tlen, turn[2] / tlen, apart, delta);
+                versor q;
+                glm_quat_mul(qa[j], delta, q);
+                glm_quat_normalize(q);
+                memcpy(qb[j], q, sizeof q);
+                float dot = qa[j][0] * qb[j][0] + qa[j][1] * qb[j][1] + qa[j][2] * qb[j][2] + qa[j][3] * qb[j][3];
+                if (dot < 0.0f) /* one hemisphere, as walk.c prepares keys */
+                    for (int k = 0; k < 4; k++) qb[j][k] = -qb[j][k];
+                for (int c = 0; c < 4; c++) a[(3 + c) * LANES + j] = qa[j][c], b[(3 + c) * LANES + j] = qb[j][c];
+                for (int c = 0; c < 3; c++) a[(7 + c) * LANES + j] = b[(7 + c) * LANES + j] = 1.0f;
+                offsets[j] = (int32_t)(j * sizeof(mat4));
+            }
+            for (int fi = 0; fi <= 16; fi++) {
+                float f = fi / 16.0f;
+                if (fi == 5) f = 1e-3f;
+                if (fi == 11) f = 1.0f - 1e-3f;
+                kn->sample(a, b, f, offsets, LANES, (float *)out);
+                for (int j = 0; j < LANES; j++) {
+                    double e[4];
+                    slerp_double(qa[j], qb[j], f, e);
+                    /* The rotation matrix of e, column-major. */
+                    double m[3][3] = {{1 - 2 * (e[1] * e[1] + e[2] * e[2]), 2 * (e[0] * e[1] + e[3] * e[2]),
+                                       2 * (e[0] * e[2] - e[3] * e[1])},
+                                      {2 * (e[0] * e[1] - e[3] * e[2]), 1 - 2 * (e[0] * e[0] + e[2] * e[2]),
+                                       2 * (e[1] * e[2] + e[3] * e[0])},
+                                      {2 * (e[0] * e[2] + e[3] * e[1]), 2 * (e[1] * e[2] - e[3] * e[0]),
+                                       1 - 2 * (e[0] * e[0] + e[1] * e[1])}};
+                    for (int c = 0; c < 3; c++)
+                        for (int r = 0; r < 3; r++) {
+                            double err = fabs(out[j][c][r] - m[c][r]);
+                            if (err > worst) worst = err, worst_angle = quat_angle(qa[j], qb[j]);
+                        }
+                    pairs++;
+                }
+            }
+        }
+        printf("sampler %s vs double slerp: max rotation matrix error %.2g (keys %.3g rad apart) over %d slerps\n",
+               kn->name, worst, worst_angle, pairs);
+        CHECK(worst < 1e-6);
+        ran++;
+    }
+    CHECK(ran >= 2);
+}
+
 static void test_hierarchy_walk(void)
 {
     enum { NODES = 60 };
@@ -278,8 +364,7 @@ static void random_model_build(void)
                     for (int a = 0; a < 3; a++) ch->positions[k].value[a] = frand(&seed);
                 }
             }
-            anim_channel_finish(ch);
-            rm.shared += ch->shared_times && ch->position_count > 1 && ch->rotation_count > 1;
+            rm.shared += n % 5 == 2 && ch->rotation_count > 1 && ch->scale_count == 1;
             node_channel[c][n] = count++;
         }
         clips[c] = (skv_clip){.duration_ticks = 24.0, .ticks_per_second = 10.0 + c, .channel_count = count,
@@ -291,7 +376,7 @@ static void random_model_build(void)
                                     .bone_count = NODES, .bone_node = bone_node, .bone_offset = offsets};
     glm_scale_make(model->global_inverse, (vec3){0.5f, 0.5f, 0.5f});
     model->global_inverse[3][2] = 3.0f;
-    CHECK(walk_compile_all(model) == 0); /* as the importer does */
+    CHECK(walk_compile_all(model) == 0); /* now rather than on first use */
 }
 
 static void random_model_free(void)
@@ -303,7 +388,6 @@ static void random_model_free(void)
             free(rm.channels[c][k].positions);
             free(rm.channels[c][k].rotations);
             free(rm.channels[c][k].scales);
-            free(rm.channels[c][k].packed);
         }
 }
 
@@ -316,67 +400,72 @@ static void test_fast_matches_reference(void)
     enum { NODES = RM_NODES };
     random_model_build();
     skv_model model = rm.model;
-    unsigned seed = 5;
-    skv_pose fast, ref;
-    CHECK(pose_create(&fast, &model.skeleton) == 0);
-    CHECK(pose_create(&ref, &model.skeleton) == 0);
-    double times[200];
-    int clip_of[200];
-    for (int i = 0; i < 200; i++) {
-        clip_of[i] = i < 150 ? (i / 50) % 2 : -1 + (i % 3);
-        if (i < 60) times[i] = i / 60.0;                        /* playback */
-        else if (i < 100) times[i] = 2.0 - (i - 60) / 30.0;     /* backwards */
-        else times[i] = 5.0 * (frand(&seed) + 1.0);             /* jumps, loops */
-    }
-    double worst = 0.0, worst_global = 0.0;
-    for (int i = 0; i < 200; i++) {
-        pose_evaluate(&fast, &model, clip_of[i], times[i]);
-        pose_evaluate_reference(&ref, &model, clip_of[i], times[i]);
-        for (int b = 0; b < NODES; b++)
-            for (int c = 0; c < 4; c++)
-                for (int r = 0; r < 4; r++) worst = fmax(worst, fabs(fast.palette[b][c][r] - ref.palette[b][c][r]));
-        if (i % 7 == 0) {
-            /* Every node's global, the ones the walk skips included
-             * (reference globals are before globalInverse). */
-            const mat4 *g = pose_globals(&fast);
-            for (int n = 0; n < NODES; n++) {
-                mat4 expect;
-                glm_mat4_mul(model.global_inverse, ref.global[n], expect);
+    const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
+    for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
+        if (!kernels_get((skv_walk_kernel)kernel)) {
+            printf("fast vs reference pose, %s kernels: not on this CPU\n", names[kernel]);
+            continue;
+        }
+        unsigned seed = 5;
+        skv_pose fast, ref;
+        CHECK(pose_create(&fast, &model.skeleton) == 0);
+        CHECK(pose_create(&ref, &model.skeleton) == 0);
+        fast.walk_kernel = kernel;
+        double times[200];
+        int clip_of[200];
+        for (int i = 0; i < 200; i++) {
+            clip_of[i] = i < 150 ? (i / 50) % 2 : -1 + (i % 3);
+            if (i < 60) times[i] = i / 60.0;                        /* playback */
+            else if (i < 100) times[i] = 2.0 - (i - 60) / 30.0;     /* backwards */
+            else times[i] = 5.0 * (frand(&seed) + 1.0);             /* jumps, loops */
+        }
+        double worst = 0.0, worst_global = 0.0;
+        for (int i = 0; i < 200; i++) {
+            pose_evaluate(&fast, &model, clip_of[i], times[i]);
+            pose_evaluate_reference(&ref, &model, clip_of[i], times[i]);
+            for (int b = 0; b < NODES; b++)
                 for (int c = 0; c < 4; c++)
-                    for (int r = 0; r < 4; r++) worst_global = fmax(worst_global, fabs(g[n][c][r] - expect[c][r]));
+                    for (int r = 0; r < 4; r++) worst = fmax(worst, fabs(fast.palette[b][c][r] - ref.palette[b][c][r]));
+            if (i % 7 == 0) {
+                /* Every node's global, the ones the walk skips included
+                 * (reference globals are before globalInverse). */
+                const mat4 *g = pose_globals(&fast);
+                for (int n = 0; n < NODES; n++) {
+                    mat4 expect;
+                    glm_mat4_mul(model.global_inverse, ref.global[n], expect);
+                    for (int c = 0; c < 4; c++)
+                        for (int r = 0; r < 4; r++) worst_global = fmax(worst_global, fabs(g[n][c][r] - expect[c][r]));
+                }
             }
         }
+        printf("fast vs reference pose, %s kernels: max abs difference %.2g (palette), %.2g (globals) over 200 "
+               "evaluations\n", names[kernel], worst, worst_global);
+        CHECK(worst < 1e-4);
+        CHECK(worst_global < 1e-4);
+        pose_destroy(&fast);
+        pose_destroy(&ref);
     }
     /* What the compiled walks hold: rigid chains folded (fewer per-frame
      * global products than moving nodes' parents), fixed nodes posed once. */
-    int moving = 0, deferred = 0, groups = 0, padded = 0, loose = 0;
+    skv_walk_stats total = {0};
     for (int c = 0; c < RM_CLIPS; c++) {
-        const skv_walk *w = model.clips[c].walk;
+        const skv_walk *w = walk_clip(&model, c);
         CHECK(w != NULL);
-        moving += w->sample_count;
-        deferred += w->deferred_count;
-        loose += w->loose_count;
-        groups += w->group_count;
-        for (int g = 0; g < w->group_count; g++) {
-            int channels = 0; /* lanes that are not repeats of the one before */
-            for (int l = 0; l < w->groups[g].lane_count; l++)
-                channels += l == 0 || w->lanes[w->groups[g].first_lane + l].channel !=
-                                          w->lanes[w->groups[g].first_lane + l - 1].channel;
-            padded += channels % 4 != 0;
-            CHECK(w->groups[g].lane_count % 4 == 0);
-        }
+        skv_walk_stats st;
+        walk_stats(w, &st);
+        CHECK(st.grouped + st.loose == st.moving);
+        total.moving += st.moving, total.deferred += st.deferred, total.loose += st.loose;
+        total.groups += st.groups, total.grouped += st.grouped;
     }
-    CHECK(model.rest_walk != NULL && model.rest_walk->global_count == 0 && model.rest_walk->palette_count == 0);
-    printf("fast vs reference pose: max abs difference %.2g (palette), %.2g (globals) over 200 evaluations "
-           "(%d channels on shared times; walks: %d moving nodes in %d time groups (%d padded) and %d loose, "
-           "%d globals deferred)\n",
-           worst, worst_global, rm.shared, moving, groups, padded, loose, deferred);
+    skv_walk_stats rest;
+    walk_stats(walk_clip(&model, -1), &rest);
+    CHECK(rest.globals == 0 && rest.palette == 0 && rest.moving == 0);
+    printf("walks: %d channels on shared times; %d moving nodes, %d of them in %d time groups, %d loose; "
+           "%d globals deferred\n",
+           rm.shared, total.moving, total.grouped, total.groups, total.loose, total.deferred);
     CHECK(rm.shared > 0);
-    CHECK(moving > 0 && deferred > 0 && groups > 0 && padded > 0 && loose > 0);
-    CHECK(worst < 1e-4);
-    CHECK(worst_global < 1e-4);
-    pose_destroy(&fast);
-    pose_destroy(&ref);
+    CHECK(total.moving > 0 && total.deferred > 0 && total.groups > 0 && total.grouped > total.groups &&
+          total.loose > 0);
     random_model_free();
 }
 
@@ -463,10 +552,14 @@ static void test_crowd_matches_poses(void)
         for (int i = 0; i < crowd.count; i++) {
             clips_seen[crowd.clips[i]]++;
             pose_evaluate_reference(&ref, model, crowd.clips[i], t + crowd.offsets[i]);
-            const mat4 *mine = (const mat4 *)&crowd.palettes[(size_t)i * crowd.bone_count];
+            /* 3x4 rows (crowd.h); the reference's bottom rows are 0 0 0 1. */
+            const float *mine = &crowd.palettes[(size_t)i * crowd.bone_count * SKV_ROWS_FLOATS];
             for (int b = 0; b < RM_NODES; b++)
-                for (int c = 0; c < 4; c++)
-                    for (int r = 0; r < 4; r++) worst = fmax(worst, fabs(mine[b][c][r] - ref.palette[b][c][r]));
+                for (int c = 0; c < 4; c++) {
+                    for (int r = 0; r < 3; r++)
+                        worst = fmax(worst, fabs(mine[b * SKV_ROWS_FLOATS + 4 * r + c] - ref.palette[b][c][r]));
+                    worst = fmax(worst, fabs(ref.palette[b][c][3] - (c == 3 ? 1.0f : 0.0f)));
+                }
         }
     }
     printf("crowd of %d on %d threads vs one pose each: max abs difference %.2g\n", crowd.count,
@@ -497,15 +590,28 @@ static void test_walk_kernels(void)
     glm_mat4_mul(work[0], work[1], expect[3]);
     glm_mat4_mul(constants[2], expect[3], expect[4]);
     glm_mat4_mul(expect[4], constants[1], expect[5]);
-    const char *names[] = {"auto", "portable", "avx2", "avx512"};
+    const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     int ran = 0;
-    for (int kernel = SKV_WALK_AUTO; kernel <= SKV_WALK_AVX512; kernel++) {
+    for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
         _Alignas(64) mat4 out[WORK];
         memcpy(out, work, sizeof work);
-        if (walk_run_kernel((skv_walk_kernel)kernel, steps, 3, (float *)out, constants, (float *)out) != 0) {
+        const skv_kernels *kn = kernels_get((skv_walk_kernel)kernel);
+        if (!kn) {
             printf("walk kernel %s: not on this CPU\n", names[kernel]);
             continue;
         }
+        kn->run(steps, 3, (float *)out, constants, (float *)out);
+        /* The crowd's rows: the same products' top three rows, 48 bytes
+         * each at step.out / 64 * 48. */
+        _Alignas(64) float rows[WORK * SKV_ROWS_FLOATS];
+        memset(rows, 0, sizeof rows);
+        kn->run_rows(steps, 3, (float *)out, constants, rows);
+        kn->fence();
+        double worst_rows = 0.0;
+        for (int m = 3; m < WORK; m++)
+            for (int k = 0; k < 12; k++)
+                worst_rows = fmax(worst_rows, fabs(rows[m * SKV_ROWS_FLOATS + k] - out[m][k % 4][k / 4]));
+        CHECK(worst_rows < 1e-5);
         double worst = 0.0;
         for (int m = 3; m < WORK; m++)
             for (int k = 0; k < 16; k++) worst = fmax(worst, fabs(out[m][k / 4][k % 4] - expect[m][k / 4][k % 4]));
@@ -513,7 +619,7 @@ static void test_walk_kernels(void)
         CHECK(worst < 1e-5);
         ran++;
     }
-    CHECK(ran >= 2); /* auto and portable everywhere */
+    CHECK(ran >= 3); /* auto, portable and scalar everywhere */
 }
 
 int main(void)
@@ -524,6 +630,7 @@ int main(void)
     test_blend();
     test_vec3_keys();
     test_slerp();
+    test_slerp_lanes_exact();
     test_clip_ticks();
     test_hierarchy_walk();
     test_sample_channel();

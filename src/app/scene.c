@@ -342,7 +342,7 @@ skv_result scene_frame(skv_scene *scene, double seconds, int width, int height, 
     if (scene->instances > 0) {
         crowd_evaluate(&scene->crowd, seconds);
         frame->instance_count = scene->instances;
-        frame->instance_palettes = (const mat4 *)scene->crowd.palettes;
+        frame->instance_palettes = scene->crowd.palettes;
         frame->grid_columns = crowd_columns(scene->instances);
         frame->grid_spacing = scene->grid_spacing;
     }

@@ -1,4 +1,5 @@
-/* anim.h - sampling clips and walking the node hierarchy.
+/* anim.h - sampling clips and walking the node hierarchy: the reference
+ * evaluator (anim_ref.c) and a character's pose (pose.c).
  *
  * The per-frame data flow, each step its own function with explicit
  * inputs and outputs:
@@ -8,11 +9,11 @@
  *                                               global(node of b) * offset[b]
  * All names were resolved to indices at import: nothing here compares
  * strings or looks anything up in a map. Those three, run in order, are
- * pose_evaluate_reference. pose_evaluate computes the same palette from
- * the clip's walk compiled at load (walk.h): only the channels whose keys
- * move are sampled (four per SIMD register where they share key times),
- * then a flat list of matrix products forms the globals the palette
- * needs and the palette. */
+ * pose_evaluate_reference: the specification. pose_evaluate computes the
+ * same palette from the clip's walk, compiled on first use (walk.h): only
+ * the channels whose keys move are sampled (a SIMD vector of channels at
+ * a time where they share key times, kernels.h), then a flat list of
+ * matrix products forms the globals the palette needs and the palette. */
 #ifndef SKV_ANIM_H
 #define SKV_ANIM_H
 
@@ -55,11 +56,6 @@ void skeleton_pose(const skv_skeleton *skeleton, const mat4 *local, mat4 *global
 void skin_palette(const skv_skeleton *skeleton, const mat4 *global,
                   const mat4 global_inverse, mat4 *palette);
 
-/* Sets ch->constant / constant_local: a channel of one key per array is
- * the same local transform at every time (pose_evaluate then copies it).
- * The importer calls this on every channel it makes. */
-void anim_channel_finish(skv_channel *ch);
-
 /* A local transform split into T, R (unit quaternion x, y, z, w), S. */
 typedef struct skv_trs {
     float t[3], r[4], s[3];
@@ -81,12 +77,16 @@ typedef struct skv_pose {
     int cursor_capacity; /* channels */
     int *cursors;        /* 3 per channel */
     /* The clip (-1: rest pose) whose never-moving palette entries
-     * (skv_walk.fixed) are in the palette; -2: none. */
+     * (walk_fixed) are in the palette; -2: none. */
     int walk_clip;
     /* The walk whose deferred globals the last pose_evaluate skipped. */
-    const skv_walk *globals_owed;
-    int walk_kernel;      /* skv_walk_kernel (walk.h): 0 = the best the CPU has; the benchmark compares them */
+    const struct skv_walk *globals_owed;
+    int walk_kernel;      /* skv_walk_kernel (kernels.h): 0 = the best the CPU has; tests and the benchmark compare them */
     int palette_borrowed; /* pose_create_into */
+    /* A crowd's pose (pose_create_lent): `palette` holds bone_count 3x4
+     * row-major matrices (SKV_ROWS_FLOATS floats each, kernels.h), written
+     * with streaming stores; the caller fences. */
+    int palette_rows;
     skv_trs *rest_trs;    /* pose_evaluate_blend: every node's rest T, R, S, made once */
 } skv_pose;
 
@@ -96,6 +96,19 @@ int pose_create(skv_pose *pose, const skv_skeleton *skeleton); /* 0 on success *
  * pose does not own. */
 int pose_create_into(skv_pose *pose, const skv_skeleton *skeleton, mat4 *palette);
 void pose_destroy(skv_pose *pose);
+
+/* A crowd character's pose: no work block of its own (pose_evaluate_lent
+ * lends it one per evaluation: a crowd keeps one per thread, which stays
+ * in the cache, instead of one per character, 7.4 KB for BCN_Epileptic.X),
+ * and its palette written as 3x4 rows into `rows` (bone_count *
+ * SKV_ROWS_FLOATS floats, 16-byte aligned, the caller's). Poses only
+ * through clips' compiled walks: walk_clip must have given one for every
+ * clip it plays (crowd_create checks), else its palette holds identity. */
+int pose_create_lent(skv_pose *pose, const skv_skeleton *skeleton, float *rows);
+
+/* pose_evaluate with `work` (2 * node_count matrices, 64-byte aligned)
+ * lent for this call; pose_globals has nothing to give after it. */
+void pose_evaluate_lent(skv_pose *pose, const skv_model *model, int clip, double seconds, float *work);
 
 /* Clip `clip` (-1: rest pose) at `seconds`, into pose->palette. The fast
  * path: key cursors, then the clip's compiled walk (walk.h: globalInverse

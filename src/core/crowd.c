@@ -1,5 +1,7 @@
 /* crowd.c - posing many characters over a small thread pool. */
 #include "crowd.h"
+#include "kernels.h"
+#include "walk.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,24 +18,30 @@ int crowd_columns(int count)
     return columns > 0 ? columns : 1;
 }
 
-/* Takes chunks until none are left. */
-static void pose_chunks(skv_crowd *crowd)
+/* Takes chunks until none are left, posing on thread `thread`'s work
+ * block; the palettes' streaming stores are fenced before the caller
+ * hears the thread is done. */
+static void pose_chunks(skv_crowd *crowd, int thread)
 {
+    float *work = crowd->scratch + (size_t)thread * crowd->scratch_floats;
     for (;;) {
         pthread_mutex_lock(&crowd->lock);
         int first = crowd->next;
         crowd->next += CROWD_CHUNK;
         pthread_mutex_unlock(&crowd->lock);
-        if (first >= crowd->count) return;
+        if (first >= crowd->count) break;
         int last = first + CROWD_CHUNK < crowd->count ? first + CROWD_CHUNK : crowd->count;
         for (int i = first; i < last; i++)
-            pose_evaluate(&crowd->poses[i], crowd->model, crowd->clips[i], crowd->seconds + crowd->offsets[i]);
+            pose_evaluate_lent(&crowd->poses[i], crowd->model, crowd->clips[i], crowd->seconds + crowd->offsets[i],
+                               work);
     }
+    kernels_get(SKV_WALK_AUTO)->fence();
 }
 
 static void *worker_main(void *arg)
 {
-    skv_crowd *crowd = arg;
+    struct skv_crowd_worker *me = arg;
+    skv_crowd *crowd = me->crowd;
     unsigned seen = 0;
     for (;;) {
         pthread_mutex_lock(&crowd->lock);
@@ -45,7 +53,7 @@ static void *worker_main(void *arg)
         seen = crowd->generation;
         pthread_mutex_unlock(&crowd->lock);
 
-        pose_chunks(crowd);
+        pose_chunks(crowd, me->index);
 
         pthread_mutex_lock(&crowd->lock);
         if (--crowd->busy == 0) pthread_cond_signal(&crowd->finished);
@@ -63,10 +71,28 @@ int crowd_create(skv_crowd *crowd, const skv_model *model, int count, int clip, 
     crowd->poses = calloc((size_t)count, sizeof *crowd->poses);
     crowd->clips = malloc((size_t)count * sizeof *crowd->clips);
     crowd->offsets = malloc((size_t)count * sizeof *crowd->offsets);
-    crowd->palettes = malloc((size_t)count * (size_t)crowd->bone_count * sizeof(mat4));
-    if (!crowd->poses || !crowd->clips || !crowd->offsets || !crowd->palettes) {
+    crowd->palettes = aligned_alloc(64, ((size_t)count * (size_t)crowd->bone_count * SKV_ROWS_FLOATS * sizeof(float) + 63) /
+                                            64 * 64);
+    if (threads <= 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = cores > 0 ? (int)cores : 1;
+    }
+    size_t nodes = model->skeleton.node_count > 0 ? (size_t)model->skeleton.node_count : 1;
+    crowd->scratch_floats = 2 * nodes * 16;
+    crowd->scratch = aligned_alloc(64, (size_t)threads * crowd->scratch_floats * sizeof(float));
+    crowd->worker_args = calloc((size_t)threads, sizeof *crowd->worker_args);
+    if (!crowd->poses || !crowd->clips || !crowd->offsets || !crowd->palettes || !crowd->scratch ||
+        !crowd->worker_args) {
         crowd_destroy(crowd);
         return -1;
+    }
+    /* Lent poses have no reference path to fall back on: every clip they
+     * play needs its walk. */
+    for (int i = 0; i < (mixed_clips ? model->clip_count : 1); i++) {
+        if (!walk_clip(model, mixed_clips ? i : clip)) {
+            crowd_destroy(crowd);
+            return -1;
+        }
     }
     for (int i = 0; i < count; i++) {
         int c = mixed_clips && model->clip_count > 0 ? i % model->clip_count : clip;
@@ -74,7 +100,8 @@ int crowd_create(skv_crowd *crowd, const skv_model *model, int count, int clip, 
         /* Offsets by the golden ratio: neighbours never move in step. */
         double seconds = c >= 0 ? model->clips[c].duration_ticks / model->clips[c].ticks_per_second : 0.0;
         crowd->offsets[i] = seconds * fmod(i * 0.6180339887498949, 1.0);
-        if (pose_create_into(&crowd->poses[i], &model->skeleton, &crowd->palettes[(size_t)i * crowd->bone_count]) != 0) {
+        if (pose_create_lent(&crowd->poses[i], &model->skeleton,
+                             &crowd->palettes[(size_t)i * crowd->bone_count * SKV_ROWS_FLOATS]) != 0) {
             crowd->count = i; /* destroy only the poses made */
             crowd_destroy(crowd);
             return -1;
@@ -85,16 +112,15 @@ int crowd_create(skv_crowd *crowd, const skv_model *model, int count, int clip, 
     pthread_cond_init(&crowd->wake, NULL);
     pthread_cond_init(&crowd->finished, NULL);
     crowd->synced = 1;
-    if (threads <= 0) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = cores > 0 ? (int)cores : 1;
-    }
     int wanted = threads - 1; /* the caller is one of them */
     if (wanted > 0) {
         crowd->workers = calloc((size_t)wanted, sizeof *crowd->workers);
-        for (int w = 0; crowd->workers && w < wanted; w++)
-            if (pthread_create(&crowd->workers[crowd->worker_count], NULL, worker_main, crowd) == 0)
+        for (int w = 0; crowd->workers && w < wanted; w++) {
+            struct skv_crowd_worker *arg = &crowd->worker_args[crowd->worker_count + 1]; /* 0: the caller */
+            *arg = (struct skv_crowd_worker){crowd, crowd->worker_count + 1};
+            if (pthread_create(&crowd->workers[crowd->worker_count], NULL, worker_main, arg) == 0)
                 crowd->worker_count++;
+        }
     }
     return 0;
 }
@@ -117,6 +143,8 @@ void crowd_destroy(skv_crowd *crowd)
     free(crowd->clips);
     free(crowd->offsets);
     free(crowd->palettes);
+    free(crowd->scratch);
+    free(crowd->worker_args);
     memset(crowd, 0, sizeof *crowd);
 }
 
@@ -130,7 +158,7 @@ void crowd_evaluate(skv_crowd *crowd, double seconds)
     pthread_cond_broadcast(&crowd->wake);
     pthread_mutex_unlock(&crowd->lock);
 
-    pose_chunks(crowd);
+    pose_chunks(crowd, 0);
 
     pthread_mutex_lock(&crowd->lock);
     while (crowd->busy > 0) pthread_cond_wait(&crowd->finished, &crowd->lock);

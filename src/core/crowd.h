@@ -19,7 +19,20 @@ typedef struct skv_crowd {
     skv_pose *poses;  /* per character */
     int *clips;       /* per character: clip index, or -1 */
     double *offsets;  /* per character: seconds added to the scene time */
-    mat4 *palettes;   /* count * bone_count, character-major */
+    /* count * bone_count palette entries, character-major, each a 3x4
+     * row-major matrix (SKV_ROWS_FLOATS floats: rows 0-2 of the 4x4, the
+     * bottom row is 0 0 0 1), written with streaming stores; the renderer
+     * uploads it as it is (3 texels per bone). */
+    float *palettes;
+
+    /* Per thread (the caller first, then each worker) one pose work block,
+     * lent to each character it poses: it stays in the cache. */
+    float *scratch;
+    size_t scratch_floats; /* per thread */
+    struct skv_crowd_worker {
+        struct skv_crowd *crowd;
+        int index;
+    } *worker_args;
 
     /* A small pool of worker threads (pthreads); the calling thread
      * works too. Characters are handed out in chunks from `next`. */

@@ -1,6 +1,7 @@
 /* model.c - freeing and small queries on skv_model; the error helper. */
 #include "model.h"
 #include "error.h"
+#include "walk.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -25,28 +26,12 @@ static void free_strings(char **strings, int count)
     free(strings);
 }
 
-void walk_free(skv_walk *walk)
-{
-    if (!walk) return;
-    free(walk->loose);
-    free(walk->groups);
-    free(walk->lanes);
-    free(walk->group_nlerp);
-    free(walk->globals);
-    free(walk->palette);
-    free(walk->fixed);
-    free(walk->deferred);
-    free(walk->constants);
-    free(walk);
-}
-
 void model_clip_free(skv_clip *clip)
 {
     for (int i = 0; i < clip->channel_count; i++) {
         free(clip->channels[i].positions);
         free(clip->channels[i].rotations);
         free(clip->channels[i].scales);
-        free(clip->channels[i].packed);
     }
     free(clip->channels);
     for (int i = 0; i < clip->morph_channel_count; i++) {

@@ -29,26 +29,13 @@ typedef struct skv_influence {
 typedef struct skv_vec3_key {
     double time;
     float value[3];
-    float zero; /* 0: the struct's padding made explicit (samplers load value as 4 floats) */
+    float zero; /* 0: the struct's padding made explicit (no uninitialised bytes in a copy) */
 } skv_vec3_key;
 
 typedef struct skv_quat_key {
     double time;
     float value[4]; /* x, y, z, w */
 } skv_quat_key;
-
-/* What the fast evaluator (anim.h) precomputes for a channel whose key
- * arrays share their times: per pair of keys 1 / time span and whether
- * normalised lerp is exact enough. The keys themselves stay where they
- * are (each rotation turned into the hemisphere of the one before, which
- * changes no rotation). One allocation; free() releases it. */
-typedef struct skv_packed_keys {
-    int count;
-    const double *times;  /* the channel's own key times (stride: time_stride bytes) */
-    size_t time_stride;
-    double *inv_span;     /* count - 1 */
-    unsigned char *nlerp; /* count - 1 */
-} skv_packed_keys;
 
 /* The keys that animate one node. Each key array has at least one key. */
 typedef struct skv_channel {
@@ -57,70 +44,10 @@ typedef struct skv_channel {
     skv_vec3_key *positions;
     skv_quat_key *rotations;
     skv_vec3_key *scales;
-    /* Set by anim_channel_finish: one key everywhere, so the local
-     * transform is fixed (files key many nodes that never move). */
-    int constant;
-    mat4 constant_local;
-    /* Set by anim_channel_finish: every key array of more than one key
-     * has the same key times (most files key T, R and S together), so
-     * one key search and one factor serve all three. */
-    int shared_times;
-    skv_packed_keys *packed; /* anim_channel_finish: shared_times channels of 2+ keys */
 } skv_channel;
 
-/* One step of a compiled walk: out = a * b (4x4). Operands are byte
- * offsets: a and b into the pose's work block (its globals, then its
- * locals) when >= 0, into the walk's constants at ~a / ~b when < 0; out
- * into the work block, or the palette for palette steps. */
-typedef struct skv_walk_step {
-    int32_t a, b, out;
-} skv_walk_step;
-
-/* A moving channel as a lane of the 4-wide sampler: key 0's T, R and S
- * values and the bytes from one key to the next (0 for a one-key array,
- * so every key index reads its one key). */
-typedef struct skv_walk_lane {
-    const float *t, *r, *s;
-    int32_t t_step, r_step, s_step;
-    int32_t out;  /* its local's byte offset in the work block */
-    int channel;
-} skv_walk_lane;
-
-/* Moving channels keyed at the same times (often every channel of a
- * file): one key search and one factor serve all, and their locals are
- * formed four at a time, one channel per SIMD lane. */
-typedef struct skv_walk_group {
-    int first_lane, lane_count;  /* lane_count: a multiple of 4, padded by repeating the last channel */
-    const skv_packed_keys *keys; /* the first channel's times and spans */
-    int nlerp_at;                /* into skv_walk.group_nlerp: per key pair, may every lane nlerp? */
-} skv_walk_group;
-
-/* The hierarchy walk of one clip (or of the rest pose), compiled at load
- * by walk_compile (walk.h) so that pose_evaluate does per frame only what
- * changes: sample the channels whose keys move, then a flat list of
- * products. Nodes that neither move nor hang under anything that moves
- * are posed here, once. A chain of nodes that do not move relative to
- * their parent is multiplied out here too: a bone below one costs one
- * product per frame, not one per node in between. */
-typedef struct skv_walk {
-    int sample_count;        /* moving channels */
-    int loose_count;
-    int *loose;              /* moving channels sampled one by one (T, R, S keyed at different times) */
-    int group_count;
-    skv_walk_group *groups;  /* the other moving channels */
-    skv_walk_lane *lanes;
-    unsigned char *group_nlerp;
-    int global_count;
-    skv_walk_step *globals;  /* in order: every global the frame needs */
-    int palette_count;
-    skv_walk_step *palette;  /* palette entries that move */
-    int fixed_count;
-    skv_walk_step *fixed;    /* palette entries that never move (written once per clip change) */
-    int deferred_count;
-    skv_walk_step *deferred; /* the other globals, for pose_globals */
-    int constant_count;
-    mat4 *constants;
-} skv_walk;
+/* The compiled walk of a clip (walk.h): the evaluator's cache, opaque here. */
+struct skv_walk;
 
 /* What the importer repaired or approximated in a clip (skv_clip.notes);
  * --list shows them. */
@@ -156,7 +83,7 @@ typedef struct skv_clip {
     /* walk_clip (walk.h) compiles it on first use: at load for every clip
      * it grew as clips x nodes (issue #21). Once walk_ready is set, NULL
      * means memory ran out and pose_evaluate takes the reference path. */
-    skv_walk *walk;
+    struct skv_walk *walk;
     atomic_int walk_ready;
 } skv_clip;
 
@@ -301,7 +228,8 @@ typedef struct skv_model {
      * the way the file says (up axis, units). */
     mat4 global_inverse;
     mat4 upright;
-    skv_walk *rest_walk; /* the rest pose's compiled walk (clip -1); may be NULL */
+    struct skv_walk *rest_walk; /* the rest pose's compiled walk (walk_clip(model, -1)) */
+    atomic_int rest_walk_ready;
 
     /* Things the importer noticed and worked around, one line each. */
     int warning_count;
@@ -310,7 +238,6 @@ typedef struct skv_model {
 
 void model_free(skv_model *model);
 void model_clip_free(skv_clip *clip); /* one clip's parts (model_free frees them all) */
-void walk_free(skv_walk *walk); /* NULL is fine */
 
 /* Adds a printf-style warning line to the model. */
 void model_warn(skv_model *model, const char *fmt, ...)

@@ -1,17 +1,69 @@
-/* walk.c - compiling a clip's hierarchy walk (walk.h), and the products
- * that run it. */
+/* walk.c - compiling a clip's hierarchy walk (walk.h), preparing its
+ * channels' keys for the sampler, and running it per frame. */
 #include "walk.h"
+#include "anim.h"
 
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define SKV_X86_DISPATCH 1
-#include <immintrin.h>
-#elif defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+
+/* Moving channels keyed at the same times (often every channel of a
+ * file): one key search and one factor serve all; the kernel samples
+ * them a vector of lanes at a time from the group's own copy of the keys
+ * (kernels.h: SKV_LANE_BLOCK lanes per block, component by component). */
+typedef struct walk_group {
+    int key_count;     /* >= 2 */
+    int channel_count; /* channels in the group */
+    int lane_count;    /* channel_count rounded up to whole blocks */
+    int channel;       /* the first channel: its cursor serves the group */
+    float *search;     /* key times as float: the binary search reads these */
+    double *times;     /* the exact times: the factor and the search's last step */
+    double *inv_span;  /* per key pair: 1 / time span (0 for an empty span) */
+    float *keys;       /* key_count * SKV_KEY_FLOATS(lane_count / SKV_LANE_BLOCK), 64-byte aligned */
+    int32_t *out;      /* per lane: its local's byte offset in the work block */
+} walk_group;
+
+/* The hierarchy walk of one clip (or of the rest pose). Nodes that neither
+ * move nor hang under anything that moves are posed here, once. A chain
+ * of nodes that do not move relative to their parent is multiplied out
+ * here too: a bone below one costs one product per frame, not one per
+ * node in between. */
+struct skv_walk {
+    int node_count;
+    int sample_count;        /* moving channels */
+    int loose_count;
+    int *loose;              /* moving channels sampled one by one (T, R, S keyed at different times) */
+    int group_count;
+    walk_group *groups;      /* the other moving channels */
+    int global_count;
+    skv_walk_step *globals;  /* in order: every global the frame needs */
+    int palette_count;
+    skv_walk_step *palette;  /* palette entries that move */
+    int fixed_count;
+    skv_walk_step *fixed;    /* palette entries that never move (written once per clip change) */
+    int deferred_count;
+    skv_walk_step *deferred; /* the other globals, for pose_globals */
+    int constant_count;
+    mat4 *constants;
+};
+
+void walk_free(skv_walk *walk)
+{
+    if (!walk) return;
+    for (int g = 0; walk->groups && g < walk->group_count; g++) {
+        walk_group *grp = &walk->groups[g];
+        free(grp->search), free(grp->times), free(grp->inv_span), free(grp->keys), free(grp->out);
+    }
+    free(walk->loose);
+    free(walk->groups);
+    free(walk->globals);
+    free(walk->palette);
+    free(walk->fixed);
+    free(walk->deferred);
+    free(walk->constants);
+    free(walk);
+}
 
 /* --- compiling ------------------------------------------------------------ */
 
@@ -46,78 +98,148 @@ static void add_step(skv_walk_step *list, int *count, int32_t a, int32_t b, int3
     list[(*count)++] = (skv_walk_step){a, b, out};
 }
 
-/* Do two channels' packed keys have the same times? */
-static int same_times(const skv_packed_keys *a, const skv_packed_keys *b)
+/* A channel of one key per array: the same local at every time. */
+static int channel_constant(const skv_channel *ch)
 {
-    if (a->count != b->count) return 0;
-    for (int k = 0; k < a->count; k++)
-        if (*(const double *)((const char *)a->times + (size_t)k * a->time_stride) !=
-            *(const double *)((const char *)b->times + (size_t)k * b->time_stride))
-            return 0;
+    return ch->position_count == 1 && ch->rotation_count == 1 && ch->scale_count == 1;
+}
+
+/* T * R * S of a channel's first keys (the rotation normalised). */
+static void channel_first_local(const skv_channel *ch, mat4 out)
+{
+    anim_quat_mat4(ch->rotations[0].value, out);
+    for (int a = 0; a < 3; a++) glm_vec4_scale(out[a], ch->scales[0].value[a], out[a]);
+    glm_vec3_copy((float *)ch->positions[0].value, out[3]);
+}
+
+#define TIME_AT(base, stride, k) (*(const double *)((const char *)(base) + (size_t)(k) * (stride)))
+
+/* The key times a channel's arrays of 2+ keys share (most files key T,
+ * R and S together); 0 if they differ or every array has one key. */
+static int shared_times(const skv_channel *ch, const double **times, size_t *stride, int *count)
+{
+    const double *t[3] = {&ch->positions[0].time, &ch->rotations[0].time, &ch->scales[0].time};
+    size_t st[3] = {sizeof ch->positions[0], sizeof ch->rotations[0], sizeof ch->scales[0]};
+    int n[3] = {ch->position_count, ch->rotation_count, ch->scale_count};
+    int lead = -1;
+    for (int a = 0; a < 3; a++) {
+        if (n[a] <= 1) continue;
+        if (lead < 0) {
+            lead = a;
+            continue;
+        }
+        if (n[a] != n[lead]) return 0;
+        for (int k = 0; k < n[a]; k++)
+            if (TIME_AT(t[a], st[a], k) != TIME_AT(t[lead], st[lead], k)) return 0;
+    }
+    if (lead < 0) return 0;
+    *times = t[lead], *stride = st[lead], *count = n[lead];
     return 1;
 }
 
+/* Fills group g's keys: per key, per block of SKV_LANE_BLOCK lanes, T, R,
+ * S component by component; rotations turned into the hemisphere of the
+ * lane's key before (q and -q are one rotation; the reference's slerp
+ * makes the same turn per pair). Lanes past the last channel repeat it. */
+static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *channels)
+{
+    int blocks = grp->lane_count / SKV_LANE_BLOCK;
+    for (int l = 0; l < grp->lane_count; l++) {
+        const skv_channel *ch = &clip->channels[channels[l < grp->channel_count ? l : grp->channel_count - 1]];
+        float *lane = grp->keys + (size_t)(l / SKV_LANE_BLOCK) * SKV_KEY_FLOATS(1) + (size_t)(l % SKV_LANE_BLOCK);
+        float previous[4] = {0};
+        for (int k = 0; k < grp->key_count; k++) {
+            float *v = lane + (size_t)k * SKV_KEY_FLOATS(blocks);
+            const float *t = ch->positions[ch->position_count > 1 ? k : 0].value;
+            const float *r = ch->rotations[ch->rotation_count > 1 ? k : 0].value;
+            const float *s = ch->scales[ch->scale_count > 1 ? k : 0].value;
+            float sign = 1.0f;
+            if (k > 0 && r[0] * previous[0] + r[1] * previous[1] + r[2] * previous[2] + r[3] * previous[3] < 0.0f)
+                sign = -1.0f;
+            for (int c = 0; c < 4; c++) previous[c] = sign * r[c];
+            for (int c = 0; c < 3; c++) {
+                v[c * SKV_LANE_BLOCK] = t[c];
+                v[(7 + c) * SKV_LANE_BLOCK] = s[c];
+            }
+            for (int c = 0; c < 4; c++) v[(3 + c) * SKV_LANE_BLOCK] = previous[c];
+        }
+    }
+}
+
 /* Sorts the moving channels (w->loose, sample_count of them) into time
- * groups of 4-wide lanes; the channels without packed keys stay loose. */
-static int group_lanes(skv_walk *w, const skv_clip *clip, int32_t local_base)
+ * groups; the channels whose arrays are keyed at times of their own stay
+ * loose. */
+static int group_channels(skv_walk *w, const skv_clip *clip, int32_t local_base)
 {
     int moving = w->sample_count;
     size_t cap = moving > 0 ? (size_t)moving : 1;
     int *group_of = malloc(cap * sizeof *group_of);
-    w->groups = malloc(cap * sizeof *w->groups);
-    w->lanes = malloc((cap * 4) * sizeof *w->lanes); /* a group of 1 pads to 4 */
-    if (!group_of || !w->groups || !w->lanes) {
-        free(group_of);
-        return -1;
-    }
-    size_t nlerp_bytes = 0;
-    for (int k = 0; k < moving; k++) {
-        const skv_packed_keys *pk = clip->channels[w->loose[k]].packed;
+    int *members = calloc(cap, sizeof *members);
+    const double **times = malloc(cap * sizeof *times);
+    size_t *strides = malloc(cap * sizeof *strides);
+    w->groups = calloc(cap, sizeof *w->groups);
+    int ok = group_of && members && times && strides && w->groups;
+    for (int k = 0; ok && k < moving; k++) {
+        const skv_channel *ch = &clip->channels[w->loose[k]];
+        int count;
         group_of[k] = -1;
-        if (!pk) continue;
-        for (int g = 0; g < w->group_count && group_of[k] < 0; g++)
-            if (same_times(w->groups[g].keys, pk)) group_of[k] = g;
+        if (!shared_times(ch, &times[k], &strides[k], &count)) continue;
+        for (int g = 0; g < w->group_count && group_of[k] < 0; g++) {
+            walk_group *grp = &w->groups[g];
+            if (grp->key_count != count) continue;
+            int same = 1;
+            for (int i = 0; i < count && same; i++) same = grp->times[i] == TIME_AT(times[k], strides[k], i);
+            if (same) group_of[k] = g;
+        }
         if (group_of[k] < 0) {
-            group_of[k] = w->group_count;
-            w->groups[w->group_count++] = (skv_walk_group){.keys = pk, .nlerp_at = (int)nlerp_bytes};
-            nlerp_bytes += (size_t)pk->count - 1;
+            walk_group *grp = &w->groups[w->group_count];
+            group_of[k] = w->group_count++; /* counted now: walk_free frees what it got if the rest fails */
+            grp->key_count = count;
+            grp->times = malloc((size_t)count * sizeof *grp->times);
+            grp->inv_span = malloc((size_t)count * sizeof *grp->inv_span);
+            grp->search = malloc((size_t)count * sizeof *grp->search);
+            if (!grp->times || !grp->inv_span || !grp->search) {
+                ok = 0;
+                break;
+            }
+            for (int i = 0; i < count; i++) {
+                grp->times[i] = TIME_AT(times[k], strides[k], i);
+                grp->search[i] = (float)grp->times[i];
+            }
+            for (int i = 0; i + 1 < count; i++) {
+                double span = grp->times[i + 1] - grp->times[i];
+                grp->inv_span[i] = span > 0.0 ? 1.0 / span : 0.0;
+            }
         }
+        w->groups[group_of[k]].channel_count++;
     }
-    w->group_nlerp = malloc(nlerp_bytes > 0 ? nlerp_bytes : 1);
-    if (!w->group_nlerp) {
-        free(group_of);
-        return -1;
-    }
-    memset(w->group_nlerp, 1, nlerp_bytes);
-    int lane = 0;
-    for (int g = 0; g < w->group_count; g++) {
-        skv_walk_group *grp = &w->groups[g];
-        grp->first_lane = lane;
-        for (int k = 0; k < moving; k++) {
-            if (group_of[k] != g) continue;
-            const skv_channel *ch = &clip->channels[w->loose[k]];
-            w->lanes[lane++] = (skv_walk_lane){
-                .t = ch->positions[0].value, .r = ch->rotations[0].value, .s = ch->scales[0].value,
-                .t_step = ch->position_count > 1 ? (int32_t)sizeof ch->positions[0] : 0,
-                .r_step = ch->rotation_count > 1 ? (int32_t)sizeof ch->rotations[0] : 0,
-                .s_step = ch->scale_count > 1 ? (int32_t)sizeof ch->scales[0] : 0,
-                .out = local_base + global_at(ch->node), .channel = w->loose[k]};
-            for (int i = 0; i + 1 < ch->packed->count; i++) w->group_nlerp[grp->nlerp_at + i] &= ch->packed->nlerp[i];
+    for (int g = 0; ok && g < w->group_count; g++) {
+        walk_group *grp = &w->groups[g];
+        int n = 0;
+        for (int k = 0; k < moving; k++)
+            if (group_of[k] == g) members[n++] = w->loose[k];
+        grp->channel = members[0];
+        grp->lane_count = (n + SKV_LANE_BLOCK - 1) / SKV_LANE_BLOCK * SKV_LANE_BLOCK;
+        size_t key_bytes = (size_t)grp->key_count * SKV_KEY_FLOATS(grp->lane_count / SKV_LANE_BLOCK) * sizeof(float);
+        grp->keys = aligned_alloc(64, key_bytes); /* a multiple of 64: a block is 640 bytes */
+        grp->out = malloc((size_t)grp->lane_count * sizeof *grp->out);
+        if (!grp->keys || !grp->out) {
+            ok = 0;
+            break;
         }
-        while ((lane - grp->first_lane) % 4) {
-            w->lanes[lane] = w->lanes[lane - 1]; /* the same local written twice */
-            lane++;
-        }
-        grp->lane_count = lane - grp->first_lane;
+        for (int l = 0; l < grp->lane_count; l++) /* padding lanes: the last channel's local, written again */
+            grp->out[l] = local_base + global_at(clip->channels[members[l < n ? l : n - 1]].node);
+        fill_group_keys(grp, clip, members);
     }
-    int loose = 0;
-    for (int k = 0; k < moving; k++)
-        if (group_of[k] < 0) w->loose[loose++] = w->loose[k];
-    w->loose_count = loose;
-    free(group_of);
-    return 0;
+    if (ok) {
+        int loose = 0;
+        for (int k = 0; k < moving; k++)
+            if (group_of[k] < 0) w->loose[loose++] = w->loose[k];
+        w->loose_count = loose;
+    }
+    free(group_of), free(members), free(times), free(strides);
+    return ok ? 0 : -1;
 }
-
 skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
 {
     const skv_skeleton *sk = &model->skeleton;
@@ -128,6 +250,7 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
     skv_walk *w = calloc(1, sizeof *w);
     compiler cc = {.sk = sk, .walk = w};
     if (w) {
+        w->node_count = sk->node_count;
         /* Bounds: each node adds at most one step to one list and one
          * constant, each bone one palette entry and one constant. */
         w->loose = malloc(nodes * sizeof *w->loose);
@@ -155,9 +278,10 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
     for (int n = 0; n < sk->node_count; n++) {
         int p = sk->parents[n];
         int ch = clip ? clip->node_channel[n] : -1;
-        int moves = ch >= 0 && !clip->channels[ch].constant;
-        const float *fixed_local = ch >= 0 ? (const float *)clip->channels[ch].constant_local
-                                           : (const float *)sk->rest_local[n];
+        int moves = ch >= 0 && !channel_constant(&clip->channels[ch]);
+        mat4 key_local;
+        if (ch >= 0 && !moves) channel_first_local(&clip->channels[ch], key_local);
+        const float *fixed_local = ch >= 0 ? (const float *)key_local : (const float *)sk->rest_local[n];
         if (!moves && (p < 0 || cc.state[p] == NODE_FIXED)) {
             /* Posed once, here. */
             mat4 g;
@@ -217,36 +341,26 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
             add_step(w->deferred, &w->deferred_count, cc.anchor[n], cc.chain[n], global_at(n));
     }
     free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain);
-    if (clip && group_lanes(w, clip, local_base) != 0) {
+    if (clip && group_channels(w, clip, local_base) != 0) {
         walk_free(w);
         return NULL;
     }
     return w;
 }
 
+
 int walk_compile_all(skv_model *model)
 {
     int ok = 1;
     walk_free(model->rest_walk);
     ok &= (model->rest_walk = walk_compile(model, NULL)) != NULL;
+    atomic_store_explicit(&model->rest_walk_ready, 1, memory_order_release);
     for (int c = 0; c < model->clip_count; c++) {
         walk_free(model->clips[c].walk);
         ok &= (model->clips[c].walk = walk_compile(model, &model->clips[c])) != NULL;
         atomic_store_explicit(&model->clips[c].walk_ready, 1, memory_order_release);
     }
     return ok ? 0 : -1;
-}
-
-int walk_compile_rest(skv_model *model)
-{
-    walk_free(model->rest_walk);
-    model->rest_walk = walk_compile(model, NULL);
-    for (int c = 0; c < model->clip_count; c++) {
-        walk_free(model->clips[c].walk);
-        model->clips[c].walk = NULL;
-        atomic_store_explicit(&model->clips[c].walk_ready, 0, memory_order_relaxed);
-    }
-    return model->rest_walk ? 0 : -1;
 }
 
 /* One lock for every model: a clip is compiled once in its model's life,
@@ -257,126 +371,170 @@ const skv_walk *walk_clip(const skv_model *model, int c)
 {
     /* The model is heap memory the loader owns, not a const object: the
      * cache may be filled through it. */
-    skv_clip *clip = (skv_clip *)&model->clips[c];
-    if (atomic_load_explicit(&clip->walk_ready, memory_order_acquire)) return clip->walk;
+    skv_model *m = (skv_model *)model;
+    skv_clip *clip = c >= 0 ? &m->clips[c] : NULL;
+    atomic_int *ready = clip ? &clip->walk_ready : &m->rest_walk_ready;
+    struct skv_walk **walk = clip ? &clip->walk : &m->rest_walk;
+    if (atomic_load_explicit(ready, memory_order_acquire)) return *walk;
     pthread_mutex_lock(&compile_lock);
-    if (!atomic_load_explicit(&clip->walk_ready, memory_order_relaxed)) {
-        clip->walk = walk_compile(model, clip);
-        atomic_store_explicit(&clip->walk_ready, 1, memory_order_release); /* after the walk is written */
+    if (!atomic_load_explicit(ready, memory_order_relaxed)) {
+        *walk = walk_compile(model, clip);
+        atomic_store_explicit(ready, 1, memory_order_release); /* after the walk is written */
     }
     pthread_mutex_unlock(&compile_lock);
-    return clip->walk;
+    return *walk;
+}
+
+void walk_stats(const skv_walk *w, skv_walk_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    out->moving = w->sample_count;
+    out->groups = w->group_count;
+    out->loose = w->loose_count;
+    out->globals = w->global_count;
+    out->palette = w->palette_count;
+    out->fixed = w->fixed_count;
+    out->deferred = w->deferred_count;
+    for (int g = 0; g < w->group_count; g++) {
+        const walk_group *grp = &w->groups[g];
+        out->grouped += grp->channel_count;
+        out->key_bytes += (size_t)grp->key_count * (SKV_KEY_FLOATS(grp->lane_count / SKV_LANE_BLOCK) * sizeof(float) +
+                                                    sizeof(float) + 2 * sizeof(double));
+    }
 }
 
 /* --- running -------------------------------------------------------------- */
 
-#define OPERAND(x) \
-    ((const float *)((x) >= 0 ? (const char *)work + (x) : (const char *)constants + ~(x)))
-
-/* Column-major 4x4: out column j = sum over k of a column k * b[j][k].
- * Each kernel loads both operands before it stores, so out may not
- * alias them (the compiler never makes it). */
-
-#if defined(SKV_X86_DISPATCH)
-/* All four columns in one register: b's entries broadcast within each
- * 128-bit lane, a's columns repeated in every lane. */
-__attribute__((target("avx512f"))) static void run_avx512(const skv_walk_step *s, int count, float *work,
-                                                           const mat4 *constants, float *out)
+/* Index of the last key with time <= t in a key array (0 if t is before
+ * the first). */
+static int key_before(const double *first_time, size_t stride, int count, double t)
 {
-    for (int i = 0; i < count; i++) {
-        const float *a = OPERAND(s[i].a), *b = OPERAND(s[i].b);
-        __m512 bv = _mm512_loadu_ps(b);
-        __m512 r0 = _mm512_mul_ps(_mm512_broadcast_f32x4(_mm_loadu_ps(a)), _mm512_permute_ps(bv, 0x00));
-        __m512 r1 = _mm512_mul_ps(_mm512_broadcast_f32x4(_mm_loadu_ps(a + 4)), _mm512_permute_ps(bv, 0x55));
-        r0 = _mm512_fmadd_ps(_mm512_broadcast_f32x4(_mm_loadu_ps(a + 8)), _mm512_permute_ps(bv, 0xaa), r0);
-        r1 = _mm512_fmadd_ps(_mm512_broadcast_f32x4(_mm_loadu_ps(a + 12)), _mm512_permute_ps(bv, 0xff), r1);
-        _mm512_storeu_ps((float *)((char *)out + s[i].out), _mm512_add_ps(r0, r1));
+    int lo = 0, hi = count - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (TIME_AT(first_time, stride, mid) <= t) lo = mid;
+        else hi = mid - 1;
     }
+    return lo;
 }
 
-/* Two columns per register. */
-__attribute__((target("avx2,fma"))) static void run_avx2(const skv_walk_step *s, int count, float *work,
-                                                          const mat4 *constants, float *out)
+/* Key index for t, strictly inside the key range (first.time < t < last.time):
+ * the cursor's key or the next one in playback, binary search otherwise. */
+static inline int key_at(const double *first_time, size_t stride, int count, double t, int *cursor)
 {
-    for (int i = 0; i < count; i++) {
-        const float *a = OPERAND(s[i].a), *b = OPERAND(s[i].b);
-        __m256 a0 = _mm256_broadcast_ps((const __m128 *)a), a1 = _mm256_broadcast_ps((const __m128 *)(a + 4));
-        __m256 a2 = _mm256_broadcast_ps((const __m128 *)(a + 8)), a3 = _mm256_broadcast_ps((const __m128 *)(a + 12));
-        float *o = (float *)((char *)out + s[i].out);
-        for (int h = 0; h < 2; h++) {
-            __m256 bv = _mm256_loadu_ps(b + 8 * h);
-            __m256 r0 = _mm256_mul_ps(a0, _mm256_permute_ps(bv, 0x00));
-            __m256 r1 = _mm256_mul_ps(a1, _mm256_permute_ps(bv, 0x55));
-            r0 = _mm256_fmadd_ps(a2, _mm256_permute_ps(bv, 0xaa), r0);
-            r1 = _mm256_fmadd_ps(a3, _mm256_permute_ps(bv, 0xff), r1);
-            _mm256_storeu_ps(o + 8 * h, _mm256_add_ps(r0, r1));
-        }
+    int i = *cursor;
+    if (i >= 0 && i < count - 1 && TIME_AT(first_time, stride, i) <= t) {
+        if (t < TIME_AT(first_time, stride, i + 1)) return i;
+        if (i + 2 < count && t < TIME_AT(first_time, stride, i + 2)) return *cursor = i + 1;
     }
-}
-#endif
-
-/* Any CPU: one column per SSE register, or plain C. */
-static void run_portable(const skv_walk_step *s, int count, float *work, const mat4 *constants, float *out)
-{
-    for (int i = 0; i < count; i++) {
-        const float *a = OPERAND(s[i].a), *b = OPERAND(s[i].b);
-        float *o = (float *)((char *)out + s[i].out);
-#if defined(__SSE2__)
-        __m128 a0 = _mm_loadu_ps(a), a1 = _mm_loadu_ps(a + 4), a2 = _mm_loadu_ps(a + 8), a3 = _mm_loadu_ps(a + 12);
-        __m128 r[4];
-        for (int j = 0; j < 4; j++) {
-            __m128 bj = _mm_loadu_ps(b + 4 * j);
-            r[j] = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_shuffle_ps(bj, bj, 0x00)),
-                                         _mm_mul_ps(a1, _mm_shuffle_ps(bj, bj, 0x55))),
-                              _mm_add_ps(_mm_mul_ps(a2, _mm_shuffle_ps(bj, bj, 0xaa)),
-                                         _mm_mul_ps(a3, _mm_shuffle_ps(bj, bj, 0xff))));
-        }
-        for (int j = 0; j < 4; j++) _mm_storeu_ps(o + 4 * j, r[j]);
-#else
-        float r[16];
-        for (int j = 0; j < 4; j++)
-            for (int k = 0; k < 4; k++)
-                r[4 * j + k] = a[k] * b[4 * j] + a[4 + k] * b[4 * j + 1] + a[8 + k] * b[4 * j + 2] +
-                               a[12 + k] * b[4 * j + 3];
-        memcpy(o, r, sizeof r);
-#endif
-    }
+    return *cursor = key_before(first_time, stride, count, t);
 }
 
-skv_walk_kernel walk_best_kernel(void)
+/* A group's key pair and factor at t: i = 0, f = 0 before the first key,
+ * i = count - 2, f = 1 after the last. Playback steps the cursor; a jump
+ * searches the float times (4 bytes a key, in cache), and the exact
+ * times settle the last step where floats round two keys together. */
+static inline int group_key(const walk_group *grp, double t, int *cursor, float *f)
 {
-#if defined(SKV_X86_DISPATCH)
-    if (__builtin_cpu_supports("avx512f")) return SKV_WALK_AVX512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return SKV_WALK_AVX2;
-#endif
-    return SKV_WALK_PORTABLE;
-}
-
-int walk_run_kernel(skv_walk_kernel kernel, const skv_walk_step *steps, int count, float *work,
-                    const mat4 *constants, float *out)
-{
-#if defined(SKV_X86_DISPATCH)
-    /* The CPU's features, read once by the C runtime at start-up. */
-    int avx512 = __builtin_cpu_supports("avx512f");
-    int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    if (kernel == SKV_WALK_AVX512 || (kernel == SKV_WALK_AUTO && avx512)) {
-        if (!avx512) return -1;
-        run_avx512(steps, count, work, constants, out);
+    const double *times = grp->times;
+    int n = grp->key_count, i = *cursor;
+    if (!(t > times[0])) {
+        *f = 0.0f;
         return 0;
     }
-    if (kernel == SKV_WALK_AVX2 || (kernel == SKV_WALK_AUTO && avx2)) {
-        if (!avx2) return -1;
-        run_avx2(steps, count, work, constants, out);
-        return 0;
+    if (t >= times[n - 1]) {
+        *f = 1.0f;
+        return n - 2;
     }
-#else
-    if (kernel == SKV_WALK_AVX2 || kernel == SKV_WALK_AVX512) return -1;
-#endif
-    run_portable(steps, count, work, constants, out);
-    return 0;
+    if (!(i >= 0 && i < n - 1 && times[i] <= t && t < times[i + 1])) {
+        if (i >= 0 && i + 2 < n && times[i + 1] <= t && t < times[i + 2]) i++;
+        else {
+            float tf = (float)t;
+            int lo = 0, hi = n - 1;
+            while (lo < hi) {
+                int mid = (lo + hi + 1) / 2;
+                if (grp->search[mid] <= tf) lo = mid;
+                else hi = mid - 1;
+            }
+            i = lo < n - 2 ? lo : n - 2;
+            while (i > 0 && times[i] > t) i--;
+            while (i + 2 < n && times[i + 1] <= t) i++;
+        }
+        *cursor = i;
+    }
+    double x = (t - times[i]) * grp->inv_span[i];
+    *f = (float)(x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x);
+    return i;
 }
 
-void walk_run(const skv_walk_step *steps, int count, float *work, const mat4 *constants, float *out)
+static void sample_vec3(const skv_vec3_key *keys, int count, double t, int *cursor, float out[3])
 {
-    walk_run_kernel(SKV_WALK_AUTO, steps, count, work, constants, out);
+    const float *v;
+    if (count == 1 || !(t > keys[0].time)) v = keys[0].value;
+    else if (t >= keys[count - 1].time) v = keys[count - 1].value;
+    else {
+        int i = key_at(&keys[0].time, sizeof keys[0], count, t, cursor);
+        double span = keys[i + 1].time - keys[i].time;
+        double x = span > 0.0 ? (t - keys[i].time) / span : 0.0;
+        float f = (float)(x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x);
+        for (int a = 0; a < 3; a++) out[a] = keys[i].value[a] + f * (keys[i + 1].value[a] - keys[i].value[a]);
+        return;
+    }
+    out[0] = v[0], out[1] = v[1], out[2] = v[2];
+}
+
+static void sample_quat(const skv_quat_key *keys, int count, double t, int *cursor, float out[4])
+{
+    if (count == 1 || !(t > keys[0].time)) anim_quat_slerp(keys[0].value, keys[0].value, 0.0f, out);
+    else if (t >= keys[count - 1].time) anim_quat_slerp(keys[count - 1].value, keys[count - 1].value, 0.0f, out);
+    else {
+        int i = key_at(&keys[0].time, sizeof keys[0], count, t, cursor);
+        double span = keys[i + 1].time - keys[i].time;
+        double x = span > 0.0 ? (t - keys[i].time) / span : 0.0;
+        anim_quat_slerp(keys[i].value, keys[i + 1].value, (float)(x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x), out);
+    }
+}
+
+void walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursors, float *work, float *palette,
+               const skv_kernels *kernels, int rows)
+{
+    for (int g = 0; g < w->group_count; g++) {
+        const walk_group *grp = &w->groups[g];
+        int scratch = -1;
+        float f;
+        int i = group_key(grp, ticks, cursors ? &cursors[grp->channel * 3] : &scratch, &f);
+        size_t key_floats = SKV_KEY_FLOATS(grp->lane_count / SKV_LANE_BLOCK);
+        kernels->sample(grp->keys + (size_t)i * key_floats, grp->keys + (size_t)(i + 1) * key_floats, f, grp->out,
+                        grp->channel_count, work);
+    }
+    for (int k = 0; k < w->loose_count; k++) {
+        const skv_channel *ch = &clip->channels[w->loose[k]];
+        int scratch[3] = {-1, -1, -1};
+        int *cur = cursors ? &cursors[w->loose[k] * 3] : scratch;
+        float t[3], q[4], s[3];
+        sample_vec3(ch->positions, ch->position_count, ticks, &cur[0], t);
+        sample_quat(ch->rotations, ch->rotation_count, ticks, &cur[1], q);
+        sample_vec3(ch->scales, ch->scale_count, ticks, &cur[2], s);
+        vec4 *local = (vec4 *)(work + (size_t)(w->node_count + ch->node) * 16);
+        anim_quat_mat4(q, local);
+        for (int a = 0; a < 3; a++) glm_vec4_scale(local[a], s[a], local[a]);
+        glm_vec3_copy(t, local[3]);
+    }
+    kernels->run(w->globals, w->global_count, work, w->constants, work);
+    (rows ? kernels->run_rows : kernels->run)(w->palette, w->palette_count, work, w->constants, palette);
+}
+
+void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows)
+{
+    (rows ? kernels->run_rows : kernels->run)(w->fixed, w->fixed_count, work, w->constants, palette);
+}
+
+int walk_has_deferred(const skv_walk *w)
+{
+    return w->deferred_count > 0;
+}
+
+void walk_deferred(const skv_walk *w, float *work, const skv_kernels *kernels)
+{
+    kernels->run(w->deferred, w->deferred_count, work, w->constants, work);
 }

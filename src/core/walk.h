@@ -1,59 +1,73 @@
-/* walk.h - the hierarchy walk compiled into a flat list of products.
+/* walk.h - the hierarchy walk of a clip, compiled into flat lists.
  *
  * final[b] = globalInverse * global(node of b) * offset[b] is what
  * skeleton_pose + skin_palette (anim.h) compute node by node. Per clip
  * most of that is the same every frame: which nodes have keys that move,
  * which nodes never move, which chains of nodes stay rigid. walk_compile
- * settles all of it once per clip, when the clip is first posed, into a skv_walk (model.h): per frame
- * pose_evaluate samples the moving channels into the pose's locals and
- * runs walk_run over the step lists, nothing else. */
+ * settles all of it once per clip, when the clip is first posed, into an
+ * skv_walk that only this module sees inside:
+ * - channels whose T, R and S keys share their times are put in time
+ *   groups; each group keeps its own copy of the keys, structure of arrays
+ *   (kernels.h: one channel per SIMD lane), rotations turned into one
+ *   hemisphere, and its key times as floats in their own array (a seek's
+ *   binary search reads 4 bytes a key) next to the exact double times;
+ * - the other moving channels ("loose") are sampled one by one;
+ * - then a list of 4x4 products forms the globals the palette needs and
+ *   the palette.
+ * The model's keys are never written. */
 #ifndef SKV_WALK_H
 #define SKV_WALK_H
 
+#include "kernels.h"
 #include "model.h"
 
+typedef struct skv_walk skv_walk;
+
 /* The walk of `clip` (NULL: the rest pose) for the model's skeleton;
- * NULL if memory runs out. The model keeps it (skv_clip.walk,
- * skv_model.rest_walk): walk_free releases it. */
+ * NULL if memory runs out. walk_free releases it (NULL is fine). */
 skv_walk *walk_compile(const skv_model *model, const skv_clip *clip);
+void walk_free(skv_walk *walk);
 
-/* Compiles the rest pose's walk and every clip's (replacing any there);
- * 0 on success, -1 if memory ran out (those walks stay NULL and
- * pose_evaluate falls back to the reference path for them). */
-int walk_compile_all(skv_model *model);
-
-/* What the importer does instead: compiles the rest pose's walk (0, or
- * -1 if memory ran out) and drops every clip's, for walk_clip to compile
- * when the clip is first posed. A file of many clips over many nodes
- * holds a walk per clip only for the clips it plays. */
-int walk_compile_rest(skv_model *model);
-
-/* Clip c's walk (0 <= c < clip_count), compiled on its first call and
- * kept in the clip; NULL if memory ran out. Safe from several threads at
- * once (crowds pose on a pool): one compiles, the others wait for it. The
- * model is const to its callers; only this cache in it is written. */
+/* Clip c's walk (0 <= c < clip_count; -1: the rest pose), compiled on its
+ * first call and kept in the model (skv_clip.walk, skv_model.rest_walk);
+ * NULL if memory ran out (pose_evaluate then takes the reference path).
+ * Safe from several threads at once (crowds pose on a pool): one
+ * compiles, the others wait for it. The model is const to its callers;
+ * only this cache in it is written. */
 const skv_walk *walk_clip(const skv_model *model, int c);
 
-/* Runs `count` steps in order: out = a * b, operands resolved as
- * skv_walk_step says against `work` (the pose's globals then locals,
- * node_count matrices each), the walk's `constants` and `out`. Uses
- * AVX-512 or AVX2 + FMA where the CPU has them. */
-void walk_run(const skv_walk_step *steps, int count, float *work, const mat4 *constants, float *out);
+/* Compiles the rest pose's walk and every clip's now (replacing any
+ * there); 0, or -1 if memory ran out. */
+int walk_compile_all(skv_model *model);
 
-/* Which code walk_run uses. */
-typedef enum skv_walk_kernel {
-    SKV_WALK_AUTO,     /* the best this CPU has */
-    SKV_WALK_PORTABLE, /* SSE2 on x86-64, plain C elsewhere */
-    SKV_WALK_AVX2,     /* AVX2 + FMA, two columns per register */
-    SKV_WALK_AVX512    /* AVX-512F, the whole matrix in one register */
-} skv_walk_kernel;
+/* One frame of the walk: the moving channels sampled at `ticks` into
+ * work's locals (`cursors`: 3 per channel of the clip, the last keys used;
+ * NULL to search every time), then the globals the palette needs and the
+ * palette's moving entries. `work`: node_count globals then node_count
+ * locals, 64-byte aligned. rows: the palette as a crowd's 3x4 rows,
+ * streamed (kernels.h, run_rows; the caller fences). */
+void walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursors, float *work, float *palette,
+               const skv_kernels *kernels, int rows);
 
-/* The kernel SKV_WALK_AUTO picks on this CPU. */
-skv_walk_kernel walk_best_kernel(void);
+/* The palette entries that never move in this clip (once per clip change). */
+void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows);
 
-/* walk_run with a chosen kernel (the tests run each against the others);
- * -1 and nothing run if this CPU or build lacks it. */
-int walk_run_kernel(skv_walk_kernel kernel, const skv_walk_step *steps, int count, float *work,
-                    const mat4 *constants, float *out);
+/* The globals walk_pose skips (the palette does not need them). */
+int walk_has_deferred(const skv_walk *w);
+void walk_deferred(const skv_walk *w, float *work, const skv_kernels *kernels);
+
+/* What a compiled walk holds, for tests and the benchmark. */
+typedef struct skv_walk_stats {
+    int moving;     /* channels whose keys move */
+    int groups;     /* time groups */
+    int grouped;    /* moving channels in them */
+    int loose;      /* moving channels sampled one by one */
+    int globals;    /* products per frame forming globals */
+    int palette;    /* products per frame forming palette entries */
+    int fixed;      /* palette entries written once per clip */
+    int deferred;   /* globals only pose_globals forms */
+    size_t key_bytes; /* the groups' copies of keys and times */
+} skv_walk_stats;
+void walk_stats(const skv_walk *w, skv_walk_stats *out);
 
 #endif

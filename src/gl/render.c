@@ -782,7 +782,7 @@ skv_result render_enable_crowd(skv_renderer *renderer, const skv_model *model, i
                         SKV_MAX_BONES);
     GLint max_texels = 0;
     glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &max_texels);
-    long long texels = (long long)max_instances * (model->skeleton.bone_count > 0 ? model->skeleton.bone_count : 1) * 4;
+    long long texels = (long long)max_instances * (model->skeleton.bone_count > 0 ? model->skeleton.bone_count : 1) * 3;
     if (texels > max_texels)
         return skv_fail(err, SKV_ERR_GPU, "--instances %d: %lld palette texels, the GPU takes %d", max_instances,
                         texels, (int)max_texels);
@@ -803,7 +803,8 @@ static void draw_crowd(skv_renderer *renderer, const skv_model *model, const skv
 {
     const skv_uniforms *u = &renderer->crowd_uniforms;
     int bones = model->skeleton.bone_count > 0 ? model->skeleton.bone_count : 1;
-    GLsizeiptr bytes = (GLsizeiptr)frame->instance_count * bones * (GLsizeiptr)sizeof(mat4);
+    /* 3x4 rows: 48 bytes per bone (crowd.h). */
+    GLsizeiptr bytes = (GLsizeiptr)frame->instance_count * bones * (GLsizeiptr)(3 * 4 * sizeof(float));
     glBindBuffer(GL_TEXTURE_BUFFER, renderer->crowd_buffer);
     glBufferData(GL_TEXTURE_BUFFER, bytes, frame->instance_palettes, GL_STREAM_DRAW);
     glActiveTexture(GL_TEXTURE1);

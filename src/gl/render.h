@@ -138,7 +138,7 @@ typedef struct skv_frame_desc {
     const skv_lines *overlay_points; /* (joints) */
     int axes;                        /* axis gizmo in the corner */
     int instance_count;
-    const mat4 *instance_palettes;
+    const float *instance_palettes; /* per character bone_count 3x4 rows (crowd.h) */
     int grid_columns;
     float grid_spacing;
 } skv_frame_desc;

@@ -7,7 +7,6 @@
  * indices here, once). The aiScene is only read. */
 #include "private/import_internal.h"
 #include "private/import_scene.h"
-#include "walk.h"
 #include "anim.h"
 
 #include <assimp/cimport.h>
@@ -1165,7 +1164,6 @@ skv_result convert_clips(importer *im)
             clip->channel_count++;
             if (ch->position_count < 0 || ch->rotation_count < 0 || ch->scale_count < 0)
                 return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
-            anim_channel_finish(ch);
             clip->node_channel[node] = clip->channel_count - 1;
             last_key = fmax(last_key, ch->positions[ch->position_count - 1].time);
             last_key = fmax(last_key, ch->rotations[ch->rotation_count - 1].time);
@@ -1401,7 +1399,6 @@ skv_result convert_scene(const struct aiScene *scene, const struct aiScene *anim
     if (r == SKV_OK && im.joint_by_name)
         model_warn(model, "%d node name(s) belong to more than one node; bones and their channels bound to the "
                    "nodes that match their bind pose", (int)shlen(im.joint_by_name));
-    if (r == SKV_OK && walk_compile_rest(model) != 0) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     if (r == SKV_OK) {
         for (int m = 0; m < model->mesh_count; m++)
             if (model->meshes[m].material < 0 || model->meshes[m].material >= model->material_count)

@@ -3,7 +3,6 @@
  * (convert.c), and add the clips of other files; version reporting.
  * Releases every aiScene before returning. */
 #include "private/import_internal.h"
-#include "walk.h"
 
 #include <assimp/cimport.h>
 #include <assimp/postprocess.h>
@@ -285,6 +284,5 @@ skv_result import_add_clips(skv_model *model, const char *path, const skv_import
     if (r == SKV_OK && *added == 0)
         r = skv_fail(err, SKV_ERR_ANIM, "animation file %s: none of its %d clip(s) moves a node of the model", path,
                      scratch.clip_count);
-    if (r == SKV_OK && walk_compile_rest(model) != 0) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     return r;
 }

@@ -1,0 +1,116 @@
+/* kernels.c - the plain C kernels (any CPU) and the one dispatch point. */
+#include "kernels.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#define OPERAND(x) \
+    ((const float *)((x) >= 0 ? (const char *)work + (x) : (const char *)constants + ~(x)))
+
+static void run_scalar(const skv_walk_step *s, int count, float *work, const mat4 *constants, float *out)
+{
+    for (int i = 0; i < count; i++) {
+        const float *a = OPERAND(s[i].a), *b = OPERAND(s[i].b);
+        float r[16];
+        for (int j = 0; j < 4; j++)
+            for (int k = 0; k < 4; k++)
+                r[4 * j + k] = a[k] * b[4 * j] + a[4 + k] * b[4 * j + 1] + a[8 + k] * b[4 * j + 2] +
+                               a[12 + k] * b[4 * j + 3];
+        memcpy((char *)out + s[i].out, r, sizeof r);
+    }
+}
+
+/* k sin(k theta) / (k theta), the slerp weight without its 1 / sin theta
+ * (the result is normalised after). */
+static float arc_weight(float k, float theta)
+{
+    float x = k * theta;
+    return x > 1e-3f ? sinf(x) / theta : k * (1.0f - x * x / 6.0f);
+}
+
+static void sample_scalar(const float *a, const float *b, float f, const int32_t *out, int lane_count, float *work)
+{
+    for (int l = 0; l < lane_count; l++) {
+        size_t at = (size_t)(l / SKV_LANE_BLOCK) * SKV_KEY_FLOATS(1) + (size_t)(l % SKV_LANE_BLOCK);
+        float v[SKV_LANE_COMPONENTS];
+        for (int c = 0; c < SKV_LANE_COMPONENTS; c += c == 2 ? 5 : 1) {
+            float x = a[at + (size_t)c * SKV_LANE_BLOCK];
+            v[c] = x + f * (b[at + (size_t)c * SKV_LANE_BLOCK] - x);
+        }
+        const float *ra = &a[at + 3 * SKV_LANE_BLOCK], *rb = &b[at + 3 * SKV_LANE_BLOCK];
+        float d = 0.0f;
+        for (int c = 0; c < 4; c++) d += ra[c * SKV_LANE_BLOCK] * rb[c * SKV_LANE_BLOCK];
+        d = d > 0.0f ? (d < 1.0f ? d : 1.0f) : 0.0f;
+        float theta = acosf(d), wa = arc_weight(1.0f - f, theta), wb = arc_weight(f, theta);
+        float len2 = 0.0f;
+        for (int c = 0; c < 4; c++) {
+            v[3 + c] = wa * ra[c * SKV_LANE_BLOCK] + wb * rb[c * SKV_LANE_BLOCK];
+            len2 += v[3 + c] * v[3 + c];
+        }
+        float x = 0.0f, y = 0.0f, z = 0.0f, w = 1.0f; /* a zero or non-finite quaternion: identity */
+        if (len2 > 0.0f && isfinite(len2)) {
+            float inv = 1.0f / sqrtf(len2);
+            x = v[3] * inv, y = v[4] * inv, z = v[5] * inv, w = v[6] * inv;
+        }
+        const float *s = &v[7];
+        float xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y,
+              wz = w * z;
+        float m[16] = {(1.0f - 2.0f * (yy + zz)) * s[0], 2.0f * (xy + wz) * s[0], 2.0f * (xz - wy) * s[0], 0.0f,
+                       2.0f * (xy - wz) * s[1], (1.0f - 2.0f * (xx + zz)) * s[1], 2.0f * (yz + wx) * s[1], 0.0f,
+                       2.0f * (xz + wy) * s[2], 2.0f * (yz - wx) * s[2], (1.0f - 2.0f * (xx + yy)) * s[2], 0.0f,
+                       v[0], v[1], v[2], 1.0f};
+        memcpy((char *)work + out[l], m, sizeof m);
+    }
+}
+
+static void run_rows_scalar(const skv_walk_step *s, int count, float *work, const mat4 *constants, float *out)
+{
+    for (int i = 0; i < count; i++) {
+        const float *a = OPERAND(s[i].a), *b = OPERAND(s[i].b);
+        float *o = out + (size_t)(s[i].out / (int32_t)sizeof(mat4)) * SKV_ROWS_FLOATS;
+        for (int r = 0; r < 3; r++)
+            for (int j = 0; j < 4; j++)
+                o[4 * r + j] = a[r] * b[4 * j] + a[4 + r] * b[4 * j + 1] + a[8 + r] * b[4 * j + 2] + a[12 + r] * b[4 * j + 3];
+    }
+}
+
+/* Plain C has no non-temporal store: ordinary ones, ordered by a fence. */
+static void fence_scalar(void)
+{
+    atomic_thread_fence(memory_order_release);
+}
+
+const skv_kernels skv_kernels_scalar = {"scalar", 1, run_scalar, run_rows_scalar, fence_scalar, sample_scalar};
+
+/* Every kernel set this CPU runs, and the best of them, settled once. */
+static skv_walk_kernel best = SKV_WALK_SCALAR;
+static const skv_kernels *tables[SKV_WALK_KERNEL_COUNT];
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+
+static void find_tables(void)
+{
+    const skv_kernels *portable = kernels_x86(SKV_WALK_PORTABLE);
+    tables[SKV_WALK_SCALAR] = &skv_kernels_scalar;
+    tables[SKV_WALK_PORTABLE] = portable ? portable : &skv_kernels_scalar; /* "portable" is plain C off x86 */
+    tables[SKV_WALK_AVX2] = kernels_x86(SKV_WALK_AVX2);
+    tables[SKV_WALK_AVX512] = kernels_x86(SKV_WALK_AVX512);
+    best = tables[SKV_WALK_AVX512] ? SKV_WALK_AVX512
+         : tables[SKV_WALK_AVX2]   ? SKV_WALK_AVX2
+         : portable                ? SKV_WALK_PORTABLE
+                                   : SKV_WALK_SCALAR;
+    tables[SKV_WALK_AUTO] = tables[best];
+}
+
+skv_walk_kernel kernels_best(void)
+{
+    pthread_once(&tables_once, find_tables);
+    return best;
+}
+
+const skv_kernels *kernels_get(skv_walk_kernel which)
+{
+    pthread_once(&tables_once, find_tables);
+    return which >= SKV_WALK_AUTO && which < SKV_WALK_KERNEL_COUNT ? tables[which] : NULL;
+}

@@ -1,0 +1,79 @@
+/* kernels.h - the animation core's per-frame number crunching, in one
+ * table of functions per instruction set, picked once.
+ *
+ * Two kernels do nearly all of pose_evaluate's arithmetic (walk.h):
+ *   run     a list of 4x4 products out = a * b (the compiled walk's steps)
+ *   sample  a time group's moving channels at one key pair: T and S
+ *           lerped, R on the exact arc (slerp as polynomials), the local
+ *           T * R * S formed, one channel per SIMD lane
+ * kernels.c holds the plain C versions and the dispatch point
+ * (kernels_get); kernels_x86.c every intrinsic (SSE2, AVX2 + FMA,
+ * AVX-512). No kernel needs GL or Assimp. */
+#ifndef SKV_KERNELS_H
+#define SKV_KERNELS_H
+
+#include <stdint.h>
+#include <cglm/cglm.h>
+
+/* One step of a compiled walk: out = a * b (4x4). Operands are byte
+ * offsets: a and b into the pose's work block (its globals, then its
+ * locals) when >= 0, into the walk's constants at ~a / ~b when < 0; out
+ * into the work block, or the palette for palette steps. */
+typedef struct skv_walk_step {
+    int32_t a, b, out;
+} skv_walk_step;
+
+/* Key values of a time group, structure of arrays: per key, per block of
+ * SKV_LANE_BLOCK channels, the ten components T x y z, R x y z w, S x y z,
+ * each as SKV_LANE_BLOCK floats (one per channel). */
+enum { SKV_LANE_BLOCK = 16, SKV_LANE_COMPONENTS = 10 };
+/* A crowd palette entry: 3 rows of 4 floats (kernels' run_rows). */
+enum { SKV_ROWS_FLOATS = 12 };
+#define SKV_KEY_FLOATS(blocks) ((size_t)(blocks) * SKV_LANE_BLOCK * SKV_LANE_COMPONENTS)
+
+/* Which code runs (tests and the benchmark compare them). */
+typedef enum skv_walk_kernel {
+    SKV_WALK_AUTO,     /* the best this CPU has */
+    SKV_WALK_PORTABLE, /* SSE2 on x86-64, plain C elsewhere */
+    SKV_WALK_AVX2,     /* AVX2 + FMA: 8 channels, two columns per register */
+    SKV_WALK_AVX512,   /* AVX-512F + DQ: 16 channels, a whole matrix per register */
+    SKV_WALK_SCALAR,   /* plain C on any CPU */
+    SKV_WALK_KERNEL_COUNT
+} skv_walk_kernel;
+
+typedef struct skv_kernels {
+    const char *name;
+    int lanes; /* channels per sample step */
+    /* Runs `count` steps in order, operands as skv_walk_step says against
+     * `work`, `constants` and `out`. out may not alias a or b of its step. */
+    void (*run)(const skv_walk_step *steps, int count, float *work, const mat4 *constants, float *out);
+    /* run for a crowd's palette: each product's top three rows, row-major
+     * (a 3x4 matrix, 48 bytes: the bottom row of an affine matrix is
+     * 0 0 0 1 and the shader does not need it), at out + step.out / 64 *
+     * 48, written with non-temporal stores (out 16-byte aligned): the
+     * palettes go to memory without being read into the cache first and
+     * without evicting what the next character needs. fence() orders them
+     * before anything stored after (call it once at the end). */
+    void (*run_rows)(const skv_walk_step *steps, int count, float *work, const mat4 *constants, float *out);
+    void (*fence)(void);
+    /* The `lane_count` channels of one time group between keys `a` and
+     * `b` (their SKV_KEY_FLOATS blocks) at factor f in [0, 1], each local
+     * written as a 4x4 matrix at byte offset out[lane] of `work`. Padding
+     * lanes up to the next multiple of `lanes` are computed too (the walk
+     * repeats its last channel there). */
+    void (*sample)(const float *a, const float *b, float f, const int32_t *out, int lane_count, float *work);
+} skv_kernels;
+
+/* The kernels `which` names; NULL if this CPU or build lacks them.
+ * SKV_WALK_AUTO: the best this CPU has, settled on the first call. */
+const skv_kernels *kernels_get(skv_walk_kernel which);
+
+/* The kernel SKV_WALK_AUTO stands for here. */
+skv_walk_kernel kernels_best(void);
+
+/* Plain C kernels (kernels.c), and the x86 ones (kernels_x86.c: NULL
+ * where the CPU lacks the instructions or the build is not x86-64). */
+extern const skv_kernels skv_kernels_scalar;
+const skv_kernels *kernels_x86(skv_walk_kernel which);
+
+#endif

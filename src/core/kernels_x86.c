@@ -1,0 +1,350 @@
+/* kernels_x86.c - every SIMD intrinsic of the animation core: the walk's
+ * products and the time groups' sampler for SSE2 (any x86-64, 4 channels
+ * at a time), AVX2 + FMA (8) and AVX-512F + DQ (16), and the check of which of them this CPU runs (made once,
+ * by kernels_get in kernels.c, the one dispatch point). */
+#include "kernels.h"
+
+#include <math.h>
+#include <stddef.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+#define OPERAND(x) \
+    ((const float *)((x) >= 0 ? (const char *)work + (x) : (const char *)constants + ~(x)))
+
+/* --- products --------------------------------------------------------------
+ * Column-major 4x4: out column j = sum over k of a column k * b[j][k].
+ * Each kernel loads both operands before it stores. */
+
+/* All four columns in one register: b's entries broadcast within each
+ * 128-bit lane, a's columns repeated in every lane. */
+__attribute__((target("avx512f"))) static void run_avx512(const skv_walk_step *s, int count, float *work,
+                                                           const mat4 *constants, float *out)
+{
+    for (int i = 0; i < count; i++) {
+        const float *a = OPERAND(s[i].a), *b = OPERAND(s[i].b);
+        __m512 bv = _mm512_loadu_ps(b);
+        __m512 r0 = _mm512_mul_ps(_mm512_broadcast_f32x4(_mm_loadu_ps(a)), _mm512_permute_ps(bv, 0x00));
+        __m512 r1 = _mm512_mul_ps(_mm512_broadcast_f32x4(_mm_loadu_ps(a + 4)), _mm512_permute_ps(bv, 0x55));
+        r0 = _mm512_fmadd_ps(_mm512_broadcast_f32x4(_mm_loadu_ps(a + 8)), _mm512_permute_ps(bv, 0xaa), r0);
+        r1 = _mm512_fmadd_ps(_mm512_broadcast_f32x4(_mm_loadu_ps(a + 12)), _mm512_permute_ps(bv, 0xff), r1);
+        _mm512_storeu_ps((float *)((char *)out + s[i].out), _mm512_add_ps(r0, r1));
+    }
+}
+
+/* Two columns per register. */
+__attribute__((target("avx2,fma"))) static void run_avx2(const skv_walk_step *s, int count, float *work,
+                                                          const mat4 *constants, float *out)
+{
+    for (int i = 0; i < count; i++) {
+        const float *a = OPERAND(s[i].a), *b = OPERAND(s[i].b);
+        __m256 a0 = _mm256_broadcast_ps((const __m128 *)a), a1 = _mm256_broadcast_ps((const __m128 *)(a + 4));
+        __m256 a2 = _mm256_broadcast_ps((const __m128 *)(a + 8)), a3 = _mm256_broadcast_ps((const __m128 *)(a + 12));
+        float *o = (float *)((char *)out + s[i].out);
+        for (int h = 0; h < 2; h++) {
+            __m256 bv = _mm256_loadu_ps(b + 8 * h);
+            __m256 r0 = _mm256_mul_ps(a0, _mm256_permute_ps(bv, 0x00));
+            __m256 r1 = _mm256_mul_ps(a1, _mm256_permute_ps(bv, 0x55));
+            r0 = _mm256_fmadd_ps(a2, _mm256_permute_ps(bv, 0xaa), r0);
+            r1 = _mm256_fmadd_ps(a3, _mm256_permute_ps(bv, 0xff), r1);
+            _mm256_storeu_ps(o + 8 * h, _mm256_add_ps(r0, r1));
+        }
+    }
+}
+
+/* One column per register. */
+static void run_sse2(const skv_walk_step *s, int count, float *work, const mat4 *constants, float *out)
+{
+    for (int i = 0; i < count; i++) {
+        const float *a = OPERAND(s[i].a), *b = OPERAND(s[i].b);
+        float *o = (float *)((char *)out + s[i].out);
+        __m128 a0 = _mm_loadu_ps(a), a1 = _mm_loadu_ps(a + 4), a2 = _mm_loadu_ps(a + 8), a3 = _mm_loadu_ps(a + 12);
+        __m128 r[4];
+        for (int j = 0; j < 4; j++) {
+            /* Broadcasts by shuffling the loaded column: one instruction each. */
+            __m128 bj = _mm_loadu_ps(b + 4 * j);
+            r[j] = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_shuffle_ps(bj, bj, 0x00)),
+                                         _mm_mul_ps(a1, _mm_shuffle_ps(bj, bj, 0x55))),
+                              _mm_add_ps(_mm_mul_ps(a2, _mm_shuffle_ps(bj, bj, 0xaa)),
+                                         _mm_mul_ps(a3, _mm_shuffle_ps(bj, bj, 0xff))));
+        }
+        for (int j = 0; j < 4; j++) _mm_storeu_ps(o + 4 * j, r[j]);
+    }
+}
+
+/* A crowd's palette rows (kernels.h, run_rows): row r of a * b is the sum
+ * over k of a[k][r] times row k of b; b's rows by one transpose. */
+static void run_rows_sse2(const skv_walk_step *s, int count, float *work, const mat4 *constants, float *out)
+{
+    for (int i = 0; i < count; i++) {
+        const float *a = OPERAND(s[i].a), *b = OPERAND(s[i].b);
+        float *o = out + (size_t)(s[i].out / (int32_t)sizeof(mat4)) * SKV_ROWS_FLOATS;
+        __m128 b0 = _mm_loadu_ps(b), b1 = _mm_loadu_ps(b + 4), b2 = _mm_loadu_ps(b + 8), b3 = _mm_loadu_ps(b + 12);
+        _MM_TRANSPOSE4_PS(b0, b1, b2, b3); /* now b's rows */
+        for (int r = 0; r < 3; r++) {
+            __m128 row = _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(a[r]), b0), _mm_mul_ps(_mm_set1_ps(a[4 + r]), b1)),
+                                    _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a[8 + r]), b2), _mm_mul_ps(_mm_set1_ps(a[12 + r]), b3)));
+            _mm_stream_ps(o + 4 * r, row);
+        }
+    }
+}
+
+__attribute__((target("avx2,fma"))) static void run_rows_avx2(const skv_walk_step *s, int count, float *work,
+                                                               const mat4 *constants, float *out)
+{
+    for (int i = 0; i < count; i++) {
+        const float *a = OPERAND(s[i].a), *b = OPERAND(s[i].b);
+        float *o = out + (size_t)(s[i].out / (int32_t)sizeof(mat4)) * SKV_ROWS_FLOATS;
+        __m128 b0 = _mm_loadu_ps(b), b1 = _mm_loadu_ps(b + 4), b2 = _mm_loadu_ps(b + 8), b3 = _mm_loadu_ps(b + 12);
+        _MM_TRANSPOSE4_PS(b0, b1, b2, b3);
+        for (int r = 0; r < 3; r++) {
+            __m128 row = _mm_mul_ps(_mm_broadcast_ss(a + r), b0);
+            row = _mm_fmadd_ps(_mm_broadcast_ss(a + 4 + r), b1, row);
+            row = _mm_fmadd_ps(_mm_broadcast_ss(a + 8 + r), b2, row);
+            row = _mm_fmadd_ps(_mm_broadcast_ss(a + 12 + r), b3, row);
+            _mm_stream_ps(o + 4 * r, row);
+        }
+    }
+}
+
+static void fence_x86(void)
+{
+    _mm_sfence();
+}
+
+/* --- the sampler, 4 channels per SSE2 register ----------------------------- */
+
+#define VEC __m128
+#define SUFFIX(name) name##_sse2
+#define TARGET
+#define LOAD(p) _mm_load_ps(p)
+#define SET1(x) _mm_set1_ps(x)
+#define ZERO() _mm_setzero_ps()
+#define ADD(a, b) _mm_add_ps(a, b)
+#define SUB(a, b) _mm_sub_ps(a, b)
+#define MUL(a, b) _mm_mul_ps(a, b)
+#define FMA(a, b, c) _mm_add_ps(_mm_mul_ps(a, b), c)
+#define MIN(a, b) _mm_min_ps(a, b)
+#define MAX(a, b) _mm_max_ps(a, b)
+#define SQRT(a) _mm_sqrt_ps(a)
+#define DIV(a, b) _mm_div_ps(a, b)
+#define AND(a, b) _mm_and_ps(a, b)
+#define ANDNOT(m, x) _mm_andnot_ps(m, x)
+#define OR(a, b) _mm_or_ps(a, b)
+#define LT(a, b) _mm_cmplt_ps(a, b)
+#define GT(a, b) _mm_cmpgt_ps(a, b)
+#define ALL(m) (_mm_movemask_ps(m) == 0xf)
+/* Column k of the four locals: entries 4k .. 4k + 3, one channel per
+ * lane, transposed into one register per channel. */
+static inline void store_locals_sse2(__m128 m[16], const int32_t *out, float *work)
+{
+    for (int k = 0; k < 4; k++) {
+        _MM_TRANSPOSE4_PS(m[4 * k], m[4 * k + 1], m[4 * k + 2], m[4 * k + 3]);
+        for (int j = 0; j < 4; j++) _mm_storeu_ps((float *)((char *)work + out[j]) + 4 * k, m[4 * k + j]);
+    }
+}
+#define STORE_LOCALS(m, out, work) store_locals_sse2(m, out, work)
+#include "kernels_x86_lanes.h"
+#undef VEC
+#undef SUFFIX
+#undef TARGET
+#undef LOAD
+#undef SET1
+#undef ZERO
+#undef ADD
+#undef SUB
+#undef MUL
+#undef FMA
+#undef MIN
+#undef MAX
+#undef SQRT
+#undef DIV
+#undef AND
+#undef ANDNOT
+#undef OR
+#undef LT
+#undef GT
+#undef ALL
+#undef STORE_LOCALS
+
+/* --- the sampler, 4 channels per register with AVX2 + FMA: the last
+ * lanes of the wider samplers ---------------------------------------------- */
+
+#define VEC __m128
+#define SUFFIX(name) name##_avx2x4
+#define TARGET __attribute__((target("avx2,fma")))
+#define LOAD(p) _mm_load_ps(p)
+#define SET1(x) _mm_set1_ps(x)
+#define ZERO() _mm_setzero_ps()
+#define ADD(a, b) _mm_add_ps(a, b)
+#define SUB(a, b) _mm_sub_ps(a, b)
+#define MUL(a, b) _mm_mul_ps(a, b)
+#define FMA(a, b, c) _mm_fmadd_ps(a, b, c)
+#define MIN(a, b) _mm_min_ps(a, b)
+#define MAX(a, b) _mm_max_ps(a, b)
+#define SQRT(a) _mm_sqrt_ps(a)
+#define DIV(a, b) _mm_div_ps(a, b)
+#define AND(a, b) _mm_and_ps(a, b)
+#define ANDNOT(m, x) _mm_andnot_ps(m, x)
+#define OR(a, b) _mm_or_ps(a, b)
+#define LT(a, b) _mm_cmplt_ps(a, b)
+#define GT(a, b) _mm_cmpgt_ps(a, b)
+#define ALL(m) (_mm_movemask_ps(m) == 0xf)
+#define STORE_LOCALS(m, out, work) store_locals_sse2(m, out, work)
+#include "kernels_x86_lanes.h"
+#undef VEC
+#undef SUFFIX
+#undef TARGET
+#undef LOAD
+#undef SET1
+#undef ZERO
+#undef ADD
+#undef SUB
+#undef MUL
+#undef FMA
+#undef MIN
+#undef MAX
+#undef SQRT
+#undef DIV
+#undef AND
+#undef ANDNOT
+#undef OR
+#undef LT
+#undef GT
+#undef ALL
+#undef STORE_LOCALS
+
+/* --- the sampler, 8 channels per AVX2 register ----------------------------- */
+
+#define VEC __m256
+#define SUFFIX(name) name##_avx2
+#define TARGET __attribute__((target("avx2,fma")))
+#define LOAD(p) _mm256_load_ps(p)
+#define SET1(x) _mm256_set1_ps(x)
+#define ZERO() _mm256_setzero_ps()
+#define ADD(a, b) _mm256_add_ps(a, b)
+#define SUB(a, b) _mm256_sub_ps(a, b)
+#define MUL(a, b) _mm256_mul_ps(a, b)
+#define FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define MIN(a, b) _mm256_min_ps(a, b)
+#define MAX(a, b) _mm256_max_ps(a, b)
+#define SQRT(a) _mm256_sqrt_ps(a)
+#define DIV(a, b) _mm256_div_ps(a, b)
+#define AND(a, b) _mm256_and_ps(a, b)
+#define ANDNOT(m, x) _mm256_andnot_ps(m, x)
+#define OR(a, b) _mm256_or_ps(a, b)
+#define LT(a, b) _mm256_cmp_ps(a, b, _CMP_LT_OQ)
+#define GT(a, b) _mm256_cmp_ps(a, b, _CMP_GT_OQ)
+#define ALL(m) (_mm256_movemask_ps(m) == 0xff)
+/* Column k of eight locals: a 4 x 8 transpose, channels 0-3 from the low
+ * halves, 4-7 from the high. */
+TARGET static inline void store_locals_avx2(__m256 m[16], const int32_t *out, float *work)
+{
+    for (int k = 0; k < 4; k++) {
+        __m256 t0 = _mm256_unpacklo_ps(m[4 * k], m[4 * k + 1]), t1 = _mm256_unpackhi_ps(m[4 * k], m[4 * k + 1]);
+        __m256 t2 = _mm256_unpacklo_ps(m[4 * k + 2], m[4 * k + 3]), t3 = _mm256_unpackhi_ps(m[4 * k + 2], m[4 * k + 3]);
+        __m256 c[4] = {_mm256_shuffle_ps(t0, t2, 0x44), _mm256_shuffle_ps(t0, t2, 0xee),
+                       _mm256_shuffle_ps(t1, t3, 0x44), _mm256_shuffle_ps(t1, t3, 0xee)};
+        for (int j = 0; j < 4; j++) {
+            _mm_storeu_ps((float *)((char *)work + out[j]) + 4 * k, _mm256_castps256_ps128(c[j]));
+            _mm_storeu_ps((float *)((char *)work + out[j + 4]) + 4 * k, _mm256_extractf128_ps(c[j], 1));
+        }
+    }
+}
+#define STORE_LOCALS(m, out, work) store_locals_avx2(m, out, work)
+#define NARROW(a, b, f, out, lanes, work) sample_avx2x4(a, b, f, out, lanes, work)
+#define NARROW_LANES 4
+#include "kernels_x86_lanes.h"
+#undef NARROW
+#undef NARROW_LANES
+
+#undef VEC
+#undef SUFFIX
+#undef TARGET
+#undef LOAD
+#undef SET1
+#undef ZERO
+#undef ADD
+#undef SUB
+#undef MUL
+#undef FMA
+#undef MIN
+#undef MAX
+#undef SQRT
+#undef DIV
+#undef AND
+#undef ANDNOT
+#undef OR
+#undef LT
+#undef GT
+#undef ALL
+#undef STORE_LOCALS
+
+/* --- the sampler, 16 channels per AVX-512 register --------------------------
+ * Comparisons give masks; they are widened to all-ones lanes (AVX-512DQ)
+ * so the shared arithmetic's AND / OR selects work as with SSE and AVX. */
+
+#define VEC __m512
+#define SUFFIX(name) name##_avx512
+#define TARGET __attribute__((target("avx512f,avx512dq,avx2,fma")))
+#define LOAD(p) _mm512_load_ps(p)
+#define SET1(x) _mm512_set1_ps(x)
+#define ZERO() _mm512_setzero_ps()
+#define ADD(a, b) _mm512_add_ps(a, b)
+#define SUB(a, b) _mm512_sub_ps(a, b)
+#define MUL(a, b) _mm512_mul_ps(a, b)
+#define FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define MIN(a, b) _mm512_min_ps(a, b)
+#define MAX(a, b) _mm512_max_ps(a, b)
+#define SQRT(a) _mm512_sqrt_ps(a)
+#define DIV(a, b) _mm512_div_ps(a, b)
+#define AND(a, b) _mm512_and_ps(a, b)
+#define ANDNOT(m, x) _mm512_andnot_ps(m, x)
+#define OR(a, b) _mm512_or_ps(a, b)
+#define LT(a, b) _mm512_castsi512_ps(_mm512_movm_epi32(_mm512_cmp_ps_mask(a, b, _CMP_LT_OQ)))
+#define GT(a, b) _mm512_castsi512_ps(_mm512_movm_epi32(_mm512_cmp_ps_mask(a, b, _CMP_GT_OQ)))
+#define ALL(m) (_mm512_movepi32_mask(_mm512_castps_si512(m)) == 0xffff)
+/* Sixteen locals: the low and high eight channels as AVX2 stores them. */
+TARGET static inline void store_locals_avx512(__m512 m[16], const int32_t *out, float *work)
+{
+    __m256 lo[16], hi[16];
+    for (int k = 0; k < 16; k++) lo[k] = _mm512_castps512_ps256(m[k]), hi[k] = _mm512_extractf32x8_ps(m[k], 1);
+    store_locals_avx2(lo, out, work);
+    store_locals_avx2(hi, out + 8, work);
+}
+#define STORE_LOCALS(m, out, work) store_locals_avx512(m, out, work)
+#define NARROW(a, b, f, out, lanes, work) sample_avx2(a, b, f, out, lanes, work)
+#define NARROW_LANES 8
+#include "kernels_x86_lanes.h"
+#undef NARROW
+#undef NARROW_LANES
+
+static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_rows_sse2, fence_x86, sample_sse2};
+static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_rows_avx2, fence_x86, sample_avx2};
+/* The rows are 48 bytes: 128-bit streams, as AVX2's. */
+static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_rows_avx2, fence_x86, sample_avx512};
+
+const skv_kernels *kernels_x86(skv_walk_kernel which)
+{
+    /* The CPU's features, read once by the C runtime at start-up. */
+    switch (which) {
+    case SKV_WALK_PORTABLE: return &kernels_sse2;
+    case SKV_WALK_AVX2:
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? &kernels_avx2 : NULL;
+    case SKV_WALK_AVX512:
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                       __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
+                   ? &kernels_avx512
+                   : NULL;
+    default: return NULL;
+    }
+}
+
+#else
+const skv_kernels *kernels_x86(skv_walk_kernel which)
+{
+    (void)which;
+    return NULL;
+}
+#endif

@@ -1,0 +1,137 @@
+/* kernels_x86_lanes.h - the sample kernel's arithmetic, written once for
+ * any vector width: kernels_x86.c includes it once per instruction set
+ * with these defined:
+ *   VEC, SUFFIX(name), TARGET       type, name suffix, target attribute
+ *   LOAD SET1 ZERO ADD SUB MUL FMA(a, b, c) = a * b + c
+ *   MIN MAX SQRT DIV AND ANDNOT(m, x) = x & ~m, OR
+ *   LT(a, b) GT(a, b) ALL(mask)     comparisons, every lane true
+ *   STORE_LOCALS(c, out, work)      c[16]: the locals' entries (column
+ *                                   major, one channel per lane) to out[]
+ * No include guard: meant to be included more than once. */
+
+/* acos d for d in [0, 1]: 2 asin sqrt((1 - d) / 2) above 0.5, pi/2 -
+ * asin d below; asin x = x + x z P(z), z = x^2, |x| <= 0.5, with
+ * Cephes' asinf coefficients (relative error ~2.5e-7). */
+TARGET static inline VEC SUFFIX(acos01)(VEC d)
+{
+    VEC half = SET1(0.5f);
+    VEC high = GT(d, half);
+    VEC x_high = SQRT(MUL(half, SUB(SET1(1.0f), d)));
+    VEC x = OR(AND(high, x_high), ANDNOT(high, d));
+    VEC z = MUL(x, x);
+    VEC p = SET1(4.2163199048e-2f);
+    p = FMA(p, z, SET1(2.4181311049e-2f));
+    p = FMA(p, z, SET1(4.5470025998e-2f));
+    p = FMA(p, z, SET1(7.4953002686e-2f));
+    p = FMA(p, z, SET1(1.6666752422e-1f));
+    VEC asin_x = FMA(MUL(x, z), p, x);
+    return OR(AND(high, ADD(asin_x, asin_x)), ANDNOT(high, SUB(SET1(1.57079632679f), asin_x)));
+}
+
+/* k sin(k theta) / (k theta) for k theta in [0, pi/2]: Taylor to x^10
+ * (the next term is under 4e-8 there). */
+TARGET static inline VEC SUFFIX(arc_weight)(VEC k, VEC theta)
+{
+    VEC x = MUL(k, theta);
+    VEC x2 = MUL(x, x);
+    VEC p = SET1(-1.0f / 39916800.0f);
+    p = FMA(p, x2, SET1(1.0f / 362880.0f));
+    p = FMA(p, x2, SET1(-1.0f / 5040.0f));
+    p = FMA(p, x2, SET1(1.0f / 120.0f));
+    p = FMA(p, x2, SET1(-1.0f / 6.0f));
+    p = FMA(p, x2, SET1(1.0f));
+    return MUL(k, p);
+}
+
+/* Slerp's weights for keys a . b = d apart at factor f, without their
+ * common 1 / sin theta (the caller normalises): (1 - f) sinc((1 - f)
+ * theta) and f sinc(f theta), theta = acos d. No division by a vanishing
+ * sine and no branch per lane; theta = 0 gives normalised lerp's weights
+ * exactly. Keys are in one hemisphere (walk.c turns them), so d >= 0 and
+ * theta <= pi / 2. */
+TARGET static inline void SUFFIX(arc_weights)(VEC d, VEC f, VEC *wa, VEC *wb)
+{
+    /* Unit keys give d in [0, 1] up to rounding; keys that are not unit
+     * (files store some) are clamped, as the reference's d > 0.9995 test
+     * sends them to lerp. NaN becomes 0 and is caught by the length test. */
+    VEC one = SET1(1.0f);
+    d = MIN(MAX(d, ZERO()), one);
+    VEC k = SUB(one, f), x = SUB(one, d);
+    if (ALL(LT(x, SET1(0.045f)))) {
+        /* Every lane's keys within ~0.3 rad (most pairs of a smooth clip):
+         * theta^2 from the series of acos(1 - x)^2 (the next term,
+         * 128 x^5 / 1575, is under 2e-8 here) and shorter sincs (k theta
+         * <= 0.3: the x^8 term is under 2e-10). */
+        VEC t2 = SET1(4.0f / 35.0f);
+        t2 = FMA(t2, x, SET1(8.0f / 45.0f));
+        t2 = FMA(t2, x, SET1(1.0f / 3.0f));
+        t2 = FMA(t2, x, SET1(2.0f));
+        t2 = MUL(t2, x);
+        VEC ya = MUL(MUL(k, k), t2), yb = MUL(MUL(f, f), t2);
+        VEC pa = FMA(SET1(-1.0f / 5040.0f), ya, SET1(1.0f / 120.0f));
+        VEC pb = FMA(SET1(-1.0f / 5040.0f), yb, SET1(1.0f / 120.0f));
+        pa = FMA(pa, ya, SET1(-1.0f / 6.0f));
+        pb = FMA(pb, yb, SET1(-1.0f / 6.0f));
+        *wa = MUL(k, FMA(pa, ya, one));
+        *wb = MUL(f, FMA(pb, yb, one));
+    } else {
+        VEC theta = SUFFIX(acos01)(d);
+        *wa = SUFFIX(arc_weight)(k, theta);
+        *wb = SUFFIX(arc_weight)(f, theta);
+    }
+}
+
+/* One vector of channels: a and b point at their first component (T x)
+ * in the key blocks, components SKV_LANE_BLOCK floats apart. */
+TARGET static inline void SUFFIX(sample_vector)(const float *a, const float *b, VEC f, const int32_t *out, float *work)
+{
+    VEC t[3], s[3], ra[4], rb[4];
+    for (int c = 0; c < 3; c++) {
+        VEC ta = LOAD(a + c * SKV_LANE_BLOCK), sa = LOAD(a + (7 + c) * SKV_LANE_BLOCK);
+        t[c] = FMA(f, SUB(LOAD(b + c * SKV_LANE_BLOCK), ta), ta);
+        s[c] = FMA(f, SUB(LOAD(b + (7 + c) * SKV_LANE_BLOCK), sa), sa);
+    }
+    for (int c = 0; c < 4; c++) ra[c] = LOAD(a + (3 + c) * SKV_LANE_BLOCK), rb[c] = LOAD(b + (3 + c) * SKV_LANE_BLOCK);
+    VEC d = FMA(ra[3], rb[3], FMA(ra[2], rb[2], FMA(ra[1], rb[1], MUL(ra[0], rb[0]))));
+    VEC wa, wb;
+    SUFFIX(arc_weights)(d, f, &wa, &wb);
+    VEC r[4];
+    for (int c = 0; c < 4; c++) r[c] = FMA(wb, rb[c], MUL(wa, ra[c]));
+    VEC len2 = FMA(r[3], r[3], FMA(r[2], r[2], FMA(r[1], r[1], MUL(r[0], r[0]))));
+    /* A zero or non-finite quaternion gives identity, as the reference. */
+    VEC ok = AND(GT(len2, ZERO()), LT(len2, SET1(INFINITY)));
+    VEC inv = AND(ok, DIV(SET1(1.0f), SQRT(len2)));
+    VEC one = SET1(1.0f), two = SET1(2.0f);
+    VEC x = MUL(r[0], inv), y = MUL(r[1], inv), z = MUL(r[2], inv);
+    VEC w = OR(AND(ok, MUL(r[3], inv)), ANDNOT(ok, one));
+    VEC xx = MUL(x, x), yy = MUL(y, y), zz = MUL(z, z), xy = MUL(x, y), xz = MUL(x, z), yz = MUL(y, z);
+    VEC wx = MUL(w, x), wy = MUL(w, y), wz = MUL(w, z);
+    /* T * R * S, the arithmetic of the reference's trs_mat4. */
+    VEC m[16] = {MUL(SUB(one, MUL(two, ADD(yy, zz))), s[0]), MUL(MUL(two, ADD(xy, wz)), s[0]),
+                 MUL(MUL(two, SUB(xz, wy)), s[0]), ZERO(),
+                 MUL(MUL(two, SUB(xy, wz)), s[1]), MUL(SUB(one, MUL(two, ADD(xx, zz))), s[1]),
+                 MUL(MUL(two, ADD(yz, wx)), s[1]), ZERO(),
+                 MUL(MUL(two, ADD(xz, wy)), s[2]), MUL(MUL(two, SUB(yz, wx)), s[2]),
+                 MUL(SUB(one, MUL(two, ADD(xx, yy))), s[2]), ZERO(),
+                 t[0], t[1], t[2], one};
+    STORE_LOCALS(m, out, work);
+}
+
+/* Every vector of lanes up to lane_count; with NARROW(at, lanes) defined,
+ * the last lanes when NARROW_LANES or fewer are left go to a narrower
+ * sampler (a file of 3 moving channels need not pay for 16). */
+TARGET static void SUFFIX(sample)(const float *a, const float *b, float f, const int32_t *out, int lane_count, float *work)
+{
+    enum { WIDTH = (int)(sizeof(VEC) / sizeof(float)) };
+    VEC fv = SET1(f);
+    for (int l = 0; l < lane_count; l += WIDTH) {
+        size_t at = (size_t)(l / SKV_LANE_BLOCK) * SKV_KEY_FLOATS(1) + (size_t)(l % SKV_LANE_BLOCK);
+#ifdef NARROW
+        if (lane_count - l <= NARROW_LANES) {
+            NARROW(a + at, b + at, f, out + l, lane_count - l, work);
+            return;
+        }
+#endif
+        SUFFIX(sample_vector)(a + at, b + at, fv, out + l, work);
+    }
+}

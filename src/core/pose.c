@@ -1,0 +1,252 @@
+/* pose.c - a character's pose (skv_pose): the fast evaluation through the
+ * clip's compiled walk (walk.h) and its kernels (kernels.h), the key
+ * cursors, and blends of two clips. */
+#include "anim.h"
+#include "walk.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int pose_create(skv_pose *pose, const skv_skeleton *skeleton)
+{
+    return pose_create_into(pose, skeleton, NULL);
+}
+
+static int pose_setup(skv_pose *pose, const skv_skeleton *skeleton, mat4 *palette, int own_work)
+{
+    memset(pose, 0, sizeof *pose);
+    pose->node_count = skeleton->node_count;
+    pose->bone_count = skeleton->bone_count;
+    size_t nodes = skeleton->node_count > 0 ? (size_t)skeleton->node_count : 1;
+    size_t bones = skeleton->bone_count > 0 ? (size_t)skeleton->bone_count : 1;
+    /* 64-byte aligned: a 4x4 float matrix is one cache line, and one
+     * AVX-512 register. */
+    pose->work = own_work ? aligned_alloc(64, 2 * nodes * sizeof(mat4)) : NULL;
+    pose->palette = palette ? palette : aligned_alloc(64, bones * sizeof(mat4));
+    pose->palette_borrowed = palette != NULL;
+    pose->walk_clip = -2;
+    if ((own_work && !pose->work) || !pose->palette) {
+        pose_destroy(pose);
+        return -1;
+    }
+    if (own_work) {
+        pose->global = (mat4 *)pose->work;
+        pose->local = pose->global + skeleton->node_count;
+    }
+    return 0;
+}
+
+int pose_create_into(skv_pose *pose, const skv_skeleton *skeleton, mat4 *palette)
+{
+    return pose_setup(pose, skeleton, palette, 1);
+}
+
+int pose_create_lent(skv_pose *pose, const skv_skeleton *skeleton, float *rows)
+{
+    if (pose_setup(pose, skeleton, (mat4 *)(void *)rows, 0) != 0) return -1;
+    pose->palette_rows = 1;
+    return 0;
+}
+
+void pose_destroy(skv_pose *pose)
+{
+    free(pose->work);
+    if (!pose->palette_borrowed) free(pose->palette);
+    free(pose->cursors);
+    free(pose->rest_trs);
+    memset(pose, 0, sizeof *pose);
+}
+
+void pose_evaluate_reference(skv_pose *pose, const skv_model *model, int clip, double seconds)
+{
+    const skv_clip *c = clip >= 0 && clip < model->clip_count ? &model->clips[clip] : NULL;
+    double ticks = c ? anim_clip_ticks(c, seconds) : 0.0;
+    pose->walk_clip = -2; /* every palette entry is rewritten here */
+    pose->globals_owed = NULL;
+    anim_sample(&model->skeleton, c, ticks, pose->local);
+    skeleton_pose(&model->skeleton, pose->local, pose->global);
+    skin_palette(&model->skeleton, pose->global, model->global_inverse, pose->palette);
+}
+
+/* local = T * R * S from a unit quaternion, written straight into the
+ * columns (the product anim_quat_mat4 + scaling would form). */
+static inline void trs_mat4(const float t[3], const float q[4], const float s[3], mat4 out)
+{
+    float x = q[0], y = q[1], z = q[2], w = q[3];
+    float xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y, wz = w * z;
+    out[0][0] = (1.0f - 2.0f * (yy + zz)) * s[0];
+    out[0][1] = 2.0f * (xy + wz) * s[0];
+    out[0][2] = 2.0f * (xz - wy) * s[0];
+    out[0][3] = 0.0f;
+    out[1][0] = 2.0f * (xy - wz) * s[1];
+    out[1][1] = (1.0f - 2.0f * (xx + zz)) * s[1];
+    out[1][2] = 2.0f * (yz + wx) * s[1];
+    out[1][3] = 0.0f;
+    out[2][0] = 2.0f * (xz + wy) * s[2];
+    out[2][1] = 2.0f * (yz - wx) * s[2];
+    out[2][2] = (1.0f - 2.0f * (xx + yy)) * s[2];
+    out[2][3] = 0.0f;
+    out[3][0] = t[0];
+    out[3][1] = t[1];
+    out[3][2] = t[2];
+    out[3][3] = 1.0f;
+}
+
+/* out = a * b for affine matrices (bottom row 0 0 0 1): the bottom row is
+ * not computed, it comes out of the columns' w by itself. */
+static inline void affine_mul(const mat4 a, const mat4 b, mat4 out)
+{
+    mat4 r;
+    for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 4; i++)
+            r[j][i] = a[0][i] * b[j][0] + a[1][i] * b[j][1] + a[2][i] * b[j][2] + (j == 3 ? a[3][i] : 0.0f);
+    memcpy(out, r, sizeof r);
+}
+
+/* The walk's step: node n's global from its parent's (the root's from
+ * globalInverse, so globals are in model space). */
+static inline void node_global(skv_pose *pose, const skv_model *model, int n, const float *local)
+{
+    int p = model->skeleton.parents[n];
+    if (p < 0) glm_mat4_mul((vec4 *)model->global_inverse, (vec4 *)local, pose->global[n]);
+    else affine_mul(pose->global[p], (vec4 *)local, pose->global[n]);
+}
+
+/* final[b] = global(node of b) * offset[b]. */
+static inline void bone_palette(skv_pose *pose, const skv_skeleton *sk)
+{
+    for (int b = 0; b < sk->bone_count; b++) {
+        int n = sk->bone_node[b];
+        if (n < 0) glm_mat4_identity(pose->palette[b]);
+        else affine_mul(pose->global[n], sk->bone_offset[b], pose->palette[b]);
+    }
+}
+
+/* Cursors for `clip`'s channels, reset when the clip changes; NULL (binary
+ * search every time) if they cannot be allocated. */
+static int *pose_cursors(skv_pose *pose, int clip, int channels)
+{
+    if (channels > pose->cursor_capacity) {
+        int *c = realloc(pose->cursors, (size_t)channels * 3 * sizeof *c);
+        if (!c) return NULL;
+        pose->cursors = c;
+        pose->cursor_capacity = channels;
+        pose->cursor_clip = -2;
+    }
+    if (pose->cursor_clip != clip) {
+        memset(pose->cursors, 0, (size_t)channels * 3 * sizeof *pose->cursors);
+        pose->cursor_clip = clip;
+    }
+    return pose->cursors;
+}
+
+void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seconds)
+{
+    const skv_clip *c = clip >= 0 && clip < model->clip_count ? &model->clips[clip] : NULL;
+    const skv_walk *w = walk_clip(model, c ? clip : -1);
+    if (!w && pose->palette_rows) {
+        /* No walk (memory ran out) and no room for the reference's 4x4
+         * palette: the bind pose, identity rows. */
+        float *rows = (float *)(void *)pose->palette;
+        for (int b = 0; b < pose->bone_count; b++)
+            for (int k = 0; k < SKV_ROWS_FLOATS; k++) rows[b * SKV_ROWS_FLOATS + k] = k % 5 == 0 ? 1.0f : 0.0f;
+        return;
+    }
+    if (!w) {
+        pose_evaluate_reference(pose, model, clip, seconds);
+        return;
+    }
+    const skv_kernels *kernels = kernels_get((skv_walk_kernel)pose->walk_kernel);
+    if (!kernels) kernels = kernels_get(SKV_WALK_AUTO); /* not on this CPU */
+    double ticks = c ? anim_clip_ticks(c, seconds) : 0.0;
+    int clip_key = c ? clip : -1;
+    if (pose->walk_clip != clip_key) {
+        walk_fixed(w, pose->work, (float *)pose->palette, kernels, pose->palette_rows);
+        pose->walk_clip = clip_key;
+    }
+    int *cursors = c ? pose_cursors(pose, clip, c->channel_count) : NULL;
+    walk_pose(w, c, ticks, cursors, pose->work, (float *)pose->palette, kernels, pose->palette_rows);
+    pose->globals_owed = walk_has_deferred(w) ? w : NULL;
+}
+
+void pose_evaluate_lent(skv_pose *pose, const skv_model *model, int clip, double seconds, float *work)
+{
+    pose->work = work;
+    pose->global = (mat4 *)work;
+    pose->local = pose->global + pose->node_count;
+    pose_evaluate(pose, model, clip, seconds);
+    pose->work = NULL, pose->global = pose->local = NULL;
+    pose->globals_owed = NULL;
+}
+
+const mat4 *pose_globals(skv_pose *pose)
+{
+    const skv_walk *w = pose->globals_owed;
+    if (w) walk_deferred(w, pose->work, kernels_get(SKV_WALK_AUTO));
+    pose->globals_owed = NULL;
+    return (const mat4 *)pose->global;
+}
+
+/* Every node's rest transform as T, R, S, decomposed on the pose's first
+ * blend and kept (the rest pose never changes); NULL if memory runs out. */
+static const skv_trs *pose_rest_trs(skv_pose *pose, const skv_skeleton *sk)
+{
+    if (!pose->rest_trs) {
+        skv_trs *all = malloc((size_t)(sk->node_count > 0 ? sk->node_count : 1) * sizeof *all);
+        if (!all) return NULL;
+        for (int n = 0; n < sk->node_count; n++) anim_decompose(sk->rest_local[n], all[n].t, all[n].r, all[n].s);
+        pose->rest_trs = all;
+    }
+    return pose->rest_trs;
+}
+
+/* A channel's T, R, S at `ticks`, as the reference samples them (two
+ * clips at once: no cursors). */
+static void channel_trs(const skv_channel *ch, double ticks, skv_trs *out)
+{
+    anim_sample_vec3(ch->positions, ch->position_count, ticks, out->t);
+    anim_sample_quat(ch->rotations, ch->rotation_count, ticks, out->r);
+    anim_sample_vec3(ch->scales, ch->scale_count, ticks, out->s);
+}
+
+void pose_evaluate_blend(skv_pose *pose, const skv_model *model, int clip_a, double seconds_a, int clip_b,
+                         double seconds_b, float weight)
+{
+    const skv_skeleton *sk = &model->skeleton;
+    const skv_clip *a = clip_a >= 0 && clip_a < model->clip_count ? &model->clips[clip_a] : NULL;
+    const skv_clip *b = clip_b >= 0 && clip_b < model->clip_count ? &model->clips[clip_b] : NULL;
+    double ticks_a = a ? anim_clip_ticks(a, seconds_a) : 0.0, ticks_b = b ? anim_clip_ticks(b, seconds_b) : 0.0;
+    float w = weight > 0.0f ? (weight < 1.0f ? weight : 1.0f) : 0.0f;
+    pose->walk_clip = -2; /* every global and palette entry is rewritten here */
+    pose->globals_owed = NULL;
+    const skv_trs *rest = pose_rest_trs(pose, sk);
+
+    for (int n = 0; n < sk->node_count; n++) {
+        int ca = a ? a->node_channel[n] : -1, cb = b ? b->node_channel[n] : -1;
+        const float *local;
+        if (ca < 0 && cb < 0) {
+            local = (const float *)sk->rest_local[n];
+        } else {
+            /* A node one clip does not animate keeps its rest transform
+             * there, and is blended with the other clip's motion. */
+            skv_trs ta, tb, out;
+            if (ca >= 0) channel_trs(&a->channels[ca], ticks_a, &ta);
+            else if (rest) ta = rest[n];
+            else anim_decompose(sk->rest_local[n], ta.t, ta.r, ta.s);
+            if (cb >= 0) channel_trs(&b->channels[cb], ticks_b, &tb);
+            else if (rest) tb = rest[n];
+            else anim_decompose(sk->rest_local[n], tb.t, tb.r, tb.s);
+            for (int k = 0; k < 3; k++) {
+                out.t[k] = ta.t[k] + w * (tb.t[k] - ta.t[k]);
+                out.s[k] = ta.s[k] + w * (tb.s[k] - ta.s[k]);
+            }
+            anim_quat_slerp(ta.r, tb.r, w, out.r);
+            trs_mat4(out.t, out.r, out.s, pose->local[n]);
+            local = (const float *)pose->local[n];
+        }
+        node_global(pose, model, n, local);
+    }
+    bone_palette(pose, sk);
+}
+
