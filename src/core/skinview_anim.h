@@ -1,0 +1,30 @@
+/* skinview_anim.h - libskinview_anim, Skinview's animation core, for
+ * programs of your own: no GL, no Assimp, no image library; cglm, libm
+ * and pthreads only. Install it with Skinview (`cmake --install`), build
+ * with `pkg-config --cflags --libs skinview_anim`.
+ *
+ * What it holds, in the order a program uses it:
+ *   model.h  the plain model: skeleton (parent-first nodes, bones with
+ *            offset matrices), clips (keys per node), meshes, influences.
+ *            Fill one yourself (examples/pose_arm.c) or get one from
+ *            Skinview's importer; model_free releases it.
+ *   anim.h   pose_create, then per frame pose_evaluate(pose, model, clip,
+ *            seconds): the palette final[b] = globalInverse *
+ *            global(node of b) * offset[b]; pose_evaluate_reference is the
+ *            specification it matches; pose_destroy.
+ *   skin.h   the palette applied on the CPU (linear or dual quaternion),
+ *            exactly as Skinview's shader does.
+ *   morph.h  morph target weights per frame.
+ *   crowd.h  many characters of one model posed on a thread pool.
+ * Results: functions that can fail return skv_result (error.h). */
+#ifndef SKINVIEW_ANIM_H
+#define SKINVIEW_ANIM_H
+
+#include "error.h"
+#include "model.h"
+#include "anim.h"
+#include "skin.h"
+#include "morph.h"
+#include "crowd.h"
+
+#endif
