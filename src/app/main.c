@@ -84,6 +84,25 @@ static const char *default_model_path(char *buf, size_t size)
     return buf;
 }
 
+/* The process exit status for a result (README "Exit codes"): the one
+ * place results meet the command line's contract. */
+static int exit_status(skv_result r)
+{
+    switch (r) {
+    case SKV_OK: return 0;
+    case SKV_ERR_ARGUMENT: return 2;
+    case SKV_ERR_FILE: return 3;
+    case SKV_ERR_IMPORT: return 4;
+    case SKV_ERR_CONTENT: return 5;
+    case SKV_ERR_ANIM: return 6;
+    case SKV_ERR_GPU: return 7;
+    case SKV_ERR_OUTPUT: return 8;
+    case SKV_ERR_MEMORY: return 9;
+    case SKV_ERR_REF: return 10;
+    }
+    return 1;
+}
+
 /* What the options ask of the loaded scene: views, morph weights, the
  * blend, the crowd, the camera. */
 static skv_result configure_scene(skv_scene *scene, const skv_options *o, skv_error *err)
@@ -97,7 +116,7 @@ static skv_result configure_scene(skv_scene *scene, const skv_options *o, skv_er
     if (o->weights) {
         view.weight_bone = model_find_bone(&scene->model, o->weights);
         if (view.weight_bone < 0)
-            return skv_fail(err, SKV_ERR_USAGE, "no bone '%s' (it has %d; see --list)", o->weights,
+            return skv_fail(err, SKV_ERR_ARGUMENT, "no bone '%s' (it has %d; see --list)", o->weights,
                             scene->model.skeleton.bone_count);
         view.shade = SKV_SHADE_WEIGHTS;
     }
@@ -108,7 +127,7 @@ static skv_result configure_scene(skv_scene *scene, const skv_options *o, skv_er
         snprintf(name, sizeof name, "%.*s", (int)(eq - o->morphs[i]), o->morphs[i]);
         int target = morph_find_target(&scene->model, name);
         if (target < 0)
-            return skv_fail(err, SKV_ERR_USAGE, "--morph: no morph target '%s' (it has %d; see --list)", name,
+            return skv_fail(err, SKV_ERR_ARGUMENT, "--morph: no morph target '%s' (it has %d; see --list)", name,
                             scene->model.morph_target_count);
         scene_set_morph(scene, target, (float)atof(eq + 1));
     }
@@ -142,7 +161,7 @@ int main(int argc, char **argv)
     skv_error err = {{0}};
     if (options_parse(argc, argv, &o, &err) != SKV_OK) {
         print_error("%s", err.message);
-        return SKV_ERR_USAGE;
+        return exit_status(SKV_ERR_ARGUMENT);
     }
     if (o.help) {
         options_print_help(stdout);
@@ -162,7 +181,7 @@ int main(int argc, char **argv)
     skv_result r = scene_load(&scene, path, o.anim, &import, &err);
     if (r != SKV_OK) {
         print_error("%s: %s", path, err.message);
-        return r;
+        return exit_status(r);
     }
     r = configure_scene(&scene, &o, &err);
     for (int i = 0; r == SKV_OK && i < scene.model.warning_count; i++)
@@ -194,5 +213,5 @@ int main(int argc, char **argv)
     }
     if (r != SKV_OK) print_error("%s: %s", path, err.message);
     scene_free(&scene);
-    return r;
+    return exit_status(r);
 }

@@ -291,21 +291,21 @@ static int store_value(const option_spec *s, const char *value, skv_options *o)
 static skv_result check_combinations(const skv_options *o, skv_error *err)
 {
     if (o->frames > 0 && !o->gif && (!o->screenshot || !options_frame_pattern_ok(o->screenshot)))
-        return skv_fail(err, SKV_ERR_USAGE,
+        return skv_fail(err, SKV_ERR_ARGUMENT,
                         "--frames needs --screenshot with one %%d in the name (e.g. out_%%04d.png; width up to %d) "
                         "or --gif", SKV_FRAME_WIDTH_MAX);
     if (o->ref && (!o->screenshot || o->gif))
-        return skv_fail(err, SKV_ERR_USAGE, "--ref compares the --screenshot PNG with a reference: give --screenshot");
+        return skv_fail(err, SKV_ERR_ARGUMENT, "--ref compares the --screenshot PNG with a reference: give --screenshot");
     if (o->ref && o->frames > 0 && !options_frame_pattern_ok(o->ref))
-        return skv_fail(err, SKV_ERR_USAGE, "with --frames, --ref needs one %%d in the name, like --screenshot");
+        return skv_fail(err, SKV_ERR_ARGUMENT, "with --frames, --ref needs one %%d in the name, like --screenshot");
     if (o->screenshot_dir) {
         struct stat st;
         if (stat(o->screenshot_dir, &st) != 0 || !S_ISDIR(st.st_mode))
-            return skv_fail(err, SKV_ERR_USAGE, "--screenshot-dir %s: not a folder", o->screenshot_dir);
+            return skv_fail(err, SKV_ERR_ARGUMENT, "--screenshot-dir %s: not a folder", o->screenshot_dir);
     }
-    if (o->json && !o->list) return skv_fail(err, SKV_ERR_USAGE, "--json goes with --list");
+    if (o->json && !o->list) return skv_fail(err, SKV_ERR_ARGUMENT, "--json goes with --list");
     if (o->dual_quaternion && o->instances > 0)
-        return skv_fail(err, SKV_ERR_USAGE, "--skinning dq does not combine with --instances (crowds are linear)");
+        return skv_fail(err, SKV_ERR_ARGUMENT, "--skinning dq does not combine with --instances (crowds are linear)");
     return SKV_OK;
 }
 
@@ -317,17 +317,17 @@ skv_result options_parse(int argc, char **argv, skv_options *o, skv_error *err)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (a[0] != '-' || a[1] == '\0') { /* the model ("-" alone is a file name too) */
-            if (o->model) return skv_fail(err, SKV_ERR_USAGE, "more than one model given (%s, %s)", o->model, a);
+            if (o->model) return skv_fail(err, SKV_ERR_ARGUMENT, "more than one model given (%s, %s)", o->model, a);
             o->model = a;
             continue;
         }
         if (strcmp(a, "-h") == 0) a = "--help";
         const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
         const option_spec *s = find_option(a, eq ? (size_t)(eq - a) : strlen(a));
-        if (!s) return skv_fail(err, SKV_ERR_USAGE, "unknown option %s (see --help)", a);
+        if (!s) return skv_fail(err, SKV_ERR_ARGUMENT, "unknown option %s (see --help)", a);
         int takes_value = s->kind > OPT_FLAG;
         if (!takes_value) {
-            if (eq) return skv_fail(err, SKV_ERR_USAGE, "%s takes no value", s->name);
+            if (eq) return skv_fail(err, SKV_ERR_ARGUMENT, "%s takes no value", s->name);
             if (s->kind == OPT_HELP) o->help = 1;
             else if (s->kind == OPT_VERSION) o->version = 1;
             else *(int *)((char *)o + s->field) = 1;
@@ -335,13 +335,13 @@ skv_result options_parse(int argc, char **argv, skv_options *o, skv_error *err)
             continue;
         }
         const char *value = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-        if (!value) return skv_fail(err, SKV_ERR_USAGE, "%s needs a value", s->name);
+        if (!value) return skv_fail(err, SKV_ERR_ARGUMENT, "%s needs a value", s->name);
         int stored = store_value(s, value, o);
-        if (stored == -2) return skv_fail(err, SKV_ERR_USAGE, "at most %d %s options", s->max_count, s->name);
+        if (stored == -2) return skv_fail(err, SKV_ERR_ARGUMENT, "at most %d %s options", s->max_count, s->name);
         if (stored != 0) {
             if ((s->kind == OPT_CHOICE || s->kind == OPT_BLEND) && s->value)
-                return skv_fail(err, SKV_ERR_USAGE, "bad value for %s: '%s' (%s)", s->name, value, s->value);
-            return skv_fail(err, SKV_ERR_USAGE, "bad value for %s: '%s'", s->name, value);
+                return skv_fail(err, SKV_ERR_ARGUMENT, "bad value for %s: '%s' (%s)", s->name, value, s->value);
+            return skv_fail(err, SKV_ERR_ARGUMENT, "bad value for %s: '%s'", s->name, value);
         }
     }
     return check_combinations(o, err);

@@ -10,7 +10,7 @@
  * Every option is `--name VALUE` or `--name=VALUE`; values are checked
  * here (ranges, sizes, colours, file name patterns), so the rest of the
  * program gets only values it can use. The parser prints nothing: a bad
- * command line comes back as SKV_ERR_USAGE with one line in `err`. */
+ * command line comes back as SKV_ERR_ARGUMENT with one line in `err`. */
 #ifndef SKV_OPTIONS_H
 #define SKV_OPTIONS_H
 
@@ -74,7 +74,7 @@ typedef struct skv_options {
 } skv_options;
 
 /* Fills `o` from the command line (the defaults first). SKV_OK, or
- * SKV_ERR_USAGE with one line in `err`. */
+ * SKV_ERR_ARGUMENT with one line in `err`. */
 skv_result options_parse(int argc, char **argv, skv_options *o, skv_error *err);
 
 /* --help: generated from the option table. */

@@ -73,7 +73,7 @@ skv_result scene_set_instances(skv_scene *scene, int count, int mixed_clips, skv
 {
     if (scene->instances > 0) crowd_destroy(&scene->crowd);
     scene->instances = 0;
-    if (count < 1) return skv_fail(err, SKV_ERR_USAGE, "--instances must be at least 1");
+    if (count < 1) return skv_fail(err, SKV_ERR_ARGUMENT, "a crowd needs at least 1 character");
     if (crowd_create(&scene->crowd, &scene->model, count, scene->clip, mixed_clips, 0) != 0)
         return skv_fail(err, SKV_ERR_MEMORY, "out of memory for %d characters", count);
     scene->instances = count;

@@ -1,8 +1,9 @@
 /* error.h - result codes and the message buffer fallible calls fill.
  *
  * Deep code never prints: it returns one of these codes and writes one
- * line into an skv_error; main prints it once, naming the file. The codes
- * double as the process exit status (see README "Exit codes"). */
+ * line into an skv_error (in the library's words, not the command line's);
+ * main prints it once, naming the file, and maps the code to the process
+ * exit status (main.c: exit_status; README "Exit codes"). */
 #ifndef SKV_ERROR_H
 #define SKV_ERROR_H
 
@@ -10,15 +11,15 @@
 
 typedef enum skv_result {
     SKV_OK = 0,
-    SKV_ERR_USAGE = 2,       /* bad command line */
+    SKV_ERR_ARGUMENT = 2,    /* an argument the call cannot take (a bad command line, an unsupported combination) */
     SKV_ERR_FILE = 3,        /* missing, unreadable, not a regular file */
     SKV_ERR_IMPORT = 4,      /* Assimp could not read it, or it is corrupt */
     SKV_ERR_CONTENT = 5,     /* read, but nothing to show (no meshes ...) */
-    SKV_ERR_ANIM = 6,        /* unknown --anim */
+    SKV_ERR_ANIM = 6,        /* no such clip */
     SKV_ERR_GPU = 7,         /* no GL context, shader or framebuffer failure */
-    SKV_ERR_OUTPUT = 8,      /* could not write the PNG/OBJ */
+    SKV_ERR_OUTPUT = 8,      /* could not write an output file */
     SKV_ERR_MEMORY = 9,
-    SKV_ERR_REF = 10,        /* the render differs from its --ref image */
+    SKV_ERR_REF = 10,        /* the render differs from its reference image */
 } skv_result;
 
 typedef struct skv_error {

@@ -778,13 +778,13 @@ skv_result render_enable_dual_quaternion(skv_renderer *renderer, const skv_model
 skv_result render_enable_crowd(skv_renderer *renderer, const skv_model *model, int max_instances, skv_error *err)
 {
     if (renderer->draws.split)
-        return skv_fail(err, SKV_ERR_USAGE, "--instances: models of more than %d bones are not supported",
+        return skv_fail(err, SKV_ERR_ARGUMENT, "crowds of models of more than %d bones are not supported",
                         SKV_MAX_BONES);
     GLint max_texels = 0;
     glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &max_texels);
     long long texels = (long long)max_instances * (model->skeleton.bone_count > 0 ? model->skeleton.bone_count : 1) * 3;
     if (texels > max_texels)
-        return skv_fail(err, SKV_ERR_GPU, "--instances %d: %lld palette texels, the GPU takes %d", max_instances,
+        return skv_fail(err, SKV_ERR_GPU, "a crowd of %d: %lld palette texels, the GPU takes %d", max_instances,
                         texels, (int)max_texels);
     if (!renderer->crowd_program) {
         skv_shader_variant variant = {.influence_slots = model->influence_slots, .instanced = 1};
@@ -935,7 +935,7 @@ skv_result target_create_msaa(skv_target *target, int width, int height, int sam
         GLint max_samples = 0;
         glGetIntegerv(GL_MAX_SAMPLES, &max_samples);
         if (target->samples > max_samples)
-            return skv_fail(err, SKV_ERR_GPU, "--msaa %d: this driver takes at most %d samples", samples,
+            return skv_fail(err, SKV_ERR_GPU, "%d samples per pixel: this driver takes at most %d", samples,
                             (int)max_samples);
     }
     GLenum status = framebuffer_create(&target->framebuffer, &target->color, &target->depth, width, height, 0);
