@@ -45,4 +45,17 @@ shot "$gen/looks_srgb.glb" --background 0,0,0 --msaa 1 --screenshot "$out/msaa1.
 shot "$gen/looks_normal.glb" --time 1 --msaa 1 --background 1,1,1 --screenshot "$out/normal_map.png"
 shot "$gen/looks_flat.glb" --time 1 --msaa 1 --background 1,1,1 --screenshot "$out/normal_none.png"
 "$check" silhouette "$out/normal_map.png" "$out/normal_none.png" 0.3
+# --msaa outside 1..64 or not whole: a bad command line (2); more samples
+# than the driver takes (llvmpipe: 4): one line, status 7.
+for bad in 0 65 2.5 x; do
+  status=0
+  "$skinview" "$gen/looks_srgb.glb" --msaa "$bad" --screenshot "$out/bad.png" 2>"$out/bad.txt" || status=$?
+  [ "$status" = 2 ] || { echo "--msaa $bad: status $status, want 2"; exit 1; }
+done
+max=$(env -u DISPLAY "$skinview" "$gen/looks_srgb.glb" --msaa 64 --screenshot "$out/bad.png" 2>&1 >/dev/null || true)
+case "$max" in
+  *"takes at most"*) [ "$(printf '%s\n' "$max" | wc -l)" = 1 ] || { echo "--msaa 64: not one line: $max"; exit 1; } ;;
+  "") echo "--msaa 64: accepted (a driver with 64 samples?)" ;;
+  *) echo "--msaa 64: unexpected: $max"; exit 1 ;;
+esac
 echo "e2e_looks: all checks hold"
