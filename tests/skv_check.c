@@ -11,6 +11,8 @@
  *                                          every channel (A, B: one scene on two backgrounds)
  *   skv_check channels IMG X Y A B MARGIN  at (X, Y) channel A (0 r, 1 g, 2 b) exceeds channel B
  *                                          by more than MARGIN
+ *   skv_check apart IMG X1 Y1 X2 Y2 MIN    the pixels at (X1, Y1) and (X2, Y2) differ by more
+ *                                          than MIN in some channel
  *   skv_check intermediate IMG MIN MAX     MIN..MAX pixels are neither the background (the
  *                                          corner pixel) nor the centre pixel: edge blends
  *   skv_check silhouette A B MIN_FRAC      the pixels that are not background (the corner
@@ -284,6 +286,23 @@ static int channels(const char *path, int x, int y, int a, int b, int margin)
     return ok ? 0 : 1;
 }
 
+static int apart(const char *path, int x1, int y1, int x2, int y2, int min)
+{
+    int w, h, ok = 0;
+    unsigned char *p = load(path, &w, &h);
+    if (!p) return 1;
+    if (x1 >= 0 && y1 >= 0 && x1 < w && y1 < h && x2 >= 0 && y2 >= 0 && x2 < w && y2 < h) {
+        const unsigned char *a = &p[((size_t)y1 * w + x1) * 4], *b = &p[((size_t)y2 * w + x2) * 4];
+        int largest = 0;
+        for (int c = 0; c < 3; c++) largest = abs(a[c] - b[c]) > largest ? abs(a[c] - b[c]) : largest;
+        ok = largest > min;
+        printf("%s: (%d, %d) %d %d %d vs (%d, %d) %d %d %d: %d apart, want more than %d\n", path, x1, y1, a[0], a[1],
+               a[2], x2, y2, b[0], b[1], b[2], largest, min);
+    }
+    stbi_image_free(p);
+    return ok ? 0 : 1;
+}
+
 static int intermediate(const char *path, long min_count, long max_count)
 {
     int w, h;
@@ -330,6 +349,8 @@ int main(int argc, char **argv)
         return through(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]), atof(argv[6]), atof(argv[7]));
     if (argc >= 8 && strcmp(argv[1], "channels") == 0)
         return channels(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), atoi(argv[7]));
+    if (argc >= 8 && strcmp(argv[1], "apart") == 0)
+        return apart(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), atoi(argv[7]));
     if (argc >= 5 && strcmp(argv[1], "intermediate") == 0) return intermediate(argv[2], atol(argv[3]), atol(argv[4]));
     if (argc >= 5 && strcmp(argv[1], "silhouette") == 0) return silhouette(argv[2], argv[3], atof(argv[4]));
     if (argc >= 6 && strcmp(argv[1], "gif") == 0)
@@ -346,6 +367,6 @@ int main(int argc, char **argv)
                     "       | golden ACTUAL EXPECTED DIFF TOLERANCE MAX_FRACTION\n"
                     "       | gif FILE FRAMES W H [MIDDLE.png] | color IMG R G B TOLERANCE MIN_FRACTION\n"
                     "       | probe IMG X Y R G B TOL | through A B X Y EXPECTED TOL | intermediate IMG MIN MAX\n"
-                    "       | silhouette A B MIN_FRAC | channels IMG X Y A B MARGIN\n");
+                    "       | silhouette A B MIN_FRAC | channels IMG X Y A B MARGIN | apart IMG X1 Y1 X2 Y2 MIN\n");
     return 2;
 }

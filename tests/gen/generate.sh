@@ -16,7 +16,7 @@ python3 "$gen/collada_clip.py" "$shared/collada/library_animation_clips.dae" "$o
 python3 "$gen/gltf_morph_skin.py" "$out/morph_skin.gltf"
 python3 "$gen/gltf_split.py" "$out/split"
 # Materials (issue #19): transparency, sRGB, normal maps, metal and roughness.
-for kind in blend order mask srgb normal flat spheres; do
+for kind in blend order mask srgb maps normal flat spheres; do
   python3 "$gen/gltf_looks.py" "$kind" "$out/looks_$kind.glb"
 done
 echo "generate.sh: wrote $(ls "$out" | wc -l) models into $out"

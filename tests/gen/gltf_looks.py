@@ -14,6 +14,10 @@
   srgb       the same quad, black and fully metal and rough (no diffuse, no
              specular to speak of), emissive factor 1 with a 4 x 4 emissive
              texture of sRGB grey 128: the pixel must read back 128
+  maps       the quad, white, with one 8 x 8 texture as its metal-rough and
+             occlusion map (glTF's packing: r occlusion, g roughness, b metal):
+             left half rough dielectric, unoccluded; right half smooth metal,
+             occlusion 0.25
   normal     a skinned tube (two joints, clip "Bend" turning the upper one
              by 0, 45, 90 degrees about z at 0, 1, 2 s), 24 sides, UVs
              around and along it, material with a normal map of ridges
@@ -127,6 +131,18 @@ def srgb(b):
     return quad(b, 0)
 
 
+def maps(b):
+    texels = []
+    for y in range(8):
+        for x in range(8):
+            texels += [255, 255, 0, 255] if x < 4 else [64, 50, 255, 255]
+    orm = b.image(8, 8, texels)
+    b.materials.append({'name': 'orm', 'doubleSided': True, 'occlusionTexture': {'index': orm, 'strength': 1.0},
+                        'pbrMetallicRoughness': {'baseColorFactor': [1, 1, 1, 1],
+                                                 'metallicRoughnessTexture': {'index': orm}}})
+    return quad(b, 0)
+
+
 def ridges(width, height, count):
     """A tangent-space normal map of `count` ridges across u (x tilts)."""
     texels = []
@@ -204,7 +220,7 @@ def spheres(b):
     return {'scene': 0, 'scenes': [{'nodes': list(range(5))}], 'nodes': nodes}
 
 
-KINDS = {'blend': blend, 'order': order, 'mask': mask, 'srgb': srgb, 'normal': lambda b: tube(b, True),
+KINDS = {'blend': blend, 'order': order, 'mask': mask, 'srgb': srgb, 'maps': maps, 'normal': lambda b: tube(b, True),
          'flat': lambda b: tube(b, False), 'spheres': spheres}
 
 if __name__ == '__main__':
