@@ -6,7 +6,7 @@
 // analytic fit of the split-sum environment BRDF, for the specular part.
 // Lighting is computed in linear light and encoded to sRGB at the end, so
 // the 8-bit target (and the PNG) hold sRGB values. The inspection views
-// (u_shade_mode 1-4) keep their display colours as they are.
+// (u_shade_mode other than SKV_SHADE_MATERIAL) keep their display colours as they are.
 
 in vec3 v_view_position;
 in vec3 v_view_normal;
@@ -98,7 +98,7 @@ vec3 phong(vec3 base, vec3 n, vec3 to_eye)
 
 void main()
 {
-    if (u_shade_mode == 4) {
+    if (u_shade_mode == SKV_SHADE_FLAT) {
         frag_color = vec4(u_diffuse.rgb, 1.0);
         return;
     }
@@ -110,8 +110,8 @@ void main()
     // Single-sided materials have their back faces culled before this.
     float side = dot(n, to_eye) < 0.0 ? -1.0 : 1.0;
     n *= side;
-    if (u_shade_mode != 0) {
-        vec3 base = u_shade_mode == 1 ? weight_color(v_value) : u_shade_mode == 2 ? count_color(v_value) : u_diffuse.rgb;
+    if (u_shade_mode != SKV_SHADE_MATERIAL) {
+        vec3 base = u_shade_mode == SKV_SHADE_WEIGHTS ? weight_color(v_value) : u_shade_mode == SKV_SHADE_INFLUENCES ? count_color(v_value) : u_diffuse.rgb;
         frag_color = vec4(phong(base, n, to_eye), 1.0);
         return;
     }

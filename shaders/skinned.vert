@@ -120,8 +120,9 @@ uniform mat4 u_view;
 uniform mat4 u_projection;
 uniform mat3 u_view_normal; // inverse transpose of mat3(view * model), per frame
 
-// Inspection views (render.h, skv_shade): 1 = weight of u_selected_bone,
-// 2 = number of influences; the fragment shader colours v_value.
+// Inspection views (render.h, skv_shade; the preamble defines SKV_SHADE_*):
+// SKV_SHADE_WEIGHTS = weight of u_selected_bone,
+// SKV_SHADE_INFLUENCES = number of influences; the fragment shader colours v_value.
 uniform int u_shade_mode;
 uniform int u_selected_bone;
 out float v_value;
@@ -220,14 +221,14 @@ void main()
     v_view_tangent = vec4(mat3(u_view) * mat3(u_model) * v_skinned_tangent, a_tangent.w);
     v_uv = a_uv;
     v_value = 0.0;
-    if (u_shade_mode == 1) {
+    if (u_shade_mode == SKV_SHADE_WEIGHTS) {
         v_value = (a_bone_ids.x == u_selected_bone ? a_weights.x : 0.0) + (a_bone_ids.y == u_selected_bone ? a_weights.y : 0.0)
                 + (a_bone_ids.z == u_selected_bone ? a_weights.z : 0.0) + (a_bone_ids.w == u_selected_bone ? a_weights.w : 0.0);
 #if SKV_INFLUENCE_SLOTS > 4
         v_value += (a_bone_ids_1.x == u_selected_bone ? a_weights_1.x : 0.0) + (a_bone_ids_1.y == u_selected_bone ? a_weights_1.y : 0.0)
                  + (a_bone_ids_1.z == u_selected_bone ? a_weights_1.z : 0.0) + (a_bone_ids_1.w == u_selected_bone ? a_weights_1.w : 0.0);
 #endif
-    } else if (u_shade_mode == 2) {
+    } else if (u_shade_mode == SKV_SHADE_INFLUENCES) {
         vec4 used = step(vec4(1e-6), a_weights);
         v_value = dot(used, vec4(1.0));
 #if SKV_INFLUENCE_SLOTS > 4

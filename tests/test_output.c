@@ -1,4 +1,4 @@
-/* test_capture.c - numbered screenshot files (the window's S key): each a
+/* test_output.c - numbered screenshot files (the window's S key): each a
  * new file with the lowest number not taken; a file that is there, a
  * symbolic link to another file and a link to nowhere are all taken and
  * none is written through. */

@@ -133,7 +133,7 @@ static int dual_quaternion_case(skv_scene *scene, const double times[2], result 
     glBufferData(GL_TRANSFORM_FEEDBACK_BUFFER, (GLsizeiptr)(gpu_count * FEEDBACK_FLOATS * sizeof(float)), NULL, GL_STREAM_READ);
     for (int t = 0; t < 2; t++) {
         scene_pose(scene, times[t]); /* bones and morph weights */
-        render_capture_morph(&renderer, m, (const mat4 *)scene->pose.palette, scene->morph_weights, feedback);
+        render_feedback_morph(&renderer, m, (const mat4 *)scene->pose.palette, scene->morph_weights, feedback);
         glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, feedback);
         glGetBufferSubData(GL_TRANSFORM_FEEDBACK_BUFFER, 0, (GLsizeiptr)(gpu_count * FEEDBACK_FLOATS * sizeof(float)), gpu);
         skin_dq_palette((const mat4 *)scene->pose.palette, m->skeleton.bone_count, bones);
@@ -221,7 +221,7 @@ static int run_case(const char *spec, result *res, char *name, size_t name_size)
     double times[2] = {atof(parts[2]), atof(parts[3])}, sum_all = 0;
     for (int t = 0; t < 2; t++) {
         scene_pose(&scene, times[t]); /* bones and morph weights */
-        render_capture_morph(&renderer, m, (const mat4 *)scene.pose.palette, scene.morph_weights, feedback);
+        render_feedback_morph(&renderer, m, (const mat4 *)scene.pose.palette, scene.morph_weights, feedback);
         glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, feedback);
         glGetBufferSubData(GL_TRANSFORM_FEEDBACK_BUFFER, 0, (GLsizeiptr)(gpu_count * FEEDBACK_FLOATS * sizeof(float)), gpu);
         skin_blend_morph(m, scene.pose.palette, scene.morph_weights, cpu, cpu_n);

@@ -28,9 +28,15 @@ static void shader_preamble(char *out, size_t size, const skv_shader_variant *va
              "#define SKV_MORPH %d\n"
              "#define SKV_ATTR_VERTEX %d\n"
              "#define SKV_ATTR_TANGENT %d\n"
+             "#define SKV_SHADE_MATERIAL %d\n"
+             "#define SKV_SHADE_WEIGHTS %d\n"
+             "#define SKV_SHADE_INFLUENCES %d\n"
+             "#define SKV_SHADE_SOLID %d\n"
+             "#define SKV_SHADE_FLAT %d\n"
              "#line 1\n",
              variant->instanced, variant->dual_quaternion, SKV_MAX_BONES, variant->influence_slots, SKV_ATTR_POSITION, SKV_ATTR_NORMAL, SKV_ATTR_UV, SKV_ATTR_BONE_IDS,
-             SKV_ATTR_WEIGHTS, SKV_ATTR_BONE_IDS_1, SKV_ATTR_WEIGHTS_1, variant->morph, SKV_ATTR_VERTEX, SKV_ATTR_TANGENT);
+             SKV_ATTR_WEIGHTS, SKV_ATTR_BONE_IDS_1, SKV_ATTR_WEIGHTS_1, variant->morph, SKV_ATTR_VERTEX, SKV_ATTR_TANGENT,
+             SKV_SHADE_MATERIAL, SKV_SHADE_WEIGHTS, SKV_SHADE_INFLUENCES, SKV_SHADE_SOLID, SKV_SHADE_FLAT);
 }
 
 static GLuint compile(GLenum stage, const char *name, const skv_shader_variant *variant, skv_error *err)
@@ -40,7 +46,7 @@ static GLuint compile(GLenum stage, const char *name, const skv_shader_variant *
         skv_fail(err, SKV_ERR_GPU, "shader %s is not embedded", name);
         return 0;
     }
-    char preamble[512];
+    char preamble[1024];
     shader_preamble(preamble, sizeof preamble, variant);
     const char *parts[2] = {preamble, body};
     GLuint shader = glCreateShader(stage);
@@ -60,7 +66,7 @@ static GLuint compile(GLenum stage, const char *name, const skv_shader_variant *
     return shader;
 }
 
-GLuint render_program_capture(const char *vertex_name, const char *fragment_name, const char *const *varyings,
+GLuint render_program_feedback(const char *vertex_name, const char *fragment_name, const char *const *varyings,
                               int varying_count, int influence_slots, skv_error *err)
 {
     skv_shader_variant variant = {.influence_slots = influence_slots};
@@ -69,7 +75,7 @@ GLuint render_program_capture(const char *vertex_name, const char *fragment_name
 
 GLuint render_program(const char *vertex_name, const char *fragment_name, skv_error *err)
 {
-    return render_program_capture(vertex_name, fragment_name, NULL, 0, SKV_DEFAULT_INFLUENCES, err);
+    return render_program_feedback(vertex_name, fragment_name, NULL, 0, SKV_DEFAULT_INFLUENCES, err);
 }
 
 GLuint render_program_variant(const char *vertex_name, const char *fragment_name, const char *const *varyings,
@@ -845,12 +851,12 @@ static void draw_crowd(skv_renderer *renderer, const skv_model *model, const skv
     glBindVertexArray(0);
 }
 
-void render_capture(skv_renderer *renderer, const skv_model *model, const mat4 *palette, GLuint feedback)
+void render_feedback(skv_renderer *renderer, const skv_model *model, const mat4 *palette, GLuint feedback)
 {
-    render_capture_morph(renderer, model, palette, NULL, feedback);
+    render_feedback_morph(renderer, model, palette, NULL, feedback);
 }
 
-void render_capture_morph(skv_renderer *renderer, const skv_model *model, const mat4 *palette,
+void render_feedback_morph(skv_renderer *renderer, const skv_model *model, const mat4 *palette,
                           const float *morph_weights, GLuint feedback)
 {
     const skv_draw_set *set = &renderer->draws;

@@ -41,7 +41,8 @@ typedef struct skv_uniforms {
         morph_first_vertex; /* programs with morph targets */
 } skv_uniforms;
 
-/* How the model's surface is coloured (skinned.frag). */
+/* How the model's surface is coloured (skinned.frag). The shaders get
+ * these as SKV_SHADE_* from the preamble (render.c: shader_preamble). */
 typedef enum skv_shade {
     SKV_SHADE_MATERIAL = 0,   /* materials and textures, lit */
     SKV_SHADE_WEIGHTS = 1,    /* weight of the selected bone, colour map */
@@ -109,11 +110,11 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
  * the rasteriser off, capturing its transform-feedback varyings into
  * `feedback` in GPU vertex order (renderer->draws.source_vertex maps that
  * order to model vertices in split mode). Needs a bound framebuffer. */
-void render_capture(skv_renderer *renderer, const skv_model *model, const mat4 *palette, GLuint feedback);
+void render_feedback(skv_renderer *renderer, const skv_model *model, const mat4 *palette, GLuint feedback);
 /* Same, with the morph targets at `morph_weights` (per model target;
  * NULL: the defaults). */
-void render_capture_morph(skv_renderer *renderer, const skv_model *model, const mat4 *palette,
-                          const float *morph_weights, GLuint feedback);
+void render_feedback_morph(skv_renderer *renderer, const skv_model *model, const mat4 *palette,
+                           const float *morph_weights, GLuint feedback);
 void render_destroy(skv_renderer *renderer);
 
 typedef struct skv_frame_desc {
@@ -196,11 +197,11 @@ void target_bind(const skv_target *target);
 void target_read_rgba(const skv_target *target, unsigned char *rgba);
 
 /* Builds a program from two embedded shader files (see shaders/), with
- * the limits.h preamble. Returns 0 and fills err on failure. */
+ * the skv_limits.h preamble. Returns 0 and fills err on failure. */
 GLuint render_program(const char *vertex_name, const char *fragment_name, skv_error *err);
 /* Same, linked to capture `varyings` (interleaved) by transform feedback. */
-GLuint render_program_capture(const char *vertex_name, const char *fragment_name, const char *const *varyings,
-                              int varying_count, int influence_slots, skv_error *err);
+GLuint render_program_feedback(const char *vertex_name, const char *fragment_name, const char *const *varyings,
+                               int varying_count, int influence_slots, skv_error *err);
 /* Same, for any variant. */
 GLuint render_program_variant(const char *vertex_name, const char *fragment_name, const char *const *varyings,
                               int varying_count, const skv_shader_variant *variant, skv_error *err);
