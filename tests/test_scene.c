@@ -1,5 +1,5 @@
-/* test_scene.c - the scene's clip cross-fade (the window's clip switch)
- * and --blend on a real model, without a GPU. */
+/* test_scene.c - the scene's clock, its clip cross-fade (the window's
+ * clip switch) and --blend on a real model, without a GPU. */
 #include <math.h>
 #include <stdio.h>
 
@@ -63,6 +63,29 @@ int main(int argc, char **argv)
     CHECK(palette_difference(m, (const mat4 *)scene.pose.palette, (const mat4 *)ref.palette) < 1e-3);
     scene_set_blend(&scene, -1, 0.0f);
     CHECK(scene.blend_clip == -1);
+
+    /* The clock (the window's playback): speed, pause, stop at the end,
+     * the timeline's wrap, and a clip switch starting the new clip at 0. */
+    scene_set_clip(&scene, walk);
+    double duration = scene_clip_seconds(&scene);
+    CHECK(duration > 0.5);
+    scene_set_clock(&scene, 0.1, 2.0);
+    scene_advance(&scene, 0.05);
+    CHECK(fabs(scene.clock.seconds - 0.2) < 1e-12);
+    scene.clock.paused = 1;
+    scene_advance(&scene, 10.0);
+    CHECK(fabs(scene.clock.seconds - 0.2) < 1e-12);
+    scene_seek(&scene, duration + 0.25); /* past the end: the timeline wraps */
+    CHECK(scene.clock.paused && fabs(scene_shown_seconds(&scene) - 0.25) < 1e-9);
+    scene_seek(&scene, -0.25);
+    CHECK(fabs(scene_shown_seconds(&scene) - (duration - 0.25)) < 1e-9);
+    scene.clock = (skv_clock){.seconds = duration - 0.1, .speed = 1.0, .stop_at_end = 1};
+    scene_advance(&scene, 1.0); /* held on the last frame, paused */
+    CHECK(scene.clock.paused && scene.clock.seconds < duration && scene.clock.seconds > duration - 1e-3);
+    scene.clock = (skv_clock){.seconds = 0.3, .speed = 1.0};
+    scene_switch_clip(&scene, run);
+    CHECK(scene.clip == run && scene.fade_clip == walk && fabs(scene.fade_from - 0.3) < 1e-12);
+    CHECK(scene.clock.seconds == 0.0);
 
     pose_destroy(&ref);
     scene_free(&scene);

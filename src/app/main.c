@@ -131,8 +131,8 @@ static skv_result configure_scene(skv_scene *scene, const skv_options *o, skv_er
                             scene->model.morph_target_count);
         scene_set_morph(scene, target, (float)atof(eq + 1));
     }
-    if (o->fade >= 0) scene->fade_seconds = o->fade;
-    if (o->dual_quaternion) scene->skinning = SKV_SKINNING_DUAL_QUATERNION;
+    if (o->fade >= 0) scene_set_fade(scene, o->fade);
+    if (o->dual_quaternion) scene_set_skinning(scene, SKV_SKINNING_DUAL_QUATERNION);
     if (o->blend) { /* clip A becomes the scene's clip (the camera frames it), B is mixed in */
         int clip_a = model_find_clip(&scene->model, o->blend_a), clip_b = model_find_clip(&scene->model, o->blend_b);
         if (clip_a < 0 || clip_b < 0)
@@ -148,10 +148,8 @@ static skv_result configure_scene(skv_scene *scene, const skv_options *o, skv_er
     /* The camera: how it treats the motion, then its angles and zoom. */
     int frame_pose = o->frame && strcmp(o->frame, "pose") == 0;
     if (o->follow || o->in_place || frame_pose) scene_set_motion(scene, o->follow, o->in_place, frame_pose, o->time);
-    scene->camera.yaw = (float)o->camera_azimuth;
-    scene->camera.pitch = (float)o->camera_elevation;
-    scene->camera.zoom = (float)o->camera_zoom;
-    scene->home = scene->camera;
+    scene_set_clock(scene, o->time, o->speed);
+    scene_set_camera(scene, (float)o->camera_azimuth, (float)o->camera_elevation, (float)o->camera_zoom);
     return SKV_OK;
 }
 
@@ -200,8 +198,7 @@ int main(int argc, char **argv)
     if (r == SKV_OK && wants_window) {
         if (viewer_display_available()) {
             r = viewer_run(&scene,
-                           &(skv_viewer_desc){.width = o.width, .height = o.height, .time = o.time, .msaa = o.msaa, .speed = o.speed,
-                                              .stopped = o.speed == 0.0, .capture_path = o.window_capture,
+                           &(skv_viewer_desc){.width = o.width, .height = o.height, .msaa = o.msaa, .capture_path = o.window_capture,
                                               .debug = o.debug, .import = &import, .screenshot_dir = o.screenshot_dir},
                            &err);
         } else if (o.window_capture) {

@@ -88,6 +88,7 @@ skv_result scene_load(skv_scene *scene, const char *path, const char *anim, cons
     memset(scene, 0, sizeof *scene);
     scene->blend_clip = scene->fade_clip = -1;
     scene->fade_seconds = 0.25;
+    scene->clock = (skv_clock){.speed = 1.0};
     scene->view = (skv_view_options){.weight_bone = 0, .background = {0.16f, 0.18f, 0.22f}};
     skv_result r = import_model(path, import, &scene->model, err);
     if (r != SKV_OK) return r;
@@ -257,6 +258,61 @@ static skv_result frame_views(skv_scene *scene, skv_frame_desc *frame)
         failed |= lines_failed;
     }
     return failed ? SKV_ERR_MEMORY : SKV_OK;
+}
+
+void scene_set_camera(skv_scene *scene, float azimuth, float elevation, float zoom)
+{
+    scene->camera.yaw = azimuth;
+    scene->camera.pitch = elevation;
+    scene->camera.zoom = zoom;
+    scene->home = scene->camera;
+}
+
+void scene_set_skinning(skv_scene *scene, skv_skinning skinning)
+{
+    scene->skinning = skinning;
+}
+
+void scene_set_fade(skv_scene *scene, double seconds)
+{
+    scene->fade_seconds = seconds;
+}
+
+void scene_set_clock(skv_scene *scene, double seconds, double speed)
+{
+    scene->clock.seconds = seconds;
+    scene->clock.speed = speed;
+}
+
+void scene_advance(skv_scene *scene, double wall_seconds)
+{
+    skv_clock *c = &scene->clock;
+    if (!c->paused) c->seconds += wall_seconds * c->speed;
+    double duration = scene_clip_seconds(scene);
+    if (c->stop_at_end && duration > 0.0 && c->seconds >= duration) { /* hold the last frame */
+        c->seconds = duration * 0.99999;
+        c->paused = 1;
+    }
+}
+
+void scene_seek(skv_scene *scene, double seconds)
+{
+    scene->clock.seconds = seconds;
+    scene->clock.paused = 1;
+}
+
+double scene_shown_seconds(const skv_scene *scene)
+{
+    double duration = scene_clip_seconds(scene), t = scene->clock.seconds;
+    if (duration <= 0.0) return 0.0;
+    if (scene->clock.stop_at_end) return t < 0.0 ? 0.0 : t > duration ? duration : t;
+    return fmod(fmod(t, duration) + duration, duration);
+}
+
+void scene_switch_clip(skv_scene *scene, int clip)
+{
+    scene_crossfade_to(scene, clip, scene->clock.seconds);
+    scene->clock.seconds = 0.0;
 }
 
 void scene_crossfade_to(skv_scene *scene, int clip, double current_seconds)

@@ -22,8 +22,18 @@ typedef struct skv_view_options {
     float background[3];
 } skv_view_options;
 
+/* Playback: where the clip is and how it moves. The window advances it
+ * with wall time (scene_advance); headless renders pose given times. */
+typedef struct skv_clock {
+    double seconds;  /* time on the clip */
+    double speed;    /* clip seconds per wall second (0: time stands) */
+    int paused;
+    int stop_at_end; /* hold the last frame instead of looping (window key L) */
+} skv_clock;
+
 typedef struct skv_scene {
     skv_model model;
+    skv_clock clock; /* starts at 0 s, speed 1, playing */
     skv_pose pose;
     int clip; /* -1 when the model has no clips */
     skv_camera camera;
@@ -93,6 +103,34 @@ void scene_set_clip(skv_scene *scene, int clip);
  * at `current_seconds`, fades out over scene->fade_seconds of the new
  * clip's time (which starts at 0). */
 void scene_crossfade_to(skv_scene *scene, int clip, double current_seconds);
+
+/* The camera's angles (degrees right of the front, above the ground) and
+ * zoom (distance x zoom from the framed one); also what R resets to. */
+void scene_set_camera(skv_scene *scene, float azimuth, float elevation, float zoom);
+
+/* Linear blend or dual quaternions (the renderer must have the program:
+ * scene_renderer_create makes what the scene asks for). */
+void scene_set_skinning(skv_scene *scene, skv_skinning skinning);
+
+/* How long a clip switch cross-fades, in seconds of the new clip. */
+void scene_set_fade(skv_scene *scene, double seconds);
+
+/* Sets the clock: `seconds` on the clip, played at `speed`. */
+void scene_set_clock(skv_scene *scene, double seconds, double speed);
+
+/* Moves the clock on by `wall_seconds` of real time (nothing when
+ * paused); with stop_at_end, holds the clip's last frame and pauses. */
+void scene_advance(skv_scene *scene, double wall_seconds);
+
+/* Pauses at `seconds` (the window's timeline and step keys). */
+void scene_seek(skv_scene *scene, double seconds);
+
+/* The clock's time as the timeline shows it: within the clip's duration. */
+double scene_shown_seconds(const skv_scene *scene);
+
+/* Switches to `clip` from the clock's time (scene_crossfade_to) and
+ * starts the clock on the new clip at 0. */
+void scene_switch_clip(skv_scene *scene, int clip);
 
 /* Mixes clip `other` into every frame at `weight` (0: the scene's clip
  * alone, 1: `other` alone); other = -1 turns it off. */

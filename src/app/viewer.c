@@ -45,12 +45,9 @@ typedef struct viewer {
     GLFWwindow *window;
     skv_renderer renderer;
     skv_target target;
-    double time, speed;
-    int paused;
     int dragging;
     double drag_x, drag_y;
     int scrubbing;    /* dragging along the timeline bar */
-    int no_loop;      /* L: stop at the clip's end instead of looping */
     char *dropped;    /* a file dropped on the window, opened next frame */
     const skv_import_desc *import;
     const char *screenshot_dir; /* the S key's folder, or NULL: beside the model */
@@ -160,9 +157,8 @@ static void scrub_to(viewer *v, double x)
     int width, height;
     glfwGetWindowSize(v->window, &width, &height);
     double duration = scene_clip_seconds(v->scene), f = width > 8 ? (x - 4) / (width - 8) : 0.0;
-    v->time = duration * (f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : f);
-    if (duration > 0.0 && v->time >= duration) v->time = duration * 0.99999;
-    v->paused = 1;
+    double t = duration * (f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : f);
+    scene_seek(v->scene, duration > 0.0 && t >= duration ? duration * 0.99999 : t);
 }
 
 static void on_key(GLFWwindow *window, int key, int scancode, int action, int mods)
@@ -175,25 +171,25 @@ static void on_key(GLFWwindow *window, int key, int scancode, int action, int mo
     switch (key) {
     case GLFW_KEY_ESCAPE:
     case GLFW_KEY_Q: glfwSetWindowShouldClose(window, 1); break;
-    case GLFW_KEY_SPACE: v->paused = !v->paused; break;
-    case GLFW_KEY_RIGHT: v->paused = 1, v->time += STEP_SECONDS; break;
-    case GLFW_KEY_LEFT: v->paused = 1, v->time -= STEP_SECONDS; break;
+    case GLFW_KEY_SPACE: s->clock.paused = !s->clock.paused; break;
+    case GLFW_KEY_RIGHT: scene_seek(s, s->clock.seconds + STEP_SECONDS); break;
+    case GLFW_KEY_LEFT: scene_seek(s, s->clock.seconds - STEP_SECONDS); break;
     case GLFW_KEY_EQUAL:
-    case GLFW_KEY_KP_ADD: v->speed *= 2.0; break;
+    case GLFW_KEY_KP_ADD: s->clock.speed *= 2.0; break;
     case GLFW_KEY_MINUS:
-    case GLFW_KEY_KP_SUBTRACT: v->speed *= 0.5; break;
+    case GLFW_KEY_KP_SUBTRACT: s->clock.speed *= 0.5; break;
     case GLFW_KEY_N:
     case GLFW_KEY_PAGE_DOWN:
-        if (s->model.clip_count > 0) scene_crossfade_to(s, (s->clip + 1) % s->model.clip_count, v->time), v->time = 0.0;
+        if (s->model.clip_count > 0) scene_switch_clip(s, (s->clip + 1) % s->model.clip_count);
         break;
     case GLFW_KEY_P:
     case GLFW_KEY_PAGE_UP:
         if (s->model.clip_count > 0)
-            scene_crossfade_to(s, (s->clip + s->model.clip_count - 1) % s->model.clip_count, v->time), v->time = 0.0;
+            scene_switch_clip(s, (s->clip + s->model.clip_count - 1) % s->model.clip_count);
         break;
     case GLFW_KEY_R: s->camera = s->home; break;
-    case GLFW_KEY_T: scene_set_motion(s, !s->follow, s->in_place, s->frame_pose, v->time); break;
-    case GLFW_KEY_I: scene_set_motion(s, s->follow, !s->in_place, s->frame_pose, v->time); break;
+    case GLFW_KEY_T: scene_set_motion(s, !s->follow, s->in_place, s->frame_pose, s->clock.seconds); break;
+    case GLFW_KEY_I: scene_set_motion(s, s->follow, !s->in_place, s->frame_pose, s->clock.seconds); break;
     case GLFW_KEY_K: view.skeleton = !view.skeleton; break;
     case GLFW_KEY_B: view.bind_pose = !view.bind_pose; break;
     case GLFW_KEY_W: view.shade = view.shade == SKV_SHADE_WEIGHTS ? SKV_SHADE_MATERIAL : SKV_SHADE_WEIGHTS; break;
@@ -204,7 +200,7 @@ static void on_key(GLFWwindow *window, int key, int scancode, int action, int mo
     case GLFW_KEY_O: view.normals = !view.normals; break;
     case GLFW_KEY_G: view.grid = !view.grid; break;
     case GLFW_KEY_A: view.axes = !view.axes; break;
-    case GLFW_KEY_L: v->no_loop = !v->no_loop; break;
+    case GLFW_KEY_L: s->clock.stop_at_end = !s->clock.stop_at_end; break;
     case GLFW_KEY_V: { /* background: the starting one, then light grey, white, black */
         static const float backgrounds[3][3] = {{0.75f, 0.77f, 0.8f}, {1.0f, 1.0f, 1.0f}, {0.0f, 0.0f, 0.0f}};
         v->background_step = (v->background_step + 1) % 4;
@@ -427,13 +423,13 @@ static void hud_draw(viewer *v, double fps, int width, int height)
     const skv_model *m = &scene->model;
     char line[600];
     double duration = scene_clip_seconds(scene);
-    double shown = duration > 0.0 ? fmod(fmod(v->time, duration) + duration, duration) : 0.0;
-    if (v->no_loop && duration > 0.0) shown = v->time < 0.0 ? 0.0 : v->time > duration ? duration : v->time;
+    double shown = scene_shown_seconds(scene);
     const skv_clip *clip = scene->clip >= 0 ? &m->clips[scene->clip] : NULL;
     const char *base = strrchr(m->path, '/');
     snprintf(line, sizeof line, "%s | clip %d/%d '%s' | %.2f / %.2f s | frame %d | x%.2g%s%s | %.0f fps",
              base ? base + 1 : m->path, scene->clip + 1, m->clip_count, clip ? clip->name : "(none)", shown, duration,
-             (int)floor(shown * 30.0 + 1e-6), v->speed, v->paused ? " paused" : "", v->no_loop ? " no loop" : "", fps);
+             (int)floor(shown * 30.0 + 1e-6), scene->clock.speed, scene->clock.paused ? " paused" : "",
+             scene->clock.stop_at_end ? " no loop" : "", fps);
     float room = (float)width / HUD_SCALE - 8.0f;
     float y = hud_text_wrapped(&h, 4.0f, 4.0f, line, " | ", room);
     const skv_view_options *view = &scene->view;
@@ -497,8 +493,7 @@ static skv_result open_dropped(viewer *v, skv_error *err)
     if (added_r == SKV_OK && added > 0) {
         snprintf(text, sizeof text, "added %d clip(s) from %s: N/P to reach them", added, path);
         say(v, text);
-        scene_crossfade_to(v->scene, first_new, v->time);
-        v->time = 0.0;
+        scene_switch_clip(v->scene, first_new);
         free(path);
         return SKV_OK;
     }
@@ -517,6 +512,8 @@ static skv_result open_dropped(viewer *v, skv_error *err)
     }
     free(path);
     next.fade_seconds = v->scene->fade_seconds;
+    next.clock = v->scene->clock; /* speed, pause and loop carry over; the new clip starts at 0 */
+    next.clock.seconds = 0.0;
     skv_view_options view = v->scene->view;
     view.weight_bone = 0;
     view.skeleton |= next.view.skeleton; /* a stick figure shows its joints */
@@ -525,7 +522,6 @@ static skv_result open_dropped(viewer *v, skv_error *err)
     scene_free(v->scene);
     *v->scene = next;
     v->scene->skinning = SKV_SKINNING_LINEAR;
-    v->time = 0.0;
     update_title(v);
     snprintf(text, sizeof text, "opened %s", v->scene->model.path);
     say(v, text);
@@ -571,10 +567,9 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
     glfwWindowHint(GLFW_OPENGL_DEBUG_CONTEXT, desc->debug ? GLFW_TRUE : GLFW_FALSE);
-    double speed = desc->stopped ? 0.0 : desc->speed != 0.0 ? desc->speed : 1.0;
     int window_width = desc->width > 0 ? desc->width : 800, window_height = desc->height > 0 ? desc->height : 600;
-    viewer v = {.scene = scene, .time = desc->time, .speed = speed, .paused = desc->capture_path != NULL,
-                .import = desc->import, .screenshot_dir = desc->screenshot_dir, .hover_bone = -1};
+    if (desc->capture_path) scene->clock.paused = 1; /* one still frame */
+    viewer v = {.scene = scene, .import = desc->import, .screenshot_dir = desc->screenshot_dir, .hover_bone = -1};
     memcpy(v.first_background, scene->view.background, sizeof v.first_background);
     v.window = glfwCreateWindow(window_width, window_height, "skinview", NULL, NULL);
     if (!v.window) {
@@ -605,13 +600,8 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
     int fps_frames = 0;
     while (r == SKV_OK && !glfwWindowShouldClose(v.window)) {
         double now = glfwGetTime();
-        if (!v.paused) v.time += (now - last) * v.speed;
+        scene_advance(scene, now - last);
         last = now;
-        double duration = scene_clip_seconds(scene);
-        if (v.no_loop && duration > 0.0 && v.time >= duration) { /* hold the last frame */
-            v.time = duration * 0.99999;
-            v.paused = 1;
-        }
         if (v.dropped) {
             r = open_dropped(&v, err);
             if (r != SKV_OK) break;
@@ -632,7 +622,7 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
             if (r != SKV_OK) break;
         }
         skv_frame_desc frame;
-        r = scene_draw(scene, &v.renderer, &v.target, v.time, &frame, err);
+        r = scene_draw(scene, &v.renderer, &v.target, scene->clock.seconds, &frame, err);
         if (r != SKV_OK) break;
         v.hover_bone = joint_under_cursor(&v, &frame, width, height);
 

@@ -8,17 +8,14 @@
 #include "scene.h"
 #include "error.h"
 
-/* Zero-initialised: an 800x600 window playing the scene's clip from 0 s
- * at normal speed. */
+/* Zero-initialised: an 800x600 window playing the scene by its clock
+ * (scene.h: where the clip is, its speed; the window advances it). */
 typedef struct skv_viewer_desc {
     int width, height; /* 0: 800x600 */
-    double time;       /* start time, seconds */
-    double speed;      /* playback speed; 0: 1 */
-    int stopped;       /* time stands until the speed keys change it (--speed 0) */
-    /* When set: draw one paused frame at `time`, write what the window
+    /* When set: draw one paused frame at the clock's time, write what the window
      * shows (without the HUD) to this PNG, and close. */
     const char *capture_path;
-    int debug; /* debug context; GL errors end the run with status 7 */
+    int debug; /* debug context; a GL error ends the run with SKV_ERR_GPU */
     const skv_import_desc *import; /* for files dropped on the window */
     /* Where the S key saves (MODEL_skinview_N.png, N the next free
      * number); NULL: beside the model. */
