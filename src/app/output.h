@@ -1,5 +1,11 @@
 /* output.h - what leaves the program as files: PNG images of frames,
- * Wavefront OBJ exports of a skinned pose, animated GIFs. */
+ * Wavefront OBJ exports of a skinned pose, animated GIFs.
+ *
+ * Every file goes through outfile.h (a temporary beside the target,
+ * renamed over it only when complete). A GIF is written frame by frame:
+ * output_gif_begin, output_gif_frame per frame, output_gif_end (which
+ * also cleans up after a failure). Names from the model are escaped for
+ * OBJ (text.h). */
 #ifndef SKV_OUTPUT_H
 #define SKV_OUTPUT_H
 

@@ -1,5 +1,16 @@
-/* scene.h - what the headless and window paths share: a loaded model with
- * its chosen clip, pose buffers and framed camera. */
+/* scene.h - what the two drivers (headless.h, viewer.h) share: a loaded
+ * model with its chosen clip, clock, pose buffers, inspection views and
+ * framed camera; the one frame function.
+ *
+ * Order of calls:
+ *     scene_load(&scene, path, clip, &import_desc, &err)   import, frame the camera
+ *     scene_set_view / _clip / _blend / _morph / _instances / _motion / _camera / _clock ...
+ *     scene_renderer_create(&scene, &renderer, &err)       with a current GL context
+ *     per frame: scene_advance (the window's clock), then
+ *                scene_draw(&scene, &renderer, &target, seconds, &frame, &err)
+ *     render_destroy(&renderer); scene_free(&scene);
+ * The scene owns its model and every buffer it poses into; the renderer
+ * is the caller's. Drivers change the scene through these functions. */
 #ifndef SKV_SCENE_H
 #define SKV_SCENE_H
 

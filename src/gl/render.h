@@ -1,9 +1,19 @@
-/* render.h - OpenGL side: shaders, model buffers, textures, the offscreen
- * target, and drawing one skinned frame.
+/* render.h - OpenGL side: shaders, model buffers, textures, materials,
+ * the offscreen target, and drawing one skinned frame.
  *
  * Needs a current GL 3.3 core context (gpu.h for headless, the viewer's
  * GLFW window otherwise) with glad loaded. The window and the headless
- * path both draw into an skv_target, so they produce the same pixels. */
+ * path both draw into an skv_target, so they produce the same pixels.
+ *
+ * Order of calls:
+ *     render_create(&renderer, &model, &err)        buffers, textures, the program
+ *     render_enable_crowd / render_enable_dual_quaternion   when the frames ask for them
+ *     target_create_msaa(&target, w, h, samples, &err)
+ *     per frame: target_bind(&target); render_frame(&renderer, &model, &frame_desc);
+ *                target_read_rgba(&target, rgba)    (resolves MSAA first)
+ *     target_destroy(&target); render_destroy(&renderer);
+ * The renderer copies what it needs from the model at creation; frames
+ * pass palettes and views in an skv_frame_desc. */
 #ifndef SKV_RENDER_H
 #define SKV_RENDER_H
 
