@@ -1614,6 +1614,7 @@ static skv_result convert_scene(const struct aiScene *scene, const struct aiScen
 {
     memset(model, 0, sizeof *model);
     model->influence_slots = desc && desc->influences == 8 ? 8 : SKV_DEFAULT_INFLUENCES;
+    model->influence_lists = desc && desc->influences == SKV_INFLUENCES_ALL;
     importer im = {.scene = scene, .anim_scene = anim_scene, .file_durations = file_durations,
                    .model = model, .err = err,
                    .fbx_offset_fix = fbx_offset_fix_applies(path), .fbx_bind_fix = fbx_bind_fix_applies(path)};

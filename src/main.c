@@ -125,7 +125,9 @@ static void usage(FILE *out)
             "  --fade SECONDS        cross-fade time when switching clips in the window\n"
             "                        (default 0.25; 0..60)\n"
             "  --skinning linear|dq  linear blend (default) or dual-quaternion skinning\n"
-            "  --influences 4|8      bone influences kept per vertex (default 4)\n"
+            "  --influences 4|8|all  bone influences kept per vertex (default 4); all: the\n"
+            "                        linear-blend shader reads every influence from per-vertex\n"
+            "                        lists (models of up to 100 bones)\n"
             "  --morph NAME=W        morph target NAME (its name, or its number in --list)\n"
             "                        weighs W whatever the clip says; repeatable\n"
             "  --import-timeout S    give up on a file Assimp has not read in S seconds\n"
@@ -344,6 +346,7 @@ static int parse_options(int argc, char **argv, options *o)
         } else if (strcmp(a, "--influences") == 0) {
             if (strcmp(value, "4") == 0) o->influences = 4;
             else if (strcmp(value, "8") == 0) o->influences = 8;
+            else if (strcmp(value, "all") == 0) o->influences = SKV_INFLUENCES_ALL;
             else goto bad_value;
         } else if (strcmp(a, "--frames") == 0) {
             double n;
