@@ -4,6 +4,7 @@
  *   skinview-bench [--json] [--smoke] [--rounds N] [MODEL...]
  *   skinview-bench --crowd            crowds: posing on all cores, instanced drawing
  *   skinview-bench --msaa [--rounds N] the cost of --msaa 1, 2, 4 per frame (llvmpipe here)
+ *   skinview-bench --influences [--rounds N] MODEL...   (4 slots, 8, all: CPU and draw cost)
  *   skinview-bench --profile FRAMES [--clip N] [--seek] MODEL
  * (--clip N also picks the clip the timed rows play; default 0)
  *
@@ -574,6 +575,91 @@ static int profile_model(const char *path, int frames, int clip, int seek)
     return 0;
 }
 
+/* --influences: the cost of blending 4 slots, 8 slots and every
+ * influence (--influences all), per vertex: on the CPU (skin_blend on the
+ * slots, skin_blend_all on the lists) and in the shader (one headless
+ * 512x512 frame, glFinish; llvmpipe here, so the CPU's cost of running
+ * the vertex shader, not a GPU's). Medians of `rounds`. */
+static int bench_influences(const char *path, int rounds, int json)
+{
+    int modes[3] = {4, 8, SKV_INFLUENCES_ALL};
+    const char *names[3] = {"4 slots", "8 slots", "all"};
+    double cpu_ns[3] = {0}, draw_ms[3] = {0};
+    int vertices = 0, most = 0;
+    skv_gpu gpu;
+    skv_error err = {{0}};
+    if (gpu_headless_create(&gpu, 0, &err) != SKV_OK) {
+        fprintf(stderr, "skinview-bench: %s\n", err.message);
+        return 1;
+    }
+    skv_target target;
+    if (target_create(&target, 512, 512, &err) != SKV_OK) {
+        fprintf(stderr, "skinview-bench: %s\n", err.message);
+        gpu_headless_destroy(&gpu);
+        return 1;
+    }
+    target_bind(&target);
+    int failed = 0;
+    for (int k = 0; k < 3 && !failed; k++) {
+        skv_scene scene;
+        skv_renderer renderer;
+        if (scene_load(&scene, path, NULL, &(skv_import_desc){.influences = modes[k], .trusted = 1}, &err) != SKV_OK) {
+            fprintf(stderr, "skinview-bench: %s: %s\n", path, err.message);
+            failed = 1;
+            break;
+        }
+        const skv_model *m = &scene.model;
+        vertices = m->vertex_count;
+        for (int i = 0; i < m->mesh_count; i++) most = m->meshes[i].max_influences > most ? m->meshes[i].max_influences : most;
+        float *positions = malloc((size_t)(vertices > 0 ? vertices : 1) * 3 * sizeof(float));
+        double *t = malloc((size_t)rounds * sizeof *t), *d = malloc((size_t)rounds * sizeof *d);
+        if (!positions || !t || !d || render_create(&renderer, m, &err) != SKV_OK) {
+            fprintf(stderr, "skinview-bench: %s: %s\n", path, positions && t && d ? err.message : "out of memory");
+            free(positions), free(t), free(d);
+            scene_free(&scene);
+            failed = 1;
+            break;
+        }
+        skv_frame_desc frame;
+        scene_frame(&scene, 0.5, 512, 512, &frame);
+        render_frame(&renderer, m, &frame);
+        glFinish();
+        for (int r = 0; r < rounds; r++) {
+            double a = now_ns();
+            if (modes[k] == SKV_INFLUENCES_ALL) skin_blend_all(m, scene.pose.palette, positions);
+            else skin_blend(m, scene.pose.palette, positions, NULL);
+            double b = now_ns();
+            render_frame(&renderer, m, &frame);
+            glFinish();
+            double c = now_ns();
+            t[r] = (b - a) / (vertices > 0 ? vertices : 1);
+            d[r] = (c - b) / 1e6;
+        }
+        cpu_ns[k] = median(t, rounds);
+        draw_ms[k] = median(d, rounds);
+        free(positions), free(t), free(d);
+        render_destroy(&renderer);
+        scene_free(&scene);
+    }
+    target_destroy(&target);
+    gpu_headless_destroy(&gpu);
+    if (failed) return 1;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    for (int k = 0; k < 3; k++) {
+        if (json)
+            printf("{\"influences\":\"%s\",\"model\":\"%s\",\"vertices\":%d,\"max_influences\":%d,"
+                   "\"cpu_ns_per_vertex\":%.2f,\"draw_ms_llvmpipe\":%.3f}\n",
+                   names[k], base, vertices, most, cpu_ns[k], draw_ms[k]);
+        else
+            printf("%-28s %6d vertices, up to %d influences, %-7s: CPU blend %6.2f ns/vertex (%.2fx 4 slots), "
+                   "draw %7.2f ms (llvmpipe, %.2fx 4 slots)\n",
+                   base, vertices, most, names[k], cpu_ns[k], cpu_ns[k] / cpu_ns[0], draw_ms[k],
+                   draw_ms[k] / draw_ms[0]);
+    }
+    return 0;
+}
+
 /* Full-process time of `skinview MODEL --screenshot` (median of 3). */
 static double screenshot_process_ms(const char *model)
 {
@@ -594,14 +680,15 @@ static double screenshot_process_ms(const char *model)
 int main(int argc, char **argv)
 {
     int json = 0, smoke = 0, crowd = 0, msaa = 0, rounds = 15, count = 0, kernel = SKV_WALK_AUTO;
-    int profile_frames = 0, profile_clip = 0, profile_seek = 0;
+    int profile_frames = 0, profile_clip = 0, profile_seek = 0, influences = 0;
     const char *models[64];
     static const char *kernels[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             printf("usage: skinview-bench [--json] [--smoke] [--rounds N] [--kernel auto|portable|avx2|avx512|scalar]\n"
                    "                      [--crowd] [--msaa] [MODEL...]\n"
-                   "       skinview-bench --profile FRAMES [--clip N] [--seek] MODEL\n");
+                   "       skinview-bench --profile FRAMES [--clip N] [--seek] MODEL\n"
+                   "       skinview-bench --influences [--rounds N] MODEL...\n");
             return 0;
         } else if (strcmp(argv[i], "--kernel") == 0 && i + 1 < argc) {
             const char *name = argv[++i];
@@ -624,11 +711,17 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc) profile_frames = atoi(argv[++i]);
         else if (strcmp(argv[i], "--clip") == 0 && i + 1 < argc) profile_clip = atoi(argv[++i]);
         else if (strcmp(argv[i], "--seek") == 0) profile_seek = 1;
+        else if (strcmp(argv[i], "--influences") == 0) influences = 1;
         else if (count < 64) models[count++] = argv[i];
     }
     if (rounds < 1) rounds = 1;
     if (crowd) return bench_crowd(json);
     if (msaa) return bench_msaa(json, rounds);
+    if (influences) {
+        int failed = 0;
+        for (int i = 0; i < count; i++) failed |= bench_influences(models[i], rounds, json);
+        return failed;
+    }
     if (profile_frames > 0) {
         if (count != 1) {
             fprintf(stderr, "skinview-bench: --profile takes one model\n");

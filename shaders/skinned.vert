@@ -1,5 +1,6 @@
 // skinned.vert - linear blend skinning, 4 influences per vertex, or 8 when
-// the model was loaded with --influences 8 (SKV_INFLUENCE_SLOTS); with
+// the model was loaded with --influences 8 (SKV_INFLUENCE_SLOTS), or every
+// influence from per-vertex lists with --influences all (SKV_INFLUENCE_LISTS); with
 // SKV_DUAL_QUATERNION, dual-quaternion skinning; with SKV_INSTANCED, a
 // crowd drawn instanced (linear).
 // The renderer prepends "#version 330 core" and the SKV_* defines from
@@ -115,6 +116,11 @@ vec3 rotate(vec4 q, vec3 v)
 }
 #endif
 
+#if SKV_INFLUENCE_LISTS
+uniform isamplerBuffer u_influence_starts; // per model vertex, then one past the last
+uniform samplerBuffer u_influence_pairs;   // (bone, weight)
+#endif
+
 uniform mat4 u_model;      // upright: the root transform the palette cancels
 uniform mat4 u_view;
 uniform mat4 u_projection;
@@ -187,6 +193,20 @@ void main()
     vec3 skinned_normal = rotate(real, safe_normal(mat3(blend_stretch), normal));
     // Tangents lie in the surface: they move like positions, not normals.
     vec3 skinned_tangent = rotate(real, mat3(blend_stretch) * a_tangent.xyz);
+#elif SKV_INFLUENCE_LISTS
+    // --influences all: every influence of the vertex, from its list (the
+    // CPU's skin_blend_all). gl_VertexID is the model vertex: the lists
+    // need the unsplit vertex buffer (render.c refuses split draws).
+    mat4 skin = mat4(0.0);
+    int list_end = texelFetch(u_influence_starts, gl_VertexID + 1).r;
+    for (int i = texelFetch(u_influence_starts, gl_VertexID).r; i < list_end; i++) {
+        vec2 pair = texelFetch(u_influence_pairs, i).rg;
+        skin += bone(int(pair.x)) * pair.y;
+    }
+    vec4 skinned = skin * vec4(position, 1.0);
+    vec3 skinned_normal = safe_normal(mat3(skin), normal);
+    // Tangents lie in the surface: they move like positions, not normals.
+    vec3 skinned_tangent = mat3(skin) * a_tangent.xyz;
 #else
     mat4 skin = bone(a_bone_ids.x) * a_weights.x
               + bone(a_bone_ids.y) * a_weights.y

@@ -82,4 +82,13 @@ case "$max" in
   "") echo "--msaa 64: accepted (a driver with 64 samples?)" ;;
   *) echo "--msaa 64: unexpected: $max"; exit 1 ;;
 esac
+# --influences all reads its lists from texture units of its own: on the
+# normal-mapped tube (at most 4 influences a vertex, so the lists and the
+# slots blend alike) it must draw the very pixels of the default. With the
+# lists on the units of the material maps the normal map was read from the
+# wrong texture: a different picture and no GL error.
+"$skinview" "$gen/looks_normal.glb" --time 0.5 --size 200x200 --screenshot "$out/slots.png" >/dev/null
+"$skinview" "$gen/looks_normal.glb" --time 0.5 --size 200x200 --influences all --screenshot "$out/lists.png" >/dev/null
+cmp -s "$out/slots.png" "$out/lists.png" || { echo "--influences all draws the normal-mapped tube differently"; exit 1; }
+echo "--influences all on the normal-mapped tube: the same pixels as 4 slots"
 echo "e2e_looks: all checks hold"

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "imagecmp.h"
+#include "import.h"
 
 /* How an option's value is read, and where it goes. */
 typedef enum option_kind {
@@ -35,8 +36,8 @@ typedef struct option_spec {
     const char *help;  /* lines separated by '\n' */
     double min, max;   /* OPT_NUMBER, OPT_INTEGER, OPT_WHOLE */
     int exclusive_min; /* min itself is not allowed */
-    const char *choices[3];
-    int choice_values[2];
+    const char *choices[4];   /* OPT_CHOICE: up to 3, NULL after the last */
+    int choice_values[3];     /* their values; all 0: the choice's text is kept */
     size_t count_field; /* OPT_REPEATED, OPT_MORPH */
     int max_count;
 } option_spec;
@@ -90,8 +91,10 @@ static const option_spec option_table[] = {
            .min = 1, .max = 64),
     OPTION("--skinning", OPT_CHOICE, F(dual_quaternion), "linear|dq", "linear blend (default) or dual-quaternion skinning",
      .choices = {"linear", "dq"}, .choice_values = {0, 1}),
-    OPTION("--influences", OPT_CHOICE, F(influences), "4|8", "bone influences kept per vertex (default 4)",
-     .choices = {"4", "8"}, .choice_values = {4, 8}),
+    OPTION("--influences", OPT_CHOICE, F(influences), "4|8|all",
+           "bone influences kept per vertex (default 4); all: the\nlinear-blend shader reads every influence from "
+           "per-vertex\nlists (models of up to 100 bones)",
+           .choices = {"4", "8", "all"}, .choice_values = {4, 8, SKV_INFLUENCES_ALL}),
     OPTION("--morph", OPT_MORPH, F(morphs), "NAME=W",
      "morph target NAME (its name, or its number in --list)\nweighs W whatever the clip says; repeatable",
      .count_field = F(morph_count), .max_count = SKV_MAX_MORPHS),
@@ -254,9 +257,9 @@ static int store_value(const option_spec *s, const char *value, skv_options *o)
         o->has_background = 1;
         return 0;
     case OPT_CHOICE:
-        for (int k = 0; k < 2 && s->choices[k]; k++)
+        for (int k = 0; k < 3 && s->choices[k]; k++)
             if (strcmp(value, s->choices[k]) == 0) {
-                if (s->choice_values[0] || s->choice_values[1]) *(int *)field = s->choice_values[k];
+                if (s->choice_values[0] || s->choice_values[1] || s->choice_values[2]) *(int *)field = s->choice_values[k];
                 else *(const char **)field = s->choices[k];
                 return 0;
             }

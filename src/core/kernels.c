@@ -30,39 +30,51 @@ static float arc_weight(float k, float theta)
     return x > 1e-3f ? sinf(x) / theta : k * (1.0f - x * x / 6.0f);
 }
 
+/* One channel between keys a and b at factor f into the local at `out`;
+ * component c (T x y z, R x y z w, S x y z) at a[at[c]], b[at[c]]. */
+static void sample_one(const float *a, const float *b, const size_t at[SKV_LANE_COMPONENTS], float f, float *out)
+{
+    float v[SKV_LANE_COMPONENTS];
+    for (int c = 0; c < SKV_LANE_COMPONENTS; c += c == 2 ? 5 : 1) v[c] = a[at[c]] + f * (b[at[c]] - a[at[c]]);
+    float d = 0.0f;
+    for (int c = 3; c < 7; c++) d += a[at[c]] * b[at[c]];
+    d = d > 0.0f ? (d < 1.0f ? d : 1.0f) : 0.0f;
+    float theta = acosf(d), wa = arc_weight(1.0f - f, theta), wb = arc_weight(f, theta);
+    float len2 = 0.0f;
+    for (int c = 3; c < 7; c++) {
+        v[c] = wa * a[at[c]] + wb * b[at[c]];
+        len2 += v[c] * v[c];
+    }
+    float x = 0.0f, y = 0.0f, z = 0.0f, w = 1.0f; /* a zero or non-finite quaternion: identity */
+    if (len2 > 0.0f && isfinite(len2)) {
+        float inv = 1.0f / sqrtf(len2);
+        x = v[3] * inv, y = v[4] * inv, z = v[5] * inv, w = v[6] * inv;
+    }
+    const float *s = &v[7];
+    float xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y, wz = w * z;
+    float m[16] = {(1.0f - 2.0f * (yy + zz)) * s[0], 2.0f * (xy + wz) * s[0], 2.0f * (xz - wy) * s[0], 0.0f,
+                   2.0f * (xy - wz) * s[1], (1.0f - 2.0f * (xx + zz)) * s[1], 2.0f * (yz + wx) * s[1], 0.0f,
+                   2.0f * (xz + wy) * s[2], 2.0f * (yz - wx) * s[2], (1.0f - 2.0f * (xx + yy)) * s[2], 0.0f,
+                   v[0], v[1], v[2], 1.0f};
+    memcpy(out, m, sizeof m);
+}
+
 static void sample_scalar(const float *a, const float *b, float f, const int32_t *out, int lane_count, float *work)
 {
+    size_t at[SKV_LANE_COMPONENTS];
+    for (int c = 0; c < SKV_LANE_COMPONENTS; c++) at[c] = (size_t)c * SKV_LANE_BLOCK;
     for (int l = 0; l < lane_count; l++) {
-        size_t at = (size_t)(l / SKV_LANE_BLOCK) * SKV_KEY_FLOATS(1) + (size_t)(l % SKV_LANE_BLOCK);
-        float v[SKV_LANE_COMPONENTS];
-        for (int c = 0; c < SKV_LANE_COMPONENTS; c += c == 2 ? 5 : 1) {
-            float x = a[at + (size_t)c * SKV_LANE_BLOCK];
-            v[c] = x + f * (b[at + (size_t)c * SKV_LANE_BLOCK] - x);
-        }
-        const float *ra = &a[at + 3 * SKV_LANE_BLOCK], *rb = &b[at + 3 * SKV_LANE_BLOCK];
-        float d = 0.0f;
-        for (int c = 0; c < 4; c++) d += ra[c * SKV_LANE_BLOCK] * rb[c * SKV_LANE_BLOCK];
-        d = d > 0.0f ? (d < 1.0f ? d : 1.0f) : 0.0f;
-        float theta = acosf(d), wa = arc_weight(1.0f - f, theta), wb = arc_weight(f, theta);
-        float len2 = 0.0f;
-        for (int c = 0; c < 4; c++) {
-            v[3 + c] = wa * ra[c * SKV_LANE_BLOCK] + wb * rb[c * SKV_LANE_BLOCK];
-            len2 += v[3 + c] * v[3 + c];
-        }
-        float x = 0.0f, y = 0.0f, z = 0.0f, w = 1.0f; /* a zero or non-finite quaternion: identity */
-        if (len2 > 0.0f && isfinite(len2)) {
-            float inv = 1.0f / sqrtf(len2);
-            x = v[3] * inv, y = v[4] * inv, z = v[5] * inv, w = v[6] * inv;
-        }
-        const float *s = &v[7];
-        float xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y,
-              wz = w * z;
-        float m[16] = {(1.0f - 2.0f * (yy + zz)) * s[0], 2.0f * (xy + wz) * s[0], 2.0f * (xz - wy) * s[0], 0.0f,
-                       2.0f * (xy - wz) * s[1], (1.0f - 2.0f * (xx + zz)) * s[1], 2.0f * (yz + wx) * s[1], 0.0f,
-                       2.0f * (xz + wy) * s[2], 2.0f * (yz - wx) * s[2], (1.0f - 2.0f * (xx + yy)) * s[2], 0.0f,
-                       v[0], v[1], v[2], 1.0f};
-        memcpy((char *)work + out[l], m, sizeof m);
+        size_t lane = (size_t)(l / SKV_LANE_BLOCK) * SKV_KEY_FLOATS(1) + (size_t)(l % SKV_LANE_BLOCK);
+        sample_one(a + lane, b + lane, at, f, (float *)((char *)work + out[l]));
     }
+}
+
+static void sample_each_scalar(const float *const *keys, const float *f, const int32_t *out, int lane_count,
+                               float *work)
+{
+    static const size_t at[SKV_LANE_COMPONENTS] = {0, 1, 2, 4, 5, 6, 7, 8, 9, 10};
+    for (int l = 0; l < lane_count; l++)
+        sample_one(keys[l], keys[l] + SKV_EACH_KEY_FLOATS, at, f[l], (float *)((char *)work + out[l]));
 }
 
 static void run_rows_scalar(const skv_walk_step *s, int count, float *work, const mat4 *constants, float *out)
@@ -82,7 +94,8 @@ static void fence_scalar(void)
     atomic_thread_fence(memory_order_release);
 }
 
-const skv_kernels skv_kernels_scalar = {"scalar", 1, run_scalar, run_rows_scalar, fence_scalar, sample_scalar};
+const skv_kernels skv_kernels_scalar = {"scalar", 1, run_scalar, run_rows_scalar, fence_scalar, sample_scalar,
+                                        sample_each_scalar};
 
 /* Every kernel set this CPU runs, and the best of them, settled once. */
 static skv_walk_kernel best = SKV_WALK_SCALAR;

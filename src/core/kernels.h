@@ -27,6 +27,9 @@ typedef struct skv_walk_step {
  * SKV_LANE_BLOCK channels, the ten components T x y z, R x y z w, S x y z,
  * each as SKV_LANE_BLOCK floats (one per channel). */
 enum { SKV_LANE_BLOCK = 16, SKV_LANE_COMPONENTS = 10 };
+/* A key of a channel on its own time line (sample_each): T x y z 0,
+ * R x y z w, S x y z 0. */
+enum { SKV_EACH_KEY_FLOATS = 12 };
 /* A crowd palette entry: 3 rows of 4 floats (kernels' run_rows). */
 enum { SKV_ROWS_FLOATS = 12 };
 #define SKV_KEY_FLOATS(blocks) ((size_t)(blocks) * SKV_LANE_BLOCK * SKV_LANE_COMPONENTS)
@@ -62,6 +65,11 @@ typedef struct skv_kernels {
      * lanes up to the next multiple of `lanes` are computed too (the walk
      * repeats its last channel there). */
     void (*sample)(const float *a, const float *b, float f, const int32_t *out, int lane_count, float *work);
+    /* Channels keyed at times of their own, sampled together: lane l
+     * between the key at keys[l] and the one SKV_EACH_KEY_FLOATS after it
+     * (16-byte aligned), factor f[l]; lane_count a multiple of 4 (the walk
+     * repeats its last channel). */
+    void (*sample_each)(const float *const *keys, const float *f, const int32_t *out, int lane_count, float *work);
 } skv_kernels;
 
 /* The kernels `which` names; NULL if this CPU or build lacks them.

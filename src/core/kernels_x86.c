@@ -145,7 +145,9 @@ static inline void store_locals_sse2(__m128 m[16], const int32_t *out, float *wo
     }
 }
 #define STORE_LOCALS(m, out, work) store_locals_sse2(m, out, work)
+#define GATHER4
 #include "kernels_x86_lanes.h"
+#undef GATHER4
 #undef VEC
 #undef SUFFIX
 #undef TARGET
@@ -192,7 +194,9 @@ static inline void store_locals_sse2(__m128 m[16], const int32_t *out, float *wo
 #define GT(a, b) _mm_cmpgt_ps(a, b)
 #define ALL(m) (_mm_movemask_ps(m) == 0xf)
 #define STORE_LOCALS(m, out, work) store_locals_sse2(m, out, work)
+#define GATHER4
 #include "kernels_x86_lanes.h"
+#undef GATHER4
 #undef VEC
 #undef SUFFIX
 #undef TARGET
@@ -320,10 +324,11 @@ TARGET static inline void store_locals_avx512(__m512 m[16], const int32_t *out, 
 #undef NARROW
 #undef NARROW_LANES
 
-static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_rows_sse2, fence_x86, sample_sse2};
-static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_rows_avx2, fence_x86, sample_avx2};
+static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_rows_sse2, fence_x86, sample_sse2, sample_each_sse2};
+static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_rows_avx2, fence_x86, sample_avx2, sample_each_avx2x4};
 /* The rows are 48 bytes: 128-bit streams, as AVX2's. */
-static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_rows_avx2, fence_x86, sample_avx512};
+static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_rows_avx2, fence_x86, sample_avx512,
+                                            sample_each_avx2x4};
 
 const skv_kernels *kernels_x86(skv_walk_kernel which)
 {

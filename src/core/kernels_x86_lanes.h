@@ -81,17 +81,16 @@ TARGET static inline void SUFFIX(arc_weights)(VEC d, VEC f, VEC *wa, VEC *wb)
     }
 }
 
-/* One vector of channels: a and b point at their first component (T x)
- * in the key blocks, components SKV_LANE_BLOCK floats apart. */
-TARGET static inline void SUFFIX(sample_vector)(const float *a, const float *b, VEC f, const int32_t *out, float *work)
+/* One vector of channels from their two keys' components (structure of
+ * arrays: ta[0] the T x of every lane, ...) at factor f per lane. */
+TARGET static inline __attribute__((always_inline)) void SUFFIX(sample_soa)(const VEC ta[3], const VEC tb[3], const VEC ra[4], const VEC rb[4],
+                                             const VEC sa[3], const VEC sb[3], VEC f, const int32_t *out, float *work)
 {
-    VEC t[3], s[3], ra[4], rb[4];
+    VEC t[3], s[3];
     for (int c = 0; c < 3; c++) {
-        VEC ta = LOAD(a + c * SKV_LANE_BLOCK), sa = LOAD(a + (7 + c) * SKV_LANE_BLOCK);
-        t[c] = FMA(f, SUB(LOAD(b + c * SKV_LANE_BLOCK), ta), ta);
-        s[c] = FMA(f, SUB(LOAD(b + (7 + c) * SKV_LANE_BLOCK), sa), sa);
+        t[c] = FMA(f, SUB(tb[c], ta[c]), ta[c]);
+        s[c] = FMA(f, SUB(sb[c], sa[c]), sa[c]);
     }
-    for (int c = 0; c < 4; c++) ra[c] = LOAD(a + (3 + c) * SKV_LANE_BLOCK), rb[c] = LOAD(b + (3 + c) * SKV_LANE_BLOCK);
     VEC d = FMA(ra[3], rb[3], FMA(ra[2], rb[2], FMA(ra[1], rb[1], MUL(ra[0], rb[0]))));
     VEC wa, wb;
     SUFFIX(arc_weights)(d, f, &wa, &wb);
@@ -116,6 +115,43 @@ TARGET static inline void SUFFIX(sample_vector)(const float *a, const float *b, 
                  t[0], t[1], t[2], one};
     STORE_LOCALS(m, out, work);
 }
+
+/* One vector of channels of a time group: a and b point at their first
+ * component (T x) in the key blocks, components SKV_LANE_BLOCK floats
+ * apart. */
+TARGET static inline void SUFFIX(sample_vector)(const float *a, const float *b, VEC f, const int32_t *out, float *work)
+{
+    VEC ta[3], tb[3], ra[4], rb[4], sa[3], sb[3];
+    for (int c = 0; c < 3; c++) {
+        ta[c] = LOAD(a + c * SKV_LANE_BLOCK), tb[c] = LOAD(b + c * SKV_LANE_BLOCK);
+        sa[c] = LOAD(a + (7 + c) * SKV_LANE_BLOCK), sb[c] = LOAD(b + (7 + c) * SKV_LANE_BLOCK);
+    }
+    for (int c = 0; c < 4; c++) ra[c] = LOAD(a + (3 + c) * SKV_LANE_BLOCK), rb[c] = LOAD(b + (3 + c) * SKV_LANE_BLOCK);
+    SUFFIX(sample_soa)(ta, tb, ra, rb, sa, sb, f, out, work);
+}
+
+#ifdef GATHER4
+/* Channels each on its own time line (kernels.h, sample_each), four at a
+ * time: every lane's two keys as rows (T x y z 0, R x y z w, S x y z 0),
+ * turned into components by transposes, each lane at its own factor. */
+TARGET static void SUFFIX(sample_each)(const float *const *keys, const float *f, const int32_t *out, int lane_count,
+                                       float *work)
+{
+    for (int l = 0; l < lane_count; l += 4) {
+        VEC a[3][4], b[3][4];
+        for (int j = 0; j < 4; j++)
+            for (int row = 0; row < 3; row++) {
+                a[row][j] = LOAD(keys[l + j] + 4 * row);
+                b[row][j] = LOAD(keys[l + j] + SKV_EACH_KEY_FLOATS + 4 * row);
+            }
+        for (int row = 0; row < 3; row++) {
+            _MM_TRANSPOSE4_PS(a[row][0], a[row][1], a[row][2], a[row][3]);
+            _MM_TRANSPOSE4_PS(b[row][0], b[row][1], b[row][2], b[row][3]);
+        }
+        SUFFIX(sample_soa)(a[0], b[0], a[1], b[1], a[2], b[2], _mm_loadu_ps(f + l), out + l, work);
+    }
+}
+#endif
 
 /* Every vector of lanes up to lane_count; with NARROW(at, lanes) defined,
  * the last lanes when NARROW_LANES or fewer are left go to a narrower

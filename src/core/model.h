@@ -184,6 +184,11 @@ typedef struct skv_model {
     float *uvs;         /* 2 per vertex */
     float *tangents;    /* 4 per vertex: xyz along +u, w = +-1 the bitangent's side; NULL: none in the model */
     int influence_slots; /* per vertex: 4 (default) or 8 */
+    /* --influences all: the linear-blend shader reads every influence of
+     * every vertex from influence_start / influences below, not the slots
+     * (the default slots stay for the other paths: dual quaternions, the
+     * weight views, crowds, the CPU blend). */
+    int influence_lists;
     uint16_t *bone_ids;  /* influence_slots per vertex */
     float *weights;      /* influence_slots per vertex, sum 1 */
     /* Every usable influence of every vertex, before the 4-slot cut (the

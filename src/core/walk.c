@@ -15,12 +15,17 @@
 typedef struct walk_group {
     int key_count;     /* >= 2 */
     int channel_count; /* channels in the group */
-    int lane_count;    /* channel_count rounded up to whole blocks */
+    /* Fewer channels than a vector holds: its keys are stored channel by
+     * channel, SKV_EACH_KEY_FLOATS per key, and its lanes share vectors
+     * with the other such groups' (kernels.h, sample_each). */
+    int each;
+    int lane_count;    /* channel_count rounded up to whole blocks (each: channel_count) */
     int channel;       /* the first channel: its cursor serves the group */
     float *search;     /* key times as float: the binary search reads these */
     double *times;     /* the exact times: the factor and the search's last step */
     double *inv_span;  /* per key pair: 1 / time span (0 for an empty span) */
-    float *keys;       /* key_count * SKV_KEY_FLOATS(lane_count / SKV_LANE_BLOCK), 64-byte aligned */
+    float *keys;       /* key_count * SKV_KEY_FLOATS(lane_count / SKV_LANE_BLOCK), 64-byte aligned
+                        * (each: channel_count * key_count * SKV_EACH_KEY_FLOATS) */
     int32_t *out;      /* per lane: its local's byte offset in the work block */
 } walk_group;
 
@@ -144,12 +149,19 @@ static int shared_times(const skv_channel *ch, const double **times, size_t *str
 static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *channels)
 {
     int blocks = grp->lane_count / SKV_LANE_BLOCK;
+    /* Where component c of lane l's key k goes. */
+    size_t lane_stride = grp->each ? 1 : SKV_LANE_BLOCK;
+    size_t key_stride = grp->each ? SKV_EACH_KEY_FLOATS : SKV_KEY_FLOATS(blocks);
+    static const int each_at[SKV_LANE_COMPONENTS] = {0, 1, 2, 4, 5, 6, 7, 8, 9, 10};
     for (int l = 0; l < grp->lane_count; l++) {
         const skv_channel *ch = &clip->channels[channels[l < grp->channel_count ? l : grp->channel_count - 1]];
-        float *lane = grp->keys + (size_t)(l / SKV_LANE_BLOCK) * SKV_KEY_FLOATS(1) + (size_t)(l % SKV_LANE_BLOCK);
+        float *lane = grp->each ? grp->keys + (size_t)l * (size_t)grp->key_count * SKV_EACH_KEY_FLOATS
+                                : grp->keys + (size_t)(l / SKV_LANE_BLOCK) * SKV_KEY_FLOATS(1) +
+                                      (size_t)(l % SKV_LANE_BLOCK);
         float previous[4] = {0};
         for (int k = 0; k < grp->key_count; k++) {
-            float *v = lane + (size_t)k * SKV_KEY_FLOATS(blocks);
+            float *key = lane + (size_t)k * key_stride;
+#define COMPONENT(c) key[grp->each ? (size_t)each_at[c] : (size_t)(c) * lane_stride]
             const float *t = ch->positions[ch->position_count > 1 ? k : 0].value;
             const float *r = ch->rotations[ch->rotation_count > 1 ? k : 0].value;
             const float *s = ch->scales[ch->scale_count > 1 ? k : 0].value;
@@ -158,10 +170,12 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
                 sign = -1.0f;
             for (int c = 0; c < 4; c++) previous[c] = sign * r[c];
             for (int c = 0; c < 3; c++) {
-                v[c * SKV_LANE_BLOCK] = t[c];
-                v[(7 + c) * SKV_LANE_BLOCK] = s[c];
+                COMPONENT(c) = t[c];
+                COMPONENT(7 + c) = s[c];
             }
-            for (int c = 0; c < 4; c++) v[(3 + c) * SKV_LANE_BLOCK] = previous[c];
+            for (int c = 0; c < 4; c++) COMPONENT(3 + c) = previous[c];
+            if (grp->each) key[3] = key[11] = 0.0f; /* the rows' 4th floats */
+#undef COMPONENT
         }
     }
 }
@@ -213,15 +227,20 @@ static int group_channels(skv_walk *w, const skv_clip *clip, int32_t local_base)
         }
         w->groups[group_of[k]].channel_count++;
     }
+    int small_groups = 0;
+    for (int g = 0; ok && g < w->group_count; g++) small_groups += w->groups[g].channel_count < 4;
     for (int g = 0; ok && g < w->group_count; g++) {
         walk_group *grp = &w->groups[g];
         int n = 0;
         for (int k = 0; k < moving; k++)
             if (group_of[k] == g) members[n++] = w->loose[k];
         grp->channel = members[0];
-        grp->lane_count = (n + SKV_LANE_BLOCK - 1) / SKV_LANE_BLOCK * SKV_LANE_BLOCK;
-        size_t key_bytes = (size_t)grp->key_count * SKV_KEY_FLOATS(grp->lane_count / SKV_LANE_BLOCK) * sizeof(float);
-        grp->keys = aligned_alloc(64, key_bytes); /* a multiple of 64: a block is 640 bytes */
+        grp->each = n < 4 && small_groups > 1; /* one small group alone gains nothing from sharing */
+        grp->lane_count = grp->each ? n : (n + SKV_LANE_BLOCK - 1) / SKV_LANE_BLOCK * SKV_LANE_BLOCK;
+        size_t key_bytes = grp->each ? (size_t)n * (size_t)grp->key_count * SKV_EACH_KEY_FLOATS * sizeof(float)
+                                     : (size_t)grp->key_count * SKV_KEY_FLOATS(grp->lane_count / SKV_LANE_BLOCK) *
+                                           sizeof(float);
+        grp->keys = aligned_alloc(64, (key_bytes + 63) / 64 * 64);
         grp->out = malloc((size_t)grp->lane_count * sizeof *grp->out);
         if (!grp->keys || !grp->out) {
             ok = 0;
@@ -398,8 +417,10 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
     for (int g = 0; g < w->group_count; g++) {
         const walk_group *grp = &w->groups[g];
         out->grouped += grp->channel_count;
-        out->key_bytes += (size_t)grp->key_count * (SKV_KEY_FLOATS(grp->lane_count / SKV_LANE_BLOCK) * sizeof(float) +
-                                                    sizeof(float) + 2 * sizeof(double));
+        size_t key_floats = grp->each ? (size_t)grp->channel_count * SKV_EACH_KEY_FLOATS
+                                      : SKV_KEY_FLOATS(grp->lane_count / SKV_LANE_BLOCK);
+        out->key_bytes += (size_t)grp->key_count * (key_floats * sizeof(float) + sizeof(float) + 2 * sizeof(double));
+        out->each += grp->each ? grp->channel_count : 0;
     }
 }
 
@@ -498,14 +519,38 @@ static void sample_quat(const skv_quat_key *keys, int count, double t, int *curs
 void walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursors, float *work, float *palette,
                const skv_kernels *kernels, int rows)
 {
+    /* The small groups' channels, gathered into shared vectors. */
+    enum { EACH_BATCH = 16 };
+    const float *each_keys[EACH_BATCH];
+    float each_f[EACH_BATCH];
+    int32_t each_out[EACH_BATCH];
+    int each_count = 0;
     for (int g = 0; g < w->group_count; g++) {
         const walk_group *grp = &w->groups[g];
         int scratch = -1;
         float f;
         int i = group_key(grp, ticks, cursors ? &cursors[grp->channel * 3] : &scratch, &f);
+        if (grp->each) {
+            for (int m = 0; m < grp->channel_count; m++) {
+                if (each_count == EACH_BATCH) {
+                    kernels->sample_each(each_keys, each_f, each_out, EACH_BATCH, work);
+                    each_count = 0;
+                }
+                each_keys[each_count] = grp->keys + ((size_t)m * (size_t)grp->key_count + (size_t)i) * SKV_EACH_KEY_FLOATS;
+                each_f[each_count] = f;
+                each_out[each_count++] = grp->out[m];
+            }
+            continue;
+        }
         size_t key_floats = SKV_KEY_FLOATS(grp->lane_count / SKV_LANE_BLOCK);
         kernels->sample(grp->keys + (size_t)i * key_floats, grp->keys + (size_t)(i + 1) * key_floats, f, grp->out,
                         grp->channel_count, work);
+    }
+    if (each_count > 0) {
+        int padded = (each_count + 3) / 4 * 4; /* padding lanes: the last channel's local, written again */
+        for (int l = each_count; l < padded; l++)
+            each_keys[l] = each_keys[l - 1], each_f[l] = each_f[l - 1], each_out[l] = each_out[l - 1];
+        kernels->sample_each(each_keys, each_f, each_out, padded, work);
     }
     for (int k = 0; k < w->loose_count; k++) {
         const skv_channel *ch = &clip->channels[w->loose[k]];

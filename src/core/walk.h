@@ -61,6 +61,7 @@ typedef struct skv_walk_stats {
     int moving;     /* channels whose keys move */
     int groups;     /* time groups */
     int grouped;    /* moving channels in them */
+    int each;       /* of those, in groups too small for a vector (sampled together, kernels.h sample_each) */
     int loose;      /* moving channels sampled one by one */
     int globals;    /* products per frame forming globals */
     int palette;    /* products per frame forming palette entries */

@@ -33,10 +33,12 @@ static void shader_preamble(char *out, size_t size, const skv_shader_variant *va
              "#define SKV_SHADE_INFLUENCES %d\n"
              "#define SKV_SHADE_SOLID %d\n"
              "#define SKV_SHADE_FLAT %d\n"
+             "#define SKV_INFLUENCE_LISTS %d\n"
              "#line 1\n",
              variant->instanced, variant->dual_quaternion, SKV_MAX_BONES, variant->influence_slots, SKV_ATTR_POSITION, SKV_ATTR_NORMAL, SKV_ATTR_UV, SKV_ATTR_BONE_IDS,
              SKV_ATTR_WEIGHTS, SKV_ATTR_BONE_IDS_1, SKV_ATTR_WEIGHTS_1, variant->morph, SKV_ATTR_VERTEX, SKV_ATTR_TANGENT,
-             SKV_SHADE_MATERIAL, SKV_SHADE_WEIGHTS, SKV_SHADE_INFLUENCES, SKV_SHADE_SOLID, SKV_SHADE_FLAT);
+             SKV_SHADE_MATERIAL, SKV_SHADE_WEIGHTS, SKV_SHADE_INFLUENCES, SKV_SHADE_SOLID, SKV_SHADE_FLAT,
+             variant->influence_lists && !variant->instanced && !variant->dual_quaternion);
 }
 
 static GLuint compile(GLenum stage, const char *name, const skv_shader_variant *variant, skv_error *err)
@@ -184,13 +186,18 @@ static void find_uniforms(GLuint p, skv_uniforms *u)
     u->morph_base = glGetUniformLocation(p, "u_morph_base");
     u->morph_vertices = glGetUniformLocation(p, "u_morph_vertices");
     u->morph_first_vertex = glGetUniformLocation(p, "u_morph_first_vertex");
+    u->influence_starts = glGetUniformLocation(p, "u_influence_starts");
+    u->influence_pairs = glGetUniformLocation(p, "u_influence_pairs");
 }
 
 /* Texture units: 0 the material's base colour, 1 the crowd's palettes,
- * 2-3 morph targets, 4-7 the material's other maps. */
+ * 2-3 morph targets, 4-7 the material's other maps, 8-9 the influence
+ * lists (--influences all; read by the vertex shader). */
 #define MORPH_DELTA_UNIT 2
 #define MORPH_WEIGHT_UNIT 3
 #define MAP_UNIT_FIRST 4 /* + slot - 1 for SKV_TEX_METAL_ROUGH .. SKV_TEX_EMISSIVE */
+#define INFLUENCE_START_UNIT 8
+#define INFLUENCE_PAIR_UNIT 9
 
 /* The morph targets' buffers (render.h). Returns 0, or -1 when memory
  * runs out; a GPU that cannot hold them shows as a GL error. */
@@ -236,6 +243,47 @@ static int upload_morphs(skv_renderer *renderer, const skv_model *model, int gpu
 }
 
 /* The frame's weights and the morph textures, before the draws. */
+/* --influences all: each model vertex's start in the pair list (R32I,
+ * vertex_count + 1) and the (bone, weight) pairs (RG32F; bone indices are
+ * exact as floats below 2^24). */
+static int upload_influence_lists(skv_renderer *renderer, const skv_model *model)
+{
+    size_t pairs = (size_t)model->influence_start[model->vertex_count];
+    float *texels = malloc((pairs > 0 ? pairs : 1) * 2 * sizeof(float));
+    if (!texels) return -1;
+    for (size_t i = 0; i < pairs; i++) {
+        texels[2 * i] = (float)model->influences[i].bone;
+        texels[2 * i + 1] = model->influences[i].weight;
+    }
+    glGenBuffers(2, renderer->influence_buffers);
+    glGenTextures(2, renderer->influence_textures);
+    glBindBuffer(GL_TEXTURE_BUFFER, renderer->influence_buffers[0]);
+    glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)((size_t)model->vertex_count + 1) * (GLsizeiptr)sizeof(int),
+                 model->influence_start, GL_STATIC_DRAW);
+    glBindTexture(GL_TEXTURE_BUFFER, renderer->influence_textures[0]);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_R32I, renderer->influence_buffers[0]);
+    glBindBuffer(GL_TEXTURE_BUFFER, renderer->influence_buffers[1]);
+    glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)((pairs > 0 ? pairs : 1) * 2 * sizeof(float)), texels, GL_STATIC_DRAW);
+    glBindTexture(GL_TEXTURE_BUFFER, renderer->influence_textures[1]);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_RG32F, renderer->influence_buffers[1]);
+    glBindTexture(GL_TEXTURE_BUFFER, 0);
+    glBindBuffer(GL_TEXTURE_BUFFER, 0);
+    free(texels);
+    return 0;
+}
+
+static void bind_influence_lists(const skv_renderer *renderer, const skv_uniforms *u)
+{
+    if (!renderer->influence_textures[0] || u->influence_starts < 0) return;
+    glActiveTexture(GL_TEXTURE0 + INFLUENCE_START_UNIT);
+    glBindTexture(GL_TEXTURE_BUFFER, renderer->influence_textures[0]);
+    glActiveTexture(GL_TEXTURE0 + INFLUENCE_PAIR_UNIT);
+    glBindTexture(GL_TEXTURE_BUFFER, renderer->influence_textures[1]);
+    glActiveTexture(GL_TEXTURE0);
+    glUniform1i(u->influence_starts, INFLUENCE_START_UNIT);
+    glUniform1i(u->influence_pairs, INFLUENCE_PAIR_UNIT);
+}
+
 static void bind_morphs(const skv_renderer *renderer, const skv_model *model, const skv_uniforms *u,
                         const float *weights)
 {
@@ -387,6 +435,11 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
         return built;
     }
     const skv_draw_set *set = &renderer->draws;
+    if (model->influence_lists && set->split) {
+        if (program) glDeleteProgram(program);
+        return skv_fail(err, SKV_ERR_ARGUMENT, "per-vertex influence lists: models of more than %d bones are not supported",
+                        SKV_MAX_BONES);
+    }
     renderer->draw_palette = malloc(SKV_MAX_BONES * sizeof(mat4));
     renderer->dq_bones = malloc(SKV_MAX_BONES * sizeof *renderer->dq_bones);
     renderer->dq_upload = calloc(DQ_BLOCK_SIZE / 4, sizeof(float));
@@ -395,7 +448,8 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
         return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     }
 
-    skv_shader_variant variant = {.influence_slots = model->influence_slots, .morph = model->morph_target_count > 0};
+    skv_shader_variant variant = {.influence_slots = model->influence_slots, .morph = model->morph_target_count > 0,
+                                  .influence_lists = model->influence_lists};
     renderer->program = program ? program
                                 : render_program_variant("skinned.vert", "skinned.frag", NULL, 0, &variant, err);
     if (!renderer->program) return SKV_ERR_GPU;
@@ -443,6 +497,7 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
     const uint32_t *indices = set->split ? set->indices : model->indices;
     glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)index_count * (GLsizeiptr)sizeof(uint32_t), indices, GL_STATIC_DRAW);
     if (model->morph_target_count > 0 && upload_morphs(renderer, model, nv, source) != 0) gathered = -1;
+    if (model->influence_lists && upload_influence_lists(renderer, model) != 0) gathered = -1;
     glBindVertexArray(0);
     if (gathered) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
 
@@ -528,6 +583,8 @@ void render_destroy(skv_renderer *renderer)
     if (renderer->crowd_texture) glDeleteTextures(1, &renderer->crowd_texture);
     if (renderer->morph_buffers[0]) glDeleteBuffers(3, renderer->morph_buffers);
     if (renderer->morph_textures[0]) glDeleteTextures(2, renderer->morph_textures);
+    if (renderer->influence_buffers[0]) glDeleteBuffers(2, renderer->influence_buffers);
+    if (renderer->influence_textures[0]) glDeleteTextures(2, renderer->influence_textures);
     free(renderer->draw_palette);
     free(renderer->dq_bones);
     free(renderer->dq_upload);
@@ -703,6 +760,7 @@ static void draw_model(skv_renderer *renderer, const skv_model *model, const skv
     const skv_draw_set *set = &renderer->draws;
     if (!set->split) upload_palette(renderer, palette, model->skeleton.bone_count, skinning);
     bind_morphs(renderer, model, u, morph_weights);
+    bind_influence_lists(renderer, u);
     glUniform1i(u->shade_mode, (int)shade);
     glUniform1i(u->selected_bone, selected_bone);
     glActiveTexture(GL_TEXTURE0);
@@ -863,6 +921,7 @@ void render_feedback_morph(skv_renderer *renderer, const skv_model *model, const
     if (!set->split) upload_palette(renderer, palette, model->skeleton.bone_count, renderer->program_skinning);
     glUseProgram(renderer->program);
     bind_morphs(renderer, model, &renderer->uniforms, morph_weights);
+    bind_influence_lists(renderer, &renderer->uniforms);
     glBindVertexArray(renderer->vao);
     glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, feedback);
     glEnable(GL_RASTERIZER_DISCARD);

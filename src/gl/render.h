@@ -38,6 +38,7 @@ typedef struct skv_shader_variant {
     int instanced;       /* crowd: palettes from a texture buffer */
     int dual_quaternion;
     int morph;           /* morph targets before skinning (models that have them) */
+    int influence_lists; /* every influence from buffer textures (--influences all; linear, not instanced) */
 } skv_shader_variant;
 
 /* Uniform locations of one program (-1 where it has none). */
@@ -49,6 +50,7 @@ typedef struct skv_uniforms {
         metal_rough_map, normal_map, occlusion_map, emissive_map, view_up; /* the material (skinned.frag) */
     GLint morph_deltas, morph_weights, morph_first_target, morph_count, morph_base, morph_vertices,
         morph_first_vertex; /* programs with morph targets */
+    GLint influence_starts, influence_pairs; /* programs with influence lists */
 } skv_uniforms;
 
 /* How the model's surface is coloured (skinned.frag). The shaders get
@@ -101,6 +103,11 @@ typedef struct skv_renderer {
     int morph;
     GLuint morph_buffers[3]; /* deltas, weights, vertex indices */
     GLuint morph_textures[2];
+    /* --influences all (model->influence_lists): per model vertex where its
+     * list starts (one past the end for the last), and every (bone,
+     * weight) pair, as buffer textures; 0 when the slots are used. */
+    GLuint influence_buffers[2];
+    GLuint influence_textures[2];
     /* Overlay lines and points. */
     GLuint line_program, line_vao, line_buffers[2];
     GLint line_u_view_projection, line_u_point_size;

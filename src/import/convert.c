@@ -1368,6 +1368,7 @@ skv_result convert_scene(const struct aiScene *scene, const struct aiScene *anim
 {
     memset(model, 0, sizeof *model);
     model->influence_slots = desc && desc->influences == 8 ? 8 : SKV_DEFAULT_INFLUENCES;
+    model->influence_lists = desc && desc->influences == SKV_INFLUENCES_ALL;
     importer im = {.scene = scene, .anim_scene = anim_scene, .file_durations = file_durations,
                    .model = model, .err = err,
                    .fbx_offset_fix = fbx_offset_fix_applies(path), .fbx_bind_fix = fbx_bind_fix_applies(path)};

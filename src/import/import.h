@@ -9,9 +9,14 @@
 #include "error.h"
 #include "model.h"
 
+/* skv_import_desc.influences: the default slots, and the linear-blend
+ * shader blends every influence of every vertex from the model's lists
+ * (--influences all). */
+enum { SKV_INFLUENCES_ALL = -1 };
+
 /* Load options; zero-initialised means the defaults. */
 typedef struct skv_import_desc {
-    int influences; /* slots per vertex: 0 or 4 (default), or 8 */
+    int influences; /* slots per vertex: 0 or 4 (default), or 8; or SKV_INFLUENCES_ALL */
     /* Assimp's parsers can crash, hang or allocate without bound on broken
      * files. Unless `trusted`, the file is first read in a child process
      * under a memory limit and `timeout_seconds` (0: 60); only if that
