@@ -281,7 +281,7 @@ static int bench_model(const char *path, int rounds, int frames, int kernel, int
     nv.bone_done = calloc((size_t)(res->bones ? res->bones : 1), 1);
     nv.channel_done = calloc(nv.anim ? nv.anim->mNumChannels + 1 : 1, 1);
     float *positions = malloc((size_t)model.vertex_count * 3 * sizeof(float) + 1);
-    if (pose_create(&pose, &model.skeleton) != 0 || !nv.palette || !positions) return -1;
+    if (pose_create(&pose, &model.skeleton) != SKV_OK || !nv.palette || !positions) return -1;
     pose.walk_kernel = kernel;
     for (int b = 0; b < res->bones; b++) glm_mat4_identity(nv.palette[b]);
 
@@ -290,7 +290,7 @@ static int bench_model(const char *path, int rounds, int frames, int kernel, int
     double *seek_t = malloc((size_t)rounds * sizeof(double)), *skin_t = malloc((size_t)rounds * sizeof(double));
     double *ref_t = malloc((size_t)rounds * sizeof(double));
     skv_pose ref_pose;
-    if (pose_create(&ref_pose, &model.skeleton) != 0) return -1;
+    if (pose_create(&ref_pose, &model.skeleton) != SKV_OK) return -1;
     unsigned seed = 12345;
     double *seeks = malloc((size_t)frames * sizeof(double));
     for (int f = 0; f < frames; f++) {
@@ -348,7 +348,7 @@ static int bench_model(const char *path, int rounds, int frames, int kernel, int
 static double crowd_pose_ms(const skv_model *model, int count, int threads, int rounds)
 {
     skv_crowd crowd;
-    if (crowd_create(&crowd, model, count, model->clip_count > 0 ? 0 : -1, 0, threads) != 0) return -1.0;
+    if (crowd_create(&crowd, model, count, model->clip_count > 0 ? 0 : -1, 0, threads) != SKV_OK) return -1.0;
     double *t = malloc((size_t)rounds * sizeof *t);
     enum { FRAMES = 30 };
     crowd_evaluate(&crowd, 0.0); /* first touch of every buffer */
@@ -547,7 +547,7 @@ static int profile_model(const char *path, int frames, int clip, int seek)
         return 1;
     }
     skv_pose pose;
-    if (pose_create(&pose, &model.skeleton) != 0) {
+    if (pose_create(&pose, &model.skeleton) != SKV_OK) {
         model_free(&model);
         return 1;
     }

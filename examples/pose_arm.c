@@ -77,8 +77,8 @@ int main(void)
 {
     skv_model arm;
     skv_pose pose, reference;
-    if (build_arm(&arm) != 0 || pose_create(&pose, &arm.skeleton) != 0 ||
-        pose_create(&reference, &arm.skeleton) != 0) {
+    if (build_arm(&arm) != 0 || pose_create(&pose, &arm.skeleton) != SKV_OK ||
+        pose_create(&reference, &arm.skeleton) != SKV_OK) {
         fprintf(stderr, "pose_arm: out of memory\n");
         return 1;
     }

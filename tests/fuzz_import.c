@@ -30,7 +30,7 @@ static void exercise(const skv_model *model)
     skv_draw_set set;
     if (draws_build(model, 12, &set, &err) == SKV_OK) draws_free(&set);
     skv_pose pose;
-    if (pose_create(&pose, &model->skeleton) != 0) return;
+    if (pose_create(&pose, &model->skeleton) != SKV_OK) return;
     size_t n = (size_t)model->vertex_count;
     float *positions = malloc(n * 3 * sizeof(float) + 1), *normals = malloc(n * 3 * sizeof(float) + 1);
     const double times[] = {0.0, 0.37, -3.0, 1e9};

@@ -379,7 +379,7 @@ static void random_model_build(void)
                                     .bone_count = NODES, .bone_node = bone_node, .bone_offset = offsets};
     glm_scale_make(model->global_inverse, (vec3){0.5f, 0.5f, 0.5f});
     model->global_inverse[3][2] = 3.0f;
-    CHECK(walk_compile_all(model) == 0); /* now rather than on first use */
+    CHECK(walk_compile_all(model) == SKV_OK); /* now rather than on first use */
 }
 
 static void random_model_free(void)
@@ -411,8 +411,8 @@ static void test_fast_matches_reference(void)
         }
         unsigned seed = 5;
         skv_pose fast, ref;
-        CHECK(pose_create(&fast, &model.skeleton) == 0);
-        CHECK(pose_create(&ref, &model.skeleton) == 0);
+        CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
+        CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
         fast.walk_kernel = kernel;
         double times[200];
         int clip_of[200];
@@ -491,9 +491,9 @@ static void test_blend(void)
     random_model_build();
     const skv_model *model = &rm.model;
     skv_pose blend, a, b;
-    CHECK(pose_create(&blend, &model->skeleton) == 0);
-    CHECK(pose_create(&a, &model->skeleton) == 0);
-    CHECK(pose_create(&b, &model->skeleton) == 0);
+    CHECK(pose_create(&blend, &model->skeleton) == SKV_OK);
+    CHECK(pose_create(&a, &model->skeleton) == SKV_OK);
+    CHECK(pose_create(&b, &model->skeleton) == SKV_OK);
     double worst0 = 0.0, worst1 = 0.0, worst_t = 0.0, worst_split = 0.0;
     int one_clip_nodes = 0;
     for (int f = 0; f < 12; f++) {
@@ -543,10 +543,10 @@ static void test_crowd_matches_poses(void)
     random_model_build();
     const skv_model *model = &rm.model;
     skv_crowd crowd;
-    CHECK(crowd_create(&crowd, model, 37, 0, 1, 3) == 0);
+    CHECK(crowd_create(&crowd, model, 37, 0, 1, 3) == SKV_OK);
     CHECK(crowd.worker_count == 2);
     skv_pose ref;
-    CHECK(pose_create(&ref, &model->skeleton) == 0);
+    CHECK(pose_create(&ref, &model->skeleton) == SKV_OK);
     double worst = 0.0;
     int clips_seen[2] = {0, 0};
     for (int f = 0; f < 20; f++) {

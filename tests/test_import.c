@@ -186,7 +186,7 @@ static void test_defensive(void)
         CHECK(model.clips[0].ticks_per_second == 25.0);
         CHECK(model.clips[0].duration_ticks == 2.0);
         skv_pose pose;
-        CHECK(pose_create(&pose, &model.skeleton) == 0);
+        CHECK(pose_create(&pose, &model.skeleton) == SKV_OK);
         int finite = 1;
         for (double t = 0.0; t < 0.1; t += 0.01) {
             pose_evaluate(&pose, &model, 0, t);
@@ -267,7 +267,7 @@ static void test_fbx_offsets(void)
     skv_error err;
     CHECK(import_scene(&scene, "character.fbx", NULL, &model, &err) == SKV_OK);
     skv_pose pose;
-    CHECK(pose_create(&pose, &model.skeleton) == 0);
+    CHECK(pose_create(&pose, &model.skeleton) == SKV_OK);
     pose_evaluate(&pose, &model, -1, 0.0);
     double worst = 0.0;
     for (int k = 0; k < 2; k++) {
@@ -476,7 +476,7 @@ int main(void)
     CHECK_NEAR(product[0][0], 1.0, 1e-6);
     CHECK_NEAR(model.upright[0][0], 2.0, 1e-6);
     skv_pose pose;
-    CHECK(pose_create(&pose, sk) == 0);
+    CHECK(pose_create(&pose, sk) == SKV_OK);
     pose_evaluate(&pose, &model, 0, 0.2); /* 5 ticks: boneA half-way to x = 4 */
     CHECK_NEAR(pose.palette[prop_bone][3][0], 5.0, 1e-5);
     CHECK_NEAR(pose.palette[ids[0]][3][0], 2.0, 1e-5);

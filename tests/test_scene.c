@@ -27,7 +27,7 @@ int main(int argc, char **argv)
     int walk = model_find_clip(&scene.model, "Walk"), run = model_find_clip(&scene.model, "Run");
     CHECK(walk >= 0 && run >= 0);
     skv_pose ref;
-    CHECK(pose_create(&ref, &scene.model.skeleton) == 0);
+    CHECK(pose_create(&ref, &scene.model.skeleton) == SKV_OK);
     const skv_model *m = &scene.model;
 
     /* Walk was at 0.2 s when Run was picked; the fade takes 0.5 s of Run. */

@@ -67,7 +67,7 @@ int main(int argc, char **argv)
     skv_error err;
     CHECK(import_model(argv[1], NULL, &model, &err) == SKV_OK);
     skv_pose pose;
-    CHECK(pose_create(&pose, &model.skeleton) == 0);
+    CHECK(pose_create(&pose, &model.skeleton) == SKV_OK);
     size_t n = (size_t)model.vertex_count;
     float *lin = malloc(n * 3 * sizeof(float)), *dq = malloc(n * 3 * sizeof(float));
     skv_dq_bone *bones = malloc((size_t)model.skeleton.bone_count * sizeof *bones);

@@ -34,7 +34,7 @@ skv_result camera_animated_bounds(const skv_model *model, int clip, double start
 {
     skv_pose pose;
     float *positions = malloc((size_t)model->vertex_count * 3 * sizeof(float));
-    if (!positions || pose_create(&pose, &model->skeleton) != 0) {
+    if (!positions || pose_create(&pose, &model->skeleton) != SKV_OK) {
         free(positions);
         return SKV_ERR_MEMORY;
     }

@@ -21,7 +21,7 @@ static void find_root(skv_scene *scene)
     memset(scene->root_offset, 0, sizeof scene->root_offset);
     if (scene->root_node < 0) return;
     skv_pose pose;
-    if (pose_create(&pose, &scene->model.skeleton) != 0) return;
+    if (pose_create(&pose, &scene->model.skeleton) != SKV_OK) return;
     pose_evaluate(&pose, &scene->model, scene->clip, 0.0);
     camera_node_position(&scene->model, pose_globals(&pose), scene->root_node, scene->root_start);
     pose_destroy(&pose);
@@ -74,7 +74,7 @@ skv_result scene_set_instances(skv_scene *scene, int count, int mixed_clips, skv
     if (scene->instances > 0) crowd_destroy(&scene->crowd);
     scene->instances = 0;
     if (count < 1) return skv_fail(err, SKV_ERR_ARGUMENT, "a crowd needs at least 1 character");
-    if (crowd_create(&scene->crowd, &scene->model, count, scene->clip, mixed_clips, 0) != 0)
+    if (crowd_create(&scene->crowd, &scene->model, count, scene->clip, mixed_clips, 0) != SKV_OK)
         return skv_fail(err, SKV_ERR_MEMORY, "out of memory for %d characters", count);
     scene->instances = count;
     scene->mixed_clips = mixed_clips;
@@ -117,7 +117,7 @@ skv_result scene_load(skv_scene *scene, const char *path, const char *anim, cons
         memcpy(scene->morph_weights, scene->model.morph_default_weights, targets * sizeof(float));
         for (size_t t = 0; t < targets; t++) scene->morph_override[t] = NAN;
     }
-    if (pose_create(&scene->pose, &scene->model.skeleton) != 0) {
+    if (pose_create(&scene->pose, &scene->model.skeleton) != SKV_OK) {
         model_free(&scene->model);
         return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     }

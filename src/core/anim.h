@@ -17,6 +17,7 @@
 #ifndef SKV_ANIM_H
 #define SKV_ANIM_H
 
+#include "error.h"
 #include "model.h"
 
 /* Clip time in ticks for a time in seconds: ticks_per_second applied,
@@ -90,11 +91,11 @@ typedef struct skv_pose {
     skv_trs *rest_trs;    /* pose_evaluate_blend: every node's rest T, R, S, made once */
 } skv_pose;
 
-int pose_create(skv_pose *pose, const skv_skeleton *skeleton); /* 0 on success */
+skv_result pose_create(skv_pose *pose, const skv_skeleton *skeleton); /* SKV_ERR_MEMORY when memory runs out */
 /* Same, with the palette written to the caller's `palette` (bone_count
  * matrices, e.g. one character's slice of a crowd's buffer), which the
  * pose does not own. */
-int pose_create_into(skv_pose *pose, const skv_skeleton *skeleton, mat4 *palette);
+skv_result pose_create_into(skv_pose *pose, const skv_skeleton *skeleton, mat4 *palette);
 void pose_destroy(skv_pose *pose);
 
 /* A crowd character's pose: no work block of its own (pose_evaluate_lent
@@ -104,7 +105,7 @@ void pose_destroy(skv_pose *pose);
  * SKV_ROWS_FLOATS floats, 16-byte aligned, the caller's). Poses only
  * through clips' compiled walks: walk_clip must have given one for every
  * clip it plays (crowd_create checks), else its palette holds identity. */
-int pose_create_lent(skv_pose *pose, const skv_skeleton *skeleton, float *rows);
+skv_result pose_create_lent(skv_pose *pose, const skv_skeleton *skeleton, float *rows);
 
 /* pose_evaluate with `work` (2 * node_count matrices, 64-byte aligned)
  * lent for this call; pose_globals has nothing to give after it. */

@@ -61,10 +61,10 @@ static void *worker_main(void *arg)
     }
 }
 
-int crowd_create(skv_crowd *crowd, const skv_model *model, int count, int clip, int mixed_clips, int threads)
+skv_result crowd_create(skv_crowd *crowd, const skv_model *model, int count, int clip, int mixed_clips, int threads)
 {
     memset(crowd, 0, sizeof *crowd);
-    if (count < 1) return -1;
+    if (count < 1) return SKV_ERR_MEMORY;
     crowd->model = model;
     crowd->count = count;
     crowd->bone_count = model->skeleton.bone_count > 0 ? model->skeleton.bone_count : 1;
@@ -84,14 +84,14 @@ int crowd_create(skv_crowd *crowd, const skv_model *model, int count, int clip, 
     if (!crowd->poses || !crowd->clips || !crowd->offsets || !crowd->palettes || !crowd->scratch ||
         !crowd->worker_args) {
         crowd_destroy(crowd);
-        return -1;
+        return SKV_ERR_MEMORY;
     }
     /* Lent poses have no reference path to fall back on: every clip they
      * play needs its walk. */
     for (int i = 0; i < (mixed_clips ? model->clip_count : 1); i++) {
         if (!walk_clip(model, mixed_clips ? i : clip)) {
             crowd_destroy(crowd);
-            return -1;
+            return SKV_ERR_MEMORY;
         }
     }
     for (int i = 0; i < count; i++) {
@@ -101,10 +101,10 @@ int crowd_create(skv_crowd *crowd, const skv_model *model, int count, int clip, 
         double seconds = c >= 0 ? model->clips[c].duration_ticks / model->clips[c].ticks_per_second : 0.0;
         crowd->offsets[i] = seconds * fmod(i * 0.6180339887498949, 1.0);
         if (pose_create_lent(&crowd->poses[i], &model->skeleton,
-                             &crowd->palettes[(size_t)i * crowd->bone_count * SKV_ROWS_FLOATS]) != 0) {
+                             &crowd->palettes[(size_t)i * crowd->bone_count * SKV_ROWS_FLOATS]) != SKV_OK) {
             crowd->count = i; /* destroy only the poses made */
             crowd_destroy(crowd);
-            return -1;
+            return SKV_ERR_MEMORY;
         }
     }
 
@@ -122,7 +122,7 @@ int crowd_create(skv_crowd *crowd, const skv_model *model, int count, int clip, 
                 crowd->worker_count++;
         }
     }
-    return 0;
+    return SKV_OK;
 }
 
 void crowd_destroy(skv_crowd *crowd)

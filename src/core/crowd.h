@@ -10,6 +10,7 @@
 #include <pthread.h>
 
 #include "anim.h"
+#include "error.h"
 #include "model.h"
 
 typedef struct skv_crowd {
@@ -51,8 +52,8 @@ typedef struct skv_crowd {
 /* `count` characters of `model` (which must outlive the crowd) playing
  * `clip`, or with `mixed_clips` cycling through all clips; time offsets
  * spread evenly over the clip. `threads`: total threads to pose with,
- * 0 = one per core. Returns 0, or -1 when memory or threads run out. */
-int crowd_create(skv_crowd *crowd, const skv_model *model, int count, int clip, int mixed_clips, int threads);
+ * 0 = one per core. SKV_ERR_MEMORY when memory or threads run out. */
+skv_result crowd_create(skv_crowd *crowd, const skv_model *model, int count, int clip, int mixed_clips, int threads);
 void crowd_destroy(skv_crowd *crowd);
 
 /* Poses every character at scene time `seconds` into crowd->palettes. */

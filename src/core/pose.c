@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-int pose_create(skv_pose *pose, const skv_skeleton *skeleton)
+skv_result pose_create(skv_pose *pose, const skv_skeleton *skeleton)
 {
     return pose_create_into(pose, skeleton, NULL);
 }
 
-static int pose_setup(skv_pose *pose, const skv_skeleton *skeleton, mat4 *palette, int own_work)
+static skv_result pose_setup(skv_pose *pose, const skv_skeleton *skeleton, mat4 *palette, int own_work)
 {
     memset(pose, 0, sizeof *pose);
     pose->node_count = skeleton->node_count;
@@ -28,25 +28,25 @@ static int pose_setup(skv_pose *pose, const skv_skeleton *skeleton, mat4 *palett
     pose->walk_clip = -2;
     if ((own_work && !pose->work) || !pose->palette) {
         pose_destroy(pose);
-        return -1;
+        return SKV_ERR_MEMORY;
     }
     if (own_work) {
         pose->global = (mat4 *)pose->work;
         pose->local = pose->global + skeleton->node_count;
     }
-    return 0;
+    return SKV_OK;
 }
 
-int pose_create_into(skv_pose *pose, const skv_skeleton *skeleton, mat4 *palette)
+skv_result pose_create_into(skv_pose *pose, const skv_skeleton *skeleton, mat4 *palette)
 {
     return pose_setup(pose, skeleton, palette, 1);
 }
 
-int pose_create_lent(skv_pose *pose, const skv_skeleton *skeleton, float *rows)
+skv_result pose_create_lent(skv_pose *pose, const skv_skeleton *skeleton, float *rows)
 {
-    if (pose_setup(pose, skeleton, (mat4 *)(void *)rows, 0) != 0) return -1;
+    if (pose_setup(pose, skeleton, (mat4 *)(void *)rows, 0) != 0) return SKV_ERR_MEMORY;
     pose->palette_rows = 1;
-    return 0;
+    return SKV_OK;
 }
 
 void pose_destroy(skv_pose *pose)

@@ -114,7 +114,7 @@ static int choose_joints(const skv_skeleton *sk, const unsigned char *joint, uns
     return joints;
 }
 
-int stick_figure_build(skv_model *model, const unsigned char *moving)
+skv_result stick_figure_build(skv_model *model, const unsigned char *moving)
 {
     skv_skeleton *sk = &model->skeleton;
     int nodes = sk->node_count;
@@ -123,7 +123,7 @@ int stick_figure_build(skv_model *model, const unsigned char *moving)
     if (!joint || !tree_size) {
         free(joint);
         free(tree_size);
-        return -1;
+        return SKV_ERR_MEMORY;
     }
     int joints = choose_joints(sk, moving, joint, tree_size);
     free(tree_size);
@@ -135,7 +135,7 @@ int stick_figure_build(skv_model *model, const unsigned char *moving)
     sk->bone_offset = malloc(room * sizeof *sk->bone_offset);
     sk->bone_from_file = malloc(room);
     figure f = {0};
-    int status = -1;
+    skv_result status = SKV_ERR_MEMORY;
     if (!global || !bone_of || !sk->bone_names || !sk->bone_node || !sk->bone_offset || !sk->bone_from_file)
         goto done;
 
@@ -217,7 +217,7 @@ int stick_figure_build(skv_model *model, const unsigned char *moving)
     model->vertex_count = nv;
     model->index_count = nv;
     model->skeleton_only = 1;
-    status = 0;
+    status = SKV_OK;
 done:
     free(joint);
     free(global);

@@ -14,12 +14,13 @@
 #ifndef SKV_STICK_H
 #define SKV_STICK_H
 
+#include "error.h"
 #include "model.h"
 
 /* Builds the figure over the nodes with moving[n] != 0 (those a clip
  * moves), less lone ones (a camera, a light) when the rest form a tree.
- * Returns 0, or -1 when memory runs out (the model is then left for
+ * SKV_ERR_MEMORY when memory runs out (the model is then left for
  * model_free). */
-int stick_figure_build(skv_model *model, const unsigned char *moving);
+skv_result stick_figure_build(skv_model *model, const unsigned char *moving);
 
 #endif

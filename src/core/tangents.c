@@ -23,11 +23,11 @@ static void any_perpendicular(const float *n, float *out)
     for (int a = 0; a < 3; a++) out[a] = t[a] / len;
 }
 
-int model_compute_tangents(skv_model *model)
+skv_result model_compute_tangents(skv_model *model)
 {
     int needed = 0;
     for (int m = 0; m < model->mesh_count; m++) needed |= mesh_normal_mapped(model, &model->meshes[m]);
-    if (!needed || model->vertex_count <= 0) return 0;
+    if (!needed || model->vertex_count <= 0) return SKV_OK;
     size_t nv = (size_t)model->vertex_count;
     float *tangents = calloc(nv * 4, sizeof(float));
     /* Per vertex: the sums of dP/du and dP/dv over its triangles. */
@@ -35,7 +35,7 @@ int model_compute_tangents(skv_model *model)
     if (!tangents || !sums) {
         free(tangents);
         free(sums);
-        return -1;
+        return SKV_ERR_MEMORY;
     }
     for (int m = 0; m < model->mesh_count; m++) {
         const skv_mesh *mesh = &model->meshes[m];
@@ -86,5 +86,5 @@ int model_compute_tangents(skv_model *model)
     }
     free(sums);
     model->tangents = tangents;
-    return 0;
+    return SKV_OK;
 }

@@ -7,6 +7,7 @@
 #ifndef SKV_TANGENTS_H
 #define SKV_TANGENTS_H
 
+#include "error.h"
 #include "model.h"
 
 /* Fills model->tangents (4 floats per vertex: xyz along +u in the
@@ -15,8 +16,8 @@
  * is where tangent-space normal maps (glTF, OpenGL convention) put +y).
  * Per vertex the sum over its triangles of each triangle's dP/du, made
  * perpendicular to the normal; where that vanishes (no UVs, degenerate
- * UVs) any unit vector perpendicular to the normal. Returns 0, or -1
+ * UVs) any unit vector perpendicular to the normal. SKV_ERR_MEMORY
  * when memory runs out. */
-int model_compute_tangents(skv_model *model);
+skv_result model_compute_tangents(skv_model *model);
 
 #endif

@@ -368,7 +368,7 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
 }
 
 
-int walk_compile_all(skv_model *model)
+skv_result walk_compile_all(skv_model *model)
 {
     int ok = 1;
     walk_free(model->rest_walk);
@@ -379,7 +379,7 @@ int walk_compile_all(skv_model *model)
         ok &= (model->clips[c].walk = walk_compile(model, &model->clips[c])) != NULL;
         atomic_store_explicit(&model->clips[c].walk_ready, 1, memory_order_release);
     }
-    return ok ? 0 : -1;
+    return ok ? SKV_OK : SKV_ERR_MEMORY;
 }
 
 /* One lock for every model: a clip is compiled once in its model's life,

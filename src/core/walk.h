@@ -19,6 +19,7 @@
 #define SKV_WALK_H
 
 #include "kernels.h"
+#include "error.h"
 #include "model.h"
 
 typedef struct skv_walk skv_walk;
@@ -37,8 +38,8 @@ void walk_free(skv_walk *walk);
 const skv_walk *walk_clip(const skv_model *model, int c);
 
 /* Compiles the rest pose's walk and every clip's now (replacing any
- * there); 0, or -1 if memory ran out. */
-int walk_compile_all(skv_model *model);
+ * there); SKV_ERR_MEMORY if memory ran out. */
+skv_result walk_compile_all(skv_model *model);
 
 /* One frame of the walk: the moving channels sampled at `ticks` into
  * work's locals (`cursors`: 3 per channel of the clip, the last keys used;

@@ -696,7 +696,7 @@ static skv_result convert_skeleton_only(importer *im)
     skv_result r = SKV_OK;
     if (joints == 0)
         r = skv_fail(im->err, SKV_ERR_CONTENT, "nothing to show: no triangle meshes, and no clip moves a node");
-    else if (stick_figure_build(im->model, joint) != 0)
+    else if (stick_figure_build(im->model, joint) != SKV_OK)
         r = skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
     else
         model_warn(im->model, "no mesh in the file: its skeleton (%d joints) is shown as a stick figure",
@@ -1394,7 +1394,7 @@ skv_result convert_scene(const struct aiScene *scene, const struct aiScene *anim
                    "replaced by identity", im.huge_offsets);
     if (r == SKV_OK && has_triangle_meshes(scene)) r = convert_morph_targets(&im);
     if (r == SKV_OK) r = convert_materials(&im);
-    if (r == SKV_OK && model_compute_tangents(model) != 0) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    if (r == SKV_OK && model_compute_tangents(model) != SKV_OK) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     if (r == SKV_OK) r = convert_clips(&im);
     if (r == SKV_OK) r = merge_single_channel_clips(&im);
     if (r == SKV_OK && im.joint_by_name)
