@@ -81,6 +81,7 @@ typedef struct compiler {
     int32_t *ref;         /* NODE_FIXED: its global (a constant operand); NODE_WORK: its global in the work block */
     int32_t *anchor;      /* NODE_DEFERRED: global = anchor * chain; anchor is a NODE_WORK global */
     int32_t *chain;       /*   chain: a constant operand */
+    int *moving;          /* the channels that move, walk->sample_count of them, node order */
 } compiler;
 
 static int32_t global_at(int n) { return (int32_t)((size_t)n * sizeof(mat4)); }
@@ -180,10 +181,10 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
     }
 }
 
-/* Sorts the moving channels (w->loose, sample_count of them) into time
- * groups; the channels whose arrays are keyed at times of their own stay
- * loose. */
-static int group_channels(skv_walk *w, const skv_clip *clip, int32_t local_base)
+/* Sorts the moving channels (`moving_channels`, w->sample_count of them)
+ * into time groups; the channels whose arrays are keyed at times of their
+ * own are sampled one by one (w->loose). */
+static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_channels, int32_t local_base)
 {
     int moving = w->sample_count;
     size_t cap = moving > 0 ? (size_t)moving : 1;
@@ -194,7 +195,7 @@ static int group_channels(skv_walk *w, const skv_clip *clip, int32_t local_base)
     w->groups = calloc(cap, sizeof *w->groups);
     int ok = group_of && members && times && strides && w->groups;
     for (int k = 0; ok && k < moving; k++) {
-        const skv_channel *ch = &clip->channels[w->loose[k]];
+        const skv_channel *ch = &clip->channels[moving_channels[k]];
         int count;
         group_of[k] = -1;
         if (!shared_times(ch, &times[k], &strides[k], &count)) continue;
@@ -233,7 +234,7 @@ static int group_channels(skv_walk *w, const skv_clip *clip, int32_t local_base)
         walk_group *grp = &w->groups[g];
         int n = 0;
         for (int k = 0; k < moving; k++)
-            if (group_of[k] == g) members[n++] = w->loose[k];
+            if (group_of[k] == g) members[n++] = moving_channels[k];
         grp->channel = members[0];
         grp->each = n < 4 && small_groups > 1; /* one small group alone gains nothing from sharing */
         grp->lane_count = grp->each ? n : (n + SKV_LANE_BLOCK - 1) / SKV_LANE_BLOCK * SKV_LANE_BLOCK;
@@ -253,7 +254,7 @@ static int group_channels(skv_walk *w, const skv_clip *clip, int32_t local_base)
     if (ok) {
         int loose = 0;
         for (int k = 0; k < moving; k++)
-            if (group_of[k] < 0) w->loose[loose++] = w->loose[k];
+            if (group_of[k] < 0) w->loose[loose++] = moving_channels[k];
         w->loose_count = loose;
     }
     free(group_of), free(members), free(times), free(strides);
@@ -282,11 +283,12 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
         cc.ref = malloc(nodes * sizeof *cc.ref);
         cc.anchor = malloc(nodes * sizeof *cc.anchor);
         cc.chain = malloc(nodes * sizeof *cc.chain);
+        cc.moving = malloc(nodes * sizeof *cc.moving);
     }
     if (!w || !w->loose || !w->globals || !w->deferred || !w->palette || !w->fixed || !w->constants ||
-        !cc.state || !cc.ref || !cc.anchor || !cc.chain) {
+        !cc.state || !cc.ref || !cc.anchor || !cc.chain || !cc.moving) {
         walk_free(w);
-        free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain);
+        free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain), free(cc.moving);
         return NULL;
     }
     mat4 identity = GLM_MAT4_IDENTITY_INIT;
@@ -318,7 +320,7 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
                 cc.state[p] = NODE_WORK;
                 cc.ref[p] = parent = global_at(p);
             }
-            w->loose[w->sample_count++] = ch; /* sorted into groups below */
+            cc.moving[w->sample_count++] = ch; /* sorted into groups and loose ones below */
             add_step(w->globals, &w->global_count, parent, local_base + global_at(n), global_at(n));
             cc.state[n] = NODE_WORK;
             cc.ref[n] = global_at(n);
@@ -360,7 +362,9 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
             add_step(w->deferred, &w->deferred_count, cc.anchor[n], cc.chain[n], global_at(n));
     }
     free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain);
-    if (clip && group_channels(w, clip, local_base) != 0) {
+    int grouped = !clip || group_channels(w, clip, cc.moving, local_base) == 0;
+    free(cc.moving);
+    if (!grouped) {
         walk_free(w);
         return NULL;
     }
