@@ -59,9 +59,11 @@ void crowd_destroy(skv_crowd *crowd);
 /* Poses every character at scene time `seconds` into crowd->palettes. */
 void crowd_evaluate(skv_crowd *crowd, double seconds);
 
-/* Grid placement shared by the renderer and the camera: character i
- * stands at column i % columns, row i / columns, `spacing` apart on the
- * ground plane (x, z) of the upright scene. */
+/* The number of grid columns for `count` characters (the grid is about
+ * square), shared by the renderer and the camera: character i stands at
+ * column i % columns, row i / columns, on the ground plane (x, z) of the
+ * upright scene, as far apart as the scene chooses (scene.h:
+ * grid_spacing). */
 int crowd_columns(int count);
 
 #endif
