@@ -32,7 +32,7 @@ int main(int argc, char **argv)
 
     /* Walk was at 0.2 s when Run was picked; the fade takes 0.5 s of Run. */
     scene.fade_seconds = 0.5;
-    scene_crossfade_to(&scene, run, 0.2);
+    CHECK(scene_crossfade_to(&scene, run, 0.2, NULL) == SKV_OK);
     CHECK(scene.clip == run && scene.fade_clip == walk);
     scene_pose(&scene, 0.0);
     pose_evaluate_reference(&ref, m, walk, 0.2);
@@ -52,7 +52,7 @@ int main(int argc, char **argv)
     CHECK(scene.fade_clip == -1);                 /* over */
 
     /* --blend at 0 and 1 is the clip itself; the blend is turned off by -1. */
-    scene_set_clip(&scene, walk);
+    CHECK(scene_set_clip(&scene, walk, NULL) == SKV_OK);
     scene_set_blend(&scene, run, 0.0f);
     scene_pose(&scene, 0.3);
     pose_evaluate_reference(&ref, m, walk, 0.3);
@@ -66,7 +66,7 @@ int main(int argc, char **argv)
 
     /* The clock (the window's playback): speed, pause, stop at the end,
      * the timeline's wrap, and a clip switch starting the new clip at 0. */
-    scene_set_clip(&scene, walk);
+    CHECK(scene_set_clip(&scene, walk, NULL) == SKV_OK);
     double duration = scene_clip_seconds(&scene);
     CHECK(duration > 0.5);
     scene_set_clock(&scene, 0.1, 2.0);
@@ -83,9 +83,10 @@ int main(int argc, char **argv)
     scene_advance(&scene, 1.0); /* held on the last frame, paused */
     CHECK(scene.clock.paused && scene.clock.seconds < duration && scene.clock.seconds > duration - 1e-3);
     scene.clock = (skv_clock){.seconds = 0.3, .speed = 1.0};
-    scene_switch_clip(&scene, run);
+    CHECK(scene_switch_clip(&scene, run, NULL) == SKV_OK);
     CHECK(scene.clip == run && scene.fade_clip == walk && fabs(scene.fade_from - 0.3) < 1e-12);
     CHECK(scene.clock.seconds == 0.0);
+    CHECK(scene_set_clip(&scene, m->clip_count, NULL) == SKV_ERR_ANIM && scene.clip == run);
 
     pose_destroy(&ref);
     scene_free(&scene);

@@ -21,9 +21,6 @@
 #include "output.h"
 #include "render.h"
 
-/* The widest %d field a frame name pattern may hold (options.h checks
- * it): names are allocated by this bound. */
-#define FRAME_WIDTH_MAX 20
 
 /* A line for the user through desc->say, formatted. */
 static void say(const skv_headless_desc *desc, skv_say_kind kind, const char *fmt, ...)
@@ -39,8 +36,29 @@ static void say(const skv_headless_desc *desc, skv_say_kind kind, const char *fm
     desc->say(desc->user, kind, line);
 }
 
+int headless_frame_pattern_ok(const char *pattern)
+{
+    int conversions = 0;
+    for (const char *p = pattern; *p; p++) {
+        if (*p != '%') continue;
+        if (p[1] == '%') {
+            p++;
+            continue;
+        }
+        p++;
+        while (*p == '0' || *p == '-' || *p == '+' || *p == ' ') p++;
+        int width = 0;
+        for (; *p >= '0' && *p <= '9'; p++)
+            if ((width = width * 10 + (*p - '0')) > SKV_FRAME_WIDTH_MAX) return 0;
+        if (*p != 'd') return 0;
+        conversions++;
+    }
+    return conversions == 1;
+}
+
 skv_result headless_export_pose(skv_scene *scene, const skv_headless_desc *desc, skv_error *err)
 {
+    if (!desc->export_pose) return skv_fail(err, SKV_ERR_ARGUMENT, "no OBJ file to write the pose to");
     skv_model *m = &scene->model;
     if (scene->view.bind_pose) pose_evaluate(&scene->pose, m, -1, 0.0); /* the rest pose */
     else scene_pose(scene, desc->time);
@@ -104,7 +122,7 @@ static skv_result compare_with_ref(const skv_headless_desc *desc, frame_sink *si
     if (!expected) return skv_fail(err, SKV_ERR_FILE, "cannot read the reference %s: %s", ref, stbi_failure_reason());
     if (w != width || h != height) {
         stbi_image_free(expected);
-        return skv_fail(err, SKV_ERR_REF, "the reference %s is %dx%d, the render %dx%d (see --size)", ref, w, h, width,
+        return skv_fail(err, SKV_ERR_REF, "the reference %s is %dx%d, the render %dx%d", ref, w, h, width,
                         height);
     }
     skv_image_diff diff = imagecmp_measure(rgba, expected, width, height, SKV_REF_TOLERANCE);
@@ -183,12 +201,12 @@ static skv_result render_frames(skv_scene *scene, const skv_headless_desc *desc,
     return r;
 }
 
-/* Frame i's name from a pattern with one %d (options_frame_pattern_ok);
+/* Frame i's name from a pattern with one %d (headless_frame_pattern_ok);
  * a pattern without one is the name of every frame. NULL when memory runs
  * out. */
 static char *frame_name(const char *pattern, int i)
 {
-    size_t size = strlen(pattern) + FRAME_WIDTH_MAX + 12;
+    size_t size = strlen(pattern) + SKV_FRAME_WIDTH_MAX + 12;
     char *name = malloc(size);
     if (!name) return NULL;
 #pragma GCC diagnostic push
@@ -234,6 +252,13 @@ static char **one_name(const char *name)
 skv_result headless_render(skv_scene *scene, const skv_headless_desc *desc, skv_error *err)
 {
     int sequence = desc->frames > 0 || desc->gif;
+    if (!desc->gif && !desc->screenshot) return skv_fail(err, SKV_ERR_ARGUMENT, "no image file to write");
+    if (sequence && !desc->gif && !headless_frame_pattern_ok(desc->screenshot))
+        return skv_fail(err, SKV_ERR_ARGUMENT, "%s: a sequence's file name needs one %%d (width up to %d)",
+                        desc->screenshot, SKV_FRAME_WIDTH_MAX);
+    if (desc->ref && (desc->gif || (sequence && !headless_frame_pattern_ok(desc->ref))))
+        return skv_fail(err, SKV_ERR_ARGUMENT, "%s: reference images go with PNG frames, one %%d in the name for a "
+                        "sequence", desc->ref);
     double fps = desc->fps > 0.0 ? desc->fps : (desc->gif ? 15.0 : 30.0);
     int count = sequence ? desc->frames : 1;
     if (count <= 0) { /* a GIF of the clip once round */
@@ -270,9 +295,9 @@ skv_result headless_render(skv_scene *scene, const skv_headless_desc *desc, skv_
         else say(desc, SKV_SAY_RESULT, "wrote %d frames: %s ... %s", count, sink.paths[0], sink.paths[count - 1]);
     }
     if (r == SKV_OK && sink.refs_differing) {
-        r = sequence ? skv_fail(err, SKV_ERR_REF, "%d of %d frame(s) differ from their --ref images",
+        r = sequence ? skv_fail(err, SKV_ERR_REF, "%d of %d frame(s) differ from their reference images",
                                 sink.refs_differing, count)
-                     : skv_fail(err, SKV_ERR_REF, "the frame differs from its --ref image");
+                     : skv_fail(err, SKV_ERR_REF, "the frame differs from its reference image");
     }
     free_names(sink.paths, sink.paths ? count : 0);
     free_names(sink.refs, sink.refs ? count : 0);

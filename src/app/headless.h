@@ -19,11 +19,14 @@
 #include "error.h"
 #include "scene.h"
 
-/* What a line handed to skv_headless_desc.say is. */
-typedef enum skv_say_kind {
-    SKV_SAY_RESULT,  /* what was written: for standard output */
-    SKV_SAY_WARNING, /* worth knowing, not an error: for standard error */
-} skv_say_kind;
+/* Widest field a frame name pattern may ask for (e.g. %04d): an int has
+ * at most 11 characters, and frame names are allocated by this bound. */
+#define SKV_FRAME_WIDTH_MAX 20
+
+/* Is `pattern` a frame sequence's file name: one "%d"-style conversion
+ * (flags and a width up to SKV_FRAME_WIDTH_MAX) and no other '%' but
+ * "%%"? headless_render refuses any other. */
+int headless_frame_pattern_ok(const char *pattern);
 
 /* --ref-threshold 0: no pixel may differ (0 in the desc is the default). */
 #define SKV_REF_EXACT (-1.0)
@@ -40,13 +43,14 @@ typedef struct skv_headless_desc {
     const char *gif;   /* the sequence as one animated GIF (without `frames`: the clip once round) */
     const char *ref;   /* each PNG compared with this reference (with `frames`, a %d pattern) */
     double ref_threshold; /* fraction of pixels allowed to differ: 0 the default, SKV_REF_EXACT none */
-    void (*say)(void *user, skv_say_kind kind, const char *line);
+    skv_say_fn say;
     void (*progress)(void *user, int done, int total, double elapsed_seconds);
     void *user;
 } skv_headless_desc;
 
 /* --screenshot (one PNG at desc->time), or with desc->frames / desc->gif a
- * sequence. With desc->ref each PNG is compared with its reference: a
+ * sequence. SKV_ERR_ARGUMENT without a file to write, or with a sequence
+ * name (or reference name) that is not a frame pattern. With desc->ref each PNG is compared with its reference: a
  * missing reference is written from the render; a differing one gets
  * OUT.diff.png (actual | expected | difference) and SKV_ERR_REF. */
 skv_result headless_render(skv_scene *scene, const skv_headless_desc *desc, skv_error *err);
@@ -58,7 +62,7 @@ skv_result headless_fallback_frames(skv_scene *scene, const skv_headless_desc *d
 /* --export-pose: the skinned mesh at desc->time (the bind pose when the
  * scene's views show it) as OBJ in upright scene space, blended on the
  * CPU exactly as the scene's skinning does; a model without a mesh
- * exports its joints and bones. */
+ * exports its joints and bones. SKV_ERR_ARGUMENT without desc->export_pose. */
 skv_result headless_export_pose(skv_scene *scene, const skv_headless_desc *desc, skv_error *err);
 
 #endif

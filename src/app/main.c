@@ -39,7 +39,7 @@ static void print_error(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
-/* headless.h's lines: results on stdout, warnings as errors are printed. */
+/* The drivers' lines (scene.h): results on stdout, warnings as errors are printed. */
 static void print_said(void *user, skv_say_kind kind, const char *line)
 {
     (void)user;
@@ -48,6 +48,7 @@ static void print_said(void *user, skv_say_kind kind, const char *line)
     } else {
         text_put_line(stdout, line);
         fputc('\n', stdout);
+        fflush(stdout); /* the window's lines are read as they come */
     }
 }
 
@@ -103,6 +104,16 @@ static int exit_status(skv_result r)
     return 1;
 }
 
+/* Where the command line helps with a failure: the flag to look at. */
+static const char *hint(skv_result r)
+{
+    switch (r) {
+    case SKV_ERR_ANIM: return "; see --list";
+    case SKV_ERR_REF: return " (--ref)";
+    default: return "";
+    }
+}
+
 /* What the options ask of the loaded scene: views, morph weights, the
  * blend, the crowd, the camera. */
 static skv_result configure_scene(skv_scene *scene, const skv_options *o, skv_error *err)
@@ -136,9 +147,10 @@ static skv_result configure_scene(skv_scene *scene, const skv_options *o, skv_er
     if (o->blend) { /* clip A becomes the scene's clip (the camera frames it), B is mixed in */
         int clip_a = model_find_clip(&scene->model, o->blend_a), clip_b = model_find_clip(&scene->model, o->blend_b);
         if (clip_a < 0 || clip_b < 0)
-            return skv_fail(err, SKV_ERR_ANIM, "no clip '%s' (it has %d; see --list)", clip_a < 0 ? o->blend_a : o->blend_b,
+            return skv_fail(err, SKV_ERR_ANIM, "no clip '%s' (it has %d)", clip_a < 0 ? o->blend_a : o->blend_b,
                             scene->model.clip_count);
-        scene_set_clip(scene, clip_a);
+        skv_result r = scene_set_clip(scene, clip_a, err);
+        if (r != SKV_OK) return r;
         scene_set_blend(scene, clip_b, (float)o->blend_weight);
     }
     if (o->instances > 0) {
@@ -178,7 +190,7 @@ int main(int argc, char **argv)
                               .anim_file_count = o.anim_file_count};
     skv_result r = scene_load(&scene, path, o.anim, &import, &err);
     if (r != SKV_OK) {
-        print_error("%s: %s", path, err.message);
+        print_error("%s: %s%s", path, err.message, hint(r));
         return exit_status(r);
     }
     r = configure_scene(&scene, &o, &err);
@@ -199,7 +211,8 @@ int main(int argc, char **argv)
         if (viewer_display_available()) {
             r = viewer_run(&scene,
                            &(skv_viewer_desc){.width = o.width, .height = o.height, .msaa = o.msaa, .capture_path = o.window_capture,
-                                              .debug = o.debug, .import = &import, .screenshot_dir = o.screenshot_dir},
+                                              .debug = o.debug, .import = &import, .screenshot_dir = o.screenshot_dir,
+                                              .say = print_said},
                            &err);
         } else if (o.window_capture) {
             r = skv_fail(&err, SKV_ERR_GPU, "--window-capture needs a display (DISPLAY is not set)");
@@ -208,7 +221,7 @@ int main(int argc, char **argv)
             r = headless_fallback_frames(&scene, &headless, &err);
         }
     }
-    if (r != SKV_OK) print_error("%s: %s", path, err.message);
+    if (r != SKV_OK) print_error("%s: %s%s", path, err.message, hint(r));
     scene_free(&scene);
     return exit_status(r);
 }

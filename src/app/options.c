@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "headless.h"
 #include "imagecmp.h"
 #include "import.h"
 
@@ -22,7 +23,8 @@ typedef enum option_kind {
     OPT_WHOLE,    /* whole number in [min, max], kept as a double */
     OPT_SIZE,     /* WxH, into two ints (field, field + 1) */
     OPT_COLOR,    /* #rrggbb or r,g,b, into float[3]; sets has_background */
-    OPT_CHOICE,   /* one of `choices`, into an int: the value after it */
+    OPT_CHOICE,   /* one of `choices`, into an int: its value in choice_values */
+    OPT_WORD,     /* one of `choices`, kept as that word (a const char *) */
     OPT_REPEATED, /* appended to a const char *[] (field), counted in count_field */
     OPT_MORPH,    /* NAME=W, W a finite number; repeated like OPT_REPEATED */
     OPT_BLEND,    /* A,B,W with W in 0..1: the text, and blend_a, blend_b, blend_weight */
@@ -37,7 +39,7 @@ typedef struct option_spec {
     double min, max;   /* OPT_NUMBER, OPT_INTEGER, OPT_WHOLE */
     int exclusive_min; /* min itself is not allowed */
     const char *choices[4];   /* OPT_CHOICE: up to 3, NULL after the last */
-    int choice_values[3];     /* their values; all 0: the choice's text is kept */
+    int choice_values[3];     /* OPT_CHOICE: their values */
     size_t count_field; /* OPT_REPEATED, OPT_MORPH */
     int max_count;
 } option_spec;
@@ -74,7 +76,7 @@ static const option_spec option_table[] = {
     OPTION("--ref-threshold", OPT_NUMBER, F(ref_threshold), "F", "fraction of pixels allowed to differ (default 0.0025)", .min = 0, .max = 1),
     OPTION("--follow", OPT_FLAG, F(follow), NULL, "the camera follows the root motion (window: T)"),
     OPTION("--in-place", OPT_FLAG, F(in_place), NULL, "take the root's horizontal travel out (window: I)"),
-    OPTION("--frame", OPT_CHOICE, F(frame), "clip|pose", "frame the whole clip (default) or the pose at --time",
+    OPTION("--frame", OPT_WORD, F(frame), "clip|pose", "frame the whole clip (default) or the pose at --time",
      .choices = {"clip", "pose"}),
     OPTION("--camera-azimuth", OPT_NUMBER, F(camera_azimuth), "DEG", "camera angle right of the front (default 25)", .min = -360, .max = 360),
     OPTION("--camera-elevation", OPT_NUMBER, F(camera_elevation), "DEG", "camera angle above the ground (default 15)", .min = -89, .max = 89),
@@ -87,7 +89,7 @@ static const option_spec option_table[] = {
      "pose with clips A and B (index or name) mixed at weight W\n(0 = A, 1 = B), both at --time"),
     OPTION("--fade", OPT_NUMBER, F(fade), "SECONDS", "cross-fade time when switching clips in the window\n(default 0.25; 0..60)",
      .min = 0, .max = 60),
-    OPTION("--msaa", OPT_INTEGER, F(msaa), "N", "samples per pixel for the window and --screenshot (default 4; 1 = off)",
+    OPTION("--msaa", OPT_INTEGER, F(msaa), "N", "samples per pixel for the window and --screenshot\n(default 4; 1 = off; 1..64, at most what the driver takes)",
            .min = 1, .max = 64),
     OPTION("--skinning", OPT_CHOICE, F(dual_quaternion), "linear|dq", "linear blend (default) or dual-quaternion skinning",
      .choices = {"linear", "dq"}, .choice_values = {0, 1}),
@@ -99,7 +101,7 @@ static const option_spec option_table[] = {
      "morph target NAME (its name, or its number in --list)\nweighs W whatever the clip says; repeatable",
      .count_field = F(morph_count), .max_count = SKV_MAX_MORPHS),
     OPTION("--import-timeout", OPT_NUMBER, F(import_timeout), "S",
-     "give up on a file Assimp has not read in S seconds\n(default 60; 0.001..86400)", 1e-3, 86400),
+     "give up on a file Assimp has not read in S seconds\n(default 60; 0.001..86400)", .min = 1e-3, .max = 86400),
     OPTION("--import-memory", OPT_WHOLE, F(import_memory), "MB",
      "address space Assimp may take to read a file, guarded or\nnot (default 2048 or 16x the file; 1..1048576)", .min = 1, .max = 1048576),
     OPTION("--trust", OPT_FLAG, F(trust), NULL, "skip the guarded first read in a child process"),
@@ -203,25 +205,6 @@ static int parse_color(const char *text, float rgb[3])
     return -1;
 }
 
-int options_frame_pattern_ok(const char *pattern)
-{
-    int conversions = 0;
-    for (const char *p = pattern; *p; p++) {
-        if (*p != '%') continue;
-        if (p[1] == '%') {
-            p++;
-            continue;
-        }
-        p++;
-        while (*p == '0' || *p == '-' || *p == '+' || *p == ' ') p++;
-        int width = 0;
-        for (; *p >= '0' && *p <= '9'; p++)
-            if ((width = width * 10 + (*p - '0')) > SKV_FRAME_WIDTH_MAX) return 0;
-        if (*p != 'd') return 0;
-        conversions++;
-    }
-    return conversions == 1;
-}
 
 static const option_spec *find_option(const char *name, size_t length)
 {
@@ -257,9 +240,10 @@ static int store_value(const option_spec *s, const char *value, skv_options *o)
         o->has_background = 1;
         return 0;
     case OPT_CHOICE:
+    case OPT_WORD:
         for (int k = 0; k < 3 && s->choices[k]; k++)
             if (strcmp(value, s->choices[k]) == 0) {
-                if (s->choice_values[0] || s->choice_values[1] || s->choice_values[2]) *(int *)field = s->choice_values[k];
+                if (s->kind == OPT_CHOICE) *(int *)field = s->choice_values[k];
                 else *(const char **)field = s->choices[k];
                 return 0;
             }
@@ -293,13 +277,13 @@ static int store_value(const option_spec *s, const char *value, skv_options *o)
 /* Rules between options, once all are read. */
 static skv_result check_combinations(const skv_options *o, skv_error *err)
 {
-    if (o->frames > 0 && !o->gif && (!o->screenshot || !options_frame_pattern_ok(o->screenshot)))
+    if (o->frames > 0 && !o->gif && (!o->screenshot || !headless_frame_pattern_ok(o->screenshot)))
         return skv_fail(err, SKV_ERR_ARGUMENT,
                         "--frames needs --screenshot with one %%d in the name (e.g. out_%%04d.png; width up to %d) "
                         "or --gif", SKV_FRAME_WIDTH_MAX);
     if (o->ref && (!o->screenshot || o->gif))
         return skv_fail(err, SKV_ERR_ARGUMENT, "--ref compares the --screenshot PNG with a reference: give --screenshot");
-    if (o->ref && o->frames > 0 && !options_frame_pattern_ok(o->ref))
+    if (o->ref && o->frames > 0 && !headless_frame_pattern_ok(o->ref))
         return skv_fail(err, SKV_ERR_ARGUMENT, "with --frames, --ref needs one %%d in the name, like --screenshot");
     if (o->screenshot_dir) {
         struct stat st;
@@ -342,7 +326,7 @@ skv_result options_parse(int argc, char **argv, skv_options *o, skv_error *err)
         int stored = store_value(s, value, o);
         if (stored == -2) return skv_fail(err, SKV_ERR_ARGUMENT, "at most %d %s options", s->max_count, s->name);
         if (stored != 0) {
-            if ((s->kind == OPT_CHOICE || s->kind == OPT_BLEND) && s->value)
+            if ((s->kind == OPT_CHOICE || s->kind == OPT_WORD || s->kind == OPT_BLEND) && s->value)
                 return skv_fail(err, SKV_ERR_ARGUMENT, "bad value for %s: '%s' (%s)", s->name, value, s->value);
             return skv_fail(err, SKV_ERR_ARGUMENT, "bad value for %s: '%s'", s->name, value);
         }

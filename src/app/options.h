@@ -21,9 +21,6 @@
 /* --anim-file may be given this many times; --morph likewise. */
 #define SKV_MAX_ANIM_FILES 64
 #define SKV_MAX_MORPHS 64
-/* Widest field a --frames name pattern may ask for (e.g. %04d): an int has
- * at most 11 characters, and frame names are allocated by this bound. */
-#define SKV_FRAME_WIDTH_MAX 20
 /* The bundled model opened when none is given. */
 #define SKV_DEFAULT_MODEL "worm.dae"
 
@@ -83,8 +80,5 @@ void options_print_help(FILE *out);
 /* A number: all of `text`, as strtod reads it. -1 when it is not. */
 int options_parse_number(const char *text, double *out);
 
-/* Is `pattern` a --frames file name: one "%d"-style conversion (flags and
- * a width up to SKV_FRAME_WIDTH_MAX) and no other '%' but "%%"? */
-int options_frame_pattern_ok(const char *pattern);
 
 #endif

@@ -1,4 +1,6 @@
-/* scene.c - scene loading shared by the headless and window paths. */
+/* scene.c - the scene both drivers share: loading, clip and clock,
+ * blends and cross-fades, crowds, views, camera framing, the frame
+ * function (scene_draw) and the renderer it needs. */
 #include "scene.h"
 
 #include <math.h>
@@ -96,7 +98,7 @@ skv_result scene_load(skv_scene *scene, const char *path, const char *anim, cons
     if (anim) {
         scene->clip = model_find_clip(&scene->model, anim);
         if (scene->clip < 0) {
-            r = skv_fail(err, SKV_ERR_ANIM, "no clip '%s' (it has %d; see --list)", anim, scene->model.clip_count);
+            r = skv_fail(err, SKV_ERR_ANIM, "no clip '%s' (it has %d)", anim, scene->model.clip_count);
             model_free(&scene->model);
             return r;
         }
@@ -118,7 +120,7 @@ skv_result scene_load(skv_scene *scene, const char *path, const char *anim, cons
         for (size_t t = 0; t < targets; t++) scene->morph_override[t] = NAN;
     }
     if (pose_create(&scene->pose, &scene->model.skeleton) != SKV_OK) {
-        model_free(&scene->model);
+        scene_free(scene); /* the model and the morph buffers */
         return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     }
     frame_clip(scene);
@@ -142,14 +144,15 @@ void scene_free(skv_scene *scene)
     model_free(&scene->model);
 }
 
-void scene_set_clip(skv_scene *scene, int clip)
+skv_result scene_set_clip(skv_scene *scene, int clip, skv_error *err)
 {
-    if (clip < 0 || clip >= scene->model.clip_count) return;
+    if (clip < 0 || clip >= scene->model.clip_count)
+        return skv_fail(err, SKV_ERR_ANIM, "no clip %d (it has %d)", clip, scene->model.clip_count);
     scene->clip = clip;
-    if (scene->instances > 0 && !scene->mixed_clips &&
-        scene_set_instances(scene, scene->instances, 0, NULL) == SKV_OK)
-        return; /* framed there */
+    if (scene->instances > 0 && !scene->mixed_clips) /* a crowd of one clip: made again on the new one */
+        return scene_set_instances(scene, scene->instances, 0, err); /* framed there */
     frame_clip(scene);
+    return SKV_OK;
 }
 
 void scene_set_motion(skv_scene *scene, int follow, int in_place, int frame_pose, double frame_seconds)
@@ -278,6 +281,51 @@ void scene_set_fade(skv_scene *scene, double seconds)
     scene->fade_seconds = seconds;
 }
 
+void scene_orbit(skv_scene *scene, float azimuth_degrees, float elevation_degrees)
+{
+    skv_camera *c = &scene->camera;
+    c->yaw += azimuth_degrees;
+    c->pitch += elevation_degrees;
+    if (c->pitch > 89.0f) c->pitch = 89.0f;
+    if (c->pitch < -89.0f) c->pitch = -89.0f;
+}
+
+void scene_zoom(skv_scene *scene, float factor)
+{
+    scene->camera.zoom *= factor;
+}
+
+void scene_reset_camera(skv_scene *scene)
+{
+    scene->camera = scene->home;
+}
+
+void scene_set_paused(skv_scene *scene, int paused)
+{
+    scene->clock.paused = paused;
+}
+
+void scene_set_speed(skv_scene *scene, double speed)
+{
+    scene->clock.speed = speed;
+}
+
+void scene_set_stop_at_end(skv_scene *scene, int stop_at_end)
+{
+    scene->clock.stop_at_end = stop_at_end;
+}
+
+void scene_carry_settings(skv_scene *scene, const skv_scene *from)
+{
+    scene->fade_seconds = from->fade_seconds;
+    scene->clock = from->clock;
+    scene->clock.seconds = 0.0;
+    skv_view_options view = from->view;
+    view.weight_bone = 0;
+    view.skeleton |= scene->view.skeleton; /* a stick figure shows its joints */
+    scene_set_view(scene, &view);
+}
+
 void scene_set_clock(skv_scene *scene, double seconds, double speed)
 {
     scene->clock.seconds = seconds;
@@ -309,20 +357,22 @@ double scene_shown_seconds(const skv_scene *scene)
     return fmod(fmod(t, duration) + duration, duration);
 }
 
-void scene_switch_clip(skv_scene *scene, int clip)
+skv_result scene_switch_clip(skv_scene *scene, int clip, skv_error *err)
 {
-    scene_crossfade_to(scene, clip, scene->clock.seconds);
+    skv_result r = scene_crossfade_to(scene, clip, scene->clock.seconds, err);
     scene->clock.seconds = 0.0;
+    return r;
 }
 
-void scene_crossfade_to(skv_scene *scene, int clip, double current_seconds)
+skv_result scene_crossfade_to(skv_scene *scene, int clip, double current_seconds, skv_error *err)
 {
     int from = scene->clip;
-    scene_set_clip(scene, clip);
-    if (from >= 0 && from != scene->clip && scene->fade_seconds > 0.0) {
+    skv_result r = scene_set_clip(scene, clip, err);
+    if (r == SKV_OK && from >= 0 && from != scene->clip && scene->fade_seconds > 0.0) {
         scene->fade_clip = from;
         scene->fade_from = current_seconds;
     }
+    return r;
 }
 
 void scene_set_blend(skv_scene *scene, int other, float weight)
@@ -421,7 +471,7 @@ skv_result scene_draw(skv_scene *scene, skv_renderer *renderer, skv_target *targ
                       skv_frame_desc *frame, skv_error *err)
 {
     if (scene_frame(scene, seconds, target->width, target->height, frame) != SKV_OK)
-        return skv_fail(err, SKV_ERR_MEMORY, "out of memory for the views (--skeleton, --normals, --grid, --bind-pose)");
+        return skv_fail(err, SKV_ERR_MEMORY, "out of memory for the inspection views");
     target_bind(target);
     render_frame(renderer, &scene->model, frame);
     return SKV_OK;

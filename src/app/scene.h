@@ -33,6 +33,14 @@ typedef struct skv_view_options {
     float background[3];
 } skv_view_options;
 
+/* What a line the drivers hand to their caller is (skv_headless_desc.say,
+ * skv_viewer_desc.say): neither driver prints. */
+typedef enum skv_say_kind {
+    SKV_SAY_RESULT,  /* what was done or written: for standard output */
+    SKV_SAY_WARNING, /* worth knowing, not an error: for standard error */
+} skv_say_kind;
+typedef void (*skv_say_fn)(void *user, skv_say_kind kind, const char *line);
+
 /* Playback: where the clip is and how it moves. The window advances it
  * with wall time (scene_advance); headless renders pose given times. */
 typedef struct skv_clock {
@@ -107,13 +115,15 @@ void scene_set_motion(skv_scene *scene, int follow, int in_place, int frame_pose
  * travel in place mode. */
 void scene_placement(const skv_scene *scene, mat4 out);
 
-/* Switches clip and re-frames the camera. */
-void scene_set_clip(skv_scene *scene, int clip);
+/* Switches clip and re-frames the camera. A crowd of one clip is made
+ * again on the new clip: SKV_ERR_MEMORY when that fails (the scene is
+ * then one character). SKV_ERR_ANIM for a clip the model lacks. */
+skv_result scene_set_clip(skv_scene *scene, int clip, skv_error *err);
 
 /* Switches to `clip` the way the window does: the current clip, which was
  * at `current_seconds`, fades out over scene->fade_seconds of the new
- * clip's time (which starts at 0). */
-void scene_crossfade_to(skv_scene *scene, int clip, double current_seconds);
+ * clip's time (which starts at 0). Fails as scene_set_clip. */
+skv_result scene_crossfade_to(skv_scene *scene, int clip, double current_seconds, skv_error *err);
 
 /* The camera's angles (degrees right of the front, above the ground) and
  * zoom (distance x zoom from the framed one); also what R resets to. */
@@ -125,6 +135,21 @@ void scene_set_skinning(skv_scene *scene, skv_skinning skinning);
 
 /* How long a clip switch cross-fades, in seconds of the new clip. */
 void scene_set_fade(skv_scene *scene, double seconds);
+
+/* The window's camera moves: orbit by degrees (elevation kept within
+ * +-89), zoom by a factor, back to the framed camera. */
+void scene_orbit(skv_scene *scene, float azimuth_degrees, float elevation_degrees);
+void scene_zoom(skv_scene *scene, float factor);
+void scene_reset_camera(skv_scene *scene);
+
+/* The clock's switches (the window's Space, +/-, L). */
+void scene_set_paused(skv_scene *scene, int paused);
+void scene_set_speed(skv_scene *scene, double speed);
+void scene_set_stop_at_end(skv_scene *scene, int stop_at_end);
+
+/* Takes the clock, fade time and views of `from` (the scene a dropped
+ * model replaces): the same playback settings, the new model at 0 s. */
+void scene_carry_settings(skv_scene *scene, const skv_scene *from);
 
 /* Sets the clock: `seconds` on the clip, played at `speed`. */
 void scene_set_clock(skv_scene *scene, double seconds, double speed);
@@ -141,7 +166,7 @@ double scene_shown_seconds(const skv_scene *scene);
 
 /* Switches to `clip` from the clock's time (scene_crossfade_to) and
  * starts the clock on the new clip at 0. */
-void scene_switch_clip(skv_scene *scene, int clip);
+skv_result scene_switch_clip(skv_scene *scene, int clip, skv_error *err);
 
 /* Mixes clip `other` into every frame at `weight` (0: the scene's clip
  * alone, 1: `other` alone); other = -1 turns it off. */

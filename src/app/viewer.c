@@ -51,6 +51,8 @@ typedef struct viewer {
     char *dropped;    /* a file dropped on the window, opened next frame */
     const skv_import_desc *import;
     const char *screenshot_dir; /* the S key's folder, or NULL: beside the model */
+    skv_say_fn say;             /* desc->say */
+    void *user;
     char message[4400]; /* shown in the HUD for a few seconds */
     double message_until;
     int hover_bone; /* the file bone whose joint is under the cursor, or -1 */
@@ -88,13 +90,17 @@ static int next_file_bone(const skv_model *model, int from, int dir)
     return from;
 }
 
-static void say(viewer *v, const char *text)
+/* A line in the HUD for a few seconds, and to the caller (desc->say). */
+static void say_as(viewer *v, skv_say_kind kind, const char *text)
 {
     snprintf(v->message, sizeof v->message, "%s", text);
     v->message_until = glfwGetTime() + 4.0;
-    text_put_line(stdout, text); /* names from the file (a dropped one's error, its path) */
-    printf("\n");
-    fflush(stdout);
+    if (v->say) v->say(v->user, kind, text);
+}
+
+static void say(viewer *v, const char *text)
+{
+    say_as(v, SKV_SAY_RESULT, text);
 }
 
 /* Textures past the driver's limit draw in their material colour. */
@@ -104,7 +110,19 @@ static void say_textures_too_large(viewer *v)
     char text[160];
     snprintf(text, sizeof text, "%d texture(s) larger than this driver's %d texels a side: material colour",
              v->renderer.textures_too_large, v->renderer.max_texture_side);
-    say(v, text);
+    say_as(v, SKV_SAY_WARNING, text);
+}
+
+/* N, P and a dropped file of clips: the scene switches, and says why
+ * when it could not keep the crowd. */
+static void switch_clip(viewer *v, int clip)
+{
+    skv_error err = {{0}};
+    if (scene_switch_clip(v->scene, clip, &err) != SKV_OK) {
+        char text[600];
+        snprintf(text, sizeof text, "clip %d: %s", clip, err.message);
+        say(v, text);
+    }
 }
 
 /* S: the rendered frame (without the HUD) as a PNG next to the model,
@@ -171,23 +189,23 @@ static void on_key(GLFWwindow *window, int key, int scancode, int action, int mo
     switch (key) {
     case GLFW_KEY_ESCAPE:
     case GLFW_KEY_Q: glfwSetWindowShouldClose(window, 1); break;
-    case GLFW_KEY_SPACE: s->clock.paused = !s->clock.paused; break;
+    case GLFW_KEY_SPACE: scene_set_paused(s, !s->clock.paused); break;
     case GLFW_KEY_RIGHT: scene_seek(s, s->clock.seconds + STEP_SECONDS); break;
     case GLFW_KEY_LEFT: scene_seek(s, s->clock.seconds - STEP_SECONDS); break;
     case GLFW_KEY_EQUAL:
-    case GLFW_KEY_KP_ADD: s->clock.speed *= 2.0; break;
+    case GLFW_KEY_KP_ADD: scene_set_speed(s, s->clock.speed * 2.0); break;
     case GLFW_KEY_MINUS:
-    case GLFW_KEY_KP_SUBTRACT: s->clock.speed *= 0.5; break;
+    case GLFW_KEY_KP_SUBTRACT: scene_set_speed(s, s->clock.speed * 0.5); break;
     case GLFW_KEY_N:
     case GLFW_KEY_PAGE_DOWN:
-        if (s->model.clip_count > 0) scene_switch_clip(s, (s->clip + 1) % s->model.clip_count);
+        if (s->model.clip_count > 0) switch_clip(v, (s->clip + 1) % s->model.clip_count);
         break;
     case GLFW_KEY_P:
     case GLFW_KEY_PAGE_UP:
         if (s->model.clip_count > 0)
-            scene_switch_clip(s, (s->clip + s->model.clip_count - 1) % s->model.clip_count);
+            switch_clip(v, (s->clip + s->model.clip_count - 1) % s->model.clip_count);
         break;
-    case GLFW_KEY_R: s->camera = s->home; break;
+    case GLFW_KEY_R: scene_reset_camera(s); break;
     case GLFW_KEY_T: scene_set_motion(s, !s->follow, s->in_place, s->frame_pose, s->clock.seconds); break;
     case GLFW_KEY_I: scene_set_motion(s, s->follow, !s->in_place, s->frame_pose, s->clock.seconds); break;
     case GLFW_KEY_K: view.skeleton = !view.skeleton; break;
@@ -200,7 +218,7 @@ static void on_key(GLFWwindow *window, int key, int scancode, int action, int mo
     case GLFW_KEY_O: view.normals = !view.normals; break;
     case GLFW_KEY_G: view.grid = !view.grid; break;
     case GLFW_KEY_A: view.axes = !view.axes; break;
-    case GLFW_KEY_L: s->clock.stop_at_end = !s->clock.stop_at_end; break;
+    case GLFW_KEY_L: scene_set_stop_at_end(s, !s->clock.stop_at_end); break;
     case GLFW_KEY_V: { /* background: the starting one, then light grey, white, black */
         static const float backgrounds[3][3] = {{0.75f, 0.77f, 0.8f}, {1.0f, 1.0f, 1.0f}, {0.0f, 0.0f, 0.0f}};
         v->background_step = (v->background_step + 1) % 4;
@@ -212,9 +230,9 @@ static void on_key(GLFWwindow *window, int key, int scancode, int action, int mo
     case GLFW_KEY_F1: v->help = !v->help; break;
     case GLFW_KEY_S: save_screenshot(v); break;
     case GLFW_KEY_D: /* linear <-> dual-quaternion skinning */
-        if (s->skinning == SKV_SKINNING_DUAL_QUATERNION) s->skinning = SKV_SKINNING_LINEAR;
+        if (s->skinning == SKV_SKINNING_DUAL_QUATERNION) scene_set_skinning(s, SKV_SKINNING_LINEAR);
         else if (s->instances == 0 && render_enable_dual_quaternion(&v->renderer, &s->model, NULL) == SKV_OK)
-            s->skinning = SKV_SKINNING_DUAL_QUATERNION;
+            scene_set_skinning(s, SKV_SKINNING_DUAL_QUATERNION);
         break;
     default: break;
     }
@@ -284,11 +302,7 @@ static void on_cursor(GLFWwindow *window, double x, double y)
         return;
     }
     if (!v->dragging) return;
-    skv_camera *c = &v->scene->camera;
-    c->yaw -= (float)(x - v->drag_x) * 0.4f;
-    c->pitch += (float)(y - v->drag_y) * 0.4f;
-    if (c->pitch > 89.0f) c->pitch = 89.0f;
-    if (c->pitch < -89.0f) c->pitch = -89.0f;
+    scene_orbit(v->scene, -(float)(x - v->drag_x) * 0.4f, (float)(y - v->drag_y) * 0.4f);
     v->drag_x = x, v->drag_y = y;
 }
 
@@ -296,7 +310,7 @@ static void on_scroll(GLFWwindow *window, double dx, double dy)
 {
     (void)dx;
     viewer *v = glfwGetWindowUserPointer(window);
-    v->scene->camera.zoom *= (float)pow(0.9, dy);
+    scene_zoom(v->scene, (float)pow(0.9, dy));
 }
 
 static skv_result hud_create(viewer *v, skv_error *err)
@@ -493,7 +507,7 @@ static skv_result open_dropped(viewer *v, skv_error *err)
     if (added_r == SKV_OK && added > 0) {
         snprintf(text, sizeof text, "added %d clip(s) from %s: N/P to reach them", added, path);
         say(v, text);
-        scene_switch_clip(v->scene, first_new);
+        switch_clip(v, first_new);
         free(path);
         return SKV_OK;
     }
@@ -511,17 +525,10 @@ static skv_result open_dropped(viewer *v, skv_error *err)
         return SKV_OK;
     }
     free(path);
-    next.fade_seconds = v->scene->fade_seconds;
-    next.clock = v->scene->clock; /* speed, pause and loop carry over; the new clip starts at 0 */
-    next.clock.seconds = 0.0;
-    skv_view_options view = v->scene->view;
-    view.weight_bone = 0;
-    view.skeleton |= next.view.skeleton; /* a stick figure shows its joints */
-    scene_set_view(&next, &view);
+    scene_carry_settings(&next, v->scene); /* speed, pause, loop, views; the new clip at 0 s */
     render_destroy(&v->renderer);
     scene_free(v->scene);
-    *v->scene = next;
-    v->scene->skinning = SKV_SKINNING_LINEAR;
+    *v->scene = next; /* linear skinning: the new renderer has that program */
     update_title(v);
     snprintf(text, sizeof text, "opened %s", v->scene->model.path);
     say(v, text);
@@ -538,13 +545,7 @@ static skv_result capture_window(const char *path, int width, int height, skv_er
     glReadBuffer(GL_BACK);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
-    size_t row = (size_t)width * 4;
-    for (int y = 0; y < height / 2; y++) /* bottom-up -> top-down */
-        for (size_t i = 0; i < row; i++) {
-            unsigned char *a = &rgba[(size_t)y * row + i], *b = &rgba[(size_t)(height - 1 - y) * row + i];
-            unsigned char t = *a;
-            *a = *b, *b = t;
-        }
+    render_flip_rows(rgba, width, height);
     skv_result r = output_write_png(path, width, height, rgba, err);
     free(rgba);
     return r;
@@ -568,8 +569,8 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
     glfwWindowHint(GLFW_OPENGL_DEBUG_CONTEXT, desc->debug ? GLFW_TRUE : GLFW_FALSE);
     int window_width = desc->width > 0 ? desc->width : 800, window_height = desc->height > 0 ? desc->height : 600;
-    if (desc->capture_path) scene->clock.paused = 1; /* one still frame */
-    viewer v = {.scene = scene, .import = desc->import, .screenshot_dir = desc->screenshot_dir, .hover_bone = -1};
+    if (desc->capture_path) scene_set_paused(scene, 1); /* one still frame */
+    viewer v = {.scene = scene, .say = desc->say, .user = desc->user, .import = desc->import, .screenshot_dir = desc->screenshot_dir, .hover_bone = -1};
     memcpy(v.first_background, scene->view.background, sizeof v.first_background);
     v.window = glfwCreateWindow(window_width, window_height, "skinview", NULL, NULL);
     if (!v.window) {

@@ -21,6 +21,10 @@ typedef struct skv_viewer_desc {
      * number); NULL: beside the model. */
     const char *screenshot_dir;
     int msaa; /* samples per pixel of the offscreen target (0: SKV_DEFAULT_MSAA) */
+    /* What the window says (also shown in the HUD for a few seconds):
+     * screenshots saved, files opened, clips added; NULL: nothing. */
+    skv_say_fn say;
+    void *user;
 } skv_viewer_desc;
 
 /* True when an X11 or Wayland display is there to open a window on. */

@@ -1044,21 +1044,28 @@ void target_resolve(const skv_target *target)
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, (GLuint)draw);
 }
 
+void render_flip_rows(unsigned char *rgba, int width, int height)
+{
+    /* Swapped through a small stack buffer, a piece at a time: no
+     * allocation that could fail and leave the image upside down. */
+    unsigned char piece[256];
+    size_t row = (size_t)width * 4;
+    for (int y = 0; y < height / 2; y++) {
+        unsigned char *a = rgba + (size_t)y * row, *b = rgba + (size_t)(height - 1 - y) * row;
+        for (size_t at = 0; at < row; at += sizeof piece) {
+            size_t n = row - at < sizeof piece ? row - at : sizeof piece;
+            memcpy(piece, a + at, n);
+            memcpy(a + at, b + at, n);
+            memcpy(b + at, piece, n);
+        }
+    }
+}
+
 void target_read_rgba(const skv_target *target, unsigned char *rgba)
 {
     target_resolve(target);
     glBindFramebuffer(GL_READ_FRAMEBUFFER, target->framebuffer);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadPixels(0, 0, target->width, target->height, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
-    /* GL's first row is the bottom one; images start at the top. */
-    size_t row = (size_t)target->width * 4;
-    unsigned char *tmp = malloc(row);
-    if (!tmp) return;
-    for (int y = 0; y < target->height / 2; y++) {
-        unsigned char *a = rgba + (size_t)y * row, *b = rgba + (size_t)(target->height - 1 - y) * row;
-        memcpy(tmp, a, row);
-        memcpy(a, b, row);
-        memcpy(b, tmp, row);
-    }
-    free(tmp);
+    render_flip_rows(rgba, target->width, target->height); /* GL's first row is the bottom one */
 }

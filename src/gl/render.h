@@ -213,6 +213,10 @@ void target_bind(const skv_target *target);
 /* Reads the target as RGBA, first row at the top (width*height*4 bytes). */
 void target_read_rgba(const skv_target *target, unsigned char *rgba);
 
+/* GL reads images bottom row first; files and screens want the top row
+ * first. Swaps the rows of a width x height RGBA image in place. */
+void render_flip_rows(unsigned char *rgba, int width, int height);
+
 /* Builds a program from two embedded shader files (see shaders/), with
  * the skv_limits.h preamble. Returns 0 and fills err on failure. */
 GLuint render_program(const char *vertex_name, const char *fragment_name, skv_error *err);
