@@ -1,9 +1,16 @@
-/* guard.c - the guarded read: Assimp first reads an untrusted file in a
- * child process under address-space and time limits, so that a crash,
- * hang or runaway allocation costs the child, not Skinview; and the
- * bound on this process's own address space while it runs Assimp. */
+/* guard.c - the guarded import: an untrusted file is read by Assimp and
+ * converted into a finished skv_model in a child process, sandboxed
+ * (sandbox.c) and under address-space, CPU-time, output-size and
+ * wall-time limits, so that a crash, hang, runaway allocation or worse
+ * costs the child, not Skinview. The child hands the model back as one
+ * flat block (blob.h) through a pipe; this process checks it and adopts it,
+ * and never runs Assimp on the file. Also the bound on this process's own
+ * address space while it runs Assimp itself (--trust). */
+#define _GNU_SOURCE /* pipe2 */
 #include "private/import_internal.h"
+#include "private/blob.h"
 #include "text.h"
+
 
 #include <assimp/cimport.h>
 #include <fcntl.h>
@@ -76,48 +83,83 @@ skv_result fail_import(skv_error *err, const char *message)
     return skv_fail(err, SKV_ERR_IMPORT, "cannot import: %s", text_line(line, sizeof line, message, MESSAGE_CHARS));
 }
 
-enum { WATCH_TIMED_OUT = -1 };
+enum { WATCH_TIMED_OUT = -1, WATCH_TOO_LARGE = -2 };
 
-/* Reads the guarded child's message from `fd` while the child runs, until
- * end of file (the child has exited: it is the only writer) or `timeout`
- * seconds; the child would block writing a message longer than the pipe
- * holds if nobody read it. Keeps the first `size` - 1 bytes in `why`.
- * Returns 0, WATCH_TIMED_OUT, or an errno value. */
-static int watch_child(int fd, double timeout, char *why, size_t size)
+/* What the guarded child sends: its error line, or its model. */
+typedef struct child_output {
+    char why[GUARD_MESSAGE_BYTES + 1]; /* the first bytes of its message */
+    size_t why_kept;
+    unsigned char *model; /* the block, malloc'd */
+    size_t model_size, model_capacity, model_limit;
+} child_output;
+
+/* Appends a chunk of the model block; 0, or WATCH_TOO_LARGE / ENOMEM. */
+static int keep_model(child_output *out, const char *chunk, size_t got)
+{
+    if (got > out->model_limit - out->model_size) return WATCH_TOO_LARGE;
+    if (out->model_size + got > out->model_capacity) {
+        size_t cap = out->model_capacity ? out->model_capacity : 1 << 16;
+        while (cap < out->model_size + got) cap *= 2;
+        unsigned char *grown = realloc(out->model, cap);
+        if (!grown) return ENOMEM;
+        out->model = grown, out->model_capacity = cap;
+    }
+    memcpy(out->model + out->model_size, chunk, got);
+    out->model_size += got;
+    return 0;
+}
+
+/* Reads the guarded child's message (`message_fd`) and model block
+ * (`model_fd`) while the child runs, until both reach end of file (the
+ * child has exited: it is the only writer) or `timeout` seconds pass; the
+ * child would block writing more than a pipe holds if nobody read it.
+ * Returns 0, WATCH_TIMED_OUT, WATCH_TOO_LARGE, or an errno value. */
+static int watch_child(int message_fd, int model_fd, double timeout, child_output *out)
 {
     struct timespec start, now;
     clock_gettime(CLOCK_MONOTONIC, &start);
-    size_t kept = 0;
-    why[0] = '\0';
-    for (;;) {
+    out->why[0] = '\0';
+    struct pollfd watched[2] = {{.fd = message_fd, .events = POLLIN}, {.fd = model_fd, .events = POLLIN}};
+    while (watched[0].fd >= 0 || watched[1].fd >= 0) {
         clock_gettime(CLOCK_MONOTONIC, &now);
         double left = timeout - ((double)(now.tv_sec - start.tv_sec) + 1e-9 * (double)(now.tv_nsec - start.tv_nsec));
         if (left <= 0.0) return WATCH_TIMED_OUT;
-        struct pollfd watched = {.fd = fd, .events = POLLIN};
-        int ready = poll(&watched, 1, left >= INT_MAX / 1000 ? INT_MAX : (int)ceil(left * 1000.0));
+        int ready = poll(watched, 2, left >= INT_MAX / 1000 ? INT_MAX : (int)ceil(left * 1000.0));
         if (ready < 0 && errno != EINTR) return errno;
         if (ready <= 0) continue; /* interrupted, or the time is up: checked above */
-        char chunk[4096];
-        ssize_t got = read(fd, chunk, sizeof chunk);
-        if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-        if (got < 0) return errno;
-        if (got == 0) return 0;
-        size_t keep = size - 1 - kept < (size_t)got ? size - 1 - kept : (size_t)got;
-        memcpy(why + kept, chunk, keep);
-        kept += keep;
-        why[kept] = '\0';
+        for (int i = 0; i < 2; i++) {
+            if (watched[i].fd < 0 || !watched[i].revents) continue;
+            char chunk[65536];
+            ssize_t got = read(watched[i].fd, chunk, sizeof chunk);
+            if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+            if (got < 0) return errno;
+            if (got == 0) {
+                watched[i].fd = -1; /* poll skips it from now on */
+                continue;
+            }
+            if (i == 1) {
+                int failed = keep_model(out, chunk, (size_t)got);
+                if (failed) return failed;
+                continue;
+            }
+            size_t room = sizeof out->why - 1 - out->why_kept;
+            size_t keep = room < (size_t)got ? room : (size_t)got;
+            memcpy(out->why + out->why_kept, chunk, keep);
+            out->why_kept += keep;
+            out->why[out->why_kept] = '\0';
+        }
     }
+    return 0;
 }
 
-/* Checks the guarded child makes on a scene Assimp returned, so that the
- * parent never reads it: NULL if it may, else why not. An incomplete scene
+/* Checks the guarded child makes on a scene Assimp returned, before
+ * converting it: NULL if it may, else why not. An incomplete scene
  * (AI_SCENE_FLAGS_INCOMPLETE) with neither meshes nor clips is Assimp
  * giving up without an error. A scene holding more than 64 bytes of mesh
  * data per byte of the file and over 256 MiB in all is a decompression or
  * count bomb: real models stay within a small multiple of their size
- * (compressed FBX ~10x), and the parent would need as much again to
- * convert it. `size` is the file's size, or -1 to stat `path`. */
-static const char *scene_refused(const struct aiScene *scene, const char *path, long size)
+ * (compressed FBX ~10x). `size` is the file's size, or -1 to stat `path`. */
+const char *scene_refused(const struct aiScene *scene, const char *path, long size)
 {
     if ((scene->mFlags & AI_SCENE_FLAGS_INCOMPLETE) && scene->mNumMeshes == 0 && scene->mNumAnimations == 0)
         return "Assimp returned an incomplete scene with no meshes and no animations";
@@ -139,65 +181,142 @@ static const char *scene_refused(const struct aiScene *scene, const char *path, 
     return NULL;
 }
 
-/* Reads `path` with Assimp in a child process. Returns SKV_OK when the
- * child read it; otherwise an error saying how Assimp failed. */
-skv_result guarded_read(const char *path, const unsigned char *bytes, long size, const char *hint,
-                               unsigned flags, const skv_import_desc *desc, skv_error *err)
+/* Writes all of `bytes` to `fd`; 0, or an errno value. */
+static int write_all(int fd, const unsigned char *bytes, size_t size)
 {
-    int pipe_fd[2];
-    if (pipe(pipe_fd) != 0) return SKV_OK; /* cannot guard: read unguarded */
+    while (size > 0) {
+        ssize_t put = write(fd, bytes, size > (1u << 30) ? (1u << 30) : size);
+        if (put < 0 && errno == EINTR) continue;
+        if (put <= 0) return put < 0 ? errno : EIO;
+        bytes += put, size -= (size_t)put;
+    }
+    return 0;
+}
+
+/* The guarded child: limits, sandbox, the work, the block. Never returns. */
+static void run_child(const char *path, const skv_import_desc *desc, guarded_work work, void *arg, int message_fd,
+                      int model_fd, double timeout)
+{
+    /* Only the import runs here; what it (or a sanitizer inside it) would
+     * print is summed up by the parent's one line instead. */
+    int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (devnull >= 0) dup2(devnull, STDERR_FILENO);
+    /* Crash handlers the host installed (sanitizers, libFuzzer) must not
+     * run in this throwaway child: it dies by the signal, and the parent
+     * names it. A write past the output limit fails with EFBIG instead
+     * of killing it. */
+    const int crashes[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++) signal(crashes[i], SIG_DFL);
+    signal(SIGXFSZ, SIG_IGN);
+    signal(SIGPIPE, SIG_IGN); /* a parent that gave up: the write fails instead */
+    rlim_t budget = import_memory_budget(path, desc);
+#ifndef SKV_SANITIZE
+    struct rlimit memory = {budget, budget};
+    setrlimit(RLIMIT_AS, &memory);
+#endif
+    /* CPU seconds: the parent's wall-clock timeout stops a hang; this
+     * stops a child the parent could not watch. No file may grow: the
+     * child writes only to its two pipes (which no size limit counts). */
+    rlim_t seconds = (rlim_t)ceil(timeout) + 1;
+    struct rlimit cpu = {seconds, seconds}, output = {0, 0};
+    setrlimit(RLIMIT_CPU, &cpu);
+    setrlimit(RLIMIT_FSIZE, &output);
+
+    skv_error err = {{0}};
+    skv_model model;
+    int64_t extra = 0;
+    skv_result r = work(arg, &model, &extra, &err);
+    if (r == SKV_OK) {
+        unsigned char *bytes = NULL;
+        size_t size = 0;
+        r = blob_write(&model, extra, &bytes, &size, &err);
+        int failed = r == SKV_OK ? write_all(model_fd, bytes, size) : 0;
+        if (failed) r = skv_fail(&err, SKV_ERR_MEMORY, "cannot hand the model over: %s", strerror(failed));
+        /* The model is not freed: the process ends here (and a clip job's
+         * model is the parent's, shared copy-on-write). */
+        free(bytes);
+    }
+    if (r != SKV_OK) {
+        /* The parent keeps only the start; no need to send more. */
+        size_t length = strlen(err.message);
+        if (length > GUARD_MESSAGE_BYTES) length = GUARD_MESSAGE_BYTES;
+        ssize_t written = write(message_fd, err.message, length);
+        (void)written;
+    }
+    _exit(r == SKV_OK ? 0 : (int)r);
+}
+
+/* The exit status a child may give: the import's own codes. */
+static skv_result child_code(int status)
+{
+    switch (status) {
+    case SKV_ERR_FILE: case SKV_ERR_IMPORT: case SKV_ERR_CONTENT: case SKV_ERR_ANIM: case SKV_ERR_MEMORY:
+        return (skv_result)status;
+    default:
+        return SKV_ERR_IMPORT;
+    }
+}
+
+skv_result guarded_import(const char *path, const skv_import_desc *desc, guarded_work work, void *arg,
+                          skv_model *model, int64_t *extra, skv_error *err)
+{
+    memset(model, 0, sizeof *model);
+    *extra = 0;
+    double timeout = desc && desc->timeout_seconds > 0 ? desc->timeout_seconds : 60.0;
+    /* Two pipes, not a file: the user's own output-size limit (ulimit -f,
+     * which the child cannot raise) counts every byte written to a file,
+     * a memfd included, and none written to a pipe. */
+    int pipe_fd[2], model_pipe[2];
+    if (pipe2(pipe_fd, O_CLOEXEC) != 0)
+        return skv_fail(err, SKV_ERR_IMPORT, "cannot guard the import: pipe: %s (see --trust)", strerror(errno));
+    if (pipe2(model_pipe, O_CLOEXEC) != 0) {
+        int e = errno;
+        close(pipe_fd[0]), close(pipe_fd[1]);
+        return skv_fail(err, SKV_ERR_IMPORT, "cannot guard the import: pipe: %s (see --trust)", strerror(e));
+    }
     fflush(NULL);
     pid_t child = fork();
     if (child < 0) {
-        close(pipe_fd[0]);
-        close(pipe_fd[1]);
-        return SKV_OK;
+        int e = errno;
+        close(pipe_fd[0]), close(pipe_fd[1]), close(model_pipe[0]), close(model_pipe[1]);
+        return skv_fail(err, SKV_ERR_IMPORT, "cannot guard the import: fork: %s (see --trust)", strerror(e));
     }
     if (child == 0) {
-        close(pipe_fd[0]);
-        /* Only Assimp runs here; what it (or a sanitizer inside it) would
-         * print is summed up by the parent's one line instead. */
-        int devnull = open("/dev/null", O_WRONLY);
-        if (devnull >= 0) dup2(devnull, STDERR_FILENO);
-        /* Crash handlers the host installed (sanitizers, libFuzzer) must
-         * not run in this throwaway child: it dies by the signal, and the
-         * parent names it. */
-        const int crashes[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
-        for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++) signal(crashes[i], SIG_DFL);
-#ifndef SKV_SANITIZE
-        struct rlimit limit = {import_memory_budget(path, desc), import_memory_budget(path, desc)};
-        setrlimit(RLIMIT_AS, &limit);
-#endif
-        const struct aiScene *scene = read_scene(path, bytes, size, hint, flags, NULL);
-        const char *why = scene ? scene_refused(scene, path, bytes ? size : -1) : aiGetErrorString();
-        if (why) {
-            /* The parent keeps only the start; no need to send more. */
-            size_t length = strlen(why);
-            if (length > GUARD_MESSAGE_BYTES) length = GUARD_MESSAGE_BYTES;
-            ssize_t written = write(pipe_fd[1], why, length);
-            (void)written;
-        }
-        int refused = why != NULL;
-        if (scene) aiReleaseImport(scene); /* freed, so leak checkers that follow the child see no loss */
-        _exit(refused);
+        close(pipe_fd[0]), close(model_pipe[0]);
+        run_child(path, desc, work, arg, pipe_fd[1], model_pipe[1], timeout);
     }
-    close(pipe_fd[1]);
-    double timeout = desc && desc->timeout_seconds > 0 ? desc->timeout_seconds : 60.0;
-    char why[GUARD_MESSAGE_BYTES + 1];
-    int watched = watch_child(pipe_fd[0], timeout, why, sizeof why);
-    close(pipe_fd[0]);
+    close(pipe_fd[1]), close(model_pipe[1]);
+    child_output out = {.model_limit = (size_t)import_memory_budget(path, desc)};
+    int watched = watch_child(pipe_fd[0], model_pipe[0], timeout, &out);
+    close(pipe_fd[0]), close(model_pipe[0]);
+    const char *why = out.why;
     int status = 0;
     if (watched != 0) kill(child, SIGKILL); /* hung, or cannot be watched: it must not outlive us */
     while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
     }
+    skv_result r = SKV_OK;
     if (watched == WATCH_TIMED_OUT)
-        return skv_fail(err, SKV_ERR_IMPORT, "Assimp did not finish reading it within %g s (see --trust)", timeout);
-    if (watched != 0)
-        return skv_fail(err, SKV_ERR_IMPORT, "cannot watch the guarded read: %s", strerror(watched));
-    if (WIFSIGNALED(status))
-        return skv_fail(err, SKV_ERR_IMPORT, "Assimp crashed reading it (signal %d); nothing was shown",
-                        WTERMSIG(status));
-    if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-        return fail_import(err, why[0] ? why : "Assimp ran out of its memory limit or failed without a message");
-    return SKV_OK;
+        r = skv_fail(err, SKV_ERR_IMPORT, "Assimp did not finish reading it within %g s (see --trust)", timeout);
+    else if (watched == WATCH_TOO_LARGE)
+        r = skv_fail(err, SKV_ERR_IMPORT, "the guarded import's model is larger than its memory budget (--import-memory)");
+    else if (watched != 0)
+        r = skv_fail(err, SKV_ERR_IMPORT, "cannot watch the guarded read: %s", strerror(watched));
+    else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)
+        r = skv_fail(err, SKV_ERR_IMPORT, "Assimp did not finish reading it within its CPU time (see --trust)");
+    else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS)
+        r = skv_fail(err, SKV_ERR_IMPORT, "the import tried a system call its sandbox forbids; nothing was shown");
+    else if (WIFSIGNALED(status))
+        r = skv_fail(err, SKV_ERR_IMPORT, "Assimp crashed reading it (signal %d); nothing was shown", WTERMSIG(status));
+    else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+        /* The child's line is escaped again here: the child is not trusted. */
+        char line[sizeof err->message];
+        r = skv_fail(err, child_code(WEXITSTATUS(status)), "%s",
+                     why[0] ? text_line(line, sizeof line, why, MESSAGE_CHARS + 100)
+                            : "cannot import: Assimp ran out of its memory limit or failed without a message");
+    }
+    else if (out.model_size == 0)
+        r = skv_fail(err, SKV_ERR_IMPORT, "the guarded import ended without a model");
+    if (r == SKV_OK) r = blob_read(out.model, out.model_size, model, extra, err);
+    free(out.model);
+    return r;
 }
