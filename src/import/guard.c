@@ -9,6 +9,7 @@
 #define _GNU_SOURCE /* pipe2 */
 #include "private/import_internal.h"
 #include "private/blob.h"
+#include "private/sandbox.h"
 #include "text.h"
 
 
@@ -193,7 +194,8 @@ static int write_all(int fd, const unsigned char *bytes, size_t size)
     return 0;
 }
 
-/* The guarded child: limits, sandbox, the work, the block. Never returns. */
+/* The guarded child: limits, sandbox (sandbox.h), the work, the block.
+ * Never returns. */
 static void run_child(const char *path, const skv_import_desc *desc, guarded_work work, void *arg, int message_fd,
                       int model_fd, double timeout)
 {
@@ -222,10 +224,25 @@ static void run_child(const char *path, const skv_import_desc *desc, guarded_wor
     setrlimit(RLIMIT_CPU, &cpu);
     setrlimit(RLIMIT_FSIZE, &output);
 
+    /* What it may read: beneath the model's folder's parent (the folder,
+     * and textures or buffers in a sibling such as ../textures, which
+     * Skinview supports: e2e_texture_paths), and each --anim-file's. */
+    enum { MAX_FOLDERS = 64 };
+    char folder_names[MAX_FOLDERS][4096];
+    const char *folders[MAX_FOLDERS];
+    int folder_count = 0;
+    for (int f = -1; f < (desc ? desc->anim_file_count : 0) && folder_count < MAX_FOLDERS; f++, folder_count++) {
+        sandbox_reach_of(f < 0 ? path : desc->anim_files[f], folder_names[folder_count], sizeof folder_names[0]);
+        folders[folder_count] = folder_names[folder_count];
+    }
     skv_error err = {{0}};
+    char warning[300];
+    const int keep[] = {message_fd, model_fd};
+    skv_result r = sandbox_enter(folders, folder_count, keep, 2, warning, sizeof warning, &err);
     skv_model model;
     int64_t extra = 0;
-    skv_result r = work(arg, &model, &extra, &err);
+    if (r == SKV_OK) r = work(arg, &model, &extra, &err);
+    if (r == SKV_OK && warning[0]) model_warn(&model, "%s", warning);
     if (r == SKV_OK) {
         unsigned char *bytes = NULL;
         size_t size = 0;

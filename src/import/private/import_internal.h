@@ -55,7 +55,7 @@ typedef struct importer {
     int bone_capacity;
 
     char **texture_keys; /* per model texture: where it came from */
-    char texture_refused[160]; /* why resolve_texture refused one, for its warning; "" if it says nothing */
+    char texture_refused[400]; /* why resolve_texture refused one, for its warning; "" if it says nothing */
     int fbx_offset_fix;  /* fbx_mesh_correction applies (Assimp 5.4 FBX) */
     int fbx_bind_fix;    /* fbx_offsets_from_rest may apply (Assimp 5.2 FBX) */
     int huge_offsets;    /* bone offsets beyond SKV_MAX_MAGNITUDE, replaced by identity */
