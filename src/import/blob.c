@@ -259,32 +259,23 @@ static uint32_t blob_layout(void)
 
 /* --- writing -------------------------------------------------------------- */
 
+/* Written twice: once only measuring (`bytes` NULL), then into one
+ * zeroed block of exactly that size (no block grown and copied). */
 typedef struct writer {
-    unsigned char *bytes;
+    unsigned char *bytes; /* NULL while measuring */
     size_t size, capacity;
     int failed;
 } writer;
 
 /* Room for `size` bytes at an 8-aligned offset, zeroed; returns the
- * offset (0 once memory ran out: no record is at 0). */
+ * offset (0 on failure: no record is at 0). */
 static size_t reserve(writer *w, size_t size)
 {
     if (w->failed) return 0;
     size_t at = (w->size + 7) & ~(size_t)7;
-    if (size > SIZE_MAX - at - 8) {
+    if (size > SIZE_MAX - at - 8 || (w->bytes && at + size > w->capacity)) {
         w->failed = 1;
         return 0;
-    }
-    if (at + size > w->capacity) {
-        size_t cap = w->capacity ? w->capacity : 4096;
-        while (cap < at + size) cap = cap > SIZE_MAX / 2 ? at + size : cap * 2;
-        unsigned char *grown = realloc(w->bytes, cap);
-        if (!grown) {
-            w->failed = 1;
-            return 0;
-        }
-        memset(grown + w->capacity, 0, cap - w->capacity);
-        w->bytes = grown, w->capacity = cap;
     }
     w->size = at + size;
     return at;
@@ -295,6 +286,7 @@ static size_t write_record(writer *w, const void *data, uint64_t count, uint64_t
     size_t at = reserve(w, sizeof(record) + count * elem_size);
     if (!at) return 0;
     record head = {count, elem_size};
+    if (!w->bytes) return at;
     memcpy(w->bytes + at, &head, sizeof head);
     if (count) memcpy(w->bytes + at + sizeof head, data, count * elem_size);
     return at;
@@ -302,7 +294,7 @@ static size_t write_record(writer *w, const void *data, uint64_t count, uint64_t
 
 static void put_offset(writer *w, size_t image, size_t field, uint64_t offset)
 {
-    if (!w->failed) memcpy(w->bytes + image + field, &offset, sizeof offset);
+    if (!w->failed && w->bytes) memcpy(w->bytes + image + field, &offset, sizeof offset);
 }
 
 /* The struct's own bytes at `image` are already there; fills in its
@@ -326,14 +318,14 @@ static void write_rows(writer *w, const blob_type *type, const void *src, size_t
             /* The list of offsets first (zeros), then each string. */
             offset = write_record(w, NULL, 0, sizeof(uint64_t));
             size_t list = reserve(w, (size_t)count * sizeof(uint64_t));
-            if (!w->failed) {
+            if (!w->failed && w->bytes) {
                 record head = {(uint64_t)count, sizeof(uint64_t)};
                 memcpy(w->bytes + offset, &head, sizeof head); /* the list follows the 16-byte head directly */
             }
             for (long long i = 0; i < count && !w->failed; i++) {
                 const char *s = ((char *const *)ptr)[i];
                 uint64_t at = s ? write_record(w, s, strlen(s) + 1, 1) : 0;
-                if (!w->failed) memcpy(w->bytes + list + (size_t)i * sizeof at, &at, sizeof at);
+                if (!w->failed && w->bytes) memcpy(w->bytes + list + (size_t)i * sizeof at, &at, sizeof at);
             }
         } else { /* ROW_STRUCTS */
             offset = write_record(w, ptr, (uint64_t)count, row->type->size);
@@ -345,20 +337,27 @@ static void write_rows(writer *w, const blob_type *type, const void *src, size_t
     }
 }
 
+/* One pass of the writer over the model. */
+static void write_model(writer *w, const skv_model *model)
+{
+    reserve(w, sizeof(blob_header));
+    size_t image = reserve(w, sizeof *model);
+    if (!w->failed && w->bytes) memcpy(w->bytes + image, model, sizeof *model);
+    write_rows(w, &model_type, model, image, model);
+}
+
 skv_result blob_write(const skv_model *model, int64_t extra, unsigned char **bytes, size_t *size, skv_error *err)
 {
-    writer w = {0};
-    size_t header = reserve(&w, sizeof(blob_header));
-    size_t image = reserve(&w, sizeof *model);
-    (void)header;
-    if (!w.failed) memcpy(w.bytes + image, model, sizeof *model);
-    write_rows(&w, &model_type, model, image, model);
-    if (w.failed) {
+    writer measure = {0};
+    write_model(&measure, model);
+    writer w = {.bytes = measure.failed ? NULL : calloc(1, measure.size), .capacity = measure.size};
+    if (w.bytes) write_model(&w, model);
+    if (!w.bytes || w.failed || w.size != measure.size) {
         free(w.bytes);
         return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     }
-    blob_header head = {.version = BLOB_VERSION, .layout = blob_layout(), .size = w.size, .model = image,
-                        .extra = extra};
+    blob_header head = {.version = BLOB_VERSION, .layout = blob_layout(), .size = w.size,
+                        .model = (sizeof head + 7) & ~(uint64_t)7, .extra = extra};
     memcpy(head.magic, blob_magic, sizeof head.magic);
     memcpy(w.bytes, &head, sizeof head);
     *bytes = w.bytes;

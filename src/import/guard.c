@@ -94,19 +94,24 @@ typedef struct child_output {
     size_t model_size, model_capacity, model_limit;
 } child_output;
 
-/* Appends a chunk of the model block; 0, or WATCH_TOO_LARGE / ENOMEM. */
-static int keep_model(child_output *out, const char *chunk, size_t got)
+/* Room for `more` bytes of the model block; 0, or WATCH_TOO_LARGE /
+ * ENOMEM. Once its header is in, the block's declared size (within the
+ * limit) sizes the buffer in one step; before, it doubles. */
+static int model_room(child_output *out, size_t more)
 {
-    if (got > out->model_limit - out->model_size) return WATCH_TOO_LARGE;
-    if (out->model_size + got > out->model_capacity) {
-        size_t cap = out->model_capacity ? out->model_capacity : 1 << 16;
-        while (cap < out->model_size + got) cap *= 2;
-        unsigned char *grown = realloc(out->model, cap);
-        if (!grown) return ENOMEM;
-        out->model = grown, out->model_capacity = cap;
+    if (more > out->model_limit - out->model_size) return WATCH_TOO_LARGE;
+    size_t want = out->model_size + more;
+    if (want <= out->model_capacity) return 0;
+    size_t cap = out->model_capacity ? out->model_capacity * 2 : 1 << 16;
+    uint64_t declared;
+    if (out->model_size >= 24) { /* magic, version and layout, then the size */
+        memcpy(&declared, out->model + 16, sizeof declared);
+        if (declared >= want && declared <= out->model_limit) cap = (size_t)declared;
     }
-    memcpy(out->model + out->model_size, chunk, got);
-    out->model_size += got;
+    if (cap < want) cap = want;
+    unsigned char *grown = realloc(out->model, cap);
+    if (!grown) return ENOMEM;
+    out->model = grown, out->model_capacity = cap;
     return 0;
 }
 
@@ -130,8 +135,17 @@ static int watch_child(int message_fd, int model_fd, double timeout, child_outpu
         if (ready <= 0) continue; /* interrupted, or the time is up: checked above */
         for (int i = 0; i < 2; i++) {
             if (watched[i].fd < 0 || !watched[i].revents) continue;
-            char chunk[65536];
-            ssize_t got = read(watched[i].fd, chunk, sizeof chunk);
+            char chunk[4096];
+            void *into = chunk;
+            size_t room = sizeof chunk;
+            if (i == 1) { /* the model block: straight into its buffer */
+                int failed = model_room(out, 1);
+                if (failed) return failed;
+                into = out->model + out->model_size;
+                room = out->model_capacity - out->model_size;
+                if (out->model_size < 24 && room > 24 - out->model_size) room = 24 - out->model_size;
+            }
+            ssize_t got = read(watched[i].fd, into, room);
             if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
             if (got < 0) return errno;
             if (got == 0) {
@@ -139,12 +153,11 @@ static int watch_child(int message_fd, int model_fd, double timeout, child_outpu
                 continue;
             }
             if (i == 1) {
-                int failed = keep_model(out, chunk, (size_t)got);
-                if (failed) return failed;
+                out->model_size += (size_t)got;
                 continue;
             }
-            size_t room = sizeof out->why - 1 - out->why_kept;
-            size_t keep = room < (size_t)got ? room : (size_t)got;
+            size_t left = sizeof out->why - 1 - out->why_kept;
+            size_t keep = left < (size_t)got ? left : (size_t)got;
             memcpy(out->why + out->why_kept, chunk, keep);
             out->why_kept += keep;
             out->why[out->why_kept] = '\0';
@@ -260,6 +273,10 @@ static void run_child(const char *path, const skv_import_desc *desc, guarded_wor
         ssize_t written = write(message_fd, err.message, length);
         (void)written;
     }
+    /* Closed before exiting: the parent sees the end at once, not after
+     * the kernel has torn down this process's memory. */
+    close(model_fd);
+    close(message_fd);
     _exit(r == SKV_OK ? 0 : (int)r);
 }
 
@@ -291,6 +308,8 @@ skv_result guarded_import(const char *path, const skv_import_desc *desc, guarded
         close(pipe_fd[0]), close(pipe_fd[1]);
         return skv_fail(err, SKV_ERR_IMPORT, "cannot guard the import: pipe: %s (see --trust)", strerror(e));
     }
+    /* A big pipe: fewer trips between the two processes for a big model. */
+    fcntl(model_pipe[1], F_SETPIPE_SZ, 1 << 20);
     fflush(NULL);
     pid_t child = fork();
     if (child < 0) {
