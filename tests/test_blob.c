@@ -151,6 +151,17 @@ static void test_model(const char *path)
         free(again);
         CHECK(back.vertex_count == model.vertex_count && back.clip_count == model.clip_count);
         CHECK(back.rest_walk != NULL); /* rebuilt, not sent */
+        /* Written to a descriptor as it is made: the same bytes. */
+        FILE *file = tmpfile();
+        int error = -1;
+        CHECK(file && blob_write_fd(&model, 7, fileno(file), &error, &err) == SKV_OK && error == 0);
+        if (file) {
+            unsigned char *streamed = malloc(size + 1);
+            rewind(file);
+            CHECK(streamed && fread(streamed, 1, size + 1, file) == size && memcmp(streamed, bytes, size) == 0);
+            free(streamed);
+            fclose(file);
+        }
         CHECK(same_poses(&model, &back));
         model_free(&back);
     }

@@ -4,9 +4,11 @@
  * from a broken attempt) and once after (each must fail, except reading
  * beneath the allowed folder, which must still work). Tried: reading a
  * file inside and outside the folder, opening for writing, creating,
- * removing and renaming a file, making a folder, exec, a TCP socket and a
+ * removing and renaming a file, making a folder, exec, starting a process
+ * (it could outlive the child), a TCP socket and a
  * Unix socket connect, ptrace of the parent, a signal to the parent,
- * writing to a descriptor it inherited and was not told to keep.
+ * writing to a descriptor it inherited and was not told to keep; and a
+ * thread, which must still start.
  *
  * With no Landlock on the kernel, the file checks the seccomp filter
  * alone cannot make (reading outside the folder) are reported as skipped
@@ -15,6 +17,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +35,7 @@
 
 enum {
     READ_INSIDE,
+    THREAD,
     READ_OUTSIDE,
     OPEN_FOR_WRITING,
     CREATE_FILE,
@@ -39,6 +43,7 @@ enum {
     RENAME_FILE,
     MAKE_FOLDER,
     EXEC,
+    FORK,
     TCP_SOCKET,
     UNIX_CONNECT,
     PTRACE_PARENT,
@@ -47,11 +52,16 @@ enum {
     ATTEMPT_COUNT
 };
 static const char *const attempt_names[ATTEMPT_COUNT] = {
-    "read a file inside the folder", "read a file outside the folder", "open a file for writing",
-    "create a file", "remove a file", "rename a file", "make a folder", "exec /bin/true", "open a TCP socket",
+    "read a file inside the folder", "start a thread", "read a file outside the folder", "open a file for writing",
+    "create a file", "remove a file", "rename a file", "make a folder", "exec /bin/true", "start a process", "open a TCP socket",
     "connect to a Unix socket", "ptrace the parent", "signal the parent", "write to an inherited descriptor"};
 
 static char inside[4096], outside[4096], unix_path[108];
+
+static void *thread_body(void *arg)
+{
+    return arg;
+}
 
 /* 1 when the attempt worked. Everything it makes is undone by the parent. */
 static int attempt(int which, int inherited_fd, int round)
@@ -101,6 +111,18 @@ static int attempt(int which, int inherited_fd, int round)
         int status = 0;
         if (child < 0 || waitpid(child, &status, 0) < 0) return 0;
         return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    }
+    case THREAD: { /* Assimp and the conversion may use threads: they must work */
+        pthread_t thread;
+        void *back = NULL;
+        return pthread_create(&thread, NULL, thread_body, &back) == 0 && pthread_join(thread, &back) == 0 &&
+               back == &back;
+    }
+    case FORK: {
+        pid_t child = fork();
+        if (child == 0) _exit(0);
+        int status = 0;
+        return child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
     }
     case TCP_SOCKET: {
         int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -223,7 +245,7 @@ int main(void)
     }
     for (int a = 0; before >= 0 && after >= 0 && a < ATTEMPT_COUNT; a++) {
         int worked_before = (before >> a) & 1, worked_after = (after >> a) & 1;
-        int want_after = a == READ_INSIDE || (a == READ_OUTSIDE && missing);
+        int want_after = a == READ_INSIDE || a == THREAD || (a == READ_OUTSIDE && missing);
         printf("%-34s unconfined: %-6s sandboxed: %s\n", attempt_names[a], worked_before ? "works" : "fails",
                worked_after ? "works" : "denied");
         if (!worked_before) fprintf(stderr, "cannot test '%s': it fails even unconfined\n", attempt_names[a]);

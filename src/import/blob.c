@@ -18,6 +18,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <errno.h>
+#include <stdio.h>
 
 enum { BLOB_VERSION = 1 };
 /* The importer refuses textures past this side (textures.c). */
@@ -259,109 +262,207 @@ static uint32_t blob_layout(void)
 
 /* --- writing -------------------------------------------------------------- */
 
-/* Written twice: once only measuring (`bytes` NULL), then into one
- * zeroed block of exactly that size (no block grown and copied). */
+/* The block is written front to back, each struct after the records it
+ * points to (so every offset is known when its struct is written), twice:
+ * once only measuring (the header needs the total), then for real, into a
+ * block of exactly that size or straight to a descriptor. To a descriptor
+ * the big arrays go from the model's own memory (no copy); the small
+ * pieces (heads, struct images, strings) through a staging buffer. */
+enum { STAGE_BYTES = 1 << 16 };
+
 typedef struct writer {
-    unsigned char *bytes; /* NULL while measuring */
-    size_t size, capacity;
-    int failed;
+    size_t size;          /* written so far: the offset of what comes next */
+    int measuring;        /* only counting */
+    unsigned char *block; /* into memory, `capacity` bytes; or NULL */
+    size_t capacity;
+    int fd;               /* else to this descriptor */
+    unsigned char *stage; /* STAGE_BYTES, for the descriptor */
+    size_t staged;
+    int failed, error;    /* error: an errno value, 0 for memory */
+    uint64_t model_at;    /* where the model's own bytes went */
 } writer;
 
-/* Room for `size` bytes at an 8-aligned offset, zeroed; returns the
- * offset (0 on failure: no record is at 0). */
-static size_t reserve(writer *w, size_t size)
+static void flush_stage(writer *w)
 {
-    if (w->failed) return 0;
-    size_t at = (w->size + 7) & ~(size_t)7;
-    if (size > SIZE_MAX - at - 8 || (w->bytes && at + size > w->capacity)) {
+    for (size_t done = 0; done < w->staged && !w->failed;) {
+        ssize_t put = write(w->fd, w->stage + done, w->staged - done);
+        if (put < 0 && errno == EINTR) continue;
+        if (put <= 0) w->failed = 1, w->error = put < 0 ? errno : EIO;
+        else done += (size_t)put;
+    }
+    w->staged = 0;
+}
+
+static void put(writer *w, const void *data, size_t n)
+{
+    if (w->failed || n == 0) return;
+    if (w->measuring) {
+        w->size += n;
+        return;
+    }
+    if (w->block) {
+        if (n > w->capacity - w->size) {
+            w->failed = 1;
+            return;
+        }
+        memcpy(w->block + w->size, data, n);
+        w->size += n;
+        return;
+    }
+    w->size += n;
+    if (n <= STAGE_BYTES - w->staged) {
+        memcpy(w->stage + w->staged, data, n);
+        w->staged += n;
+        return;
+    }
+    flush_stage(w);
+    if (n <= STAGE_BYTES) {
+        memcpy(w->stage, data, n);
+        w->staged = n;
+        return;
+    }
+    for (const unsigned char *p = data; n > 0 && !w->failed;) {
+        ssize_t written = write(w->fd, p, n > (1u << 30) ? (1u << 30) : n);
+        if (written < 0 && errno == EINTR) continue;
+        if (written <= 0) w->failed = 1, w->error = written < 0 ? errno : EIO;
+        else p += written, n -= (size_t)written;
+    }
+}
+
+static void pad(writer *w)
+{
+    static const unsigned char zeros[8];
+    put(w, zeros, (8 - w->size % 8) % 8);
+}
+
+/* Starts a record; returns its offset (never 0: the header is first). */
+static uint64_t record_head(writer *w, uint64_t count, uint64_t elem_size)
+{
+    pad(w);
+    uint64_t at = w->size;
+    record head = {count, elem_size};
+    put(w, &head, sizeof head);
+    return at;
+}
+
+static uint64_t write_row(writer *w, const blob_row *row, const void *owner, const skv_model *model);
+
+/* Writes what `type`'s rows point to for each of the `count` structs at
+ * `src`, then the structs themselves with those offsets in place of the
+ * pointers; returns the offset of `image_at` (the structs' own record, or
+ * with `bare` the bytes of one struct without a record head). */
+static uint64_t write_structs(writer *w, const blob_type *type, const void *src, size_t count,
+                              const skv_model *model, int bare)
+{
+    unsigned char *images = malloc(count ? count * type->size : 1);
+    if (!images) {
         w->failed = 1;
         return 0;
     }
-    w->size = at + size;
-    return at;
-}
-
-static size_t write_record(writer *w, const void *data, uint64_t count, uint64_t elem_size)
-{
-    size_t at = reserve(w, sizeof(record) + count * elem_size);
-    if (!at) return 0;
-    record head = {count, elem_size};
-    if (!w->bytes) return at;
-    memcpy(w->bytes + at, &head, sizeof head);
-    if (count) memcpy(w->bytes + at + sizeof head, data, count * elem_size);
-    return at;
-}
-
-static void put_offset(writer *w, size_t image, size_t field, uint64_t offset)
-{
-    if (!w->failed && w->bytes) memcpy(w->bytes + image + field, &offset, sizeof offset);
-}
-
-/* The struct's own bytes at `image` are already there; fills in its
- * pointer fields. */
-static void write_rows(writer *w, const blob_type *type, const void *src, size_t image, const skv_model *model)
-{
-    for (int r = 0; r < type->row_count && !w->failed; r++) {
-        const blob_row *row = &type->rows[r];
-        const void *ptr;
-        memcpy(&ptr, (const char *)src + row->field, sizeof ptr);
-        uint64_t offset = 0;
-        if (row->kind == ROW_DERIVED || !ptr) {
-            put_offset(w, image, row->field, 0);
-            continue;
+    memcpy(images, src, count * type->size);
+    for (size_t i = 0; i < count && !w->failed; i++)
+        for (int r = 0; r < type->row_count; r++) {
+            const blob_row *row = &type->rows[r];
+            uint64_t offset = write_row(w, row, (const char *)src + i * type->size, model);
+            memcpy(images + i * type->size + row->field, &offset, sizeof offset);
         }
-        long long count = row->kind == ROW_STRING ? (long long)strlen(ptr) + 1 : row_count(row, src, model);
-        if (count < 0) count = 0;
-        if (row->kind == ROW_ARRAY || row->kind == ROW_STRING) {
-            offset = write_record(w, ptr, (uint64_t)count, row->elem_size);
-        } else if (row->kind == ROW_STRINGS) {
-            /* The list of offsets first (zeros), then each string. */
-            offset = write_record(w, NULL, 0, sizeof(uint64_t));
-            size_t list = reserve(w, (size_t)count * sizeof(uint64_t));
-            if (!w->failed && w->bytes) {
-                record head = {(uint64_t)count, sizeof(uint64_t)};
-                memcpy(w->bytes + offset, &head, sizeof head); /* the list follows the 16-byte head directly */
-            }
-            for (long long i = 0; i < count && !w->failed; i++) {
-                const char *s = ((char *const *)ptr)[i];
-                uint64_t at = s ? write_record(w, s, strlen(s) + 1, 1) : 0;
-                if (!w->failed && w->bytes) memcpy(w->bytes + list + (size_t)i * sizeof at, &at, sizeof at);
-            }
-        } else { /* ROW_STRUCTS */
-            offset = write_record(w, ptr, (uint64_t)count, row->type->size);
-            for (long long i = 0; i < count && !w->failed; i++)
-                write_rows(w, row->type, (const char *)ptr + (size_t)i * row->type->size,
-                           offset + sizeof(record) + (size_t)i * row->type->size, model);
-        }
-        put_offset(w, image, row->field, offset);
+    uint64_t at;
+    if (bare) {
+        pad(w);
+        at = w->size;
+    } else {
+        at = record_head(w, count, type->size);
     }
+    put(w, images, count * type->size);
+    free(images);
+    return at;
 }
 
-/* One pass of the writer over the model. */
-static void write_model(writer *w, const skv_model *model)
+/* The record a pointer field stands for; 0 for NULL or a derived cache. */
+static uint64_t write_row(writer *w, const blob_row *row, const void *owner, const skv_model *model)
 {
-    reserve(w, sizeof(blob_header));
-    size_t image = reserve(w, sizeof *model);
-    if (!w->failed && w->bytes) memcpy(w->bytes + image, model, sizeof *model);
-    write_rows(w, &model_type, model, image, model);
+    const void *ptr;
+    memcpy(&ptr, (const char *)owner + row->field, sizeof ptr);
+    if (row->kind == ROW_DERIVED || !ptr || w->failed) return 0;
+    long long count = row->kind == ROW_STRING ? (long long)strlen(ptr) + 1 : row_count(row, owner, model);
+    if (count < 0) count = 0;
+    uint64_t at = 0;
+    if (row->kind == ROW_ARRAY || row->kind == ROW_STRING) {
+        at = record_head(w, (uint64_t)count, row->elem_size);
+        put(w, ptr, (size_t)count * row->elem_size);
+    } else if (row->kind == ROW_STRINGS) {
+        uint64_t *offsets = malloc(count ? (size_t)count * sizeof *offsets : 1);
+        if (!offsets) {
+            w->failed = 1;
+            return 0;
+        }
+        for (long long i = 0; i < count; i++) {
+            const char *s = ((char *const *)ptr)[i];
+            offsets[i] = 0;
+            if (s) {
+                offsets[i] = record_head(w, strlen(s) + 1, 1);
+                put(w, s, strlen(s) + 1);
+            }
+        }
+        at = record_head(w, (uint64_t)count, sizeof *offsets);
+        put(w, offsets, (size_t)count * sizeof *offsets);
+        free(offsets);
+    } else { /* ROW_STRUCTS */
+        at = write_structs(w, row->type, ptr, (size_t)count, model, 0);
+    }
+    return at;
+}
+
+/* One pass: the header, then everything, the model's own bytes last. */
+static void write_model(writer *w, const skv_model *model, int64_t extra, uint64_t total, uint64_t model_at)
+{
+    blob_header head = {.version = BLOB_VERSION, .layout = blob_layout(), .size = total, .model = model_at,
+                        .extra = extra};
+    memcpy(head.magic, blob_magic, sizeof head.magic);
+    put(w, &head, sizeof head);
+    w->model_at = write_structs(w, &model_type, model, 1, model, 1);
+}
+
+/* Measures the block: its size and where the model's own bytes go. */
+static int measure(const skv_model *model, uint64_t *total, uint64_t *model_at)
+{
+    writer m = {.measuring = 1};
+    write_model(&m, model, 0, 0, 0);
+    *total = m.size;
+    *model_at = m.model_at;
+    return m.failed ? -1 : 0;
 }
 
 skv_result blob_write(const skv_model *model, int64_t extra, unsigned char **bytes, size_t *size, skv_error *err)
 {
-    writer measure = {0};
-    write_model(&measure, model);
-    writer w = {.bytes = measure.failed ? NULL : calloc(1, measure.size), .capacity = measure.size};
-    if (w.bytes) write_model(&w, model);
-    if (!w.bytes || w.failed || w.size != measure.size) {
-        free(w.bytes);
+    uint64_t total, model_at;
+    if (measure(model, &total, &model_at) != 0) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    writer w = {.block = malloc(total), .capacity = total};
+    if (w.block) write_model(&w, model, extra, total, model_at);
+    if (!w.block || w.failed || w.size != total) {
+        free(w.block);
         return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     }
-    blob_header head = {.version = BLOB_VERSION, .layout = blob_layout(), .size = w.size,
-                        .model = (sizeof head + 7) & ~(uint64_t)7, .extra = extra};
-    memcpy(head.magic, blob_magic, sizeof head.magic);
-    memcpy(w.bytes, &head, sizeof head);
-    *bytes = w.bytes;
+    *bytes = w.block;
     *size = w.size;
+    return SKV_OK;
+}
+
+skv_result blob_write_fd(const skv_model *model, int64_t extra, int fd, int *error, skv_error *err)
+{
+    *error = 0;
+    uint64_t total, model_at;
+    if (measure(model, &total, &model_at) != 0) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    writer w = {.fd = fd, .stage = malloc(STAGE_BYTES)};
+    if (!w.stage) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    write_model(&w, model, extra, total, model_at);
+    flush_stage(&w);
+    free(w.stage);
+    if (w.failed || w.size != total) {
+        *error = w.error;
+        return w.error ? skv_fail(err, SKV_ERR_IMPORT, "cannot hand the model over: %s", strerror(w.error))
+                       : skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    }
     return SKV_OK;
 }
 
@@ -411,9 +512,25 @@ static const unsigned char *record_at(reader *rd, uint64_t offset, long long cou
     return rd->bytes + offset + sizeof head;
 }
 
+/* Are all `count` floats at `p` finite? (All exponent bits set: inf or
+ * NaN.) One pass without branches: a model's vertex arrays are most of
+ * the block. */
+static int floats_finite(const unsigned char *p, size_t count)
+{
+    uint32_t bad = 0;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t bits;
+        memcpy(&bits, p + i * sizeof bits, sizeof bits);
+        bad |= (bits & 0x7f800000u) == 0x7f800000u;
+    }
+    return !bad;
+}
+
 static int values_finite(const void *data, size_t count, size_t elem_size, row_values values)
 {
     const unsigned char *p = data;
+    if (values == VALUES_FLOATS && elem_size % sizeof(float) == 0)
+        return floats_finite(p, count * (elem_size / sizeof(float)));
     for (size_t i = 0; i < count; i++, p += elem_size) {
         size_t floats_at = 0;
         if (values == VALUES_DOUBLES || values == VALUES_KEY) {
@@ -424,14 +541,10 @@ static int values_finite(const void *data, size_t count, size_t elem_size, row_v
             floats_at = sizeof d;
         } else if (values == VALUES_INFLUENCE) {
             floats_at = offsetof(skv_influence, weight);
-        } else if (values != VALUES_FLOATS) {
+        } else {
             return 1;
         }
-        for (size_t at = floats_at; at + sizeof(float) <= elem_size; at += sizeof(float)) {
-            float f;
-            memcpy(&f, p + at, sizeof f);
-            if (!isfinite(f)) return 0;
-        }
+        if (!floats_finite(p + floats_at, (elem_size - floats_at) / sizeof(float))) return 0;
     }
     return 1;
 }

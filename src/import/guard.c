@@ -3,7 +3,7 @@
  * (sandbox.c) and under address-space, CPU-time, output-size and
  * wall-time limits, so that a crash, hang, runaway allocation or worse
  * costs the child, not Skinview. The child hands the model back as one
- * flat block (blob.h) through a pipe; this process checks it and adopts it,
+ * flat block (blob.h) in a memfd this process maps (or a pipe); this process checks it and adopts it,
  * and never runs Assimp on the file. Also the bound on this process's own
  * address space while it runs Assimp itself (--trust). */
 #define _GNU_SOURCE /* pipe2 */
@@ -11,6 +11,8 @@
 #include "private/blob.h"
 #include "private/sandbox.h"
 #include "text.h"
+
+#include <sys/mman.h>
 
 
 #include <assimp/cimport.h>
@@ -195,22 +197,10 @@ const char *scene_refused(const struct aiScene *scene, const char *path, long si
     return NULL;
 }
 
-/* Writes all of `bytes` to `fd`; 0, or an errno value. */
-static int write_all(int fd, const unsigned char *bytes, size_t size)
-{
-    while (size > 0) {
-        ssize_t put = write(fd, bytes, size > (1u << 30) ? (1u << 30) : size);
-        if (put < 0 && errno == EINTR) continue;
-        if (put <= 0) return put < 0 ? errno : EIO;
-        bytes += put, size -= (size_t)put;
-    }
-    return 0;
-}
-
 /* The guarded child: limits, sandbox (sandbox.h), the work, the block.
  * Never returns. */
 static void run_child(const char *path, const skv_import_desc *desc, guarded_work work, void *arg, int message_fd,
-                      int model_fd, double timeout)
+                      int model_fd, int shared_fd, double timeout)
 {
     /* Only the import runs here; what it (or a sanitizer inside it) would
      * print is summed up by the parent's one line instead. */
@@ -230,10 +220,11 @@ static void run_child(const char *path, const skv_import_desc *desc, guarded_wor
     setrlimit(RLIMIT_AS, &memory);
 #endif
     /* CPU seconds: the parent's wall-clock timeout stops a hang; this
-     * stops a child the parent could not watch. No file may grow: the
-     * child writes only to its two pipes (which no size limit counts). */
+     * stops a child the parent could not watch. Output: the only file it
+     * can write is the memfd for the model block (sandbox.h), which may
+     * not outgrow the memory budget. */
     rlim_t seconds = (rlim_t)ceil(timeout) + 1;
-    struct rlimit cpu = {seconds, seconds}, output = {0, 0};
+    struct rlimit cpu = {seconds, seconds}, output = {budget, budget};
     setrlimit(RLIMIT_CPU, &cpu);
     setrlimit(RLIMIT_FSIZE, &output);
 
@@ -250,21 +241,25 @@ static void run_child(const char *path, const skv_import_desc *desc, guarded_wor
     }
     skv_error err = {{0}};
     char warning[300];
-    const int keep[] = {message_fd, model_fd};
-    skv_result r = sandbox_enter(folders, folder_count, keep, 2, warning, sizeof warning, &err);
+    const int keep[] = {message_fd, model_fd, shared_fd};
+    skv_result r = sandbox_enter(folders, folder_count, keep, shared_fd >= 0 ? 3 : 2, warning, sizeof warning, &err);
     skv_model model;
     int64_t extra = 0;
     if (r == SKV_OK) r = work(arg, &model, &extra, &err);
     if (r == SKV_OK && warning[0]) model_warn(&model, "%s", warning);
+    /* The model is not freed: the process ends here (and a clip job's
+     * model is the parent's, shared copy-on-write). */
     if (r == SKV_OK) {
-        unsigned char *bytes = NULL;
-        size_t size = 0;
-        r = blob_write(&model, extra, &bytes, &size, &err);
-        int failed = r == SKV_OK ? write_all(model_fd, bytes, size) : 0;
-        if (failed) r = skv_fail(&err, SKV_ERR_MEMORY, "cannot hand the model over: %s", strerror(failed));
-        /* The model is not freed: the process ends here (and a clip job's
-         * model is the parent's, shared copy-on-write). */
-        free(bytes);
+        /* Into the memfd the parent maps; where a file-size limit the
+         * child cannot raise (ulimit -f) stops that, through the pipe. */
+        int error = -1;
+        if (shared_fd >= 0) r = blob_write_fd(&model, extra, shared_fd, &error, &err);
+        if (shared_fd < 0 || (r != SKV_OK && error != 0)) {
+            if (shared_fd >= 0 && ftruncate(shared_fd, 0) != 0)
+                r = skv_fail(&err, SKV_ERR_IMPORT, "cannot hand the model over: %s", strerror(errno));
+            else
+                r = blob_write_fd(&model, extra, model_fd, &error, &err);
+        }
     }
     if (r != SKV_OK) {
         /* The parent keeps only the start; no need to send more. */
@@ -277,6 +272,7 @@ static void run_child(const char *path, const skv_import_desc *desc, guarded_wor
      * the kernel has torn down this process's memory. */
     close(model_fd);
     close(message_fd);
+    if (shared_fd >= 0) close(shared_fd);
     _exit(r == SKV_OK ? 0 : (int)r);
 }
 
@@ -297,9 +293,10 @@ skv_result guarded_import(const char *path, const skv_import_desc *desc, guarded
     memset(model, 0, sizeof *model);
     *extra = 0;
     double timeout = desc && desc->timeout_seconds > 0 ? desc->timeout_seconds : 60.0;
-    /* Two pipes, not a file: the user's own output-size limit (ulimit -f,
-     * which the child cannot raise) counts every byte written to a file,
-     * a memfd included, and none written to a pipe. */
+    /* The child's model block goes into a memfd this process then maps;
+     * a pipe takes it instead where the user's output-size limit (ulimit
+     * -f, which the child cannot raise) stops writes to the memfd. A
+     * second pipe carries the child's error line. */
     int pipe_fd[2], model_pipe[2];
     if (pipe2(pipe_fd, O_CLOEXEC) != 0)
         return skv_fail(err, SKV_ERR_IMPORT, "cannot guard the import: pipe: %s (see --trust)", strerror(errno));
@@ -310,16 +307,18 @@ skv_result guarded_import(const char *path, const skv_import_desc *desc, guarded
     }
     /* A big pipe: fewer trips between the two processes for a big model. */
     fcntl(model_pipe[1], F_SETPIPE_SZ, 1 << 20);
+    int shared_fd = memfd_create("skinview-model", MFD_CLOEXEC); /* -1: the pipe alone */
     fflush(NULL);
     pid_t child = fork();
     if (child < 0) {
         int e = errno;
         close(pipe_fd[0]), close(pipe_fd[1]), close(model_pipe[0]), close(model_pipe[1]);
+        if (shared_fd >= 0) close(shared_fd);
         return skv_fail(err, SKV_ERR_IMPORT, "cannot guard the import: fork: %s (see --trust)", strerror(e));
     }
     if (child == 0) {
         close(pipe_fd[0]), close(model_pipe[0]);
-        run_child(path, desc, work, arg, pipe_fd[1], model_pipe[1], timeout);
+        run_child(path, desc, work, arg, pipe_fd[1], model_pipe[1], shared_fd, timeout);
     }
     close(pipe_fd[1]), close(model_pipe[1]);
     child_output out = {.model_limit = (size_t)import_memory_budget(path, desc)};
@@ -350,9 +349,28 @@ skv_result guarded_import(const char *path, const skv_import_desc *desc, guarded
                      why[0] ? text_line(line, sizeof line, why, MESSAGE_CHARS + 100)
                             : "cannot import: Assimp ran out of its memory limit or failed without a message");
     }
-    else if (out.model_size == 0)
+    /* The child has exited and could start no other process (sandbox.h):
+     * nothing writes to the memfd any more while it is read. */
+    struct stat shared;
+    size_t shared_size = r == SKV_OK && shared_fd >= 0 && fstat(shared_fd, &shared) == 0 && shared.st_size > 0
+                             ? (size_t)shared.st_size
+                             : 0;
+    if (r == SKV_OK && shared_size > out.model_limit)
+        r = skv_fail(err, SKV_ERR_IMPORT, "the guarded import's model is larger than its memory budget (--import-memory)");
+    else if (r == SKV_OK && shared_size > 0) {
+        void *bytes = mmap(NULL, shared_size, PROT_READ, MAP_PRIVATE, shared_fd, 0);
+        if (bytes == MAP_FAILED) {
+            r = skv_fail(err, SKV_ERR_MEMORY, "cannot map the guarded import's model: %s", strerror(errno));
+        } else {
+            r = blob_read(bytes, shared_size, model, extra, err);
+            munmap(bytes, shared_size);
+        }
+    } else if (r == SKV_OK && out.model_size > 0) {
+        r = blob_read(out.model, out.model_size, model, extra, err);
+    } else if (r == SKV_OK) {
         r = skv_fail(err, SKV_ERR_IMPORT, "the guarded import ended without a model");
-    if (r == SKV_OK) r = blob_read(out.model, out.model_size, model, extra, err);
+    }
+    if (shared_fd >= 0) close(shared_fd);
     free(out.model);
     return r;
 }

@@ -217,10 +217,20 @@ static int enter_seccomp(void)
     deny_bits(&p, SYS_open, 1, write_flags, EACCES);
 #endif
     deny_bits(&p, SYS_openat, 2, write_flags, EACCES);
-    deny_bits(&p, SYS_clone, 0,
-              CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS |
-                  CLONE_NEWCGROUP,
-              EPERM);
+    /* Threads, but no new process (one could outlive the child and
+     * still write to the block it hands over) and no namespace. */
+#ifdef SYS_fork
+    deny(&p, SYS_fork, EPERM);
+    deny(&p, SYS_vfork, EPERM);
+#endif
+    const uint32_t namespaces = CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC |
+                                CLONE_NEWUTS | CLONE_NEWCGROUP;
+    emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 5));
+    emit(&p, (struct sock_filter)LOAD_ARG(0));
+    emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, namespaces, 2, 0));
+    emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1));
+    emit(&p, (struct sock_filter)RET(SECCOMP_RET_ALLOW));
+    emit(&p, (struct sock_filter)DENY(EPERM));
     /* Signals to itself only (abort() raises SIGABRT with tgkill). */
     uint32_t self = (uint32_t)getpid();
     only_when(&p, SYS_kill, 0, self, EPERM);

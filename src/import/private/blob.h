@@ -28,6 +28,11 @@
  * SKV_ERR_MEMORY. */
 skv_result blob_write(const skv_model *model, int64_t extra, unsigned char **bytes, size_t *size, skv_error *err);
 
+/* The same block written to `fd` as it is made (the big arrays straight
+ * from the model's memory). On a failed write returns an error with its
+ * line and sets *error to the errno value (0: memory ran out). */
+skv_result blob_write_fd(const skv_model *model, int64_t extra, int fd, int *error, skv_error *err);
+
 /* Rebuilds the model from `bytes` (not kept) into `model` (zeroed
  * first), checks it (blob_check) and rebuilds its derived caches. On a
  * malformed block returns SKV_ERR_IMPORT with the first defect found and

@@ -7,8 +7,8 @@
  *   beneath the given folders; writing, creating, removing, renaming,
  *   truncating nowhere; from ABI 4 no TCP bind/connect, from ABI 6 no
  *   signals or abstract sockets beyond the child itself.
- * - seccomp BPF: no exec, no ptrace or other process's memory, no
- *   sockets, no namespaces, mounts, modules, io_uring or BPF; no open for
+ * - seccomp BPF: no exec, no new process (threads only), no ptrace or
+ *   other process's memory, no sockets, no namespaces, mounts, modules, io_uring or BPF; no open for
  *   writing or creating, no file made, removed, renamed or re-permitted;
  *   kill/tgkill only to itself. Denied calls fail with EPERM.
  * - Every inherited descriptor but stdin/stdout/stderr (put on /dev/null)
