@@ -3,19 +3,18 @@
  * (sandbox.c) and under address-space, CPU-time, output-size and
  * wall-time limits, so that a crash, hang, runaway allocation or worse
  * costs the child, not Skinview. The child hands the model back as one
- * flat block (blob.h) in a memfd this process maps (or a pipe); this process checks it and adopts it,
- * and never runs Assimp on the file. Also the bound on this process's own
- * address space while it runs Assimp itself (--trust). */
-#define _GNU_SOURCE /* pipe2 */
+ * flat block (blob.h) in a memfd this process maps (or through a pipe);
+ * this process checks it and adopts it, and never runs Assimp on the
+ * file. Also the bound on this process's own address space while it runs
+ * Assimp itself (--trust). */
+#define _GNU_SOURCE /* pipe2, memfd_create */
 #include "private/import_internal.h"
 #include "private/blob.h"
 #include "private/sandbox.h"
 #include "text.h"
 
-#include <sys/mman.h>
-
-
 #include <assimp/cimport.h>
+#include <sys/mman.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
