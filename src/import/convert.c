@@ -586,7 +586,7 @@ static skv_result convert_meshes(importer *im)
         !model->bone_ids || !model->weights || !model->indices || !model->influence_start)
         return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
 
-    int bad_positions = 0, bad_normals = 0;
+    int bad_positions = 0, bad_normals = 0, bad_uvs = 0;
     for (int n = 0; n < sk->node_count; n++) {
         const struct aiNode *node = im->nodes[n];
         for (unsigned i = 0; i < node->mNumMeshes; i++) {
@@ -622,6 +622,10 @@ static skv_result convert_meshes(importer *im)
                     float *uv = &model->uvs[(size_t)(mesh->base_vertex + (int)v) * 2];
                     uv[0] = src->mTextureCoords[0][v].x;
                     uv[1] = src->mTextureCoords[0][v].y;
+                    if (!isfinite(uv[0]) || !isfinite(uv[1])) { /* the guarded import refuses non-finite floats */
+                        uv[0] = uv[1] = 0.0f;
+                        bad_uvs++;
+                    }
                 }
             }
             for (unsigned f = 0; f < src->mNumFaces; f++) {
@@ -643,6 +647,7 @@ static skv_result convert_meshes(importer *im)
         }
     }
     if (bad_positions) model_warn(model, "%d vertex position(s) were NaN/Inf; set to the origin", bad_positions);
+    if (bad_uvs) model_warn(model, "%d texture coordinate(s) were NaN/Inf; set to 0", bad_uvs);
     if (bad_normals) model_warn(model, "%d vertex normal(s) were zero or NaN; rebuilt from their faces", bad_normals);
     return SKV_OK;
 }
@@ -731,8 +736,11 @@ static skv_result convert_materials(importer *im)
         struct aiColor4D color;
         if (aiGetMaterialColor(src, AI_MATKEY_COLOR_DIFFUSE, &color) == aiReturn_SUCCESS ||
             aiGetMaterialColor(src, AI_MATKEY_BASE_COLOR, &color) == aiReturn_SUCCESS) {
-            mat->diffuse[0] = color.r, mat->diffuse[1] = color.g, mat->diffuse[2] = color.b;
-            mat->diffuse[3] = color.a;
+            const float rgba[4] = {color.r, color.g, color.b, color.a};
+            int finite = 1;
+            for (int c = 0; c < 4; c++) finite &= isfinite(rgba[c]) != 0;
+            if (finite) memcpy(mat->diffuse, rgba, sizeof rgba);
+            else model_warn(model, "material '%s': its colour is NaN/Inf; drawn grey", mat->name);
         }
         struct aiString path;
         if (aiGetMaterialTexture(src, aiTextureType_DIFFUSE, 0, &path, NULL, NULL, NULL, NULL, NULL, NULL) == aiReturn_SUCCESS ||
