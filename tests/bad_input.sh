@@ -29,7 +29,9 @@
 # million keys, splices, long messages): `--list --json` and
 # `--export-pose` on each, as many at once as there are cores
 # (SKV_TEST_JOBS), each must end within 5 s (normal build) with status 0
-# or one clean error line, and no JSON or OBJ may hold a NaN or inf. They
+# or one clean error line, no JSON or OBJ may hold a NaN or inf, and the
+# parent may never refuse the child's model block (the conversion must
+# not let through what the block check forbids). They
 # run with --import-memory 512 and --import-timeout 3: the many memory
 # bombs among them (a count or index set to 2^31) then fail in well under
 # a second instead of filling the default 2 GiB.
@@ -198,9 +200,10 @@ fi
 jobs=${SKV_TEST_JOBS:-$(nproc)}
 # One line per run: status, milliseconds, error lines, whether the error
 # line names the file, non-finite numbers in the output, whether the
-# guarded import's time limit ended it, mode, file.
+# guarded import's time limit ended it, whether the parent refused the
+# child's model block, mode, file.
 worker() {
-  local model=$1 mode out status start ms errors named nonfinite timedout
+  local model=$1 mode out status start ms errors named nonfinite timedout refused
   for mode in json obj; do
     out="$model.$mode.out"
     start=$(date +%s%N)
@@ -221,6 +224,9 @@ worker() {
     named=$(grep -v -e ': warning: ' -e ': no mesh in the file: .* holds its' "$model.$mode.stderr" |
       grep -cF "skinview: $model: ")
     timedout=$(grep -c 'did not finish reading it within' "$model.$mode.stderr")
+    # The child's own model refused by the parent's check: the conversion
+    # let through what the check forbids (a NaN UV did), never hostile here.
+    refused=$(grep -c "the guarded import's model is malformed" "$model.$mode.stderr")
     nonfinite=0
     if [ -s "$out" ]; then
       if [ "$mode" = json ]; then
@@ -229,7 +235,7 @@ worker() {
         LC_ALL=C grep -Eq '^(v|vn|vt) .*([Nn]a[Nn]|[Ii]nf)' "$out" && nonfinite=1
       fi
     fi
-    echo "$status $ms $errors $named $nonfinite $timedout $mode $model"
+    echo "$status $ms $errors $named $nonfinite $timedout $refused $mode $model"
     rm -f "$out" "$model.$mode.stdout" "$model.$mode.stderr"
   done
 }
@@ -238,8 +244,8 @@ export skinview cap_kb
 start=$(date +%s%N)
 tr '\n' '\0' <"$tmp/structured.run" | xargs -0 -P "$jobs" -n 1 bash -c 'worker "$1"' _ >"$tmp/structured.results"
 wall=$((($(date +%s%N) - start) / 1000000))
-s_runs=0 s_ok=0 s_clean=0 s_crashes=0 s_hangs=0 s_unclean=0 s_slow=0 s_nonfinite=0 s_timeouts=0 s_max=0
-while read -r status ms errors named nonfinite timedout mode model; do
+s_runs=0 s_ok=0 s_clean=0 s_crashes=0 s_hangs=0 s_unclean=0 s_slow=0 s_nonfinite=0 s_timeouts=0 s_refused=0 s_max=0
+while read -r status ms errors named nonfinite timedout refused mode model; do
   s_runs=$((s_runs + 1))
   s_timeouts=$((s_timeouts + timedout))
   [ "$ms" -gt "$s_max" ] && s_max=$ms
@@ -258,12 +264,14 @@ while read -r status ms errors named nonfinite timedout mode model; do
     s_slow=$((s_slow + 1)); echo "OVER 5 s ($ms ms): skinview '$model' ($mode)"
   fi
   [ "$nonfinite" -eq 1 ] && { s_nonfinite=$((s_nonfinite + 1)); echo "NON-FINITE output: skinview '$model' ($mode)"; }
+  [ "$refused" -ge 1 ] && { s_refused=$((s_refused + 1)); echo "BLOCK REFUSED: skinview '$model' ($mode)"; }
 done <"$tmp/structured.results"
 printf '\n%-26s %6s\n' "structure-aware corpus" "count"
 printf '%-26s %6d\n' "files" "$(grep -c . "$tmp/structured.run")" "runs" "$s_runs" "status 0" "$s_ok" \
   "clean errors" "$s_clean" "crashes" "$s_crashes" "hangs" "$s_hangs" "unclean" "$s_unclean" \
-  "over 5 s" "$s_slow" "NaN/inf in an output" "$s_nonfinite" "import time limit (3 s)" "$s_timeouts"
+  "over 5 s" "$s_slow" "NaN/inf in an output" "$s_nonfinite" "child's block refused" "$s_refused" \
+  "import time limit (3 s)" "$s_timeouts"
 printf '%-26s %6d ms\n' "slowest run" "$s_max" "wall time ($jobs at once)" "$wall"
 [ "$crashes" -eq 0 ] && [ "$hangs" -eq 0 ] && [ "$unclean" -eq 0 ] && [ "$overruns" -eq 0 ] &&
   [ "$s_crashes" -eq 0 ] && [ "$s_hangs" -eq 0 ] && [ "$s_unclean" -eq 0 ] && [ "$s_slow" -eq 0 ] &&
-  [ "$s_nonfinite" -eq 0 ] && [ "$s_runs" -gt 0 ]
+  [ "$s_nonfinite" -eq 0 ] && [ "$s_refused" -eq 0 ] && [ "$s_runs" -gt 0 ]
