@@ -23,6 +23,20 @@
 # and run slower: there only crashes, hangs and unclean errors count.)
 # Prints the tables; fails on any crash, hang, unclean error or overrun.
 #
+# Then the structure-aware corpus (tests/gen/structure_mutations.py: edited
+# counts, indices and numbers in Collada, glTF, ASCII FBX and MD5 files,
+# cyclic and 100,000-deep node trees, 300 influences on a vertex, a
+# million keys, splices, long messages): `--list --json` and
+# `--export-pose` on each, as many at once as there are cores
+# (SKV_TEST_JOBS), each must end within 5 s (normal build) with status 0
+# or one clean error line, no JSON or OBJ may hold a NaN or inf, and the
+# parent may never refuse the child's model block (the conversion must
+# not let through what the block check forbids). They
+# run with --import-memory 512 and --import-timeout 3: the many memory
+# bombs among them (a count or index set to 2^31) then fail in well under
+# a second instead of filling the default 2 GiB.
+# Under the sanitizers every fourth file, without the 5 s bound.
+#
 # Usage: bad_input.sh SKINVIEW SHARED_MODELS_DIR ASSETS_DIR
 set -uo pipefail
 skinview=$1 shared=$2 assets=$3
@@ -171,4 +185,93 @@ fi
 printf '\n%-14s %6s\n' "bad input" "count"
 printf '%-14s %6d\n' "cases tried" "$tried" "renders" "$renders" "clean errors" "$clean" \
   "crashes" "$crashes" "hangs" "$hangs" "unclean" "$unclean" "over limits" "$overruns"
-[ "$crashes" -eq 0 ] && [ "$hangs" -eq 0 ] && [ "$unclean" -eq 0 ] && [ "$overruns" -eq 0 ]
+
+# --- the structure-aware corpus ---------------------------------------------
+structured="$tmp/structured"
+python3 "$gen/structure_mutations.py" "$structured" "$assets/worm.dae" \
+  "$shared/collada/seymour_polylist_animation.dae" "$shared/gltf/SimpleSkin.gltf" \
+  "$shared/synthetic/tentacle130_8w.gltf" "$assets/snake.fbx" "$assets/arm.md5mesh" \
+  "$testmodels/SMD/WusonSMD.smd" >"$tmp/structured.txt" || { echo "FAIL: structure_mutations.py"; exit 1; }
+if [ -z "$cap_kb" ]; then
+  awk 'NR % 4 == 1' "$tmp/structured.txt" >"$tmp/structured.run"
+else
+  cp "$tmp/structured.txt" "$tmp/structured.run"
+fi
+jobs=${SKV_TEST_JOBS:-$(nproc)}
+# One line per run: status, milliseconds, error lines, whether the error
+# line names the file, non-finite numbers in the output, whether the
+# guarded import's time limit ended it, whether the parent refused the
+# child's model block, mode, file.
+worker() {
+  local model=$1 mode out status start ms errors named nonfinite timedout refused
+  for mode in json obj; do
+    out="$model.$mode.out"
+    start=$(date +%s%N)
+    if [ "$mode" = json ]; then
+      args=(--list --json)
+    else
+      args=(--export-pose "$out" --time 0.5)
+    fi
+    ( [ -n "$cap_kb" ] && ulimit -v "$cap_kb"
+      exec timeout -s KILL 30 "$skinview" "$model" "${args[@]}" --import-timeout 3 --import-memory 512 ) \
+      >"$model.$mode.stdout" 2>"$model.$mode.stderr"
+    status=$?
+    ms=$((($(date +%s%N) - start) / 1000000))
+    [ "$mode" = json ] && cp "$model.$mode.stdout" "$out"
+    # Warnings, and --export-pose's note on a file without a mesh, are
+    # not errors.
+    errors=$(grep -v -e ': warning: ' -e ': no mesh in the file: .* holds its' "$model.$mode.stderr" | grep -c .)
+    named=$(grep -v -e ': warning: ' -e ': no mesh in the file: .* holds its' "$model.$mode.stderr" |
+      grep -cF "skinview: $model: ")
+    timedout=$(grep -c 'did not finish reading it within' "$model.$mode.stderr")
+    # The child's own model refused by the parent's check: the conversion
+    # let through what the check forbids (a NaN UV did), never hostile here.
+    refused=$(grep -c "the guarded import's model is malformed" "$model.$mode.stderr")
+    nonfinite=0
+    if [ -s "$out" ]; then
+      if [ "$mode" = json ]; then
+        LC_ALL=C grep -Eq '[:,[] *-?([Nn]a[Nn]|[Ii]nf|Infinity)' "$out" && nonfinite=1
+      else
+        LC_ALL=C grep -Eq '^(v|vn|vt) .*([Nn]a[Nn]|[Ii]nf)' "$out" && nonfinite=1
+      fi
+    fi
+    echo "$status $ms $errors $named $nonfinite $timedout $refused $mode $model"
+    rm -f "$out" "$model.$mode.stdout" "$model.$mode.stderr"
+  done
+}
+export -f worker
+export skinview cap_kb
+start=$(date +%s%N)
+tr '\n' '\0' <"$tmp/structured.run" | xargs -0 -P "$jobs" -n 1 bash -c 'worker "$1"' _ >"$tmp/structured.results"
+wall=$((($(date +%s%N) - start) / 1000000))
+s_runs=0 s_ok=0 s_clean=0 s_crashes=0 s_hangs=0 s_unclean=0 s_slow=0 s_nonfinite=0 s_timeouts=0 s_refused=0 s_max=0
+while read -r status ms errors named nonfinite timedout refused mode model; do
+  s_runs=$((s_runs + 1))
+  s_timeouts=$((s_timeouts + timedout))
+  [ "$ms" -gt "$s_max" ] && s_max=$ms
+  if [ "$status" -eq 137 ] || [ "$status" -eq 124 ]; then
+    s_hangs=$((s_hangs + 1)); echo "HANG: skinview '$model' ($mode)"
+  elif [ "$status" -ge 128 ]; then
+    s_crashes=$((s_crashes + 1)); echo "CRASH (signal $((status - 128))): skinview '$model' ($mode)"
+  elif [ "$status" -eq 0 ] && [ "$errors" -eq 0 ]; then
+    s_ok=$((s_ok + 1))
+  elif [ "$status" -ne 0 ] && [ "$status" -le 9 ] && [ "$errors" -eq 1 ] && [ "$named" -eq 1 ]; then
+    s_clean=$((s_clean + 1))
+  else
+    s_unclean=$((s_unclean + 1)); echo "UNCLEAN (status $status, $errors error lines): skinview '$model' ($mode)"
+  fi
+  if [ -n "$cap_kb" ] && [ "$ms" -gt 5000 ]; then
+    s_slow=$((s_slow + 1)); echo "OVER 5 s ($ms ms): skinview '$model' ($mode)"
+  fi
+  [ "$nonfinite" -eq 1 ] && { s_nonfinite=$((s_nonfinite + 1)); echo "NON-FINITE output: skinview '$model' ($mode)"; }
+  [ "$refused" -ge 1 ] && { s_refused=$((s_refused + 1)); echo "BLOCK REFUSED: skinview '$model' ($mode)"; }
+done <"$tmp/structured.results"
+printf '\n%-26s %6s\n' "structure-aware corpus" "count"
+printf '%-26s %6d\n' "files" "$(grep -c . "$tmp/structured.run")" "runs" "$s_runs" "status 0" "$s_ok" \
+  "clean errors" "$s_clean" "crashes" "$s_crashes" "hangs" "$s_hangs" "unclean" "$s_unclean" \
+  "over 5 s" "$s_slow" "NaN/inf in an output" "$s_nonfinite" "child's block refused" "$s_refused" \
+  "import time limit (3 s)" "$s_timeouts"
+printf '%-26s %6d ms\n' "slowest run" "$s_max" "wall time ($jobs at once)" "$wall"
+[ "$crashes" -eq 0 ] && [ "$hangs" -eq 0 ] && [ "$unclean" -eq 0 ] && [ "$overruns" -eq 0 ] &&
+  [ "$s_crashes" -eq 0 ] && [ "$s_hangs" -eq 0 ] && [ "$s_unclean" -eq 0 ] && [ "$s_slow" -eq 0 ] &&
+  [ "$s_nonfinite" -eq 0 ] && [ "$s_refused" -eq 0 ] && [ "$s_runs" -gt 0 ]

@@ -3,9 +3,15 @@
 # mangled SMD (~900 KB) in its error. Guarded (the child's message comes
 # through a pipe) and with --trust, the run must end at once with status 4
 # and one bounded line, cut with "…", not wait out --import-timeout.
-# Usage: e2e_guard.sh SKINVIEW WUSON.smd
+#
+# One parse, in the child: the parent opens a model file once (to check
+# that it can) and leaves reading it to the guarded child; with --trust
+# it reads it itself. Seen with strace on every open of the file.
+# Usage: e2e_guard.sh SKINVIEW WUSON.smd MODEL...
 set -uo pipefail
 skinview=$1 smd=$2
+shift 2
+models=("$@")
 [ -e "$smd" ] || { echo "MISSING test model: $smd"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -36,6 +42,36 @@ for mode in guarded --trust; do
   else
     echo "ok ($mode): status 4 in $ms ms, one line of $bytes bytes"
   fi
+done
+
+# Opens of the model file by the first process (the parent) and by any
+# other (the guarded child), over the whole run.
+if ! command -v strace >/dev/null; then
+  echo "FAIL: strace missing (tools/install-deps.sh installs it)"
+  failures=$((failures + 1))
+  models=()
+fi
+for model in "${models[@]}"; do
+  for mode in guarded --trust; do
+    args=("$model" --list)
+    [ "$mode" = --trust ] && args+=(--trust)
+    # LeakSanitizer cannot run under ptrace (sanitizer builds): off here.
+    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+      strace -f -qq -e trace=open,openat -o trace.txt "$skinview" "${args[@]}" >out.txt 2>err.txt
+    got=$?
+    parent=$(head -1 trace.txt | cut -d' ' -f1)
+    name=$(basename "$model")
+    by_parent=$(grep -F "$name\"" trace.txt | grep -c "^$parent ")
+    by_child=$(grep -F "$name\"" trace.txt | grep -vc "^$parent ")
+    if [ "$mode" = guarded ]; then want="parent 1, child >= 1"; ok=$([ "$by_parent" -eq 1 ] && [ "$by_child" -ge 1 ] && echo 1)
+    else want="parent >= 2, child 0"; ok=$([ "$by_parent" -ge 2 ] && [ "$by_child" -eq 0 ] && echo 1); fi
+    if [ "$got" -ne 0 ] || [ -z "$ok" ]; then
+      echo "FAIL ($mode) $name: status $got, opened by the parent $by_parent time(s), by the child $by_child (want $want)"
+      failures=$((failures + 1))
+    else
+      echo "ok ($mode) $name: opened by the parent $by_parent time(s), by the child $by_child"
+    fi
+  done
 done
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]

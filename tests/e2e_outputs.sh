@@ -6,6 +6,13 @@
 # was there byte for byte, and leave no temporary in the folder. Without
 # the limit they replace it; through a symbolic link the link stays; a
 # pipe is written as it is.
+# A full disk: in a private mount namespace (unshare; as root, else in a
+# user namespace) a 1 MiB tmpfs holds the good files and is then filled;
+# each output over them must end with status 8 and one "No space left on
+# device" line, the good files byte for byte as they were, no temporary
+# left. Where no namespace can be made the test says so and fails, unless
+# SKV_ALLOW_NO_TMPFS=1. And a device that is always full (/dev/full)
+# written directly: status 8, one line.
 # Usage: e2e_outputs.sh SKINVIEW MODEL
 set -uo pipefail
 skinview=$1 model=$2
@@ -67,5 +74,63 @@ reader=$!
 wait "$reader"
 [ -p "$out/pipe.obj" ] || fail "the pipe was replaced by a file"
 grep -q '^v ' "$tmp/piped.obj" || fail "nothing came through the pipe"
+
+# A full disk, for real: a small tmpfs in a mount namespace of our own.
+full_disk() { # runs inside the namespace: DIR SKINVIEW MODEL SUMS LISTING GOOD_DIR
+  local dir=$1 skinview=$2 model=$3 sums=$4 listing=$5 good=$6 fails=0 args got lines
+  mount -t tmpfs -o size=1m tmpfs "$dir" || { echo "FAIL: cannot mount a tmpfs"; return 1; }
+  cp "$good"/* "$dir"/
+  # Fill it: whatever is left, to the last block.
+  dd if=/dev/zero of="$dir/filler" bs=4k 2>/dev/null
+  dd if=/dev/zero of="$dir/filler2" bs=512 2>/dev/null
+  echo "tmpfs: $(df -k "$dir" | awk 'NR == 2 { print $3 " KB used of " $2 }')"
+  for args in "--time 0.5 --size 128x128 --screenshot $dir/shot.png" "--time 0.5 --export-pose $dir/pose.obj" \
+    "--time 0.5 --gif $dir/clip.gif --frames 4 --size 128x128" \
+    "--time 0.5 --frames 2 --size 128x128 --screenshot $dir/f_%d.png"; do
+    # shellcheck disable=SC2086 # the paths have no spaces
+    "$skinview" "$model" $args >/dev/null 2>"$dir.err"
+    got=$?
+    lines=$(wc -l <"$dir.err")
+    if [ "$got" -ne 8 ] || [ "$lines" -ne 1 ] || ! grep -q '^skinview: .*No space left on device$' "$dir.err"; then
+      echo "FAIL: $args on a full disk: status $got (want 8), $lines line(s): $(head -c 300 "$dir.err")"
+      fails=$((fails + 1))
+    else
+      echo "ok: full disk: status 8: $(cat "$dir.err")"
+    fi
+    (cd "$dir" && md5sum --quiet -c "$sums") || { echo "FAIL: $args changed a good file on a full disk"; fails=$((fails + 1)); }
+    (cd "$dir" && ls -A | grep -v '^filler') | cmp -s - "$listing" ||
+      { echo "FAIL: $args left files behind: $(cd "$dir" && ls -A | tr '\n' ' ')"; fails=$((fails + 1)); }
+  done
+  umount "$dir"
+  return "$fails"
+}
+export -f full_disk
+mkdir "$tmp/full" "$tmp/good"
+cp "$tmp/real/shot.png" "$tmp/good/shot.png" # the good files, as they were first written
+(cd "$out" && cp pose.obj clip.gif f_0.png f_1.png "$tmp/good/" 2>/dev/null)
+(cd "$tmp/good" && md5sum -- * >"$tmp/full_sums" && ls -A >"$tmp/full_listing")
+if [ "$(id -u)" -eq 0 ]; then namespace=(unshare -m); else namespace=(unshare -rm); fi
+if "${namespace[@]}" true 2>/dev/null; then
+  "${namespace[@]}" bash -c 'full_disk "$@"' _ "$tmp/full" "$skinview" "$model" "$tmp/full_sums" \
+    "$tmp/full_listing" "$tmp/good"
+  full_fails=$?
+  failures=$((failures + full_fails))
+elif [ "${SKV_ALLOW_NO_TMPFS:-}" = 1 ]; then
+  echo "no mount namespace here: the full-disk tmpfs case is skipped (SKV_ALLOW_NO_TMPFS=1)"
+else
+  fail "no mount namespace here (unshare): cannot test a full disk (SKV_ALLOW_NO_TMPFS=1 skips it)"
+fi
+
+# A device that is always full, written directly (not a regular file: no
+# temporary, no rename).
+if [ -w /dev/full ]; then
+  "$skinview" "$model" --export-pose /dev/full >/dev/null 2>"$tmp/err"
+  got=$?
+  if [ "$got" -ne 8 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -q 'No space left on device$' "$tmp/err"; then
+    fail "--export-pose /dev/full: status $got (want 8): $(head -c 300 "$tmp/err")"
+  else
+    echo "ok: /dev/full: status 8: $(cat "$tmp/err")"
+  fi
+fi
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]

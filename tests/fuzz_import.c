@@ -3,11 +3,13 @@
  *
  * The first byte picks the file type (extension) and the influence slots;
  * the rest is written to a temporary file and loaded with import_model,
- * exactly as the viewer loads a download: the guarded first read in a
- * child (so Assimp's own crashes become errors, see src/import/guard.c), then the
- * conversion, then the draw split, pose sampling at odd times, the CPU
- * blends and the framing bounds. Any crash, sanitizer report or leak here
- * is ours. Built by -DSKINVIEW_FUZZ=ON with clang; tests/fuzz.sh runs it. */
+ * exactly as the viewer loads a download: Assimp's read and the
+ * conversion in the sandboxed child (so their crashes become errors, see
+ * src/import/guard.c; a fault in the conversion is contained there too,
+ * and unit_blob/bad_input are where it shows), then here the check and
+ * adoption of the child's model block, the draw split, pose sampling at
+ * odd times, the CPU blends and the framing bounds. Any crash, sanitizer
+ * report or leak here is ours. Built by -DSKINVIEW_FUZZ=ON with clang; tests/fuzz.sh runs it. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

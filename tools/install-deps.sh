@@ -12,6 +12,7 @@ packages=(
   libglfw3-dev libcglm-dev libstb-dev python3-glad python3
   libegl-dev libgl-dev libegl1 libgl1 libegl-mesa0 libglx-mesa0 libgl1-mesa-dri
   xvfb xauth xdotool valgrind libx11-dev
+  strace # e2e_guard: which process opens the model file
   clang libclang-rt-14-dev
   # The independent pose evaluators of ../shared/oracle (reference_* tests,
   # tools/setup-oracle.sh): Irrlicht for .x/.b3d/.ms3d, numpy for the

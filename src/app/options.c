@@ -104,7 +104,7 @@ static const option_spec option_table[] = {
      "give up on a file Assimp has not read in S seconds\n(default 60; 0.001..86400)", .min = 1e-3, .max = 86400),
     OPTION("--import-memory", OPT_WHOLE, F(import_memory), "MB",
      "address space Assimp may take to read a file, guarded or\nnot (default 2048 or 16x the file; 1..1048576)", .min = 1, .max = 1048576),
-    OPTION("--trust", OPT_FLAG, F(trust), NULL, "skip the guarded first read in a child process"),
+    OPTION("--trust", OPT_FLAG, F(trust), NULL, "read and convert the file here, not in the sandboxed\nchild process"),
     OPTION("--debug", OPT_FLAG, F(debug), NULL, "OpenGL debug context: any GL error fails the run (status 7)"),
     OPTION("--list", OPT_FLAG, F(list), NULL,
      "print meshes (and their morph targets), bones and clips\n(and their morph channels), then exit"),

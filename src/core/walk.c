@@ -386,6 +386,18 @@ skv_result walk_compile_all(skv_model *model)
     return ok ? SKV_OK : SKV_ERR_MEMORY;
 }
 
+void walk_forget(skv_model *model)
+{
+    walk_free(model->rest_walk);
+    model->rest_walk = NULL;
+    atomic_store_explicit(&model->rest_walk_ready, 0, memory_order_release);
+    for (int c = 0; c < model->clip_count; c++) {
+        walk_free(model->clips[c].walk);
+        model->clips[c].walk = NULL;
+        atomic_store_explicit(&model->clips[c].walk_ready, 0, memory_order_release);
+    }
+}
+
 /* One lock for every model: a clip is compiled once in its model's life,
  * so waiting on another model's compilation costs nothing that matters. */
 static pthread_mutex_t compile_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -41,6 +41,11 @@ const skv_walk *walk_clip(const skv_model *model, int c);
  * there); SKV_ERR_MEMORY if memory ran out. */
 skv_result walk_compile_all(skv_model *model);
 
+/* Drops every compiled walk of the model (they are compiled again on
+ * first use): after its skeleton's rest pose changed. Not while another
+ * thread poses the model. */
+void walk_forget(skv_model *model);
+
 /* One frame of the walk: the moving channels sampled at `ticks` into
  * work's locals (`cursors`: 3 per channel of the clip, the last keys used;
  * NULL to search every time), then the globals the palette needs and the

@@ -586,7 +586,7 @@ static skv_result convert_meshes(importer *im)
         !model->bone_ids || !model->weights || !model->indices || !model->influence_start)
         return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
 
-    int bad_positions = 0, bad_normals = 0;
+    int bad_positions = 0, bad_normals = 0, bad_uvs = 0;
     for (int n = 0; n < sk->node_count; n++) {
         const struct aiNode *node = im->nodes[n];
         for (unsigned i = 0; i < node->mNumMeshes; i++) {
@@ -622,6 +622,10 @@ static skv_result convert_meshes(importer *im)
                     float *uv = &model->uvs[(size_t)(mesh->base_vertex + (int)v) * 2];
                     uv[0] = src->mTextureCoords[0][v].x;
                     uv[1] = src->mTextureCoords[0][v].y;
+                    if (!isfinite(uv[0]) || !isfinite(uv[1])) { /* the guarded import refuses non-finite floats */
+                        uv[0] = uv[1] = 0.0f;
+                        bad_uvs++;
+                    }
                 }
             }
             for (unsigned f = 0; f < src->mNumFaces; f++) {
@@ -643,6 +647,7 @@ static skv_result convert_meshes(importer *im)
         }
     }
     if (bad_positions) model_warn(model, "%d vertex position(s) were NaN/Inf; set to the origin", bad_positions);
+    if (bad_uvs) model_warn(model, "%d texture coordinate(s) were NaN/Inf; set to 0", bad_uvs);
     if (bad_normals) model_warn(model, "%d vertex normal(s) were zero or NaN; rebuilt from their faces", bad_normals);
     return SKV_OK;
 }
@@ -883,8 +888,10 @@ static skv_result convert_materials(importer *im)
         skv_result r = pbr ? read_pbr_material(im, src, mat) : read_phong_material(im, src, mat);
         if (r != SKV_OK) return r;
         mat->texture = mat->textures[SKV_TEX_BASE_COLOR];
+        int finite = 1; /* the guarded import's block refuses non-finite floats */
         for (int k = 0; k < 4; k++)
-            if (!isfinite(mat->diffuse[k])) mat->diffuse[k] = 1.0f;
+            if (!isfinite(mat->diffuse[k])) mat->diffuse[k] = 1.0f, finite = 0;
+        if (!finite) model_warn(im->model, "material '%s': its colour is NaN/Inf; drawn white", mat->name);
         mat->metallic = isfinite(mat->metallic) ? fminf(fmaxf(mat->metallic, 0.0f), 1.0f) : 0.0f;
         mat->roughness = isfinite(mat->roughness) ? fminf(fmaxf(mat->roughness, 0.0f), 1.0f) : 1.0f;
         for (int k = 0; k < 3; k++)

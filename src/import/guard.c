@@ -1,11 +1,20 @@
-/* guard.c - the guarded read: Assimp first reads an untrusted file in a
- * child process under address-space and time limits, so that a crash,
- * hang or runaway allocation costs the child, not Skinview; and the
- * bound on this process's own address space while it runs Assimp. */
+/* guard.c - the guarded import: an untrusted file is read by Assimp and
+ * converted into a finished skv_model in a child process, sandboxed
+ * (sandbox.c) and under address-space, CPU-time, output-size and
+ * wall-time limits, so that a crash, hang, runaway allocation or worse
+ * costs the child, not Skinview. The child hands the model back as one
+ * flat block (blob.h) in a memfd this process maps (or through a pipe);
+ * this process checks it and adopts it, and never runs Assimp on the
+ * file. Also the bound on this process's own address space while it runs
+ * Assimp itself (--trust). */
+#define _GNU_SOURCE /* pipe2, memfd_create */
 #include "private/import_internal.h"
+#include "private/blob.h"
+#include "private/sandbox.h"
 #include "text.h"
 
 #include <assimp/cimport.h>
+#include <sys/mman.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -76,48 +85,96 @@ skv_result fail_import(skv_error *err, const char *message)
     return skv_fail(err, SKV_ERR_IMPORT, "cannot import: %s", text_line(line, sizeof line, message, MESSAGE_CHARS));
 }
 
-enum { WATCH_TIMED_OUT = -1 };
+enum { WATCH_TIMED_OUT = -1, WATCH_TOO_LARGE = -2 };
 
-/* Reads the guarded child's message from `fd` while the child runs, until
- * end of file (the child has exited: it is the only writer) or `timeout`
- * seconds; the child would block writing a message longer than the pipe
- * holds if nobody read it. Keeps the first `size` - 1 bytes in `why`.
- * Returns 0, WATCH_TIMED_OUT, or an errno value. */
-static int watch_child(int fd, double timeout, char *why, size_t size)
+/* What the guarded child sends: its error line, or its model. */
+typedef struct child_output {
+    char why[GUARD_MESSAGE_BYTES + 1]; /* the first bytes of its message */
+    size_t why_kept;
+    unsigned char *model; /* the block, malloc'd */
+    size_t model_size, model_capacity, model_limit;
+} child_output;
+
+/* Room for `more` bytes of the model block; 0, or WATCH_TOO_LARGE /
+ * ENOMEM. Once its header is in, the block's declared size (within the
+ * limit) sizes the buffer in one step; before, it doubles. */
+static int model_room(child_output *out, size_t more)
+{
+    if (more > out->model_limit - out->model_size) return WATCH_TOO_LARGE;
+    size_t want = out->model_size + more;
+    if (want <= out->model_capacity) return 0;
+    size_t cap = out->model_capacity ? out->model_capacity * 2 : 1 << 16;
+    uint64_t declared;
+    if (out->model_size >= 24) { /* magic, version and layout, then the size */
+        memcpy(&declared, out->model + 16, sizeof declared);
+        if (declared >= want && declared <= out->model_limit) cap = (size_t)declared;
+    }
+    if (cap < want) cap = want;
+    unsigned char *grown = realloc(out->model, cap);
+    if (!grown) return ENOMEM;
+    out->model = grown, out->model_capacity = cap;
+    return 0;
+}
+
+/* Reads the guarded child's message (`message_fd`) and model block
+ * (`model_fd`) while the child runs, until both reach end of file (the
+ * child has exited: it is the only writer) or `timeout` seconds pass; the
+ * child would block writing more than a pipe holds if nobody read it.
+ * Returns 0, WATCH_TIMED_OUT, WATCH_TOO_LARGE, or an errno value. */
+static int watch_child(int message_fd, int model_fd, double timeout, child_output *out)
 {
     struct timespec start, now;
     clock_gettime(CLOCK_MONOTONIC, &start);
-    size_t kept = 0;
-    why[0] = '\0';
-    for (;;) {
+    out->why[0] = '\0';
+    struct pollfd watched[2] = {{.fd = message_fd, .events = POLLIN}, {.fd = model_fd, .events = POLLIN}};
+    while (watched[0].fd >= 0 || watched[1].fd >= 0) {
         clock_gettime(CLOCK_MONOTONIC, &now);
         double left = timeout - ((double)(now.tv_sec - start.tv_sec) + 1e-9 * (double)(now.tv_nsec - start.tv_nsec));
         if (left <= 0.0) return WATCH_TIMED_OUT;
-        struct pollfd watched = {.fd = fd, .events = POLLIN};
-        int ready = poll(&watched, 1, left >= INT_MAX / 1000 ? INT_MAX : (int)ceil(left * 1000.0));
+        int ready = poll(watched, 2, left >= INT_MAX / 1000 ? INT_MAX : (int)ceil(left * 1000.0));
         if (ready < 0 && errno != EINTR) return errno;
         if (ready <= 0) continue; /* interrupted, or the time is up: checked above */
-        char chunk[4096];
-        ssize_t got = read(fd, chunk, sizeof chunk);
-        if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-        if (got < 0) return errno;
-        if (got == 0) return 0;
-        size_t keep = size - 1 - kept < (size_t)got ? size - 1 - kept : (size_t)got;
-        memcpy(why + kept, chunk, keep);
-        kept += keep;
-        why[kept] = '\0';
+        for (int i = 0; i < 2; i++) {
+            if (watched[i].fd < 0 || !watched[i].revents) continue;
+            char chunk[4096];
+            void *into = chunk;
+            size_t room = sizeof chunk;
+            if (i == 1) { /* the model block: straight into its buffer */
+                int failed = model_room(out, 1);
+                if (failed) return failed;
+                into = out->model + out->model_size;
+                room = out->model_capacity - out->model_size;
+                if (out->model_size < 24 && room > 24 - out->model_size) room = 24 - out->model_size;
+            }
+            ssize_t got = read(watched[i].fd, into, room);
+            if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+            if (got < 0) return errno;
+            if (got == 0) {
+                watched[i].fd = -1; /* poll skips it from now on */
+                continue;
+            }
+            if (i == 1) {
+                out->model_size += (size_t)got;
+                continue;
+            }
+            size_t left = sizeof out->why - 1 - out->why_kept;
+            size_t keep = left < (size_t)got ? left : (size_t)got;
+            memcpy(out->why + out->why_kept, chunk, keep);
+            out->why_kept += keep;
+            out->why[out->why_kept] = '\0';
+        }
     }
+    return 0;
 }
 
-/* Checks the guarded child makes on a scene Assimp returned, so that the
- * parent never reads it: NULL if it may, else why not. An incomplete scene
+/* Checks the guarded child makes on a scene Assimp returned, before
+ * converting it: NULL if it may, else why not. An incomplete scene
  * (AI_SCENE_FLAGS_INCOMPLETE) with neither meshes nor clips is Assimp
  * giving up without an error. A scene holding more than 64 bytes of mesh
  * data per byte of the file and over 256 MiB in all is a decompression or
  * count bomb: real models stay within a small multiple of their size
- * (compressed FBX ~10x), and the parent would need as much again to
- * convert it. `size` is the file's size, or -1 to stat `path`. */
-static const char *scene_refused(const struct aiScene *scene, const char *path, long size)
+ * (compressed FBX ~10x). `size` is the file's size, or -1 to stat `path`. */
+const char *scene_refused(const struct aiScene *scene, const char *path, long size)
 {
     if ((scene->mFlags & AI_SCENE_FLAGS_INCOMPLETE) && scene->mNumMeshes == 0 && scene->mNumAnimations == 0)
         return "Assimp returned an incomplete scene with no meshes and no animations";
@@ -139,65 +196,180 @@ static const char *scene_refused(const struct aiScene *scene, const char *path, 
     return NULL;
 }
 
-/* Reads `path` with Assimp in a child process. Returns SKV_OK when the
- * child read it; otherwise an error saying how Assimp failed. */
-skv_result guarded_read(const char *path, const unsigned char *bytes, long size, const char *hint,
-                               unsigned flags, const skv_import_desc *desc, skv_error *err)
+/* The guarded child: limits, sandbox (sandbox.h), the work, the block.
+ * Never returns. */
+static void run_child(const char *path, const skv_import_desc *desc, guarded_work work, void *arg, int message_fd,
+                      int model_fd, int shared_fd, double timeout)
 {
-    int pipe_fd[2];
-    if (pipe(pipe_fd) != 0) return SKV_OK; /* cannot guard: read unguarded */
+    /* Only the import runs here; what it (or a sanitizer inside it) would
+     * print is summed up by the parent's one line instead. */
+    int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (devnull >= 0) dup2(devnull, STDERR_FILENO);
+    /* Crash handlers the host installed (sanitizers, libFuzzer) must not
+     * run in this throwaway child: it dies by the signal, and the parent
+     * names it. A write past the output limit fails with EFBIG instead
+     * of killing it. */
+    const int crashes[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++) signal(crashes[i], SIG_DFL);
+    signal(SIGXFSZ, SIG_IGN);
+    signal(SIGPIPE, SIG_IGN); /* a parent that gave up: the write fails instead */
+    rlim_t budget = import_memory_budget(path, desc);
+#ifndef SKV_SANITIZE
+    struct rlimit memory = {budget, budget};
+    setrlimit(RLIMIT_AS, &memory);
+#endif
+    /* CPU seconds: the parent's wall-clock timeout stops a hang; this
+     * stops a child the parent could not watch. Output: the only file it
+     * can write is the memfd for the model block (sandbox.h), which may
+     * not outgrow the memory budget. */
+    rlim_t seconds = (rlim_t)ceil(timeout) + 1;
+    struct rlimit cpu = {seconds, seconds}, output = {budget, budget};
+    setrlimit(RLIMIT_CPU, &cpu);
+    setrlimit(RLIMIT_FSIZE, &output);
+
+    /* What it may read: beneath the model's folder's parent (the folder,
+     * and textures or buffers in a sibling such as ../textures, which
+     * Skinview supports: e2e_texture_paths), and each --anim-file's. */
+    enum { MAX_FOLDERS = 64 };
+    char folder_names[MAX_FOLDERS][4096];
+    const char *folders[MAX_FOLDERS];
+    int folder_count = 0;
+    for (int f = -1; f < (desc ? desc->anim_file_count : 0) && folder_count < MAX_FOLDERS; f++, folder_count++) {
+        sandbox_reach_of(f < 0 ? path : desc->anim_files[f], folder_names[folder_count], sizeof folder_names[0]);
+        folders[folder_count] = folder_names[folder_count];
+    }
+    skv_error err = {{0}};
+    char warning[300];
+    const int keep[] = {message_fd, model_fd, shared_fd};
+    skv_result r = sandbox_enter(folders, folder_count, keep, shared_fd >= 0 ? 3 : 2, warning, sizeof warning, &err);
+    skv_model model;
+    int64_t extra = 0;
+    if (r == SKV_OK) r = work(arg, &model, &extra, &err);
+    if (r == SKV_OK && warning[0]) model_warn(&model, "%s", warning);
+    /* The model is not freed: the process ends here (and a clip job's
+     * model is the parent's, shared copy-on-write). */
+    if (r == SKV_OK) {
+        /* Into the memfd the parent maps; where a file-size limit the
+         * child cannot raise (ulimit -f) stops that, through the pipe. */
+        int error = -1;
+        if (shared_fd >= 0) r = blob_write_fd(&model, extra, shared_fd, &error, &err);
+        if (shared_fd < 0 || (r != SKV_OK && error != 0)) {
+            if (shared_fd >= 0 && ftruncate(shared_fd, 0) != 0)
+                r = skv_fail(&err, SKV_ERR_IMPORT, "cannot hand the model over: %s", strerror(errno));
+            else
+                r = blob_write_fd(&model, extra, model_fd, &error, &err);
+        }
+    }
+    if (r != SKV_OK) {
+        /* The parent keeps only the start; no need to send more. */
+        size_t length = strlen(err.message);
+        if (length > GUARD_MESSAGE_BYTES) length = GUARD_MESSAGE_BYTES;
+        ssize_t written = write(message_fd, err.message, length);
+        (void)written;
+    }
+    /* Closed before exiting: the parent sees the end at once, not after
+     * the kernel has torn down this process's memory. */
+    close(model_fd);
+    close(message_fd);
+    if (shared_fd >= 0) close(shared_fd);
+    _exit(r == SKV_OK ? 0 : (int)r);
+}
+
+/* The exit status a child may give: the import's own codes. */
+static skv_result child_code(int status)
+{
+    switch (status) {
+    case SKV_ERR_FILE: case SKV_ERR_IMPORT: case SKV_ERR_CONTENT: case SKV_ERR_ANIM: case SKV_ERR_MEMORY:
+        return (skv_result)status;
+    default:
+        return SKV_ERR_IMPORT;
+    }
+}
+
+skv_result guarded_import(const char *path, const skv_import_desc *desc, guarded_work work, void *arg,
+                          skv_model *model, int64_t *extra, skv_error *err)
+{
+    memset(model, 0, sizeof *model);
+    *extra = 0;
+    double timeout = desc && desc->timeout_seconds > 0 ? desc->timeout_seconds : 60.0;
+    /* The child's model block goes into a memfd this process then maps;
+     * a pipe takes it instead where the user's output-size limit (ulimit
+     * -f, which the child cannot raise) stops writes to the memfd. A
+     * second pipe carries the child's error line. */
+    int pipe_fd[2], model_pipe[2];
+    if (pipe2(pipe_fd, O_CLOEXEC) != 0)
+        return skv_fail(err, SKV_ERR_IMPORT, "cannot guard the import: pipe: %s (see --trust)", strerror(errno));
+    if (pipe2(model_pipe, O_CLOEXEC) != 0) {
+        int e = errno;
+        close(pipe_fd[0]), close(pipe_fd[1]);
+        return skv_fail(err, SKV_ERR_IMPORT, "cannot guard the import: pipe: %s (see --trust)", strerror(e));
+    }
+    /* A big pipe: fewer trips between the two processes for a big model. */
+    fcntl(model_pipe[1], F_SETPIPE_SZ, 1 << 20);
+    int shared_fd = memfd_create("skinview-model", MFD_CLOEXEC); /* -1: the pipe alone */
     fflush(NULL);
     pid_t child = fork();
     if (child < 0) {
-        close(pipe_fd[0]);
-        close(pipe_fd[1]);
-        return SKV_OK;
+        int e = errno;
+        close(pipe_fd[0]), close(pipe_fd[1]), close(model_pipe[0]), close(model_pipe[1]);
+        if (shared_fd >= 0) close(shared_fd);
+        return skv_fail(err, SKV_ERR_IMPORT, "cannot guard the import: fork: %s (see --trust)", strerror(e));
     }
     if (child == 0) {
-        close(pipe_fd[0]);
-        /* Only Assimp runs here; what it (or a sanitizer inside it) would
-         * print is summed up by the parent's one line instead. */
-        int devnull = open("/dev/null", O_WRONLY);
-        if (devnull >= 0) dup2(devnull, STDERR_FILENO);
-        /* Crash handlers the host installed (sanitizers, libFuzzer) must
-         * not run in this throwaway child: it dies by the signal, and the
-         * parent names it. */
-        const int crashes[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
-        for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++) signal(crashes[i], SIG_DFL);
-#ifndef SKV_SANITIZE
-        struct rlimit limit = {import_memory_budget(path, desc), import_memory_budget(path, desc)};
-        setrlimit(RLIMIT_AS, &limit);
-#endif
-        const struct aiScene *scene = read_scene(path, bytes, size, hint, flags, NULL);
-        const char *why = scene ? scene_refused(scene, path, bytes ? size : -1) : aiGetErrorString();
-        if (why) {
-            /* The parent keeps only the start; no need to send more. */
-            size_t length = strlen(why);
-            if (length > GUARD_MESSAGE_BYTES) length = GUARD_MESSAGE_BYTES;
-            ssize_t written = write(pipe_fd[1], why, length);
-            (void)written;
-        }
-        int refused = why != NULL;
-        if (scene) aiReleaseImport(scene); /* freed, so leak checkers that follow the child see no loss */
-        _exit(refused);
+        close(pipe_fd[0]), close(model_pipe[0]);
+        run_child(path, desc, work, arg, pipe_fd[1], model_pipe[1], shared_fd, timeout);
     }
-    close(pipe_fd[1]);
-    double timeout = desc && desc->timeout_seconds > 0 ? desc->timeout_seconds : 60.0;
-    char why[GUARD_MESSAGE_BYTES + 1];
-    int watched = watch_child(pipe_fd[0], timeout, why, sizeof why);
-    close(pipe_fd[0]);
+    close(pipe_fd[1]), close(model_pipe[1]);
+    child_output out = {.model_limit = (size_t)import_memory_budget(path, desc)};
+    int watched = watch_child(pipe_fd[0], model_pipe[0], timeout, &out);
+    close(pipe_fd[0]), close(model_pipe[0]);
+    const char *why = out.why;
     int status = 0;
     if (watched != 0) kill(child, SIGKILL); /* hung, or cannot be watched: it must not outlive us */
     while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
     }
+    skv_result r = SKV_OK;
     if (watched == WATCH_TIMED_OUT)
-        return skv_fail(err, SKV_ERR_IMPORT, "Assimp did not finish reading it within %g s (see --trust)", timeout);
-    if (watched != 0)
-        return skv_fail(err, SKV_ERR_IMPORT, "cannot watch the guarded read: %s", strerror(watched));
-    if (WIFSIGNALED(status))
-        return skv_fail(err, SKV_ERR_IMPORT, "Assimp crashed reading it (signal %d); nothing was shown",
-                        WTERMSIG(status));
-    if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-        return fail_import(err, why[0] ? why : "Assimp ran out of its memory limit or failed without a message");
-    return SKV_OK;
+        r = skv_fail(err, SKV_ERR_IMPORT, "Assimp did not finish reading it within %g s (see --trust)", timeout);
+    else if (watched == WATCH_TOO_LARGE)
+        r = skv_fail(err, SKV_ERR_IMPORT, "the guarded import's model is larger than its memory budget (--import-memory)");
+    else if (watched != 0)
+        r = skv_fail(err, SKV_ERR_IMPORT, "cannot watch the guarded read: %s", strerror(watched));
+    else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)
+        r = skv_fail(err, SKV_ERR_IMPORT, "Assimp did not finish reading it within its CPU time (see --trust)");
+    else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS)
+        r = skv_fail(err, SKV_ERR_IMPORT, "the import tried a system call its sandbox forbids; nothing was shown");
+    else if (WIFSIGNALED(status))
+        r = skv_fail(err, SKV_ERR_IMPORT, "Assimp crashed reading it (signal %d); nothing was shown", WTERMSIG(status));
+    else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+        /* The child's line is escaped again here: the child is not trusted. */
+        char line[sizeof err->message];
+        r = skv_fail(err, child_code(WEXITSTATUS(status)), "%s",
+                     why[0] ? text_line(line, sizeof line, why, MESSAGE_CHARS + 100)
+                            : "cannot import: Assimp ran out of its memory limit or failed without a message");
+    }
+    /* The child has exited and could start no other process (sandbox.h):
+     * nothing writes to the memfd any more while it is read. */
+    struct stat shared;
+    size_t shared_size = r == SKV_OK && shared_fd >= 0 && fstat(shared_fd, &shared) == 0 && shared.st_size > 0
+                             ? (size_t)shared.st_size
+                             : 0;
+    if (r == SKV_OK && shared_size > out.model_limit)
+        r = skv_fail(err, SKV_ERR_IMPORT, "the guarded import's model is larger than its memory budget (--import-memory)");
+    else if (r == SKV_OK && shared_size > 0) {
+        void *bytes = mmap(NULL, shared_size, PROT_READ, MAP_PRIVATE, shared_fd, 0);
+        if (bytes == MAP_FAILED) {
+            r = skv_fail(err, SKV_ERR_MEMORY, "cannot map the guarded import's model: %s", strerror(errno));
+        } else {
+            r = blob_read(bytes, shared_size, model, extra, err);
+            munmap(bytes, shared_size);
+        }
+    } else if (r == SKV_OK && out.model_size > 0) {
+        r = blob_read(out.model, out.model_size, model, extra, err);
+    } else if (r == SKV_OK) {
+        r = skv_fail(err, SKV_ERR_IMPORT, "the guarded import ended without a model");
+    }
+    if (shared_fd >= 0) close(shared_fd);
+    free(out.model);
+    return r;
 }

@@ -3,6 +3,10 @@
  * (convert.c), and add the clips of other files; version reporting.
  * Releases every aiScene before returning. */
 #include "private/import_internal.h"
+#include "walk.h"
+
+#include <limits.h>
+#include <stdatomic.h>
 
 #include <assimp/cimport.h>
 #include <assimp/postprocess.h>
@@ -58,25 +62,19 @@ static const struct aiScene *import_md5anim(const char *path)
     return scene;
 }
 
-/* import_md5anim, after the same guarded read as the mesh (a case-variant
- * name is found by skinview, so Assimp's own guarded read of the mesh never
- * saw it). NULL with `why` filled when the guarded read failed. */
-static const struct aiScene *import_md5anim_guarded(const char *path, const skv_import_desc *desc, skv_error *why)
+/* The .md5anim read the way the mesh was: in the guarded child, Assimp's
+ * scene passes scene_refused too. NULL with `why` filled when it failed. */
+static const struct aiScene *import_md5anim_checked(const char *path, import_mode mode, skv_error *why)
 {
-    if (!(desc && desc->trusted)) {
-        long size = 0;
-        unsigned char *bytes = read_whole_file(path, &size);
-        if (!bytes) {
-            skv_fail(why, SKV_ERR_FILE, "cannot read it");
-            return NULL;
-        }
-        skv_result r = guarded_read(path, bytes, size, "md5anim", 0, desc, why);
-        free(bytes);
-        if (r != SKV_OK) return NULL;
+    const struct aiScene *scene = import_md5anim(path);
+    const char *refused = !scene ? aiGetErrorString() : mode == IMPORT_IN_CHILD ? scene_refused(scene, path, -1) : NULL;
+    if (refused) {
+        fail_import(why, refused);
+        if (scene) aiReleaseImport(scene);
+        return NULL;
     }
-    return import_md5anim(path);
+    return scene;
 }
-
 
 /* Reads a file (or `bytes`, with the extension `hint`) the way both the
  * guarded child and the real import do. Assimp's validation rejects a clip
@@ -150,22 +148,20 @@ const struct aiScene *read_scene(const char *path, const unsigned char *bytes, l
     return processed;
 }
 
-skv_result import_model(const char *path, const skv_import_desc *desc, skv_model *model, skv_error *err)
+static skv_result add_clips_in_process(skv_model *model, const char *path, const skv_import_desc *desc,
+                                       import_mode mode, int only_without_mesh, int *added, skv_error *err);
+
+/* import_model's work, in this process: with --trust, or inside the
+ * guarded child (IMPORT_IN_CHILD: the scene must also pass scene_refused). */
+static skv_result import_in_process(const char *path, const skv_import_desc *desc, import_mode mode, skv_model *model,
+                                    skv_error *err)
 {
     memset(model, 0, sizeof *model);
-    skv_result r = check_path(path, err);
-    if (r != SKV_OK) return r;
+    skv_result r = SKV_OK;
 
     unsigned flags = import_flags;
     long trimmed_size = 0;
     unsigned char *trimmed = collada_trimmed_vcounts(path, &trimmed_size);
-    if (!(desc && desc->trusted)) {
-        r = guarded_read(path, trimmed, trimmed_size, "dae", flags, desc, err);
-        if (r != SKV_OK) {
-            free(trimmed);
-            return r;
-        }
-    }
     double *file_durations = NULL;
     memory_bound bound;
     memory_bound_begin(&bound, path, desc);
@@ -174,6 +170,12 @@ skv_result import_model(const char *path, const skv_import_desc *desc, skv_model
     int vcounts_trimmed = trimmed != NULL;
     free(trimmed);
     if (!scene) return fail_import(err, aiGetErrorString());
+    const char *refused = mode == IMPORT_IN_CHILD ? scene_refused(scene, path, vcounts_trimmed ? trimmed_size : -1) : NULL;
+    if (refused) {
+        free(file_durations);
+        aiReleaseImport(scene);
+        return fail_import(err, refused);
+    }
 
     const struct aiScene *anim_scene = NULL;
     char *anim_refused = NULL; /* why the guarded read of a case-variant .md5anim failed */
@@ -182,7 +184,7 @@ skv_result import_model(const char *path, const skv_import_desc *desc, skv_model
         find_md5anim(path, anim_path, sizeof anim_path)) {
         skv_error why = {{0}};
         memory_bound_begin(&bound, anim_path, desc);
-        anim_scene = import_md5anim_guarded(anim_path, desc, &why);
+        anim_scene = import_md5anim_checked(anim_path, mode, &why);
         memory_bound_end(&bound);
         if (!anim_scene && why.message[0]) anim_refused = strdup(why.message);
     }
@@ -207,20 +209,20 @@ skv_result import_model(const char *path, const skv_import_desc *desc, skv_model
     aiReleaseImport(scene);
     for (int f = 0; r == SKV_OK && desc && f < desc->anim_file_count; f++) {
         int added = 0;
-        r = import_add_clips(model, desc->anim_files[f], desc, 0, &added, err);
+        r = add_clips_in_process(model, desc->anim_files[f], desc, mode, 0, &added, err);
         if (r != SKV_OK) model_free(model);
     }
     return r;
 }
 
-skv_result import_add_clips(skv_model *model, const char *path, const skv_import_desc *desc, int only_without_mesh,
-                            int *added, skv_error *err)
+/* import_add_clips' work, in this process (see import_in_process). */
+static skv_result add_clips_in_process(skv_model *model, const char *path, const skv_import_desc *desc,
+                                       import_mode mode, int only_without_mesh, int *added, skv_error *err)
 {
     *added = 0;
     const char *file = base_name(path);
     skv_error why = {{0}};
     skv_result r = check_path(path, &why);
-    if (r == SKV_OK && !(desc && desc->trusted)) r = guarded_read(path, NULL, 0, NULL, import_flags, desc, &why);
     if (r != SKV_OK) return skv_fail(err, r, "animation file %s: %s", path, why.message);
     double *file_durations = NULL;
     memory_bound bound;
@@ -228,6 +230,13 @@ skv_result import_add_clips(skv_model *model, const char *path, const skv_import
     const struct aiScene *scene = read_scene(path, NULL, 0, NULL, import_flags, &file_durations);
     memory_bound_end(&bound);
     if (!scene) return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: cannot import: %s", path, aiGetErrorString());
+    const char *refused = mode == IMPORT_IN_CHILD ? scene_refused(scene, path, -1) : NULL;
+    if (refused) {
+        free(file_durations);
+        aiReleaseImport(scene);
+        fail_import(&why, refused);
+        return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: %s", path, why.message);
+    }
     if (only_without_mesh && has_own_meshes(scene)) {
         free(file_durations);
         aiReleaseImport(scene);
@@ -284,5 +293,110 @@ skv_result import_add_clips(skv_model *model, const char *path, const skv_import
     if (r == SKV_OK && *added == 0)
         r = skv_fail(err, SKV_ERR_ANIM, "animation file %s: none of its %d clip(s) moves a node of the model", path,
                      scratch.clip_count);
+    return r;
+}
+
+/* --- entry points ----------------------------------------------------------- */
+
+typedef struct model_job {
+    const char *path;
+    const skv_import_desc *desc;
+} model_job;
+
+static skv_result model_in_child(void *arg, skv_model *model, int64_t *extra, skv_error *err)
+{
+    const model_job *job = arg;
+    *extra = 0;
+    return import_in_process(job->path, job->desc, IMPORT_IN_CHILD, model, err);
+}
+
+skv_result import_model(const char *path, const skv_import_desc *desc, skv_model *model, skv_error *err)
+{
+    memset(model, 0, sizeof *model);
+    skv_result r = check_path(path, err);
+    if (r != SKV_OK) return r;
+    if (desc && desc->trusted) return import_in_process(path, desc, IMPORT_TRUSTED, model, err);
+    model_job job = {path, desc};
+    int64_t extra = 0;
+    return guarded_import(path, desc, model_in_child, &job, model, &extra, err);
+}
+
+typedef struct clips_job {
+    skv_model *model; /* the child's copy */
+    const char *path;
+    const skv_import_desc *desc;
+    int only_without_mesh;
+} clips_job;
+
+/* In the child: adds the clips to its copy of the model and hands that
+ * back whole, less its textures (the parent keeps its own). */
+static skv_result clips_in_child(void *arg, skv_model *out, int64_t *extra, skv_error *err)
+{
+    const clips_job *job = arg;
+    int added = 0;
+    skv_result r = add_clips_in_process(job->model, job->path, job->desc, IMPORT_IN_CHILD, job->only_without_mesh,
+                                        &added, err);
+    *extra = added;
+    if (r != SKV_OK) return r;
+    *out = *job->model;
+    for (int t = 0; t < out->texture_count; t++) {
+        out->textures[t].rgba = NULL, out->textures[t].encoded = NULL;
+        out->textures[t].encoded_size = 0;
+    }
+    return SKV_OK;
+}
+
+/* Takes what the child added to its copy of `model` (`grown`, checked by
+ * blob_read) into `model`: the new clips and warnings, and the rest pose
+ * (folding FBX pivots for the new clips changes it). `grown` is freed. */
+static skv_result adopt_added_clips(skv_model *model, skv_model *grown, skv_error *err)
+{
+    const skv_skeleton *sk = &model->skeleton;
+    if (grown->skeleton.node_count != sk->node_count || grown->skeleton.bone_count != sk->bone_count ||
+        grown->clip_count < model->clip_count || grown->warning_count < model->warning_count) {
+        model_free(grown);
+        return skv_fail(err, SKV_ERR_IMPORT, "the guarded import's clips do not fit the model");
+    }
+    int fresh = grown->clip_count - model->clip_count;
+    skv_clip *clips = fresh ? realloc(model->clips, (size_t)grown->clip_count * sizeof *clips) : model->clips;
+    if (fresh && !clips) {
+        model_free(grown);
+        return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    }
+    model->clips = clips;
+    for (int c = model->clip_count; c < grown->clip_count; c++) {
+        model->clips[c] = grown->clips[c];
+        atomic_init(&model->clips[c].walk_ready, 0);
+        memset(&grown->clips[c], 0, sizeof grown->clips[c]);
+    }
+    model->clip_count = grown->clip_count;
+    memcpy(model->skeleton.rest_local, grown->skeleton.rest_local, (size_t)sk->node_count * sizeof(mat4));
+    for (int w = model->warning_count; w < grown->warning_count; w++) model_warn(model, "%s", grown->warnings[w]);
+    model_free(grown);
+    walk_forget(model); /* walks compiled on the old rest pose */
+    return SKV_OK;
+}
+
+skv_result import_add_clips(skv_model *model, const char *path, const skv_import_desc *desc, int only_without_mesh,
+                            int *added, skv_error *err)
+{
+    *added = 0;
+    if (desc && desc->trusted)
+        return add_clips_in_process(model, path, desc, IMPORT_TRUSTED, only_without_mesh, added, err);
+    skv_error why = {{0}};
+    skv_result r = check_path(path, &why);
+    if (r != SKV_OK) return skv_fail(err, r, "animation file %s: %s", path, why.message);
+    clips_job job = {model, path, desc, only_without_mesh};
+    skv_model grown;
+    int64_t extra = 0;
+    r = guarded_import(path, desc, clips_in_child, &job, &grown, &extra, err);
+    if (r != SKV_OK) return r;
+    if (extra < 0) { /* a file with meshes, left alone (only_without_mesh) */
+        model_free(&grown);
+        *added = -1;
+        return SKV_OK;
+    }
+    r = adopt_added_clips(model, &grown, err);
+    if (r == SKV_OK) *added = (int)(extra > INT_MAX ? INT_MAX : extra);
     return r;
 }

@@ -1,8 +1,11 @@
 /* import.h - Assimp scene -> skv_model.
  *
- * The only module that includes Assimp. It imports the file, converts
- * everything Skinview needs into skv_model (model.h), and releases the
- * aiScene before returning. */
+ * The only module that includes Assimp (src/import/). It imports the
+ * file, converts everything Skinview needs into skv_model (model.h), and
+ * releases the aiScene before returning. Unless trusted, all of that runs
+ * once, in a sandboxed child process, and this process adopts the model
+ * after checking it (src/import/guard.c, blob.c): it never runs Assimp on
+ * an untrusted file. */
 #ifndef SKV_IMPORT_H
 #define SKV_IMPORT_H
 
@@ -18,14 +21,15 @@ enum { SKV_INFLUENCES_ALL = -1 };
 typedef struct skv_import_desc {
     int influences; /* slots per vertex: 0 or 4 (default), or 8; or SKV_INFLUENCES_ALL */
     /* Assimp's parsers can crash, hang or allocate without bound on broken
-     * files. Unless `trusted`, the file is first read in a child process
-     * under a memory limit and `timeout_seconds` (0: 60); only if that
-     * succeeds is it imported here. */
+     * files. Unless `trusted`, the file is imported and converted in a
+     * child process under a memory limit and `timeout_seconds` (0: 60),
+     * which hands back the finished model; `trusted` imports it here. */
     int trusted;
     double timeout_seconds;
     /* Address space Assimp may take to read a file, in the guarded child
-     * and (after it, or with `trusted`) in this process; 0: the default,
-     * 2 GiB or 16 times the file, whichever is more. */
+     * or (with `trusted`) in this process; also the most the child's model
+     * block may take; 0: the default, 2 GiB or 16 times the file,
+     * whichever is more. */
     int memory_limit_mb;
     /* Files whose clips are added to the model (import_add_clips), in
      * order, after its own. */

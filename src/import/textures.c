@@ -133,7 +133,12 @@ static int texture_from_file(importer *im, const char *file, const char *key)
         return -1;
     }
     long size = 0;
+    errno = 0;
     unsigned char *bytes = read_whole_file(file, &size);
+    if (!bytes && (errno == EACCES || errno == EPERM)) /* the guarded import's sandbox (sandbox.h) */
+        snprintf(im->texture_refused, sizeof im->texture_refused,
+                 "%s is outside the model's folder, the only one the guarded import may read (--trust reads it)",
+                 file);
     return bytes ? texture_from_owned(im, bytes, (int)size, key) : -1; /* no copy of the file */
 }
 

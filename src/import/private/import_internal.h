@@ -13,6 +13,7 @@
 
 #include <limits.h> /* assimp/material.h uses INT_MAX */
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/resource.h>
 #include <assimp/scene.h>
 
@@ -54,7 +55,7 @@ typedef struct importer {
     int bone_capacity;
 
     char **texture_keys; /* per model texture: where it came from */
-    char texture_refused[160]; /* why resolve_texture refused one, for its warning; "" if it says nothing */
+    char texture_refused[400]; /* why resolve_texture refused one, for its warning; "" if it says nothing */
     int fbx_offset_fix;  /* fbx_mesh_correction applies (Assimp 5.4 FBX) */
     int fbx_bind_fix;    /* fbx_offsets_from_rest may apply (Assimp 5.2 FBX) */
     int huge_offsets;    /* bone offsets beyond SKV_MAX_MAGNITUDE, replaced by identity */
@@ -145,9 +146,24 @@ void memory_bound_begin(memory_bound *bound, const char *path, const skv_import_
 void memory_bound_end(memory_bound *bound);
 /* "cannot import: " and Assimp's message, cut and escaped to one line. */
 skv_result fail_import(skv_error *err, const char *message);
-/* Reads `path` with Assimp in a child process. Returns SKV_OK when the
- * child read it; otherwise an error saying how Assimp failed. */
-skv_result guarded_read(const char *path, const unsigned char *bytes, long size, const char *hint, unsigned flags,
-                        const skv_import_desc *desc, skv_error *err);
+/* Checks the guarded child makes on a scene before converting it: NULL
+ * if it may, else why not (an empty incomplete scene, a decompression
+ * bomb). `size`: the file's size, or -1 to stat `path`. */
+const char *scene_refused(const struct aiScene *scene, const char *path, long size);
+
+/* Where an import runs: with --trust in this process, or inside the
+ * guarded child (which also applies scene_refused). */
+typedef enum import_mode { IMPORT_TRUSTED, IMPORT_IN_CHILD } import_mode;
+
+/* The work a guarded child does: fills `model` (and `extra`, a number for
+ * the caller) or returns an error with its line. */
+typedef skv_result (*guarded_work)(void *arg, skv_model *model, int64_t *extra, skv_error *err);
+
+/* Runs `work` in a child process under limits and hands its model back
+ * checked (blob_read) into `model`, with its `extra`. A crash, hang or
+ * refused block is an error with one line; the child's own error comes
+ * back with its code and line. */
+skv_result guarded_import(const char *path, const skv_import_desc *desc, guarded_work work, void *arg,
+                          skv_model *model, int64_t *extra, skv_error *err);
 
 #endif

@@ -1,0 +1,48 @@
+/* blob.h - a finished skv_model as one flat, relocatable block of bytes.
+ *
+ * The guarded child (guard.c) imports and converts an untrusted file and
+ * hands the model to the parent this way: counts and offsets, no
+ * pointers. The parent treats the block as hostile: blob_read checks the
+ * header, every offset and count, every index against what it indexes,
+ * that floats are finite and nodes parent-first, before the model is
+ * used; then it rebuilds what is derived (anim_channel_finish, the rest
+ * walk). No Assimp type here.
+ *
+ * The layout is table-driven (blob.c, rows[]): a struct is copied as it
+ * is, with each pointer field replaced by the offset of its array; every
+ * pointer field of the model's structs has a row, one line each (an
+ * array, a string, an array of strings or of structs, or a derived cache
+ * that is not sent). A field added to model.h needs its row. */
+#ifndef SKV_BLOB_H
+#define SKV_BLOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "model.h"
+
+/* Serialises `model` into a malloc'd block (*bytes, *size), with `extra`
+ * (a number for the caller: import_add_clips' count of clips) in its
+ * header. Derived caches are not included. Returns SKV_OK or
+ * SKV_ERR_MEMORY. */
+skv_result blob_write(const skv_model *model, int64_t extra, unsigned char **bytes, size_t *size, skv_error *err);
+
+/* The same block written to `fd` as it is made (the big arrays straight
+ * from the model's memory). On a failed write returns an error with its
+ * line and sets *error to the errno value (0: memory ran out). */
+skv_result blob_write_fd(const skv_model *model, int64_t extra, int fd, int *error, skv_error *err);
+
+/* Rebuilds the model from `bytes` (not kept) into `model` (zeroed
+ * first), checks it (blob_check) and rebuilds its derived caches. On a
+ * malformed block returns SKV_ERR_IMPORT with the first defect found and
+ * leaves `model` empty. */
+skv_result blob_read(const unsigned char *bytes, size_t size, skv_model *model, int64_t *extra, skv_error *err);
+
+/* The checks blob_read makes on a model: every count non-negative, every
+ * range within its array, every index within what it indexes, floats
+ * finite, nodes parent-first. SKV_OK, or SKV_ERR_IMPORT naming the first
+ * defect. */
+skv_result blob_check(const skv_model *model, skv_error *err);
+
+#endif

@@ -1,0 +1,229 @@
+/* test_blob.c - the model block the guarded child hands back (blob.h):
+ * a model read in this process (--trust) survives the round trip exactly
+ * (same block when written again, same palettes at the same times), each
+ * defect blob_read must catch is caught (a cycle in the nodes, an index
+ * past its vertices, NaN, a wrong count, a truncated or foreign block),
+ * and thousands of blocks with bytes overwritten are refused or read into
+ * a model that passes blob_check and poses without a fault (run it under
+ * the sanitizer build to see one).
+ *
+ * Usage: test_blob MODEL... (each model imported trusted). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anim.h"
+#include "blob.h"
+#include "check.h"
+#include "import.h"
+
+/* Palettes of every clip at a few times, and of the rest pose. */
+static int same_poses(const skv_model *a, const skv_model *b)
+{
+    skv_pose pa, pb;
+    if (pose_create(&pa, &a->skeleton) != 0) return 0;
+    if (pose_create(&pb, &b->skeleton) != 0) {
+        pose_destroy(&pa);
+        return 0;
+    }
+    int same = 1;
+    for (int c = -1; c < a->clip_count && same; c++)
+        for (int step = 0; step < 5 && same; step++) {
+            double t = 0.37 * step;
+            pose_evaluate(&pa, a, c, t);
+            pose_evaluate(&pb, b, c, t);
+            same = memcmp(pa.palette, pb.palette, (size_t)a->skeleton.bone_count * sizeof(mat4)) == 0;
+        }
+    pose_destroy(&pa);
+    pose_destroy(&pb);
+    return same;
+}
+
+static unsigned char *write_model(const skv_model *model, size_t *size)
+{
+    unsigned char *bytes = NULL;
+    skv_error err = {{0}};
+    if (blob_write(model, 7, &bytes, size, &err) != SKV_OK) return NULL;
+    return bytes;
+}
+
+/* Writes `model` after `spoil` changed it, reads it back: must be refused. */
+static int refused_after(skv_model *model, void (*spoil)(skv_model *, int undo), const char *what)
+{
+    spoil(model, 0);
+    size_t size = 0;
+    unsigned char *bytes = write_model(model, &size);
+    spoil(model, 1);
+    if (!bytes) return 0;
+    skv_model back;
+    skv_error err = {{0}};
+    skv_result r = blob_read(bytes, size, &back, NULL, &err);
+    free(bytes);
+    if (r == SKV_OK) {
+        fprintf(stderr, "not refused: %s\n", what);
+        model_free(&back);
+        return 0;
+    }
+    return strstr(err.message, "malformed") != NULL;
+}
+
+static int saved_int;
+static float saved_float;
+
+static void parent_cycle(skv_model *m, int undo)
+{
+    if (m->skeleton.node_count < 2) return;
+    if (!undo) saved_int = m->skeleton.parents[1], m->skeleton.parents[1] = 1;
+    else m->skeleton.parents[1] = saved_int;
+}
+
+static void index_past_vertices(skv_model *m, int undo)
+{
+    if (!undo) saved_int = (int)m->indices[0], m->indices[0] = (uint32_t)m->meshes[0].vertex_count;
+    else m->indices[0] = (uint32_t)saved_int;
+}
+
+static void nan_position(skv_model *m, int undo)
+{
+    if (!undo) saved_float = m->positions[1], m->positions[1] = NAN;
+    else m->positions[1] = saved_float;
+}
+
+static void huge_bone_id(skv_model *m, int undo)
+{
+    if (!undo) saved_int = m->bone_ids[0], m->bone_ids[0] = (uint16_t)m->skeleton.bone_count;
+    else m->bone_ids[0] = (uint16_t)saved_int;
+}
+
+static void mesh_past_vertices(skv_model *m, int undo)
+{
+    if (!undo) saved_int = m->meshes[0].vertex_count, m->meshes[0].vertex_count = m->vertex_count + 1;
+    else m->meshes[0].vertex_count = saved_int;
+}
+
+static void channel_node_out(skv_model *m, int undo)
+{
+    if (!m->clip_count || !m->clips[0].channel_count) return;
+    int *node = &m->clips[0].channels[0].node;
+    if (!undo) saved_int = *node, *node = m->skeleton.node_count;
+    else *node = saved_int;
+}
+
+static void inf_key_time(skv_model *m, int undo)
+{
+    if (!m->clip_count || !m->clips[0].channel_count) return;
+    double *t = &m->clips[0].channels[0].positions[0].time;
+    static double saved;
+    if (!undo) saved = *t, *t = INFINITY;
+    else *t = saved;
+}
+
+static void test_model(const char *path)
+{
+    skv_model model;
+    skv_error err = {{0}};
+    skv_result r = import_model(path, &(skv_import_desc){.trusted = 1}, &model, &err);
+    CHECK(r == SKV_OK);
+    if (r != SKV_OK) {
+        fprintf(stderr, "%s: %s\n", path, err.message);
+        return;
+    }
+
+    /* Round trip: the same block again, the same poses, `extra` kept. */
+    size_t size = 0;
+    unsigned char *bytes = write_model(&model, &size);
+    CHECK(bytes != NULL);
+    if (!bytes) {
+        model_free(&model);
+        return;
+    }
+    skv_model back;
+    int64_t extra = 0;
+    r = blob_read(bytes, size, &back, &extra, &err);
+    CHECK(r == SKV_OK);
+    if (r != SKV_OK) fprintf(stderr, "%s: %s\n", path, err.message);
+    if (r == SKV_OK) {
+        CHECK(extra == 7);
+        size_t again_size = 0;
+        unsigned char *again = write_model(&back, &again_size);
+        CHECK(again && again_size == size && memcmp(again, bytes, size) == 0);
+        free(again);
+        CHECK(back.vertex_count == model.vertex_count && back.clip_count == model.clip_count);
+        CHECK(back.rest_walk == NULL && atomic_load(&back.rest_walk_ready) == 0); /* not sent: compiled on first use */
+        /* Written to a descriptor as it is made: the same bytes. */
+        FILE *file = tmpfile();
+        int error = -1;
+        CHECK(file && blob_write_fd(&model, 7, fileno(file), &error, &err) == SKV_OK && error == 0);
+        if (file) {
+            unsigned char *streamed = malloc(size + 1);
+            rewind(file);
+            CHECK(streamed && fread(streamed, 1, size + 1, file) == size && memcmp(streamed, bytes, size) == 0);
+            free(streamed);
+            fclose(file);
+        }
+        CHECK(same_poses(&model, &back));
+        model_free(&back);
+    }
+
+    /* Each defect the reader must catch. */
+    if (model.skeleton.node_count >= 2) CHECK(refused_after(&model, parent_cycle, "parent cycle"));
+    if (model.index_count > 0) CHECK(refused_after(&model, index_past_vertices, "index past its mesh"));
+    if (model.vertex_count > 0) CHECK(refused_after(&model, nan_position, "NaN position"));
+    if (model.vertex_count > 0) CHECK(refused_after(&model, huge_bone_id, "bone index past the palette"));
+    if (model.mesh_count > 0) CHECK(refused_after(&model, mesh_past_vertices, "mesh past the vertices"));
+    if (model.clip_count && model.clips[0].channel_count) {
+        CHECK(refused_after(&model, channel_node_out, "channel node out of range"));
+        CHECK(refused_after(&model, inf_key_time, "infinite key time"));
+    }
+
+    /* A foreign, truncated or padded block. */
+    unsigned char *spoilt = malloc(size + 8);
+    memcpy(spoilt, bytes, size);
+    spoilt[0] ^= 1;
+    CHECK(blob_read(spoilt, size, &back, NULL, &err) == SKV_ERR_IMPORT);
+    spoilt[0] ^= 1;
+    CHECK(blob_read(spoilt, size - 8, &back, NULL, &err) == SKV_ERR_IMPORT);
+    memset(spoilt + size, 0, 8);
+    CHECK(blob_read(spoilt, size + 8, &back, NULL, &err) == SKV_ERR_IMPORT);
+
+    /* Overwritten bytes: refused, or a model that passes the checks and
+     * poses. Positions spread over the whole block, values that hit
+     * counts, offsets, indices and floats. */
+    const uint64_t values[] = {0, 1, 0xffffffffu, 0x7fffffffu, 0x80000000u, 0x7fc00000u /* NaN */,
+                               0xffffffffffffffffull, 0x100000000ull, 24};
+    const int value_count = (int)(sizeof values / sizeof values[0]);
+    int runs = 0, read_ok = 0, posed = 1;
+    size_t stride = size / 400 > 8 ? (size / 400) & ~(size_t)3 : 4;
+    for (size_t at = 0; at + 8 <= size; at += stride) {
+        for (int v = 0; v < value_count; v++) {
+            memcpy(spoilt, bytes, size);
+            memcpy(spoilt + at, &values[v], v == 6 || v == 7 ? 8 : 4);
+            skv_model m;
+            runs++;
+            if (blob_read(spoilt, size, &m, NULL, &err) != SKV_OK) continue;
+            read_ok++;
+            skv_error check_err;
+            posed &= blob_check(&m, &check_err) == SKV_OK;
+            skv_pose pose;
+            if (pose_create(&pose, &m.skeleton) == 0) {
+                for (int c = -1; c < m.clip_count; c++) pose_evaluate(&pose, &m, c, 0.5);
+                pose_destroy(&pose);
+            }
+            model_free(&m);
+        }
+    }
+    CHECK(posed);
+    CHECK(runs > 1000 || size < 4000);
+    printf("%s: block of %zu bytes, %d overwritten copies, %d refused, %d read and posed\n", path, size, runs,
+           runs - read_ok, read_ok);
+    free(spoilt);
+    free(bytes);
+    model_free(&model);
+}
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) test_model(argv[i]);
+    return check_summary();
+}
