@@ -139,7 +139,7 @@ out vec4 v_view_tangent;
 out vec2 v_uv;
 // Model-space skinned position and normal. The fragment shader ignores
 // them; tests capture them with transform feedback to check this shader
-// against the CPU blend (tests/test_shader_exact.c).
+// against the CPU blend (tests/unit/test_shader_exact.c).
 out vec3 v_skinned_position;
 out vec3 v_skinned_normal;
 out vec3 v_skinned_tangent; // unit, or 0 where the vertex has no tangent

@@ -33,10 +33,10 @@ ozz=$root/../shared/models/ozz
 shot anim-only "$ozz/walk.fbx" --time 0.9
 shot anim-file "$ozz/arnaud.fbx" --anim-file "$ozz/walk.fbx" --time 0.9
 morph_dir=$(mktemp -d)
-python3 "$root/tests/gen/gltf_morph_skin.py" "$morph_dir/morph_skin.gltf"
+python3 "$root/tests/tools/gen/gltf_morph_skin.py" "$morph_dir/morph_skin.gltf"
 shot morph "$morph_dir/morph_skin.gltf" --time 1.5
-python3 "$root/tests/gen/gltf_looks.py" spheres "$morph_dir/looks_spheres.glb"
-python3 "$root/tests/gen/gltf_looks.py" normal "$morph_dir/looks_normal.glb"
+python3 "$root/tests/tools/gen/gltf_looks.py" spheres "$morph_dir/looks_spheres.glb"
+python3 "$root/tests/tools/gen/gltf_looks.py" normal "$morph_dir/looks_normal.glb"
 shot looks-spheres "$morph_dir/looks_spheres.glb" --camera-azimuth 0 --camera-elevation 5 --camera-zoom 0.78
 shot looks-normal-map "$morph_dir/looks_normal.glb" --time 0.6
 rm -rf "$morph_dir"

@@ -2,7 +2,7 @@
 # Sets up the independent pose evaluators of ../shared/oracle (see its
 # README) for the reference_* tests, in BUILD_DIR/oracle:
 #   three.js r187 and @xmldom/xmldom from npm (pinned), beside copies of
-#   three_pose.mjs and tests/oracle/three_skeleton.mjs (they import
+#   three_pose.mjs and tests/tools/oracle/three_skeleton.mjs (they import
 #   'three' from their own folder);
 #   irr_pose, built with g++ against Debian's libirrlicht-dev.
 # The Debian packages come from tools/install-deps.sh; npm needs the
@@ -30,7 +30,7 @@ fi
 # The scripts are read from ../shared each time (copied: three_pose.mjs
 # resolves 'three' from its own folder).
 cp "$oracle_src/three_pose.mjs" "$dest/three_pose.mjs"
-cp "$root/tests/oracle/three_skeleton.mjs" "$dest/three_skeleton.mjs" # Skinview's own, for split files
+cp "$root/tests/tools/oracle/three_skeleton.mjs" "$dest/three_skeleton.mjs" # Skinview's own, for split files
 if [ ! -x "$dest/irr_pose" ] || [ "$oracle_src/irr_pose.cpp" -nt "$dest/irr_pose" ]; then
   echo "setup-oracle: building irr_pose"
   g++ -O2 -o "$dest/irr_pose" "$oracle_src/irr_pose.cpp" \

@@ -1,5 +1,5 @@
 /* imagecmp.h - how close a render is to a reference image: the metric of
- * --ref, and of the test suite's goldens (tests/skv_check.c).
+ * --ref, and of the test suite's goldens (tests/tools/skv_check.c).
  *
  * A pixel differs when one of its R, G, B channels differs by more than
  * `tolerance` (of 255); two images match when at most a fraction

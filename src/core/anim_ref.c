@@ -1,7 +1,7 @@
 /* anim_ref.c - the reference evaluator: key sampling, hierarchy walk and
  * palette written the way the textbook does, node by node. It is the
  * specification pose_evaluate (pose.c) is tested against, and what the
- * independent evaluators of tests/oracle check. */
+ * independent evaluators of tests/tools/oracle check. */
 #include "anim.h"
 
 #include <math.h>

@@ -1,7 +1,7 @@
 /* sandbox.h - what the guarded child may still do once it has the file:
  * read the folders it was given, and nothing else that reaches outside
  * the process. No Assimp type here; the tests run it on its own
- * (tests/test_sandbox.c tries what it must deny).
+ * (tests/unit/test_sandbox.c tries what it must deny).
  *
  * - Landlock (kernel 5.13+): reading files and listing folders only
  *   beneath the given folders; writing, creating, removing, renaming,

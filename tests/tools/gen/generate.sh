@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Writes the generated test models into OUT_DIR (each generator's top
+# comment says what its file holds and why).
+# Usage: tests/tools/gen/generate.sh OUT_DIR SHARED_MODELS_DIR
+set -euo pipefail
+gen=$(cd "$(dirname "$0")" && pwd)
+out=$1 shared=$2
+mkdir -p "$out"
+python3 "$gen/gltf_name_clash.py" "$out/name_clash.gltf"
+python3 "$gen/b3d_keys_past_end.py" "$out/keys_past_end.b3d"
+python3 "$gen/fbx_pivots.py" "$out/fbx_prerotation.fbx" --variant prerotation
+python3 "$gen/fbx_pivots.py" "$out/fbx_pivots.fbx" --variant pivots
+python3 "$gen/fbx_pivots.py" "$out/fbx_mixamo_offsets.fbx" --variant prerotation --transform-mesh
+# library_animation_clips.dae's clip "bend" alone, for the Collada evaluator.
+python3 "$gen/collada_clip.py" "$shared/collada/library_animation_clips.dae" "$out/library_animation_clips_bend.dae" bend
+python3 "$gen/gltf_morph_skin.py" "$out/morph_skin.gltf"
+python3 "$gen/gltf_split.py" "$out/split"
+# Materials (issue #19): transparency, sRGB, normal maps, metal and roughness.
+for kind in blend order mask srgb maps normal flat spheres; do
+  python3 "$gen/gltf_looks.py" "$kind" "$out/looks_$kind.glb"
+done
+echo "generate.sh: wrote $(ls "$out" | wc -l) models into $out"
