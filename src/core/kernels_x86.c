@@ -115,26 +115,10 @@ static void fence_x86(void)
 
 /* --- the sampler, 4 channels per SSE2 register ----------------------------- */
 
-#define VEC __m128
 #define SUFFIX(name) name##_sse2
 #define TARGET
-#define LOAD(p) _mm_load_ps(p)
-#define SET1(x) _mm_set1_ps(x)
-#define ZERO() _mm_setzero_ps()
-#define ADD(a, b) _mm_add_ps(a, b)
-#define SUB(a, b) _mm_sub_ps(a, b)
-#define MUL(a, b) _mm_mul_ps(a, b)
 #define FMA(a, b, c) _mm_add_ps(_mm_mul_ps(a, b), c)
-#define MIN(a, b) _mm_min_ps(a, b)
-#define MAX(a, b) _mm_max_ps(a, b)
-#define SQRT(a) _mm_sqrt_ps(a)
-#define DIV(a, b) _mm_div_ps(a, b)
-#define AND(a, b) _mm_and_ps(a, b)
-#define ANDNOT(m, x) _mm_andnot_ps(m, x)
-#define OR(a, b) _mm_or_ps(a, b)
-#define LT(a, b) _mm_cmplt_ps(a, b)
-#define GT(a, b) _mm_cmpgt_ps(a, b)
-#define ALL(m) (_mm_movemask_ps(m) == 0xf)
+#include "kernels_x86_m128.h"
 /* Column k of the four locals: entries 4k .. 4k + 3, one channel per
  * lane, transposed into one register per channel. */
 static inline void store_locals_sse2(__m128 m[16], const int32_t *out, float *work)
@@ -147,77 +131,17 @@ static inline void store_locals_sse2(__m128 m[16], const int32_t *out, float *wo
 #define STORE_LOCALS(m, out, work) store_locals_sse2(m, out, work)
 #define GATHER4
 #include "kernels_x86_lanes.h"
-#undef GATHER4
-#undef VEC
-#undef SUFFIX
-#undef TARGET
-#undef LOAD
-#undef SET1
-#undef ZERO
-#undef ADD
-#undef SUB
-#undef MUL
-#undef FMA
-#undef MIN
-#undef MAX
-#undef SQRT
-#undef DIV
-#undef AND
-#undef ANDNOT
-#undef OR
-#undef LT
-#undef GT
-#undef ALL
-#undef STORE_LOCALS
 
 /* --- the sampler, 4 channels per register with AVX2 + FMA: the last
  * lanes of the wider samplers ---------------------------------------------- */
 
-#define VEC __m128
 #define SUFFIX(name) name##_avx2x4
 #define TARGET __attribute__((target("avx2,fma")))
-#define LOAD(p) _mm_load_ps(p)
-#define SET1(x) _mm_set1_ps(x)
-#define ZERO() _mm_setzero_ps()
-#define ADD(a, b) _mm_add_ps(a, b)
-#define SUB(a, b) _mm_sub_ps(a, b)
-#define MUL(a, b) _mm_mul_ps(a, b)
 #define FMA(a, b, c) _mm_fmadd_ps(a, b, c)
-#define MIN(a, b) _mm_min_ps(a, b)
-#define MAX(a, b) _mm_max_ps(a, b)
-#define SQRT(a) _mm_sqrt_ps(a)
-#define DIV(a, b) _mm_div_ps(a, b)
-#define AND(a, b) _mm_and_ps(a, b)
-#define ANDNOT(m, x) _mm_andnot_ps(m, x)
-#define OR(a, b) _mm_or_ps(a, b)
-#define LT(a, b) _mm_cmplt_ps(a, b)
-#define GT(a, b) _mm_cmpgt_ps(a, b)
-#define ALL(m) (_mm_movemask_ps(m) == 0xf)
+#include "kernels_x86_m128.h"
 #define STORE_LOCALS(m, out, work) store_locals_sse2(m, out, work)
 #define GATHER4
 #include "kernels_x86_lanes.h"
-#undef GATHER4
-#undef VEC
-#undef SUFFIX
-#undef TARGET
-#undef LOAD
-#undef SET1
-#undef ZERO
-#undef ADD
-#undef SUB
-#undef MUL
-#undef FMA
-#undef MIN
-#undef MAX
-#undef SQRT
-#undef DIV
-#undef AND
-#undef ANDNOT
-#undef OR
-#undef LT
-#undef GT
-#undef ALL
-#undef STORE_LOCALS
 
 /* --- the sampler, 8 channels per AVX2 register ----------------------------- */
 
@@ -260,30 +184,6 @@ TARGET static inline void store_locals_avx2(__m256 m[16], const int32_t *out, fl
 #define NARROW(a, b, f, out, lanes, work) sample_avx2x4(a, b, f, out, lanes, work)
 #define NARROW_LANES 4
 #include "kernels_x86_lanes.h"
-#undef NARROW
-#undef NARROW_LANES
-
-#undef VEC
-#undef SUFFIX
-#undef TARGET
-#undef LOAD
-#undef SET1
-#undef ZERO
-#undef ADD
-#undef SUB
-#undef MUL
-#undef FMA
-#undef MIN
-#undef MAX
-#undef SQRT
-#undef DIV
-#undef AND
-#undef ANDNOT
-#undef OR
-#undef LT
-#undef GT
-#undef ALL
-#undef STORE_LOCALS
 
 /* --- the sampler, 16 channels per AVX-512 register --------------------------
  * Comparisons give masks; they are widened to all-ones lanes (AVX-512DQ)
@@ -321,8 +221,6 @@ TARGET static inline void store_locals_avx512(__m512 m[16], const int32_t *out, 
 #define NARROW(a, b, f, out, lanes, work) sample_avx2(a, b, f, out, lanes, work)
 #define NARROW_LANES 8
 #include "kernels_x86_lanes.h"
-#undef NARROW
-#undef NARROW_LANES
 
 static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_rows_sse2, fence_x86, sample_sse2, sample_each_sse2};
 static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_rows_avx2, fence_x86, sample_avx2, sample_each_avx2x4};

@@ -7,7 +7,10 @@
  *   LT(a, b) GT(a, b) ALL(mask)     comparisons, every lane true
  *   STORE_LOCALS(c, out, work)      c[16]: the locals' entries (column
  *                                   major, one channel per lane) to out[]
- * No include guard: meant to be included more than once. */
+ * and optionally GATHER4 (4-lane samplers: sample_each) and NARROW /
+ * NARROW_LANES (a narrower sampler for the last lanes). It undefines all
+ * of them at its end. No include guard: meant to be included more than
+ * once. */
 
 /* acos d for d in [0, 1]: 2 asin sqrt((1 - d) / 2) above 0.5, pi/2 -
  * asin d below; asin x = x + x z P(z), z = x^2, |x| <= 0.5, with
@@ -171,3 +174,28 @@ TARGET static void SUFFIX(sample)(const float *a, const float *b, float f, const
         SUFFIX(sample_vector)(a + at, b + at, fv, out + l, work);
     }
 }
+
+#undef VEC
+#undef SUFFIX
+#undef TARGET
+#undef LOAD
+#undef SET1
+#undef ZERO
+#undef ADD
+#undef SUB
+#undef MUL
+#undef FMA
+#undef MIN
+#undef MAX
+#undef SQRT
+#undef DIV
+#undef AND
+#undef ANDNOT
+#undef OR
+#undef LT
+#undef GT
+#undef ALL
+#undef STORE_LOCALS
+#undef GATHER4
+#undef NARROW
+#undef NARROW_LANES

@@ -41,6 +41,17 @@ static void shader_preamble(char *out, size_t size, const skv_shader_variant *va
              variant->influence_lists && !variant->instanced && !variant->dual_quaternion);
 }
 
+/* A shader's or program's log as one line (errors are one line). */
+static const char *info_log_line(GLuint object, int is_program, char *log, GLsizei size)
+{
+    log[0] = '\0';
+    if (is_program) glGetProgramInfoLog(object, size, NULL, log);
+    else glGetShaderInfoLog(object, size, NULL, log);
+    for (char *c = log; *c; c++)
+        if (*c == '\n' || *c == '\r') *c = ' ';
+    return log;
+}
+
 static GLuint compile(GLenum stage, const char *name, const skv_shader_variant *variant, skv_error *err)
 {
     const char *body = shader_source(name);
@@ -58,10 +69,7 @@ static GLuint compile(GLenum stage, const char *name, const skv_shader_variant *
     glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
     if (!ok) {
         char log[400];
-        glGetShaderInfoLog(shader, sizeof log, NULL, log);
-        for (char *c = log; *c; c++)
-            if (*c == '\n') *c = ' ';
-        skv_fail(err, SKV_ERR_GPU, "shader %s does not compile: %s", name, log);
+        skv_fail(err, SKV_ERR_GPU, "shader %s does not compile: %s", name, info_log_line(shader, 0, log, sizeof log));
         glDeleteShader(shader);
         return 0;
     }
@@ -102,8 +110,8 @@ GLuint render_program_variant(const char *vertex_name, const char *fragment_name
     glGetProgramiv(program, GL_LINK_STATUS, &ok);
     if (!ok) {
         char log[400];
-        glGetProgramInfoLog(program, sizeof log, NULL, log);
-        skv_fail(err, SKV_ERR_GPU, "shaders %s + %s do not link: %s", vertex_name, fragment_name, log);
+        skv_fail(err, SKV_ERR_GPU, "shaders %s + %s do not link: %s", vertex_name, fragment_name,
+                 info_log_line(program, 1, log, sizeof log));
         glDeleteProgram(program);
         return 0;
     }
@@ -272,16 +280,23 @@ static int upload_influence_lists(skv_renderer *renderer, const skv_model *model
     return 0;
 }
 
+/* Two buffer textures on their units, and the samplers that read them. */
+static void bind_buffer_textures(const GLuint textures[2], int unit_a, int unit_b, GLint sampler_a, GLint sampler_b)
+{
+    glActiveTexture(GL_TEXTURE0 + unit_a);
+    glBindTexture(GL_TEXTURE_BUFFER, textures[0]);
+    glActiveTexture(GL_TEXTURE0 + unit_b);
+    glBindTexture(GL_TEXTURE_BUFFER, textures[1]);
+    glActiveTexture(GL_TEXTURE0);
+    glUniform1i(sampler_a, unit_a);
+    glUniform1i(sampler_b, unit_b);
+}
+
 static void bind_influence_lists(const skv_renderer *renderer, const skv_uniforms *u)
 {
     if (!renderer->influence_textures[0] || u->influence_starts < 0) return;
-    glActiveTexture(GL_TEXTURE0 + INFLUENCE_START_UNIT);
-    glBindTexture(GL_TEXTURE_BUFFER, renderer->influence_textures[0]);
-    glActiveTexture(GL_TEXTURE0 + INFLUENCE_PAIR_UNIT);
-    glBindTexture(GL_TEXTURE_BUFFER, renderer->influence_textures[1]);
-    glActiveTexture(GL_TEXTURE0);
-    glUniform1i(u->influence_starts, INFLUENCE_START_UNIT);
-    glUniform1i(u->influence_pairs, INFLUENCE_PAIR_UNIT);
+    bind_buffer_textures(renderer->influence_textures, INFLUENCE_START_UNIT, INFLUENCE_PAIR_UNIT, u->influence_starts,
+                         u->influence_pairs);
 }
 
 static void bind_morphs(const skv_renderer *renderer, const skv_model *model, const skv_uniforms *u,
@@ -292,13 +307,8 @@ static void bind_morphs(const skv_renderer *renderer, const skv_model *model, co
     glBufferSubData(GL_TEXTURE_BUFFER, 0, (GLsizeiptr)model->morph_target_count * (GLsizeiptr)sizeof(float),
                     weights ? weights : model->morph_default_weights);
     glBindBuffer(GL_TEXTURE_BUFFER, 0);
-    glActiveTexture(GL_TEXTURE0 + MORPH_DELTA_UNIT);
-    glBindTexture(GL_TEXTURE_BUFFER, renderer->morph_textures[0]);
-    glActiveTexture(GL_TEXTURE0 + MORPH_WEIGHT_UNIT);
-    glBindTexture(GL_TEXTURE_BUFFER, renderer->morph_textures[1]);
-    glActiveTexture(GL_TEXTURE0);
-    glUniform1i(u->morph_deltas, MORPH_DELTA_UNIT);
-    glUniform1i(u->morph_weights, MORPH_WEIGHT_UNIT);
+    bind_buffer_textures(renderer->morph_textures, MORPH_DELTA_UNIT, MORPH_WEIGHT_UNIT, u->morph_deltas,
+                         u->morph_weights);
 }
 
 /* Which targets and deltas a draw of `mesh` reads. */
