@@ -137,6 +137,7 @@ void scene_free(skv_scene *scene)
     free(scene->skinned_positions);
     free(scene->skinned_normals);
     free(scene->dq_bones);
+    free(scene->joint_flags);
     free(scene->morph_weights);
     free(scene->morph_override);
     free(scene->morph_other);
@@ -222,7 +223,10 @@ static skv_result frame_views(skv_scene *scene, skv_frame_desc *frame)
         int selected = v->shade == SKV_SHADE_WEIGHTS ? v->weight_bone : -1;
         mat4 placed;
         scene_placement(scene, placed);
-        if (overlay_skeleton(m, pose_globals(&scene->pose), placed, selected, &scene->bones, &scene->joints) == SKV_OK) {
+        if (!scene->joint_flags && (scene->joint_flags = malloc((size_t)(m->skeleton.node_count > 0 ? m->skeleton.node_count : 1))))
+            overlay_joint_flags(m, scene->joint_flags); /* once per model, not per frame */
+        if (scene->joint_flags && overlay_skeleton(m, scene->joint_flags, pose_globals(&scene->pose), placed, selected,
+                                                   &scene->bones, &scene->joints) == SKV_OK) {
             frame->overlay_lines = &scene->bones;
             frame->overlay_points = &scene->joints;
         } else {

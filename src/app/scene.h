@@ -84,6 +84,7 @@ typedef struct skv_scene {
     vec3 ghost_offset;        /* scene-space place of the bind-pose copy */
     float frame_lo[3], frame_hi[3]; /* the framed bounds (the grid sits under them) */
     skv_lines bones, joints, depth_lines;
+    unsigned char *joint_flags; /* overlay_joint_flags of the model, made on the skeleton view's first frame */
     float *skinned_positions, *skinned_normals; /* for view.normals */
     skv_dq_bone *dq_bones;                      /* scene_skin with dual quaternions */
     /* Morph targets (morph.h): every target's weight for the pose last

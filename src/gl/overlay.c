@@ -39,14 +39,18 @@ int overlay_is_file_bone(const skv_model *model, int bone)
     return model_bone_from_file(model, bone) && model->skeleton.bone_node[bone] >= 0;
 }
 
-skv_result overlay_skeleton(const skv_model *model, const mat4 *global, const mat4 upright, int selected,
-                     skv_lines *bones, skv_lines *joints)
+void overlay_joint_flags(const skv_model *model, unsigned char *is_joint)
 {
     const skv_skeleton *sk = &model->skeleton;
-    unsigned char *is_joint = calloc((size_t)(sk->node_count > 0 ? sk->node_count : 1), 1);
-    if (!is_joint) return SKV_ERR_MEMORY;
+    memset(is_joint, 0, (size_t)(sk->node_count > 0 ? sk->node_count : 0));
     for (int b = 0; b < sk->bone_count; b++)
         if (overlay_is_file_bone(model, b)) is_joint[sk->bone_node[b]] = 1;
+}
+
+skv_result overlay_skeleton(const skv_model *model, const unsigned char *is_joint, const mat4 *global,
+                            const mat4 upright, int selected, skv_lines *bones, skv_lines *joints)
+{
+    const skv_skeleton *sk = &model->skeleton;
     int selected_node = selected >= 0 && selected < sk->bone_count ? sk->bone_node[selected] : -1;
     const float bone_color[3] = SKV_BONE_COLOR, joint_color[3] = SKV_JOINT_COLOR,
                 selected_color[3] = SKV_SELECTED_COLOR;
@@ -64,7 +68,6 @@ skv_result overlay_skeleton(const skv_model *model, const mat4 *global, const ma
         const float *color = n == selected_node ? selected_color : bone_color;
         failed |= lines_add(bones, from, color) != SKV_OK || lines_add(bones, at, color) != SKV_OK;
     }
-    free(is_joint);
     return failed ? SKV_ERR_MEMORY : SKV_OK;
 }
 

@@ -30,10 +30,15 @@ skv_result lines_add(skv_lines *lines, const float position[3], const float colo
  * joints as points, from `global` (model-space node transforms, as
  * pose_evaluate leaves them) placed by `upright`. A joint is the node of
  * one of the file's bones (not the node entries the importer adds for
- * rigid meshes). `selected`: a palette index drawn highlighted, or -1.
- * SKV_ERR_MEMORY when memory runs out. */
-skv_result overlay_skeleton(const skv_model *model, const mat4 *global, const mat4 upright, int selected,
-                     skv_lines *bones, skv_lines *joints);
+ * rigid meshes): `is_joint` per node, from overlay_joint_flags (the same
+ * for every frame of a model: made once). `selected`: a palette index
+ * drawn highlighted, or -1. SKV_ERR_MEMORY when memory runs out. */
+skv_result overlay_skeleton(const skv_model *model, const unsigned char *is_joint, const mat4 *global,
+                            const mat4 upright, int selected, skv_lines *bones, skv_lines *joints);
+
+/* Per node of the model's skeleton: 1 where it is a joint to draw (the
+ * node of one of the file's bones), else 0; node_count bytes. */
+void overlay_joint_flags(const skv_model *model, unsigned char *is_joint);
 
 /* Is palette entry `bone` a joint to draw: one of the file's bones
  * (model_bone_from_file) whose node exists? */
