@@ -5,7 +5,12 @@
  * releases the aiScene before returning. Unless trusted, all of that runs
  * once, in a sandboxed child process, and this process adopts the model
  * after checking it (src/import/guard.c, blob.c): it never runs Assimp on
- * an untrusted file. */
+ * an untrusted file.
+ *
+ * Order of calls: import_model (zero desc: guarded, 4 influence slots,
+ * 60 s, the default memory budget), then import_add_clips for each file
+ * of clips, then import_decode_textures before rendering; model_free
+ * (model.h) releases the model. */
 #ifndef SKV_IMPORT_H
 #define SKV_IMPORT_H
 

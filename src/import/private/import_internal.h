@@ -3,7 +3,9 @@
  *
  *   import.c        orchestration: check the path, read (guarded or not),
  *                   convert, add clips of other files; version reporting
- *   guard.c         the guarded read in a child process, memory bounds
+ *   guard.c         the guarded import in a child process, memory bounds
+ *   sandbox.c       the child's sandbox: Landlock, seccomp, limits
+ *   blob.c          the model as one flat block, checked on arrival
  *   convert.c       aiScene -> skv_model (nodes, bone map, meshes,
  *                   materials, clips, morph targets)
  *   assimp_fixes.c  repairs of known Assimp defects, one table row each
