@@ -485,7 +485,35 @@ typedef struct reader {
     size_t size;
     skv_error *err;
     int failed;
+    int in_place; /* blob_adopt: big vertex arrays stay in the block */
 } reader;
+
+/* Arrays blob_adopt leaves in the block: the model's vertex arrays, the
+ * bulk of a big model and never resized or freed alone (model.h). Clip
+ * keys are not among them (adopt_added_clips moves clips from one model
+ * to another), nor textures (decoded in place, textures.c), nor the
+ * skeleton (the importer grows its bone arrays). Small ones are copied:
+ * a pointer never points at the block's end. */
+enum { ADOPT_MIN_BYTES = 4096 };
+static int adoptable(const reader *rd, const blob_type *type, const blob_row *row, uint64_t bytes)
+{
+    static const size_t fields[] = {
+        offsetof(skv_model, positions),       offsetof(skv_model, normals),    offsetof(skv_model, uvs),
+        offsetof(skv_model, tangents),        offsetof(skv_model, bone_ids),   offsetof(skv_model, weights),
+        offsetof(skv_model, influence_start), offsetof(skv_model, influences), offsetof(skv_model, indices),
+        offsetof(skv_model, morph_position_deltas), offsetof(skv_model, morph_normal_deltas),
+    };
+    if (!rd->in_place || type != &model_type || row->kind != ROW_ARRAY || bytes < ADOPT_MIN_BYTES) return 0;
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        if (row->field == fields[i]) return 1;
+    return 0;
+}
+
+/* Does `p` point into the block (an adopted array)? */
+static int in_block(const reader *rd, const void *p)
+{
+    return rd->in_place && (uintptr_t)p >= (uintptr_t)rd->bytes && (uintptr_t)p - (uintptr_t)rd->bytes < rd->size;
+}
 
 static void refuse(reader *rd, const char *what, const char *detail)
 {
@@ -596,7 +624,7 @@ static void clear_pointers(const blob_type *type, void *dst)
     for (int r = 0; r < type->row_count; r++) set_ptr(dst, type->rows[r].field, NULL);
 }
 
-static void free_rows(const blob_type *type, void *dst)
+static void free_rows(const reader *rd, const blob_type *type, void *dst)
 {
     for (int r = 0; r < type->row_count; r++) {
         const blob_row *row = &type->rows[r];
@@ -607,10 +635,10 @@ static void free_rows(const blob_type *type, void *dst)
             memcpy(&n, (const char *)dst + row->count_at, sizeof n); /* == what was allocated: checked before */
             for (int i = 0; i < n; i++) {
                 if (row->kind == ROW_STRINGS) free(((char **)ptr)[i]);
-                else free_rows(row->type, (char *)ptr + (size_t)i * row->type->size);
+                else free_rows(rd, row->type, (char *)ptr + (size_t)i * row->type->size);
             }
         }
-        free(ptr);
+        if (!in_block(rd, ptr)) free(ptr);
         set_ptr(dst, row->field, NULL);
     }
 }
@@ -647,6 +675,10 @@ static void read_rows(reader *rd, const blob_type *type, const unsigned char *im
             refuse(rd, row->name, "holds a value that is not finite");
             return;
         }
+        if (adoptable(rd, type, row, n * row->elem_size)) {
+            set_ptr(dst, row->field, data);
+            continue;
+        }
         /* At least one element: the importer's arrays are never NULL for
          * an empty model (the stick figure of no joints keeps one). */
         void *copy = calloc(n ? n : 1, row->elem_size ? row->elem_size : 1);
@@ -675,7 +707,10 @@ static void read_rows(reader *rd, const blob_type *type, const unsigned char *im
     }
 }
 
-skv_result blob_read(const unsigned char *bytes, size_t size, skv_model *model, int64_t *extra, skv_error *err)
+/* blob_read and blob_adopt: `in_place` leaves the big vertex arrays in
+ * the block. */
+static skv_result read_block(const unsigned char *bytes, size_t size, int in_place, skv_model *model, int64_t *extra,
+                             skv_error *err)
 {
     memset(model, 0, sizeof *model);
     blob_header head;
@@ -687,10 +722,12 @@ skv_result blob_read(const unsigned char *bytes, size_t size, skv_model *model, 
     if (head.size != size || head.model % 8 || head.model < sizeof head || head.model > size ||
         size - head.model < sizeof *model)
         return skv_fail(err, SKV_ERR_IMPORT, "the guarded import's model is malformed: wrong sizes");
-    reader rd = {bytes, size, err, 0};
+    reader rd = {bytes, size, err, 0, in_place};
     const unsigned char *image = bytes + head.model;
     memcpy(model, image, sizeof *model);
     clear_pointers(&model_type, model);
+    /* Not a row (not sent): the sender's own block means nothing here. */
+    model->block = NULL, model->block_size = 0;
     read_rows(&rd, &model_type, image, model, model);
     if (!rd.failed) {
         /* The caches: none came with the block; rebuilt here. */
@@ -699,12 +736,23 @@ skv_result blob_read(const unsigned char *bytes, size_t size, skv_model *model, 
         if (blob_check(model, err) != SKV_OK) rd.failed = 1;
     }
     if (rd.failed) {
-        free_rows(&model_type, model);
+        free_rows(&rd, &model_type, model);
         memset(model, 0, sizeof *model);
         return SKV_ERR_IMPORT;
     }
+    if (in_place) model->block = (void *)bytes, model->block_size = size;
     if (extra) *extra = head.extra;
     return SKV_OK;
+}
+
+skv_result blob_read(const unsigned char *bytes, size_t size, skv_model *model, int64_t *extra, skv_error *err)
+{
+    return read_block(bytes, size, 0, model, extra, err);
+}
+
+skv_result blob_adopt(void *mapped, size_t size, skv_model *model, int64_t *extra, skv_error *err)
+{
+    return read_block(mapped, size, 1, model, extra, err);
 }
 
 /* --- the model as a whole --------------------------------------------------- */

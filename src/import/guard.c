@@ -298,11 +298,14 @@ static skv_result take_block(int shared_fd, const child_output *out, skv_model *
     if (shared_size > out->model_limit)
         return skv_fail(err, SKV_ERR_IMPORT, "the guarded import's model is larger than its memory budget (--import-memory)");
     if (shared_size > 0) {
-        void *bytes = mmap(NULL, shared_size, PROT_READ, MAP_PRIVATE, shared_fd, 0);
+        /* Private and writable: the model's vertex arrays stay in this
+         * mapping (blob_adopt), not copied out of it; a write to them
+         * copies that page for this process alone. */
+        void *bytes = mmap(NULL, shared_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, shared_fd, 0);
         if (bytes == MAP_FAILED)
             return skv_fail(err, SKV_ERR_MEMORY, "cannot map the guarded import's model: %s", strerror(errno));
-        skv_result r = blob_read(bytes, shared_size, model, extra, err);
-        munmap(bytes, shared_size);
+        skv_result r = blob_adopt(bytes, shared_size, model, extra, err);
+        if (r != SKV_OK) munmap(bytes, shared_size);
         return r;
     }
     if (out->model_size > 0) return blob_read(out->model, out->model_size, model, extra, err);
