@@ -553,40 +553,56 @@ static const unsigned char *record_at(reader *rd, uint64_t offset, long long cou
 }
 
 /* Are all `count` floats at `p` finite? (All exponent bits set: inf or
- * NaN.) One pass without branches: a model's vertex arrays are most of
- * the block. */
+ * NaN.) A model's vertex arrays are most of the block, so two floats per
+ * 64-bit word and no branch: adding the lowest exponent bit to a float's
+ * exponent bits carries into its sign bit only when they are all set,
+ * and never into the other half of the word. */
 static int floats_finite(const unsigned char *p, size_t count)
 {
-    uint32_t bad = 0;
-    for (size_t i = 0; i < count; i++) {
+    const uint64_t exponents = 0x7f8000007f800000ull, lowest = 0x0080000000800000ull;
+    uint64_t bad = 0;
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        uint64_t words[4];
+        memcpy(words, p + i * sizeof(float), sizeof words);
+        for (int k = 0; k < 4; k++) bad |= (words[k] & exponents) + lowest;
+    }
+    for (; i < count; i++) {
         uint32_t bits;
         memcpy(&bits, p + i * sizeof bits, sizeof bits);
-        bad |= (bits & 0x7f800000u) == 0x7f800000u;
+        bad |= (bits & 0x7f800000u) + 0x00800000u;
     }
-    return !bad;
+    return !(bad & 0x8000000080000000ull);
 }
 
+/* As floats_finite, for elements that mix types: per element, the
+ * double's exponent bits (VALUES_DOUBLES, VALUES_KEY) and each float's
+ * after it, gathered without a branch: a clip's keys and a model's
+ * influences are the block's other long arrays. */
 static int values_finite(const void *data, size_t count, size_t elem_size, row_values values)
 {
     const unsigned char *p = data;
     if (values == VALUES_FLOATS && elem_size % sizeof(float) == 0)
         return floats_finite(p, count * (elem_size / sizeof(float)));
+    size_t floats_at;
+    if (values == VALUES_DOUBLES || values == VALUES_KEY) floats_at = sizeof(double);
+    else if (values == VALUES_INFLUENCE) floats_at = offsetof(skv_influence, weight);
+    else return 1;
+    size_t floats = values == VALUES_DOUBLES ? 0 : (elem_size - floats_at) / sizeof(float);
+    uint64_t bad = 0;
     for (size_t i = 0; i < count; i++, p += elem_size) {
-        size_t floats_at = 0;
-        if (values == VALUES_DOUBLES || values == VALUES_KEY) {
-            double d;
-            memcpy(&d, p, sizeof d);
-            if (!isfinite(d)) return 0;
-            if (values == VALUES_DOUBLES) continue;
-            floats_at = sizeof d;
-        } else if (values == VALUES_INFLUENCE) {
-            floats_at = offsetof(skv_influence, weight);
-        } else {
-            return 1;
+        if (floats_at == sizeof(double)) {
+            uint64_t bits;
+            memcpy(&bits, p, sizeof bits);
+            bad |= (bits & 0x7ff0000000000000ull) + 0x0010000000000000ull; /* bit 63: inf or NaN */
         }
-        if (!floats_finite(p + floats_at, (elem_size - floats_at) / sizeof(float))) return 0;
+        for (size_t f = 0; f < floats; f++) {
+            uint32_t bits;
+            memcpy(&bits, p + floats_at + f * sizeof bits, sizeof bits);
+            bad |= (uint64_t)((bits & 0x7f800000u) + 0x00800000u) << 32; /* bit 31 -> 63 */
+        }
     }
-    return 1;
+    return !(bad >> 63);
 }
 
 /* A copy of the string record at `offset`, or NULL (and `rd` failed). */
@@ -802,9 +818,12 @@ skv_result blob_check(const skv_model *model, skv_error *err)
         CHECK(sk->bone_node[b] >= -1 && sk->bone_node[b] < sk->node_count, "bone %d's node", b);
 
     /* Vertices: palette indices and the all-influence list. */
+    /* The largest index against the bound, not each one: no branch in a
+     * loop over every slot of every vertex. */
     size_t slots = (size_t)model->vertex_count * (size_t)model->influence_slots;
-    for (size_t i = 0; i < slots; i++)
-        CHECK(model->bone_ids[i] < (sk->bone_count > 0 ? sk->bone_count : 1), "a vertex's bone index");
+    unsigned top_bone = 0;
+    for (size_t i = 0; i < slots; i++) top_bone = model->bone_ids[i] > top_bone ? model->bone_ids[i] : top_bone;
+    CHECK(slots == 0 || top_bone < (unsigned)(sk->bone_count > 0 ? sk->bone_count : 1), "a vertex's bone index");
     if (model->vertex_count > 0) {
         CHECK(model->influence_start[0] == 0, "influence list start");
         for (int v = 0; v < model->vertex_count; v++)
@@ -821,8 +840,10 @@ skv_result blob_check(const skv_model *model, skv_error *err)
         CHECK(mesh->first_index >= 0 && mesh->index_count >= 0 &&
                   mesh->index_count <= model->index_count - mesh->first_index,
               "mesh %d's index range", m);
-        for (int i = 0; i < mesh->index_count; i++)
-            CHECK(model->indices[mesh->first_index + i] < (uint32_t)mesh->vertex_count, "mesh %d's index %d", m, i);
+        uint32_t top_index = 0; /* as for the bone indices */
+        const uint32_t *indices = model->indices + mesh->first_index;
+        for (int i = 0; i < mesh->index_count; i++) top_index = indices[i] > top_index ? indices[i] : top_index;
+        CHECK(mesh->index_count == 0 || top_index < (uint32_t)mesh->vertex_count, "mesh %d's indices", m);
         CHECK(mesh->material >= 0 && mesh->material < model->material_count, "mesh %d's material", m);
         CHECK(mesh->node >= 0 && mesh->node < sk->node_count, "mesh %d's node", m);
         CHECK(mesh->morph_target_count >= 0 && mesh->first_morph_target >= 0 &&
