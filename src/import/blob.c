@@ -372,6 +372,12 @@ static uint64_t write_structs(writer *w, const blob_type *type, const void *src,
         return 0;
     }
     memcpy(images, src, count * type->size);
+    if (type == &model_type) {
+        /* Not sent (this process's mapping); zero: a block is the same
+         * bytes each time it is written. */
+        skv_model *image = (skv_model *)images;
+        image->block = NULL, image->block_size = 0;
+    }
     for (size_t i = 0; i < count && !w->failed; i++)
         for (int r = 0; r < type->row_count; r++) {
             const blob_row *row = &type->rows[r];
