@@ -205,8 +205,14 @@ static skv_result import_in_process(const char *path, const skv_import_desc *des
     }
     if (r == SKV_OK && vcounts_trimmed)
         model_warn(model, "%s", assimp_fixes[ASSIMP_FIX_COLLADA_VCOUNT_SPACE].warning);
-    if (anim_scene) aiReleaseImport(anim_scene);
-    aiReleaseImport(scene);
+    /* The guarded child ends once it has sent the model (guard.c): its
+     * memory goes with it, and freeing Assimp's scene piece by piece
+     * first only delays the parent (~1.5 ms on 2CylinderEngine.glb's
+     * 1.8 MB). */
+    if (mode != IMPORT_IN_CHILD) {
+        if (anim_scene) aiReleaseImport(anim_scene);
+        aiReleaseImport(scene);
+    }
     for (int f = 0; r == SKV_OK && desc && f < desc->anim_file_count; f++) {
         int added = 0;
         r = add_clips_in_process(model, desc->anim_files[f], desc, mode, 0, &added, err);
