@@ -4,9 +4,11 @@
 #include "walk.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 skv_result skv_fail(skv_error *err, skv_result code, const char *fmt, ...)
 {
@@ -46,23 +48,30 @@ void model_clip_free(skv_clip *clip)
     memset(clip, 0, sizeof *clip);
 }
 
+/* Frees `p` unless it lies in the model's mapped block (model.h). */
+static void free_owned(const skv_model *model, void *p)
+{
+    uintptr_t at = (uintptr_t)p, block = (uintptr_t)model->block;
+    if (!model->block || at < block || at - block >= model->block_size) free(p);
+}
+
 void model_free(skv_model *model)
 {
     if (!model) return;
     free(model->path);
-    free(model->positions);
-    free(model->normals);
-    free(model->uvs);
-    free(model->tangents);
-    free(model->bone_ids);
-    free(model->weights);
-    free(model->influence_start);
-    free(model->influences);
-    free(model->indices);
+    free_owned(model, model->positions);
+    free_owned(model, model->normals);
+    free_owned(model, model->uvs);
+    free_owned(model, model->tangents);
+    free_owned(model, model->bone_ids);
+    free_owned(model, model->weights);
+    free_owned(model, model->influence_start);
+    free_owned(model, model->influences);
+    free_owned(model, model->indices);
     free_strings(model->morph_target_names, model->morph_target_count);
     free(model->morph_default_weights);
-    free(model->morph_position_deltas);
-    free(model->morph_normal_deltas);
+    free_owned(model, model->morph_position_deltas);
+    free_owned(model, model->morph_normal_deltas);
     for (int i = 0; i < model->mesh_count; i++) free(model->meshes[i].name);
     free(model->meshes);
     for (int i = 0; i < model->material_count; i++) {
@@ -89,6 +98,7 @@ void model_free(skv_model *model)
     free(model->clips);
     walk_free(model->rest_walk);
     free_strings(model->warnings, model->warning_count);
+    if (model->block) munmap(model->block, model->block_size);
     memset(model, 0, sizeof *model);
 }
 

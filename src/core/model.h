@@ -239,6 +239,15 @@ typedef struct skv_model {
     /* Things the importer noticed and worked around, one line each. */
     int warning_count;
     char **warnings;
+
+    /* A guarded import's mapped block (blob.h, blob_adopt), or NULL: the
+     * big vertex arrays above (positions ... indices, the morph deltas)
+     * may point into it instead of owning memory of their own, so that
+     * the checked block is not copied. model_free unmaps it and frees only
+     * the arrays outside it; nothing may realloc or free those arrays
+     * alone. */
+    void *block;
+    size_t block_size;
 } skv_model;
 
 void model_free(skv_model *model);

@@ -372,6 +372,12 @@ static uint64_t write_structs(writer *w, const blob_type *type, const void *src,
         return 0;
     }
     memcpy(images, src, count * type->size);
+    if (type == &model_type) {
+        /* Not sent (this process's mapping); zero: a block is the same
+         * bytes each time it is written. */
+        skv_model *image = (skv_model *)images;
+        image->block = NULL, image->block_size = 0;
+    }
     for (size_t i = 0; i < count && !w->failed; i++)
         for (int r = 0; r < type->row_count; r++) {
             const blob_row *row = &type->rows[r];
@@ -485,7 +491,35 @@ typedef struct reader {
     size_t size;
     skv_error *err;
     int failed;
+    int in_place; /* blob_adopt: big vertex arrays stay in the block */
 } reader;
+
+/* Arrays blob_adopt leaves in the block: the model's vertex arrays, the
+ * bulk of a big model and never resized or freed alone (model.h). Clip
+ * keys are not among them (adopt_added_clips moves clips from one model
+ * to another), nor textures (decoded in place, textures.c), nor the
+ * skeleton (the importer grows its bone arrays). Small ones are copied:
+ * a pointer never points at the block's end. */
+enum { ADOPT_MIN_BYTES = 4096 };
+static int adoptable(const reader *rd, const blob_type *type, const blob_row *row, uint64_t bytes)
+{
+    static const size_t fields[] = {
+        offsetof(skv_model, positions),       offsetof(skv_model, normals),    offsetof(skv_model, uvs),
+        offsetof(skv_model, tangents),        offsetof(skv_model, bone_ids),   offsetof(skv_model, weights),
+        offsetof(skv_model, influence_start), offsetof(skv_model, influences), offsetof(skv_model, indices),
+        offsetof(skv_model, morph_position_deltas), offsetof(skv_model, morph_normal_deltas),
+    };
+    if (!rd->in_place || type != &model_type || row->kind != ROW_ARRAY || bytes < ADOPT_MIN_BYTES) return 0;
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        if (row->field == fields[i]) return 1;
+    return 0;
+}
+
+/* Does `p` point into the block (an adopted array)? */
+static int in_block(const reader *rd, const void *p)
+{
+    return rd->in_place && (uintptr_t)p >= (uintptr_t)rd->bytes && (uintptr_t)p - (uintptr_t)rd->bytes < rd->size;
+}
 
 static void refuse(reader *rd, const char *what, const char *detail)
 {
@@ -525,40 +559,56 @@ static const unsigned char *record_at(reader *rd, uint64_t offset, long long cou
 }
 
 /* Are all `count` floats at `p` finite? (All exponent bits set: inf or
- * NaN.) One pass without branches: a model's vertex arrays are most of
- * the block. */
+ * NaN.) A model's vertex arrays are most of the block, so two floats per
+ * 64-bit word and no branch: adding the lowest exponent bit to a float's
+ * exponent bits carries into its sign bit only when they are all set,
+ * and never into the other half of the word. */
 static int floats_finite(const unsigned char *p, size_t count)
 {
-    uint32_t bad = 0;
-    for (size_t i = 0; i < count; i++) {
+    const uint64_t exponents = 0x7f8000007f800000ull, lowest = 0x0080000000800000ull;
+    uint64_t bad = 0;
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        uint64_t words[4];
+        memcpy(words, p + i * sizeof(float), sizeof words);
+        for (int k = 0; k < 4; k++) bad |= (words[k] & exponents) + lowest;
+    }
+    for (; i < count; i++) {
         uint32_t bits;
         memcpy(&bits, p + i * sizeof bits, sizeof bits);
-        bad |= (bits & 0x7f800000u) == 0x7f800000u;
+        bad |= (bits & 0x7f800000u) + 0x00800000u;
     }
-    return !bad;
+    return !(bad & 0x8000000080000000ull);
 }
 
+/* As floats_finite, for elements that mix types: per element, the
+ * double's exponent bits (VALUES_DOUBLES, VALUES_KEY) and each float's
+ * after it, gathered without a branch: a clip's keys and a model's
+ * influences are the block's other long arrays. */
 static int values_finite(const void *data, size_t count, size_t elem_size, row_values values)
 {
     const unsigned char *p = data;
     if (values == VALUES_FLOATS && elem_size % sizeof(float) == 0)
         return floats_finite(p, count * (elem_size / sizeof(float)));
+    size_t floats_at;
+    if (values == VALUES_DOUBLES || values == VALUES_KEY) floats_at = sizeof(double);
+    else if (values == VALUES_INFLUENCE) floats_at = offsetof(skv_influence, weight);
+    else return 1;
+    size_t floats = values == VALUES_DOUBLES ? 0 : (elem_size - floats_at) / sizeof(float);
+    uint64_t bad = 0;
     for (size_t i = 0; i < count; i++, p += elem_size) {
-        size_t floats_at = 0;
-        if (values == VALUES_DOUBLES || values == VALUES_KEY) {
-            double d;
-            memcpy(&d, p, sizeof d);
-            if (!isfinite(d)) return 0;
-            if (values == VALUES_DOUBLES) continue;
-            floats_at = sizeof d;
-        } else if (values == VALUES_INFLUENCE) {
-            floats_at = offsetof(skv_influence, weight);
-        } else {
-            return 1;
+        if (floats_at == sizeof(double)) {
+            uint64_t bits;
+            memcpy(&bits, p, sizeof bits);
+            bad |= (bits & 0x7ff0000000000000ull) + 0x0010000000000000ull; /* bit 63: inf or NaN */
         }
-        if (!floats_finite(p + floats_at, (elem_size - floats_at) / sizeof(float))) return 0;
+        for (size_t f = 0; f < floats; f++) {
+            uint32_t bits;
+            memcpy(&bits, p + floats_at + f * sizeof bits, sizeof bits);
+            bad |= (uint64_t)((bits & 0x7f800000u) + 0x00800000u) << 32; /* bit 31 -> 63 */
+        }
     }
-    return 1;
+    return !(bad >> 63);
 }
 
 /* A copy of the string record at `offset`, or NULL (and `rd` failed). */
@@ -596,7 +646,7 @@ static void clear_pointers(const blob_type *type, void *dst)
     for (int r = 0; r < type->row_count; r++) set_ptr(dst, type->rows[r].field, NULL);
 }
 
-static void free_rows(const blob_type *type, void *dst)
+static void free_rows(const reader *rd, const blob_type *type, void *dst)
 {
     for (int r = 0; r < type->row_count; r++) {
         const blob_row *row = &type->rows[r];
@@ -607,10 +657,10 @@ static void free_rows(const blob_type *type, void *dst)
             memcpy(&n, (const char *)dst + row->count_at, sizeof n); /* == what was allocated: checked before */
             for (int i = 0; i < n; i++) {
                 if (row->kind == ROW_STRINGS) free(((char **)ptr)[i]);
-                else free_rows(row->type, (char *)ptr + (size_t)i * row->type->size);
+                else free_rows(rd, row->type, (char *)ptr + (size_t)i * row->type->size);
             }
         }
-        free(ptr);
+        if (!in_block(rd, ptr)) free(ptr);
         set_ptr(dst, row->field, NULL);
     }
 }
@@ -647,6 +697,10 @@ static void read_rows(reader *rd, const blob_type *type, const unsigned char *im
             refuse(rd, row->name, "holds a value that is not finite");
             return;
         }
+        if (adoptable(rd, type, row, n * row->elem_size)) {
+            set_ptr(dst, row->field, data);
+            continue;
+        }
         /* At least one element: the importer's arrays are never NULL for
          * an empty model (the stick figure of no joints keeps one). */
         void *copy = calloc(n ? n : 1, row->elem_size ? row->elem_size : 1);
@@ -675,7 +729,10 @@ static void read_rows(reader *rd, const blob_type *type, const unsigned char *im
     }
 }
 
-skv_result blob_read(const unsigned char *bytes, size_t size, skv_model *model, int64_t *extra, skv_error *err)
+/* blob_read and blob_adopt: `in_place` leaves the big vertex arrays in
+ * the block. */
+static skv_result read_block(const unsigned char *bytes, size_t size, int in_place, skv_model *model, int64_t *extra,
+                             skv_error *err)
 {
     memset(model, 0, sizeof *model);
     blob_header head;
@@ -687,10 +744,12 @@ skv_result blob_read(const unsigned char *bytes, size_t size, skv_model *model, 
     if (head.size != size || head.model % 8 || head.model < sizeof head || head.model > size ||
         size - head.model < sizeof *model)
         return skv_fail(err, SKV_ERR_IMPORT, "the guarded import's model is malformed: wrong sizes");
-    reader rd = {bytes, size, err, 0};
+    reader rd = {bytes, size, err, 0, in_place};
     const unsigned char *image = bytes + head.model;
     memcpy(model, image, sizeof *model);
     clear_pointers(&model_type, model);
+    /* Not a row (not sent): the sender's own block means nothing here. */
+    model->block = NULL, model->block_size = 0;
     read_rows(&rd, &model_type, image, model, model);
     if (!rd.failed) {
         /* The caches: none came with the block; rebuilt here. */
@@ -699,12 +758,23 @@ skv_result blob_read(const unsigned char *bytes, size_t size, skv_model *model, 
         if (blob_check(model, err) != SKV_OK) rd.failed = 1;
     }
     if (rd.failed) {
-        free_rows(&model_type, model);
+        free_rows(&rd, &model_type, model);
         memset(model, 0, sizeof *model);
         return SKV_ERR_IMPORT;
     }
+    if (in_place) model->block = (void *)bytes, model->block_size = size;
     if (extra) *extra = head.extra;
     return SKV_OK;
+}
+
+skv_result blob_read(const unsigned char *bytes, size_t size, skv_model *model, int64_t *extra, skv_error *err)
+{
+    return read_block(bytes, size, 0, model, extra, err);
+}
+
+skv_result blob_adopt(void *mapped, size_t size, skv_model *model, int64_t *extra, skv_error *err)
+{
+    return read_block(mapped, size, 1, model, extra, err);
 }
 
 /* --- the model as a whole --------------------------------------------------- */
@@ -754,9 +824,12 @@ skv_result blob_check(const skv_model *model, skv_error *err)
         CHECK(sk->bone_node[b] >= -1 && sk->bone_node[b] < sk->node_count, "bone %d's node", b);
 
     /* Vertices: palette indices and the all-influence list. */
+    /* The largest index against the bound, not each one: no branch in a
+     * loop over every slot of every vertex. */
     size_t slots = (size_t)model->vertex_count * (size_t)model->influence_slots;
-    for (size_t i = 0; i < slots; i++)
-        CHECK(model->bone_ids[i] < (sk->bone_count > 0 ? sk->bone_count : 1), "a vertex's bone index");
+    unsigned top_bone = 0;
+    for (size_t i = 0; i < slots; i++) top_bone = model->bone_ids[i] > top_bone ? model->bone_ids[i] : top_bone;
+    CHECK(slots == 0 || top_bone < (unsigned)(sk->bone_count > 0 ? sk->bone_count : 1), "a vertex's bone index");
     if (model->vertex_count > 0) {
         CHECK(model->influence_start[0] == 0, "influence list start");
         for (int v = 0; v < model->vertex_count; v++)
@@ -773,8 +846,10 @@ skv_result blob_check(const skv_model *model, skv_error *err)
         CHECK(mesh->first_index >= 0 && mesh->index_count >= 0 &&
                   mesh->index_count <= model->index_count - mesh->first_index,
               "mesh %d's index range", m);
-        for (int i = 0; i < mesh->index_count; i++)
-            CHECK(model->indices[mesh->first_index + i] < (uint32_t)mesh->vertex_count, "mesh %d's index %d", m, i);
+        uint32_t top_index = 0; /* as for the bone indices */
+        const uint32_t *indices = model->indices + mesh->first_index;
+        for (int i = 0; i < mesh->index_count; i++) top_index = indices[i] > top_index ? indices[i] : top_index;
+        CHECK(mesh->index_count == 0 || top_index < (uint32_t)mesh->vertex_count, "mesh %d's indices", m);
         CHECK(mesh->material >= 0 && mesh->material < model->material_count, "mesh %d's material", m);
         CHECK(mesh->node >= 0 && mesh->node < sk->node_count, "mesh %d's node", m);
         CHECK(mesh->morph_target_count >= 0 && mesh->first_morph_target >= 0 &&

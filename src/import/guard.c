@@ -286,6 +286,32 @@ static skv_result child_code(int status)
     }
 }
 
+/* Reads the child's block into `model`: from the memfd where it wrote
+ * one, else from the pipe's copy in `out`. The caller makes sure nothing
+ * changes the memfd meanwhile. */
+static skv_result take_block(int shared_fd, const child_output *out, skv_model *model, int64_t *extra, skv_error *err)
+{
+    struct stat shared;
+    size_t shared_size = shared_fd >= 0 && fstat(shared_fd, &shared) == 0 && shared.st_size > 0
+                             ? (size_t)shared.st_size
+                             : 0;
+    if (shared_size > out->model_limit)
+        return skv_fail(err, SKV_ERR_IMPORT, "the guarded import's model is larger than its memory budget (--import-memory)");
+    if (shared_size > 0) {
+        /* Private and writable: the model's vertex arrays stay in this
+         * mapping (blob_adopt), not copied out of it; a write to them
+         * copies that page for this process alone. */
+        void *bytes = mmap(NULL, shared_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, shared_fd, 0);
+        if (bytes == MAP_FAILED)
+            return skv_fail(err, SKV_ERR_MEMORY, "cannot map the guarded import's model: %s", strerror(errno));
+        skv_result r = blob_adopt(bytes, shared_size, model, extra, err);
+        if (r != SKV_OK) munmap(bytes, shared_size);
+        return r;
+    }
+    if (out->model_size > 0) return blob_read(out->model, out->model_size, model, extra, err);
+    return skv_fail(err, SKV_ERR_IMPORT, "the guarded import ended without a model");
+}
+
 skv_result guarded_import(const char *path, const skv_import_desc *desc, guarded_work work, void *arg,
                           skv_model *model, int64_t *extra, skv_error *err)
 {
@@ -306,7 +332,7 @@ skv_result guarded_import(const char *path, const skv_import_desc *desc, guarded
     }
     /* A big pipe: fewer trips between the two processes for a big model. */
     fcntl(model_pipe[1], F_SETPIPE_SZ, 1 << 20);
-    int shared_fd = memfd_create("skinview-model", MFD_CLOEXEC); /* -1: the pipe alone */
+    int shared_fd = memfd_create("skinview-model", MFD_CLOEXEC | MFD_ALLOW_SEALING); /* -1: the pipe alone */
     fflush(NULL);
     pid_t child = fork();
     if (child < 0) {
@@ -323,6 +349,18 @@ skv_result guarded_import(const char *path, const skv_import_desc *desc, guarded
     child_output out = {.model_limit = (size_t)import_memory_budget(path, desc)};
     int watched = watch_child(pipe_fd[0], model_pipe[0], timeout, &out);
     close(pipe_fd[0]), close(model_pipe[0]);
+    /* Both pipes at their end: the child is done writing, but tearing down
+     * Assimp's memory still takes it milliseconds (~1.6 ms for a 7 MB
+     * model). The block may be checked meanwhile once nothing can change
+     * it: sealed against writes and resizes, the memfd stays as it is
+     * although the child still holds it (the pipe's copy is this
+     * process's own). The seal fails where the child mapped the memfd
+     * writable (EBUSY); then, as for a child still being watched, its exit
+     * comes first. The exit status is judged after either way: a failed
+     * child's model is dropped. */
+    int early = watched == 0 && (shared_fd < 0 || fcntl(shared_fd, F_ADD_SEALS,
+                                                        F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW) == 0);
+    skv_result taken = early ? take_block(shared_fd, &out, model, extra, err) : SKV_OK;
     const char *why = out.why;
     int status = 0;
     if (watched != 0) kill(child, SIGKILL); /* hung, or cannot be watched: it must not outlive us */
@@ -348,27 +386,14 @@ skv_result guarded_import(const char *path, const skv_import_desc *desc, guarded
                      why[0] ? text_line(line, sizeof line, why, MESSAGE_CHARS + 100)
                             : "cannot import: Assimp ran out of its memory limit or failed without a message");
     }
-    /* The child has exited and could start no other process (sandbox.h):
-     * nothing writes to the memfd any more while it is read. */
-    struct stat shared;
-    size_t shared_size = r == SKV_OK && shared_fd >= 0 && fstat(shared_fd, &shared) == 0 && shared.st_size > 0
-                             ? (size_t)shared.st_size
-                             : 0;
-    if (r == SKV_OK && shared_size > out.model_limit)
-        r = skv_fail(err, SKV_ERR_IMPORT, "the guarded import's model is larger than its memory budget (--import-memory)");
-    else if (r == SKV_OK && shared_size > 0) {
-        void *bytes = mmap(NULL, shared_size, PROT_READ, MAP_PRIVATE, shared_fd, 0);
-        if (bytes == MAP_FAILED) {
-            r = skv_fail(err, SKV_ERR_MEMORY, "cannot map the guarded import's model: %s", strerror(errno));
-        } else {
-            r = blob_read(bytes, shared_size, model, extra, err);
-            munmap(bytes, shared_size);
-        }
-    } else if (r == SKV_OK && out.model_size > 0) {
-        r = blob_read(out.model, out.model_size, model, extra, err);
-    } else if (r == SKV_OK) {
-        r = skv_fail(err, SKV_ERR_IMPORT, "the guarded import ended without a model");
+    if (early && r != SKV_OK && taken == SKV_OK) {
+        model_free(model);
+        memset(model, 0, sizeof *model);
+        *extra = 0;
     }
+    /* Not taken early: the child has exited and could start no other
+     * process (sandbox.h), so nothing writes to the memfd any more. */
+    if (r == SKV_OK) r = early ? taken : take_block(shared_fd, &out, model, extra, err);
     if (shared_fd >= 0) close(shared_fd);
     free(out.model);
     return r;

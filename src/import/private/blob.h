@@ -39,6 +39,13 @@ skv_result blob_write_fd(const skv_model *model, int64_t extra, int fd, int *err
  * leaves `model` empty. */
 skv_result blob_read(const unsigned char *bytes, size_t size, skv_model *model, int64_t *extra, skv_error *err);
 
+/* blob_read without copying the big vertex arrays (model.h, block):
+ * `mapped` is a private, writable mapping of the block (mmap) that only
+ * this process can change, `size` bytes. On success the model owns it
+ * (model_free unmaps it); on failure the caller still does. Same checks,
+ * same result otherwise. */
+skv_result blob_adopt(void *mapped, size_t size, skv_model *model, int64_t *extra, skv_error *err);
+
 /* The checks blob_read makes on a model: every count non-negative, every
  * range within its array, every index within what it indexes, floats
  * finite, nodes parent-first. SKV_OK, or SKV_ERR_IMPORT naming the first
