@@ -402,7 +402,7 @@ void walk_forget(skv_model *model)
  * so waiting on another model's compilation costs nothing that matters. */
 static pthread_mutex_t compile_lock = PTHREAD_MUTEX_INITIALIZER;
 
-const skv_walk *walk_clip(const skv_model *model, int c)
+const skv_walk *walk_clip_compile(const skv_model *model, int c)
 {
     /* The model is heap memory the loader owns, not a const object: the
      * cache may be filled through it. */
@@ -532,8 +532,8 @@ static void sample_quat(const skv_quat_key *keys, int count, double t, int *curs
     }
 }
 
-void walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursors, float *work, float *palette,
-               const skv_kernels *kernels, int rows)
+int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursors, float *work, float *palette,
+              const skv_kernels *kernels, int rows)
 {
     /* The small groups' channels, gathered into shared vectors. */
     enum { EACH_BATCH = 16 };
@@ -583,6 +583,7 @@ void walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *curso
     }
     kernels->run(w->globals, w->global_count, work, w->constants, work);
     (rows ? kernels->run_rows : kernels->run)(w->palette, w->palette_count, work, w->constants, palette);
+    return w->deferred_count > 0;
 }
 
 void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows)

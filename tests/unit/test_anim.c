@@ -1,4 +1,5 @@
 /* test_anim.c - key sampling, clip time, hierarchy walk and palette. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,6 +120,29 @@ static void test_clip_ticks(void)
     CHECK(anim_clip_ticks(&clip, 3.0) == 0.0);
     clip.duration_ticks = 10.0;
     CHECK(anim_clip_ticks(&clip, NAN) == 0.0);
+
+    /* The loop is taken without fmod (anim_ref.c, loop_ticks): it must
+     * give fmod's remainder bit for bit, at every loop count, on awkward
+     * durations (not a multiple of the time step, subnormal, huge) and
+     * times past the 2^30 loops where it hands over to fmod. */
+    static const double durations[] = {1.0, 0.7, 1.0 / 3.0, 2.4583333333333335, 4.9e-324, 1e300, 123456.789};
+    unsigned seed = 12345u;
+    int differ = 0, tried = 0;
+    for (size_t d = 0; d < sizeof durations / sizeof durations[0]; d++) {
+        clip.duration_ticks = durations[d];
+        clip.ticks_per_second = 1.0;
+        for (int k = 0; k < 4000; k++) {
+            seed = seed * 1103515245u + 12345u;
+            double loops = k < 64 ? (double)k * 0.5 : ldexp((double)(seed >> 8) / 16777216.0, k % 40);
+            double t = durations[d] * loops + (k % 3 == 0 ? 0.0 : durations[d] * (double)(seed & 255) / 256.0);
+            if (!isfinite(t)) continue;
+            double got = anim_clip_ticks(&clip, t), want = fmod(t, durations[d]);
+            differ += memcmp(&got, &want, sizeof got) != 0;
+            tried++;
+        }
+    }
+    CHECK(tried > 20000);
+    CHECK(differ == 0);
 }
 
 /* Random skeleton, walked by skeleton_pose and by a recursive reference. */
