@@ -99,6 +99,14 @@ static float *constant(compiler *cc, int32_t operand)
     return (float *)((char *)cc->walk->constants + ~operand);
 }
 
+/* Exactly the identity (a product by it changes no finite value). */
+static int is_identity(const float *m)
+{
+    for (int k = 0; k < 16; k++)
+        if (m[k] != (k % 5 == 0 ? 1.0f : 0.0f)) return 0;
+    return 1;
+}
+
 static void add_step(skv_walk_step *list, int *count, int32_t a, int32_t b, int32_t out)
 {
     list[(*count)++] = (skv_walk_step){a, b, out};
@@ -321,9 +329,19 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
                 cc.ref[p] = parent = global_at(p);
             }
             cc.moving[w->sample_count++] = ch; /* sorted into groups and loose ones below */
-            add_step(w->globals, &w->global_count, parent, local_base + global_at(n), global_at(n));
             cc.state[n] = NODE_WORK;
-            cc.ref[n] = global_at(n);
+            if (parent < 0 && is_identity(constant(&cc, parent))) {
+                /* Under an identity (often the root with an identity
+                 * globalInverse, or a scene node that is): the global is
+                 * the local itself, a product a frame saved; the products
+                 * read it where the sampler wrote it, and pose_globals
+                 * copies it into place (identity * local, exact). */
+                cc.ref[n] = local_base + global_at(n);
+                add_step(w->deferred, &w->deferred_count, one, cc.ref[n], global_at(n));
+            } else {
+                add_step(w->globals, &w->global_count, parent, local_base + global_at(n), global_at(n));
+                cc.ref[n] = global_at(n);
+            }
         } else if (cc.state[p] == NODE_WORK) {
             /* Rigid under a moving parent: not formed unless needed. */
             cc.state[n] = NODE_DEFERRED;
