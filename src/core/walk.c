@@ -493,6 +493,15 @@ static inline int group_key(const walk_group *grp, double t, int *cursor, float 
 {
     const double *times = grp->times;
     int n = grp->key_count, i = *cursor;
+    /* Playback, first: the cursor's pair holds t (then t is inside the
+     * keys, and t - times[i] >= 0, so x >= 0: only the top is clamped,
+     * in float, the same value as clamping in double first). One
+     * unsigned compare bounds the cursor (-1: none). */
+    if ((unsigned)i < (unsigned)(n - 1) && times[i] <= t && t < times[i + 1]) {
+        float x = (float)((t - times[i]) * grp->inv_span[i]);
+        *f = x < 1.0f ? x : 1.0f;
+        return i;
+    }
     if (!(t > times[0])) {
         *f = 0.0f;
         return 0;
@@ -599,7 +608,8 @@ int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursor
         for (int a = 0; a < 3; a++) glm_vec4_scale(local[a], s[a], local[a]);
         glm_vec3_copy(t, local[3]);
     }
-    kernels->run(w->globals, w->global_count, work, w->constants, work);
+    if (w->global_count > 0) /* none where every moving node hangs under an identity */
+        kernels->run(w->globals, w->global_count, work, w->constants, work);
     (rows ? kernels->run_rows : kernels->run)(w->palette, w->palette_count, work, w->constants, palette);
     return w->deferred_count > 0;
 }
