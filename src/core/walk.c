@@ -559,8 +559,40 @@ static void sample_quat(const skv_quat_key *keys, int count, double t, int *curs
     }
 }
 
-int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursors, float *work, float *palette,
-              const skv_kernels *kernels, int rows)
+/* A group of whole vectors at `ticks`: its key pair, then its lanes. */
+static inline void pose_group(const walk_group *grp, double ticks, int *cursors, float *work,
+                              const skv_kernels *kernels)
+{
+    int scratch = -1;
+    float f;
+    int i = group_key(grp, ticks, cursors ? &cursors[grp->channel * 3] : &scratch, &f);
+    size_t key_floats = SKV_KEY_FLOATS(grp->lane_count / SKV_LANE_BLOCK);
+    kernels->sample(grp->keys + (size_t)i * key_floats, grp->keys + (size_t)(i + 1) * key_floats, f, grp->out,
+                    grp->channel_count, work);
+}
+
+/* The frame's products: the globals the palette needs, then the palette. */
+static inline int run_products(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows)
+{
+    if (w->global_count > 0) /* none where every moving node hangs under an identity */
+        kernels->run(w->globals, w->global_count, work, w->constants, work);
+    (rows ? kernels->run_rows : kernels->run)(w->palette, w->palette_count, work, w->constants, palette);
+    return w->deferred_count > 0;
+}
+
+/* Every moving channel in one group of whole vectors, none loose (most
+ * small files): without the general loop's batches and lists, whose
+ * frame and bookkeeping are a fixed cost that 1-4 bones feel. */
+static int walk_pose_one(const skv_walk *w, double ticks, int *cursors, float *work, float *palette,
+                         const skv_kernels *kernels, int rows)
+{
+    pose_group(&w->groups[0], ticks, cursors, work, kernels);
+    return run_products(w, work, palette, kernels, rows);
+}
+
+static __attribute__((noinline)) int walk_pose_all(const skv_walk *w, const skv_clip *clip, double ticks,
+                                                   int *cursors, float *work, float *palette,
+                                                   const skv_kernels *kernels, int rows)
 {
     /* The small groups' channels, gathered into shared vectors. */
     enum { EACH_BATCH = 16 };
@@ -570,24 +602,22 @@ int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursor
     int each_count = 0;
     for (int g = 0; g < w->group_count; g++) {
         const walk_group *grp = &w->groups[g];
+        if (!grp->each) {
+            pose_group(grp, ticks, cursors, work, kernels);
+            continue;
+        }
         int scratch = -1;
         float f;
         int i = group_key(grp, ticks, cursors ? &cursors[grp->channel * 3] : &scratch, &f);
-        if (grp->each) {
-            for (int m = 0; m < grp->channel_count; m++) {
-                if (each_count == EACH_BATCH) {
-                    kernels->sample_each(each_keys, each_f, each_out, EACH_BATCH, work);
-                    each_count = 0;
-                }
-                each_keys[each_count] = grp->keys + ((size_t)m * (size_t)grp->key_count + (size_t)i) * SKV_EACH_KEY_FLOATS;
-                each_f[each_count] = f;
-                each_out[each_count++] = grp->out[m];
+        for (int m = 0; m < grp->channel_count; m++) {
+            if (each_count == EACH_BATCH) {
+                kernels->sample_each(each_keys, each_f, each_out, EACH_BATCH, work);
+                each_count = 0;
             }
-            continue;
+            each_keys[each_count] = grp->keys + ((size_t)m * (size_t)grp->key_count + (size_t)i) * SKV_EACH_KEY_FLOATS;
+            each_f[each_count] = f;
+            each_out[each_count++] = grp->out[m];
         }
-        size_t key_floats = SKV_KEY_FLOATS(grp->lane_count / SKV_LANE_BLOCK);
-        kernels->sample(grp->keys + (size_t)i * key_floats, grp->keys + (size_t)(i + 1) * key_floats, f, grp->out,
-                        grp->channel_count, work);
     }
     if (each_count > 0) {
         int padded = (each_count + 3) / 4 * 4; /* padding lanes: the last channel's local, written again */
@@ -608,10 +638,15 @@ int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursor
         for (int a = 0; a < 3; a++) glm_vec4_scale(local[a], s[a], local[a]);
         glm_vec3_copy(t, local[3]);
     }
-    if (w->global_count > 0) /* none where every moving node hangs under an identity */
-        kernels->run(w->globals, w->global_count, work, w->constants, work);
-    (rows ? kernels->run_rows : kernels->run)(w->palette, w->palette_count, work, w->constants, palette);
-    return w->deferred_count > 0;
+    return run_products(w, work, palette, kernels, rows);
+}
+
+int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursors, float *work, float *palette,
+              const skv_kernels *kernels, int rows)
+{
+    if (w->group_count == 1 && w->loose_count == 0 && !w->groups[0].each)
+        return walk_pose_one(w, ticks, cursors, work, palette, kernels, rows);
+    return walk_pose_all(w, clip, ticks, cursors, work, palette, kernels, rows);
 }
 
 void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows)
