@@ -580,11 +580,11 @@ static inline int run_products(const skv_walk *w, float *work, float *palette, c
     return w->deferred_count > 0;
 }
 
-/* Every moving channel in one group of whole vectors, none loose (most
- * small files): without the general loop's batches and lists, whose
- * frame and bookkeeping are a fixed cost that 1-4 bones feel. */
-static int walk_pose_one(const skv_walk *w, double ticks, int *cursors, float *work, float *palette,
-                         const skv_kernels *kernels, int rows)
+/* Every moving channel in one group of whole vectors, none loose (most small files): without the general loop's batches and
+ * lists, whose frame and bookkeeping are a fixed cost that 1-4 bones
+ * feel. walk_pose_all is kept out of line: this path's frame stays small. */
+static inline int walk_pose_one(const skv_walk *w, double ticks, int *cursors, float *work, float *palette,
+                                const skv_kernels *kernels, int rows)
 {
     pose_group(&w->groups[0], ticks, cursors, work, kernels);
     return run_products(w, work, palette, kernels, rows);
@@ -646,6 +646,8 @@ int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursor
 {
     if (w->group_count == 1 && w->loose_count == 0 && !w->groups[0].each)
         return walk_pose_one(w, ticks, cursors, work, palette, kernels, rows);
+    if (w->group_count == 0 && w->loose_count == 0) /* nothing moves in this clip */
+        return run_products(w, work, palette, kernels, rows);
     return walk_pose_all(w, clip, ticks, cursors, work, palette, kernels, rows);
 }
 
