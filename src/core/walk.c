@@ -656,11 +656,6 @@ void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernel
     (rows ? kernels->run_rows : kernels->run)(w->fixed, w->fixed_count, work, w->constants, palette);
 }
 
-int walk_has_deferred(const skv_walk *w)
-{
-    return w->deferred_count > 0;
-}
-
 void walk_deferred(const skv_walk *w, float *work, const skv_kernels *kernels)
 {
     kernels->run(w->deferred, w->deferred_count, work, w->constants, work);

@@ -54,8 +54,8 @@ skv_result walk_compile_all(skv_model *model);
  * thread poses the model. */
 void walk_forget(skv_model *model);
 
-/* One frame of the walk (returns walk_has_deferred(w), which the caller
- * needs every frame and would otherwise call for): the moving channels sampled at `ticks` into
+/* One frame of the walk (returns whether it skipped globals that
+ * walk_deferred forms, which the caller needs every frame): the moving channels sampled at `ticks` into
  * work's locals (`cursors`: 3 per channel of the clip, the last keys used;
  * NULL to search every time), then the globals the palette needs and the
  * palette's moving entries. `work`: node_count globals then node_count
@@ -68,7 +68,6 @@ int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursor
 void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows);
 
 /* The globals walk_pose skips (the palette does not need them). */
-int walk_has_deferred(const skv_walk *w);
 void walk_deferred(const skv_walk *w, float *work, const skv_kernels *kernels);
 
 /* What a compiled walk holds, for tests and the benchmark. */
