@@ -83,6 +83,10 @@ typedef struct skv_pose {
     /* The walk whose deferred globals the last pose_evaluate skipped. */
     const struct skv_walk *globals_owed;
     int walk_kernel;      /* skv_walk_kernel (kernels.h): 0 = the best the CPU has; tests and the benchmark compare them */
+    /* kernels_get(walk_kernel) as last looked up (NULL: not yet), for
+     * kernels_for: a lookup per frame is a pthread_once and a call. */
+    const struct skv_kernels *kernels;
+    int kernels_for;
     int palette_borrowed; /* pose_create_into */
     /* A crowd's pose (pose_create_lent): `palette` holds bone_count 3x4
      * row-major matrices (SKV_ROWS_FLOATS floats each, kernels.h), written

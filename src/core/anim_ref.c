@@ -8,10 +8,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* fmod's exact remainder without fmod's call (~100 instructions a frame,
+ * libm's wrapper and its general algorithm): long division in binary.
+ * While r >= d, take away the largest d * 2^k <= r; d * 2^k is exact (a
+ * power of two scales it) and d * 2^k <= r < d * 2^(k+1), so r - d * 2^k
+ * is exact too (Sterbenz: r / 2 <= d * 2^k <= r). Every step is exact, so
+ * the result is r - n * d exactly, in [0, d): the one remainder fmod
+ * returns. Playback loops a few times at most (k = 0: one subtraction);
+ * after more than 2^30 loops, libm. */
+static double loop_ticks(double ticks, double duration)
+{
+    if (ticks < duration) return ticks;
+    if (!(ticks < duration * 1073741824.0)) return fmod(ticks, duration);
+    double step = duration;
+    while (step * 2.0 <= ticks) step *= 2.0;
+    while (ticks >= duration) {
+        if (ticks >= step) ticks -= step;
+        step *= 0.5;
+    }
+    return ticks;
+}
+
 double anim_clip_ticks(const skv_clip *clip, double seconds)
 {
     double ticks = seconds * clip->ticks_per_second;
     if (!(clip->duration_ticks > 0.0) || !isfinite(ticks)) return 0.0;
+    if (ticks >= 0.0) return loop_ticks(ticks, clip->duration_ticks);
     ticks = fmod(ticks, clip->duration_ticks);
     if (ticks < 0.0) ticks += clip->duration_ticks;
     return ticks;

@@ -157,17 +157,25 @@ void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seco
         pose_evaluate_reference(pose, model, clip, seconds);
         return;
     }
-    const skv_kernels *kernels = kernels_get((skv_walk_kernel)pose->walk_kernel);
-    if (!kernels) kernels = kernels_get(SKV_WALK_AUTO); /* not on this CPU */
+    const skv_kernels *kernels = pose->kernels;
+    if (!kernels || pose->kernels_for != pose->walk_kernel) {
+        kernels = kernels_get((skv_walk_kernel)pose->walk_kernel);
+        if (!kernels) kernels = kernels_get(SKV_WALK_AUTO); /* not on this CPU */
+        pose->kernels = kernels, pose->kernels_for = pose->walk_kernel;
+    }
     double ticks = c ? anim_clip_ticks(c, seconds) : 0.0;
     int clip_key = c ? clip : -1;
     if (pose->walk_clip != clip_key) {
         walk_fixed(w, pose->work, (float *)pose->palette, kernels, pose->palette_rows);
         pose->walk_clip = clip_key;
     }
-    int *cursors = c ? pose_cursors(pose, clip, c->channel_count) : NULL;
-    walk_pose(w, c, ticks, cursors, pose->work, (float *)pose->palette, kernels, pose->palette_rows);
-    pose->globals_owed = walk_has_deferred(w) ? w : NULL;
+    /* The same clip as last frame: its cursors as they are (pose_cursors' own test, inline). */
+    int *cursors = !c ? NULL
+                 : pose->cursor_clip == clip && c->channel_count <= pose->cursor_capacity
+                     ? pose->cursors
+                     : pose_cursors(pose, clip, c->channel_count);
+    int deferred = walk_pose(w, c, ticks, cursors, pose->work, (float *)pose->palette, kernels, pose->palette_rows);
+    pose->globals_owed = deferred ? w : NULL;
 }
 
 void pose_evaluate_lent(skv_pose *pose, const skv_model *model, int clip, double seconds, float *work)

@@ -99,6 +99,14 @@ static float *constant(compiler *cc, int32_t operand)
     return (float *)((char *)cc->walk->constants + ~operand);
 }
 
+/* Exactly the identity (a product by it changes no finite value). */
+static int is_identity(const float *m)
+{
+    for (int k = 0; k < 16; k++)
+        if (m[k] != (k % 5 == 0 ? 1.0f : 0.0f)) return 0;
+    return 1;
+}
+
 static void add_step(skv_walk_step *list, int *count, int32_t a, int32_t b, int32_t out)
 {
     list[(*count)++] = (skv_walk_step){a, b, out};
@@ -321,9 +329,19 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
                 cc.ref[p] = parent = global_at(p);
             }
             cc.moving[w->sample_count++] = ch; /* sorted into groups and loose ones below */
-            add_step(w->globals, &w->global_count, parent, local_base + global_at(n), global_at(n));
             cc.state[n] = NODE_WORK;
-            cc.ref[n] = global_at(n);
+            if (parent < 0 && is_identity(constant(&cc, parent))) {
+                /* Under an identity (often the root with an identity
+                 * globalInverse, or a scene node that is): the global is
+                 * the local itself, a product a frame saved; the products
+                 * read it where the sampler wrote it, and pose_globals
+                 * copies it into place (identity * local, exact). */
+                cc.ref[n] = local_base + global_at(n);
+                add_step(w->deferred, &w->deferred_count, one, cc.ref[n], global_at(n));
+            } else {
+                add_step(w->globals, &w->global_count, parent, local_base + global_at(n), global_at(n));
+                cc.ref[n] = global_at(n);
+            }
         } else if (cc.state[p] == NODE_WORK) {
             /* Rigid under a moving parent: not formed unless needed. */
             cc.state[n] = NODE_DEFERRED;
@@ -402,7 +420,7 @@ void walk_forget(skv_model *model)
  * so waiting on another model's compilation costs nothing that matters. */
 static pthread_mutex_t compile_lock = PTHREAD_MUTEX_INITIALIZER;
 
-const skv_walk *walk_clip(const skv_model *model, int c)
+const skv_walk *walk_clip_compile(const skv_model *model, int c)
 {
     /* The model is heap memory the loader owns, not a const object: the
      * cache may be filled through it. */
@@ -475,6 +493,15 @@ static inline int group_key(const walk_group *grp, double t, int *cursor, float 
 {
     const double *times = grp->times;
     int n = grp->key_count, i = *cursor;
+    /* Playback, first: the cursor's pair holds t (then t is inside the
+     * keys, and t - times[i] >= 0, so x >= 0: only the top is clamped,
+     * in float, the same value as clamping in double first). One
+     * unsigned compare bounds the cursor (-1: none). */
+    if ((unsigned)i < (unsigned)(n - 1) && times[i] <= t && t < times[i + 1]) {
+        float x = (float)((t - times[i]) * grp->inv_span[i]);
+        *f = x < 1.0f ? x : 1.0f;
+        return i;
+    }
     if (!(t > times[0])) {
         *f = 0.0f;
         return 0;
@@ -532,8 +559,40 @@ static void sample_quat(const skv_quat_key *keys, int count, double t, int *curs
     }
 }
 
-void walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursors, float *work, float *palette,
-               const skv_kernels *kernels, int rows)
+/* A group of whole vectors at `ticks`: its key pair, then its lanes. */
+static inline void pose_group(const walk_group *grp, double ticks, int *cursors, float *work,
+                              const skv_kernels *kernels)
+{
+    int scratch = -1;
+    float f;
+    int i = group_key(grp, ticks, cursors ? &cursors[grp->channel * 3] : &scratch, &f);
+    size_t key_floats = SKV_KEY_FLOATS(grp->lane_count / SKV_LANE_BLOCK);
+    kernels->sample(grp->keys + (size_t)i * key_floats, grp->keys + (size_t)(i + 1) * key_floats, f, grp->out,
+                    grp->channel_count, work);
+}
+
+/* The frame's products: the globals the palette needs, then the palette. */
+static inline int run_products(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows)
+{
+    if (w->global_count > 0) /* none where every moving node hangs under an identity */
+        kernels->run(w->globals, w->global_count, work, w->constants, work);
+    (rows ? kernels->run_rows : kernels->run)(w->palette, w->palette_count, work, w->constants, palette);
+    return w->deferred_count > 0;
+}
+
+/* Every moving channel in one group of whole vectors, none loose (most small files): without the general loop's batches and
+ * lists, whose frame and bookkeeping are a fixed cost that 1-4 bones
+ * feel. walk_pose_all is kept out of line: this path's frame stays small. */
+static inline int walk_pose_one(const skv_walk *w, double ticks, int *cursors, float *work, float *palette,
+                                const skv_kernels *kernels, int rows)
+{
+    pose_group(&w->groups[0], ticks, cursors, work, kernels);
+    return run_products(w, work, palette, kernels, rows);
+}
+
+static __attribute__((noinline)) int walk_pose_all(const skv_walk *w, const skv_clip *clip, double ticks,
+                                                   int *cursors, float *work, float *palette,
+                                                   const skv_kernels *kernels, int rows)
 {
     /* The small groups' channels, gathered into shared vectors. */
     enum { EACH_BATCH = 16 };
@@ -543,24 +602,22 @@ void walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *curso
     int each_count = 0;
     for (int g = 0; g < w->group_count; g++) {
         const walk_group *grp = &w->groups[g];
+        if (!grp->each) {
+            pose_group(grp, ticks, cursors, work, kernels);
+            continue;
+        }
         int scratch = -1;
         float f;
         int i = group_key(grp, ticks, cursors ? &cursors[grp->channel * 3] : &scratch, &f);
-        if (grp->each) {
-            for (int m = 0; m < grp->channel_count; m++) {
-                if (each_count == EACH_BATCH) {
-                    kernels->sample_each(each_keys, each_f, each_out, EACH_BATCH, work);
-                    each_count = 0;
-                }
-                each_keys[each_count] = grp->keys + ((size_t)m * (size_t)grp->key_count + (size_t)i) * SKV_EACH_KEY_FLOATS;
-                each_f[each_count] = f;
-                each_out[each_count++] = grp->out[m];
+        for (int m = 0; m < grp->channel_count; m++) {
+            if (each_count == EACH_BATCH) {
+                kernels->sample_each(each_keys, each_f, each_out, EACH_BATCH, work);
+                each_count = 0;
             }
-            continue;
+            each_keys[each_count] = grp->keys + ((size_t)m * (size_t)grp->key_count + (size_t)i) * SKV_EACH_KEY_FLOATS;
+            each_f[each_count] = f;
+            each_out[each_count++] = grp->out[m];
         }
-        size_t key_floats = SKV_KEY_FLOATS(grp->lane_count / SKV_LANE_BLOCK);
-        kernels->sample(grp->keys + (size_t)i * key_floats, grp->keys + (size_t)(i + 1) * key_floats, f, grp->out,
-                        grp->channel_count, work);
     }
     if (each_count > 0) {
         int padded = (each_count + 3) / 4 * 4; /* padding lanes: the last channel's local, written again */
@@ -581,18 +638,22 @@ void walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *curso
         for (int a = 0; a < 3; a++) glm_vec4_scale(local[a], s[a], local[a]);
         glm_vec3_copy(t, local[3]);
     }
-    kernels->run(w->globals, w->global_count, work, w->constants, work);
-    (rows ? kernels->run_rows : kernels->run)(w->palette, w->palette_count, work, w->constants, palette);
+    return run_products(w, work, palette, kernels, rows);
+}
+
+int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursors, float *work, float *palette,
+              const skv_kernels *kernels, int rows)
+{
+    if (w->group_count == 1 && w->loose_count == 0 && !w->groups[0].each)
+        return walk_pose_one(w, ticks, cursors, work, palette, kernels, rows);
+    if (w->group_count == 0 && w->loose_count == 0) /* nothing moves in this clip */
+        return run_products(w, work, palette, kernels, rows);
+    return walk_pose_all(w, clip, ticks, cursors, work, palette, kernels, rows);
 }
 
 void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows)
 {
     (rows ? kernels->run_rows : kernels->run)(w->fixed, w->fixed_count, work, w->constants, palette);
-}
-
-int walk_has_deferred(const skv_walk *w)
-{
-    return w->deferred_count > 0;
 }
 
 void walk_deferred(const skv_walk *w, float *work, const skv_kernels *kernels)

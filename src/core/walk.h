@@ -35,7 +35,15 @@ void walk_free(skv_walk *walk);
  * Safe from several threads at once (crowds pose on a pool): one
  * compiles, the others wait for it. The model is const to its callers;
  * only this cache in it is written. */
-const skv_walk *walk_clip(const skv_model *model, int c);
+const skv_walk *walk_clip_compile(const skv_model *model, int c);
+/* The fast path, inline: once compiled, one acquire load (a plain load on
+ * x86) and no call; pose_evaluate takes it every frame. */
+static inline const skv_walk *walk_clip(const skv_model *model, int c)
+{
+    const atomic_int *ready = c >= 0 ? &model->clips[c].walk_ready : &model->rest_walk_ready;
+    if (atomic_load_explicit(ready, memory_order_acquire)) return c >= 0 ? model->clips[c].walk : model->rest_walk;
+    return walk_clip_compile(model, c);
+}
 
 /* Compiles the rest pose's walk and every clip's now (replacing any
  * there); SKV_ERR_MEMORY if memory ran out. */
@@ -46,20 +54,20 @@ skv_result walk_compile_all(skv_model *model);
  * thread poses the model. */
 void walk_forget(skv_model *model);
 
-/* One frame of the walk: the moving channels sampled at `ticks` into
+/* One frame of the walk (returns whether it skipped globals that
+ * walk_deferred forms, which the caller needs every frame): the moving channels sampled at `ticks` into
  * work's locals (`cursors`: 3 per channel of the clip, the last keys used;
  * NULL to search every time), then the globals the palette needs and the
  * palette's moving entries. `work`: node_count globals then node_count
  * locals, 64-byte aligned. rows: the palette as a crowd's 3x4 rows,
  * streamed (kernels.h, run_rows; the caller fences). */
-void walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursors, float *work, float *palette,
-               const skv_kernels *kernels, int rows);
+int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursors, float *work, float *palette,
+              const skv_kernels *kernels, int rows);
 
 /* The palette entries that never move in this clip (once per clip change). */
 void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows);
 
 /* The globals walk_pose skips (the palette does not need them). */
-int walk_has_deferred(const skv_walk *w);
 void walk_deferred(const skv_walk *w, float *work, const skv_kernels *kernels);
 
 /* What a compiled walk holds, for tests and the benchmark. */

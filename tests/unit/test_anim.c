@@ -1,4 +1,5 @@
 /* test_anim.c - key sampling, clip time, hierarchy walk and palette. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,6 +120,29 @@ static void test_clip_ticks(void)
     CHECK(anim_clip_ticks(&clip, 3.0) == 0.0);
     clip.duration_ticks = 10.0;
     CHECK(anim_clip_ticks(&clip, NAN) == 0.0);
+
+    /* The loop is taken without fmod (anim_ref.c, loop_ticks): it must
+     * give fmod's remainder bit for bit, at every loop count, on awkward
+     * durations (not a multiple of the time step, subnormal, huge) and
+     * times past the 2^30 loops where it hands over to fmod. */
+    static const double durations[] = {1.0, 0.7, 1.0 / 3.0, 2.4583333333333335, 4.9e-324, 1e300, 123456.789};
+    unsigned seed = 12345u;
+    int differ = 0, tried = 0;
+    for (size_t d = 0; d < sizeof durations / sizeof durations[0]; d++) {
+        clip.duration_ticks = durations[d];
+        clip.ticks_per_second = 1.0;
+        for (int k = 0; k < 4000; k++) {
+            seed = seed * 1103515245u + 12345u;
+            double loops = k < 64 ? (double)k * 0.5 : ldexp((double)(seed >> 8) / 16777216.0, k % 40);
+            double t = durations[d] * loops + (k % 3 == 0 ? 0.0 : durations[d] * (double)(seed & 255) / 256.0);
+            if (!isfinite(t)) continue;
+            double got = anim_clip_ticks(&clip, t), want = fmod(t, durations[d]);
+            differ += memcmp(&got, &want, sizeof got) != 0;
+            tried++;
+        }
+    }
+    CHECK(tried > 20000);
+    CHECK(differ == 0);
 }
 
 /* Random skeleton, walked by skeleton_pose and by a recursive reference. */
@@ -309,6 +333,10 @@ static struct {
     skv_model model;
     int shared; /* channels with T and R on one time line */
 } rm;
+/* Set: every fifth node (1, 6, 11, ...) a root and globalInverse the
+ * identity, so moving roots hang under an identity (walk.c then uses
+ * their locals as globals, without a product). */
+static int rm_identity_roots;
 
 static void random_model_build(void)
 {
@@ -319,6 +347,7 @@ static void random_model_build(void)
     mat4 *rest = rm.rest, *offsets = rm.offsets;
     for (int i = 0; i < NODES; i++) {
         parents[i] = i == 0 ? -1 : (int)((frand(&seed) * 0.5f + 0.5f) * (i - 1) + 0.5f);
+        if (rm_identity_roots && i % 5 == 1) parents[i] = -1;
         float q[4] = {frand(&seed), frand(&seed), frand(&seed), frand(&seed)};
         anim_quat_mat4(q, rest[i]);
         rest[i][3][0] = frand(&seed), rest[i][3][1] = frand(&seed), rest[i][3][2] = frand(&seed);
@@ -379,6 +408,7 @@ static void random_model_build(void)
                                     .bone_count = NODES, .bone_node = bone_node, .bone_offset = offsets};
     glm_scale_make(model->global_inverse, (vec3){0.5f, 0.5f, 0.5f});
     model->global_inverse[3][2] = 3.0f;
+    if (rm_identity_roots) glm_mat4_identity(model->global_inverse);
     CHECK(walk_compile_all(model) == SKV_OK); /* now rather than on first use */
 }
 
@@ -398,10 +428,12 @@ static void random_model_free(void)
  * subtrees) against pose_evaluate_reference on the random model: playback
  * forward, backward, big jumps, clip switches, times before the first and
  * after the last key. */
-static void test_fast_matches_reference(void)
+static void fast_matches_reference(int identity_roots)
 {
     enum { NODES = RM_NODES };
+    rm_identity_roots = identity_roots;
     random_model_build();
+    rm_identity_roots = 0;
     skv_model model = rm.model;
     const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
@@ -441,8 +473,8 @@ static void test_fast_matches_reference(void)
                 }
             }
         }
-        printf("fast vs reference pose, %s kernels: max abs difference %.2g (palette), %.2g (globals) over 200 "
-               "evaluations\n", names[kernel], worst, worst_global);
+        printf("fast vs reference pose%s, %s kernels: max abs difference %.2g (palette), %.2g (globals) over 200 "
+               "evaluations\n", identity_roots ? " (identity roots)" : "", names[kernel], worst, worst_global);
         CHECK(worst < 1e-4);
         CHECK(worst_global < 1e-4);
         pose_destroy(&fast);
@@ -459,6 +491,7 @@ static void test_fast_matches_reference(void)
         CHECK(st.grouped + st.loose == st.moving);
         total.moving += st.moving, total.deferred += st.deferred, total.loose += st.loose;
         total.groups += st.groups, total.grouped += st.grouped, total.each += st.each;
+        total.globals += st.globals;
     }
     skv_walk_stats rest;
     walk_stats(walk_clip(&model, -1), &rest);
@@ -469,7 +502,18 @@ static void test_fast_matches_reference(void)
     CHECK(rm.shared > 0);
     CHECK(total.moving > 0 && total.deferred > 0 && total.groups > 0 && total.grouped > total.groups &&
           total.loose > 0 && total.each > 0);
+    /* Each moving node under a non-identity parent costs one global
+     * product (more where a rigid chain's end is formed); moving roots
+     * under an identity globalInverse cost none. */
+    if (identity_roots) CHECK(total.globals < total.moving);
+    else CHECK(total.globals >= total.moving);
     random_model_free();
+}
+
+static void test_fast_matches_reference(void)
+{
+    fast_matches_reference(0);
+    fast_matches_reference(1);
 }
 
 /* Rotation and translation of a local matrix that may carry scale. */
