@@ -702,8 +702,10 @@ static void read_rows(reader *rd, const blob_type *type, const unsigned char *im
             continue;
         }
         /* At least one element: the importer's arrays are never NULL for
-         * an empty model (the stick figure of no joints keeps one). */
-        void *copy = calloc(n ? n : 1, row->elem_size ? row->elem_size : 1);
+         * an empty model (the stick figure of no joints keeps one). Not
+         * cleared where the block's bytes fill it (a clip's keys: MBs). */
+        size_t elem = row->elem_size ? row->elem_size : 1;
+        void *copy = n && row->elem_size && row->kind != ROW_STRINGS ? malloc(n * elem) : calloc(n ? n : 1, elem);
         if (!copy) {
             refuse(rd, row->name, "does not fit in memory");
             return;
