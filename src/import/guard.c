@@ -18,10 +18,12 @@
 #include <malloc.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -438,6 +440,30 @@ static skv_result take_block(int shared_fd, const child_output *out, skv_model *
     return skv_fail(err, SKV_ERR_IMPORT, "the guarded import ended without a model");
 }
 
+static void *reap(void *arg)
+{
+    pid_t child = (pid_t)(intptr_t)arg;
+    while (waitpid(child, NULL, 0) < 0 && errno == EINTR) {
+    }
+    return NULL;
+}
+
+/* Reaps `child` now if it has exited, else on a detached thread that
+ * waits for it: 1, or 0 if no thread could be started (the caller
+ * waits). A process that ends first leaves it to init. */
+static int reap_later(pid_t child)
+{
+    if (waitpid(child, NULL, WNOHANG) != 0) return 1; /* exited: reaped (or not ours: nothing to reap) */
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0) return 0;
+    pthread_t thread;
+    int started = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 &&
+                  pthread_attr_setstacksize(&attr, 64 * 1024) == 0 &&
+                  pthread_create(&thread, &attr, reap, (void *)(intptr_t)child) == 0;
+    pthread_attr_destroy(&attr);
+    return started;
+}
+
 skv_result guarded_import(const char *path, const skv_import_desc *desc, guarded_work work, void *arg,
                           skv_model *model, int64_t *extra, skv_error *err)
 {
@@ -496,12 +522,22 @@ skv_result guarded_import(const char *path, const skv_import_desc *desc, guarded
      * although the child still holds it (the pipe's copy is this
      * process's own). The seal fails where the child mapped the memfd
      * writable (EBUSY); then, as for a child still being watched, its exit
-     * comes first. The exit status is judged after either way: a failed
-     * child's model is dropped. */
+     * comes first. The exit status is judged after either way (but for a
+     * whole block, below): a failed child's model is dropped. */
     int early = watched == 0 && (shared_fd < 0 || fcntl(shared_fd, F_ADD_SEALS,
                                                         F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW) == 0);
     skv_result taken = early ? take_block(shared_fd, &out, model, extra, err) : SKV_OK;
     const char *why = out.why;
+    /* A whole, checked block and no error line: the child did its work
+     * (it writes a block only then, and nothing after it), so its exit
+     * status cannot change the result, and all that is left of it is the
+     * kernel tearing its memory down (0.4-1.5 ms for 2CylinderEngine.glb,
+     * often longer than the checks). Reaped on a thread of its own. */
+    if (early && taken == SKV_OK && !why[0] && reap_later(child)) {
+        if (shared_fd >= 0) close(shared_fd);
+        free(out.model);
+        return SKV_OK;
+    }
     int status = 0;
     if (watched != 0) kill(child, SIGKILL); /* hung, or cannot be watched: it must not outlive us */
     while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
