@@ -385,6 +385,13 @@ static skv_result adopt_added_clips(skv_model *model, skv_model *grown, skv_erro
         return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     }
     model->clips = clips;
+    /* Their keys may lie in `grown`'s block, which goes with it. */
+    for (int c = model->clip_count; c < grown->clip_count; c++) {
+        if (model_clip_own(grown, &grown->clips[c]) != SKV_OK) {
+            model_free(grown);
+            return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+        }
+    }
     for (int c = model->clip_count; c < grown->clip_count; c++) {
         model->clips[c] = grown->clips[c];
         atomic_init(&model->clips[c].walk_ready, 0);
