@@ -248,7 +248,8 @@ typedef struct skv_model {
      * instead of owning memory of their own, so that the checked block is
      * not copied. model_free unmaps it and frees only the arrays outside
      * it; nothing may realloc or free those arrays alone (a clip moved to
-     * another model takes copies first: model_clip_own). */
+     * another model takes copies first: model_clip_own), nor write to
+     * them: the block's check does not stop two of them from overlapping. */
     void *block;
     size_t block_size;
 } skv_model;

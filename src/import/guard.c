@@ -14,6 +14,14 @@
 #include "text.h"
 
 #include <assimp/cimport.h>
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+#ifndef RUNNING_ON_VALGRIND
+#define RUNNING_ON_VALGRIND 0 /* no valgrind headers: not built for it */
+#endif
 #include <sys/mman.h>
 #include <malloc.h>
 #include <fcntl.h>
@@ -27,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -106,18 +115,26 @@ typedef struct child_output {
     int reserved; /* that much memory set aside in the memfd (reserve_block) */
 } child_output;
 
-/* Sets `bytes` (the child's guess, capped by the block's limit) aside in
- * the memfd the child will write its block into, while it still converts.
- * The child's write then finds its pages allocated: writing 7.2 MB into
- * a fresh memfd takes ~3 ms, most of it the kernel allocating and
- * clearing 1,760 pages, ~1.7 ms into reserved ones; the parent had nothing
- * else to do. Beyond the file's end (KEEP_SIZE): the size stays what the
- * child writes, and take_block drops what it did not use. */
+/* Sets `bytes` (the child's guess) aside in the memfd the child will
+ * write its block into, while it still converts. The child's write then
+ * finds its pages allocated: writing 7.2 MB into a fresh memfd takes
+ * ~3 ms, most of it the kernel allocating and clearing 1,760 pages,
+ * ~1.7 ms into reserved ones; the parent had nothing else to do. Beyond
+ * the file's end (KEEP_SIZE): the size stays what the child writes, and
+ * guarded_import gives back what it did not use. Only a hint, from an
+ * untrusted child: at most RESERVE_MAX_BYTES (a bigger block allocates
+ * the rest as it is written) and the block's limit; none under a
+ * file-size limit (ulimit -f), which fallocate on a memfd obeys even
+ * beyond the end: SIGXFSZ would kill this process. */
+enum { RESERVE_MAX_BYTES = 256 << 20 };
 static void reserve_block(int shared_fd, child_output *out)
 {
     uint64_t bytes;
     memcpy(&bytes, out->expected, sizeof bytes);
     if (bytes > out->model_limit) bytes = out->model_limit;
+    if (bytes > RESERVE_MAX_BYTES) bytes = RESERVE_MAX_BYTES;
+    struct rlimit size_limit;
+    if (getrlimit(RLIMIT_FSIZE, &size_limit) != 0 || size_limit.rlim_cur != RLIM_INFINITY) return;
     if (shared_fd >= 0 && bytes >= GUARD_EXPECT_MIN_BYTES)
         out->reserved = fallocate(shared_fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)bytes) == 0;
 }
@@ -291,7 +308,7 @@ uint64_t scene_block_estimate(const struct aiScene *scene, int slots)
     if (uses) count_mesh_uses(scene, uses);
     for (unsigned m = 0; uses && m < scene->mNumMeshes; m++) {
         const struct aiMesh *mesh = scene->mMeshes[m];
-        if (!mesh || !uses[m]) continue;
+        if (!mesh || !uses[m] || !(mesh->mPrimitiveTypes & aiPrimitiveType_TRIANGLE)) continue; /* skipped */
         uint64_t weights = 0;
         for (unsigned b = 0; mesh->mBones && b < mesh->mNumBones; b++)
             if (mesh->mBones[b]) weights += mesh->mBones[b]->mNumWeights;
@@ -473,7 +490,8 @@ skv_result guarded_import(const char *path, const skv_import_desc *desc, guarded
     /* The child's model block goes into a memfd this process then maps;
      * a pipe takes it instead where the user's output-size limit (ulimit
      * -f, which the child cannot raise) stops writes to the memfd. A
-     * second pipe carries the child's error line. */
+     * second pipe carries the child's error line, a third the size it
+     * expects its block to take (guard_expect). */
     int pipe_fd[2], model_pipe[2], expect_pipe[2];
     if (pipe2(pipe_fd, O_CLOEXEC) != 0)
         return skv_fail(err, SKV_ERR_IMPORT, "cannot guard the import: pipe: %s (see --trust)", strerror(errno));
@@ -515,25 +533,32 @@ skv_result guarded_import(const char *path, const skv_import_desc *desc, guarded
         int trimmed = ftruncate(shared_fd, written.st_size);
         (void)trimmed; /* memory held longer than needed, not a wrong model */
     }
-    /* Both pipes at their end: the child is done writing, but tearing down
+    /* All three pipes at their end: the child is done writing, but tearing down
      * Assimp's memory still takes it milliseconds (~1.6 ms for a 7 MB
      * model). The block may be checked meanwhile once nothing can change
      * it: sealed against writes and resizes, the memfd stays as it is
      * although the child still holds it (the pipe's copy is this
      * process's own). The seal fails where the child mapped the memfd
-     * writable (EBUSY); then, as for a child still being watched, its exit
-     * comes first. The exit status is judged after either way (but for a
-     * whole block, below): a failed child's model is dropped. */
+     * writable (EBUSY), which Skinview's child never does: it is killed,
+     * and its block read once it is gone. The exit status is judged after
+     * either way (but for a whole block, below): a failed child's model is
+     * dropped. */
     int early = watched == 0 && (shared_fd < 0 || fcntl(shared_fd, F_ADD_SEALS,
                                                         F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW) == 0);
+    if (watched == 0 && !early) kill(child, SIGKILL);
     skv_result taken = early ? take_block(shared_fd, &out, model, extra, err) : SKV_OK;
     const char *why = out.why;
     /* A whole, checked block and no error line: the child did its work
      * (it writes a block only then, and nothing after it), so its exit
      * status cannot change the result, and all that is left of it is the
      * kernel tearing its memory down (0.4-1.5 ms for 2CylinderEngine.glb,
-     * often longer than the checks). Reaped on a thread of its own. */
-    if (early && taken == SKV_OK && !why[0] && reap_later(child)) {
+     * often longer than the checks). Killed, so that it cannot linger
+     * (the block is sealed and checked: nothing more is wanted of it), and
+     * reaped on a thread of its own. Not under valgrind, whose verdict on
+     * the child (leaks, invalid reads: the memcheck tests) is its exit
+     * status. */
+    if (early && taken == SKV_OK && !why[0] && !RUNNING_ON_VALGRIND && kill(child, SIGKILL) == 0 &&
+        reap_later(child)) {
         if (shared_fd >= 0) close(shared_fd);
         free(out.model);
         return SKV_OK;

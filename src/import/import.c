@@ -186,7 +186,7 @@ static skv_result import_in_process(const char *path, const skv_import_desc *des
         return fail_import(err, refused);
     }
 
-    guard_expect(channel, scene_block_estimate(scene, desc && desc->influences > 4 ? desc->influences : 4));
+    if (channel) guard_expect(channel, scene_block_estimate(scene, desc && desc->influences > 4 ? desc->influences : 4));
 
     const struct aiScene *anim_scene = NULL;
     char *anim_refused = NULL; /* why the guarded read of a case-variant .md5anim failed */
