@@ -28,17 +28,26 @@ static void free_strings(char **strings, int count)
     free(strings);
 }
 
-void model_clip_free(skv_clip *clip)
+/* Frees `p` unless it lies in the model's mapped block (model.h); any
+ * `p` where `model` is NULL. */
+static void free_owned(const skv_model *model, void *p)
+{
+    uintptr_t at = (uintptr_t)p, block = model ? (uintptr_t)model->block : 0;
+    if (!block || at < block || at - block >= model->block_size) free(p);
+}
+
+/* A clip's parts, its keys only where they are not in `model`'s block. */
+static void clip_free(const skv_model *model, skv_clip *clip)
 {
     for (int i = 0; i < clip->channel_count; i++) {
-        free(clip->channels[i].positions);
-        free(clip->channels[i].rotations);
-        free(clip->channels[i].scales);
+        free_owned(model, clip->channels[i].positions);
+        free_owned(model, clip->channels[i].rotations);
+        free_owned(model, clip->channels[i].scales);
     }
     free(clip->channels);
     for (int i = 0; i < clip->morph_channel_count; i++) {
-        free(clip->morph_channels[i].times);
-        free(clip->morph_channels[i].weights);
+        free_owned(model, clip->morph_channels[i].times);
+        free_owned(model, clip->morph_channels[i].weights);
     }
     free(clip->morph_channels);
     free(clip->node_channel);
@@ -48,11 +57,41 @@ void model_clip_free(skv_clip *clip)
     memset(clip, 0, sizeof *clip);
 }
 
-/* Frees `p` unless it lies in the model's mapped block (model.h). */
-static void free_owned(const skv_model *model, void *p)
+void model_clip_free(skv_clip *clip)
 {
-    uintptr_t at = (uintptr_t)p, block = (uintptr_t)model->block;
-    if (!model->block || at < block || at - block >= model->block_size) free(p);
+    clip_free(NULL, clip);
+}
+
+/* `*p` (`bytes` long) copied out of `model`'s block if it lies there. */
+static int own_copy(const skv_model *model, void **p, size_t bytes)
+{
+    uintptr_t at = (uintptr_t)*p, block = (uintptr_t)model->block;
+    if (!*p || !block || at < block || at - block >= model->block_size) return 1;
+    void *copy = malloc(bytes ? bytes : 1);
+    if (!copy) return 0;
+    memcpy(copy, *p, bytes);
+    *p = copy;
+    return 1;
+}
+
+skv_result model_clip_own(const skv_model *model, skv_clip *clip)
+{
+    int ok = 1;
+    for (int i = 0; ok && i < clip->channel_count; i++) {
+        skv_channel *ch = &clip->channels[i];
+        ok = own_copy(model, (void **)&ch->positions, (size_t)ch->position_count * sizeof *ch->positions) &&
+             own_copy(model, (void **)&ch->rotations, (size_t)ch->rotation_count * sizeof *ch->rotations) &&
+             own_copy(model, (void **)&ch->scales, (size_t)ch->scale_count * sizeof *ch->scales);
+    }
+    for (int i = 0; ok && i < clip->morph_channel_count; i++) {
+        skv_morph_channel *mc = &clip->morph_channels[i];
+        size_t targets = mc->mesh >= 0 && mc->mesh < model->mesh_count
+                             ? (size_t)model->meshes[mc->mesh].morph_target_count
+                             : 0;
+        ok = own_copy(model, (void **)&mc->times, (size_t)mc->key_count * sizeof *mc->times) &&
+             own_copy(model, (void **)&mc->weights, (size_t)mc->key_count * targets * sizeof *mc->weights);
+    }
+    return ok ? SKV_OK : SKV_ERR_MEMORY;
 }
 
 void model_free(skv_model *model)
@@ -94,7 +133,7 @@ void model_free(skv_model *model)
     free(sk->bone_offset);
     free(sk->bone_from_file);
 
-    for (int c = 0; c < model->clip_count; c++) model_clip_free(&model->clips[c]);
+    for (int c = 0; c < model->clip_count; c++) clip_free(model, &model->clips[c]);
     free(model->clips);
     walk_free(model->rest_walk);
     free_strings(model->warnings, model->warning_count);

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <cglm/cglm.h>
 
+#include "error.h"
 #include "skv_limits.h"
 
 /* One (bone, weight) pair of a vertex. */
@@ -242,16 +243,24 @@ typedef struct skv_model {
 
     /* A guarded import's mapped block (blob.h, blob_adopt), or NULL: the
      * big vertex arrays above (positions ... indices, the morph deltas)
-     * may point into it instead of owning memory of their own, so that
-     * the checked block is not copied. model_free unmaps it and frees only
-     * the arrays outside it; nothing may realloc or free those arrays
-     * alone. */
+     * and the clips' key arrays (skv_channel's positions, rotations and
+     * scales, skv_morph_channel's times and weights) may point into it
+     * instead of owning memory of their own, so that the checked block is
+     * not copied. model_free unmaps it and frees only the arrays outside
+     * it; nothing may realloc or free those arrays alone (a clip moved to
+     * another model takes copies first: model_clip_own), nor write to
+     * them: the block's check does not stop two of them from overlapping. */
     void *block;
     size_t block_size;
 } skv_model;
 
 void model_free(skv_model *model);
 void model_clip_free(skv_clip *clip); /* one clip's parts (model_free frees them all) */
+/* Gives `clip` (of `model`) copies of its key arrays that lie in the
+ * model's block, so that it may outlive the model (moved to another):
+ * SKV_OK, or SKV_ERR_MEMORY with the arrays not yet copied left as
+ * they were. */
+skv_result model_clip_own(const skv_model *model, skv_clip *clip);
 
 /* Adds a printf-style warning line to the model. */
 void model_warn(skv_model *model, const char *fmt, ...)

@@ -494,11 +494,12 @@ typedef struct reader {
     int in_place; /* blob_adopt: big vertex arrays stay in the block */
 } reader;
 
-/* Arrays blob_adopt leaves in the block: the model's vertex arrays, the
- * bulk of a big model and never resized or freed alone (model.h). Clip
- * keys are not among them (adopt_added_clips moves clips from one model
- * to another), nor textures (decoded in place, textures.c), nor the
- * skeleton (the importer grows its bone arrays). Small ones are copied:
+/* Arrays blob_adopt leaves in the block: the model's vertex arrays and
+ * its clips' keys, the bulk of a big model (a mocap clip's keys: MBs in
+ * thousands of arrays, each a fresh allocation to fault in if copied),
+ * never resized or freed alone (model.h). Not textures (decoded in place,
+ * textures.c), nor the skeleton (the importer grows its bone arrays).
+ * Small vertex arrays are copied; keys of every size stay, never empty:
  * a pointer never points at the block's end. */
 enum { ADOPT_MIN_BYTES = 4096 };
 static int adoptable(const reader *rd, const blob_type *type, const blob_row *row, uint64_t bytes)
@@ -509,7 +510,9 @@ static int adoptable(const reader *rd, const blob_type *type, const blob_row *ro
         offsetof(skv_model, influence_start), offsetof(skv_model, influences), offsetof(skv_model, indices),
         offsetof(skv_model, morph_position_deltas), offsetof(skv_model, morph_normal_deltas),
     };
-    if (!rd->in_place || type != &model_type || row->kind != ROW_ARRAY || bytes < ADOPT_MIN_BYTES) return 0;
+    if (!rd->in_place || row->kind != ROW_ARRAY || bytes == 0) return 0;
+    if (type == &channel_type || type == &morph_channel_type) return 1; /* every row of theirs is keys */
+    if (type != &model_type || bytes < ADOPT_MIN_BYTES) return 0;
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         if (row->field == fields[i]) return 1;
     return 0;
@@ -702,8 +705,10 @@ static void read_rows(reader *rd, const blob_type *type, const unsigned char *im
             continue;
         }
         /* At least one element: the importer's arrays are never NULL for
-         * an empty model (the stick figure of no joints keeps one). */
-        void *copy = calloc(n ? n : 1, row->elem_size ? row->elem_size : 1);
+         * an empty model (the stick figure of no joints keeps one). Not
+         * cleared where the block's bytes fill it (a clip's keys: MBs). */
+        size_t elem = row->elem_size ? row->elem_size : 1;
+        void *copy = n && row->elem_size && row->kind != ROW_STRINGS ? malloc(n * elem) : calloc(n ? n : 1, elem);
         if (!copy) {
             refuse(rd, row->name, "does not fit in memory");
             return;

@@ -51,6 +51,11 @@ static const unsigned import_flags = aiProcess_Triangulate | aiProcess_GenSmooth
                                      aiProcess_JoinIdenticalVertices | aiProcess_ValidateDataStructure |
                                      aiProcess_SortByPType | aiProcess_FlipUVs;
 
+unsigned import_read_flags(void)
+{
+    return import_flags;
+}
+
 /* Assimp tells .md5anim from .md5mesh by the extension, case-sensitively,
  * so the file is handed over from memory with the right type hint. */
 static const struct aiScene *import_md5anim(const char *path)
@@ -157,8 +162,8 @@ static const struct aiScene *volatile child_scenes[2];
 
 /* import_model's work, in this process: with --trust, or inside the
  * guarded child (IMPORT_IN_CHILD: the scene must also pass scene_refused). */
-static skv_result import_in_process(const char *path, const skv_import_desc *desc, import_mode mode, skv_model *model,
-                                    skv_error *err)
+static skv_result import_in_process(const char *path, const skv_import_desc *desc, import_mode mode,
+                                    guard_channel *channel, skv_model *model, skv_error *err)
 {
     memset(model, 0, sizeof *model);
     skv_result r = SKV_OK;
@@ -180,6 +185,8 @@ static skv_result import_in_process(const char *path, const skv_import_desc *des
         aiReleaseImport(scene);
         return fail_import(err, refused);
     }
+
+    if (channel) guard_expect(channel, scene_block_estimate(scene, desc && desc->influences > 4 ? desc->influences : 4));
 
     const struct aiScene *anim_scene = NULL;
     char *anim_refused = NULL; /* why the guarded read of a case-variant .md5anim failed */
@@ -316,11 +323,11 @@ typedef struct model_job {
     const skv_import_desc *desc;
 } model_job;
 
-static skv_result model_in_child(void *arg, skv_model *model, int64_t *extra, skv_error *err)
+static skv_result model_in_child(void *arg, guard_channel *channel, skv_model *model, int64_t *extra, skv_error *err)
 {
     const model_job *job = arg;
     *extra = 0;
-    return import_in_process(job->path, job->desc, IMPORT_IN_CHILD, model, err);
+    return import_in_process(job->path, job->desc, IMPORT_IN_CHILD, channel, model, err);
 }
 
 skv_result import_model(const char *path, const skv_import_desc *desc, skv_model *model, skv_error *err)
@@ -328,7 +335,7 @@ skv_result import_model(const char *path, const skv_import_desc *desc, skv_model
     memset(model, 0, sizeof *model);
     skv_result r = check_path(path, err);
     if (r != SKV_OK) return r;
-    if (desc && desc->trusted) return import_in_process(path, desc, IMPORT_TRUSTED, model, err);
+    if (desc && desc->trusted) return import_in_process(path, desc, IMPORT_TRUSTED, NULL, model, err);
     model_job job = {path, desc};
     int64_t extra = 0;
     return guarded_import(path, desc, model_in_child, &job, model, &extra, err);
@@ -343,9 +350,10 @@ typedef struct clips_job {
 
 /* In the child: adds the clips to its copy of the model and hands that
  * back whole, less its textures (the parent keeps its own). */
-static skv_result clips_in_child(void *arg, skv_model *out, int64_t *extra, skv_error *err)
+static skv_result clips_in_child(void *arg, guard_channel *channel, skv_model *out, int64_t *extra, skv_error *err)
 {
     const clips_job *job = arg;
+    (void)channel; /* a clip file's block is mostly the model it was given: nothing to tell early */
     int added = 0;
     skv_result r = add_clips_in_process(job->model, job->path, job->desc, IMPORT_IN_CHILD, job->only_without_mesh,
                                         &added, err);
@@ -377,6 +385,13 @@ static skv_result adopt_added_clips(skv_model *model, skv_model *grown, skv_erro
         return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     }
     model->clips = clips;
+    /* Their keys may lie in `grown`'s block, which goes with it. */
+    for (int c = model->clip_count; c < grown->clip_count; c++) {
+        if (model_clip_own(grown, &grown->clips[c]) != SKV_OK) {
+            model_free(grown);
+            return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+        }
+    }
     for (int c = model->clip_count; c < grown->clip_count; c++) {
         model->clips[c] = grown->clips[c];
         atomic_init(&model->clips[c].walk_ready, 0);

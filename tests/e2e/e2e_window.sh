@@ -104,6 +104,17 @@ for _ in $(seq 1 50); do
   sleep 0.1
 done
 [ "$(xdotool getwindowname "$wid")" = "skinview - $(basename "$drop_model")" ] || status=1
+# Each drop ran a guarded child; one that handed over a whole model is
+# reaped on a thread of its own (guard.c), not waited for: none may stay
+# a zombie while the viewer runs on.
+zombies=1
+for _ in $(seq 1 30); do
+  zombies=$(ps --ppid "$pid" -o stat= | grep -c '^Z' || true)
+  [ "$zombies" = 0 ] && break
+  sleep 0.1
+done
+echo "zombie children of the viewer after the drops: $zombies"
+[ "$zombies" = 0 ] || status=1
 # The window closes on the key press, so the key release xdotool sends
 # after it may find no window: its status says nothing about skinview.
 xdotool key --window "$wid" q 2>/dev/null || true

@@ -9,6 +9,9 @@
  * (blob_read) and adopted in place from a private mapping (blob_adopt,
  * as the guarded import does), with the same verdict.
  *
+ * Also (--estimate) the size the child announces before converting
+ * against the block it writes (test_estimate).
+ *
  * Usage: test_blob MODEL... (each model imported trusted). */
 #include <math.h>
 #include <stdio.h>
@@ -21,6 +24,9 @@
 #include "blob.h"
 #include "check.h"
 #include "import.h"
+#include "import_internal.h"
+
+#include <assimp/cimport.h>
 
 /* Palettes of every clip at a few times, and of the rest pose. */
 static int same_poses(const skv_model *a, const skv_model *b)
@@ -273,8 +279,41 @@ static void test_model(const char *path)
     model_free(&model);
 }
 
+/* The size the guarded child announces once it has read the scene
+ * (guard_expect), against the block it then writes: the parent sets that
+ * much memory aside, so it must not be much more than the block (memory
+ * taken for nothing), and on a big model not much less (the point is
+ * that the block's write finds its pages ready). */
+static void test_estimate(const char *path)
+{
+    skv_model model;
+    skv_error err = {{0}};
+    skv_result r = import_model(path, &(skv_import_desc){.trusted = 1}, &model, &err);
+    CHECK(r == SKV_OK);
+    if (r != SKV_OK) {
+        fprintf(stderr, "%s: %s\n", path, err.message);
+        return;
+    }
+    size_t size = 0;
+    unsigned char *bytes = write_model(&model, &size);
+    const struct aiScene *scene = read_scene(path, NULL, 0, NULL, import_read_flags(), NULL);
+    CHECK(bytes != NULL && scene != NULL);
+    if (bytes && scene) {
+        uint64_t guess = scene_block_estimate(scene, model.influence_slots);
+        printf("%s: block %zu bytes, estimated %llu (%.3f)\n", path, size, (unsigned long long)guess,
+               (double)guess / (double)size);
+        CHECK(guess <= size + size / 8);
+        if (size >= (1u << 20)) CHECK(guess >= size - size / 4);
+    }
+    if (scene) aiReleaseImport(scene);
+    free(bytes);
+    model_free(&model);
+}
+
+/* Usage: test_blob MODEL... | test_blob --estimate MODEL... */
 int main(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) test_model(argv[i]);
+    int estimate = argc > 1 && strcmp(argv[1], "--estimate") == 0;
+    for (int i = 1 + estimate; i < argc; i++) (estimate ? test_estimate : test_model)(argv[i]);
     return check_summary();
 }

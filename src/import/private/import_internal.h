@@ -140,6 +140,8 @@ const char *base_name(const char *path);
 int resolve_texture(importer *im, const char *reference);
 
 /* --- import.c --- */
+/* The post-processing every model is read with (read_scene's `flags`). */
+unsigned import_read_flags(void);
 const struct aiScene *read_scene(const char *path, const unsigned char *bytes, long size, const char *hint,
                                  unsigned flags, double **durations);
 
@@ -157,9 +159,22 @@ const char *scene_refused(const struct aiScene *scene, const char *path, long si
  * guarded child (which also applies scene_refused). */
 typedef enum import_mode { IMPORT_TRUSTED, IMPORT_IN_CHILD } import_mode;
 
+/* The guarded child's line to its parent while it works (guard.c). */
+typedef struct guard_channel guard_channel;
+/* Tells the parent about how many bytes the model block will take, so
+ * that it sets that memory aside while the child is still converting and
+ * the block's write finds it ready. Once; NULL `channel` (--trust):
+ * nothing to tell. */
+void guard_expect(guard_channel *channel, uint64_t bytes);
+/* About the model block's size for `scene` with `slots` influence slots
+ * per vertex: what guard_expect is told once the scene is read. */
+uint64_t scene_block_estimate(const struct aiScene *scene, int slots);
+
 /* The work a guarded child does: fills `model` (and `extra`, a number for
- * the caller) or returns an error with its line. */
-typedef skv_result (*guarded_work)(void *arg, skv_model *model, int64_t *extra, skv_error *err);
+ * the caller) or returns an error with its line; `channel` for
+ * guard_expect. */
+typedef skv_result (*guarded_work)(void *arg, guard_channel *channel, skv_model *model, int64_t *extra,
+                                   skv_error *err);
 
 /* Runs `work` in a child process under limits and hands its model back
  * checked (blob_read) into `model`, with its `extra`. A crash, hang or
