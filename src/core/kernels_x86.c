@@ -222,11 +222,13 @@ TARGET static inline void store_locals_avx512(__m512 m[16], const int32_t *out, 
 #define NARROW_LANES 8
 #include "kernels_x86_lanes.h"
 
-static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_rows_sse2, fence_x86, sample_sse2, sample_each_sse2};
-static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_rows_avx2, fence_x86, sample_avx2, sample_each_avx2x4};
+static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_rows_sse2, fence_x86, sample_sse2, sample_each_sse2,
+                                         sample_solo_sse2};
+static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_rows_avx2, fence_x86, sample_avx2, sample_each_avx2x4,
+                                         sample_solo_avx2x4};
 /* The rows are 48 bytes: 128-bit streams, as AVX2's. */
 static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_rows_avx2, fence_x86, sample_avx512,
-                                            sample_each_avx2x4};
+                                            sample_each_avx2x4, sample_solo_avx2x4};
 
 const skv_kernels *kernels_x86(skv_walk_kernel which)
 {

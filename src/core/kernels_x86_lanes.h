@@ -154,6 +154,60 @@ TARGET static void SUFFIX(sample_each)(const float *const *keys, const float *f,
         SUFFIX(sample_soa)(a[0], b[0], a[1], b[1], a[2], b[2], _mm_loadu_ps(f + l), out + l, work);
     }
 }
+
+/* v's four entries picked by _MM_SHUFFLE order (i3, i2, i1, i0). */
+#define PICK(v, i0, i1, i2, i3) _mm_shuffle_ps(v, v, _MM_SHUFFLE(i3, i2, i1, i0))
+
+/* a . b in every entry. */
+TARGET static inline VEC SUFFIX(dot4)(VEC a, VEC b)
+{
+    VEC p = MUL(a, b);
+    p = ADD(p, PICK(p, 1, 0, 3, 2));
+    return ADD(p, PICK(p, 2, 3, 0, 1));
+}
+
+/* One channel without lanes (kernels.h, sample_solo): its two keys as
+ * rows (T x y z 0, R x y z w, S x y z 0), one register each. The slerp's
+ * weights come from the lanes' own arc_weights with the keys' dot product
+ * in every entry, so they are the weights a lane would get; the matrix
+ * is built from the rotation's products by shuffles, a column a register.
+ * About a third of a 4-lane vector's instructions. */
+TARGET static void SUFFIX(sample_solo)(const float *key, float f, int32_t out, float *work)
+{
+    VEC fv = SET1(f), one = SET1(1.0f);
+    VEC ta = LOAD(key), ra = LOAD(key + 4), sa = LOAD(key + 8);
+    VEC tb = LOAD(key + SKV_EACH_KEY_FLOATS), rb = LOAD(key + SKV_EACH_KEY_FLOATS + 4);
+    VEC sb = LOAD(key + SKV_EACH_KEY_FLOATS + 8);
+    VEC t = FMA(fv, SUB(tb, ta), ta), s = FMA(fv, SUB(sb, sa), sa); /* their 4th entries stay 0 */
+    VEC wa, wb;
+    SUFFIX(arc_weights)(SUFFIX(dot4)(ra, rb), fv, &wa, &wb);
+    VEC r = FMA(wb, rb, MUL(wa, ra));
+    VEC len2 = SUFFIX(dot4)(r, r);
+    /* A zero or non-finite quaternion gives identity, as the reference. */
+    VEC ok = AND(GT(len2, ZERO()), LT(len2, SET1(INFINITY)));
+    VEC q = AND(ok, MUL(r, DIV(one, SQRT(len2))));
+    q = OR(q, ANDNOT(ok, _mm_set_ps(1.0f, 0.0f, 0.0f, 0.0f)));
+    VEC q2 = ADD(q, q);
+    /* q = (x, y, z, w): column 0 is (1 - 2yy - 2zz, 2xy + 2wz, 2xz - 2wy),
+     * column 1 (2xy - 2wz, 1 - 2xx - 2zz, 2yz + 2wx), column 2 (2xz + 2wy,
+     * 2yz - 2wx, 1 - 2xx - 2yy): two products of picked entries each,
+     * signed, on the identity's column; the 4th entries come out 0. */
+    VEC c0 = FMA(MUL(PICK(q, 1, 0, 0, 0), PICK(q2, 1, 1, 2, 0)), _mm_set_ps(0.0f, 1.0f, 1.0f, -1.0f),
+                 _mm_set_ps(0.0f, 0.0f, 0.0f, 1.0f));
+    c0 = FMA(MUL(PICK(q, 2, 3, 3, 0), PICK(q2, 2, 2, 1, 0)), _mm_set_ps(0.0f, -1.0f, 1.0f, -1.0f), c0);
+    VEC c1 = FMA(MUL(PICK(q, 0, 0, 1, 0), PICK(q2, 1, 0, 2, 0)), _mm_set_ps(0.0f, 1.0f, -1.0f, 1.0f),
+                 _mm_set_ps(0.0f, 0.0f, 1.0f, 0.0f));
+    c1 = FMA(MUL(PICK(q, 3, 2, 3, 0), PICK(q2, 2, 2, 0, 0)), _mm_set_ps(0.0f, 1.0f, -1.0f, -1.0f), c1);
+    VEC c2 = FMA(MUL(PICK(q, 0, 1, 0, 0), PICK(q2, 2, 2, 0, 0)), _mm_set_ps(0.0f, -1.0f, 1.0f, 1.0f),
+                 _mm_set_ps(0.0f, 1.0f, 0.0f, 0.0f));
+    c2 = FMA(MUL(PICK(q, 3, 3, 1, 0), PICK(q2, 1, 0, 1, 0)), _mm_set_ps(0.0f, -1.0f, -1.0f, 1.0f), c2);
+    float *m = (float *)((char *)work + out);
+    _mm_storeu_ps(m, MUL(c0, PICK(s, 0, 0, 0, 0)));
+    _mm_storeu_ps(m + 4, MUL(c1, PICK(s, 1, 1, 1, 1)));
+    _mm_storeu_ps(m + 8, MUL(c2, PICK(s, 2, 2, 2, 2)));
+    _mm_storeu_ps(m + 12, ADD(t, _mm_set_ps(1.0f, 0.0f, 0.0f, 0.0f)));
+}
+#undef PICK
 #endif
 
 /* Every vector of lanes up to lane_count; with NARROW(at, lanes) defined,

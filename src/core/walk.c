@@ -19,13 +19,17 @@ typedef struct walk_group {
      * channel, SKV_EACH_KEY_FLOATS per key, and its lanes share vectors
      * with the other such groups' (kernels.h, sample_each). */
     int each;
-    int lane_count;    /* channel_count rounded up to whole blocks (each: channel_count) */
+    /* One or two channels where no other group shares vectors: each
+     * sampled on its own, without lanes (kernels.h, sample_solo); keys
+     * stored as each's. */
+    int solo;
+    int lane_count;    /* channel_count rounded up to whole blocks (each, solo: channel_count) */
     int channel;       /* the first channel: its cursor serves the group */
     float *search;     /* key times as float: the binary search reads these */
     double *times;     /* the exact times: the factor and the search's last step */
     double *inv_span;  /* per key pair: 1 / time span (0 for an empty span) */
     float *keys;       /* key_count * SKV_KEY_FLOATS(lane_count / SKV_LANE_BLOCK), 64-byte aligned
-                        * (each: channel_count * key_count * SKV_EACH_KEY_FLOATS) */
+                        * (each, solo: channel_count * key_count * SKV_EACH_KEY_FLOATS) */
     int32_t *out;      /* per lane: its local's byte offset in the work block */
 } walk_group;
 
@@ -158,19 +162,20 @@ static int shared_times(const skv_channel *ch, const double **times, size_t *str
 static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *channels)
 {
     int blocks = grp->lane_count / SKV_LANE_BLOCK;
+    int rows = grp->each || grp->solo; /* channel by channel, a key as three rows */
     /* Where component c of lane l's key k goes. */
-    size_t lane_stride = grp->each ? 1 : SKV_LANE_BLOCK;
-    size_t key_stride = grp->each ? SKV_EACH_KEY_FLOATS : SKV_KEY_FLOATS(blocks);
+    size_t lane_stride = rows ? 1 : SKV_LANE_BLOCK;
+    size_t key_stride = rows ? SKV_EACH_KEY_FLOATS : SKV_KEY_FLOATS(blocks);
     static const int each_at[SKV_LANE_COMPONENTS] = {0, 1, 2, 4, 5, 6, 7, 8, 9, 10};
     for (int l = 0; l < grp->lane_count; l++) {
         const skv_channel *ch = &clip->channels[channels[l < grp->channel_count ? l : grp->channel_count - 1]];
-        float *lane = grp->each ? grp->keys + (size_t)l * (size_t)grp->key_count * SKV_EACH_KEY_FLOATS
+        float *lane = rows ? grp->keys + (size_t)l * (size_t)grp->key_count * SKV_EACH_KEY_FLOATS
                                 : grp->keys + (size_t)(l / SKV_LANE_BLOCK) * SKV_KEY_FLOATS(1) +
                                       (size_t)(l % SKV_LANE_BLOCK);
         float previous[4] = {0};
         for (int k = 0; k < grp->key_count; k++) {
             float *key = lane + (size_t)k * key_stride;
-#define COMPONENT(c) key[grp->each ? (size_t)each_at[c] : (size_t)(c) * lane_stride]
+#define COMPONENT(c) key[rows ? (size_t)each_at[c] : (size_t)(c) * lane_stride]
             const float *t = ch->positions[ch->position_count > 1 ? k : 0].value;
             const float *r = ch->rotations[ch->rotation_count > 1 ? k : 0].value;
             const float *s = ch->scales[ch->scale_count > 1 ? k : 0].value;
@@ -183,7 +188,7 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
                 COMPONENT(7 + c) = s[c];
             }
             for (int c = 0; c < 4; c++) COMPONENT(3 + c) = previous[c];
-            if (grp->each) key[3] = key[11] = 0.0f; /* the rows' 4th floats */
+            if (rows) key[3] = key[11] = 0.0f; /* the rows' 4th floats */
 #undef COMPONENT
         }
     }
@@ -236,17 +241,22 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
         }
         w->groups[group_of[k]].channel_count++;
     }
-    int small_groups = 0;
-    for (int g = 0; ok && g < w->group_count; g++) small_groups += w->groups[g].channel_count < 4;
+    int small_groups = 0, small_channels = 0;
+    for (int g = 0; ok && g < w->group_count; g++)
+        if (w->groups[g].channel_count < 4) small_groups++, small_channels += w->groups[g].channel_count;
     for (int g = 0; ok && g < w->group_count; g++) {
         walk_group *grp = &w->groups[g];
         int n = 0;
         for (int k = 0; k < moving; k++)
             if (group_of[k] == g) members[n++] = moving_channels[k];
         grp->channel = members[0];
-        grp->each = n < 4 && small_groups > 1; /* one small group alone gains nothing from sharing */
-        grp->lane_count = grp->each ? n : (n + SKV_LANE_BLOCK - 1) / SKV_LANE_BLOCK * SKV_LANE_BLOCK;
-        size_t key_bytes = grp->each ? (size_t)n * (size_t)grp->key_count * SKV_EACH_KEY_FLOATS * sizeof(float)
+        /* One small group alone gains nothing from sharing, nor do two
+         * channels (a 4-lane vector for them is mostly padding): those
+         * take the one-channel sampler when a group has one or two. */
+        grp->each = n < 4 && small_groups > 1 && small_channels > 2;
+        grp->solo = !grp->each && n <= 2;
+        grp->lane_count = grp->each || grp->solo ? n : (n + SKV_LANE_BLOCK - 1) / SKV_LANE_BLOCK * SKV_LANE_BLOCK;
+        size_t key_bytes = grp->each || grp->solo ? (size_t)n * (size_t)grp->key_count * SKV_EACH_KEY_FLOATS * sizeof(float)
                                      : (size_t)grp->key_count * SKV_KEY_FLOATS(grp->lane_count / SKV_LANE_BLOCK) *
                                            sizeof(float);
         grp->keys = aligned_alloc(64, (key_bytes + 63) / 64 * 64);
@@ -451,10 +461,11 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
     for (int g = 0; g < w->group_count; g++) {
         const walk_group *grp = &w->groups[g];
         out->grouped += grp->channel_count;
-        size_t key_floats = grp->each ? (size_t)grp->channel_count * SKV_EACH_KEY_FLOATS
+        size_t key_floats = grp->each || grp->solo ? (size_t)grp->channel_count * SKV_EACH_KEY_FLOATS
                                       : SKV_KEY_FLOATS(grp->lane_count / SKV_LANE_BLOCK);
         out->key_bytes += (size_t)grp->key_count * (key_floats * sizeof(float) + sizeof(float) + 2 * sizeof(double));
         out->each += grp->each ? grp->channel_count : 0;
+        out->solo += grp->solo ? grp->channel_count : 0;
     }
 }
 
@@ -566,6 +577,12 @@ static inline void pose_group(const walk_group *grp, double ticks, int *cursors,
     int scratch = -1;
     float f;
     int i = group_key(grp, ticks, cursors ? &cursors[grp->channel * 3] : &scratch, &f);
+    if (grp->solo) {
+        const float *key = grp->keys + (size_t)i * SKV_EACH_KEY_FLOATS;
+        size_t channel_floats = (size_t)grp->key_count * SKV_EACH_KEY_FLOATS;
+        for (int m = 0; m < grp->channel_count; m++) kernels->sample_solo(key + m * channel_floats, f, grp->out[m], work);
+        return;
+    }
     size_t key_floats = SKV_KEY_FLOATS(grp->lane_count / SKV_LANE_BLOCK);
     kernels->sample(grp->keys + (size_t)i * key_floats, grp->keys + (size_t)(i + 1) * key_floats, f, grp->out,
                     grp->channel_count, work);

@@ -76,6 +76,7 @@ typedef struct skv_walk_stats {
     int groups;     /* time groups */
     int grouped;    /* moving channels in them */
     int each;       /* of those, in groups too small for a vector (sampled together, kernels.h sample_each) */
+    int solo;       /* of those, sampled one by one without lanes (kernels.h sample_solo) */
     int loose;      /* moving channels sampled one by one */
     int globals;    /* products per frame forming globals */
     int palette;    /* products per frame forming palette entries */
