@@ -504,14 +504,17 @@ static inline int group_key(const walk_group *grp, double t, int *cursor, float 
 {
     const double *times = grp->times;
     int n = grp->key_count, i = *cursor;
-    /* Playback, first: the cursor's pair holds t (then t is inside the
-     * keys, and t - times[i] >= 0, so x >= 0: only the top is clamped,
-     * in float, the same value as clamping in double first). One
-     * unsigned compare bounds the cursor (-1: none). */
-    if ((unsigned)i < (unsigned)(n - 1) && times[i] <= t && t < times[i + 1]) {
-        float x = (float)((t - times[i]) * grp->inv_span[i]);
-        *f = x < 1.0f ? x : 1.0f;
-        return i;
+    /* Playback, first: the cursor's pair holds t, or the next pair does
+     * (keys further apart than frames: every other frame or so). Then t
+     * is inside the keys, and t - times[i] >= 0, so x >= 0: only the top
+     * is clamped, in float, the same value as clamping in double first.
+     * One unsigned compare bounds the cursor (-1: none). */
+    if ((unsigned)i < (unsigned)(n - 1) && times[i] <= t) {
+        if (t < times[i + 1] || (i + 2 < n && t < times[i + 2] && (*cursor = ++i, 1))) {
+            float x = (float)((t - times[i]) * grp->inv_span[i]);
+            *f = x < 1.0f ? x : 1.0f;
+            return i;
+        }
     }
     if (!(t > times[0])) {
         *f = 0.0f;
@@ -577,10 +580,11 @@ static inline void pose_group(const walk_group *grp, double ticks, int *cursors,
     int scratch = -1;
     float f;
     int i = group_key(grp, ticks, cursors ? &cursors[grp->channel * 3] : &scratch, &f);
-    if (grp->solo) {
+    if (grp->solo) { /* one or two channels, without a loop */
         const float *key = grp->keys + (size_t)i * SKV_EACH_KEY_FLOATS;
-        size_t channel_floats = (size_t)grp->key_count * SKV_EACH_KEY_FLOATS;
-        for (int m = 0; m < grp->channel_count; m++) kernels->sample_solo(key + m * channel_floats, f, grp->out[m], work);
+        kernels->sample_solo(key, f, grp->out[0], work);
+        if (grp->channel_count == 2)
+            kernels->sample_solo(key + (size_t)grp->key_count * SKV_EACH_KEY_FLOATS, f, grp->out[1], work);
         return;
     }
     size_t key_floats = SKV_KEY_FLOATS(grp->lane_count / SKV_LANE_BLOCK);
@@ -607,6 +611,17 @@ static inline int walk_pose_one(const skv_walk *w, double ticks, int *cursors, f
     return run_products(w, work, palette, kernels, rows);
 }
 
+/* The small groups' gathered lanes, padded to a multiple of 4 with the
+ * last channel (its local written again), sampled; returns 0, the batch's
+ * new count. */
+static int each_flush(const float **keys, float *f, int32_t *out, int count, float *work, const skv_kernels *kernels)
+{
+    int padded = (count + 3) / 4 * 4;
+    for (int l = count; l < padded; l++) keys[l] = keys[l - 1], f[l] = f[l - 1], out[l] = out[l - 1];
+    kernels->sample_each(keys, f, out, padded, work);
+    return 0;
+}
+
 static __attribute__((noinline)) int walk_pose_all(const skv_walk *w, const skv_clip *clip, double ticks,
                                                    int *cursors, float *work, float *palette,
                                                    const skv_kernels *kernels, int rows)
@@ -626,22 +641,19 @@ static __attribute__((noinline)) int walk_pose_all(const skv_walk *w, const skv_
         int scratch = -1;
         float f;
         int i = group_key(grp, ticks, cursors ? &cursors[grp->channel * 3] : &scratch, &f);
-        for (int m = 0; m < grp->channel_count; m++) {
-            if (each_count == EACH_BATCH) {
-                kernels->sample_each(each_keys, each_f, each_out, EACH_BATCH, work);
-                each_count = 0;
-            }
-            each_keys[each_count] = grp->keys + ((size_t)m * (size_t)grp->key_count + (size_t)i) * SKV_EACH_KEY_FLOATS;
+        int n = grp->channel_count; /* < 4 */
+        if (each_count + n > EACH_BATCH) each_count = each_flush(each_keys, each_f, each_out, each_count, work, kernels);
+        /* Channel m's key i: its keys follow one another, the channels'
+         * one block after the other. */
+        const float *key = grp->keys + (size_t)i * SKV_EACH_KEY_FLOATS;
+        size_t channel_floats = (size_t)grp->key_count * SKV_EACH_KEY_FLOATS;
+        for (int m = 0; m < n; m++, key += channel_floats) {
+            each_keys[each_count] = key;
             each_f[each_count] = f;
             each_out[each_count++] = grp->out[m];
         }
     }
-    if (each_count > 0) {
-        int padded = (each_count + 3) / 4 * 4; /* padding lanes: the last channel's local, written again */
-        for (int l = each_count; l < padded; l++)
-            each_keys[l] = each_keys[l - 1], each_f[l] = each_f[l - 1], each_out[l] = each_out[l - 1];
-        kernels->sample_each(each_keys, each_f, each_out, padded, work);
-    }
+    if (each_count > 0) each_flush(each_keys, each_f, each_out, each_count, work, kernels);
     for (int k = 0; k < w->loose_count; k++) {
         const skv_channel *ch = &clip->channels[w->loose[k]];
         int scratch[3] = {-1, -1, -1};
