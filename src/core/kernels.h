@@ -50,6 +50,12 @@ typedef struct skv_kernels {
     /* Runs `count` steps in order, operands as skv_walk_step says against
      * `work`, `constants` and `out`. out may not alias a or b of its step. */
     void (*run)(const skv_walk_step *steps, int count, float *work, const mat4 *constants, float *out);
+    /* run where every step's b is affine, its bottom row exactly 0 0 0 1
+     * (the walk checks): the products by b's zeros are left out (columns
+     * 0-2 take three of a's columns, column 3 adds a's fourth as it is),
+     * the sums a * b has with those terms, which are exactly 0 for finite
+     * a. */
+    void (*run_affine)(const skv_walk_step *steps, int count, float *work, const mat4 *constants, float *out);
     /* run for a crowd's palette: each product's top three rows, row-major
      * (a 3x4 matrix, 48 bytes: the bottom row of an affine matrix is
      * 0 0 0 1 and the shader does not need it), at out + step.out / 64 *

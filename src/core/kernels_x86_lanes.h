@@ -210,6 +210,48 @@ TARGET static void SUFFIX(sample_solo)(const float *key, float f, int32_t out, f
 #undef PICK
 #endif
 
+#ifdef GATHER8
+/* sample_each eight lanes at a time (AVX2): channels l .. l + 3 in the low
+ * halves, l + 4 .. l + 7 in the high ones, each half transposed as the
+ * 4-lane sampler transposes (the 256-bit unpacks and shuffles work within
+ * halves); the last 4 lanes, if any, go to the 4-lane sampler. One 8-lane
+ * vector of arithmetic instead of two 4-lane ones. */
+TARGET static void SUFFIX(sample_each8)(const float *const *keys, const float *f, const int32_t *out, int lane_count,
+                                        float *work)
+{
+    int l = 0;
+    for (; l + 8 <= lane_count; l += 8) {
+        VEC a[3][4], b[3][4];
+        for (int j = 0; j < 4; j++)
+            for (int row = 0; row < 3; row++) {
+                a[row][j] = _mm256_set_m128(_mm_load_ps(keys[l + 4 + j] + 4 * row), _mm_load_ps(keys[l + j] + 4 * row));
+                b[row][j] = _mm256_set_m128(_mm_load_ps(keys[l + 4 + j] + SKV_EACH_KEY_FLOATS + 4 * row),
+                                            _mm_load_ps(keys[l + j] + SKV_EACH_KEY_FLOATS + 4 * row));
+            }
+        for (int row = 0; row < 3; row++) {
+            VEC *m[2] = {a[row], b[row]};
+            for (int k = 0; k < 2; k++) {
+                VEC t0 = _mm256_unpacklo_ps(m[k][0], m[k][1]), t1 = _mm256_unpackhi_ps(m[k][0], m[k][1]);
+                VEC t2 = _mm256_unpacklo_ps(m[k][2], m[k][3]), t3 = _mm256_unpackhi_ps(m[k][2], m[k][3]);
+                m[k][0] = _mm256_shuffle_ps(t0, t2, 0x44), m[k][1] = _mm256_shuffle_ps(t0, t2, 0xee);
+                m[k][2] = _mm256_shuffle_ps(t1, t3, 0x44), m[k][3] = _mm256_shuffle_ps(t1, t3, 0xee);
+            }
+        }
+        SUFFIX(sample_soa)(a[0], b[0], a[1], b[1], a[2], b[2], _mm256_loadu_ps(f + l), out + l, work);
+    }
+    if (l < lane_count) GATHER8_REST(keys + l, f + l, out + l, lane_count - l, work);
+}
+
+/* Four lanes (one small group's channels, often) straight to the 4-lane
+ * sampler, without the 8-lane one's frame. */
+TARGET static void SUFFIX(sample_each)(const float *const *keys, const float *f, const int32_t *out, int lane_count,
+                                       float *work)
+{
+    if (lane_count < 8) GATHER8_REST(keys, f, out, lane_count, work);
+    else SUFFIX(sample_each8)(keys, f, out, lane_count, work);
+}
+#endif
+
 /* Every vector of lanes up to lane_count; with NARROW(at, lanes) defined,
  * the last lanes when NARROW_LANES or fewer are left go to a narrower
  * sampler (a file of 3 moving channels need not pay for 16). */
@@ -251,5 +293,7 @@ TARGET static void SUFFIX(sample)(const float *a, const float *b, float f, const
 #undef ALL
 #undef STORE_LOCALS
 #undef GATHER4
+#undef GATHER8
+#undef GATHER8_REST
 #undef NARROW
 #undef NARROW_LANES

@@ -55,6 +55,9 @@ struct skv_walk {
     skv_walk_step *deferred; /* the other globals, for pose_globals */
     int constant_count;
     mat4 *constants;
+    /* Every b of the globals' and the palette's steps is affine (kernels.h,
+     * run_affine): the locals always, the constants checked. */
+    int affine;
 };
 
 void walk_free(skv_walk *walk)
@@ -108,6 +111,21 @@ static int is_identity(const float *m)
 {
     for (int k = 0; k < 16; k++)
         if (m[k] != (k % 5 == 0 ? 1.0f : 0.0f)) return 0;
+    return 1;
+}
+
+/* Bottom row exactly 0 0 0 1 (column-major: entries 3, 7, 11, 15). */
+static int is_affine(const float *m)
+{
+    return m[3] == 0.0f && m[7] == 0.0f && m[11] == 0.0f && m[15] == 1.0f;
+}
+
+/* Every step's b affine: a local (a sampled T * R * S, >= 0 operands in
+ * these lists) or a constant whose bottom row is checked. */
+static int steps_affine(compiler *cc, const skv_walk_step *steps, int count)
+{
+    for (int k = 0; k < count; k++)
+        if (steps[k].b < 0 && !is_affine(constant(cc, steps[k].b))) return 0;
     return 1;
 }
 
@@ -389,6 +407,7 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
         else if (cc.state[n] == NODE_DEFERRED)
             add_step(w->deferred, &w->deferred_count, cc.anchor[n], cc.chain[n], global_at(n));
     }
+    w->affine = steps_affine(&cc, w->globals, w->global_count) && steps_affine(&cc, w->palette, w->palette_count);
     free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain);
     int grouped = !clip || group_channels(w, clip, cc.moving, local_base) == 0;
     free(cc.moving);
@@ -458,6 +477,7 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
     out->palette = w->palette_count;
     out->fixed = w->fixed_count;
     out->deferred = w->deferred_count;
+    out->affine = w->affine;
     for (int g = 0; g < w->group_count; g++) {
         const walk_group *grp = &w->groups[g];
         out->grouped += grp->channel_count;
@@ -595,9 +615,11 @@ static inline void pose_group(const walk_group *grp, double ticks, int *cursors,
 /* The frame's products: the globals the palette needs, then the palette. */
 static inline int run_products(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows)
 {
+    void (*run)(const skv_walk_step *, int, float *, const mat4 *, float *) = w->affine ? kernels->run_affine
+                                                                                        : kernels->run;
     if (w->global_count > 0) /* none where every moving node hangs under an identity */
-        kernels->run(w->globals, w->global_count, work, w->constants, work);
-    (rows ? kernels->run_rows : kernels->run)(w->palette, w->palette_count, work, w->constants, palette);
+        run(w->globals, w->global_count, work, w->constants, work);
+    (rows ? kernels->run_rows : run)(w->palette, w->palette_count, work, w->constants, palette);
     return w->deferred_count > 0;
 }
 

@@ -83,6 +83,7 @@ typedef struct skv_walk_stats {
     int fixed;      /* palette entries written once per clip */
     int deferred;   /* globals only pose_globals forms */
     size_t key_bytes; /* the groups' copies of keys and times */
+    int affine;     /* the products take kernels.h's run_affine */
 } skv_walk_stats;
 void walk_stats(const skv_walk *w, skv_walk_stats *out);
 

@@ -599,6 +599,11 @@ static void test_small_clips(void)
                                                       : ch->rotations[i > 0 ? i - 1 : 0].value[a] + 0.05f * frand(&seed);
             }
         }
+        /* Every third case, the first moving bone's offset with a bottom
+         * row that is not 0 0 0 1: the walk must keep the general products
+         * (run, not run_affine). */
+        int projective = ci % 3 == 2, moved = channels[0].node;
+        if (projective) offsets[moved][0][3] = 0.25f, offsets[moved][3][3] = 1.5f;
         skv_clip clip = {.duration_ticks = 4.5, .ticks_per_second = 1.0, .channel_count = count, .channels = channels,
                          .node_channel = node_channel};
         skv_model model = {.clip_count = 1, .clips = &clip};
@@ -612,6 +617,7 @@ static void test_small_clips(void)
         CHECK(st.moving == count && st.loose == 0);
         CHECK(st.solo == cases[ci].solo);
         CHECK(st.each == cases[ci].each);
+        CHECK(st.affine == !projective);
         solo_total += st.solo;
         double worst = 0.0;
         for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
@@ -637,8 +643,9 @@ static void test_small_clips(void)
             pose_destroy(&ref);
             if (worst >= 1e-5) printf("small clip %zu, %s kernels: %.2g\n", ci, names[kernel], worst);
         }
-        printf("small clip %zu (%d channels, %d without lanes, %d in shared vectors): max abs palette difference "
-               "%.2g over 1000 evaluations per kernel\n", ci, count, st.solo, st.each, worst);
+        printf("small clip %zu (%d channels, %d without lanes, %d in shared vectors, %s products): max abs palette "
+               "difference %.2g over 1000 evaluations per kernel\n", ci, count, st.solo, st.each,
+               st.affine ? "affine" : "general", worst);
         CHECK(worst < 1e-5);
         walk_forget(&model);
         for (int k = 0; k < count; k++) free(channels[k].positions), free(channels[k].rotations), free(channels[k].scales);
@@ -792,8 +799,25 @@ static void test_walk_kernels(void)
         double worst = 0.0;
         for (int m = 3; m < WORK; m++)
             for (int k = 0; k < 16; k++) worst = fmax(worst, fabs(out[m][k / 4][k % 4] - expect[m][k / 4][k % 4]));
-        printf("walk kernel %s: max abs difference %.2g\n", names[kernel], worst);
+        /* run_affine: general a, b with an exact 0 0 0 1 bottom row (work
+         * 1 and 2, constant 1, copies made affine); a = work 3 is the
+         * step before's result. */
+        _Alignas(64) mat4 aw[WORK], ac[CONSTANTS], ae[WORK];
+        memcpy(aw, work, sizeof work);
+        memcpy(ac, constants, sizeof constants);
+        float *affine_b[3] = {(float *)aw[1], (float *)aw[2], (float *)ac[1]};
+        for (int m = 0; m < 3; m++) affine_b[m][3] = affine_b[m][7] = affine_b[m][11] = 0.0f, affine_b[m][15] = 1.0f;
+        skv_walk_step affine_steps[3] = {{0, 64, 3 * 64}, {~(2 * 64), ~(1 * 64), 4 * 64}, {3 * 64, 2 * 64, 5 * 64}};
+        glm_mat4_mul(aw[0], aw[1], ae[3]);
+        glm_mat4_mul(ac[2], ac[1], ae[4]);
+        glm_mat4_mul(ae[3], aw[2], ae[5]);
+        kn->run_affine(affine_steps, 3, (float *)aw, ac, (float *)aw);
+        double worst_affine = 0.0;
+        for (int m = 3; m < WORK; m++)
+            for (int k = 0; k < 16; k++) worst_affine = fmax(worst_affine, fabs(aw[m][k / 4][k % 4] - ae[m][k / 4][k % 4]));
+        printf("walk kernel %s: max abs difference %.2g, affine b %.2g\n", names[kernel], worst, worst_affine);
         CHECK(worst < 1e-5);
+        CHECK(worst_affine < 1e-5);
         ran++;
     }
     CHECK(ran >= 3); /* auto, portable and scalar everywhere */
