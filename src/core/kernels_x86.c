@@ -189,6 +189,7 @@ static inline void store_locals_sse2(__m128 m[16], const int32_t *out, float *wo
 }
 #define STORE_LOCALS(m, out, work) store_locals_sse2(m, out, work)
 #define GATHER4
+#define SINGLE(a, b, f, out, work) sample_single_sse2(a, b, f, out, work)
 #include "kernels_x86_lanes.h"
 
 /* --- the sampler, 4 channels per register with AVX2 + FMA: the last
@@ -242,6 +243,7 @@ TARGET static inline void store_locals_avx2(__m256 m[16], const int32_t *out, fl
 #define STORE_LOCALS(m, out, work) store_locals_avx2(m, out, work)
 #define NARROW(a, b, f, out, lanes, work) sample_avx2x4(a, b, f, out, lanes, work)
 #define NARROW_LANES 4
+#define SINGLE(a, b, f, out, work) sample_single_avx2x4(a, b, f, out, work)
 #define GATHER8
 #define GATHER8_REST(keys, f, out, lanes, work) sample_each_avx2x4(keys, f, out, lanes, work)
 #include "kernels_x86_lanes.h"
@@ -281,6 +283,7 @@ TARGET static inline void store_locals_avx512(__m512 m[16], const int32_t *out, 
 #define STORE_LOCALS(m, out, work) store_locals_avx512(m, out, work)
 #define NARROW(a, b, f, out, lanes, work) sample_avx2(a, b, f, out, lanes, work)
 #define NARROW_LANES 8
+#define SINGLE(a, b, f, out, work) sample_single_avx2x4(a, b, f, out, work)
 #include "kernels_x86_lanes.h"
 
 static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_affine_sse2, run_rows_sse2, fence_x86, sample_sse2, sample_each_sse2,

@@ -252,10 +252,20 @@ TARGET static void SUFFIX(sample_each)(const float *const *keys, const float *f,
 }
 #endif
 
+#ifdef GATHER4
+/* A group of 1-4 channels: one vector, called straight from a wider
+ * sampler's entry before that one sets up its frame (a tail call). */
+TARGET static void SUFFIX(sample_single)(const float *a, const float *b, float f, const int32_t *out, float *work)
+{
+    SUFFIX(sample_vector)(a, b, SET1(f), out, work);
+}
+#endif
+
 /* Every vector of lanes up to lane_count; with NARROW(at, lanes) defined,
  * the last lanes when NARROW_LANES or fewer are left go to a narrower
  * sampler (a file of 3 moving channels need not pay for 16). */
-TARGET static void SUFFIX(sample)(const float *a, const float *b, float f, const int32_t *out, int lane_count, float *work)
+TARGET static __attribute__((noinline)) void SUFFIX(sample_lanes)(const float *a, const float *b, float f,
+                                                                  const int32_t *out, int lane_count, float *work)
 {
     enum { WIDTH = (int)(sizeof(VEC) / sizeof(float)) };
     VEC fv = SET1(f);
@@ -269,6 +279,20 @@ TARGET static void SUFFIX(sample)(const float *a, const float *b, float f, const
 #endif
         SUFFIX(sample_vector)(a + at, b + at, fv, out + l, work);
     }
+}
+
+/* The kernel's entry: with SINGLE(a, b, f, out, work) defined, 1-4 lanes
+ * (most small files' one group) go straight to a 4-lane vector, a tail
+ * call before any loop or frame of the wider sampler. */
+TARGET static void SUFFIX(sample)(const float *a, const float *b, float f, const int32_t *out, int lane_count, float *work)
+{
+#ifdef SINGLE
+    if (lane_count <= 4) {
+        SINGLE(a, b, f, out, work);
+        return;
+    }
+#endif
+    SUFFIX(sample_lanes)(a, b, f, out, lane_count, work);
 }
 
 #undef VEC
@@ -297,3 +321,4 @@ TARGET static void SUFFIX(sample)(const float *a, const float *b, float f, const
 #undef GATHER8_REST
 #undef NARROW
 #undef NARROW_LANES
+#undef SINGLE
