@@ -199,7 +199,23 @@ static inline void store_locals_sse2(__m128 m[16], const int32_t *out, float *wo
 #define TARGET __attribute__((target("avx2,fma")))
 #define FMA(a, b, c) _mm_fmadd_ps(a, b, c)
 #include "kernels_x86_m128.h"
-#define STORE_LOCALS(m, out, work) store_locals_sse2(m, out, work)
+/* Columns k and k + 1 of the four locals at once: the two columns'
+ * registers side by side in 256 bits, transposed within halves, give each
+ * channel its two columns, 8 floats in a row (column-major), one store. */
+TARGET static inline void store_locals_avx2x4(__m128 m[16], const int32_t *out, float *work)
+{
+    for (int k = 0; k < 4; k += 2) {
+        __m256 c[4];
+        for (int j = 0; j < 4; j++) c[j] = _mm256_set_m128(m[4 * (k + 1) + j], m[4 * k + j]);
+        __m256 t0 = _mm256_unpacklo_ps(c[0], c[1]), t1 = _mm256_unpackhi_ps(c[0], c[1]);
+        __m256 t2 = _mm256_unpacklo_ps(c[2], c[3]), t3 = _mm256_unpackhi_ps(c[2], c[3]);
+        _mm256_storeu_ps((float *)((char *)work + out[0]) + 4 * k, _mm256_shuffle_ps(t0, t2, 0x44));
+        _mm256_storeu_ps((float *)((char *)work + out[1]) + 4 * k, _mm256_shuffle_ps(t0, t2, 0xee));
+        _mm256_storeu_ps((float *)((char *)work + out[2]) + 4 * k, _mm256_shuffle_ps(t1, t3, 0x44));
+        _mm256_storeu_ps((float *)((char *)work + out[3]) + 4 * k, _mm256_shuffle_ps(t1, t3, 0xee));
+    }
+}
+#define STORE_LOCALS(m, out, work) store_locals_avx2x4(m, out, work)
 #define GATHER4
 #include "kernels_x86_lanes.h"
 
@@ -225,20 +241,25 @@ static inline void store_locals_sse2(__m128 m[16], const int32_t *out, float *wo
 #define LT(a, b) _mm256_cmp_ps(a, b, _CMP_LT_OQ)
 #define GT(a, b) _mm256_cmp_ps(a, b, _CMP_GT_OQ)
 #define ALL(m) (_mm256_movemask_ps(m) == 0xff)
-/* Column k of eight locals: a 4 x 8 transpose, channels 0-3 from the low
- * halves, 4-7 from the high. */
+/* Eight locals, two columns at a time: columns k and k + 1 of channels
+ * 0-3 side by side in 256 bits (and of channels 4-7), transposed within
+ * halves as store_locals_avx2x4 does: each channel's two columns, 8
+ * floats in a row, one store. */
 TARGET static inline void store_locals_avx2(__m256 m[16], const int32_t *out, float *work)
 {
-    for (int k = 0; k < 4; k++) {
-        __m256 t0 = _mm256_unpacklo_ps(m[4 * k], m[4 * k + 1]), t1 = _mm256_unpackhi_ps(m[4 * k], m[4 * k + 1]);
-        __m256 t2 = _mm256_unpacklo_ps(m[4 * k + 2], m[4 * k + 3]), t3 = _mm256_unpackhi_ps(m[4 * k + 2], m[4 * k + 3]);
-        __m256 c[4] = {_mm256_shuffle_ps(t0, t2, 0x44), _mm256_shuffle_ps(t0, t2, 0xee),
-                       _mm256_shuffle_ps(t1, t3, 0x44), _mm256_shuffle_ps(t1, t3, 0xee)};
-        for (int j = 0; j < 4; j++) {
-            _mm_storeu_ps((float *)((char *)work + out[j]) + 4 * k, _mm256_castps256_ps128(c[j]));
-            _mm_storeu_ps((float *)((char *)work + out[j + 4]) + 4 * k, _mm256_extractf128_ps(c[j], 1));
+    for (int k = 0; k < 4; k += 2)
+        for (int h = 0; h < 2; h++) {
+            __m256 c[4];
+            for (int j = 0; j < 4; j++)
+                c[j] = _mm256_permute2f128_ps(m[4 * k + j], m[4 * (k + 1) + j], h ? 0x31 : 0x20);
+            __m256 t0 = _mm256_unpacklo_ps(c[0], c[1]), t1 = _mm256_unpackhi_ps(c[0], c[1]);
+            __m256 t2 = _mm256_unpacklo_ps(c[2], c[3]), t3 = _mm256_unpackhi_ps(c[2], c[3]);
+            const int32_t *o = out + 4 * h;
+            _mm256_storeu_ps((float *)((char *)work + o[0]) + 4 * k, _mm256_shuffle_ps(t0, t2, 0x44));
+            _mm256_storeu_ps((float *)((char *)work + o[1]) + 4 * k, _mm256_shuffle_ps(t0, t2, 0xee));
+            _mm256_storeu_ps((float *)((char *)work + o[2]) + 4 * k, _mm256_shuffle_ps(t1, t3, 0x44));
+            _mm256_storeu_ps((float *)((char *)work + o[3]) + 4 * k, _mm256_shuffle_ps(t1, t3, 0xee));
         }
-    }
 }
 #define STORE_LOCALS(m, out, work) store_locals_avx2(m, out, work)
 #define NARROW(a, b, f, out, lanes, work) sample_avx2x4(a, b, f, out, lanes, work)
