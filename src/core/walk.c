@@ -24,6 +24,7 @@ typedef struct walk_group {
      * stored as each's. */
     int solo;
     int lane_count;    /* channel_count rounded up to whole blocks (each, solo: channel_count) */
+    size_t key_floats; /* floats from one key to the next (each, solo: in one channel's keys) */
     int channel;       /* the first channel: its cursor serves the group */
     float *search;     /* key times as float: the binary search reads these */
     double *times;     /* the exact times: the factor and the search's last step */
@@ -58,6 +59,7 @@ struct skv_walk {
     /* Every b of the globals' and the palette's steps is affine (kernels.h,
      * run_affine): the locals always, the constants checked. */
     int affine;
+    int one; /* one group, not each, nothing loose: walk_pose's short path */
 };
 
 void walk_free(skv_walk *walk)
@@ -274,6 +276,7 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
         grp->each = n < 4 && small_groups > 1 && small_channels > 2;
         grp->solo = !grp->each && n <= 2;
         grp->lane_count = grp->each || grp->solo ? n : (n + SKV_LANE_BLOCK - 1) / SKV_LANE_BLOCK * SKV_LANE_BLOCK;
+        grp->key_floats = grp->each || grp->solo ? SKV_EACH_KEY_FLOATS : SKV_KEY_FLOATS(grp->lane_count / SKV_LANE_BLOCK);
         size_t key_bytes = grp->each || grp->solo ? (size_t)n * (size_t)grp->key_count * SKV_EACH_KEY_FLOATS * sizeof(float)
                                      : (size_t)grp->key_count * SKV_KEY_FLOATS(grp->lane_count / SKV_LANE_BLOCK) *
                                            sizeof(float);
@@ -292,6 +295,7 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
         for (int k = 0; k < moving; k++)
             if (group_of[k] < 0) w->loose[loose++] = moving_channels[k];
         w->loose_count = loose;
+        w->one = w->group_count == 1 && loose == 0 && !w->groups[0].each;
     }
     free(group_of), free(members), free(times), free(strides);
     return ok ? 0 : -1;
@@ -607,9 +611,8 @@ static inline void pose_group(const walk_group *grp, double ticks, int *cursors,
             kernels->sample_solo(key + (size_t)grp->key_count * SKV_EACH_KEY_FLOATS, f, grp->out[1], work);
         return;
     }
-    size_t key_floats = SKV_KEY_FLOATS(grp->lane_count / SKV_LANE_BLOCK);
-    kernels->sample(grp->keys + (size_t)i * key_floats, grp->keys + (size_t)(i + 1) * key_floats, f, grp->out,
-                    grp->channel_count, work);
+    const float *a = grp->keys + (size_t)i * grp->key_floats;
+    kernels->sample(a, a + grp->key_floats, f, grp->out, grp->channel_count, work);
 }
 
 /* The frame's products: the globals the palette needs, then the palette. */
@@ -695,8 +698,7 @@ static __attribute__((noinline)) int walk_pose_all(const skv_walk *w, const skv_
 int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursors, float *work, float *palette,
               const skv_kernels *kernels, int rows)
 {
-    if (w->group_count == 1 && w->loose_count == 0 && !w->groups[0].each)
-        return walk_pose_one(w, ticks, cursors, work, palette, kernels, rows);
+    if (w->one) return walk_pose_one(w, ticks, cursors, work, palette, kernels, rows);
     if (w->group_count == 0 && w->loose_count == 0) /* nothing moves in this clip */
         return run_products(w, work, palette, kernels, rows);
     return walk_pose_all(w, clip, ticks, cursors, work, palette, kernels, rows);
