@@ -250,8 +250,9 @@ TARGET static inline void store_locals_avx2(__m256 m[16], const int32_t *out, fl
     for (int k = 0; k < 4; k += 2)
         for (int h = 0; h < 2; h++) {
             __m256 c[4];
-            for (int j = 0; j < 4; j++)
-                c[j] = _mm256_permute2f128_ps(m[4 * k + j], m[4 * (k + 1) + j], h ? 0x31 : 0x20);
+            for (int j = 0; j < 4; j++) /* the selector must be an immediate, also at -O0 */
+                c[j] = h ? _mm256_permute2f128_ps(m[4 * k + j], m[4 * (k + 1) + j], 0x31)
+                         : _mm256_permute2f128_ps(m[4 * k + j], m[4 * (k + 1) + j], 0x20);
             __m256 t0 = _mm256_unpacklo_ps(c[0], c[1]), t1 = _mm256_unpackhi_ps(c[0], c[1]);
             __m256 t2 = _mm256_unpacklo_ps(c[2], c[3]), t3 = _mm256_unpackhi_ps(c[2], c[3]);
             const int32_t *o = out + 4 * h;
