@@ -11,9 +11,13 @@
  *   (kernels.h: one channel per SIMD lane), rotations turned into one
  *   hemisphere, and its key times as floats in their own array (a seek's
  *   binary search reads 4 bytes a key) next to the exact double times;
+ *   a group of one or two channels that shares no vectors is sampled
+ *   channel by channel without lanes (kernels.h, sample_solo); several
+ *   small groups share vectors (sample_each);
  * - the other moving channels ("loose") are sampled one by one;
  * - then a list of 4x4 products forms the globals the palette needs and
- *   the palette.
+ *   the palette (kernels.h, run_affine where every right-hand operand is
+ *   exactly affine, which the compile checks).
  * The model's keys are never written. */
 #ifndef SKV_WALK_H
 #define SKV_WALK_H
