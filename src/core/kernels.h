@@ -56,6 +56,9 @@ typedef struct skv_kernels {
      * the sums a * b has with those terms, which are exactly 0 for finite
      * a. */
     void (*run_affine)(const skv_walk_step *steps, int count, float *work, const mat4 *constants, float *out);
+    /* run_affine for steps whose a is always in work and b always a
+     * constant (a walk's palette), without testing each operand's kind. */
+    void (*run_palette)(const skv_walk_step *steps, int count, float *work, const mat4 *constants, float *out);
     /* run for a crowd's palette: each product's top three rows, row-major
      * (a 3x4 matrix, 48 bytes: the bottom row of an affine matrix is
      * 0 0 0 1 and the shader does not need it), at out + step.out / 64 *

@@ -55,41 +55,62 @@ __attribute__((target("avx2,fma"))) static void run_avx2(const skv_walk_step *s,
 
 /* run_avx512 for an affine b: three of b's entries per column, a's
  * fourth column added where b has its 1 (lanes 12-15). */
+__attribute__((target("avx512f"))) static inline void affine_avx512(const float *a, const float *b, float *o)
+{
+    __m512 bv = _mm512_loadu_ps(b);
+    __m512 r0 = _mm512_mul_ps(_mm512_broadcast_f32x4(_mm_loadu_ps(a)), _mm512_permute_ps(bv, 0x00));
+    __m512 r1 = _mm512_fmadd_ps(_mm512_broadcast_f32x4(_mm_loadu_ps(a + 4)), _mm512_permute_ps(bv, 0x55),
+                                _mm512_maskz_broadcast_f32x4(0xf000, _mm_loadu_ps(a + 12)));
+    r0 = _mm512_fmadd_ps(_mm512_broadcast_f32x4(_mm_loadu_ps(a + 8)), _mm512_permute_ps(bv, 0xaa), r0);
+    _mm512_storeu_ps(o, _mm512_add_ps(r0, r1));
+}
+
 __attribute__((target("avx512f"))) static void run_affine_avx512(const skv_walk_step *s, int count, float *work,
                                                                   const mat4 *constants, float *out)
 {
-    for (int i = 0; i < count; i++) {
-        const float *a = OPERAND(s[i].a), *b = OPERAND(s[i].b);
-        __m512 bv = _mm512_loadu_ps(b);
-        __m512 r0 = _mm512_mul_ps(_mm512_broadcast_f32x4(_mm_loadu_ps(a)), _mm512_permute_ps(bv, 0x00));
-        __m512 r1 = _mm512_fmadd_ps(_mm512_broadcast_f32x4(_mm_loadu_ps(a + 4)), _mm512_permute_ps(bv, 0x55),
-                                    _mm512_maskz_broadcast_f32x4(0xf000, _mm_loadu_ps(a + 12)));
-        r0 = _mm512_fmadd_ps(_mm512_broadcast_f32x4(_mm_loadu_ps(a + 8)), _mm512_permute_ps(bv, 0xaa), r0);
-        _mm512_storeu_ps((float *)((char *)out + s[i].out), _mm512_add_ps(r0, r1));
-    }
+    for (int i = 0; i < count; i++)
+        affine_avx512(OPERAND(s[i].a), OPERAND(s[i].b), (float *)((char *)out + s[i].out));
+}
+
+/* The palette's steps (kernels.h, run_palette): a in work, b a constant. */
+__attribute__((target("avx512f"))) static void run_palette_avx512(const skv_walk_step *s, int count, float *work,
+                                                                   const mat4 *constants, float *out)
+{
+    for (int i = 0; i < count; i++)
+        affine_avx512((const float *)((const char *)work + s[i].a), (const float *)((const char *)constants + ~s[i].b),
+                      (float *)((char *)out + s[i].out));
 }
 
 /* run_avx2 for an affine b: columns 0 and 1 from three of a's columns;
  * columns 2 and 3 the same plus a's fourth column in the high half only
  * (where b has its 1). */
+__attribute__((target("avx2,fma"))) static inline void affine_avx2(const float *a, const float *b, float *o)
+{
+    __m256 a0 = _mm256_broadcast_ps((const __m128 *)a), a1 = _mm256_broadcast_ps((const __m128 *)(a + 4));
+    __m256 a2 = _mm256_broadcast_ps((const __m128 *)(a + 8));
+    __m256 a3 = _mm256_insertf128_ps(_mm256_setzero_ps(), _mm_loadu_ps(a + 12), 1);
+    __m256 b01 = _mm256_loadu_ps(b), b23 = _mm256_loadu_ps(b + 8);
+    __m256 r01 = _mm256_mul_ps(a0, _mm256_permute_ps(b01, 0x00));
+    r01 = _mm256_fmadd_ps(a1, _mm256_permute_ps(b01, 0x55), r01);
+    r01 = _mm256_fmadd_ps(a2, _mm256_permute_ps(b01, 0xaa), r01);
+    __m256 r23 = _mm256_fmadd_ps(a2, _mm256_permute_ps(b23, 0xaa), _mm256_mul_ps(a0, _mm256_permute_ps(b23, 0x00)));
+    r23 = _mm256_add_ps(r23, _mm256_fmadd_ps(a1, _mm256_permute_ps(b23, 0x55), a3));
+    _mm256_storeu_ps(o, r01);
+    _mm256_storeu_ps(o + 8, r23);
+}
+
 __attribute__((target("avx2,fma"))) static void run_affine_avx2(const skv_walk_step *s, int count, float *work,
                                                                  const mat4 *constants, float *out)
 {
-    for (int i = 0; i < count; i++) {
-        const float *a = OPERAND(s[i].a), *b = OPERAND(s[i].b);
-        __m256 a0 = _mm256_broadcast_ps((const __m128 *)a), a1 = _mm256_broadcast_ps((const __m128 *)(a + 4));
-        __m256 a2 = _mm256_broadcast_ps((const __m128 *)(a + 8));
-        __m256 a3 = _mm256_insertf128_ps(_mm256_setzero_ps(), _mm_loadu_ps(a + 12), 1);
-        float *o = (float *)((char *)out + s[i].out);
-        __m256 b01 = _mm256_loadu_ps(b), b23 = _mm256_loadu_ps(b + 8);
-        __m256 r01 = _mm256_mul_ps(a0, _mm256_permute_ps(b01, 0x00));
-        r01 = _mm256_fmadd_ps(a1, _mm256_permute_ps(b01, 0x55), r01);
-        r01 = _mm256_fmadd_ps(a2, _mm256_permute_ps(b01, 0xaa), r01);
-        __m256 r23 = _mm256_fmadd_ps(a2, _mm256_permute_ps(b23, 0xaa), _mm256_mul_ps(a0, _mm256_permute_ps(b23, 0x00)));
-        r23 = _mm256_add_ps(r23, _mm256_fmadd_ps(a1, _mm256_permute_ps(b23, 0x55), a3));
-        _mm256_storeu_ps(o, r01);
-        _mm256_storeu_ps(o + 8, r23);
-    }
+    for (int i = 0; i < count; i++) affine_avx2(OPERAND(s[i].a), OPERAND(s[i].b), (float *)((char *)out + s[i].out));
+}
+
+__attribute__((target("avx2,fma"))) static void run_palette_avx2(const skv_walk_step *s, int count, float *work,
+                                                                  const mat4 *constants, float *out)
+{
+    for (int i = 0; i < count; i++)
+        affine_avx2((const float *)((const char *)work + s[i].a), (const float *)((const char *)constants + ~s[i].b),
+                    (float *)((char *)out + s[i].out));
 }
 
 /* One column per register. */
@@ -114,22 +135,30 @@ static void run_sse2(const skv_walk_step *s, int count, float *work, const mat4 
 
 /* run_sse2 for an affine b: columns 0-2 from three of a's columns,
  * column 3 adds a's fourth as it is. */
+static inline void affine_sse2(const float *a, const float *b, float *o)
+{
+    __m128 a0 = _mm_loadu_ps(a), a1 = _mm_loadu_ps(a + 4), a2 = _mm_loadu_ps(a + 8), a3 = _mm_loadu_ps(a + 12);
+    __m128 r[4];
+    for (int j = 0; j < 4; j++) {
+        __m128 bj = _mm_loadu_ps(b + 4 * j);
+        r[j] = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_shuffle_ps(bj, bj, 0x00)),
+                                     _mm_mul_ps(a1, _mm_shuffle_ps(bj, bj, 0x55))),
+                          _mm_mul_ps(a2, _mm_shuffle_ps(bj, bj, 0xaa)));
+    }
+    r[3] = _mm_add_ps(r[3], a3);
+    for (int j = 0; j < 4; j++) _mm_storeu_ps(o + 4 * j, r[j]);
+}
+
 static void run_affine_sse2(const skv_walk_step *s, int count, float *work, const mat4 *constants, float *out)
 {
-    for (int i = 0; i < count; i++) {
-        const float *a = OPERAND(s[i].a), *b = OPERAND(s[i].b);
-        float *o = (float *)((char *)out + s[i].out);
-        __m128 a0 = _mm_loadu_ps(a), a1 = _mm_loadu_ps(a + 4), a2 = _mm_loadu_ps(a + 8), a3 = _mm_loadu_ps(a + 12);
-        __m128 r[4];
-        for (int j = 0; j < 4; j++) {
-            __m128 bj = _mm_loadu_ps(b + 4 * j);
-            r[j] = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_shuffle_ps(bj, bj, 0x00)),
-                                         _mm_mul_ps(a1, _mm_shuffle_ps(bj, bj, 0x55))),
-                              _mm_mul_ps(a2, _mm_shuffle_ps(bj, bj, 0xaa)));
-        }
-        r[3] = _mm_add_ps(r[3], a3);
-        for (int j = 0; j < 4; j++) _mm_storeu_ps(o + 4 * j, r[j]);
-    }
+    for (int i = 0; i < count; i++) affine_sse2(OPERAND(s[i].a), OPERAND(s[i].b), (float *)((char *)out + s[i].out));
+}
+
+static void run_palette_sse2(const skv_walk_step *s, int count, float *work, const mat4 *constants, float *out)
+{
+    for (int i = 0; i < count; i++)
+        affine_sse2((const float *)((const char *)work + s[i].a), (const float *)((const char *)constants + ~s[i].b),
+                    (float *)((char *)out + s[i].out));
 }
 
 /* A crowd's palette rows (kernels.h, run_rows): row r of a * b is the sum
@@ -308,13 +337,14 @@ TARGET static inline void store_locals_avx512(__m512 m[16], const int32_t *out, 
 #define SINGLE(a, b, f, out, work) sample_single_avx2x4(a, b, f, out, work)
 #include "kernels_x86_lanes.h"
 
-static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_affine_sse2, run_rows_sse2, fence_x86, sample_sse2, sample_each_sse2,
-                                         sample_solo_sse2};
-static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, run_rows_avx2, fence_x86, sample_avx2, sample_each_avx2,
-                                         sample_solo_avx2x4};
+static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_affine_sse2, run_palette_sse2, run_rows_sse2,
+                                         fence_x86, sample_sse2, sample_each_sse2, sample_solo_sse2};
+static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, run_palette_avx2, run_rows_avx2,
+                                         fence_x86, sample_avx2, sample_each_avx2, sample_solo_avx2x4};
 /* The rows are 48 bytes: 128-bit streams, as AVX2's. */
-static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_affine_avx512, run_rows_avx2, fence_x86, sample_avx512,
-                                            sample_each_avx2, sample_solo_avx2x4};
+static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_affine_avx512, run_palette_avx512,
+                                            run_rows_avx2, fence_x86, sample_avx512, sample_each_avx2,
+                                            sample_solo_avx2x4};
 
 const skv_kernels *kernels_x86(skv_walk_kernel which)
 {

@@ -59,6 +59,9 @@ struct skv_walk {
     /* Every b of the globals' and the palette's steps is affine (kernels.h,
      * run_affine): the locals always, the constants checked. */
     int affine;
+    /* The palette's steps take a from work and b from the constants
+     * (kernels.h, run_palette; checked when compiling). */
+    int palette_split;
     int one; /* one group, not each, nothing loose: walk_pose's short path */
 };
 
@@ -412,6 +415,8 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
             add_step(w->deferred, &w->deferred_count, cc.anchor[n], cc.chain[n], global_at(n));
     }
     w->affine = steps_affine(&cc, w->globals, w->global_count) && steps_affine(&cc, w->palette, w->palette_count);
+    w->palette_split = 1;
+    for (int k = 0; k < w->palette_count; k++) w->palette_split &= w->palette[k].a >= 0 && w->palette[k].b < 0;
     free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain);
     int grouped = !clip || group_channels(w, clip, cc.moving, local_base) == 0;
     free(cc.moving);
@@ -618,11 +623,12 @@ static inline void pose_group(const walk_group *grp, double ticks, int *cursors,
 /* The frame's products: the globals the palette needs, then the palette. */
 static inline int run_products(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows)
 {
-    void (*run)(const skv_walk_step *, int, float *, const mat4 *, float *) = w->affine ? kernels->run_affine
-                                                                                        : kernels->run;
     if (w->global_count > 0) /* none where every moving node hangs under an identity */
-        run(w->globals, w->global_count, work, w->constants, work);
-    (rows ? kernels->run_rows : run)(w->palette, w->palette_count, work, w->constants, palette);
+        (w->affine ? kernels->run_affine : kernels->run)(w->globals, w->global_count, work, w->constants, work);
+    (rows                               ? kernels->run_rows
+     : w->affine && w->palette_split    ? kernels->run_palette
+     : w->affine                        ? kernels->run_affine
+                                        : kernels->run)(w->palette, w->palette_count, work, w->constants, palette);
     return w->deferred_count > 0;
 }
 

@@ -815,7 +815,17 @@ static void test_walk_kernels(void)
         double worst_affine = 0.0;
         for (int m = 3; m < WORK; m++)
             for (int k = 0; k < 16; k++) worst_affine = fmax(worst_affine, fabs(aw[m][k / 4][k % 4] - ae[m][k / 4][k % 4]));
-        printf("walk kernel %s: max abs difference %.2g, affine b %.2g\n", names[kernel], worst, worst_affine);
+        /* run_palette: a palette's steps, a always in work, b always an
+         * (affine) constant; the second step reads the first's result. */
+        memcpy(aw, work, sizeof work);
+        skv_walk_step palette_steps[2] = {{0, ~(1 * 64), 3 * 64}, {3 * 64, ~(1 * 64), 4 * 64}};
+        glm_mat4_mul(aw[0], ac[1], ae[3]);
+        glm_mat4_mul(ae[3], ac[1], ae[4]);
+        kn->run_palette(palette_steps, 2, (float *)aw, ac, (float *)aw);
+        for (int m = 3; m < 5; m++)
+            for (int k = 0; k < 16; k++) worst_affine = fmax(worst_affine, fabs(aw[m][k / 4][k % 4] - ae[m][k / 4][k % 4]));
+        printf("walk kernel %s: max abs difference %.2g, affine b %.2g (run_affine, run_palette)\n", names[kernel],
+               worst, worst_affine);
         CHECK(worst < 1e-5);
         CHECK(worst_affine < 1e-5);
         ran++;
