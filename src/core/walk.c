@@ -3,6 +3,7 @@
 #include "walk.h"
 #include "anim.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -63,6 +64,7 @@ struct skv_walk {
      * (kernels.h, run_palette; checked when compiling). */
     int palette_split;
     int one; /* one group, not each, nothing loose: walk_pose's short path */
+    int folded; /* moving channels whose constant parent went into their keys */
 };
 
 void walk_free(skv_walk *walk)
@@ -94,6 +96,7 @@ typedef struct compiler {
     int32_t *anchor;      /* NODE_DEFERRED: global = anchor * chain; anchor is a NODE_WORK global */
     int32_t *chain;       /*   chain: a constant operand */
     int *moving;          /* the channels that move, walk->sample_count of them, node order */
+    int32_t *pre;         /* per moving channel: 0, or its constant parent (a similarity) taken into its keys */
 } compiler;
 
 static int32_t global_at(int n) { return (int32_t)((size_t)n * sizeof(mat4)); }
@@ -131,6 +134,38 @@ static int steps_affine(compiler *cc, const skv_walk_step *steps, int count)
 {
     for (int k = 0; k < count; k++)
         if (steps[k].b < 0 && !is_affine(constant(cc, steps[k].b))) return 0;
+    return 1;
+}
+
+/* m = translation * s * rotation, s > 0 (columns orthogonal, of one
+ * length and right-handed, to 1e-6 relative): its rotation as a unit
+ * quaternion and s. A moving node under such a constant parent takes the
+ * parent into its keys (fill_group_keys): parent * T * R * S is
+ * T(m t) * R(q_m q) * S(s S), each factor interpolated as the key it
+ * replaces (lerp commutes with an affine map, slerp with a rotation on
+ * the left, which keeps dot products and lengths), so its global is its
+ * sampled local, without a product a frame. */
+static int similarity(const float *m, float q[4], float *scale)
+{
+    if (!is_affine(m)) return 0;
+    double len2[3], s2 = 0.0;
+    for (int i = 0; i < 3; i++) {
+        len2[i] = (double)m[4 * i] * m[4 * i] + (double)m[4 * i + 1] * m[4 * i + 1] + (double)m[4 * i + 2] * m[4 * i + 2];
+        s2 += len2[i] / 3.0;
+    }
+    if (!(s2 > 0.0) || !isfinite(s2)) return 0;
+    for (int i = 0; i < 3; i++) {
+        if (fabs(len2[i] - s2) > 1e-6 * s2) return 0;
+        int j = (i + 1) % 3;
+        double dot = (double)m[4 * i] * m[4 * j] + (double)m[4 * i + 1] * m[4 * j + 1] + (double)m[4 * i + 2] * m[4 * j + 2];
+        if (fabs(dot) > 1e-6 * s2) return 0;
+    }
+    double det = m[0] * ((double)m[5] * m[10] - (double)m[6] * m[9]) - m[4] * ((double)m[1] * m[10] - (double)m[2] * m[9]) +
+                 m[8] * ((double)m[1] * m[6] - (double)m[2] * m[5]);
+    if (!(det > 0.0)) return 0;
+    float t[3], sc[3];
+    anim_decompose((vec4 *)m, t, q, sc);
+    *scale = (float)sqrt(s2);
     return 1;
 }
 
@@ -182,7 +217,7 @@ static int shared_times(const skv_channel *ch, const double **times, size_t *str
  * S component by component; rotations turned into the hemisphere of the
  * lane's key before (q and -q are one rotation; the reference's slerp
  * makes the same turn per pair). Lanes past the last channel repeat it. */
-static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *channels)
+static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *channels, const float *const *pre)
 {
     int blocks = grp->lane_count / SKV_LANE_BLOCK;
     int rows = grp->each || grp->solo; /* channel by channel, a key as three rows */
@@ -191,7 +226,11 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
     size_t key_stride = rows ? SKV_EACH_KEY_FLOATS : SKV_KEY_FLOATS(blocks);
     static const int each_at[SKV_LANE_COMPONENTS] = {0, 1, 2, 4, 5, 6, 7, 8, 9, 10};
     for (int l = 0; l < grp->lane_count; l++) {
-        const skv_channel *ch = &clip->channels[channels[l < grp->channel_count ? l : grp->channel_count - 1]];
+        int member = l < grp->channel_count ? l : grp->channel_count - 1;
+        const skv_channel *ch = &clip->channels[channels[member]];
+        const float *m = pre[member]; /* the parent taken into the keys, or NULL */
+        float m_q[4], m_s = 1.0f;
+        if (m && !similarity(m, m_q, &m_s)) m = NULL; /* cannot happen: checked when compiling */
         float *lane = rows ? grp->keys + (size_t)l * (size_t)grp->key_count * SKV_EACH_KEY_FLOATS
                                 : grp->keys + (size_t)(l / SKV_LANE_BLOCK) * SKV_KEY_FLOATS(1) +
                                       (size_t)(l % SKV_LANE_BLOCK);
@@ -202,6 +241,20 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
             const float *t = ch->positions[ch->position_count > 1 ? k : 0].value;
             const float *r = ch->rotations[ch->rotation_count > 1 ? k : 0].value;
             const float *s = ch->scales[ch->scale_count > 1 ? k : 0].value;
+            float mt[3], mr[4], ms[3];
+            if (m) {
+                for (int a = 0; a < 3; a++) {
+                    mt[a] = (float)((double)m[a] * t[0] + (double)m[4 + a] * t[1] + (double)m[8 + a] * t[2] + m[12 + a]);
+                    ms[a] = m_s * s[a];
+                }
+                /* m_q * r, (x, y, z, w) order; by hand: cglm's SIMD
+                 * quaternion product wants 16-byte aligned operands. */
+                mr[0] = m_q[3] * r[0] + m_q[0] * r[3] + m_q[1] * r[2] - m_q[2] * r[1];
+                mr[1] = m_q[3] * r[1] - m_q[0] * r[2] + m_q[1] * r[3] + m_q[2] * r[0];
+                mr[2] = m_q[3] * r[2] + m_q[0] * r[1] - m_q[1] * r[0] + m_q[2] * r[3];
+                mr[3] = m_q[3] * r[3] - m_q[0] * r[0] - m_q[1] * r[1] - m_q[2] * r[2];
+                t = mt, r = mr, s = ms;
+            }
             float sign = 1.0f;
             if (k > 0 && r[0] * previous[0] + r[1] * previous[1] + r[2] * previous[2] + r[3] * previous[3] < 0.0f)
                 sign = -1.0f;
@@ -220,16 +273,18 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
 /* Sorts the moving channels (`moving_channels`, w->sample_count of them)
  * into time groups; the channels whose arrays are keyed at times of their
  * own are sampled one by one (w->loose). */
-static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_channels, int32_t local_base)
+static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_channels, const int32_t *pre,
+                          int32_t local_base)
 {
     int moving = w->sample_count;
     size_t cap = moving > 0 ? (size_t)moving : 1;
     int *group_of = malloc(cap * sizeof *group_of);
     int *members = calloc(cap, sizeof *members);
+    const float **member_pre = calloc(cap, sizeof *member_pre);
     const double **times = malloc(cap * sizeof *times);
     size_t *strides = malloc(cap * sizeof *strides);
     w->groups = calloc(cap, sizeof *w->groups);
-    int ok = group_of && members && times && strides && w->groups;
+    int ok = group_of && members && member_pre && times && strides && w->groups;
     for (int k = 0; ok && k < moving; k++) {
         const skv_channel *ch = &clip->channels[moving_channels[k]];
         int count;
@@ -271,7 +326,10 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
         walk_group *grp = &w->groups[g];
         int n = 0;
         for (int k = 0; k < moving; k++)
-            if (group_of[k] == g) members[n++] = moving_channels[k];
+            if (group_of[k] == g) {
+                member_pre[n] = pre[k] ? (const float *)((const char *)w->constants + ~pre[k]) : NULL;
+                members[n++] = moving_channels[k];
+            }
         grp->channel = members[0];
         /* One small group alone gains nothing from sharing, nor do two
          * channels (a 4-lane vector for them is mostly padding): those
@@ -291,7 +349,7 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
         }
         for (int l = 0; l < grp->lane_count; l++) /* padding lanes: the last channel's local, written again */
             grp->out[l] = local_base + global_at(clip->channels[members[l < n ? l : n - 1]].node);
-        fill_group_keys(grp, clip, members);
+        fill_group_keys(grp, clip, members, member_pre);
     }
     if (ok) {
         int loose = 0;
@@ -300,7 +358,7 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
         w->loose_count = loose;
         w->one = w->group_count == 1 && loose == 0 && !w->groups[0].each;
     }
-    free(group_of), free(members), free(times), free(strides);
+    free(group_of), free(members), free(member_pre), free(times), free(strides);
     return ok ? 0 : -1;
 }
 skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
@@ -327,11 +385,12 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
         cc.anchor = malloc(nodes * sizeof *cc.anchor);
         cc.chain = malloc(nodes * sizeof *cc.chain);
         cc.moving = malloc(nodes * sizeof *cc.moving);
+        cc.pre = calloc(nodes, sizeof *cc.pre);
     }
     if (!w || !w->loose || !w->globals || !w->deferred || !w->palette || !w->fixed || !w->constants ||
-        !cc.state || !cc.ref || !cc.anchor || !cc.chain || !cc.moving) {
+        !cc.state || !cc.ref || !cc.anchor || !cc.chain || !cc.moving || !cc.pre) {
         walk_free(w);
-        free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain), free(cc.moving);
+        free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain), free(cc.moving), free(cc.pre);
         return NULL;
     }
     mat4 identity = GLM_MAT4_IDENTITY_INIT;
@@ -363,9 +422,26 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
                 cc.state[p] = NODE_WORK;
                 cc.ref[p] = parent = global_at(p);
             }
-            cc.moving[w->sample_count++] = ch; /* sorted into groups and loose ones below */
+            int moving_index = w->sample_count++;
+            cc.moving[moving_index] = ch; /* sorted into groups and loose ones below */
             cc.state[n] = NODE_WORK;
-            if (parent < 0 && is_identity(constant(&cc, parent))) {
+            const double *unused_times;
+            size_t unused_stride;
+            int unused_count;
+            float unused_q[4], unused_s;
+            if (parent < 0 && !is_identity(constant(&cc, parent)) &&
+                shared_times(&clip->channels[ch], &unused_times, &unused_stride, &unused_count) &&
+                similarity(constant(&cc, parent), unused_q, &unused_s)) {
+                /* Under a constant similarity (a root under a scaling or
+                 * turning globalInverse, often) and in a time group: the
+                 * parent goes into the group's copy of the keys
+                 * (similarity, fill_group_keys) and the local is the
+                 * global, as under an identity below. */
+                cc.pre[moving_index] = parent;
+                w->folded++;
+                cc.ref[n] = local_base + global_at(n);
+                add_step(w->deferred, &w->deferred_count, one, cc.ref[n], global_at(n));
+            } else if (parent < 0 && is_identity(constant(&cc, parent))) {
                 /* Under an identity (often the root with an identity
                  * globalInverse, or a scene node that is): the global is
                  * the local itself, a product a frame saved; the products
@@ -418,8 +494,8 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
     w->palette_split = 1;
     for (int k = 0; k < w->palette_count; k++) w->palette_split &= w->palette[k].a >= 0 && w->palette[k].b < 0;
     free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain);
-    int grouped = !clip || group_channels(w, clip, cc.moving, local_base) == 0;
-    free(cc.moving);
+    int grouped = !clip || group_channels(w, clip, cc.moving, cc.pre, local_base) == 0;
+    free(cc.moving), free(cc.pre);
     if (!grouped) {
         walk_free(w);
         return NULL;
@@ -487,6 +563,7 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
     out->fixed = w->fixed_count;
     out->deferred = w->deferred_count;
     out->affine = w->affine;
+    out->folded = w->folded;
     for (int g = 0; g < w->group_count; g++) {
         const walk_group *grp = &w->groups[g];
         out->grouped += grp->channel_count;

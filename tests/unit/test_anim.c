@@ -555,7 +555,7 @@ static void test_small_clips(void)
     };
     const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     unsigned seed = 31;
-    int solo_total = 0;
+    int solo_total = 0, folded_total = 0;
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
         int parents[NODES] = {-1, 0, 1, 1, 3, 0}, bone_node[NODES], node_channel[NODES];
         mat4 rest[NODES], offsets[NODES];
@@ -609,8 +609,15 @@ static void test_small_clips(void)
         skv_model model = {.clip_count = 1, .clips = &clip};
         model.skeleton = (skv_skeleton){.node_count = NODES, .parents = parents, .rest_local = rest,
                                         .bone_count = NODES, .bone_node = bone_node, .bone_offset = offsets};
-        glm_scale_make(model.global_inverse, (vec3){0.5f, 0.5f, 0.5f});
+        /* globalInverse: a similarity (turned, scaled, moved: a moving root
+         * under it takes it into its keys), the identity (odd cases), or
+         * with a non-uniform scale (case 4: the general product). */
+        glm_translate_make(model.global_inverse, (vec3){0.3f, -1.0f, 2.0f});
+        glm_rotate(model.global_inverse, 0.9f, (vec3){0.267261f, 0.534522f, 0.801784f});
+        glm_scale(model.global_inverse, ci == 4 ? (vec3){0.5f, 0.7f, 0.5f} : (vec3){0.5f, 0.5f, 0.5f});
         if (ci % 2) glm_mat4_identity(model.global_inverse); /* moving roots under an identity too */
+        int root_moves = 0;
+        for (int k = 0; k < count; k++) root_moves |= parents[channels[k].node] < 0;
         CHECK(walk_compile_all(&model) == SKV_OK);
         skv_walk_stats st;
         walk_stats(walk_clip(&model, 0), &st);
@@ -618,6 +625,14 @@ static void test_small_clips(void)
         CHECK(st.solo == cases[ci].solo);
         CHECK(st.each == cases[ci].each);
         CHECK(st.affine == !projective);
+        /* Folded: moving nodes whose parent is constant and a similarity
+         * (a moving root under the turned globalInverse, and nodes under
+         * fixed ones: rest locals are rotations); none where the
+         * globalInverse scales unevenly (case 4: every constant parent
+         * inherits it). */
+        if (ci == 4) CHECK(st.folded == 0);
+        else if (ci % 2 == 0 && root_moves) CHECK(st.folded >= 1);
+        folded_total += st.folded;
         solo_total += st.solo;
         double worst = 0.0;
         for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
@@ -643,14 +658,15 @@ static void test_small_clips(void)
             pose_destroy(&ref);
             if (worst >= 1e-5) printf("small clip %zu, %s kernels: %.2g\n", ci, names[kernel], worst);
         }
-        printf("small clip %zu (%d channels, %d without lanes, %d in shared vectors, %s products): max abs palette "
-               "difference %.2g over 1000 evaluations per kernel\n", ci, count, st.solo, st.each,
-               st.affine ? "affine" : "general", worst);
+        printf("small clip %zu (%d channels, %d without lanes, %d in shared vectors, %s products, %d under a "
+               "similarity folded): max abs palette difference %.2g over 1000 evaluations per kernel\n", ci, count,
+               st.solo, st.each, st.affine ? "affine" : "general", st.folded, worst);
         CHECK(worst < 1e-5);
         walk_forget(&model);
         for (int k = 0; k < count; k++) free(channels[k].positions), free(channels[k].rotations), free(channels[k].scales);
     }
     CHECK(solo_total > 0);
+    CHECK(folded_total >= 2);
 }
 
 /* Rotation and translation of a local matrix that may carry scale. */
