@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,10 @@ struct skv_walk {
      * (kernels.h, run_palette; checked when compiling). */
     int palette_split;
     int one; /* one group, not each, nothing loose: walk_pose's short path */
+    /* Which of the kernels' product functions the globals' and the
+     * palette's steps take (run, run_affine, run_palette), as offsets in
+     * skv_kernels: chosen once here, one load a frame. */
+    size_t globals_run, palette_run;
     int folded; /* moving channels whose constant parent went into their keys */
 };
 
@@ -493,6 +498,10 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
     w->affine = steps_affine(&cc, w->globals, w->global_count) && steps_affine(&cc, w->palette, w->palette_count);
     w->palette_split = 1;
     for (int k = 0; k < w->palette_count; k++) w->palette_split &= w->palette[k].a >= 0 && w->palette[k].b < 0;
+    w->globals_run = w->affine ? offsetof(skv_kernels, run_affine) : offsetof(skv_kernels, run);
+    w->palette_run = !w->affine        ? offsetof(skv_kernels, run)
+                   : w->palette_split ? offsetof(skv_kernels, run_palette)
+                                      : offsetof(skv_kernels, run_affine);
     free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain);
     int grouped = !clip || group_channels(w, clip, cc.moving, cc.pre, local_base) == 0;
     free(cc.moving), free(cc.pre);
@@ -700,12 +709,12 @@ static inline void pose_group(const walk_group *grp, double ticks, int *cursors,
 /* The frame's products: the globals the palette needs, then the palette. */
 static inline int run_products(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows)
 {
+    typedef void (*run_fn)(const skv_walk_step *, int, float *, const mat4 *, float *);
     if (w->global_count > 0) /* none where every moving node hangs under an identity */
-        (w->affine ? kernels->run_affine : kernels->run)(w->globals, w->global_count, work, w->constants, work);
-    (rows                               ? kernels->run_rows
-     : w->affine && w->palette_split    ? kernels->run_palette
-     : w->affine                        ? kernels->run_affine
-                                        : kernels->run)(w->palette, w->palette_count, work, w->constants, palette);
+        (*(const run_fn *)((const char *)kernels + w->globals_run))(w->globals, w->global_count, work, w->constants,
+                                                                    work);
+    (rows ? kernels->run_rows : *(const run_fn *)((const char *)kernels + w->palette_run))(
+        w->palette, w->palette_count, work, w->constants, palette);
     return w->deferred_count > 0;
 }
 
