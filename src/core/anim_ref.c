@@ -5,28 +5,29 @@
 #include "anim.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* fmod's exact remainder without fmod's call (~100 instructions a frame,
- * libm's wrapper and its general algorithm): long division in binary.
- * While r >= d, take away the largest d * 2^k <= r; d * 2^k is exact (a
- * power of two scales it) and d * 2^k <= r < d * 2^(k+1), so r - d * 2^k
- * is exact too (Sterbenz: r / 2 <= d * 2^k <= r). Every step is exact, so
- * the result is r - n * d exactly, in [0, d): the one remainder fmod
- * returns. Playback loops a few times at most (k = 0: one subtraction);
- * after more than 2^30 loops, libm. */
+ * libm's wrapper and its general algorithm). q = the quotient truncated
+ * (ticks / duration rounded, so q is floor(ticks / duration) or one more:
+ * rounding is monotonic and integers are representable); r = ticks - q *
+ * duration by one fused multiply-add. That r is exact: ticks >= duration,
+ * so ticks and q * duration are multiples of duration's ulp, and so is r,
+ * with |r| < duration, so r fits in 53 bits and fma's one rounding
+ * changes nothing. q one too many gives r < 0, and r + duration (the
+ * remainder, representable by the same argument) is exact too. So r is
+ * fmod's result bit for bit. fma is libm's (the FMA instruction where the
+ * CPU has it, an exact emulation elsewhere). After more than 2^30 loops,
+ * fmod itself. */
 static double loop_ticks(double ticks, double duration)
 {
     if (ticks < duration) return ticks;
     if (!(ticks < duration * 1073741824.0)) return fmod(ticks, duration);
-    double step = duration;
-    while (step * 2.0 <= ticks) step *= 2.0;
-    while (ticks >= duration) {
-        if (ticks >= step) ticks -= step;
-        step *= 0.5;
-    }
-    return ticks;
+    double q = (double)(int64_t)(ticks / duration);
+    double r = fma(-q, duration, ticks);
+    return r < 0.0 ? r + duration : r;
 }
 
 double anim_clip_ticks(const skv_clip *clip, double seconds)

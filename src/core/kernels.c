@@ -88,14 +88,21 @@ static void run_rows_scalar(const skv_walk_step *s, int count, float *work, cons
     }
 }
 
+static void sample_solo_scalar(const float *key, float f, int32_t out, float *work)
+{
+    static const size_t at[SKV_LANE_COMPONENTS] = {0, 1, 2, 4, 5, 6, 7, 8, 9, 10};
+    sample_one(key, key + SKV_EACH_KEY_FLOATS, at, f, (float *)((char *)work + out));
+}
+
 /* Plain C has no non-temporal store: ordinary ones, ordered by a fence. */
 static void fence_scalar(void)
 {
     atomic_thread_fence(memory_order_release);
 }
 
-const skv_kernels skv_kernels_scalar = {"scalar", 1, run_scalar, run_rows_scalar, fence_scalar, sample_scalar,
-                                        sample_each_scalar};
+/* Plain C: the general product serves affine operands too (exact for them). */
+const skv_kernels skv_kernels_scalar = {"scalar", 1, run_scalar, run_scalar, run_scalar, run_rows_scalar, fence_scalar, sample_scalar,
+                                        sample_each_scalar, sample_solo_scalar};
 
 /* Every kernel set this CPU runs, and the best of them, settled once. */
 static skv_walk_kernel best = SKV_WALK_SCALAR;

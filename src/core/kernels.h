@@ -50,6 +50,15 @@ typedef struct skv_kernels {
     /* Runs `count` steps in order, operands as skv_walk_step says against
      * `work`, `constants` and `out`. out may not alias a or b of its step. */
     void (*run)(const skv_walk_step *steps, int count, float *work, const mat4 *constants, float *out);
+    /* run where every step's b is affine, its bottom row exactly 0 0 0 1
+     * (the walk checks): the products by b's zeros are left out (columns
+     * 0-2 take three of a's columns, column 3 adds a's fourth as it is),
+     * the sums a * b has with those terms, which are exactly 0 for finite
+     * a. */
+    void (*run_affine)(const skv_walk_step *steps, int count, float *work, const mat4 *constants, float *out);
+    /* run_affine for steps whose a is always in work and b always a
+     * constant (a walk's palette), without testing each operand's kind. */
+    void (*run_palette)(const skv_walk_step *steps, int count, float *work, const mat4 *constants, float *out);
     /* run for a crowd's palette: each product's top three rows, row-major
      * (a 3x4 matrix, 48 bytes: the bottom row of an affine matrix is
      * 0 0 0 1 and the shader does not need it), at out + step.out / 64 *
@@ -70,6 +79,12 @@ typedef struct skv_kernels {
      * (16-byte aligned), factor f[l]; lane_count a multiple of 4 (the walk
      * repeats its last channel). */
     void (*sample_each)(const float *const *keys, const float *f, const int32_t *out, int lane_count, float *work);
+    /* One channel without lanes (a walk of one or two moving channels,
+     * where a vector of lanes would mostly compute padding): between the
+     * key at `key` and the one SKV_EACH_KEY_FLOATS after it (16-byte
+     * aligned, sample_each's layout) at factor f, the local written at
+     * byte offset `out` of `work`. Same slerp polynomial as the lanes. */
+    void (*sample_solo)(const float *key, float f, int32_t out, float *work);
 } skv_kernels;
 
 /* The kernels `which` names; NULL if this CPU or build lacks them.

@@ -53,6 +53,66 @@ __attribute__((target("avx2,fma"))) static void run_avx2(const skv_walk_step *s,
     }
 }
 
+/* run_avx512 for an affine b: three of b's entries per column, a's
+ * fourth column added where b has its 1 (lanes 12-15). */
+__attribute__((target("avx512f"))) static inline void affine_avx512(const float *a, const float *b, float *o)
+{
+    __m512 bv = _mm512_loadu_ps(b);
+    __m512 r0 = _mm512_mul_ps(_mm512_broadcast_f32x4(_mm_loadu_ps(a)), _mm512_permute_ps(bv, 0x00));
+    __m512 r1 = _mm512_fmadd_ps(_mm512_broadcast_f32x4(_mm_loadu_ps(a + 4)), _mm512_permute_ps(bv, 0x55),
+                                _mm512_maskz_broadcast_f32x4(0xf000, _mm_loadu_ps(a + 12)));
+    r0 = _mm512_fmadd_ps(_mm512_broadcast_f32x4(_mm_loadu_ps(a + 8)), _mm512_permute_ps(bv, 0xaa), r0);
+    _mm512_storeu_ps(o, _mm512_add_ps(r0, r1));
+}
+
+__attribute__((target("avx512f"))) static void run_affine_avx512(const skv_walk_step *s, int count, float *work,
+                                                                  const mat4 *constants, float *out)
+{
+    for (int i = 0; i < count; i++)
+        affine_avx512(OPERAND(s[i].a), OPERAND(s[i].b), (float *)((char *)out + s[i].out));
+}
+
+/* The palette's steps (kernels.h, run_palette): a in work, b a constant. */
+__attribute__((target("avx512f"))) static void run_palette_avx512(const skv_walk_step *s, int count, float *work,
+                                                                   const mat4 *constants, float *out)
+{
+    for (int i = 0; i < count; i++)
+        affine_avx512((const float *)((const char *)work + s[i].a), (const float *)((const char *)constants + ~s[i].b),
+                      (float *)((char *)out + s[i].out));
+}
+
+/* run_avx2 for an affine b: columns 0 and 1 from three of a's columns;
+ * columns 2 and 3 the same plus a's fourth column in the high half only
+ * (where b has its 1). */
+__attribute__((target("avx2,fma"))) static inline void affine_avx2(const float *a, const float *b, float *o)
+{
+    __m256 a0 = _mm256_broadcast_ps((const __m128 *)a), a1 = _mm256_broadcast_ps((const __m128 *)(a + 4));
+    __m256 a2 = _mm256_broadcast_ps((const __m128 *)(a + 8));
+    __m256 a3 = _mm256_insertf128_ps(_mm256_setzero_ps(), _mm_loadu_ps(a + 12), 1);
+    __m256 b01 = _mm256_loadu_ps(b), b23 = _mm256_loadu_ps(b + 8);
+    __m256 r01 = _mm256_mul_ps(a0, _mm256_permute_ps(b01, 0x00));
+    r01 = _mm256_fmadd_ps(a1, _mm256_permute_ps(b01, 0x55), r01);
+    r01 = _mm256_fmadd_ps(a2, _mm256_permute_ps(b01, 0xaa), r01);
+    __m256 r23 = _mm256_fmadd_ps(a2, _mm256_permute_ps(b23, 0xaa), _mm256_mul_ps(a0, _mm256_permute_ps(b23, 0x00)));
+    r23 = _mm256_add_ps(r23, _mm256_fmadd_ps(a1, _mm256_permute_ps(b23, 0x55), a3));
+    _mm256_storeu_ps(o, r01);
+    _mm256_storeu_ps(o + 8, r23);
+}
+
+__attribute__((target("avx2,fma"))) static void run_affine_avx2(const skv_walk_step *s, int count, float *work,
+                                                                 const mat4 *constants, float *out)
+{
+    for (int i = 0; i < count; i++) affine_avx2(OPERAND(s[i].a), OPERAND(s[i].b), (float *)((char *)out + s[i].out));
+}
+
+__attribute__((target("avx2,fma"))) static void run_palette_avx2(const skv_walk_step *s, int count, float *work,
+                                                                  const mat4 *constants, float *out)
+{
+    for (int i = 0; i < count; i++)
+        affine_avx2((const float *)((const char *)work + s[i].a), (const float *)((const char *)constants + ~s[i].b),
+                    (float *)((char *)out + s[i].out));
+}
+
 /* One column per register. */
 static void run_sse2(const skv_walk_step *s, int count, float *work, const mat4 *constants, float *out)
 {
@@ -71,6 +131,34 @@ static void run_sse2(const skv_walk_step *s, int count, float *work, const mat4 
         }
         for (int j = 0; j < 4; j++) _mm_storeu_ps(o + 4 * j, r[j]);
     }
+}
+
+/* run_sse2 for an affine b: columns 0-2 from three of a's columns,
+ * column 3 adds a's fourth as it is. */
+static inline void affine_sse2(const float *a, const float *b, float *o)
+{
+    __m128 a0 = _mm_loadu_ps(a), a1 = _mm_loadu_ps(a + 4), a2 = _mm_loadu_ps(a + 8), a3 = _mm_loadu_ps(a + 12);
+    __m128 r[4];
+    for (int j = 0; j < 4; j++) {
+        __m128 bj = _mm_loadu_ps(b + 4 * j);
+        r[j] = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_shuffle_ps(bj, bj, 0x00)),
+                                     _mm_mul_ps(a1, _mm_shuffle_ps(bj, bj, 0x55))),
+                          _mm_mul_ps(a2, _mm_shuffle_ps(bj, bj, 0xaa)));
+    }
+    r[3] = _mm_add_ps(r[3], a3);
+    for (int j = 0; j < 4; j++) _mm_storeu_ps(o + 4 * j, r[j]);
+}
+
+static void run_affine_sse2(const skv_walk_step *s, int count, float *work, const mat4 *constants, float *out)
+{
+    for (int i = 0; i < count; i++) affine_sse2(OPERAND(s[i].a), OPERAND(s[i].b), (float *)((char *)out + s[i].out));
+}
+
+static void run_palette_sse2(const skv_walk_step *s, int count, float *work, const mat4 *constants, float *out)
+{
+    for (int i = 0; i < count; i++)
+        affine_sse2((const float *)((const char *)work + s[i].a), (const float *)((const char *)constants + ~s[i].b),
+                    (float *)((char *)out + s[i].out));
 }
 
 /* A crowd's palette rows (kernels.h, run_rows): row r of a * b is the sum
@@ -130,6 +218,7 @@ static inline void store_locals_sse2(__m128 m[16], const int32_t *out, float *wo
 }
 #define STORE_LOCALS(m, out, work) store_locals_sse2(m, out, work)
 #define GATHER4
+#define SINGLE(a, b, f, out, work) sample_single_sse2(a, b, f, out, work)
 #include "kernels_x86_lanes.h"
 
 /* --- the sampler, 4 channels per register with AVX2 + FMA: the last
@@ -139,7 +228,23 @@ static inline void store_locals_sse2(__m128 m[16], const int32_t *out, float *wo
 #define TARGET __attribute__((target("avx2,fma")))
 #define FMA(a, b, c) _mm_fmadd_ps(a, b, c)
 #include "kernels_x86_m128.h"
-#define STORE_LOCALS(m, out, work) store_locals_sse2(m, out, work)
+/* Columns k and k + 1 of the four locals at once: the two columns'
+ * registers side by side in 256 bits, transposed within halves, give each
+ * channel its two columns, 8 floats in a row (column-major), one store. */
+TARGET static inline void store_locals_avx2x4(__m128 m[16], const int32_t *out, float *work)
+{
+    for (int k = 0; k < 4; k += 2) {
+        __m256 c[4];
+        for (int j = 0; j < 4; j++) c[j] = _mm256_set_m128(m[4 * (k + 1) + j], m[4 * k + j]);
+        __m256 t0 = _mm256_unpacklo_ps(c[0], c[1]), t1 = _mm256_unpackhi_ps(c[0], c[1]);
+        __m256 t2 = _mm256_unpacklo_ps(c[2], c[3]), t3 = _mm256_unpackhi_ps(c[2], c[3]);
+        _mm256_storeu_ps((float *)((char *)work + out[0]) + 4 * k, _mm256_shuffle_ps(t0, t2, 0x44));
+        _mm256_storeu_ps((float *)((char *)work + out[1]) + 4 * k, _mm256_shuffle_ps(t0, t2, 0xee));
+        _mm256_storeu_ps((float *)((char *)work + out[2]) + 4 * k, _mm256_shuffle_ps(t1, t3, 0x44));
+        _mm256_storeu_ps((float *)((char *)work + out[3]) + 4 * k, _mm256_shuffle_ps(t1, t3, 0xee));
+    }
+}
+#define STORE_LOCALS(m, out, work) store_locals_avx2x4(m, out, work)
 #define GATHER4
 #include "kernels_x86_lanes.h"
 
@@ -165,24 +270,33 @@ static inline void store_locals_sse2(__m128 m[16], const int32_t *out, float *wo
 #define LT(a, b) _mm256_cmp_ps(a, b, _CMP_LT_OQ)
 #define GT(a, b) _mm256_cmp_ps(a, b, _CMP_GT_OQ)
 #define ALL(m) (_mm256_movemask_ps(m) == 0xff)
-/* Column k of eight locals: a 4 x 8 transpose, channels 0-3 from the low
- * halves, 4-7 from the high. */
+/* Eight locals, two columns at a time: columns k and k + 1 of channels
+ * 0-3 side by side in 256 bits (and of channels 4-7), transposed within
+ * halves as store_locals_avx2x4 does: each channel's two columns, 8
+ * floats in a row, one store. */
 TARGET static inline void store_locals_avx2(__m256 m[16], const int32_t *out, float *work)
 {
-    for (int k = 0; k < 4; k++) {
-        __m256 t0 = _mm256_unpacklo_ps(m[4 * k], m[4 * k + 1]), t1 = _mm256_unpackhi_ps(m[4 * k], m[4 * k + 1]);
-        __m256 t2 = _mm256_unpacklo_ps(m[4 * k + 2], m[4 * k + 3]), t3 = _mm256_unpackhi_ps(m[4 * k + 2], m[4 * k + 3]);
-        __m256 c[4] = {_mm256_shuffle_ps(t0, t2, 0x44), _mm256_shuffle_ps(t0, t2, 0xee),
-                       _mm256_shuffle_ps(t1, t3, 0x44), _mm256_shuffle_ps(t1, t3, 0xee)};
-        for (int j = 0; j < 4; j++) {
-            _mm_storeu_ps((float *)((char *)work + out[j]) + 4 * k, _mm256_castps256_ps128(c[j]));
-            _mm_storeu_ps((float *)((char *)work + out[j + 4]) + 4 * k, _mm256_extractf128_ps(c[j], 1));
+    for (int k = 0; k < 4; k += 2)
+        for (int h = 0; h < 2; h++) {
+            __m256 c[4];
+            for (int j = 0; j < 4; j++) /* the selector must be an immediate, also at -O0 */
+                c[j] = h ? _mm256_permute2f128_ps(m[4 * k + j], m[4 * (k + 1) + j], 0x31)
+                         : _mm256_permute2f128_ps(m[4 * k + j], m[4 * (k + 1) + j], 0x20);
+            __m256 t0 = _mm256_unpacklo_ps(c[0], c[1]), t1 = _mm256_unpackhi_ps(c[0], c[1]);
+            __m256 t2 = _mm256_unpacklo_ps(c[2], c[3]), t3 = _mm256_unpackhi_ps(c[2], c[3]);
+            const int32_t *o = out + 4 * h;
+            _mm256_storeu_ps((float *)((char *)work + o[0]) + 4 * k, _mm256_shuffle_ps(t0, t2, 0x44));
+            _mm256_storeu_ps((float *)((char *)work + o[1]) + 4 * k, _mm256_shuffle_ps(t0, t2, 0xee));
+            _mm256_storeu_ps((float *)((char *)work + o[2]) + 4 * k, _mm256_shuffle_ps(t1, t3, 0x44));
+            _mm256_storeu_ps((float *)((char *)work + o[3]) + 4 * k, _mm256_shuffle_ps(t1, t3, 0xee));
         }
-    }
 }
 #define STORE_LOCALS(m, out, work) store_locals_avx2(m, out, work)
 #define NARROW(a, b, f, out, lanes, work) sample_avx2x4(a, b, f, out, lanes, work)
 #define NARROW_LANES 4
+#define SINGLE(a, b, f, out, work) sample_single_avx2x4(a, b, f, out, work)
+#define GATHER8
+#define GATHER8_REST(keys, f, out, lanes, work) sample_each_avx2x4(keys, f, out, lanes, work)
 #include "kernels_x86_lanes.h"
 
 /* --- the sampler, 16 channels per AVX-512 register --------------------------
@@ -220,13 +334,17 @@ TARGET static inline void store_locals_avx512(__m512 m[16], const int32_t *out, 
 #define STORE_LOCALS(m, out, work) store_locals_avx512(m, out, work)
 #define NARROW(a, b, f, out, lanes, work) sample_avx2(a, b, f, out, lanes, work)
 #define NARROW_LANES 8
+#define SINGLE(a, b, f, out, work) sample_single_avx2x4(a, b, f, out, work)
 #include "kernels_x86_lanes.h"
 
-static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_rows_sse2, fence_x86, sample_sse2, sample_each_sse2};
-static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_rows_avx2, fence_x86, sample_avx2, sample_each_avx2x4};
+static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_affine_sse2, run_palette_sse2, run_rows_sse2,
+                                         fence_x86, sample_sse2, sample_each_sse2, sample_solo_sse2};
+static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, run_palette_avx2, run_rows_avx2,
+                                         fence_x86, sample_avx2, sample_each_avx2, sample_solo_avx2x4};
 /* The rows are 48 bytes: 128-bit streams, as AVX2's. */
-static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_rows_avx2, fence_x86, sample_avx512,
-                                            sample_each_avx2x4};
+static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_affine_avx512, run_palette_avx512,
+                                            run_rows_avx2, fence_x86, sample_avx512, sample_each_avx2,
+                                            sample_solo_avx2x4};
 
 const skv_kernels *kernels_x86(skv_walk_kernel which)
 {

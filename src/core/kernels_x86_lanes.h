@@ -103,18 +103,19 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(sample_soa)(cons
     /* A zero or non-finite quaternion gives identity, as the reference. */
     VEC ok = AND(GT(len2, ZERO()), LT(len2, SET1(INFINITY)));
     VEC inv = AND(ok, DIV(SET1(1.0f), SQRT(len2)));
-    VEC one = SET1(1.0f), two = SET1(2.0f);
+    VEC one = SET1(1.0f);
     VEC x = MUL(r[0], inv), y = MUL(r[1], inv), z = MUL(r[2], inv);
     VEC w = OR(AND(ok, MUL(r[3], inv)), ANDNOT(ok, one));
-    VEC xx = MUL(x, x), yy = MUL(y, y), zz = MUL(z, z), xy = MUL(x, y), xz = MUL(x, z), yz = MUL(y, z);
-    VEC wx = MUL(w, x), wy = MUL(w, y), wz = MUL(w, z);
-    /* T * R * S, the arithmetic of the reference's trs_mat4. */
-    VEC m[16] = {MUL(SUB(one, MUL(two, ADD(yy, zz))), s[0]), MUL(MUL(two, ADD(xy, wz)), s[0]),
-                 MUL(MUL(two, SUB(xz, wy)), s[0]), ZERO(),
-                 MUL(MUL(two, SUB(xy, wz)), s[1]), MUL(SUB(one, MUL(two, ADD(xx, zz))), s[1]),
-                 MUL(MUL(two, ADD(yz, wx)), s[1]), ZERO(),
-                 MUL(MUL(two, ADD(xz, wy)), s[2]), MUL(MUL(two, SUB(yz, wx)), s[2]),
-                 MUL(SUB(one, MUL(two, ADD(xx, yy))), s[2]), ZERO(),
+    /* T * R * S, the arithmetic of the reference's trs_mat4 with its
+     * factors 2 taken into the products first (x * 2y is 2 (x y) exactly,
+     * and 2 (a + b) = 2a + 2b exactly: scaling by 2 commutes with
+     * rounding), nine multiplications fewer. */
+    VEC x2 = ADD(x, x), y2 = ADD(y, y), z2 = ADD(z, z);
+    VEC xx = MUL(x, x2), yy = MUL(y, y2), zz = MUL(z, z2), xy = MUL(x, y2), xz = MUL(x, z2), yz = MUL(y, z2);
+    VEC wx = MUL(w, x2), wy = MUL(w, y2), wz = MUL(w, z2);
+    VEC m[16] = {MUL(SUB(one, ADD(yy, zz)), s[0]), MUL(ADD(xy, wz), s[0]), MUL(SUB(xz, wy), s[0]), ZERO(),
+                 MUL(SUB(xy, wz), s[1]), MUL(SUB(one, ADD(xx, zz)), s[1]), MUL(ADD(yz, wx), s[1]), ZERO(),
+                 MUL(ADD(xz, wy), s[2]), MUL(SUB(yz, wx), s[2]), MUL(SUB(one, ADD(xx, yy)), s[2]), ZERO(),
                  t[0], t[1], t[2], one};
     STORE_LOCALS(m, out, work);
 }
@@ -154,12 +155,118 @@ TARGET static void SUFFIX(sample_each)(const float *const *keys, const float *f,
         SUFFIX(sample_soa)(a[0], b[0], a[1], b[1], a[2], b[2], _mm_loadu_ps(f + l), out + l, work);
     }
 }
+
+/* v's four entries picked by _MM_SHUFFLE order (i3, i2, i1, i0). */
+#define PICK(v, i0, i1, i2, i3) _mm_shuffle_ps(v, v, _MM_SHUFFLE(i3, i2, i1, i0))
+
+/* a . b in every entry. */
+TARGET static inline VEC SUFFIX(dot4)(VEC a, VEC b)
+{
+    VEC p = MUL(a, b);
+    p = ADD(p, PICK(p, 1, 0, 3, 2));
+    return ADD(p, PICK(p, 2, 3, 0, 1));
+}
+
+/* One channel without lanes (kernels.h, sample_solo): its two keys as
+ * rows (T x y z 0, R x y z w, S x y z 0), one register each. The slerp's
+ * weights come from the lanes' own arc_weights with the keys' dot product
+ * in every entry, so they are the weights a lane would get; the matrix
+ * is built from the rotation's products by shuffles, a column a register.
+ * About a third of a 4-lane vector's instructions. */
+TARGET static void SUFFIX(sample_solo)(const float *key, float f, int32_t out, float *work)
+{
+    VEC fv = SET1(f), one = SET1(1.0f);
+    VEC ta = LOAD(key), ra = LOAD(key + 4), sa = LOAD(key + 8);
+    VEC tb = LOAD(key + SKV_EACH_KEY_FLOATS), rb = LOAD(key + SKV_EACH_KEY_FLOATS + 4);
+    VEC sb = LOAD(key + SKV_EACH_KEY_FLOATS + 8);
+    VEC t = FMA(fv, SUB(tb, ta), ta), s = FMA(fv, SUB(sb, sa), sa); /* their 4th entries stay 0 */
+    VEC wa, wb;
+    SUFFIX(arc_weights)(SUFFIX(dot4)(ra, rb), fv, &wa, &wb);
+    VEC r = FMA(wb, rb, MUL(wa, ra));
+    VEC len2 = SUFFIX(dot4)(r, r);
+    /* A zero or non-finite quaternion gives identity, as the reference. */
+    VEC ok = AND(GT(len2, ZERO()), LT(len2, SET1(INFINITY)));
+    VEC q = AND(ok, MUL(r, DIV(one, SQRT(len2))));
+    q = OR(q, ANDNOT(ok, _mm_set_ps(1.0f, 0.0f, 0.0f, 0.0f)));
+    VEC q2 = ADD(q, q);
+    /* q = (x, y, z, w): column 0 is (1 - 2yy - 2zz, 2xy + 2wz, 2xz - 2wy),
+     * column 1 (2xy - 2wz, 1 - 2xx - 2zz, 2yz + 2wx), column 2 (2xz + 2wy,
+     * 2yz - 2wx, 1 - 2xx - 2yy): two products of picked entries each,
+     * signed, on the identity's column; the 4th entries come out 0. */
+    VEC c0 = FMA(MUL(PICK(q, 1, 0, 0, 0), PICK(q2, 1, 1, 2, 0)), _mm_set_ps(0.0f, 1.0f, 1.0f, -1.0f),
+                 _mm_set_ps(0.0f, 0.0f, 0.0f, 1.0f));
+    c0 = FMA(MUL(PICK(q, 2, 3, 3, 0), PICK(q2, 2, 2, 1, 0)), _mm_set_ps(0.0f, -1.0f, 1.0f, -1.0f), c0);
+    VEC c1 = FMA(MUL(PICK(q, 0, 0, 1, 0), PICK(q2, 1, 0, 2, 0)), _mm_set_ps(0.0f, 1.0f, -1.0f, 1.0f),
+                 _mm_set_ps(0.0f, 0.0f, 1.0f, 0.0f));
+    c1 = FMA(MUL(PICK(q, 3, 2, 3, 0), PICK(q2, 2, 2, 0, 0)), _mm_set_ps(0.0f, 1.0f, -1.0f, -1.0f), c1);
+    VEC c2 = FMA(MUL(PICK(q, 0, 1, 0, 0), PICK(q2, 2, 2, 0, 0)), _mm_set_ps(0.0f, -1.0f, 1.0f, 1.0f),
+                 _mm_set_ps(0.0f, 1.0f, 0.0f, 0.0f));
+    c2 = FMA(MUL(PICK(q, 3, 3, 1, 0), PICK(q2, 1, 0, 1, 0)), _mm_set_ps(0.0f, -1.0f, -1.0f, 1.0f), c2);
+    float *m = (float *)((char *)work + out);
+    _mm_storeu_ps(m, MUL(c0, PICK(s, 0, 0, 0, 0)));
+    _mm_storeu_ps(m + 4, MUL(c1, PICK(s, 1, 1, 1, 1)));
+    _mm_storeu_ps(m + 8, MUL(c2, PICK(s, 2, 2, 2, 2)));
+    _mm_storeu_ps(m + 12, ADD(t, _mm_set_ps(1.0f, 0.0f, 0.0f, 0.0f)));
+}
+#undef PICK
+#endif
+
+#ifdef GATHER8
+/* sample_each eight lanes at a time (AVX2): channels l .. l + 3 in the low
+ * halves, l + 4 .. l + 7 in the high ones, each half transposed as the
+ * 4-lane sampler transposes (the 256-bit unpacks and shuffles work within
+ * halves); the last 4 lanes, if any, go to the 4-lane sampler. One 8-lane
+ * vector of arithmetic instead of two 4-lane ones. */
+TARGET static void SUFFIX(sample_each8)(const float *const *keys, const float *f, const int32_t *out, int lane_count,
+                                        float *work)
+{
+    int l = 0;
+    for (; l + 8 <= lane_count; l += 8) {
+        VEC a[3][4], b[3][4];
+        for (int j = 0; j < 4; j++)
+            for (int row = 0; row < 3; row++) {
+                a[row][j] = _mm256_set_m128(_mm_load_ps(keys[l + 4 + j] + 4 * row), _mm_load_ps(keys[l + j] + 4 * row));
+                b[row][j] = _mm256_set_m128(_mm_load_ps(keys[l + 4 + j] + SKV_EACH_KEY_FLOATS + 4 * row),
+                                            _mm_load_ps(keys[l + j] + SKV_EACH_KEY_FLOATS + 4 * row));
+            }
+        for (int row = 0; row < 3; row++) {
+            VEC *m[2] = {a[row], b[row]};
+            for (int k = 0; k < 2; k++) {
+                VEC t0 = _mm256_unpacklo_ps(m[k][0], m[k][1]), t1 = _mm256_unpackhi_ps(m[k][0], m[k][1]);
+                VEC t2 = _mm256_unpacklo_ps(m[k][2], m[k][3]), t3 = _mm256_unpackhi_ps(m[k][2], m[k][3]);
+                m[k][0] = _mm256_shuffle_ps(t0, t2, 0x44), m[k][1] = _mm256_shuffle_ps(t0, t2, 0xee);
+                m[k][2] = _mm256_shuffle_ps(t1, t3, 0x44), m[k][3] = _mm256_shuffle_ps(t1, t3, 0xee);
+            }
+        }
+        SUFFIX(sample_soa)(a[0], b[0], a[1], b[1], a[2], b[2], _mm256_loadu_ps(f + l), out + l, work);
+    }
+    if (l < lane_count) GATHER8_REST(keys + l, f + l, out + l, lane_count - l, work);
+}
+
+/* Four lanes (one small group's channels, often) straight to the 4-lane
+ * sampler, without the 8-lane one's frame. */
+TARGET static void SUFFIX(sample_each)(const float *const *keys, const float *f, const int32_t *out, int lane_count,
+                                       float *work)
+{
+    if (lane_count < 8) GATHER8_REST(keys, f, out, lane_count, work);
+    else SUFFIX(sample_each8)(keys, f, out, lane_count, work);
+}
+#endif
+
+#ifdef GATHER4
+/* A group of 1-4 channels: one vector, called straight from a wider
+ * sampler's entry before that one sets up its frame (a tail call). */
+TARGET static void SUFFIX(sample_single)(const float *a, const float *b, float f, const int32_t *out, float *work)
+{
+    SUFFIX(sample_vector)(a, b, SET1(f), out, work);
+}
 #endif
 
 /* Every vector of lanes up to lane_count; with NARROW(at, lanes) defined,
  * the last lanes when NARROW_LANES or fewer are left go to a narrower
  * sampler (a file of 3 moving channels need not pay for 16). */
-TARGET static void SUFFIX(sample)(const float *a, const float *b, float f, const int32_t *out, int lane_count, float *work)
+TARGET static __attribute__((noinline)) void SUFFIX(sample_lanes)(const float *a, const float *b, float f,
+                                                                  const int32_t *out, int lane_count, float *work)
 {
     enum { WIDTH = (int)(sizeof(VEC) / sizeof(float)) };
     VEC fv = SET1(f);
@@ -173,6 +280,20 @@ TARGET static void SUFFIX(sample)(const float *a, const float *b, float f, const
 #endif
         SUFFIX(sample_vector)(a + at, b + at, fv, out + l, work);
     }
+}
+
+/* The kernel's entry: with SINGLE(a, b, f, out, work) defined, 1-4 lanes
+ * (most small files' one group) go straight to a 4-lane vector, a tail
+ * call before any loop or frame of the wider sampler. */
+TARGET static void SUFFIX(sample)(const float *a, const float *b, float f, const int32_t *out, int lane_count, float *work)
+{
+#ifdef SINGLE
+    if (lane_count <= 4) {
+        SINGLE(a, b, f, out, work);
+        return;
+    }
+#endif
+    SUFFIX(sample_lanes)(a, b, f, out, lane_count, work);
 }
 
 #undef VEC
@@ -197,5 +318,8 @@ TARGET static void SUFFIX(sample)(const float *a, const float *b, float f, const
 #undef ALL
 #undef STORE_LOCALS
 #undef GATHER4
+#undef GATHER8
+#undef GATHER8_REST
 #undef NARROW
 #undef NARROW_LANES
+#undef SINGLE

@@ -3,7 +3,9 @@
 #include "walk.h"
 #include "anim.h"
 
+#include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,13 +21,18 @@ typedef struct walk_group {
      * channel, SKV_EACH_KEY_FLOATS per key, and its lanes share vectors
      * with the other such groups' (kernels.h, sample_each). */
     int each;
-    int lane_count;    /* channel_count rounded up to whole blocks (each: channel_count) */
+    /* One or two channels where no other group shares vectors: each
+     * sampled on its own, without lanes (kernels.h, sample_solo); keys
+     * stored as each's. */
+    int solo;
+    int lane_count;    /* channel_count rounded up to whole blocks (each, solo: channel_count) */
+    size_t key_floats; /* floats from one key to the next (each, solo: in one channel's keys) */
     int channel;       /* the first channel: its cursor serves the group */
     float *search;     /* key times as float: the binary search reads these */
     double *times;     /* the exact times: the factor and the search's last step */
     double *inv_span;  /* per key pair: 1 / time span (0 for an empty span) */
     float *keys;       /* key_count * SKV_KEY_FLOATS(lane_count / SKV_LANE_BLOCK), 64-byte aligned
-                        * (each: channel_count * key_count * SKV_EACH_KEY_FLOATS) */
+                        * (each, solo: channel_count * key_count * SKV_EACH_KEY_FLOATS) */
     int32_t *out;      /* per lane: its local's byte offset in the work block */
 } walk_group;
 
@@ -51,6 +58,18 @@ struct skv_walk {
     skv_walk_step *deferred; /* the other globals, for pose_globals */
     int constant_count;
     mat4 *constants;
+    /* Every b of the globals' and the palette's steps is affine (kernels.h,
+     * run_affine): the locals always, the constants checked. */
+    int affine;
+    /* The palette's steps take a from work and b from the constants
+     * (kernels.h, run_palette; checked when compiling). */
+    int palette_split;
+    int one; /* one group, not each, nothing loose: walk_pose's short path */
+    /* Which of the kernels' product functions the globals' and the
+     * palette's steps take (run, run_affine, run_palette), as offsets in
+     * skv_kernels: chosen once here, one load a frame. */
+    size_t globals_run, palette_run;
+    int folded; /* moving channels whose constant parent went into their keys */
 };
 
 void walk_free(skv_walk *walk)
@@ -82,6 +101,7 @@ typedef struct compiler {
     int32_t *anchor;      /* NODE_DEFERRED: global = anchor * chain; anchor is a NODE_WORK global */
     int32_t *chain;       /*   chain: a constant operand */
     int *moving;          /* the channels that move, walk->sample_count of them, node order */
+    int32_t *pre;         /* per moving channel: 0, or its constant parent (a similarity) taken into its keys */
 } compiler;
 
 static int32_t global_at(int n) { return (int32_t)((size_t)n * sizeof(mat4)); }
@@ -104,6 +124,53 @@ static int is_identity(const float *m)
 {
     for (int k = 0; k < 16; k++)
         if (m[k] != (k % 5 == 0 ? 1.0f : 0.0f)) return 0;
+    return 1;
+}
+
+/* Bottom row exactly 0 0 0 1 (column-major: entries 3, 7, 11, 15). */
+static int is_affine(const float *m)
+{
+    return m[3] == 0.0f && m[7] == 0.0f && m[11] == 0.0f && m[15] == 1.0f;
+}
+
+/* Every step's b affine: a local (a sampled T * R * S, >= 0 operands in
+ * these lists) or a constant whose bottom row is checked. */
+static int steps_affine(compiler *cc, const skv_walk_step *steps, int count)
+{
+    for (int k = 0; k < count; k++)
+        if (steps[k].b < 0 && !is_affine(constant(cc, steps[k].b))) return 0;
+    return 1;
+}
+
+/* m = translation * s * rotation, s > 0 (columns orthogonal, of one
+ * length and right-handed, to 1e-6 relative): its rotation as a unit
+ * quaternion and s. A moving node under such a constant parent takes the
+ * parent into its keys (fill_group_keys): parent * T * R * S is
+ * T(m t) * R(q_m q) * S(s S), each factor interpolated as the key it
+ * replaces (lerp commutes with an affine map, slerp with a rotation on
+ * the left, which keeps dot products and lengths), so its global is its
+ * sampled local, without a product a frame. */
+static int similarity(const float *m, float q[4], float *scale)
+{
+    if (!is_affine(m)) return 0;
+    double len2[3], s2 = 0.0;
+    for (int i = 0; i < 3; i++) {
+        len2[i] = (double)m[4 * i] * m[4 * i] + (double)m[4 * i + 1] * m[4 * i + 1] + (double)m[4 * i + 2] * m[4 * i + 2];
+        s2 += len2[i] / 3.0;
+    }
+    if (!(s2 > 0.0) || !isfinite(s2)) return 0;
+    for (int i = 0; i < 3; i++) {
+        if (fabs(len2[i] - s2) > 1e-6 * s2) return 0;
+        int j = (i + 1) % 3;
+        double dot = (double)m[4 * i] * m[4 * j] + (double)m[4 * i + 1] * m[4 * j + 1] + (double)m[4 * i + 2] * m[4 * j + 2];
+        if (fabs(dot) > 1e-6 * s2) return 0;
+    }
+    double det = m[0] * ((double)m[5] * m[10] - (double)m[6] * m[9]) - m[4] * ((double)m[1] * m[10] - (double)m[2] * m[9]) +
+                 m[8] * ((double)m[1] * m[6] - (double)m[2] * m[5]);
+    if (!(det > 0.0)) return 0;
+    float t[3], sc[3];
+    anim_decompose((vec4 *)m, t, q, sc);
+    *scale = (float)sqrt(s2);
     return 1;
 }
 
@@ -155,25 +222,44 @@ static int shared_times(const skv_channel *ch, const double **times, size_t *str
  * S component by component; rotations turned into the hemisphere of the
  * lane's key before (q and -q are one rotation; the reference's slerp
  * makes the same turn per pair). Lanes past the last channel repeat it. */
-static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *channels)
+static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *channels, const float *const *pre)
 {
     int blocks = grp->lane_count / SKV_LANE_BLOCK;
+    int rows = grp->each || grp->solo; /* channel by channel, a key as three rows */
     /* Where component c of lane l's key k goes. */
-    size_t lane_stride = grp->each ? 1 : SKV_LANE_BLOCK;
-    size_t key_stride = grp->each ? SKV_EACH_KEY_FLOATS : SKV_KEY_FLOATS(blocks);
+    size_t lane_stride = rows ? 1 : SKV_LANE_BLOCK;
+    size_t key_stride = rows ? SKV_EACH_KEY_FLOATS : SKV_KEY_FLOATS(blocks);
     static const int each_at[SKV_LANE_COMPONENTS] = {0, 1, 2, 4, 5, 6, 7, 8, 9, 10};
     for (int l = 0; l < grp->lane_count; l++) {
-        const skv_channel *ch = &clip->channels[channels[l < grp->channel_count ? l : grp->channel_count - 1]];
-        float *lane = grp->each ? grp->keys + (size_t)l * (size_t)grp->key_count * SKV_EACH_KEY_FLOATS
+        int member = l < grp->channel_count ? l : grp->channel_count - 1;
+        const skv_channel *ch = &clip->channels[channels[member]];
+        const float *m = pre[member]; /* the parent taken into the keys, or NULL */
+        float m_q[4], m_s = 1.0f;
+        if (m && !similarity(m, m_q, &m_s)) m = NULL; /* cannot happen: checked when compiling */
+        float *lane = rows ? grp->keys + (size_t)l * (size_t)grp->key_count * SKV_EACH_KEY_FLOATS
                                 : grp->keys + (size_t)(l / SKV_LANE_BLOCK) * SKV_KEY_FLOATS(1) +
                                       (size_t)(l % SKV_LANE_BLOCK);
         float previous[4] = {0};
         for (int k = 0; k < grp->key_count; k++) {
             float *key = lane + (size_t)k * key_stride;
-#define COMPONENT(c) key[grp->each ? (size_t)each_at[c] : (size_t)(c) * lane_stride]
+#define COMPONENT(c) key[rows ? (size_t)each_at[c] : (size_t)(c) * lane_stride]
             const float *t = ch->positions[ch->position_count > 1 ? k : 0].value;
             const float *r = ch->rotations[ch->rotation_count > 1 ? k : 0].value;
             const float *s = ch->scales[ch->scale_count > 1 ? k : 0].value;
+            float mt[3], mr[4], ms[3];
+            if (m) {
+                for (int a = 0; a < 3; a++) {
+                    mt[a] = (float)((double)m[a] * t[0] + (double)m[4 + a] * t[1] + (double)m[8 + a] * t[2] + m[12 + a]);
+                    ms[a] = m_s * s[a];
+                }
+                /* m_q * r, (x, y, z, w) order; by hand: cglm's SIMD
+                 * quaternion product wants 16-byte aligned operands. */
+                mr[0] = m_q[3] * r[0] + m_q[0] * r[3] + m_q[1] * r[2] - m_q[2] * r[1];
+                mr[1] = m_q[3] * r[1] - m_q[0] * r[2] + m_q[1] * r[3] + m_q[2] * r[0];
+                mr[2] = m_q[3] * r[2] + m_q[0] * r[1] - m_q[1] * r[0] + m_q[2] * r[3];
+                mr[3] = m_q[3] * r[3] - m_q[0] * r[0] - m_q[1] * r[1] - m_q[2] * r[2];
+                t = mt, r = mr, s = ms;
+            }
             float sign = 1.0f;
             if (k > 0 && r[0] * previous[0] + r[1] * previous[1] + r[2] * previous[2] + r[3] * previous[3] < 0.0f)
                 sign = -1.0f;
@@ -183,7 +269,7 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
                 COMPONENT(7 + c) = s[c];
             }
             for (int c = 0; c < 4; c++) COMPONENT(3 + c) = previous[c];
-            if (grp->each) key[3] = key[11] = 0.0f; /* the rows' 4th floats */
+            if (rows) key[3] = key[11] = 0.0f; /* the rows' 4th floats */
 #undef COMPONENT
         }
     }
@@ -192,16 +278,18 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
 /* Sorts the moving channels (`moving_channels`, w->sample_count of them)
  * into time groups; the channels whose arrays are keyed at times of their
  * own are sampled one by one (w->loose). */
-static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_channels, int32_t local_base)
+static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_channels, const int32_t *pre,
+                          int32_t local_base)
 {
     int moving = w->sample_count;
     size_t cap = moving > 0 ? (size_t)moving : 1;
     int *group_of = malloc(cap * sizeof *group_of);
     int *members = calloc(cap, sizeof *members);
+    const float **member_pre = calloc(cap, sizeof *member_pre);
     const double **times = malloc(cap * sizeof *times);
     size_t *strides = malloc(cap * sizeof *strides);
     w->groups = calloc(cap, sizeof *w->groups);
-    int ok = group_of && members && times && strides && w->groups;
+    int ok = group_of && members && member_pre && times && strides && w->groups;
     for (int k = 0; ok && k < moving; k++) {
         const skv_channel *ch = &clip->channels[moving_channels[k]];
         int count;
@@ -236,17 +324,26 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
         }
         w->groups[group_of[k]].channel_count++;
     }
-    int small_groups = 0;
-    for (int g = 0; ok && g < w->group_count; g++) small_groups += w->groups[g].channel_count < 4;
+    int small_groups = 0, small_channels = 0;
+    for (int g = 0; ok && g < w->group_count; g++)
+        if (w->groups[g].channel_count < 4) small_groups++, small_channels += w->groups[g].channel_count;
     for (int g = 0; ok && g < w->group_count; g++) {
         walk_group *grp = &w->groups[g];
         int n = 0;
         for (int k = 0; k < moving; k++)
-            if (group_of[k] == g) members[n++] = moving_channels[k];
+            if (group_of[k] == g) {
+                member_pre[n] = pre[k] ? (const float *)((const char *)w->constants + ~pre[k]) : NULL;
+                members[n++] = moving_channels[k];
+            }
         grp->channel = members[0];
-        grp->each = n < 4 && small_groups > 1; /* one small group alone gains nothing from sharing */
-        grp->lane_count = grp->each ? n : (n + SKV_LANE_BLOCK - 1) / SKV_LANE_BLOCK * SKV_LANE_BLOCK;
-        size_t key_bytes = grp->each ? (size_t)n * (size_t)grp->key_count * SKV_EACH_KEY_FLOATS * sizeof(float)
+        /* One small group alone gains nothing from sharing, nor do two
+         * channels (a 4-lane vector for them is mostly padding): those
+         * take the one-channel sampler when a group has one or two. */
+        grp->each = n < 4 && small_groups > 1 && small_channels > 2;
+        grp->solo = !grp->each && n <= 2;
+        grp->lane_count = grp->each || grp->solo ? n : (n + SKV_LANE_BLOCK - 1) / SKV_LANE_BLOCK * SKV_LANE_BLOCK;
+        grp->key_floats = grp->each || grp->solo ? SKV_EACH_KEY_FLOATS : SKV_KEY_FLOATS(grp->lane_count / SKV_LANE_BLOCK);
+        size_t key_bytes = grp->each || grp->solo ? (size_t)n * (size_t)grp->key_count * SKV_EACH_KEY_FLOATS * sizeof(float)
                                      : (size_t)grp->key_count * SKV_KEY_FLOATS(grp->lane_count / SKV_LANE_BLOCK) *
                                            sizeof(float);
         grp->keys = aligned_alloc(64, (key_bytes + 63) / 64 * 64);
@@ -257,15 +354,16 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
         }
         for (int l = 0; l < grp->lane_count; l++) /* padding lanes: the last channel's local, written again */
             grp->out[l] = local_base + global_at(clip->channels[members[l < n ? l : n - 1]].node);
-        fill_group_keys(grp, clip, members);
+        fill_group_keys(grp, clip, members, member_pre);
     }
     if (ok) {
         int loose = 0;
         for (int k = 0; k < moving; k++)
             if (group_of[k] < 0) w->loose[loose++] = moving_channels[k];
         w->loose_count = loose;
+        w->one = w->group_count == 1 && loose == 0 && !w->groups[0].each;
     }
-    free(group_of), free(members), free(times), free(strides);
+    free(group_of), free(members), free(member_pre), free(times), free(strides);
     return ok ? 0 : -1;
 }
 skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
@@ -292,11 +390,12 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
         cc.anchor = malloc(nodes * sizeof *cc.anchor);
         cc.chain = malloc(nodes * sizeof *cc.chain);
         cc.moving = malloc(nodes * sizeof *cc.moving);
+        cc.pre = calloc(nodes, sizeof *cc.pre);
     }
     if (!w || !w->loose || !w->globals || !w->deferred || !w->palette || !w->fixed || !w->constants ||
-        !cc.state || !cc.ref || !cc.anchor || !cc.chain || !cc.moving) {
+        !cc.state || !cc.ref || !cc.anchor || !cc.chain || !cc.moving || !cc.pre) {
         walk_free(w);
-        free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain), free(cc.moving);
+        free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain), free(cc.moving), free(cc.pre);
         return NULL;
     }
     mat4 identity = GLM_MAT4_IDENTITY_INIT;
@@ -328,9 +427,26 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
                 cc.state[p] = NODE_WORK;
                 cc.ref[p] = parent = global_at(p);
             }
-            cc.moving[w->sample_count++] = ch; /* sorted into groups and loose ones below */
+            int moving_index = w->sample_count++;
+            cc.moving[moving_index] = ch; /* sorted into groups and loose ones below */
             cc.state[n] = NODE_WORK;
-            if (parent < 0 && is_identity(constant(&cc, parent))) {
+            const double *unused_times;
+            size_t unused_stride;
+            int unused_count;
+            float unused_q[4], unused_s;
+            if (parent < 0 && !is_identity(constant(&cc, parent)) &&
+                shared_times(&clip->channels[ch], &unused_times, &unused_stride, &unused_count) &&
+                similarity(constant(&cc, parent), unused_q, &unused_s)) {
+                /* Under a constant similarity (a root under a scaling or
+                 * turning globalInverse, often) and in a time group: the
+                 * parent goes into the group's copy of the keys
+                 * (similarity, fill_group_keys) and the local is the
+                 * global, as under an identity below. */
+                cc.pre[moving_index] = parent;
+                w->folded++;
+                cc.ref[n] = local_base + global_at(n);
+                add_step(w->deferred, &w->deferred_count, one, cc.ref[n], global_at(n));
+            } else if (parent < 0 && is_identity(constant(&cc, parent))) {
                 /* Under an identity (often the root with an identity
                  * globalInverse, or a scene node that is): the global is
                  * the local itself, a product a frame saved; the products
@@ -379,9 +495,16 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
         else if (cc.state[n] == NODE_DEFERRED)
             add_step(w->deferred, &w->deferred_count, cc.anchor[n], cc.chain[n], global_at(n));
     }
+    w->affine = steps_affine(&cc, w->globals, w->global_count) && steps_affine(&cc, w->palette, w->palette_count);
+    w->palette_split = 1;
+    for (int k = 0; k < w->palette_count; k++) w->palette_split &= w->palette[k].a >= 0 && w->palette[k].b < 0;
+    w->globals_run = w->affine ? offsetof(skv_kernels, run_affine) : offsetof(skv_kernels, run);
+    w->palette_run = !w->affine        ? offsetof(skv_kernels, run)
+                   : w->palette_split ? offsetof(skv_kernels, run_palette)
+                                      : offsetof(skv_kernels, run_affine);
     free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain);
-    int grouped = !clip || group_channels(w, clip, cc.moving, local_base) == 0;
-    free(cc.moving);
+    int grouped = !clip || group_channels(w, clip, cc.moving, cc.pre, local_base) == 0;
+    free(cc.moving), free(cc.pre);
     if (!grouped) {
         walk_free(w);
         return NULL;
@@ -448,13 +571,16 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
     out->palette = w->palette_count;
     out->fixed = w->fixed_count;
     out->deferred = w->deferred_count;
+    out->affine = w->affine;
+    out->folded = w->folded;
     for (int g = 0; g < w->group_count; g++) {
         const walk_group *grp = &w->groups[g];
         out->grouped += grp->channel_count;
-        size_t key_floats = grp->each ? (size_t)grp->channel_count * SKV_EACH_KEY_FLOATS
+        size_t key_floats = grp->each || grp->solo ? (size_t)grp->channel_count * SKV_EACH_KEY_FLOATS
                                       : SKV_KEY_FLOATS(grp->lane_count / SKV_LANE_BLOCK);
         out->key_bytes += (size_t)grp->key_count * (key_floats * sizeof(float) + sizeof(float) + 2 * sizeof(double));
         out->each += grp->each ? grp->channel_count : 0;
+        out->solo += grp->solo ? grp->channel_count : 0;
     }
 }
 
@@ -493,14 +619,17 @@ static inline int group_key(const walk_group *grp, double t, int *cursor, float 
 {
     const double *times = grp->times;
     int n = grp->key_count, i = *cursor;
-    /* Playback, first: the cursor's pair holds t (then t is inside the
-     * keys, and t - times[i] >= 0, so x >= 0: only the top is clamped,
-     * in float, the same value as clamping in double first). One
-     * unsigned compare bounds the cursor (-1: none). */
-    if ((unsigned)i < (unsigned)(n - 1) && times[i] <= t && t < times[i + 1]) {
-        float x = (float)((t - times[i]) * grp->inv_span[i]);
-        *f = x < 1.0f ? x : 1.0f;
-        return i;
+    /* Playback, first: the cursor's pair holds t, or the next pair does
+     * (keys further apart than frames: every other frame or so). Then t
+     * is inside the keys, and t - times[i] >= 0, so x >= 0: only the top
+     * is clamped, in float, the same value as clamping in double first.
+     * One unsigned compare bounds the cursor (-1: none). */
+    if ((unsigned)i < (unsigned)(n - 1) && times[i] <= t) {
+        if (t < times[i + 1] || (i + 2 < n && t < times[i + 2] && (*cursor = ++i, 1))) {
+            float x = (float)((t - times[i]) * grp->inv_span[i]);
+            *f = x < 1.0f ? x : 1.0f;
+            return i;
+        }
     }
     if (!(t > times[0])) {
         *f = 0.0f;
@@ -566,17 +695,26 @@ static inline void pose_group(const walk_group *grp, double ticks, int *cursors,
     int scratch = -1;
     float f;
     int i = group_key(grp, ticks, cursors ? &cursors[grp->channel * 3] : &scratch, &f);
-    size_t key_floats = SKV_KEY_FLOATS(grp->lane_count / SKV_LANE_BLOCK);
-    kernels->sample(grp->keys + (size_t)i * key_floats, grp->keys + (size_t)(i + 1) * key_floats, f, grp->out,
-                    grp->channel_count, work);
+    if (grp->solo) { /* one or two channels, without a loop */
+        const float *key = grp->keys + (size_t)i * SKV_EACH_KEY_FLOATS;
+        kernels->sample_solo(key, f, grp->out[0], work);
+        if (grp->channel_count == 2)
+            kernels->sample_solo(key + (size_t)grp->key_count * SKV_EACH_KEY_FLOATS, f, grp->out[1], work);
+        return;
+    }
+    const float *a = grp->keys + (size_t)i * grp->key_floats;
+    kernels->sample(a, a + grp->key_floats, f, grp->out, grp->channel_count, work);
 }
 
 /* The frame's products: the globals the palette needs, then the palette. */
 static inline int run_products(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows)
 {
+    typedef void (*run_fn)(const skv_walk_step *, int, float *, const mat4 *, float *);
     if (w->global_count > 0) /* none where every moving node hangs under an identity */
-        kernels->run(w->globals, w->global_count, work, w->constants, work);
-    (rows ? kernels->run_rows : kernels->run)(w->palette, w->palette_count, work, w->constants, palette);
+        (*(const run_fn *)((const char *)kernels + w->globals_run))(w->globals, w->global_count, work, w->constants,
+                                                                    work);
+    (rows ? kernels->run_rows : *(const run_fn *)((const char *)kernels + w->palette_run))(
+        w->palette, w->palette_count, work, w->constants, palette);
     return w->deferred_count > 0;
 }
 
@@ -588,6 +726,17 @@ static inline int walk_pose_one(const skv_walk *w, double ticks, int *cursors, f
 {
     pose_group(&w->groups[0], ticks, cursors, work, kernels);
     return run_products(w, work, palette, kernels, rows);
+}
+
+/* The small groups' gathered lanes, padded to a multiple of 4 with the
+ * last channel (its local written again), sampled; returns 0, the batch's
+ * new count. */
+static int each_flush(const float **keys, float *f, int32_t *out, int count, float *work, const skv_kernels *kernels)
+{
+    int padded = (count + 3) / 4 * 4;
+    for (int l = count; l < padded; l++) keys[l] = keys[l - 1], f[l] = f[l - 1], out[l] = out[l - 1];
+    kernels->sample_each(keys, f, out, padded, work);
+    return 0;
 }
 
 static __attribute__((noinline)) int walk_pose_all(const skv_walk *w, const skv_clip *clip, double ticks,
@@ -609,22 +758,19 @@ static __attribute__((noinline)) int walk_pose_all(const skv_walk *w, const skv_
         int scratch = -1;
         float f;
         int i = group_key(grp, ticks, cursors ? &cursors[grp->channel * 3] : &scratch, &f);
-        for (int m = 0; m < grp->channel_count; m++) {
-            if (each_count == EACH_BATCH) {
-                kernels->sample_each(each_keys, each_f, each_out, EACH_BATCH, work);
-                each_count = 0;
-            }
-            each_keys[each_count] = grp->keys + ((size_t)m * (size_t)grp->key_count + (size_t)i) * SKV_EACH_KEY_FLOATS;
+        int n = grp->channel_count; /* < 4 */
+        if (each_count + n > EACH_BATCH) each_count = each_flush(each_keys, each_f, each_out, each_count, work, kernels);
+        /* Channel m's key i: its keys follow one another, the channels'
+         * one block after the other. */
+        const float *key = grp->keys + (size_t)i * SKV_EACH_KEY_FLOATS;
+        size_t channel_floats = (size_t)grp->key_count * SKV_EACH_KEY_FLOATS;
+        for (int m = 0; m < n; m++, key += channel_floats) {
+            each_keys[each_count] = key;
             each_f[each_count] = f;
             each_out[each_count++] = grp->out[m];
         }
     }
-    if (each_count > 0) {
-        int padded = (each_count + 3) / 4 * 4; /* padding lanes: the last channel's local, written again */
-        for (int l = each_count; l < padded; l++)
-            each_keys[l] = each_keys[l - 1], each_f[l] = each_f[l - 1], each_out[l] = each_out[l - 1];
-        kernels->sample_each(each_keys, each_f, each_out, padded, work);
-    }
+    if (each_count > 0) each_flush(each_keys, each_f, each_out, each_count, work, kernels);
     for (int k = 0; k < w->loose_count; k++) {
         const skv_channel *ch = &clip->channels[w->loose[k]];
         int scratch[3] = {-1, -1, -1};
@@ -644,8 +790,7 @@ static __attribute__((noinline)) int walk_pose_all(const skv_walk *w, const skv_
 int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursors, float *work, float *palette,
               const skv_kernels *kernels, int rows)
 {
-    if (w->group_count == 1 && w->loose_count == 0 && !w->groups[0].each)
-        return walk_pose_one(w, ticks, cursors, work, palette, kernels, rows);
+    if (w->one) return walk_pose_one(w, ticks, cursors, work, palette, kernels, rows);
     if (w->group_count == 0 && w->loose_count == 0) /* nothing moves in this clip */
         return run_products(w, work, palette, kernels, rows);
     return walk_pose_all(w, clip, ticks, cursors, work, palette, kernels, rows);

@@ -11,9 +11,16 @@
  *   (kernels.h: one channel per SIMD lane), rotations turned into one
  *   hemisphere, and its key times as floats in their own array (a seek's
  *   binary search reads 4 bytes a key) next to the exact double times;
+ *   a group of one or two channels that shares no vectors is sampled
+ *   channel by channel without lanes (kernels.h, sample_solo); several
+ *   small groups share vectors (sample_each); a grouped channel whose
+ *   parent is a constant similarity (a root under a scaling or turning
+ *   globalInverse) has that parent taken into its copy of the keys, so
+ *   its sampled local is its global;
  * - the other moving channels ("loose") are sampled one by one;
  * - then a list of 4x4 products forms the globals the palette needs and
- *   the palette.
+ *   the palette (kernels.h, run_affine where every right-hand operand is
+ *   exactly affine, which the compile checks).
  * The model's keys are never written. */
 #ifndef SKV_WALK_H
 #define SKV_WALK_H
@@ -76,12 +83,15 @@ typedef struct skv_walk_stats {
     int groups;     /* time groups */
     int grouped;    /* moving channels in them */
     int each;       /* of those, in groups too small for a vector (sampled together, kernels.h sample_each) */
+    int solo;       /* of those, sampled one by one without lanes (kernels.h sample_solo) */
     int loose;      /* moving channels sampled one by one */
     int globals;    /* products per frame forming globals */
     int palette;    /* products per frame forming palette entries */
     int fixed;      /* palette entries written once per clip */
     int deferred;   /* globals only pose_globals forms */
     size_t key_bytes; /* the groups' copies of keys and times */
+    int affine;     /* the products take kernels.h's run_affine */
+    int folded;     /* moving channels under a constant similarity, taken into their keys (no global product) */
 } skv_walk_stats;
 void walk_stats(const skv_walk *w, skv_walk_stats *out);
 

@@ -188,7 +188,7 @@ static void test_slerp_lanes_exact(void)
         const skv_kernels *kn = kernels_get((skv_walk_kernel)kernel);
         if (!kn) continue;
         unsigned seed = 23;
-        double worst = 0.0, worst_angle = 0.0;
+        double worst = 0.0, worst_angle = 0.0, worst_solo = 0.0;
         int pairs = 0;
         for (int step = 0; step <= 1000; step++) {
             _Alignas(64) float a[SKV_KEY_FLOATS(1)] = {0}, b[SKV_KEY_FLOATS(1)] = {0};
@@ -222,6 +222,19 @@ static void test_slerp_lanes_exact(void)
                 if (fi == 5) f = 1e-3f;
                 if (fi == 11) f = 1.0f - 1e-3f;
                 kn->sample(a, b, f, offsets, LANES, (float *)out);
+                /* The one-channel sampler on the same keys, lane by lane
+                 * (sample_each's rows: T 0, R, S 0), into the same
+                 * locals the check below reads. */
+                _Alignas(16) mat4 solo[LANES];
+                for (int j = 0; j < LANES; j++) {
+                    _Alignas(16) float rows[2 * SKV_EACH_KEY_FLOATS] = {0};
+                    for (int c = 0; c < 4; c++) rows[4 + c] = qa[j][c], rows[SKV_EACH_KEY_FLOATS + 4 + c] = qb[j][c];
+                    for (int c = 0; c < 3; c++) rows[8 + c] = rows[SKV_EACH_KEY_FLOATS + 8 + c] = 1.0f;
+                    kn->sample_solo(rows, f, offsets[j], (float *)solo);
+                    for (int c = 0; c < 4; c++)
+                        for (int r = 0; r < 4; r++) worst_solo = fmax(worst_solo, fabs(solo[j][c][r] - out[j][c][r]));
+                }
+                if (fi % 2) memcpy(out, solo, sizeof solo); /* every other factor checks the solo's own locals */
                 for (int j = 0; j < LANES; j++) {
                     double e[4];
                     slerp_double(qa[j], qb[j], f, e);
@@ -241,9 +254,11 @@ static void test_slerp_lanes_exact(void)
                 }
             }
         }
-        printf("sampler %s vs double slerp: max rotation matrix error %.2g (keys %.3g rad apart) over %d slerps\n",
-               kn->name, worst, worst_angle, pairs);
+        printf("sampler %s vs double slerp: max rotation matrix error %.2g (keys %.3g rad apart) over %d slerps "
+               "(lanes and one-channel alternately); one-channel vs lanes %.2g\n",
+               kn->name, worst, worst_angle, pairs, worst_solo);
         CHECK(worst < 1e-6);
+        CHECK(worst_solo < 2e-6); /* each within 1e-6 of the double slerp */
         ran++;
     }
     CHECK(ran >= 2);
@@ -516,6 +531,144 @@ static void test_fast_matches_reference(void)
     fast_matches_reference(1);
 }
 
+/* Small clips, where the walk samples one or two channels without lanes
+ * (kernels.h, sample_solo) or a few in one vector: 1, 2, 3 and 5 moving
+ * channels, on one time line or on lines of their own, against the
+ * reference on every kernel: playback over several loops, backwards,
+ * seeks, times before the first key and after the last. Each case says
+ * how many channels it expects to go to the one-channel sampler. */
+static void test_small_clips(void)
+{
+    enum { NODES = 6, MAX_CH = 5 };
+    /* lines[k]: the time line of channel k (channels on one line share a
+     * group); solo: channels expected on the one-channel sampler. */
+    static const struct {
+        int channels, lines[MAX_CH], solo, each;
+    } cases[] = {
+        {1, {0}, 1, 0},             /* one channel: sample_solo */
+        {2, {0, 0}, 2, 0},          /* one group of two */
+        {2, {0, 1}, 2, 0},          /* two groups of one: solo, not shared vectors */
+        {3, {0, 0, 0}, 0, 0},       /* one group of three: a 4-lane vector */
+        {3, {0, 1, 2}, 0, 3},       /* three groups of one: shared vectors */
+        {3, {0, 0, 1}, 0, 3},       /* a group of two and one of one: shared */
+        {5, {0, 0, 0, 0, 1}, 1, 0}, /* a vector of four and one solo: the general loop */
+    };
+    const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
+    unsigned seed = 31;
+    int solo_total = 0, folded_total = 0;
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        int parents[NODES] = {-1, 0, 1, 1, 3, 0}, bone_node[NODES], node_channel[NODES];
+        mat4 rest[NODES], offsets[NODES];
+        skv_channel channels[MAX_CH];
+        memset(channels, 0, sizeof channels);
+        for (int n = 0; n < NODES; n++) {
+            float q[4] = {frand(&seed), frand(&seed), frand(&seed), frand(&seed)};
+            anim_quat_mat4(q, rest[n]);
+            rest[n][3][0] = frand(&seed), rest[n][3][2] = frand(&seed);
+            float o[4] = {frand(&seed), frand(&seed), frand(&seed), frand(&seed)};
+            anim_quat_mat4(o, offsets[n]);
+            offsets[n][3][1] = frand(&seed);
+            bone_node[n] = n;
+            node_channel[n] = -1;
+        }
+        int count = cases[ci].channels;
+        for (int k = 0; k < count; k++) {
+            skv_channel *ch = &channels[k];
+            int line = cases[ci].lines[k];
+            ch->node = k < NODES ? (k * 2 + (int)ci) % NODES : k; /* different nodes, root included for some */
+            for (int j = 0; j < k; j++)
+                if (channels[j].node == ch->node) ch->node = (ch->node + 1) % NODES;
+            node_channel[ch->node] = k;
+            /* Line L: 3 + 2L keys from 0.5 + 0.1L to 4, unevenly spaced. */
+            int keys = 3 + 2 * line;
+            ch->position_count = ch->rotation_count = ch->scale_count = keys;
+            ch->positions = calloc((size_t)keys, sizeof *ch->positions);
+            ch->rotations = calloc((size_t)keys, sizeof *ch->rotations);
+            ch->scales = calloc((size_t)keys, sizeof *ch->scales);
+            for (int i = 0; i < keys; i++) {
+                double t = 0.5 + 0.1 * line + (4.0 - 0.5 - 0.1 * line) * pow((double)i / (keys - 1), 1.3);
+                ch->positions[i].time = ch->rotations[i].time = ch->scales[i].time = t;
+                for (int a = 0; a < 3; a++) {
+                    ch->positions[i].value[a] = frand(&seed);
+                    ch->scales[i].value[a] = 1.0f + 0.4f * frand(&seed);
+                }
+                /* Rotations far apart (the acos branch) and near (the
+                 * short series), not all of unit length. */
+                for (int a = 0; a < 4; a++)
+                    ch->rotations[i].value[a] = i % 2 ? frand(&seed)
+                                                      : ch->rotations[i > 0 ? i - 1 : 0].value[a] + 0.05f * frand(&seed);
+            }
+        }
+        /* Every third case, the first moving bone's offset with a bottom
+         * row that is not 0 0 0 1: the walk must keep the general products
+         * (run, not run_affine). */
+        int projective = ci % 3 == 2, moved = channels[0].node;
+        if (projective) offsets[moved][0][3] = 0.25f, offsets[moved][3][3] = 1.5f;
+        skv_clip clip = {.duration_ticks = 4.5, .ticks_per_second = 1.0, .channel_count = count, .channels = channels,
+                         .node_channel = node_channel};
+        skv_model model = {.clip_count = 1, .clips = &clip};
+        model.skeleton = (skv_skeleton){.node_count = NODES, .parents = parents, .rest_local = rest,
+                                        .bone_count = NODES, .bone_node = bone_node, .bone_offset = offsets};
+        /* globalInverse: a similarity (turned, scaled, moved: a moving root
+         * under it takes it into its keys), the identity (odd cases), or
+         * with a non-uniform scale (case 4: the general product). */
+        glm_translate_make(model.global_inverse, (vec3){0.3f, -1.0f, 2.0f});
+        glm_rotate(model.global_inverse, 0.9f, (vec3){0.267261f, 0.534522f, 0.801784f});
+        glm_scale(model.global_inverse, ci == 4 ? (vec3){0.5f, 0.7f, 0.5f} : (vec3){0.5f, 0.5f, 0.5f});
+        if (ci % 2) glm_mat4_identity(model.global_inverse); /* moving roots under an identity too */
+        int root_moves = 0;
+        for (int k = 0; k < count; k++) root_moves |= parents[channels[k].node] < 0;
+        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walk_stats st;
+        walk_stats(walk_clip(&model, 0), &st);
+        CHECK(st.moving == count && st.loose == 0);
+        CHECK(st.solo == cases[ci].solo);
+        CHECK(st.each == cases[ci].each);
+        CHECK(st.affine == !projective);
+        /* Folded: moving nodes whose parent is constant and a similarity
+         * (a moving root under the turned globalInverse, and nodes under
+         * fixed ones: rest locals are rotations); none where the
+         * globalInverse scales unevenly (case 4: every constant parent
+         * inherits it). */
+        if (ci == 4) CHECK(st.folded == 0);
+        else if (ci % 2 == 0 && root_moves) CHECK(st.folded >= 1);
+        folded_total += st.folded;
+        solo_total += st.solo;
+        double worst = 0.0;
+        for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
+            if (!kernels_get((skv_walk_kernel)kernel)) continue;
+            skv_pose fast, ref;
+            CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
+            CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
+            fast.walk_kernel = kernel;
+            unsigned tseed = 3;
+            for (int i = 0; i < 1000; i++) {
+                double t = i < 700 ? i / 60.0                            /* playback, 2.6 loops */
+                         : i < 800 ? 3.0 - (i - 700) / 60.0              /* backwards */
+                         : i < 900 ? 9.0 * (frand(&tseed) + 1.0) / 2.0   /* seeks, loops */
+                         : (i % 3 == 0 ? 0.2 : i % 3 == 1 ? 4.2 : 4.0); /* before the first key, after the last */
+                pose_evaluate(&fast, &model, 0, t);
+                pose_evaluate_reference(&ref, &model, 0, t);
+                for (int b = 0; b < NODES; b++)
+                    for (int c = 0; c < 4; c++)
+                        for (int r = 0; r < 4; r++)
+                            worst = fmax(worst, fabs(fast.palette[b][c][r] - ref.palette[b][c][r]));
+            }
+            pose_destroy(&fast);
+            pose_destroy(&ref);
+            if (worst >= 1e-5) printf("small clip %zu, %s kernels: %.2g\n", ci, names[kernel], worst);
+        }
+        printf("small clip %zu (%d channels, %d without lanes, %d in shared vectors, %s products, %d under a "
+               "similarity folded): max abs palette difference %.2g over 1000 evaluations per kernel\n", ci, count,
+               st.solo, st.each, st.affine ? "affine" : "general", st.folded, worst);
+        CHECK(worst < 1e-5);
+        walk_forget(&model);
+        for (int k = 0; k < count; k++) free(channels[k].positions), free(channels[k].rotations), free(channels[k].scales);
+    }
+    CHECK(solo_total > 0);
+    CHECK(folded_total >= 2);
+}
+
 /* Rotation and translation of a local matrix that may carry scale. */
 static void local_rt(const mat4 m, versor q, vec3 t)
 {
@@ -662,8 +815,35 @@ static void test_walk_kernels(void)
         double worst = 0.0;
         for (int m = 3; m < WORK; m++)
             for (int k = 0; k < 16; k++) worst = fmax(worst, fabs(out[m][k / 4][k % 4] - expect[m][k / 4][k % 4]));
-        printf("walk kernel %s: max abs difference %.2g\n", names[kernel], worst);
+        /* run_affine: general a, b with an exact 0 0 0 1 bottom row (work
+         * 1 and 2, constant 1, copies made affine); a = work 3 is the
+         * step before's result. */
+        _Alignas(64) mat4 aw[WORK], ac[CONSTANTS], ae[WORK];
+        memcpy(aw, work, sizeof work);
+        memcpy(ac, constants, sizeof constants);
+        float *affine_b[3] = {(float *)aw[1], (float *)aw[2], (float *)ac[1]};
+        for (int m = 0; m < 3; m++) affine_b[m][3] = affine_b[m][7] = affine_b[m][11] = 0.0f, affine_b[m][15] = 1.0f;
+        skv_walk_step affine_steps[3] = {{0, 64, 3 * 64}, {~(2 * 64), ~(1 * 64), 4 * 64}, {3 * 64, 2 * 64, 5 * 64}};
+        glm_mat4_mul(aw[0], aw[1], ae[3]);
+        glm_mat4_mul(ac[2], ac[1], ae[4]);
+        glm_mat4_mul(ae[3], aw[2], ae[5]);
+        kn->run_affine(affine_steps, 3, (float *)aw, ac, (float *)aw);
+        double worst_affine = 0.0;
+        for (int m = 3; m < WORK; m++)
+            for (int k = 0; k < 16; k++) worst_affine = fmax(worst_affine, fabs(aw[m][k / 4][k % 4] - ae[m][k / 4][k % 4]));
+        /* run_palette: a palette's steps, a always in work, b always an
+         * (affine) constant; the second step reads the first's result. */
+        memcpy(aw, work, sizeof work);
+        skv_walk_step palette_steps[2] = {{0, ~(1 * 64), 3 * 64}, {3 * 64, ~(1 * 64), 4 * 64}};
+        glm_mat4_mul(aw[0], ac[1], ae[3]);
+        glm_mat4_mul(ae[3], ac[1], ae[4]);
+        kn->run_palette(palette_steps, 2, (float *)aw, ac, (float *)aw);
+        for (int m = 3; m < 5; m++)
+            for (int k = 0; k < 16; k++) worst_affine = fmax(worst_affine, fabs(aw[m][k / 4][k % 4] - ae[m][k / 4][k % 4]));
+        printf("walk kernel %s: max abs difference %.2g, affine b %.2g (run_affine, run_palette)\n", names[kernel],
+               worst, worst_affine);
         CHECK(worst < 1e-5);
+        CHECK(worst_affine < 1e-5);
         ran++;
     }
     CHECK(ran >= 3); /* auto, portable and scalar everywhere */
@@ -673,6 +853,7 @@ int main(void)
 {
     test_walk_kernels();
     test_fast_matches_reference();
+    test_small_clips();
     test_crowd_matches_poses();
     test_blend();
     test_vec3_keys();
