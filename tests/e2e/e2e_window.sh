@@ -105,8 +105,8 @@ for _ in $(seq 1 50); do
 done
 [ "$(xdotool getwindowname "$wid")" = "skinview - $(basename "$drop_model")" ] || status=1
 # Each drop ran a guarded child; one that handed over a whole model is
-# reaped on a thread of its own (guard.c), not waited for: none may stay
-# a zombie while the viewer runs on.
+# killed and reaped at once (guard.c): none may stay a zombie while the
+# viewer runs on.
 zombies=1
 for _ in $(seq 1 30); do
   zombies=$(ps --ppid "$pid" -o stat= | grep -c '^Z' || true)
