@@ -151,16 +151,22 @@ static void inf_key_time(skv_model *m, int undo)
     else *t = saved;
 }
 
+/* `path` imported trusted into `model`: 1, or 0 (a failed check). */
+static int import_trusted(const char *path, skv_model *model)
+{
+    skv_error err = {{0}};
+    skv_result r = import_model(path, &(skv_import_desc){.trusted = 1}, model, &err);
+    CHECK(r == SKV_OK);
+    if (r != SKV_OK) fprintf(stderr, "%s: %s\n", path, err.message);
+    return r == SKV_OK;
+}
+
 static void test_model(const char *path)
 {
     skv_model model;
     skv_error err = {{0}};
-    skv_result r = import_model(path, &(skv_import_desc){.trusted = 1}, &model, &err);
-    CHECK(r == SKV_OK);
-    if (r != SKV_OK) {
-        fprintf(stderr, "%s: %s\n", path, err.message);
-        return;
-    }
+    if (!import_trusted(path, &model)) return;
+    skv_result r;
 
     /* Round trip: the same block again, the same poses, `extra` kept. */
     size_t size = 0;
@@ -287,13 +293,7 @@ static void test_model(const char *path)
 static void test_estimate(const char *path)
 {
     skv_model model;
-    skv_error err = {{0}};
-    skv_result r = import_model(path, &(skv_import_desc){.trusted = 1}, &model, &err);
-    CHECK(r == SKV_OK);
-    if (r != SKV_OK) {
-        fprintf(stderr, "%s: %s\n", path, err.message);
-        return;
-    }
+    if (!import_trusted(path, &model)) return;
     size_t size = 0;
     unsigned char *bytes = write_model(&model, &size);
     const struct aiScene *scene = read_scene(path, NULL, 0, NULL, import_read_flags(), NULL);
