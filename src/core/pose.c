@@ -163,7 +163,7 @@ void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seco
         if (!kernels) kernels = kernels_get(SKV_WALK_AUTO); /* not on this CPU */
         pose->kernels = kernels, pose->kernels_for = pose->walk_kernel;
     }
-    double ticks = c ? anim_clip_ticks(c, seconds) : 0.0;
+    double ticks = c ? walk_clip_ticks(c, seconds) : 0.0;
     int clip_key = c ? clip : -1;
     if (pose->walk_clip != clip_key) {
         walk_fixed(w, pose->work, (float *)pose->palette, kernels, pose->palette_rows);

@@ -29,6 +29,9 @@
 #include "error.h"
 #include "model.h"
 
+#include <math.h>
+#include <stdint.h>
+
 typedef struct skv_walk skv_walk;
 
 /* The walk of `clip` (NULL: the rest pose) for the model's skeleton;
@@ -50,6 +53,37 @@ static inline const skv_walk *walk_clip(const skv_model *model, int c)
     const atomic_int *ready = c >= 0 ? &model->clips[c].walk_ready : &model->rest_walk_ready;
     if (atomic_load_explicit(ready, memory_order_acquire)) return c >= 0 ? model->clips[c].walk : model->rest_walk;
     return walk_clip_compile(model, c);
+}
+
+/* anim_clip_ticks (anim.h), defined here so that the reference
+ * (anim_ref.c returns it) and pose_evaluate's frame (walk_frame, which
+ * inlines it) loop a clip's time the same way, bit for bit.
+ *
+ * fmod's exact remainder without fmod's call (~100 instructions a frame,
+ * libm's wrapper and its general algorithm). q = the quotient truncated
+ * (ticks / duration rounded, so q is floor(ticks / duration) or one more:
+ * rounding is monotonic and integers are representable); r = ticks - q *
+ * duration by one fused multiply-add. That r is exact: ticks >= duration,
+ * so ticks and q * duration are multiples of duration's ulp, and so is r,
+ * with |r| < duration, so r fits in 53 bits and fma's one rounding
+ * changes nothing. q one too many gives r < 0, and r + duration (the
+ * remainder, representable by the same argument) is exact too. So r is
+ * fmod's result bit for bit. fma is libm's (the FMA instruction where the
+ * CPU has it, an exact emulation elsewhere). After more than 2^30 loops,
+ * and for negative times, fmod itself. */
+static inline double walk_clip_ticks(const skv_clip *clip, double seconds)
+{
+    double ticks = seconds * clip->ticks_per_second, duration = clip->duration_ticks;
+    if (!(duration > 0.0) || !isfinite(ticks)) return 0.0;
+    if (ticks >= 0.0) {
+        if (ticks < duration) return ticks;
+        if (!(ticks < duration * 1073741824.0)) return fmod(ticks, duration);
+        double q = (double)(int64_t)(ticks / duration);
+        double r = fma(-q, duration, ticks);
+        return r < 0.0 ? r + duration : r;
+    }
+    ticks = fmod(ticks, duration);
+    return ticks < 0.0 ? ticks + duration : ticks;
 }
 
 /* Compiles the rest pose's walk and every clip's now (replacing any
