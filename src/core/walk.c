@@ -787,13 +787,27 @@ static __attribute__((noinline)) int walk_pose_all(const skv_walk *w, const skv_
     return run_products(w, work, palette, kernels, rows);
 }
 
-int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursors, float *work, float *palette,
-              const skv_kernels *kernels, int rows)
+static inline int walk_pose_inline(const skv_walk *w, const skv_clip *clip, double ticks, int *cursors, float *work,
+                                   float *palette, const skv_kernels *kernels, int rows)
 {
     if (w->one) return walk_pose_one(w, ticks, cursors, work, palette, kernels, rows);
     if (w->group_count == 0 && w->loose_count == 0) /* nothing moves in this clip */
         return run_products(w, work, palette, kernels, rows);
     return walk_pose_all(w, clip, ticks, cursors, work, palette, kernels, rows);
+}
+
+int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursors, float *work, float *palette,
+              const skv_kernels *kernels, int rows)
+{
+    return walk_pose_inline(w, clip, ticks, cursors, work, palette, kernels, rows);
+}
+
+void walk_frame(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose)
+{
+    double ticks = walk_clip_ticks(clip, seconds);
+    int deferred = walk_pose_inline(w, clip, ticks, pose->cursors, pose->work, (float *)pose->palette, pose->kernels,
+                                    pose->palette_rows);
+    pose->globals_owed = deferred ? w : NULL;
 }
 
 void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows)

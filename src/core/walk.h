@@ -105,6 +105,15 @@ void walk_forget(skv_model *model);
 int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursors, float *work, float *palette,
               const skv_kernels *kernels, int rows);
 
+/* pose_evaluate's frame once everything is settled (pose.c tests it:
+ * the pose's fixed entries, kernels and cursors are for this clip): the
+ * clip time and walk_pose in one call, with the pose's own work block,
+ * palette, kernels and cursors, and its globals_owed set. One frame
+ * between pose_evaluate (which jumps here) and the kernels, where a 1-3
+ * bone file's frame was mostly the calls in between. */
+struct skv_pose;
+void walk_frame(const skv_walk *w, const skv_clip *clip, double seconds, struct skv_pose *pose);
+
 /* The palette entries that never move in this clip (once per clip change). */
 void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows);
 
