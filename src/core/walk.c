@@ -689,12 +689,11 @@ static void sample_quat(const skv_quat_key *keys, int count, double t, int *curs
 }
 
 /* A group of whole vectors at `ticks`: its key pair, then its lanes. */
-static inline void pose_group(const walk_group *grp, double ticks, int *cursors, float *work,
-                              const skv_kernels *kernels)
+static inline void pose_group_at(const walk_group *grp, double ticks, int *cursor, float *work,
+                                  const skv_kernels *kernels)
 {
-    int scratch = -1;
     float f;
-    int i = group_key(grp, ticks, cursors ? &cursors[grp->channel * 3] : &scratch, &f);
+    int i = group_key(grp, ticks, cursor, &f);
     if (grp->solo) { /* one or two channels, without a loop */
         const float *key = grp->keys + (size_t)i * SKV_EACH_KEY_FLOATS;
         kernels->sample_solo(key, f, grp->out[0], work);
@@ -704,6 +703,15 @@ static inline void pose_group(const walk_group *grp, double ticks, int *cursors,
     }
     const float *a = grp->keys + (size_t)i * grp->key_floats;
     kernels->sample(a, a + grp->key_floats, f, grp->out, grp->channel_count, work);
+}
+
+/* pose_group_at with the group's cursor in `cursors`, or none (NULL: a
+ * search every time). */
+static inline void pose_group(const walk_group *grp, double ticks, int *cursors, float *work,
+                              const skv_kernels *kernels)
+{
+    int scratch = -1;
+    pose_group_at(grp, ticks, cursors ? &cursors[grp->channel * 3] : &scratch, work, kernels);
 }
 
 /* The frame's products: the globals the palette needs, then the palette. */
@@ -805,8 +813,19 @@ int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursor
 void walk_frame(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose)
 {
     double ticks = walk_clip_ticks(clip, seconds);
-    int deferred = walk_pose_inline(w, clip, ticks, pose->cursors, pose->work, (float *)pose->palette, pose->kernels,
-                                    pose->palette_rows);
+    float *work = pose->work, *palette = (float *)pose->palette;
+    const skv_kernels *kernels = pose->kernels;
+    int deferred;
+    if (w->one) {
+        /* The short path (one group, nothing loose: most small files);
+         * the cursors exist (pose_evaluate comes here only with this
+         * clip's), so the group's is taken as it is. */
+        const walk_group *grp = &w->groups[0];
+        pose_group_at(grp, ticks, &pose->cursors[grp->channel * 3], work, kernels);
+        deferred = run_products(w, work, palette, kernels, pose->palette_rows);
+    } else {
+        deferred = walk_pose_inline(w, clip, ticks, pose->cursors, work, palette, kernels, pose->palette_rows);
+    }
     pose->globals_owed = deferred ? w : NULL;
 }
 

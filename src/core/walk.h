@@ -74,14 +74,17 @@ static inline const skv_walk *walk_clip(const skv_model *model, int c)
 static inline double walk_clip_ticks(const skv_clip *clip, double seconds)
 {
     double ticks = seconds * clip->ticks_per_second, duration = clip->duration_ticks;
-    if (!(duration > 0.0) || !isfinite(ticks)) return 0.0;
-    if (ticks >= 0.0) {
+    /* Playback's case first, one test for it: 0 <= ticks < 2^30
+     * durations holds only for a positive duration and a finite ticks
+     * (NaN fails both compares; an infinite ticks fails the second, and
+     * an infinite duration gives nothing but finite ticks). */
+    if (ticks >= 0.0 && ticks < duration * 1073741824.0) {
         if (ticks < duration) return ticks;
-        if (!(ticks < duration * 1073741824.0)) return fmod(ticks, duration);
         double q = (double)(int64_t)(ticks / duration);
         double r = fma(-q, duration, ticks);
         return r < 0.0 ? r + duration : r;
     }
+    if (!(duration > 0.0) || !isfinite(ticks)) return 0.0;
     ticks = fmod(ticks, duration);
     return ticks < 0.0 ? ticks + duration : ticks;
 }
