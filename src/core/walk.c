@@ -42,6 +42,7 @@ typedef struct walk_group {
  * here too: a bone below one costs one product per frame, not one per
  * node in between. */
 struct skv_walk {
+    skv_walk_frame frame; /* first: walk.h's walk_frame calls it */
     int node_count;
     int sample_count;        /* moving channels */
     int loose_count;
@@ -65,6 +66,10 @@ struct skv_walk {
      * (kernels.h, run_palette; checked when compiling). */
     int palette_split;
     int one; /* one group, not each, nothing loose: walk_pose's short path */
+    /* one, and that group a single solo channel; no global products; the
+     * palette's steps on run_palette: the frame is kernels.h's solo_palette,
+     * one call (walk_frame). */
+    int solo_palette;
     /* Which of the kernels' product functions the globals' and the
      * palette's steps take (run, run_affine, run_palette), as offsets in
      * skv_kernels: chosen once here, one load a frame. */
@@ -88,6 +93,9 @@ void walk_free(skv_walk *walk)
     free(walk->constants);
     free(walk);
 }
+
+static void frame_general(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
+static void frame_solo(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
 
 /* --- compiling ------------------------------------------------------------ */
 
@@ -362,6 +370,9 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
             if (group_of[k] < 0) w->loose[loose++] = moving_channels[k];
         w->loose_count = loose;
         w->one = w->group_count == 1 && loose == 0 && !w->groups[0].each;
+        w->solo_palette = w->one && w->groups[0].solo && w->groups[0].channel_count == 1 && w->global_count == 0 &&
+                          w->palette_run == offsetof(skv_kernels, run_palette);
+        w->frame = w->solo_palette ? frame_solo : frame_general;
     }
     free(group_of), free(members), free(member_pre), free(times), free(strides);
     return ok ? 0 : -1;
@@ -377,6 +388,7 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
     compiler cc = {.sk = sk, .walk = w};
     if (w) {
         w->node_count = sk->node_count;
+        w->frame = frame_general; /* group_channels may pick frame_solo */
         /* Bounds: each node adds at most one step to one list and one
          * constant, each bone one palette entry and one constant. */
         w->loose = malloc(nodes * sizeof *w->loose);
@@ -573,6 +585,7 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
     out->deferred = w->deferred_count;
     out->affine = w->affine;
     out->folded = w->folded;
+    out->solo_palette = w->solo_palette;
     for (int g = 0; g < w->group_count; g++) {
         const walk_group *grp = &w->groups[g];
         out->grouped += grp->channel_count;
@@ -810,7 +823,8 @@ int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursor
     return walk_pose_inline(w, clip, ticks, cursors, work, palette, kernels, rows);
 }
 
-void walk_frame(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose)
+/* The frame functions (walk.h, walk_frame; the compile picks one). */
+static void frame_general(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose)
 {
     double ticks = walk_clip_ticks(clip, seconds);
     float *work = pose->work, *palette = (float *)pose->palette;
@@ -827,6 +841,23 @@ void walk_frame(const skv_walk *w, const skv_clip *clip, double seconds, skv_pos
         deferred = walk_pose_inline(w, clip, ticks, pose->cursors, work, palette, kernels, pose->palette_rows);
     }
     pose->globals_owed = deferred ? w : NULL;
+}
+
+/* A walk of one channel (kernels.h solo_palette): the group's key pair
+ * and one kernel call, in a frame that holds only the little it uses. */
+static void frame_solo(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose)
+{
+    if (pose->palette_rows) { /* a crowd's rows: run_rows */
+        frame_general(w, clip, seconds, pose);
+        return;
+    }
+    double ticks = walk_clip_ticks(clip, seconds);
+    const walk_group *grp = &w->groups[0];
+    float f;
+    int i = group_key(grp, ticks, &pose->cursors[grp->channel * 3], &f);
+    pose->kernels->solo_palette(grp->keys + (size_t)i * SKV_EACH_KEY_FLOATS, f, grp->out[0], pose->work, w->palette,
+                                w->palette_count, w->constants, (float *)pose->palette);
+    pose->globals_owed = w->deferred_count > 0 ? w : NULL;
 }
 
 void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows)

@@ -115,7 +115,16 @@ int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursor
  * between pose_evaluate (which jumps here) and the kernels, where a 1-3
  * bone file's frame was mostly the calls in between. */
 struct skv_pose;
-void walk_frame(const skv_walk *w, const skv_clip *clip, double seconds, struct skv_pose *pose);
+typedef void (*skv_walk_frame)(const skv_walk *w, const skv_clip *clip, double seconds, struct skv_pose *pose);
+/* The walk's compile picks the function (one for a walk of one channel,
+ * kernels.h solo_palette; one for the rest) and keeps it as the walk's
+ * first member: one indirect jump, straight into the walk's own kind of
+ * frame (C11 6.7.2.1: a pointer to a struct, converted, points to its
+ * first member). */
+static inline void walk_frame(const skv_walk *w, const skv_clip *clip, double seconds, struct skv_pose *pose)
+{
+    (*(const skv_walk_frame *)(const void *)w)(w, clip, seconds, pose);
+}
 
 /* The palette entries that never move in this clip (once per clip change). */
 void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows);
@@ -138,6 +147,7 @@ typedef struct skv_walk_stats {
     size_t key_bytes; /* the groups' copies of keys and times */
     int affine;     /* the products take kernels.h's run_affine */
     int folded;     /* moving channels under a constant similarity, taken into their keys (no global product) */
+    int solo_palette; /* one moving channel, its frame one kernel call (kernels.h solo_palette) */
 } skv_walk_stats;
 void walk_stats(const skv_walk *w, skv_walk_stats *out);
 

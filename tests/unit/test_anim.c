@@ -625,6 +625,11 @@ static void test_small_clips(void)
         CHECK(st.solo == cases[ci].solo);
         CHECK(st.each == cases[ci].each);
         CHECK(st.affine == !projective);
+        /* One channel, folded under the similarity or under the identity,
+         * affine products: its frame is one kernel call (solo_palette),
+         * which the evaluations below then run on every kernel. */
+        CHECK(st.solo_palette == (count == 1 && st.globals == 0 && st.affine));
+        if (ci == 0) CHECK(st.solo_palette);
         /* Folded: moving nodes whose parent is constant and a similarity
          * (a moving root under the turned globalInverse, and nodes under
          * fixed ones: rest locals are rotations); none where the
