@@ -95,6 +95,7 @@ void walk_free(skv_walk *walk)
 }
 
 static void frame_general(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
+static void frame_one(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
 static void frame_solo(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
 
 /* --- compiling ------------------------------------------------------------ */
@@ -372,7 +373,7 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
         w->one = w->group_count == 1 && loose == 0 && !w->groups[0].each;
         w->solo_palette = w->one && w->groups[0].solo && w->groups[0].channel_count == 1 && w->global_count == 0 &&
                           w->palette_run == offsetof(skv_kernels, run_palette);
-        w->frame = w->solo_palette ? frame_solo : frame_general;
+        w->frame = w->solo_palette ? frame_solo : w->one ? frame_one : frame_general;
     }
     free(group_of), free(members), free(member_pre), free(times), free(strides);
     return ok ? 0 : -1;
@@ -827,20 +828,22 @@ int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursor
 static void frame_general(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose)
 {
     double ticks = walk_clip_ticks(clip, seconds);
-    float *work = pose->work, *palette = (float *)pose->palette;
-    const skv_kernels *kernels = pose->kernels;
-    int deferred;
-    if (w->one) {
-        /* The short path (one group, nothing loose: most small files);
-         * the cursors exist (pose_evaluate comes here only with this
-         * clip's), so the group's is taken as it is. */
-        const walk_group *grp = &w->groups[0];
-        pose_group_at(grp, ticks, &pose->cursors[grp->channel * 3], work, kernels);
-        deferred = run_products(w, work, palette, kernels, pose->palette_rows);
-    } else {
-        deferred = walk_pose_inline(w, clip, ticks, pose->cursors, work, palette, kernels, pose->palette_rows);
-    }
+    int deferred = walk_pose_inline(w, clip, ticks, pose->cursors, pose->work, (float *)pose->palette, pose->kernels,
+                                    pose->palette_rows);
     pose->globals_owed = deferred ? w : NULL;
+}
+
+/* The short path (one group, nothing loose: most small files) in a frame
+ * of its own; the cursors exist (pose_evaluate comes here only with this
+ * clip's), so the group's is taken as it is. */
+static void frame_one(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose)
+{
+    double ticks = walk_clip_ticks(clip, seconds);
+    const walk_group *grp = &w->groups[0];
+    float *work = pose->work;
+    const skv_kernels *kernels = pose->kernels;
+    pose_group_at(grp, ticks, &pose->cursors[grp->channel * 3], work, kernels);
+    pose->globals_owed = run_products(w, work, (float *)pose->palette, kernels, pose->palette_rows) ? w : NULL;
 }
 
 /* A walk of one channel (kernels.h solo_palette): the group's key pair
@@ -848,7 +851,7 @@ static void frame_general(const skv_walk *w, const skv_clip *clip, double second
 static void frame_solo(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose)
 {
     if (pose->palette_rows) { /* a crowd's rows: run_rows */
-        frame_general(w, clip, seconds, pose);
+        frame_one(w, clip, seconds, pose);
         return;
     }
     double ticks = walk_clip_ticks(clip, seconds);
