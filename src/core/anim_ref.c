@@ -3,41 +3,19 @@
  * specification pose_evaluate (pose.c) is tested against, and what the
  * independent evaluators of tests/tools/oracle check. */
 #include "anim.h"
+#include "walk.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* fmod's exact remainder without fmod's call (~100 instructions a frame,
- * libm's wrapper and its general algorithm). q = the quotient truncated
- * (ticks / duration rounded, so q is floor(ticks / duration) or one more:
- * rounding is monotonic and integers are representable); r = ticks - q *
- * duration by one fused multiply-add. That r is exact: ticks >= duration,
- * so ticks and q * duration are multiples of duration's ulp, and so is r,
- * with |r| < duration, so r fits in 53 bits and fma's one rounding
- * changes nothing. q one too many gives r < 0, and r + duration (the
- * remainder, representable by the same argument) is exact too. So r is
- * fmod's result bit for bit. fma is libm's (the FMA instruction where the
- * CPU has it, an exact emulation elsewhere). After more than 2^30 loops,
- * fmod itself. */
-static double loop_ticks(double ticks, double duration)
-{
-    if (ticks < duration) return ticks;
-    if (!(ticks < duration * 1073741824.0)) return fmod(ticks, duration);
-    double q = (double)(int64_t)(ticks / duration);
-    double r = fma(-q, duration, ticks);
-    return r < 0.0 ? r + duration : r;
-}
-
+/* The clip's time is walk.h's walk_clip_ticks (fmod's remainder bit for
+ * bit, without its call): one definition, inline there so that
+ * pose_evaluate's frame pays no call for it, and the same ticks here. */
 double anim_clip_ticks(const skv_clip *clip, double seconds)
 {
-    double ticks = seconds * clip->ticks_per_second;
-    if (!(clip->duration_ticks > 0.0) || !isfinite(ticks)) return 0.0;
-    if (ticks >= 0.0) return loop_ticks(ticks, clip->duration_ticks);
-    ticks = fmod(ticks, clip->duration_ticks);
-    if (ticks < 0.0) ticks += clip->duration_ticks;
-    return ticks;
+    return walk_clip_ticks(clip, seconds);
 }
 
 /* Index of the last key with time <= t (0 if t is before the first key).

@@ -94,6 +94,13 @@ static void sample_solo_scalar(const float *key, float f, int32_t out, float *wo
     sample_one(key, key + SKV_EACH_KEY_FLOATS, at, f, (float *)((char *)work + out));
 }
 
+static void solo_palette_scalar(const float *key, float f, int32_t out, float *work, const skv_walk_step *steps,
+                                int count, const mat4 *constants, float *palette)
+{
+    sample_solo_scalar(key, f, out, work);
+    run_scalar(steps, count, work, constants, palette);
+}
+
 /* Plain C has no non-temporal store: ordinary ones, ordered by a fence. */
 static void fence_scalar(void)
 {
@@ -102,7 +109,7 @@ static void fence_scalar(void)
 
 /* Plain C: the general product serves affine operands too (exact for them). */
 const skv_kernels skv_kernels_scalar = {"scalar", 1, run_scalar, run_scalar, run_scalar, run_rows_scalar, fence_scalar, sample_scalar,
-                                        sample_each_scalar, sample_solo_scalar};
+                                        sample_each_scalar, sample_solo_scalar, solo_palette_scalar};
 
 /* Every kernel set this CPU runs, and the best of them, settled once. */
 static skv_walk_kernel best = SKV_WALK_SCALAR;

@@ -85,6 +85,11 @@ typedef struct skv_kernels {
      * aligned, sample_each's layout) at factor f, the local written at
      * byte offset `out` of `work`. Same slerp polynomial as the lanes. */
     void (*sample_solo)(const float *key, float f, int32_t out, float *work);
+    /* sample_solo, then run_palette's `count` steps into `palette`: the
+     * whole arithmetic of a walk of one channel whose palette needs no
+     * global product (walk.c), in one call instead of two. */
+    void (*solo_palette)(const float *key, float f, int32_t out, float *work, const skv_walk_step *steps, int count,
+                         const mat4 *constants, float *palette);
 } skv_kernels;
 
 /* The kernels `which` names; NULL if this CPU or build lacks them.

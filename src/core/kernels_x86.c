@@ -337,14 +337,46 @@ TARGET static inline void store_locals_avx512(__m512 m[16], const int32_t *out, 
 #define SINGLE(a, b, f, out, work) sample_single_avx2x4(a, b, f, out, work)
 #include "kernels_x86_lanes.h"
 
+/* kernels.h, solo_palette: the sampler and the palette's products
+ * inlined into one function (flatten), the same arithmetic as the two
+ * calls. */
+__attribute__((flatten)) static void solo_palette_sse2(const float *key, float f, int32_t out, float *work,
+                                                      const skv_walk_step *steps, int count, const mat4 *constants,
+                                                      float *palette)
+{
+    sample_solo_sse2(key, f, out, work);
+    run_palette_sse2(steps, count, work, constants, palette);
+}
+
+__attribute__((target("avx2,fma"), flatten)) static void solo_palette_avx2(const float *key, float f, int32_t out,
+                                                                          float *work, const skv_walk_step *steps,
+                                                                          int count, const mat4 *constants,
+                                                                          float *palette)
+{
+    sample_solo_avx2x4(key, f, out, work);
+    run_palette_avx2(steps, count, work, constants, palette);
+}
+
+__attribute__((target("avx512f,avx2,fma"), flatten)) static void solo_palette_avx512(const float *key, float f,
+                                                                                    int32_t out, float *work,
+                                                                                    const skv_walk_step *steps,
+                                                                                    int count, const mat4 *constants,
+                                                                                    float *palette)
+{
+    sample_solo_avx2x4(key, f, out, work);
+    run_palette_avx512(steps, count, work, constants, palette);
+}
+
 static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_affine_sse2, run_palette_sse2, run_rows_sse2,
-                                         fence_x86, sample_sse2, sample_each_sse2, sample_solo_sse2};
+                                         fence_x86, sample_sse2, sample_each_sse2, sample_solo_sse2,
+                                         solo_palette_sse2};
 static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, run_palette_avx2, run_rows_avx2,
-                                         fence_x86, sample_avx2, sample_each_avx2, sample_solo_avx2x4};
+                                         fence_x86, sample_avx2, sample_each_avx2, sample_solo_avx2x4,
+                                         solo_palette_avx2};
 /* The rows are 48 bytes: 128-bit streams, as AVX2's. */
 static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_affine_avx512, run_palette_avx512,
                                             run_rows_avx2, fence_x86, sample_avx512, sample_each_avx2,
-                                            sample_solo_avx2x4};
+                                            sample_solo_avx2x4, solo_palette_avx512};
 
 const skv_kernels *kernels_x86(skv_walk_kernel which)
 {

@@ -141,7 +141,12 @@ static int *pose_cursors(skv_pose *pose, int clip, int channels)
     return pose->cursors;
 }
 
-void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seconds)
+/* pose_evaluate when something is to settle first: the clip's walk
+ * compiled, the kernels looked up, the fixed palette entries written, the
+ * cursors made; or the reference's path. Out of line: the frame of
+ * playback (pose_evaluate) keeps no frame of its own. */
+static __attribute__((noinline)) void pose_evaluate_settle(skv_pose *pose, const skv_model *model, int clip,
+                                                          double seconds)
 {
     const skv_clip *c = clip >= 0 && clip < model->clip_count ? &model->clips[clip] : NULL;
     const skv_walk *w = walk_clip(model, c ? clip : -1);
@@ -163,7 +168,7 @@ void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seco
         if (!kernels) kernels = kernels_get(SKV_WALK_AUTO); /* not on this CPU */
         pose->kernels = kernels, pose->kernels_for = pose->walk_kernel;
     }
-    double ticks = c ? anim_clip_ticks(c, seconds) : 0.0;
+    double ticks = c ? walk_clip_ticks(c, seconds) : 0.0;
     int clip_key = c ? clip : -1;
     if (pose->walk_clip != clip_key) {
         walk_fixed(w, pose->work, (float *)pose->palette, kernels, pose->palette_rows);
@@ -176,6 +181,25 @@ void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seco
                      : pose_cursors(pose, clip, c->channel_count);
     int deferred = walk_pose(w, c, ticks, cursors, pose->work, (float *)pose->palette, kernels, pose->palette_rows);
     pose->globals_owed = deferred ? w : NULL;
+}
+
+void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seconds)
+{
+    /* Playback: the same clip as the last frame, whose fixed entries the
+     * palette holds (walk_clip == clip is set only by the settling path,
+     * after it looked up the kernels; the reference and blends reset it),
+     * the kernels still the ones asked for, the cursors this clip's. Then
+     * one jump to walk_frame; anything else settles first. */
+    if ((unsigned)clip < (unsigned)model->clip_count && pose->walk_clip == clip &&
+        pose->kernels_for == pose->walk_kernel && pose->cursor_clip == clip) {
+        const skv_clip *c = &model->clips[clip];
+        const skv_walk *w = atomic_load_explicit(&c->walk_ready, memory_order_acquire) ? c->walk : NULL;
+        if (w && c->channel_count <= pose->cursor_capacity) {
+            walk_frame(w, c, seconds, pose);
+            return;
+        }
+    }
+    pose_evaluate_settle(pose, model, clip, seconds);
 }
 
 void pose_evaluate_lent(skv_pose *pose, const skv_model *model, int clip, double seconds, float *work)

@@ -42,6 +42,7 @@ typedef struct walk_group {
  * here too: a bone below one costs one product per frame, not one per
  * node in between. */
 struct skv_walk {
+    skv_walk_frame frame; /* first: walk.h's walk_frame calls it */
     int node_count;
     int sample_count;        /* moving channels */
     int loose_count;
@@ -65,6 +66,10 @@ struct skv_walk {
      * (kernels.h, run_palette; checked when compiling). */
     int palette_split;
     int one; /* one group, not each, nothing loose: walk_pose's short path */
+    /* one, and that group a single solo channel; no global products; the
+     * palette's steps on run_palette: the frame is kernels.h's solo_palette,
+     * one call (walk_frame). */
+    int solo_palette;
     /* Which of the kernels' product functions the globals' and the
      * palette's steps take (run, run_affine, run_palette), as offsets in
      * skv_kernels: chosen once here, one load a frame. */
@@ -88,6 +93,10 @@ void walk_free(skv_walk *walk)
     free(walk->constants);
     free(walk);
 }
+
+static void frame_general(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
+static void frame_one(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
+static void frame_solo(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
 
 /* --- compiling ------------------------------------------------------------ */
 
@@ -362,6 +371,9 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
             if (group_of[k] < 0) w->loose[loose++] = moving_channels[k];
         w->loose_count = loose;
         w->one = w->group_count == 1 && loose == 0 && !w->groups[0].each;
+        w->solo_palette = w->one && w->groups[0].solo && w->groups[0].channel_count == 1 && w->global_count == 0 &&
+                          w->palette_run == offsetof(skv_kernels, run_palette);
+        w->frame = w->solo_palette ? frame_solo : w->one ? frame_one : frame_general;
     }
     free(group_of), free(members), free(member_pre), free(times), free(strides);
     return ok ? 0 : -1;
@@ -377,6 +389,7 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
     compiler cc = {.sk = sk, .walk = w};
     if (w) {
         w->node_count = sk->node_count;
+        w->frame = frame_general; /* group_channels may pick frame_solo */
         /* Bounds: each node adds at most one step to one list and one
          * constant, each bone one palette entry and one constant. */
         w->loose = malloc(nodes * sizeof *w->loose);
@@ -573,6 +586,7 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
     out->deferred = w->deferred_count;
     out->affine = w->affine;
     out->folded = w->folded;
+    out->solo_palette = w->solo_palette;
     for (int g = 0; g < w->group_count; g++) {
         const walk_group *grp = &w->groups[g];
         out->grouped += grp->channel_count;
@@ -689,12 +703,11 @@ static void sample_quat(const skv_quat_key *keys, int count, double t, int *curs
 }
 
 /* A group of whole vectors at `ticks`: its key pair, then its lanes. */
-static inline void pose_group(const walk_group *grp, double ticks, int *cursors, float *work,
-                              const skv_kernels *kernels)
+static inline void pose_group_at(const walk_group *grp, double ticks, int *cursor, float *work,
+                                  const skv_kernels *kernels)
 {
-    int scratch = -1;
     float f;
-    int i = group_key(grp, ticks, cursors ? &cursors[grp->channel * 3] : &scratch, &f);
+    int i = group_key(grp, ticks, cursor, &f);
     if (grp->solo) { /* one or two channels, without a loop */
         const float *key = grp->keys + (size_t)i * SKV_EACH_KEY_FLOATS;
         kernels->sample_solo(key, f, grp->out[0], work);
@@ -704,6 +717,15 @@ static inline void pose_group(const walk_group *grp, double ticks, int *cursors,
     }
     const float *a = grp->keys + (size_t)i * grp->key_floats;
     kernels->sample(a, a + grp->key_floats, f, grp->out, grp->channel_count, work);
+}
+
+/* pose_group_at with the group's cursor in `cursors`, or none (NULL: a
+ * search every time). */
+static inline void pose_group(const walk_group *grp, double ticks, int *cursors, float *work,
+                              const skv_kernels *kernels)
+{
+    int scratch = -1;
+    pose_group_at(grp, ticks, cursors ? &cursors[grp->channel * 3] : &scratch, work, kernels);
 }
 
 /* The frame's products: the globals the palette needs, then the palette. */
@@ -787,13 +809,58 @@ static __attribute__((noinline)) int walk_pose_all(const skv_walk *w, const skv_
     return run_products(w, work, palette, kernels, rows);
 }
 
-int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursors, float *work, float *palette,
-              const skv_kernels *kernels, int rows)
+static inline int walk_pose_inline(const skv_walk *w, const skv_clip *clip, double ticks, int *cursors, float *work,
+                                   float *palette, const skv_kernels *kernels, int rows)
 {
     if (w->one) return walk_pose_one(w, ticks, cursors, work, palette, kernels, rows);
     if (w->group_count == 0 && w->loose_count == 0) /* nothing moves in this clip */
         return run_products(w, work, palette, kernels, rows);
     return walk_pose_all(w, clip, ticks, cursors, work, palette, kernels, rows);
+}
+
+int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursors, float *work, float *palette,
+              const skv_kernels *kernels, int rows)
+{
+    return walk_pose_inline(w, clip, ticks, cursors, work, palette, kernels, rows);
+}
+
+/* The frame functions (walk.h, walk_frame; the compile picks one). */
+static void frame_general(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose)
+{
+    double ticks = walk_clip_ticks(clip, seconds);
+    int deferred = walk_pose_inline(w, clip, ticks, pose->cursors, pose->work, (float *)pose->palette, pose->kernels,
+                                    pose->palette_rows);
+    pose->globals_owed = deferred ? w : NULL;
+}
+
+/* The short path (one group, nothing loose: most small files) in a frame
+ * of its own; the cursors exist (pose_evaluate comes here only with this
+ * clip's), so the group's is taken as it is. */
+static void frame_one(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose)
+{
+    double ticks = walk_clip_ticks(clip, seconds);
+    const walk_group *grp = &w->groups[0];
+    float *work = pose->work;
+    const skv_kernels *kernels = pose->kernels;
+    pose_group_at(grp, ticks, &pose->cursors[grp->channel * 3], work, kernels);
+    pose->globals_owed = run_products(w, work, (float *)pose->palette, kernels, pose->palette_rows) ? w : NULL;
+}
+
+/* A walk of one channel (kernels.h solo_palette): the group's key pair
+ * and one kernel call, in a frame that holds only the little it uses. */
+static void frame_solo(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose)
+{
+    if (pose->palette_rows) { /* a crowd's rows: run_rows */
+        frame_one(w, clip, seconds, pose);
+        return;
+    }
+    double ticks = walk_clip_ticks(clip, seconds);
+    const walk_group *grp = &w->groups[0];
+    float f;
+    int i = group_key(grp, ticks, &pose->cursors[grp->channel * 3], &f);
+    pose->kernels->solo_palette(grp->keys + (size_t)i * SKV_EACH_KEY_FLOATS, f, grp->out[0], pose->work, w->palette,
+                                w->palette_count, w->constants, (float *)pose->palette);
+    pose->globals_owed = w->deferred_count > 0 ? w : NULL;
 }
 
 void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows)

@@ -29,6 +29,9 @@
 #include "error.h"
 #include "model.h"
 
+#include <math.h>
+#include <stdint.h>
+
 typedef struct skv_walk skv_walk;
 
 /* The walk of `clip` (NULL: the rest pose) for the model's skeleton;
@@ -52,6 +55,40 @@ static inline const skv_walk *walk_clip(const skv_model *model, int c)
     return walk_clip_compile(model, c);
 }
 
+/* anim_clip_ticks (anim.h), defined here so that the reference
+ * (anim_ref.c returns it) and pose_evaluate's frame (walk_frame, which
+ * inlines it) loop a clip's time the same way, bit for bit.
+ *
+ * fmod's exact remainder without fmod's call (~100 instructions a frame,
+ * libm's wrapper and its general algorithm). q = the quotient truncated
+ * (ticks / duration rounded, so q is floor(ticks / duration) or one more:
+ * rounding is monotonic and integers are representable); r = ticks - q *
+ * duration by one fused multiply-add. That r is exact: ticks >= duration,
+ * so ticks and q * duration are multiples of duration's ulp, and so is r,
+ * with |r| < duration, so r fits in 53 bits and fma's one rounding
+ * changes nothing. q one too many gives r < 0, and r + duration (the
+ * remainder, representable by the same argument) is exact too. So r is
+ * fmod's result bit for bit. fma is libm's (the FMA instruction where the
+ * CPU has it, an exact emulation elsewhere). After more than 2^30 loops,
+ * and for negative times, fmod itself. */
+static inline double walk_clip_ticks(const skv_clip *clip, double seconds)
+{
+    double ticks = seconds * clip->ticks_per_second, duration = clip->duration_ticks;
+    /* Playback's case first, one test for it: 0 <= ticks < 2^30
+     * durations holds only for a positive duration and a finite ticks
+     * (NaN fails both compares; an infinite ticks fails the second, and
+     * an infinite duration gives nothing but finite ticks). */
+    if (ticks >= 0.0 && ticks < duration * 1073741824.0) {
+        if (ticks < duration) return ticks;
+        double q = (double)(int64_t)(ticks / duration);
+        double r = fma(-q, duration, ticks);
+        return r < 0.0 ? r + duration : r;
+    }
+    if (!(duration > 0.0) || !isfinite(ticks)) return 0.0;
+    ticks = fmod(ticks, duration);
+    return ticks < 0.0 ? ticks + duration : ticks;
+}
+
 /* Compiles the rest pose's walk and every clip's now (replacing any
  * there); SKV_ERR_MEMORY if memory ran out. */
 skv_result walk_compile_all(skv_model *model);
@@ -70,6 +107,24 @@ void walk_forget(skv_model *model);
  * streamed (kernels.h, run_rows; the caller fences). */
 int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursors, float *work, float *palette,
               const skv_kernels *kernels, int rows);
+
+/* pose_evaluate's frame once everything is settled (pose.c tests it:
+ * the pose's fixed entries, kernels and cursors are for this clip): the
+ * clip time and walk_pose in one call, with the pose's own work block,
+ * palette, kernels and cursors, and its globals_owed set. One frame
+ * between pose_evaluate (which jumps here) and the kernels, where a 1-3
+ * bone file's frame was mostly the calls in between. */
+struct skv_pose;
+typedef void (*skv_walk_frame)(const skv_walk *w, const skv_clip *clip, double seconds, struct skv_pose *pose);
+/* The walk's compile picks the function (one for a walk of one channel,
+ * kernels.h solo_palette; one for the rest) and keeps it as the walk's
+ * first member: one indirect jump, straight into the walk's own kind of
+ * frame (C11 6.7.2.1: a pointer to a struct, converted, points to its
+ * first member). */
+static inline void walk_frame(const skv_walk *w, const skv_clip *clip, double seconds, struct skv_pose *pose)
+{
+    (*(const skv_walk_frame *)(const void *)w)(w, clip, seconds, pose);
+}
 
 /* The palette entries that never move in this clip (once per clip change). */
 void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows);
@@ -92,6 +147,7 @@ typedef struct skv_walk_stats {
     size_t key_bytes; /* the groups' copies of keys and times */
     int affine;     /* the products take kernels.h's run_affine */
     int folded;     /* moving channels under a constant similarity, taken into their keys (no global product) */
+    int solo_palette; /* one moving channel, its frame one kernel call (kernels.h solo_palette) */
 } skv_walk_stats;
 void walk_stats(const skv_walk *w, skv_walk_stats *out);
 

@@ -625,6 +625,11 @@ static void test_small_clips(void)
         CHECK(st.solo == cases[ci].solo);
         CHECK(st.each == cases[ci].each);
         CHECK(st.affine == !projective);
+        /* One channel, folded under the similarity or under the identity,
+         * affine products: its frame is one kernel call (solo_palette),
+         * which the evaluations below then run on every kernel. */
+        CHECK(st.solo_palette == (count == 1 && st.globals == 0 && st.affine));
+        if (ci == 0) CHECK(st.solo_palette);
         /* Folded: moving nodes whose parent is constant and a similarity
          * (a moving root under the turned globalInverse, and nodes under
          * fixed ones: rest locals are rotations); none where the
@@ -634,7 +639,7 @@ static void test_small_clips(void)
         else if (ci % 2 == 0 && root_moves) CHECK(st.folded >= 1);
         folded_total += st.folded;
         solo_total += st.solo;
-        double worst = 0.0;
+        double worst = 0.0, worst_global = 0.0;
         for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
             if (!kernels_get((skv_walk_kernel)kernel)) continue;
             skv_pose fast, ref;
@@ -654,14 +659,59 @@ static void test_small_clips(void)
                         for (int r = 0; r < 4; r++)
                             worst = fmax(worst, fabs(fast.palette[b][c][r] - ref.palette[b][c][r]));
             }
+            /* The same pose on: the rest pose between frames, the kernels
+             * switched under it, and every node's global (pose_globals
+             * forms the ones the frame skipped) against the reference's:
+             * pose_evaluate's playback path (walk_frame) must hand back to
+             * the settling one whenever any of those changes. */
+            for (int i = 0; i < 120; i++) {
+                double t = 0.3 + i / 45.0;
+                int clip = i % 17 == 16 ? -1 : 0;
+                if (i % 10 == 9) fast.walk_kernel = (fast.walk_kernel + 1) % SKV_WALK_KERNEL_COUNT;
+                pose_evaluate(&fast, &model, clip, t);
+                pose_evaluate_reference(&ref, &model, clip, t);
+                for (int b = 0; b < NODES; b++)
+                    for (int c = 0; c < 4; c++)
+                        for (int r = 0; r < 4; r++)
+                            worst = fmax(worst, fabs(fast.palette[b][c][r] - ref.palette[b][c][r]));
+                if (i % 3 == 0) {
+                    const mat4 *g = pose_globals(&fast);
+                    for (int n = 0; n < NODES; n++) {
+                        mat4 expect;
+                        glm_mat4_mul(model.global_inverse, ref.global[n], expect);
+                        for (int c = 0; c < 4; c++)
+                            for (int r = 0; r < 4; r++)
+                                worst_global = fmax(worst_global, fabs(g[n][c][r] - expect[c][r]));
+                    }
+                }
+            }
+            /* A crowd's pose (3x4 rows, streamed by run_rows): a walk of
+             * one channel takes the general products there, not
+             * solo_palette. */
+            _Alignas(64) mat4 lent_work[2 * NODES];
+            _Alignas(16) float rows[NODES * SKV_ROWS_FLOATS];
+            skv_pose lent;
+            CHECK(pose_create_lent(&lent, &model.skeleton, rows) == SKV_OK);
+            lent.walk_kernel = kernel;
+            for (int i = 0; i < 60; i++) {
+                double t = 0.25 + i / 30.0;
+                pose_evaluate_lent(&lent, &model, 0, t, (float *)lent_work);
+                pose_evaluate_reference(&ref, &model, 0, t);
+                for (int b = 0; b < NODES; b++)
+                    for (int c = 0; c < 4; c++)
+                        for (int r = 0; r < 3; r++)
+                            worst = fmax(worst, fabs(rows[b * SKV_ROWS_FLOATS + 4 * r + c] - ref.palette[b][c][r]));
+            }
+            pose_destroy(&lent);
             pose_destroy(&fast);
             pose_destroy(&ref);
             if (worst >= 1e-5) printf("small clip %zu, %s kernels: %.2g\n", ci, names[kernel], worst);
         }
         printf("small clip %zu (%d channels, %d without lanes, %d in shared vectors, %s products, %d under a "
-               "similarity folded): max abs palette difference %.2g over 1000 evaluations per kernel\n", ci, count,
-               st.solo, st.each, st.affine ? "affine" : "general", st.folded, worst);
+               "similarity folded): max abs palette difference %.2g over 1120 evaluations and 60 crowd rows per kernel, globals %.2g\n",
+               ci, count, st.solo, st.each, st.affine ? "affine" : "general", st.folded, worst, worst_global);
         CHECK(worst < 1e-5);
+        CHECK(worst_global < 1e-5);
         walk_forget(&model);
         for (int k = 0; k < count; k++) free(channels[k].positions), free(channels[k].rotations), free(channels[k].scales);
     }
