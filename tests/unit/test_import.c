@@ -107,6 +107,17 @@ static int all_finite(const float *values, size_t count)
 }
 
 /* Semantically broken data that Assimp can hand over. */
+/* A hand-built scene of these meshes and one clip, imported as if read
+ * from `path` (the name only picks format-specific fixes). */
+static skv_result import_one_clip(struct aiNode *root, struct aiMesh **meshes, unsigned mesh_count,
+                                  struct aiAnimation *anim, const char *path, skv_model *model, skv_error *err)
+{
+    struct aiAnimation *anims[1] = {anim};
+    struct aiScene scene = {.mRootNode = root, .mNumMeshes = mesh_count, .mMeshes = meshes,
+                            .mNumAnimations = 1, .mAnimations = anims};
+    return import_scene(&scene, path, NULL, model, err);
+}
+
 static void test_defensive(void)
 {
     /* Root singular (all zero), a child with NaN in its transform. */
@@ -154,23 +165,15 @@ static void test_defensive(void)
     channel.mNumScalingKeys = 2;
     channel.mScalingKeys = scale;
     struct aiAnimation anim = {0};
-    struct aiAnimation *anims[1] = {&anim};
     set_name(&anim.mName, "broken");
     anim.mDuration = -5.0;
     anim.mTicksPerSecond = NAN;
     anim.mNumChannels = 1;
     anim.mChannels = channel_ptr;
 
-    struct aiScene scene = {0};
-    scene.mRootNode = root;
-    scene.mNumMeshes = 4;
-    scene.mMeshes = meshes;
-    scene.mNumAnimations = 1;
-    scene.mAnimations = anims;
-
     skv_model model;
     skv_error err = {{0}};
-    skv_result r = import_scene(&scene, "/nowhere/broken.model", NULL, &model, &err);
+    skv_result r = import_one_clip(root, meshes, 4, &anim, "/nowhere/broken.model", &model, &err);
     CHECK(r == SKV_OK);
     if (r == SKV_OK) {
         CHECK(warned(&model, "root transform is singular"));
@@ -401,21 +404,13 @@ int main(void)
     channels[0].mPositionKeys = pos;
     set_name(&channels[1].mNodeName, "nobody");
     struct aiAnimation anim = {0};
-    struct aiAnimation *anims[1] = {&anim};
     set_name(&anim.mName, "move");
     anim.mNumChannels = 2;
     anim.mChannels = channel_ptrs;
 
-    struct aiScene scene = {0};
-    scene.mRootNode = root;
-    scene.mNumMeshes = 3;
-    scene.mMeshes = meshes;
-    scene.mNumAnimations = 1;
-    scene.mAnimations = anims;
-
     skv_model model;
     skv_error err = {{0}};
-    skv_result r = import_scene(&scene, "/nowhere/test.model", NULL, &model, &err);
+    skv_result r = import_one_clip(root, meshes, 3, &anim, "/nowhere/test.model", &model, &err);
     CHECK(r == SKV_OK);
     if (r != SKV_OK) {
         fprintf(stderr, "import_scene: %s\n", err.message);
@@ -505,8 +500,8 @@ int main(void)
         per_node[i].mChannels = one_ptr[i];
         per_node_ptr[i] = &per_node[i];
     }
-    scene.mNumAnimations = 4;
-    scene.mAnimations = per_node_ptr;
+    struct aiScene scene = {.mRootNode = root, .mNumMeshes = 3, .mMeshes = meshes, .mNumAnimations = 4,
+                            .mAnimations = per_node_ptr};
     r = import_scene(&scene, "/nowhere/test.model", NULL, &model, &err);
     CHECK(r == SKV_OK);
     if (r == SKV_OK) {
