@@ -15,13 +15,9 @@ joint 3 by 0, 60, 90 degrees about z at 0, 1, 2 s and moves joint 2 by x
 and the tube would not bend. Buffer embedded as a data URI; written by
 this script at test time."""
 import base64, json, sys
-from tube import IBM, RADIUS, RINGS, SIDES, floats, indices, pack, quat, rings, shorts, upper_weight
+from tube import IBM, RADIUS, RINGS, SIDES, floats, indices, pack, quat, shorts, skinned_vertices
 
-positions, joints, weights = [], [], []
-for y, c, s in rings():
-    positions += [RADIUS * c, y, RADIUS * s]
-    joints += [0, 1, 0, 0]
-    weights += [1.0 - upper_weight(y), upper_weight(y), 0.0, 0.0]
+positions, joints, weights = skinned_vertices()
 indices = indices()
 
 times = [0.0, 1.0, 2.0]

@@ -12,7 +12,7 @@ the way characters and animations are usually shipped:
                    clip "Wag"
 Buffers are embedded as data URIs."""
 import base64, json, os, sys
-from tube import IBM, RADIUS, RINGS, SIDES, floats, indices, pack, quat, rings, shorts, upper_weight
+from tube import IBM, RADIUS, RINGS, SIDES, floats, indices, pack, quat, shorts, skinned_vertices
 
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
@@ -36,11 +36,7 @@ def skeleton(prefix, first_index):
 
 
 # The character.
-positions, joints, weights = [], [], []
-for y, c, s in rings():
-    positions += [RADIUS * c, y, RADIUS * s]
-    joints += [0, 1, 0, 0]
-    weights += [1.0 - upper_weight(y), upper_weight(y), 0.0, 0.0]
+positions, joints, weights = skinned_vertices()
 indices = indices()
 n = RINGS * SIDES
 nodes = skeleton('', 0) + [{'name': 'Tube', 'mesh': 0, 'skin': 0}]

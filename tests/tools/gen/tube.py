@@ -26,6 +26,16 @@ def rings():
             yield y, math.cos(a), math.sin(a)
 
 
+def skinned_vertices():
+    """The tube's positions, joints and weights (4 slots a vertex), flat lists."""
+    positions, joints, weights = [], [], []
+    for y, c, s in rings():
+        positions += [RADIUS * c, y, RADIUS * s]
+        joints += [0, 1, 0, 0]
+        weights += [1.0 - upper_weight(y), upper_weight(y), 0.0, 0.0]
+    return positions, joints, weights
+
+
 def indices():
     out = []
     for r in range(RINGS - 1):
