@@ -107,11 +107,16 @@ static int all_finite(const float *values, size_t count)
 }
 
 /* Semantically broken data that Assimp can hand over. */
-/* A hand-built scene of these meshes and one clip, imported as if read
- * from `path` (the name only picks format-specific fixes). */
+/* A hand-built scene of these meshes and one clip (`anim`, given its
+ * name and channels here), imported as if read from `path` (the name only
+ * picks format-specific fixes). */
 static skv_result import_one_clip(struct aiNode *root, struct aiMesh **meshes, unsigned mesh_count,
-                                  struct aiAnimation *anim, const char *path, skv_model *model, skv_error *err)
+                                  struct aiAnimation *anim, const char *name, struct aiNodeAnim **channels,
+                                  unsigned channel_count, const char *path, skv_model *model, skv_error *err)
 {
+    set_name(&anim->mName, name);
+    anim->mNumChannels = channel_count;
+    anim->mChannels = channels;
     struct aiAnimation *anims[1] = {anim};
     struct aiScene scene = {.mRootNode = root, .mNumMeshes = mesh_count, .mMeshes = meshes,
                             .mNumAnimations = 1, .mAnimations = anims};
@@ -164,16 +169,11 @@ static void test_defensive(void)
     channel.mRotationKeys = rot;
     channel.mNumScalingKeys = 2;
     channel.mScalingKeys = scale;
-    struct aiAnimation anim = {0};
-    set_name(&anim.mName, "broken");
-    anim.mDuration = -5.0;
-    anim.mTicksPerSecond = NAN;
-    anim.mNumChannels = 1;
-    anim.mChannels = channel_ptr;
-
+    struct aiAnimation anim = {.mDuration = -5.0, .mTicksPerSecond = NAN};
     skv_model model;
     skv_error err = {{0}};
-    skv_result r = import_one_clip(root, meshes, 4, &anim, "/nowhere/broken.model", &model, &err);
+    skv_result r =
+        import_one_clip(root, meshes, 4, &anim, "broken", channel_ptr, 1, "/nowhere/broken.model", &model, &err);
     CHECK(r == SKV_OK);
     if (r == SKV_OK) {
         CHECK(warned(&model, "root transform is singular"));
@@ -404,13 +404,10 @@ int main(void)
     channels[0].mPositionKeys = pos;
     set_name(&channels[1].mNodeName, "nobody");
     struct aiAnimation anim = {0};
-    set_name(&anim.mName, "move");
-    anim.mNumChannels = 2;
-    anim.mChannels = channel_ptrs;
-
     skv_model model;
     skv_error err = {{0}};
-    skv_result r = import_one_clip(root, meshes, 3, &anim, "/nowhere/test.model", &model, &err);
+    skv_result r =
+        import_one_clip(root, meshes, 3, &anim, "move", channel_ptrs, 2, "/nowhere/test.model", &model, &err);
     CHECK(r == SKV_OK);
     if (r != SKV_OK) {
         fprintf(stderr, "import_scene: %s\n", err.message);
