@@ -542,16 +542,25 @@ static void test_small_clips(void)
     enum { NODES = 6, MAX_CH = 5 };
     /* lines[k]: the time line of channel k (channels on one line share a
      * group); solo: channels expected on the one-channel sampler. */
+    /* unit: rotation keys of unit length, so that time lines may be
+     * keyed as one (walk.c, merge_time_lines: merged, how many). */
     static const struct {
-        int channels, lines[MAX_CH], solo, each;
+        int channels, lines[MAX_CH], solo, each, unit, merged;
     } cases[] = {
-        {1, {0}, 1, 0},             /* one channel: sample_solo */
-        {2, {0, 0}, 2, 0},          /* one group of two */
-        {2, {0, 1}, 2, 0},          /* two groups of one: solo, not shared vectors */
-        {3, {0, 0, 0}, 0, 0},       /* one group of three: a 4-lane vector */
-        {3, {0, 1, 2}, 0, 3},       /* three groups of one: shared vectors */
-        {3, {0, 0, 1}, 0, 3},       /* a group of two and one of one: shared */
-        {5, {0, 0, 0, 0, 1}, 1, 0}, /* a vector of four and one solo: the general loop */
+        {1, {0}, 1, 0, 0, 0},             /* one channel: sample_solo */
+        {2, {0, 0}, 2, 0, 0, 0},          /* one group of two */
+        {2, {0, 1}, 2, 0, 0, 0},          /* two groups of one: solo, not shared vectors */
+        {3, {0, 0, 0}, 0, 0, 0, 0},       /* one group of three: a 4-lane vector */
+        {3, {0, 1, 2}, 0, 3, 0, 0},       /* three groups of one: shared vectors */
+        {3, {0, 0, 1}, 0, 3, 0, 0},       /* a group of two and one of one: shared */
+        {5, {0, 0, 0, 0, 1}, 1, 0, 0, 0}, /* a vector of four and one solo: the general loop */
+        /* Unit rotations: lines 0 and 1 share only their last time, the
+         * union has 7 keys; line 1 starts later (its first key copied
+         * before it), the other keys are added on each curve. */
+        {2, {0, 1}, 2, 0, 1, 2},          /* two lines as one group of two solo channels */
+        {4, {0, 0, 0, 1}, 0, 0, 1, 2},    /* a vector of four: 28 channel keys <= 2 x 14 */
+        {3, {0, 0, 1}, 0, 0, 1, 2},       /* a 4-lane vector, not shared ones */
+        {3, {0, 1, 2}, 0, 3, 1, 0},       /* 13 union keys x 3 > 2 x 15: kept apart, shared vectors */
     };
     const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     unsigned seed = 31;
@@ -597,6 +606,11 @@ static void test_small_clips(void)
                 for (int a = 0; a < 4; a++)
                     ch->rotations[i].value[a] = i % 2 ? frand(&seed)
                                                       : ch->rotations[i > 0 ? i - 1 : 0].value[a] + 0.05f * frand(&seed);
+                if (cases[ci].unit) {
+                    float *q = ch->rotations[i].value;
+                    float len = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+                    for (int a = 0; a < 4; a++) q[a] /= len;
+                }
             }
         }
         /* Every third case, the first moving bone's offset with a bottom
@@ -624,6 +638,8 @@ static void test_small_clips(void)
         CHECK(st.moving == count && st.loose == 0);
         CHECK(st.solo == cases[ci].solo);
         CHECK(st.each == cases[ci].each);
+        CHECK(st.merged == cases[ci].merged);
+        if (st.merged) CHECK(st.groups == 1);
         CHECK(st.affine == !projective);
         /* One channel, folded under the similarity or under the identity,
          * affine products: its frame is one kernel call (solo_palette),
@@ -707,9 +723,10 @@ static void test_small_clips(void)
             pose_destroy(&ref);
             if (worst >= 1e-5) printf("small clip %zu, %s kernels: %.2g\n", ci, names[kernel], worst);
         }
-        printf("small clip %zu (%d channels, %d without lanes, %d in shared vectors, %s products, %d under a "
-               "similarity folded): max abs palette difference %.2g over 1120 evaluations and 60 crowd rows per kernel, globals %.2g\n",
-               ci, count, st.solo, st.each, st.affine ? "affine" : "general", st.folded, worst, worst_global);
+        printf("small clip %zu (%d channels, %d without lanes, %d in shared vectors, %d time lines keyed as one, %s "
+               "products, %d under a similarity folded): max abs palette difference %.2g over 1120 evaluations and 60 "
+               "crowd rows per kernel, globals %.2g\n",
+               ci, count, st.solo, st.each, st.merged, st.affine ? "affine" : "general", st.folded, worst, worst_global);
         CHECK(worst < 1e-5);
         CHECK(worst_global < 1e-5);
         walk_forget(&model);
