@@ -367,16 +367,48 @@ __attribute__((target("avx512f,avx2,fma"), flatten)) static void solo_palette_av
     run_palette_avx512(steps, count, work, constants, palette);
 }
 
+/* kernels.h, vector_palette: one 4-lane vector and both product lists
+ * inlined into one function (flatten), the same arithmetic as the three
+ * calls. */
+__attribute__((flatten)) static void vector_palette_sse2(const float *a, const float *b, float f, const int32_t *out,
+                                                        float *work, const skv_walk_lists *lists, float *palette)
+{
+    sample_single_sse2(a, b, f, out, work);
+    run_affine_sse2(lists->globals, lists->global_count, work, lists->constants, work);
+    run_palette_sse2(lists->palette, lists->palette_count, work, lists->constants, palette);
+}
+
+__attribute__((target("avx2,fma"), flatten)) static void vector_palette_avx2(const float *a, const float *b, float f,
+                                                                            const int32_t *out, float *work,
+                                                                            const skv_walk_lists *lists,
+                                                                            float *palette)
+{
+    sample_single_avx2x4(a, b, f, out, work);
+    run_affine_avx2(lists->globals, lists->global_count, work, lists->constants, work);
+    run_palette_avx2(lists->palette, lists->palette_count, work, lists->constants, palette);
+}
+
+__attribute__((target("avx512f,avx2,fma"), flatten)) static void vector_palette_avx512(const float *a, const float *b,
+                                                                                      float f, const int32_t *out,
+                                                                                      float *work,
+                                                                                      const skv_walk_lists *lists,
+                                                                                      float *palette)
+{
+    sample_single_avx2x4(a, b, f, out, work);
+    run_affine_avx512(lists->globals, lists->global_count, work, lists->constants, work);
+    run_palette_avx512(lists->palette, lists->palette_count, work, lists->constants, palette);
+}
+
 static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_affine_sse2, run_palette_sse2, run_rows_sse2,
                                          fence_x86, sample_sse2, sample_each_sse2, sample_solo_sse2,
-                                         solo_palette_sse2};
+                                         solo_palette_sse2, vector_palette_sse2};
 static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, run_palette_avx2, run_rows_avx2,
                                          fence_x86, sample_avx2, sample_each_avx2, sample_solo_avx2x4,
-                                         solo_palette_avx2};
+                                         solo_palette_avx2, vector_palette_avx2};
 /* The rows are 48 bytes: 128-bit streams, as AVX2's. */
 static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_affine_avx512, run_palette_avx512,
                                             run_rows_avx2, fence_x86, sample_avx512, sample_each_avx2,
-                                            sample_solo_avx2x4, solo_palette_avx512};
+                                            sample_solo_avx2x4, solo_palette_avx512, vector_palette_avx512};
 
 const skv_kernels *kernels_x86(skv_walk_kernel which)
 {

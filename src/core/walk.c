@@ -76,6 +76,11 @@ struct skv_walk {
     size_t globals_run, palette_run;
     int folded; /* moving channels whose constant parent went into their keys */
     int merged; /* time lines keyed as one (merge_time_lines); 0: none */
+    /* one, its group a 4-lane vector (1-4 channels, not solo), affine
+     * products with the palette's on run_palette: the frame is kernels.h's
+     * vector_palette, one call (frame_vector) on `lists`. */
+    int vector_palette;
+    skv_walk_lists lists;
 };
 
 void walk_free(skv_walk *walk)
@@ -98,6 +103,7 @@ void walk_free(skv_walk *walk)
 static void frame_general(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
 static void frame_one(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
 static void frame_solo(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
+static void frame_vector(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
 
 /* --- compiling ------------------------------------------------------------ */
 
@@ -535,7 +541,11 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
         w->one = w->group_count == 1 && loose == 0 && !w->groups[0].each;
         w->solo_palette = w->one && w->groups[0].solo && w->groups[0].channel_count == 1 && w->global_count == 0 &&
                           w->palette_run == offsetof(skv_kernels, run_palette);
-        w->frame = w->solo_palette ? frame_solo : w->one ? frame_one : frame_general;
+        w->vector_palette = w->one && !w->groups[0].solo && w->groups[0].channel_count <= 4 && w->affine &&
+                            w->palette_run == offsetof(skv_kernels, run_palette);
+        w->lists = (skv_walk_lists){w->globals, w->palette, (const mat4 *)w->constants, w->global_count,
+                                    w->palette_count};
+        w->frame = w->solo_palette ? frame_solo : w->vector_palette ? frame_vector : w->one ? frame_one : frame_general;
     }
     free(group_of), free(members), free(member_pre), free(times), free(strides);
     return ok ? 0 : -1;
@@ -750,6 +760,7 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
     out->folded = w->folded;
     out->solo_palette = w->solo_palette;
     out->merged = w->merged;
+    out->vector_palette = w->vector_palette;
     for (int g = 0; g < w->group_count; g++) {
         const walk_group *grp = &w->groups[g];
         out->grouped += grp->channel_count;
@@ -1023,6 +1034,23 @@ static void frame_solo(const skv_walk *w, const skv_clip *clip, double seconds, 
     int i = group_key(grp, ticks, &pose->cursors[grp->channel * 3], &f);
     pose->kernels->solo_palette(grp->keys + (size_t)i * SKV_EACH_KEY_FLOATS, f, grp->out[0], pose->work, w->palette,
                                 w->palette_count, w->constants, (float *)pose->palette);
+    pose->globals_owed = w->deferred_count > 0 ? w : NULL;
+}
+
+/* A walk of one 4-lane vector with affine products (kernels.h
+ * vector_palette): the group's key pair and one kernel call. */
+static void frame_vector(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose)
+{
+    if (pose->palette_rows) { /* a crowd's rows: run_rows */
+        frame_one(w, clip, seconds, pose);
+        return;
+    }
+    double ticks = walk_clip_ticks(clip, seconds);
+    const walk_group *grp = &w->groups[0];
+    float f;
+    int i = group_key(grp, ticks, &pose->cursors[grp->channel * 3], &f);
+    const float *a = grp->keys + (size_t)i * grp->key_floats;
+    pose->kernels->vector_palette(a, a + grp->key_floats, f, grp->out, pose->work, &w->lists, (float *)pose->palette);
     pose->globals_owed = w->deferred_count > 0 ? w : NULL;
 }
 

@@ -564,7 +564,7 @@ static void test_small_clips(void)
     };
     const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     unsigned seed = 31;
-    int solo_total = 0, folded_total = 0;
+    int solo_total = 0, folded_total = 0, vector_total = 0;
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
         int parents[NODES] = {-1, 0, 1, 1, 3, 0}, bone_node[NODES], node_channel[NODES];
         mat4 rest[NODES], offsets[NODES];
@@ -646,6 +646,12 @@ static void test_small_clips(void)
          * which the evaluations below then run on every kernel. */
         CHECK(st.solo_palette == (count == 1 && st.globals == 0 && st.affine));
         if (ci == 0) CHECK(st.solo_palette);
+        /* One time group of 3-4 channels in one 4-lane vector, affine
+         * products: its frame is one kernel call too (vector_palette),
+         * here on one line (case 3) and on two keyed as one (case 9). */
+        if (st.vector_palette) CHECK(st.groups == 1 && st.solo == 0 && st.each == 0 && count <= 4 && st.affine);
+        if (ci == 3 || ci == 9) CHECK(st.vector_palette);
+        vector_total += st.vector_palette;
         /* Folded: moving nodes whose parent is constant and a similarity
          * (a moving root under the turned globalInverse, and nodes under
          * fixed ones: rest locals are rotations); none where the
@@ -724,9 +730,10 @@ static void test_small_clips(void)
             if (worst >= 1e-5) printf("small clip %zu, %s kernels: %.2g\n", ci, names[kernel], worst);
         }
         printf("small clip %zu (%d channels, %d without lanes, %d in shared vectors, %d time lines keyed as one, %s "
-               "products, %d under a similarity folded): max abs palette difference %.2g over 1120 evaluations and 60 "
-               "crowd rows per kernel, globals %.2g\n",
-               ci, count, st.solo, st.each, st.merged, st.affine ? "affine" : "general", st.folded, worst, worst_global);
+               "products%s, %d under a similarity folded): max abs palette difference %.2g over 1120 evaluations and "
+               "60 crowd rows per kernel, globals %.2g\n",
+               ci, count, st.solo, st.each, st.merged, st.affine ? "affine" : "general",
+               st.vector_palette ? ", one kernel call" : "", st.folded, worst, worst_global);
         CHECK(worst < 1e-5);
         CHECK(worst_global < 1e-5);
         walk_forget(&model);
@@ -734,6 +741,7 @@ static void test_small_clips(void)
     }
     CHECK(solo_total > 0);
     CHECK(folded_total >= 2);
+    CHECK(vector_total >= 2);
 }
 
 /* Rotation and translation of a local matrix that may carry scale. */
