@@ -102,7 +102,9 @@ typedef struct skv_kernels {
     /* sample of one time group of 1-4 channels (one 4-lane vector), then
      * run_affine's globals and run_palette's palette steps (lists) into
      * `palette`: the whole arithmetic of a small walk whose products are
-     * affine (walk.c), in one call instead of three. */
+     * affine (walk.c), in one call instead of three. Every operand of the
+     * globals is in work (a and b >= 0: moving parents and locals; the
+     * walk checks). */
     void (*vector_palette)(const float *a, const float *b, float f, const int32_t *out, float *work,
                            const skv_walk_lists *lists, float *palette);
 } skv_kernels;

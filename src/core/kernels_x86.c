@@ -369,12 +369,16 @@ __attribute__((target("avx512f,avx2,fma"), flatten)) static void solo_palette_av
 
 /* kernels.h, vector_palette: one 4-lane vector and both product lists
  * inlined into one function (flatten), the same arithmetic as the three
- * calls. */
+ * calls; the globals' operands are all in work (the walk checks), so
+ * none is tested for its kind. */
 __attribute__((flatten)) static void vector_palette_sse2(const float *a, const float *b, float f, const int32_t *out,
                                                         float *work, const skv_walk_lists *lists, float *palette)
 {
     sample_single_sse2(a, b, f, out, work);
-    run_affine_sse2(lists->globals, lists->global_count, work, lists->constants, work);
+    const skv_walk_step *g = lists->globals;
+    for (int i = 0; i < lists->global_count; i++)
+        affine_sse2((const float *)((const char *)work + g[i].a), (const float *)((const char *)work + g[i].b),
+                    (float *)((char *)work + g[i].out));
     run_palette_sse2(lists->palette, lists->palette_count, work, lists->constants, palette);
 }
 
@@ -384,7 +388,10 @@ __attribute__((target("avx2,fma"), flatten)) static void vector_palette_avx2(con
                                                                             float *palette)
 {
     sample_single_avx2x4(a, b, f, out, work);
-    run_affine_avx2(lists->globals, lists->global_count, work, lists->constants, work);
+    const skv_walk_step *g = lists->globals;
+    for (int i = 0; i < lists->global_count; i++)
+        affine_avx2((const float *)((const char *)work + g[i].a), (const float *)((const char *)work + g[i].b),
+                    (float *)((char *)work + g[i].out));
     run_palette_avx2(lists->palette, lists->palette_count, work, lists->constants, palette);
 }
 
@@ -395,7 +402,10 @@ __attribute__((target("avx512f,avx2,fma"), flatten)) static void vector_palette_
                                                                                       float *palette)
 {
     sample_single_avx2x4(a, b, f, out, work);
-    run_affine_avx512(lists->globals, lists->global_count, work, lists->constants, work);
+    const skv_walk_step *g = lists->globals;
+    for (int i = 0; i < lists->global_count; i++)
+        affine_avx512((const float *)((const char *)work + g[i].a), (const float *)((const char *)work + g[i].b),
+                      (float *)((char *)work + g[i].out));
     run_palette_avx512(lists->palette, lists->palette_count, work, lists->constants, palette);
 }
 

@@ -461,6 +461,15 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
     }
 }
 
+/* Every operand of the globals' steps in the work block (moving parents
+ * and locals, no constant): kernels.h's vector_palette takes them so. */
+static int globals_in_work(const skv_walk *w)
+{
+    for (int k = 0; k < w->global_count; k++)
+        if (w->globals[k].a < 0 || w->globals[k].b < 0) return 0;
+    return 1;
+}
+
 /* Sorts the moving channels (`moving_channels`, w->sample_count of them)
  * into time groups; the channels whose arrays are keyed at times of their
  * own are sampled one by one (w->loose). */
@@ -542,7 +551,7 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
         w->solo_palette = w->one && w->groups[0].solo && w->groups[0].channel_count == 1 && w->global_count == 0 &&
                           w->palette_run == offsetof(skv_kernels, run_palette);
         w->vector_palette = w->one && !w->groups[0].solo && w->groups[0].channel_count <= 4 && w->affine &&
-                            w->palette_run == offsetof(skv_kernels, run_palette);
+                            w->palette_run == offsetof(skv_kernels, run_palette) && globals_in_work(w);
         w->lists = (skv_walk_lists){w->globals, w->palette, (const mat4 *)w->constants, w->global_count,
                                     w->palette_count};
         w->frame = w->solo_palette ? frame_solo : w->vector_palette ? frame_vector : w->one ? frame_one : frame_general;

@@ -543,24 +543,30 @@ static void test_small_clips(void)
     /* lines[k]: the time line of channel k (channels on one line share a
      * group); solo: channels expected on the one-channel sampler. */
     /* unit: rotation keys of unit length, so that time lines may be
-     * keyed as one (walk.c, merge_time_lines: merged, how many). */
+     * keyed as one (walk.c, merge_time_lines: merged, how many); uneven:
+     * the globalInverse scaled unevenly, as in case 4. */
     static const struct {
-        int channels, lines[MAX_CH], solo, each, unit, merged;
+        int channels, lines[MAX_CH], solo, each, unit, merged, uneven;
     } cases[] = {
-        {1, {0}, 1, 0, 0, 0},             /* one channel: sample_solo */
-        {2, {0, 0}, 2, 0, 0, 0},          /* one group of two */
-        {2, {0, 1}, 2, 0, 0, 0},          /* two groups of one: solo, not shared vectors */
-        {3, {0, 0, 0}, 0, 0, 0, 0},       /* one group of three: a 4-lane vector */
-        {3, {0, 1, 2}, 0, 3, 0, 0},       /* three groups of one: shared vectors */
-        {3, {0, 0, 1}, 0, 3, 0, 0},       /* a group of two and one of one: shared */
-        {5, {0, 0, 0, 0, 1}, 1, 0, 0, 0}, /* a vector of four and one solo: the general loop */
+        {1, {0}, 1, 0, 0, 0, 0},             /* one channel: sample_solo */
+        {2, {0, 0}, 2, 0, 0, 0, 0},          /* one group of two */
+        {2, {0, 1}, 2, 0, 0, 0, 0},          /* two groups of one: solo, not shared vectors */
+        {3, {0, 0, 0}, 0, 0, 0, 0, 0},       /* one group of three: a 4-lane vector */
+        {3, {0, 1, 2}, 0, 3, 0, 0, 0},       /* three groups of one: shared vectors */
+        {3, {0, 0, 1}, 0, 3, 0, 0, 0},       /* a group of two and one of one: shared */
+        {5, {0, 0, 0, 0, 1}, 1, 0, 0, 0, 0}, /* a vector of four and one solo: the general loop */
         /* Unit rotations: lines 0 and 1 share only their last time, the
          * union has 7 keys; line 1 starts later (its first key copied
          * before it), the other keys are added on each curve. */
-        {2, {0, 1}, 2, 0, 1, 2},          /* two lines as one group of two solo channels */
-        {4, {0, 0, 0, 1}, 0, 0, 1, 2},    /* a vector of four: 28 channel keys <= 2 x 14 */
-        {3, {0, 0, 1}, 0, 0, 1, 2},       /* a 4-lane vector, not shared ones */
-        {3, {0, 1, 2}, 0, 3, 1, 0},       /* 13 union keys x 3 > 2 x 15: kept apart, shared vectors */
+        {2, {0, 1}, 2, 0, 1, 2, 0},          /* two lines as one group of two solo channels */
+        {4, {0, 0, 0, 1}, 0, 0, 1, 2, 0},    /* a vector of four: 28 channel keys <= 2 x 14 */
+        {3, {0, 0, 1}, 0, 0, 1, 2, 0},       /* a 4-lane vector, not shared ones */
+        {3, {0, 1, 2}, 0, 3, 1, 0, 0},       /* 13 union keys x 3 > 2 x 15: kept apart, shared vectors */
+        {4, {0, 0, 0, 0}, 0, 0, 0, 0, 0},    /* a vector of four, general products */
+        /* A vector of three under an unevenly scaled globalInverse: a
+         * moving node's parent is a constant that does not fold, so a
+         * global product reads a constant (not vector_palette's). */
+        {3, {0, 0, 0}, 0, 0, 0, 0, 1},
     };
     const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     unsigned seed = 31;
@@ -625,11 +631,12 @@ static void test_small_clips(void)
                                         .bone_count = NODES, .bone_node = bone_node, .bone_offset = offsets};
         /* globalInverse: a similarity (turned, scaled, moved: a moving root
          * under it takes it into its keys), the identity (odd cases), or
-         * with a non-uniform scale (case 4: the general product). */
+         * with a non-uniform scale (case 4 and the uneven ones: the general product). */
         glm_translate_make(model.global_inverse, (vec3){0.3f, -1.0f, 2.0f});
         glm_rotate(model.global_inverse, 0.9f, (vec3){0.267261f, 0.534522f, 0.801784f});
-        glm_scale(model.global_inverse, ci == 4 ? (vec3){0.5f, 0.7f, 0.5f} : (vec3){0.5f, 0.5f, 0.5f});
-        if (ci % 2) glm_mat4_identity(model.global_inverse); /* moving roots under an identity too */
+        int uneven = ci == 4 || cases[ci].uneven;
+        glm_scale(model.global_inverse, uneven ? (vec3){0.5f, 0.7f, 0.5f} : (vec3){0.5f, 0.5f, 0.5f});
+        if (ci % 2 && !uneven) glm_mat4_identity(model.global_inverse); /* moving roots under an identity too */
         int root_moves = 0;
         for (int k = 0; k < count; k++) root_moves |= parents[channels[k].node] < 0;
         CHECK(walk_compile_all(&model) == SKV_OK);
@@ -651,13 +658,14 @@ static void test_small_clips(void)
          * here on one line (case 3) and on two keyed as one (case 9). */
         if (st.vector_palette) CHECK(st.groups == 1 && st.solo == 0 && st.each == 0 && count <= 4 && st.affine);
         if (ci == 3 || ci == 9) CHECK(st.vector_palette);
+        if (cases[ci].uneven) CHECK(!st.vector_palette && st.groups == 1 && st.solo == 0 && st.affine);
         vector_total += st.vector_palette;
         /* Folded: moving nodes whose parent is constant and a similarity
          * (a moving root under the turned globalInverse, and nodes under
          * fixed ones: rest locals are rotations); none where the
          * globalInverse scales unevenly (case 4: every constant parent
          * inherits it). */
-        if (ci == 4) CHECK(st.folded == 0);
+        if (uneven) CHECK(st.folded == 0);
         else if (ci % 2 == 0 && root_moves) CHECK(st.folded >= 1);
         folded_total += st.folded;
         solo_total += st.solo;
