@@ -107,6 +107,7 @@ static void vector_palette_scalar(const float *a, const float *b, float f, const
     sample_scalar(a, b, f, out, 4, work);
     run_scalar(lists->globals, lists->global_count, work, lists->constants, work);
     run_scalar(lists->palette, lists->palette_count, work, lists->constants, palette);
+    run_scalar(lists->translations, lists->translation_count, work, lists->constants, palette);
 }
 
 /* Plain C has no non-temporal store: ordinary ones, ordered by a fence. */

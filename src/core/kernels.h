@@ -39,8 +39,14 @@ enum { SKV_ROWS_FLOATS = 12 };
 typedef struct skv_walk_lists {
     const skv_walk_step *globals;
     const skv_walk_step *palette;
+    /* Palette steps whose b only translates (affine, its 3x3 exactly the
+     * identity: bone offsets of a rig bound along its axes, often): a's
+     * columns 0-2 are the product's as they are (a column times 1 plus
+     * the others times 0, for finite a), column 3 the same sums as
+     * run_palette's. */
+    const skv_walk_step *translations;
     const mat4 *constants;
-    int global_count, palette_count;
+    int global_count, palette_count, translation_count;
 } skv_walk_lists;
 
 /* Which code runs (tests and the benchmark compare them). */
@@ -104,7 +110,7 @@ typedef struct skv_kernels {
      * `palette`: the whole arithmetic of a small walk whose products are
      * affine (walk.c), in one call instead of three. Every operand of the
      * globals is in work (a and b >= 0: moving parents and locals; the
-     * walk checks). */
+     * walk checks); then the palette's translations. */
     void (*vector_palette)(const float *a, const float *b, float f, const int32_t *out, float *work,
                            const skv_walk_lists *lists, float *palette);
 } skv_kernels;

@@ -99,6 +99,18 @@ __attribute__((target("avx2,fma"))) static inline void affine_avx2(const float *
     _mm256_storeu_ps(o + 8, r23);
 }
 
+/* affine_avx2 for a b that only translates (kernels.h, skv_walk_lists):
+ * a's columns 0-2 copied, column 3 the sums affine_avx2 (and
+ * affine_avx512) form there. */
+__attribute__((target("avx2,fma"))) static inline void translate_avx2(const float *a, const float *b, float *o)
+{
+    __m128 a2 = _mm_loadu_ps(a + 8);
+    __m128 c3 = _mm_add_ps(_mm_fmadd_ps(a2, _mm_broadcast_ss(b + 14), _mm_mul_ps(_mm_loadu_ps(a), _mm_broadcast_ss(b + 12))),
+                           _mm_fmadd_ps(_mm_loadu_ps(a + 4), _mm_broadcast_ss(b + 13), _mm_loadu_ps(a + 12)));
+    _mm256_storeu_ps(o, _mm256_loadu_ps(a));
+    _mm256_storeu_ps(o + 8, _mm256_set_m128(c3, a2));
+}
+
 __attribute__((target("avx2,fma"))) static void run_affine_avx2(const skv_walk_step *s, int count, float *work,
                                                                  const mat4 *constants, float *out)
 {
@@ -147,6 +159,19 @@ static inline void affine_sse2(const float *a, const float *b, float *o)
     }
     r[3] = _mm_add_ps(r[3], a3);
     for (int j = 0; j < 4; j++) _mm_storeu_ps(o + 4 * j, r[j]);
+}
+
+/* affine_sse2 for a b that only translates (kernels.h, skv_walk_lists):
+ * a's columns 0-2 copied, column 3 affine_sse2's sums. */
+static inline void translate_sse2(const float *a, const float *b, float *o)
+{
+    __m128 a0 = _mm_loadu_ps(a), a1 = _mm_loadu_ps(a + 4), a2 = _mm_loadu_ps(a + 8);
+    __m128 c3 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_set1_ps(b[12])), _mm_mul_ps(a1, _mm_set1_ps(b[13]))),
+                           _mm_mul_ps(a2, _mm_set1_ps(b[14])));
+    _mm_storeu_ps(o, a0);
+    _mm_storeu_ps(o + 4, a1);
+    _mm_storeu_ps(o + 8, a2);
+    _mm_storeu_ps(o + 12, _mm_add_ps(c3, _mm_loadu_ps(a + 12)));
 }
 
 static void run_affine_sse2(const skv_walk_step *s, int count, float *work, const mat4 *constants, float *out)
@@ -375,11 +400,19 @@ __attribute__((flatten)) static void vector_palette_sse2(const float *a, const f
                                                         float *work, const skv_walk_lists *lists, float *palette)
 {
     sample_single_sse2(a, b, f, out, work);
+    /* Each list read into locals first: the vector stores may alias
+     * anything (their types do), so GCC would read it again at every
+     * step. */
     const skv_walk_step *g = lists->globals;
-    for (int i = 0; i < lists->global_count; i++)
+    for (int i = 0, count = lists->global_count; i < count; i++)
         affine_sse2((const float *)((const char *)work + g[i].a), (const float *)((const char *)work + g[i].b),
                     (float *)((char *)work + g[i].out));
     run_palette_sse2(lists->palette, lists->palette_count, work, lists->constants, palette);
+    const skv_walk_step *t = lists->translations;
+    const mat4 *constants = lists->constants;
+    for (int i = 0, count = lists->translation_count; i < count; i++)
+        translate_sse2((const float *)((const char *)work + t[i].a), (const float *)((const char *)constants + ~t[i].b),
+                       (float *)((char *)palette + t[i].out));
 }
 
 __attribute__((target("avx2,fma"), flatten)) static void vector_palette_avx2(const float *a, const float *b, float f,
@@ -388,11 +421,19 @@ __attribute__((target("avx2,fma"), flatten)) static void vector_palette_avx2(con
                                                                             float *palette)
 {
     sample_single_avx2x4(a, b, f, out, work);
+    /* Each list read into locals first: the vector stores may alias
+     * anything (their types do), so GCC would read it again at every
+     * step. */
     const skv_walk_step *g = lists->globals;
-    for (int i = 0; i < lists->global_count; i++)
+    for (int i = 0, count = lists->global_count; i < count; i++)
         affine_avx2((const float *)((const char *)work + g[i].a), (const float *)((const char *)work + g[i].b),
                     (float *)((char *)work + g[i].out));
     run_palette_avx2(lists->palette, lists->palette_count, work, lists->constants, palette);
+    const skv_walk_step *t = lists->translations;
+    const mat4 *constants = lists->constants;
+    for (int i = 0, count = lists->translation_count; i < count; i++)
+        translate_avx2((const float *)((const char *)work + t[i].a), (const float *)((const char *)constants + ~t[i].b),
+                       (float *)((char *)palette + t[i].out));
 }
 
 __attribute__((target("avx512f,avx2,fma"), flatten)) static void vector_palette_avx512(const float *a, const float *b,
@@ -402,11 +443,19 @@ __attribute__((target("avx512f,avx2,fma"), flatten)) static void vector_palette_
                                                                                       float *palette)
 {
     sample_single_avx2x4(a, b, f, out, work);
+    /* Each list read into locals first: the vector stores may alias
+     * anything (their types do), so GCC would read it again at every
+     * step. */
     const skv_walk_step *g = lists->globals;
-    for (int i = 0; i < lists->global_count; i++)
+    for (int i = 0, count = lists->global_count; i < count; i++)
         affine_avx512((const float *)((const char *)work + g[i].a), (const float *)((const char *)work + g[i].b),
                       (float *)((char *)work + g[i].out));
     run_palette_avx512(lists->palette, lists->palette_count, work, lists->constants, palette);
+    const skv_walk_step *t = lists->translations;
+    const mat4 *constants = lists->constants;
+    for (int i = 0, count = lists->translation_count; i < count; i++)
+        translate_avx2((const float *)((const char *)work + t[i].a), (const float *)((const char *)constants + ~t[i].b),
+                       (float *)((char *)palette + t[i].out));
 }
 
 static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_affine_sse2, run_palette_sse2, run_rows_sse2,

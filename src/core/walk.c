@@ -81,6 +81,7 @@ struct skv_walk {
      * vector_palette, one call (frame_vector) on `lists`. */
     int vector_palette;
     skv_walk_lists lists;
+    skv_walk_step *vector_steps; /* lists' palette steps, then its translations */
 };
 
 void walk_free(skv_walk *walk)
@@ -94,6 +95,7 @@ void walk_free(skv_walk *walk)
     free(walk->groups);
     free(walk->globals);
     free(walk->palette);
+    free(walk->vector_steps);
     free(walk->fixed);
     free(walk->deferred);
     free(walk->constants);
@@ -461,6 +463,35 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
     }
 }
 
+/* Affine with its 3x3 exactly the identity: a product by it only
+ * translates (kernels.h, skv_walk_lists). */
+static int is_translation(const float *m)
+{
+    for (int k = 0; k < 12; k++)
+        if (m[k] != (k % 5 == 0 ? 1.0f : 0.0f)) return 0;
+    return m[15] == 1.0f;
+}
+
+/* vector_palette's lists: the palette's steps whose offset only
+ * translates apart from the others (their order does not matter: each
+ * writes an entry of its own). 0 if memory ran out. */
+static int vector_lists(skv_walk *w)
+{
+    int n = w->palette_count, general = 0;
+    w->vector_steps = malloc((size_t)(n > 0 ? n : 1) * sizeof *w->vector_steps);
+    if (!w->vector_steps) return 0;
+    for (int k = 0; k < n; k++)
+        if (!is_translation((const float *)((const char *)w->constants + ~w->palette[k].b)))
+            w->vector_steps[general++] = w->palette[k];
+    int t = general;
+    for (int k = 0; k < n; k++)
+        if (is_translation((const float *)((const char *)w->constants + ~w->palette[k].b)))
+            w->vector_steps[t++] = w->palette[k];
+    w->lists = (skv_walk_lists){w->globals, w->vector_steps, w->vector_steps + general, (const mat4 *)w->constants,
+                                w->global_count, general, n - general};
+    return 1;
+}
+
 /* Every operand of the globals' steps in the work block (moving parents
  * and locals, no constant): kernels.h's vector_palette takes them so. */
 static int globals_in_work(const skv_walk *w)
@@ -552,8 +583,7 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
                           w->palette_run == offsetof(skv_kernels, run_palette);
         w->vector_palette = w->one && !w->groups[0].solo && w->groups[0].channel_count <= 4 && w->affine &&
                             w->palette_run == offsetof(skv_kernels, run_palette) && globals_in_work(w);
-        w->lists = (skv_walk_lists){w->globals, w->palette, (const mat4 *)w->constants, w->global_count,
-                                    w->palette_count};
+        if (w->vector_palette && !vector_lists(w)) ok = 0;
         w->frame = w->solo_palette ? frame_solo : w->vector_palette ? frame_vector : w->one ? frame_one : frame_general;
     }
     free(group_of), free(members), free(member_pre), free(times), free(strides);
@@ -770,6 +800,7 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
     out->solo_palette = w->solo_palette;
     out->merged = w->merged;
     out->vector_palette = w->vector_palette;
+    out->translations = w->vector_palette ? w->lists.translation_count : 0;
     for (int g = 0; g < w->group_count; g++) {
         const walk_group *grp = &w->groups[g];
         out->grouped += grp->channel_count;
