@@ -47,6 +47,9 @@ typedef struct skv_walk_lists {
     const skv_walk_step *translations;
     const mat4 *constants;
     int global_count, palette_count, translation_count;
+    /* Every key of the group has the same T (T keyed once, as most rigs
+     * key their rotating bones): the sampler takes it as it is. */
+    int t_fixed;
 } skv_walk_lists;
 
 /* Which code runs (tests and the benchmark compare them). */

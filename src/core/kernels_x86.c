@@ -399,7 +399,8 @@ __attribute__((target("avx512f,avx2,fma"), flatten)) static void solo_palette_av
 __attribute__((flatten)) static void vector_palette_sse2(const float *a, const float *b, float f, const int32_t *out,
                                                         float *work, const skv_walk_lists *lists, float *palette)
 {
-    sample_single_sse2(a, b, f, out, work);
+    if (lists->t_fixed) sample_single_t_fixed_sse2(a, b, f, out, work);
+    else sample_single_sse2(a, b, f, out, work);
     /* Each list read into locals first: the vector stores may alias
      * anything (their types do), so GCC would read it again at every
      * step. */
@@ -420,7 +421,8 @@ __attribute__((target("avx2,fma"), flatten)) static void vector_palette_avx2(con
                                                                             const skv_walk_lists *lists,
                                                                             float *palette)
 {
-    sample_single_avx2x4(a, b, f, out, work);
+    if (lists->t_fixed) sample_single_t_fixed_avx2x4(a, b, f, out, work);
+    else sample_single_avx2x4(a, b, f, out, work);
     /* Each list read into locals first: the vector stores may alias
      * anything (their types do), so GCC would read it again at every
      * step. */
@@ -442,7 +444,8 @@ __attribute__((target("avx512f,avx2,fma"), flatten)) static void vector_palette_
                                                                                       const skv_walk_lists *lists,
                                                                                       float *palette)
 {
-    sample_single_avx2x4(a, b, f, out, work);
+    if (lists->t_fixed) sample_single_t_fixed_avx2x4(a, b, f, out, work);
+    else sample_single_avx2x4(a, b, f, out, work);
     /* Each list read into locals first: the vector stores may alias
      * anything (their types do), so GCC would read it again at every
      * step. */

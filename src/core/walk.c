@@ -472,6 +472,20 @@ static int is_translation(const float *m)
     return m[15] == 1.0f;
 }
 
+/* Every key of a group of whole vectors has its first key's T in every
+ * lane (the lerp between two of them gives that T). */
+static int t_fixed(const walk_group *grp)
+{
+    for (int k = 1; k < grp->key_count; k++)
+        for (int c = 0; c < 3; c++)
+            for (int l = 0; l < grp->lane_count; l++) {
+                size_t at = (size_t)(l / SKV_LANE_BLOCK) * SKV_KEY_FLOATS(1) + (size_t)c * SKV_LANE_BLOCK +
+                            (size_t)(l % SKV_LANE_BLOCK);
+                if (!(grp->keys[(size_t)k * grp->key_floats + at] == grp->keys[at])) return 0;
+            }
+    return 1;
+}
+
 /* vector_palette's lists: the palette's steps whose offset only
  * translates apart from the others (their order does not matter: each
  * writes an entry of its own). 0 if memory ran out. */
@@ -488,7 +502,7 @@ static int vector_lists(skv_walk *w)
         if (is_translation((const float *)((const char *)w->constants + ~w->palette[k].b)))
             w->vector_steps[t++] = w->palette[k];
     w->lists = (skv_walk_lists){w->globals, w->vector_steps, w->vector_steps + general, (const mat4 *)w->constants,
-                                w->global_count, general, n - general};
+                                w->global_count, general, n - general, t_fixed(&w->groups[0])};
     return 1;
 }
 
@@ -801,6 +815,7 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
     out->merged = w->merged;
     out->vector_palette = w->vector_palette;
     out->translations = w->vector_palette ? w->lists.translation_count : 0;
+    out->t_fixed = w->vector_palette && w->lists.t_fixed;
     for (int g = 0; g < w->group_count; g++) {
         const walk_group *grp = &w->groups[g];
         out->grouped += grp->channel_count;

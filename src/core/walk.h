@@ -151,6 +151,7 @@ typedef struct skv_walk_stats {
     int merged;     /* time lines keyed as one group at the union of their times (0: none) */
     int vector_palette; /* one 4-lane vector, affine products: its frame one kernel call (kernels.h vector_palette) */
     int translations; /* of vector_palette's palette steps, those whose offset only translates */
+    int t_fixed;    /* vector_palette's group has one T in all its keys: not lerped */
 } skv_walk_stats;
 void walk_stats(const skv_walk *w, skv_walk_stats *out);
 

@@ -544,29 +544,30 @@ static void test_small_clips(void)
      * group); solo: channels expected on the one-channel sampler. */
     /* unit: rotation keys of unit length, so that time lines may be
      * keyed as one (walk.c, merge_time_lines: merged, how many); uneven:
-     * the globalInverse scaled unevenly, as in case 4. */
+     * the globalInverse scaled unevenly, as in case 4; t_once: T keyed
+     * once (vector_palette's t_fixed). */
     static const struct {
-        int channels, lines[MAX_CH], solo, each, unit, merged, uneven;
+        int channels, lines[MAX_CH], solo, each, unit, merged, uneven, t_once;
     } cases[] = {
-        {1, {0}, 1, 0, 0, 0, 0},             /* one channel: sample_solo */
-        {2, {0, 0}, 2, 0, 0, 0, 0},          /* one group of two */
-        {2, {0, 1}, 2, 0, 0, 0, 0},          /* two groups of one: solo, not shared vectors */
-        {3, {0, 0, 0}, 0, 0, 0, 0, 0},       /* one group of three: a 4-lane vector */
-        {3, {0, 1, 2}, 0, 3, 0, 0, 0},       /* three groups of one: shared vectors */
-        {3, {0, 0, 1}, 0, 3, 0, 0, 0},       /* a group of two and one of one: shared */
-        {5, {0, 0, 0, 0, 1}, 1, 0, 0, 0, 0}, /* a vector of four and one solo: the general loop */
+        {1, {0}, 1, 0, 0, 0, 0, 0},             /* one channel: sample_solo */
+        {2, {0, 0}, 2, 0, 0, 0, 0, 0},          /* one group of two */
+        {2, {0, 1}, 2, 0, 0, 0, 0, 0},          /* two groups of one: solo, not shared vectors */
+        {3, {0, 0, 0}, 0, 0, 0, 0, 0, 0},       /* one group of three: a 4-lane vector */
+        {3, {0, 1, 2}, 0, 3, 0, 0, 0, 0},       /* three groups of one: shared vectors */
+        {3, {0, 0, 1}, 0, 3, 0, 0, 0, 0},       /* a group of two and one of one: shared */
+        {5, {0, 0, 0, 0, 1}, 1, 0, 0, 0, 0, 0}, /* a vector of four and one solo: the general loop */
         /* Unit rotations: lines 0 and 1 share only their last time, the
          * union has 7 keys; line 1 starts later (its first key copied
          * before it), the other keys are added on each curve. */
-        {2, {0, 1}, 2, 0, 1, 2, 0},          /* two lines as one group of two solo channels */
-        {4, {0, 0, 0, 1}, 0, 0, 1, 2, 0},    /* a vector of four: 28 channel keys <= 2 x 14 */
-        {3, {0, 0, 1}, 0, 0, 1, 2, 0},       /* a 4-lane vector, not shared ones */
-        {3, {0, 1, 2}, 0, 3, 1, 0, 0},       /* 13 union keys x 3 > 2 x 15: kept apart, shared vectors */
-        {4, {0, 0, 0, 0}, 0, 0, 0, 0, 0},    /* a vector of four, general products */
+        {2, {0, 1}, 2, 0, 1, 2, 0, 0},          /* two lines as one group of two solo channels */
+        {4, {0, 0, 0, 1}, 0, 0, 1, 2, 0, 0},    /* a vector of four: 28 channel keys <= 2 x 14 */
+        {3, {0, 0, 1}, 0, 0, 1, 2, 0, 1},       /* a 4-lane vector, not shared ones; T keyed once */
+        {3, {0, 1, 2}, 0, 3, 1, 0, 0, 0},       /* 13 union keys x 3 > 2 x 15: kept apart, shared vectors */
+        {4, {0, 0, 0, 0}, 0, 0, 0, 0, 0, 0},    /* a vector of four, general products */
         /* A vector of three under an unevenly scaled globalInverse: a
          * moving node's parent is a constant that does not fold, so a
          * global product reads a constant (not vector_palette's). */
-        {3, {0, 0, 0}, 0, 0, 0, 0, 1},
+        {3, {0, 0, 0}, 0, 0, 0, 0, 1, 0},
     };
     const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     unsigned seed = 31;
@@ -603,6 +604,7 @@ static void test_small_clips(void)
             /* Line L: 3 + 2L keys from 0.5 + 0.1L to 4, unevenly spaced. */
             int keys = 3 + 2 * line;
             ch->position_count = ch->rotation_count = ch->scale_count = keys;
+            if (cases[ci].t_once) ch->position_count = 1;
             ch->positions = calloc((size_t)keys, sizeof *ch->positions);
             ch->rotations = calloc((size_t)keys, sizeof *ch->rotations);
             ch->scales = calloc((size_t)keys, sizeof *ch->scales);
@@ -664,6 +666,7 @@ static void test_small_clips(void)
          * here on one line (case 3) and on two keyed as one (case 9). */
         if (st.vector_palette) CHECK(st.groups == 1 && st.solo == 0 && st.each == 0 && count <= 4 && st.affine);
         if (ci == 3 || ci == 9) CHECK(st.vector_palette && st.translations == 2);
+        CHECK(st.t_fixed == cases[ci].t_once);
         if (cases[ci].uneven) CHECK(!st.vector_palette && st.groups == 1 && st.solo == 0 && st.affine);
         vector_total += st.vector_palette;
         /* Folded: moving nodes whose parent is constant and a similarity
