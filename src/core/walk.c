@@ -80,6 +80,7 @@ struct skv_walk {
      * products with the palette's on run_palette: the frame is kernels.h's
      * vector_palette, one call (frame_vector) on `lists`. */
     int vector_palette;
+    const skv_walk *owed; /* the walk itself if it defers globals (pose.h globals_owed), else NULL */
     skv_walk_lists lists;
     skv_walk_step *vector_steps; /* lists' palette steps, then its translations */
 };
@@ -105,7 +106,7 @@ void walk_free(skv_walk *walk)
 static void frame_general(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
 static void frame_one(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
 static void frame_solo(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
-static void frame_vector(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
+static skv_walk_frame vector_frame(void);
 
 /* --- compiling ------------------------------------------------------------ */
 
@@ -598,7 +599,8 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
         w->vector_palette = w->one && !w->groups[0].solo && w->groups[0].channel_count <= 4 && w->affine &&
                             w->palette_run == offsetof(skv_kernels, run_palette) && globals_in_work(w);
         if (w->vector_palette && !vector_lists(w)) ok = 0;
-        w->frame = w->solo_palette ? frame_solo : w->vector_palette ? frame_vector : w->one ? frame_one : frame_general;
+        w->owed = w->deferred_count > 0 ? w : NULL;
+        w->frame = w->solo_palette ? frame_solo : w->vector_palette ? vector_frame() : w->one ? frame_one : frame_general;
     }
     free(group_of), free(members), free(member_pre), free(times), free(strides);
     return ok ? 0 : -1;
@@ -1093,8 +1095,10 @@ static void frame_solo(const skv_walk *w, const skv_clip *clip, double seconds, 
 }
 
 /* A walk of one 4-lane vector with affine products (kernels.h
- * vector_palette): the group's key pair and one kernel call. */
-static void frame_vector(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose)
+ * vector_palette): the group's key pair and one kernel call. Its body,
+ * for the two builds below. */
+static inline __attribute__((always_inline)) void frame_vector_at(const skv_walk *w, const skv_clip *clip,
+                                                                  double seconds, skv_pose *pose)
 {
     if (pose->palette_rows) { /* a crowd's rows: run_rows */
         frame_one(w, clip, seconds, pose);
@@ -1106,7 +1110,33 @@ static void frame_vector(const skv_walk *w, const skv_clip *clip, double seconds
     int i = group_key(grp, ticks, &pose->cursors[grp->channel * 3], &f);
     const float *a = grp->keys + (size_t)i * grp->key_floats;
     pose->kernels->vector_palette(a, a + grp->key_floats, f, grp->out, pose->work, &w->lists, (float *)pose->palette);
-    pose->globals_owed = w->deferred_count > 0 ? w : NULL;
+    pose->globals_owed = w->owed;
+}
+
+static void frame_vector(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose)
+{
+    frame_vector_at(w, clip, seconds, pose);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* frame_vector where the CPU has FMA (walk_compile checks): the clip
+ * time's fused multiply-add (walk_clip_ticks, past the first loop) one
+ * instruction instead of libm's call, the same exact result (it rounds
+ * once either way). */
+__attribute__((target("fma"))) static void frame_vector_fma(const skv_walk *w, const skv_clip *clip, double seconds,
+                                                             skv_pose *pose)
+{
+    frame_vector_at(w, clip, seconds, pose);
+}
+#endif
+
+/* frame_vector's build for this CPU. */
+static skv_walk_frame vector_frame(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("fma")) return frame_vector_fma;
+#endif
+    return frame_vector;
 }
 
 void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows)

@@ -110,6 +110,19 @@ static void test_slerp(void)
     CHECK(m[0][0] == 1 && m[1][1] == 1 && m[2][2] == 1 && m[0][1] == 0);
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/* walk_clip_ticks built as walk.c's frame_vector_fma builds it (its fma
+ * one instruction, not libm's call): the same remainder bit for bit. */
+__attribute__((target("fma"))) static double clip_ticks_fma(const skv_clip *clip, double seconds)
+{
+    return walk_clip_ticks(clip, seconds);
+}
+#define HAS_FMA() __builtin_cpu_supports("fma")
+#else
+#define clip_ticks_fma walk_clip_ticks
+#define HAS_FMA() 0
+#endif
+
 static void test_clip_ticks(void)
 {
     skv_clip clip = {.duration_ticks = 100.0, .ticks_per_second = 25.0};
@@ -138,6 +151,10 @@ static void test_clip_ticks(void)
             if (!isfinite(t)) continue;
             double got = anim_clip_ticks(&clip, t), want = fmod(t, durations[d]);
             differ += memcmp(&got, &want, sizeof got) != 0;
+            if (HAS_FMA()) {
+                got = clip_ticks_fma(&clip, t);
+                differ += memcmp(&got, &want, sizeof got) != 0;
+            }
             tried++;
         }
     }
