@@ -282,9 +282,11 @@ static void vec3_value_at(const skv_vec3_key *keys, int count, double t, float o
                          : keys[j].value[a];
 }
 
-/* slerp in double along the shorter arc, as the reference picks it; the
- * keys are unit to float rounding (merge_time_lines checks), so the arc is
- * the one the sampler's exact-arc weights follow. */
+/* slerp in double along the shorter arc, picked as the reference picks
+ * it (the sign of the keys' dot product in float, the same sum: keys
+ * half a turn apart have a dot product near 0 whose sign only that sum
+ * settles); the keys are unit to float rounding (merge_time_lines
+ * checks), so the arc is the one the sampler's exact-arc weights follow. */
 static void quat_value_at(const skv_quat_key *keys, int count, double t, float out[4])
 {
     double u;
@@ -293,18 +295,20 @@ static void quat_value_at(const skv_quat_key *keys, int count, double t, float o
         for (int c = 0; c < 4; c++) out[c] = keys[j].value[c];
         return;
     }
+    const float *fa = keys[j].value, *fb = keys[j + 1].value;
+    double sign = fa[0] * fb[0] + fa[1] * fb[1] + fa[2] * fb[2] + fa[3] * fb[3] < 0.0f ? -1.0 : 1.0;
     double a[4], b[4], la = 0.0, lb = 0.0, d = 0.0;
     for (int c = 0; c < 4; c++) {
-        a[c] = keys[j].value[c], b[c] = keys[j + 1].value[c];
+        a[c] = fa[c], b[c] = sign * fb[c];
         la += a[c] * a[c], lb += b[c] * b[c];
     }
     la = sqrt(la), lb = sqrt(lb);
     for (int c = 0; c < 4; c++) a[c] /= la, b[c] /= lb, d += a[c] * b[c];
-    double sign = d < 0.0 ? -1.0 : 1.0, theta = acos(fmin(fabs(d), 1.0));
+    double theta = acos(fmin(fmax(d, -1.0), 1.0));
     double wa = 1.0 - u, wb = u;
     if (theta > 1e-9) wa = sin((1.0 - u) * theta) / sin(theta), wb = sin(u * theta) / sin(theta);
     double q[4], len2 = 0.0;
-    for (int c = 0; c < 4; c++) q[c] = wa * a[c] + sign * wb * b[c], len2 += q[c] * q[c];
+    for (int c = 0; c < 4; c++) q[c] = wa * a[c] + wb * b[c], len2 += q[c] * q[c];
     for (int c = 0; c < 4; c++) out[c] = (float)(q[c] / sqrt(len2));
 }
 
