@@ -101,6 +101,15 @@ static void solo_palette_scalar(const float *key, float f, int32_t out, float *w
     run_scalar(steps, count, work, constants, palette);
 }
 
+static void vector_palette_scalar(const float *a, const float *b, float f, const int32_t *out, float *work,
+                                  const skv_walk_lists *lists, float *palette)
+{
+    sample_scalar(a, b, f, out, 4, work);
+    run_scalar(lists->globals, lists->global_count, work, lists->constants, work);
+    run_scalar(lists->palette, lists->palette_count, work, lists->constants, palette);
+    run_scalar(lists->translations, lists->translation_count, work, lists->constants, palette);
+}
+
 /* Plain C has no non-temporal store: ordinary ones, ordered by a fence. */
 static void fence_scalar(void)
 {
@@ -109,7 +118,8 @@ static void fence_scalar(void)
 
 /* Plain C: the general product serves affine operands too (exact for them). */
 const skv_kernels skv_kernels_scalar = {"scalar", 1, run_scalar, run_scalar, run_scalar, run_rows_scalar, fence_scalar, sample_scalar,
-                                        sample_each_scalar, sample_solo_scalar, solo_palette_scalar};
+                                        sample_each_scalar, sample_solo_scalar, solo_palette_scalar,
+                                        vector_palette_scalar};
 
 /* Every kernel set this CPU runs, and the best of them, settled once. */
 static skv_walk_kernel best = SKV_WALK_SCALAR;

@@ -34,6 +34,24 @@ enum { SKV_EACH_KEY_FLOATS = 12 };
 enum { SKV_ROWS_FLOATS = 12 };
 #define SKV_KEY_FLOATS(blocks) ((size_t)(blocks) * SKV_LANE_BLOCK * SKV_LANE_COMPONENTS)
 
+/* A walk's two product lists and its constants, as vector_palette takes
+ * them (one pointer, not five arguments). */
+typedef struct skv_walk_lists {
+    const skv_walk_step *globals;
+    const skv_walk_step *palette;
+    /* Palette steps whose b only translates (affine, its 3x3 exactly the
+     * identity: bone offsets of a rig bound along its axes, often): a's
+     * columns 0-2 are the product's as they are (a column times 1 plus
+     * the others times 0, for finite a), column 3 the same sums as
+     * run_palette's. */
+    const skv_walk_step *translations;
+    const mat4 *constants;
+    int global_count, palette_count, translation_count;
+    /* Every key of the group has the same T (T keyed once, as most rigs
+     * key their rotating bones): the sampler takes it as it is. */
+    int t_fixed;
+} skv_walk_lists;
+
 /* Which code runs (tests and the benchmark compare them). */
 typedef enum skv_walk_kernel {
     SKV_WALK_AUTO,     /* the best this CPU has */
@@ -90,6 +108,14 @@ typedef struct skv_kernels {
      * global product (walk.c), in one call instead of two. */
     void (*solo_palette)(const float *key, float f, int32_t out, float *work, const skv_walk_step *steps, int count,
                          const mat4 *constants, float *palette);
+    /* sample of one time group of 1-4 channels (one 4-lane vector), then
+     * run_affine's globals and run_palette's palette steps (lists) into
+     * `palette`: the whole arithmetic of a small walk whose products are
+     * affine (walk.c), in one call instead of three. Every operand of the
+     * globals is in work (a and b >= 0: moving parents and locals; the
+     * walk checks); then the palette's translations. */
+    void (*vector_palette)(const float *a, const float *b, float f, const int32_t *out, float *work,
+                           const skv_walk_lists *lists, float *palette);
 } skv_kernels;
 
 /* The kernels `which` names; NULL if this CPU or build lacks them.

@@ -99,6 +99,18 @@ __attribute__((target("avx2,fma"))) static inline void affine_avx2(const float *
     _mm256_storeu_ps(o + 8, r23);
 }
 
+/* affine_avx2 for a b that only translates (kernels.h, skv_walk_lists):
+ * a's columns 0-2 copied, column 3 the sums affine_avx2 (and
+ * affine_avx512) form there. */
+__attribute__((target("avx2,fma"))) static inline void translate_avx2(const float *a, const float *b, float *o)
+{
+    __m128 a2 = _mm_loadu_ps(a + 8);
+    __m128 c3 = _mm_add_ps(_mm_fmadd_ps(a2, _mm_broadcast_ss(b + 14), _mm_mul_ps(_mm_loadu_ps(a), _mm_broadcast_ss(b + 12))),
+                           _mm_fmadd_ps(_mm_loadu_ps(a + 4), _mm_broadcast_ss(b + 13), _mm_loadu_ps(a + 12)));
+    _mm256_storeu_ps(o, _mm256_loadu_ps(a));
+    _mm256_storeu_ps(o + 8, _mm256_set_m128(c3, a2));
+}
+
 __attribute__((target("avx2,fma"))) static void run_affine_avx2(const skv_walk_step *s, int count, float *work,
                                                                  const mat4 *constants, float *out)
 {
@@ -147,6 +159,19 @@ static inline void affine_sse2(const float *a, const float *b, float *o)
     }
     r[3] = _mm_add_ps(r[3], a3);
     for (int j = 0; j < 4; j++) _mm_storeu_ps(o + 4 * j, r[j]);
+}
+
+/* affine_sse2 for a b that only translates (kernels.h, skv_walk_lists):
+ * a's columns 0-2 copied, column 3 affine_sse2's sums. */
+static inline void translate_sse2(const float *a, const float *b, float *o)
+{
+    __m128 a0 = _mm_loadu_ps(a), a1 = _mm_loadu_ps(a + 4), a2 = _mm_loadu_ps(a + 8);
+    __m128 c3 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_set1_ps(b[12])), _mm_mul_ps(a1, _mm_set1_ps(b[13]))),
+                           _mm_mul_ps(a2, _mm_set1_ps(b[14])));
+    _mm_storeu_ps(o, a0);
+    _mm_storeu_ps(o + 4, a1);
+    _mm_storeu_ps(o + 8, a2);
+    _mm_storeu_ps(o + 12, _mm_add_ps(c3, _mm_loadu_ps(a + 12)));
 }
 
 static void run_affine_sse2(const skv_walk_step *s, int count, float *work, const mat4 *constants, float *out)
@@ -367,16 +392,85 @@ __attribute__((target("avx512f,avx2,fma"), flatten)) static void solo_palette_av
     run_palette_avx512(steps, count, work, constants, palette);
 }
 
+/* kernels.h, vector_palette: one 4-lane vector and both product lists
+ * inlined into one function (flatten), the same arithmetic as the three
+ * calls; the globals' operands are all in work (the walk checks), so
+ * none is tested for its kind. */
+__attribute__((flatten)) static void vector_palette_sse2(const float *a, const float *b, float f, const int32_t *out,
+                                                        float *work, const skv_walk_lists *lists, float *palette)
+{
+    if (lists->t_fixed) sample_single_t_fixed_sse2(a, b, f, out, work);
+    else sample_single_sse2(a, b, f, out, work);
+    /* Each list read into locals first: the vector stores may alias
+     * anything (their types do), so GCC would read it again at every
+     * step. */
+    const skv_walk_step *g = lists->globals;
+    for (int i = 0, count = lists->global_count; i < count; i++)
+        affine_sse2((const float *)((const char *)work + g[i].a), (const float *)((const char *)work + g[i].b),
+                    (float *)((char *)work + g[i].out));
+    run_palette_sse2(lists->palette, lists->palette_count, work, lists->constants, palette);
+    const skv_walk_step *t = lists->translations;
+    const mat4 *constants = lists->constants;
+    for (int i = 0, count = lists->translation_count; i < count; i++)
+        translate_sse2((const float *)((const char *)work + t[i].a), (const float *)((const char *)constants + ~t[i].b),
+                       (float *)((char *)palette + t[i].out));
+}
+
+__attribute__((target("avx2,fma"), flatten)) static void vector_palette_avx2(const float *a, const float *b, float f,
+                                                                            const int32_t *out, float *work,
+                                                                            const skv_walk_lists *lists,
+                                                                            float *palette)
+{
+    if (lists->t_fixed) sample_single_t_fixed_avx2x4(a, b, f, out, work);
+    else sample_single_avx2x4(a, b, f, out, work);
+    /* Each list read into locals first: the vector stores may alias
+     * anything (their types do), so GCC would read it again at every
+     * step. */
+    const skv_walk_step *g = lists->globals;
+    for (int i = 0, count = lists->global_count; i < count; i++)
+        affine_avx2((const float *)((const char *)work + g[i].a), (const float *)((const char *)work + g[i].b),
+                    (float *)((char *)work + g[i].out));
+    run_palette_avx2(lists->palette, lists->palette_count, work, lists->constants, palette);
+    const skv_walk_step *t = lists->translations;
+    const mat4 *constants = lists->constants;
+    for (int i = 0, count = lists->translation_count; i < count; i++)
+        translate_avx2((const float *)((const char *)work + t[i].a), (const float *)((const char *)constants + ~t[i].b),
+                       (float *)((char *)palette + t[i].out));
+}
+
+__attribute__((target("avx512f,avx2,fma"), flatten)) static void vector_palette_avx512(const float *a, const float *b,
+                                                                                      float f, const int32_t *out,
+                                                                                      float *work,
+                                                                                      const skv_walk_lists *lists,
+                                                                                      float *palette)
+{
+    if (lists->t_fixed) sample_single_t_fixed_avx2x4(a, b, f, out, work);
+    else sample_single_avx2x4(a, b, f, out, work);
+    /* Each list read into locals first: the vector stores may alias
+     * anything (their types do), so GCC would read it again at every
+     * step. */
+    const skv_walk_step *g = lists->globals;
+    for (int i = 0, count = lists->global_count; i < count; i++)
+        affine_avx512((const float *)((const char *)work + g[i].a), (const float *)((const char *)work + g[i].b),
+                      (float *)((char *)work + g[i].out));
+    run_palette_avx512(lists->palette, lists->palette_count, work, lists->constants, palette);
+    const skv_walk_step *t = lists->translations;
+    const mat4 *constants = lists->constants;
+    for (int i = 0, count = lists->translation_count; i < count; i++)
+        translate_avx2((const float *)((const char *)work + t[i].a), (const float *)((const char *)constants + ~t[i].b),
+                       (float *)((char *)palette + t[i].out));
+}
+
 static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_affine_sse2, run_palette_sse2, run_rows_sse2,
                                          fence_x86, sample_sse2, sample_each_sse2, sample_solo_sse2,
-                                         solo_palette_sse2};
+                                         solo_palette_sse2, vector_palette_sse2};
 static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, run_palette_avx2, run_rows_avx2,
                                          fence_x86, sample_avx2, sample_each_avx2, sample_solo_avx2x4,
-                                         solo_palette_avx2};
+                                         solo_palette_avx2, vector_palette_avx2};
 /* The rows are 48 bytes: 128-bit streams, as AVX2's. */
 static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_affine_avx512, run_palette_avx512,
                                             run_rows_avx2, fence_x86, sample_avx512, sample_each_avx2,
-                                            sample_solo_avx2x4, solo_palette_avx512};
+                                            sample_solo_avx2x4, solo_palette_avx512, vector_palette_avx512};
 
 const skv_kernels *kernels_x86(skv_walk_kernel which)
 {

@@ -85,13 +85,16 @@ TARGET static inline void SUFFIX(arc_weights)(VEC d, VEC f, VEC *wa, VEC *wb)
 }
 
 /* One vector of channels from their two keys' components (structure of
- * arrays: ta[0] the T x of every lane, ...) at factor f per lane. */
-TARGET static inline __attribute__((always_inline)) void SUFFIX(sample_soa)(const VEC ta[3], const VEC tb[3], const VEC ra[4], const VEC rb[4],
-                                             const VEC sa[3], const VEC sb[3], VEC f, const int32_t *out, float *work)
+ * arrays: ta[0] the T x of every lane, ...) at factor f per lane; with
+ * t_fixed (a constant where it is inlined), T is ta as it is: keys
+ * whose T never changes (tb == ta: the lerp would give ta). */
+TARGET static inline __attribute__((always_inline)) void SUFFIX(sample_trs)(const VEC ta[3], const VEC tb[3], const VEC ra[4], const VEC rb[4],
+                                             const VEC sa[3], const VEC sb[3], VEC f, const int32_t *out, float *work,
+                                             int t_fixed)
 {
     VEC t[3], s[3];
     for (int c = 0; c < 3; c++) {
-        t[c] = FMA(f, SUB(tb[c], ta[c]), ta[c]);
+        t[c] = t_fixed ? ta[c] : FMA(f, SUB(tb[c], ta[c]), ta[c]);
         s[c] = FMA(f, SUB(sb[c], sa[c]), sa[c]);
     }
     VEC d = FMA(ra[3], rb[3], FMA(ra[2], rb[2], FMA(ra[1], rb[1], MUL(ra[0], rb[0]))));
@@ -118,6 +121,12 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(sample_soa)(cons
                  MUL(ADD(xz, wy), s[2]), MUL(SUB(yz, wx), s[2]), MUL(SUB(one, ADD(xx, yy)), s[2]), ZERO(),
                  t[0], t[1], t[2], one};
     STORE_LOCALS(m, out, work);
+}
+
+TARGET static inline __attribute__((always_inline)) void SUFFIX(sample_soa)(const VEC ta[3], const VEC tb[3], const VEC ra[4], const VEC rb[4],
+                                             const VEC sa[3], const VEC sb[3], VEC f, const int32_t *out, float *work)
+{
+    SUFFIX(sample_trs)(ta, tb, ra, rb, sa, sb, f, out, work, 0);
 }
 
 /* One vector of channels of a time group: a and b point at their first
@@ -259,6 +268,20 @@ TARGET static void SUFFIX(sample_each)(const float *const *keys, const float *f,
 TARGET static void SUFFIX(sample_single)(const float *a, const float *b, float f, const int32_t *out, float *work)
 {
     SUFFIX(sample_vector)(a, b, SET1(f), out, work);
+}
+
+/* sample_single for a group whose T keys are all one value (kernels.h,
+ * skv_walk_lists t_fixed): b's T not loaded, not lerped. */
+TARGET static inline void SUFFIX(sample_single_t_fixed)(const float *a, const float *b, float f, const int32_t *out,
+                                                        float *work)
+{
+    VEC ta[3], ra[4], rb[4], sa[3], sb[3];
+    for (int c = 0; c < 3; c++) {
+        ta[c] = LOAD(a + c * SKV_LANE_BLOCK);
+        sa[c] = LOAD(a + (7 + c) * SKV_LANE_BLOCK), sb[c] = LOAD(b + (7 + c) * SKV_LANE_BLOCK);
+    }
+    for (int c = 0; c < 4; c++) ra[c] = LOAD(a + (3 + c) * SKV_LANE_BLOCK), rb[c] = LOAD(b + (3 + c) * SKV_LANE_BLOCK);
+    SUFFIX(sample_trs)(ta, ta, ra, rb, sa, sb, SET1(f), out, work, 1);
 }
 #endif
 

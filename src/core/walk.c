@@ -75,6 +75,14 @@ struct skv_walk {
      * skv_kernels: chosen once here, one load a frame. */
     size_t globals_run, palette_run;
     int folded; /* moving channels whose constant parent went into their keys */
+    int merged; /* time lines keyed as one (merge_time_lines); 0: none */
+    /* one, its group a 4-lane vector (1-4 channels, not solo), affine
+     * products with the palette's on run_palette: the frame is kernels.h's
+     * vector_palette, one call (frame_vector) on `lists`. */
+    int vector_palette;
+    const skv_walk *owed; /* the walk itself if it defers globals (pose.h globals_owed), else NULL */
+    skv_walk_lists lists;
+    skv_walk_step *vector_steps; /* lists' palette steps, then its translations */
 };
 
 void walk_free(skv_walk *walk)
@@ -88,6 +96,7 @@ void walk_free(skv_walk *walk)
     free(walk->groups);
     free(walk->globals);
     free(walk->palette);
+    free(walk->vector_steps);
     free(walk->fixed);
     free(walk->deferred);
     free(walk->constants);
@@ -97,6 +106,7 @@ void walk_free(skv_walk *walk)
 static void frame_general(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
 static void frame_one(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
 static void frame_solo(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
+static skv_walk_frame vector_frame(void);
 
 /* --- compiling ------------------------------------------------------------ */
 
@@ -227,11 +237,177 @@ static int shared_times(const skv_channel *ch, const double **times, size_t *str
     return 1;
 }
 
+/* --- several time lines keyed as one ------------------------------------
+ * Channels keyed at different times (huesitos.fbx: 9 channels on 5 time
+ * lines) pay a key pair, a cursor and a lane gathering per time line each
+ * frame. Their curves do not change when a key is added on a segment with
+ * the value the segment has there: lerp is linear, and slerp moves at
+ * constant speed along one great circle, so slerp(a, b, u) splits the arc
+ * into two arcs of the same circle, each covered at the same speed. Every
+ * channel keyed at the union of the time lines is then one time group:
+ * one key pair and one cursor a frame, its channels in one vector. */
+
+/* The last key index whose time is <= t (0 before the first). */
+static int key_index_at(const double *first_time, size_t stride, int count, double t)
+{
+    int lo = 0, hi = count - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (TIME_AT(first_time, stride, mid) <= t) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Which key a key array holds at t, and the factor toward the next one:
+ * 0 on a key itself and where the array is clamped (one key, before the
+ * first, after the last), so the key is copied as it is. */
+static int key_span_at(const double *first_time, size_t stride, int count, double t, double *u)
+{
+    *u = 0.0;
+    if (count == 1 || !(t > TIME_AT(first_time, stride, 0))) return 0;
+    int j = key_index_at(first_time, stride, count, t);
+    double t0 = TIME_AT(first_time, stride, j);
+    if (j == count - 1 || t0 == t) return j;
+    *u = (t - t0) / (TIME_AT(first_time, stride, j + 1) - t0); /* strictly increasing times: a span > 0 */
+    return j;
+}
+
+static void vec3_value_at(const skv_vec3_key *keys, int count, double t, float out[3])
+{
+    double u;
+    int j = key_span_at(&keys[0].time, sizeof keys[0], count, t, &u);
+    for (int a = 0; a < 3; a++)
+        out[a] = u > 0.0 ? (float)(keys[j].value[a] + u * ((double)keys[j + 1].value[a] - keys[j].value[a]))
+                         : keys[j].value[a];
+}
+
+/* slerp in double along the shorter arc, picked as the reference picks
+ * it (the sign of the keys' dot product in float, the same sum: keys
+ * half a turn apart have a dot product near 0 whose sign only that sum
+ * settles); the keys are unit to float rounding (merge_time_lines
+ * checks), so the arc is the one the sampler's exact-arc weights follow. */
+static void quat_value_at(const skv_quat_key *keys, int count, double t, float out[4])
+{
+    double u;
+    int j = key_span_at(&keys[0].time, sizeof keys[0], count, t, &u);
+    if (u == 0.0) {
+        for (int c = 0; c < 4; c++) out[c] = keys[j].value[c];
+        return;
+    }
+    const float *fa = keys[j].value, *fb = keys[j + 1].value;
+    double sign = fa[0] * fb[0] + fa[1] * fb[1] + fa[2] * fb[2] + fa[3] * fb[3] < 0.0f ? -1.0 : 1.0;
+    double a[4], b[4], la = 0.0, lb = 0.0, d = 0.0;
+    for (int c = 0; c < 4; c++) {
+        a[c] = fa[c], b[c] = sign * fb[c];
+        la += a[c] * a[c], lb += b[c] * b[c];
+    }
+    la = sqrt(la), lb = sqrt(lb);
+    for (int c = 0; c < 4; c++) a[c] /= la, b[c] /= lb, d += a[c] * b[c];
+    double theta = acos(fmin(fmax(d, -1.0), 1.0));
+    double wa = 1.0 - u, wb = u;
+    if (theta > 1e-9) wa = sin((1.0 - u) * theta) / sin(theta), wb = sin(u * theta) / sin(theta);
+    double q[4], len2 = 0.0;
+    for (int c = 0; c < 4; c++) q[c] = wa * a[c] + wb * b[c], len2 += q[c] * q[c];
+    for (int c = 0; c < 4; c++) out[c] = (float)(q[c] / sqrt(len2));
+}
+
+/* Every rotation key of unit length to float rounding (files normalise
+ * theirs; a key that is not unit makes the reference's weights follow no
+ * great circle, so a key added on it would move the curve). */
+static int unit_rotations(const skv_channel *ch)
+{
+    for (int k = 0; k < ch->rotation_count; k++) {
+        const float *q = ch->rotations[k].value;
+        double len2 = (double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3];
+        if (!(fabs(len2 - 1.0) <= 1e-6)) return 0;
+    }
+    return 1;
+}
+
+static int compare_times(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* A group's time arrays for `count` times (the search's floats, the
+ * spans' inverses); 0 if memory ran out. */
+static int group_set_times(walk_group *grp, const double *times, int count)
+{
+    grp->key_count = count;
+    grp->times = malloc((size_t)count * sizeof *grp->times);
+    grp->inv_span = malloc((size_t)count * sizeof *grp->inv_span);
+    grp->search = malloc((size_t)count * sizeof *grp->search);
+    if (!grp->times || !grp->inv_span || !grp->search) return 0;
+    for (int i = 0; i < count; i++) {
+        grp->times[i] = times[i];
+        grp->search[i] = (float)times[i];
+    }
+    for (int i = 0; i + 1 < count; i++) {
+        double span = times[i + 1] - times[i];
+        grp->inv_span[i] = span > 0.0 ? 1.0 / span : 0.0;
+    }
+    grp->inv_span[count - 1] = 0.0;
+    return 1;
+}
+
+/* The time groups as one keyed at the union of their times, where that
+ * costs at most twice the keys they hold: every group's times strictly
+ * increasing (a step, two keys at one time, stays as it is) and every
+ * member's rotations unit. group_of's groups all become group 0. Returns
+ * 0 (kept or merged), -1 if memory ran out. */
+static int merge_time_lines(skv_walk *w, const skv_clip *clip, const int *moving_channels, int *group_of, int moving)
+{
+    if (w->group_count < 2) return 0;
+    size_t total = 0, channel_keys = 0;
+    int channels = 0;
+    for (int g = 0; g < w->group_count; g++) {
+        const walk_group *grp = &w->groups[g];
+        for (int i = 0; i + 1 < grp->key_count; i++)
+            if (!(grp->times[i] < grp->times[i + 1])) return 0;
+        total += (size_t)grp->key_count;
+        channel_keys += (size_t)grp->key_count * (size_t)grp->channel_count;
+        channels += grp->channel_count;
+    }
+    for (int k = 0; k < moving; k++)
+        if (group_of[k] >= 0 && !unit_rotations(&clip->channels[moving_channels[k]])) return 0;
+    double *all = malloc(total * sizeof *all);
+    if (!all) return -1;
+    size_t n = 0;
+    for (int g = 0; g < w->group_count; g++)
+        for (int i = 0; i < w->groups[g].key_count; i++) all[n++] = w->groups[g].times[i];
+    qsort(all, total, sizeof *all, compare_times);
+    size_t count = 0;
+    for (size_t i = 0; i < total; i++)
+        if (count == 0 || all[i] != all[count - 1]) all[count++] = all[i];
+    if (count * (size_t)channels > 2 * channel_keys || count > INT32_MAX) {
+        free(all);
+        return 0;
+    }
+    int lines = w->group_count;
+    for (int g = 0; g < lines; g++) {
+        walk_group *grp = &w->groups[g];
+        free(grp->search), free(grp->times), free(grp->inv_span);
+        *grp = (walk_group){0};
+    }
+    w->group_count = 1;
+    int ok = group_set_times(&w->groups[0], all, (int)count);
+    free(all);
+    if (!ok) return -1;
+    w->groups[0].channel_count = channels;
+    for (int k = 0; k < moving; k++)
+        if (group_of[k] >= 0) group_of[k] = 0;
+    w->merged = lines;
+    return 0;
+}
+
 /* Fills group g's keys: per key, per block of SKV_LANE_BLOCK lanes, T, R,
  * S component by component; rotations turned into the hemisphere of the
  * lane's key before (q and -q are one rotation; the reference's slerp
  * makes the same turn per pair). Lanes past the last channel repeat it. */
-static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *channels, const float *const *pre)
+static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *channels, const float *const *pre,
+                            int merged)
 {
     int blocks = grp->lane_count / SKV_LANE_BLOCK;
     int rows = grp->each || grp->solo; /* channel by channel, a key as three rows */
@@ -255,6 +431,14 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
             const float *t = ch->positions[ch->position_count > 1 ? k : 0].value;
             const float *r = ch->rotations[ch->rotation_count > 1 ? k : 0].value;
             const float *s = ch->scales[ch->scale_count > 1 ? k : 0].value;
+            float at_t[3], at_r[4], at_s[3];
+            if (merged) { /* the channel's own keys, or a key added on its curve */
+                double time = grp->times[k];
+                vec3_value_at(ch->positions, ch->position_count, time, at_t);
+                quat_value_at(ch->rotations, ch->rotation_count, time, at_r);
+                vec3_value_at(ch->scales, ch->scale_count, time, at_s);
+                t = at_t, r = at_r, s = at_s;
+            }
             float mt[3], mr[4], ms[3];
             if (m) {
                 for (int a = 0; a < 3; a++) {
@@ -282,6 +466,58 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
 #undef COMPONENT
         }
     }
+}
+
+/* Affine with its 3x3 exactly the identity: a product by it only
+ * translates (kernels.h, skv_walk_lists). */
+static int is_translation(const float *m)
+{
+    for (int k = 0; k < 12; k++)
+        if (m[k] != (k % 5 == 0 ? 1.0f : 0.0f)) return 0;
+    return m[15] == 1.0f;
+}
+
+/* Every key of a group of whole vectors has its first key's T in every
+ * lane (the lerp between two of them gives that T). */
+static int t_fixed(const walk_group *grp)
+{
+    for (int k = 1; k < grp->key_count; k++)
+        for (int c = 0; c < 3; c++)
+            for (int l = 0; l < grp->lane_count; l++) {
+                size_t at = (size_t)(l / SKV_LANE_BLOCK) * SKV_KEY_FLOATS(1) + (size_t)c * SKV_LANE_BLOCK +
+                            (size_t)(l % SKV_LANE_BLOCK);
+                if (!(grp->keys[(size_t)k * grp->key_floats + at] == grp->keys[at])) return 0;
+            }
+    return 1;
+}
+
+/* vector_palette's lists: the palette's steps whose offset only
+ * translates apart from the others (their order does not matter: each
+ * writes an entry of its own). 0 if memory ran out. */
+static int vector_lists(skv_walk *w)
+{
+    int n = w->palette_count, general = 0;
+    w->vector_steps = malloc((size_t)(n > 0 ? n : 1) * sizeof *w->vector_steps);
+    if (!w->vector_steps) return 0;
+    for (int k = 0; k < n; k++)
+        if (!is_translation((const float *)((const char *)w->constants + ~w->palette[k].b)))
+            w->vector_steps[general++] = w->palette[k];
+    int t = general;
+    for (int k = 0; k < n; k++)
+        if (is_translation((const float *)((const char *)w->constants + ~w->palette[k].b)))
+            w->vector_steps[t++] = w->palette[k];
+    w->lists = (skv_walk_lists){w->globals, w->vector_steps, w->vector_steps + general, (const mat4 *)w->constants,
+                                w->global_count, general, n - general, t_fixed(&w->groups[0])};
+    return 1;
+}
+
+/* Every operand of the globals' steps in the work block (moving parents
+ * and locals, no constant): kernels.h's vector_palette takes them so. */
+static int globals_in_work(const skv_walk *w)
+{
+    for (int k = 0; k < w->global_count; k++)
+        if (w->globals[k].a < 0 || w->globals[k].b < 0) return 0;
+    return 1;
 }
 
 /* Sorts the moving channels (`moving_channels`, w->sample_count of them)
@@ -314,25 +550,16 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
         if (group_of[k] < 0) {
             walk_group *grp = &w->groups[w->group_count];
             group_of[k] = w->group_count++; /* counted now: walk_free frees what it got if the rest fails */
-            grp->key_count = count;
-            grp->times = malloc((size_t)count * sizeof *grp->times);
-            grp->inv_span = malloc((size_t)count * sizeof *grp->inv_span);
-            grp->search = malloc((size_t)count * sizeof *grp->search);
-            if (!grp->times || !grp->inv_span || !grp->search) {
-                ok = 0;
-                break;
-            }
-            for (int i = 0; i < count; i++) {
-                grp->times[i] = TIME_AT(times[k], strides[k], i);
-                grp->search[i] = (float)grp->times[i];
-            }
-            for (int i = 0; i + 1 < count; i++) {
-                double span = grp->times[i + 1] - grp->times[i];
-                grp->inv_span[i] = span > 0.0 ? 1.0 / span : 0.0;
-            }
+            double *own = malloc((size_t)count * sizeof *own);
+            ok = own != NULL;
+            for (int i = 0; ok && i < count; i++) own[i] = TIME_AT(times[k], strides[k], i);
+            ok = ok && group_set_times(grp, own, count);
+            free(own);
+            if (!ok) break;
         }
         w->groups[group_of[k]].channel_count++;
     }
+    if (ok && merge_time_lines(w, clip, moving_channels, group_of, moving) != 0) ok = 0;
     int small_groups = 0, small_channels = 0;
     for (int g = 0; ok && g < w->group_count; g++)
         if (w->groups[g].channel_count < 4) small_groups++, small_channels += w->groups[g].channel_count;
@@ -363,7 +590,7 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
         }
         for (int l = 0; l < grp->lane_count; l++) /* padding lanes: the last channel's local, written again */
             grp->out[l] = local_base + global_at(clip->channels[members[l < n ? l : n - 1]].node);
-        fill_group_keys(grp, clip, members, member_pre);
+        fill_group_keys(grp, clip, members, member_pre, w->merged > 0);
     }
     if (ok) {
         int loose = 0;
@@ -373,7 +600,11 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
         w->one = w->group_count == 1 && loose == 0 && !w->groups[0].each;
         w->solo_palette = w->one && w->groups[0].solo && w->groups[0].channel_count == 1 && w->global_count == 0 &&
                           w->palette_run == offsetof(skv_kernels, run_palette);
-        w->frame = w->solo_palette ? frame_solo : w->one ? frame_one : frame_general;
+        w->vector_palette = w->one && !w->groups[0].solo && w->groups[0].channel_count <= 4 && w->affine &&
+                            w->palette_run == offsetof(skv_kernels, run_palette) && globals_in_work(w);
+        if (w->vector_palette && !vector_lists(w)) ok = 0;
+        w->owed = w->deferred_count > 0 ? w : NULL;
+        w->frame = w->solo_palette ? frame_solo : w->vector_palette ? vector_frame() : w->one ? frame_one : frame_general;
     }
     free(group_of), free(members), free(member_pre), free(times), free(strides);
     return ok ? 0 : -1;
@@ -587,6 +818,10 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
     out->affine = w->affine;
     out->folded = w->folded;
     out->solo_palette = w->solo_palette;
+    out->merged = w->merged;
+    out->vector_palette = w->vector_palette;
+    out->translations = w->vector_palette ? w->lists.translation_count : 0;
+    out->t_fixed = w->vector_palette && w->lists.t_fixed;
     for (int g = 0; g < w->group_count; g++) {
         const walk_group *grp = &w->groups[g];
         out->grouped += grp->channel_count;
@@ -861,6 +1096,51 @@ static void frame_solo(const skv_walk *w, const skv_clip *clip, double seconds, 
     pose->kernels->solo_palette(grp->keys + (size_t)i * SKV_EACH_KEY_FLOATS, f, grp->out[0], pose->work, w->palette,
                                 w->palette_count, w->constants, (float *)pose->palette);
     pose->globals_owed = w->deferred_count > 0 ? w : NULL;
+}
+
+/* A walk of one 4-lane vector with affine products (kernels.h
+ * vector_palette): the group's key pair and one kernel call. Its body,
+ * for the two builds below. */
+static inline __attribute__((always_inline)) void frame_vector_at(const skv_walk *w, const skv_clip *clip,
+                                                                  double seconds, skv_pose *pose)
+{
+    if (pose->palette_rows) { /* a crowd's rows: run_rows */
+        frame_one(w, clip, seconds, pose);
+        return;
+    }
+    double ticks = walk_clip_ticks(clip, seconds);
+    const walk_group *grp = &w->groups[0];
+    float f;
+    int i = group_key(grp, ticks, &pose->cursors[grp->channel * 3], &f);
+    const float *a = grp->keys + (size_t)i * grp->key_floats;
+    pose->kernels->vector_palette(a, a + grp->key_floats, f, grp->out, pose->work, &w->lists, (float *)pose->palette);
+    pose->globals_owed = w->owed;
+}
+
+static void frame_vector(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose)
+{
+    frame_vector_at(w, clip, seconds, pose);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* frame_vector where the CPU has FMA (walk_compile checks): the clip
+ * time's fused multiply-add (walk_clip_ticks, past the first loop) one
+ * instruction instead of libm's call, the same exact result (it rounds
+ * once either way). */
+__attribute__((target("fma"))) static void frame_vector_fma(const skv_walk *w, const skv_clip *clip, double seconds,
+                                                             skv_pose *pose)
+{
+    frame_vector_at(w, clip, seconds, pose);
+}
+#endif
+
+/* frame_vector's build for this CPU. */
+static skv_walk_frame vector_frame(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("fma")) return frame_vector_fma;
+#endif
+    return frame_vector;
 }
 
 void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows)

@@ -11,8 +11,11 @@
  *   (kernels.h: one channel per SIMD lane), rotations turned into one
  *   hemisphere, and its key times as floats in their own array (a seek's
  *   binary search reads 4 bytes a key) next to the exact double times;
- *   a group of one or two channels that shares no vectors is sampled
- *   channel by channel without lanes (kernels.h, sample_solo); several
+ *   time groups whose times differ become one, keyed at the union of
+ *   their times, where that at most doubles their keys (a key added on
+ *   a segment with the value the segment has there leaves the curve as
+ *   it is); a group of one or two channels that shares no vectors is
+ *   sampled channel by channel without lanes (kernels.h, sample_solo); several
  *   small groups share vectors (sample_each); a grouped channel whose
  *   parent is a constant similarity (a root under a scaling or turning
  *   globalInverse) has that parent taken into its copy of the keys, so
@@ -117,7 +120,9 @@ int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursor
 struct skv_pose;
 typedef void (*skv_walk_frame)(const skv_walk *w, const skv_clip *clip, double seconds, struct skv_pose *pose);
 /* The walk's compile picks the function (one for a walk of one channel,
- * kernels.h solo_palette; one for the rest) and keeps it as the walk's
+ * kernels.h solo_palette; one for a walk of one 4-lane vector with
+ * affine products, kernels.h vector_palette; one for any other walk of
+ * one group; one for the rest) and keeps it as the walk's
  * first member: one indirect jump, straight into the walk's own kind of
  * frame (C11 6.7.2.1: a pointer to a struct, converted, points to its
  * first member). */
@@ -148,6 +153,10 @@ typedef struct skv_walk_stats {
     int affine;     /* the products take kernels.h's run_affine */
     int folded;     /* moving channels under a constant similarity, taken into their keys (no global product) */
     int solo_palette; /* one moving channel, its frame one kernel call (kernels.h solo_palette) */
+    int merged;     /* time lines keyed as one group at the union of their times (0: none) */
+    int vector_palette; /* one 4-lane vector, affine products: its frame one kernel call (kernels.h vector_palette) */
+    int translations; /* of vector_palette's palette steps, those whose offset only translates */
+    int t_fixed;    /* vector_palette's group has one T in all its keys: not lerped */
 } skv_walk_stats;
 void walk_stats(const skv_walk *w, skv_walk_stats *out);
 

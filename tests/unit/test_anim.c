@@ -110,6 +110,19 @@ static void test_slerp(void)
     CHECK(m[0][0] == 1 && m[1][1] == 1 && m[2][2] == 1 && m[0][1] == 0);
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/* walk_clip_ticks built as walk.c's frame_vector_fma builds it (its fma
+ * one instruction, not libm's call): the same remainder bit for bit. */
+__attribute__((target("fma"))) static double clip_ticks_fma(const skv_clip *clip, double seconds)
+{
+    return walk_clip_ticks(clip, seconds);
+}
+#define HAS_FMA() __builtin_cpu_supports("fma")
+#else
+#define clip_ticks_fma walk_clip_ticks
+#define HAS_FMA() 0
+#endif
+
 static void test_clip_ticks(void)
 {
     skv_clip clip = {.duration_ticks = 100.0, .ticks_per_second = 25.0};
@@ -138,6 +151,10 @@ static void test_clip_ticks(void)
             if (!isfinite(t)) continue;
             double got = anim_clip_ticks(&clip, t), want = fmod(t, durations[d]);
             differ += memcmp(&got, &want, sizeof got) != 0;
+            if (HAS_FMA()) {
+                got = clip_ticks_fma(&clip, t);
+                differ += memcmp(&got, &want, sizeof got) != 0;
+            }
             tried++;
         }
     }
@@ -542,20 +559,36 @@ static void test_small_clips(void)
     enum { NODES = 6, MAX_CH = 5 };
     /* lines[k]: the time line of channel k (channels on one line share a
      * group); solo: channels expected on the one-channel sampler. */
+    /* unit: rotation keys of unit length, so that time lines may be
+     * keyed as one (walk.c, merge_time_lines: merged, how many); uneven:
+     * the globalInverse scaled unevenly, as in case 4; t_once: T keyed
+     * once (vector_palette's t_fixed). */
     static const struct {
-        int channels, lines[MAX_CH], solo, each;
+        int channels, lines[MAX_CH], solo, each, unit, merged, uneven, t_once;
     } cases[] = {
-        {1, {0}, 1, 0},             /* one channel: sample_solo */
-        {2, {0, 0}, 2, 0},          /* one group of two */
-        {2, {0, 1}, 2, 0},          /* two groups of one: solo, not shared vectors */
-        {3, {0, 0, 0}, 0, 0},       /* one group of three: a 4-lane vector */
-        {3, {0, 1, 2}, 0, 3},       /* three groups of one: shared vectors */
-        {3, {0, 0, 1}, 0, 3},       /* a group of two and one of one: shared */
-        {5, {0, 0, 0, 0, 1}, 1, 0}, /* a vector of four and one solo: the general loop */
+        {1, {0}, 1, 0, 0, 0, 0, 0},             /* one channel: sample_solo */
+        {2, {0, 0}, 2, 0, 0, 0, 0, 0},          /* one group of two */
+        {2, {0, 1}, 2, 0, 0, 0, 0, 0},          /* two groups of one: solo, not shared vectors */
+        {3, {0, 0, 0}, 0, 0, 0, 0, 0, 0},       /* one group of three: a 4-lane vector */
+        {3, {0, 1, 2}, 0, 3, 0, 0, 0, 0},       /* three groups of one: shared vectors */
+        {3, {0, 0, 1}, 0, 3, 0, 0, 0, 0},       /* a group of two and one of one: shared */
+        {5, {0, 0, 0, 0, 1}, 1, 0, 0, 0, 0, 0}, /* a vector of four and one solo: the general loop */
+        /* Unit rotations: lines 0 and 1 share only their last time, the
+         * union has 7 keys; line 1 starts later (its first key copied
+         * before it), the other keys are added on each curve. */
+        {2, {0, 1}, 2, 0, 1, 2, 0, 0},          /* two lines as one group of two solo channels */
+        {4, {0, 0, 0, 1}, 0, 0, 1, 2, 0, 0},    /* a vector of four: 28 channel keys <= 2 x 14 */
+        {3, {0, 0, 1}, 0, 0, 1, 2, 0, 1},       /* a 4-lane vector, not shared ones; T keyed once */
+        {3, {0, 1, 2}, 0, 3, 1, 0, 0, 0},       /* 13 union keys x 3 > 2 x 15: kept apart, shared vectors */
+        {4, {0, 0, 0, 0}, 0, 0, 0, 0, 0, 0},    /* a vector of four, general products */
+        /* A vector of three under an unevenly scaled globalInverse: a
+         * moving node's parent is a constant that does not fold, so a
+         * global product reads a constant (not vector_palette's). */
+        {3, {0, 0, 0}, 0, 0, 0, 0, 1, 0},
     };
     const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     unsigned seed = 31;
-    int solo_total = 0, folded_total = 0;
+    int solo_total = 0, folded_total = 0, vector_total = 0;
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
         int parents[NODES] = {-1, 0, 1, 1, 3, 0}, bone_node[NODES], node_channel[NODES];
         mat4 rest[NODES], offsets[NODES];
@@ -568,6 +601,12 @@ static void test_small_clips(void)
             float o[4] = {frand(&seed), frand(&seed), frand(&seed), frand(&seed)};
             anim_quat_mat4(o, offsets[n]);
             offsets[n][3][1] = frand(&seed);
+            /* In the odd cases, node 1's offset the identity and node 3's
+             * a translation (vector_palette's translations). */
+            if (ci % 2 && (n == 1 || n == 3)) {
+                glm_mat4_identity(offsets[n]);
+                if (n == 3) offsets[n][3][0] = 0.5f, offsets[n][3][1] = -1.25f, offsets[n][3][2] = 2.0f;
+            }
             bone_node[n] = n;
             node_channel[n] = -1;
         }
@@ -582,6 +621,7 @@ static void test_small_clips(void)
             /* Line L: 3 + 2L keys from 0.5 + 0.1L to 4, unevenly spaced. */
             int keys = 3 + 2 * line;
             ch->position_count = ch->rotation_count = ch->scale_count = keys;
+            if (cases[ci].t_once) ch->position_count = 1;
             ch->positions = calloc((size_t)keys, sizeof *ch->positions);
             ch->rotations = calloc((size_t)keys, sizeof *ch->rotations);
             ch->scales = calloc((size_t)keys, sizeof *ch->scales);
@@ -597,6 +637,11 @@ static void test_small_clips(void)
                 for (int a = 0; a < 4; a++)
                     ch->rotations[i].value[a] = i % 2 ? frand(&seed)
                                                       : ch->rotations[i > 0 ? i - 1 : 0].value[a] + 0.05f * frand(&seed);
+                if (cases[ci].unit) {
+                    float *q = ch->rotations[i].value;
+                    float len = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+                    for (int a = 0; a < 4; a++) q[a] /= len;
+                }
             }
         }
         /* Every third case, the first moving bone's offset with a bottom
@@ -611,11 +656,12 @@ static void test_small_clips(void)
                                         .bone_count = NODES, .bone_node = bone_node, .bone_offset = offsets};
         /* globalInverse: a similarity (turned, scaled, moved: a moving root
          * under it takes it into its keys), the identity (odd cases), or
-         * with a non-uniform scale (case 4: the general product). */
+         * with a non-uniform scale (case 4 and the uneven ones: the general product). */
         glm_translate_make(model.global_inverse, (vec3){0.3f, -1.0f, 2.0f});
         glm_rotate(model.global_inverse, 0.9f, (vec3){0.267261f, 0.534522f, 0.801784f});
-        glm_scale(model.global_inverse, ci == 4 ? (vec3){0.5f, 0.7f, 0.5f} : (vec3){0.5f, 0.5f, 0.5f});
-        if (ci % 2) glm_mat4_identity(model.global_inverse); /* moving roots under an identity too */
+        int uneven = ci == 4 || cases[ci].uneven;
+        glm_scale(model.global_inverse, uneven ? (vec3){0.5f, 0.7f, 0.5f} : (vec3){0.5f, 0.5f, 0.5f});
+        if (ci % 2 && !uneven) glm_mat4_identity(model.global_inverse); /* moving roots under an identity too */
         int root_moves = 0;
         for (int k = 0; k < count; k++) root_moves |= parents[channels[k].node] < 0;
         CHECK(walk_compile_all(&model) == SKV_OK);
@@ -624,18 +670,28 @@ static void test_small_clips(void)
         CHECK(st.moving == count && st.loose == 0);
         CHECK(st.solo == cases[ci].solo);
         CHECK(st.each == cases[ci].each);
+        CHECK(st.merged == cases[ci].merged);
+        if (st.merged) CHECK(st.groups == 1);
         CHECK(st.affine == !projective);
         /* One channel, folded under the similarity or under the identity,
          * affine products: its frame is one kernel call (solo_palette),
          * which the evaluations below then run on every kernel. */
         CHECK(st.solo_palette == (count == 1 && st.globals == 0 && st.affine));
         if (ci == 0) CHECK(st.solo_palette);
+        /* One time group of 3-4 channels in one 4-lane vector, affine
+         * products: its frame is one kernel call too (vector_palette),
+         * here on one line (case 3) and on two keyed as one (case 9). */
+        if (st.vector_palette) CHECK(st.groups == 1 && st.solo == 0 && st.each == 0 && count <= 4 && st.affine);
+        if (ci == 3 || ci == 9) CHECK(st.vector_palette && st.translations == 2);
+        CHECK(st.t_fixed == cases[ci].t_once);
+        if (cases[ci].uneven) CHECK(!st.vector_palette && st.groups == 1 && st.solo == 0 && st.affine);
+        vector_total += st.vector_palette;
         /* Folded: moving nodes whose parent is constant and a similarity
          * (a moving root under the turned globalInverse, and nodes under
          * fixed ones: rest locals are rotations); none where the
          * globalInverse scales unevenly (case 4: every constant parent
          * inherits it). */
-        if (ci == 4) CHECK(st.folded == 0);
+        if (uneven) CHECK(st.folded == 0);
         else if (ci % 2 == 0 && root_moves) CHECK(st.folded >= 1);
         folded_total += st.folded;
         solo_total += st.solo;
@@ -707,9 +763,11 @@ static void test_small_clips(void)
             pose_destroy(&ref);
             if (worst >= 1e-5) printf("small clip %zu, %s kernels: %.2g\n", ci, names[kernel], worst);
         }
-        printf("small clip %zu (%d channels, %d without lanes, %d in shared vectors, %s products, %d under a "
-               "similarity folded): max abs palette difference %.2g over 1120 evaluations and 60 crowd rows per kernel, globals %.2g\n",
-               ci, count, st.solo, st.each, st.affine ? "affine" : "general", st.folded, worst, worst_global);
+        printf("small clip %zu (%d channels, %d without lanes, %d in shared vectors, %d time lines keyed as one, %s "
+               "products%s, %d under a similarity folded): max abs palette difference %.2g over 1120 evaluations and "
+               "60 crowd rows per kernel, globals %.2g\n",
+               ci, count, st.solo, st.each, st.merged, st.affine ? "affine" : "general",
+               st.vector_palette ? ", one kernel call" : "", st.folded, worst, worst_global);
         CHECK(worst < 1e-5);
         CHECK(worst_global < 1e-5);
         walk_forget(&model);
@@ -717,6 +775,7 @@ static void test_small_clips(void)
     }
     CHECK(solo_total > 0);
     CHECK(folded_total >= 2);
+    CHECK(vector_total >= 2);
 }
 
 /* Rotation and translation of a local matrix that may carry scale. */
