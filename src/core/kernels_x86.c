@@ -218,6 +218,8 @@ static inline void store_locals_sse2(__m128 m[16], const int32_t *out, float *wo
 }
 #define STORE_LOCALS(m, out, work) store_locals_sse2(m, out, work)
 #define GATHER4
+#define SOLO_TERMS
+#define STORE(p, v) _mm_storeu_ps(p, v)
 #define SINGLE(a, b, f, out, work) sample_single_sse2(a, b, f, out, work)
 #include "kernels_x86_lanes.h"
 
@@ -297,6 +299,8 @@ TARGET static inline void store_locals_avx2(__m256 m[16], const int32_t *out, fl
 #define SINGLE(a, b, f, out, work) sample_single_avx2x4(a, b, f, out, work)
 #define GATHER8
 #define GATHER8_REST(keys, f, out, lanes, work) sample_each_avx2x4(keys, f, out, lanes, work)
+#define SOLO_TERMS
+#define STORE(p, v) _mm256_storeu_ps(p, v)
 #include "kernels_x86_lanes.h"
 
 /* --- the sampler, 16 channels per AVX-512 register --------------------------
@@ -335,6 +339,8 @@ TARGET static inline void store_locals_avx512(__m512 m[16], const int32_t *out, 
 #define NARROW(a, b, f, out, lanes, work) sample_avx2(a, b, f, out, lanes, work)
 #define NARROW_LANES 8
 #define SINGLE(a, b, f, out, work) sample_single_avx2x4(a, b, f, out, work)
+#define SOLO_TERMS
+#define STORE(p, v) _mm512_storeu_ps(p, v)
 #include "kernels_x86_lanes.h"
 
 /* kernels.h, solo_palette: the sampler and the palette's products
@@ -369,14 +375,14 @@ __attribute__((target("avx512f,avx2,fma"), flatten)) static void solo_palette_av
 
 static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_affine_sse2, run_palette_sse2, run_rows_sse2,
                                          fence_x86, sample_sse2, sample_each_sse2, sample_solo_sse2,
-                                         solo_palette_sse2};
+                                         solo_palette_sse2, solo_frame_sse2};
 static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, run_palette_avx2, run_rows_avx2,
                                          fence_x86, sample_avx2, sample_each_avx2, sample_solo_avx2x4,
-                                         solo_palette_avx2};
+                                         solo_palette_avx2, solo_frame_avx2};
 /* The rows are 48 bytes: 128-bit streams, as AVX2's. */
 static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_affine_avx512, run_palette_avx512,
                                             run_rows_avx2, fence_x86, sample_avx512, sample_each_avx2,
-                                            sample_solo_avx2x4, solo_palette_avx512};
+                                            sample_solo_avx2x4, solo_palette_avx512, solo_frame_avx512};
 
 const skv_kernels *kernels_x86(skv_walk_kernel which)
 {

@@ -7,8 +7,9 @@
  *   LT(a, b) GT(a, b) ALL(mask)     comparisons, every lane true
  *   STORE_LOCALS(c, out, work)      c[16]: the locals' entries (column
  *                                   major, one channel per lane) to out[]
- * and optionally GATHER4 (4-lane samplers: sample_each) and NARROW /
- * NARROW_LANES (a narrower sampler for the last lanes). It undefines all
+ * and optionally GATHER4 (4-lane samplers: sample_each), NARROW /
+ * NARROW_LANES (a narrower sampler for the last lanes) and SOLO_TERMS
+ * with STORE(p, v), an unaligned store (solo_frame at this width). It undefines all
  * of them at its end. No include guard: meant to be included more than
  * once. */
 
@@ -253,6 +254,67 @@ TARGET static void SUFFIX(sample_each)(const float *const *keys, const float *f,
 }
 #endif
 
+#ifdef SOLO_TERMS
+/* One matrix of solo_frame's: the sum of its six at m, weighted 1, w[0]
+ * .. w[4], into o, WIDTH floats per register. */
+TARGET static inline __attribute__((always_inline)) void SUFFIX(solo_matrix)(const float *m, const VEC w[5], float *o)
+{
+    enum { WIDTH = (int)(sizeof(VEC) / sizeof(float)) };
+    for (int e = 0; e < 16; e += WIDTH) {
+        VEC v = FMA(w[0], LOAD(m + 16 + e), LOAD(m + e));
+        v = FMA(w[1], LOAD(m + 32 + e), v);
+        v = FMA(w[2], LOAD(m + 48 + e), v);
+        v = FMA(w[3], LOAD(m + 64 + e), v);
+        STORE(o + e, FMA(w[4], LOAD(m + 80 + e), v));
+    }
+}
+
+/* kernels.h, solo_frame's arithmetic: the local and each palette entry
+ * of key pair i at factor f as the sum of their six matrices, weighted 1,
+ * f, cos y, sin y, f cos y, f sin y. */
+TARGET static inline __attribute__((always_inline)) void SUFFIX(solo_sums)(const skv_solo *solo, int i, float f,
+                                                                          float *work, float *palette)
+{
+    const float *m = solo->terms + (size_t)i * solo->pair_floats;
+    float s, c;
+    kernels_sin_cos(f * m[0] + m[1], &s, &c);
+    const VEC w[5] = {SET1(f), SET1(c), SET1(s), SET1(f * c), SET1(f * s)};
+    m += SKV_SOLO_HEAD;
+    SUFFIX(solo_matrix)(m, w, (float *)((char *)work + solo->out));
+    for (int k = 0; k < solo->count; k++)
+        SUFFIX(solo_matrix)(m + (size_t)(k + 1) * SKV_SOLO_TERMS * 16, w, (float *)((char *)palette + solo->steps[k].out));
+}
+
+/* Anything but playback's next pair (kernels_solo_step): the clip time
+ * in full and the walk's search, out of the way of solo_frame, which
+ * then needs no frame of its own. */
+TARGET static __attribute__((noinline)) void SUFFIX(solo_far)(const skv_solo *solo, double seconds,
+                                                              double ticks_per_second, double duration, int *cursor,
+                                                              float *work, float *palette)
+{
+    float f;
+    int i = solo->key_at(solo, kernels_clip_ticks(seconds, ticks_per_second, duration), cursor, &f);
+    SUFFIX(solo_sums)(solo, i, f, work, palette);
+}
+
+/* kernels.h, solo_frame: playback's clip time and key pair inline (built
+ * for this instruction set: the FMA instruction, no call), then the sums. */
+TARGET static void SUFFIX(solo_frame)(const skv_solo *solo, double seconds, double ticks_per_second, double duration,
+                                      int *cursor, float *work, float *palette)
+{
+    float f;
+    int i;
+    /* kernels_clip_ticks after its own range test: only its loop is left
+     * (the compiler sees the test twice). */
+    if (!kernels_ticks_playback(seconds * ticks_per_second, duration) ||
+        !kernels_solo_step(solo, kernels_clip_ticks(seconds, ticks_per_second, duration), cursor, &i, &f)) {
+        SUFFIX(solo_far)(solo, seconds, ticks_per_second, duration, cursor, work, palette);
+        return;
+    }
+    SUFFIX(solo_sums)(solo, i, f, work, palette);
+}
+#endif
+
 #ifdef GATHER4
 /* A group of 1-4 channels: one vector, called straight from a wider
  * sampler's entry before that one sets up its frame (a tail call). */
@@ -317,6 +379,8 @@ TARGET static void SUFFIX(sample)(const float *a, const float *b, float f, const
 #undef GT
 #undef ALL
 #undef STORE_LOCALS
+#undef STORE
+#undef SOLO_TERMS
 #undef GATHER4
 #undef GATHER8
 #undef GATHER8_REST

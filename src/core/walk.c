@@ -70,6 +70,14 @@ struct skv_walk {
      * palette's steps on run_palette: the frame is kernels.h's solo_palette,
      * one call (walk_frame). */
     int solo_palette;
+    /* solo_palette, its key pairs prepared once (kernels.h,
+     * kernels_solo_pair), and `solo` what the frame kernel (solo_frame)
+     * reads. NULL where a key is not of unit length or the pairs would
+     * take more than SOLO_TERMS_BYTES. */
+    float *terms;
+    skv_solo solo;
+    int solo_cursor;            /* the group's cursor: its index in the pose's cursors */
+    const struct skv_walk *owed; /* this walk where it defers globals (pose->globals_owed), else NULL */
     /* Which of the kernels' product functions the globals' and the
      * palette's steps take (run, run_affine, run_palette), as offsets in
      * skv_kernels: chosen once here, one load a frame. */
@@ -85,6 +93,7 @@ void walk_free(skv_walk *walk)
         free(grp->search), free(grp->times), free(grp->inv_span), free(grp->keys), free(grp->out);
     }
     free(walk->loose);
+    free(walk->terms);
     free(walk->groups);
     free(walk->globals);
     free(walk->palette);
@@ -97,6 +106,7 @@ void walk_free(skv_walk *walk)
 static void frame_general(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
 static void frame_one(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
 static void frame_solo(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
+static void frame_terms(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
 
 /* --- compiling ------------------------------------------------------------ */
 
@@ -284,6 +294,45 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
     }
 }
 
+/* A one-channel walk's pairs as solo_frame takes them take this much at
+ * most (a pair is 832 bytes for one palette entry: ~5,000 keys). */
+enum { SOLO_TERMS_BYTES = 4 << 20 };
+
+static inline int group_key(const walk_group *grp, double t, int *cursor, float *f);
+
+/* solo_frame's search where playback's step does not find the pair. */
+static int solo_key_at(const skv_solo *solo, double ticks, int *cursor, float *f)
+{
+    return group_key(solo->group, ticks, cursor, f);
+}
+
+/* solo_palette's walk: its group's key pairs prepared for solo_frame
+ * (w->terms, w->solo), where every key is of unit length and the
+ * palette's steps all take the channel's local; otherwise w->terms stays
+ * NULL (out of memory too: the walk works without them). */
+static void prepare_terms(skv_walk *w)
+{
+    const walk_group *grp = &w->groups[0];
+    size_t floats = SKV_SOLO_PAIR_FLOATS(w->palette_count), pairs = (size_t)grp->key_count - 1;
+    if (pairs * floats * sizeof(float) > SOLO_TERMS_BYTES) return;
+    for (int k = 0; k < w->palette_count; k++)
+        if (w->palette[k].a != grp->out[0]) return;
+    float *terms = aligned_alloc(64, pairs * floats * sizeof(float));
+    if (!terms) return;
+    for (size_t i = 0; i < pairs; i++)
+        if (!kernels_solo_pair(grp->keys + i * SKV_EACH_KEY_FLOATS, w->palette, w->palette_count, w->constants,
+                               terms + i * floats)) {
+            free(terms);
+            return;
+        }
+    w->terms = terms;
+    w->solo = (skv_solo){.times = grp->times, .inv_span = grp->inv_span, .key_count = grp->key_count,
+                         .out = grp->out[0], .terms = terms, .pair_floats = floats, .steps = w->palette,
+                         .count = w->palette_count, .key_at = solo_key_at, .group = grp};
+    w->solo_cursor = grp->channel * 3;
+    w->owed = w->deferred_count > 0 ? w : NULL;
+}
+
 /* Sorts the moving channels (`moving_channels`, w->sample_count of them)
  * into time groups; the channels whose arrays are keyed at times of their
  * own are sampled one by one (w->loose). */
@@ -373,7 +422,8 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
         w->one = w->group_count == 1 && loose == 0 && !w->groups[0].each;
         w->solo_palette = w->one && w->groups[0].solo && w->groups[0].channel_count == 1 && w->global_count == 0 &&
                           w->palette_run == offsetof(skv_kernels, run_palette);
-        w->frame = w->solo_palette ? frame_solo : w->one ? frame_one : frame_general;
+        if (w->solo_palette) prepare_terms(w);
+        w->frame = w->terms ? frame_terms : w->solo_palette ? frame_solo : w->one ? frame_one : frame_general;
     }
     free(group_of), free(members), free(member_pre), free(times), free(strides);
     return ok ? 0 : -1;
@@ -587,6 +637,7 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
     out->affine = w->affine;
     out->folded = w->folded;
     out->solo_palette = w->solo_palette;
+    out->solo_terms = w->terms != NULL;
     for (int g = 0; g < w->group_count; g++) {
         const walk_group *grp = &w->groups[g];
         out->grouped += grp->channel_count;
@@ -861,6 +912,19 @@ static void frame_solo(const skv_walk *w, const skv_clip *clip, double seconds, 
     pose->kernels->solo_palette(grp->keys + (size_t)i * SKV_EACH_KEY_FLOATS, f, grp->out[0], pose->work, w->palette,
                                 w->palette_count, w->constants, (float *)pose->palette);
     pose->globals_owed = w->deferred_count > 0 ? w : NULL;
+}
+
+/* frame_solo from the prepared pairs: the whole frame in the kernel
+ * (kernels.h, solo_frame), a tail call without a frame here. */
+static void frame_terms(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose)
+{
+    if (pose->palette_rows) { /* a crowd's rows: run_rows */
+        frame_one(w, clip, seconds, pose);
+        return;
+    }
+    pose->globals_owed = w->owed;
+    pose->kernels->solo_frame(&w->solo, seconds, clip->ticks_per_second, clip->duration_ticks,
+                              pose->cursors + w->solo_cursor, pose->work, (float *)pose->palette);
 }
 
 void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows)
