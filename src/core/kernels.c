@@ -194,25 +194,57 @@ int kernels_solo_pair(const float *key, const skv_walk_step *steps, int count, c
     return 1;
 }
 
+/* One matrix of a prepared pair (its six at m) at weights w, in plain C. */
+static void solo_matrix_scalar(const float *m, const float w[SKV_SOLO_TERMS], float *o)
+{
+    for (int e = 0; e < 16; e++) {
+        float v = m[e];
+        for (int t = 1; t < SKV_SOLO_TERMS; t++) v += w[t] * m[16 * t + e];
+        o[e] = v;
+    }
+}
+
+/* The weights of pair `pair` (its head: 2 theta, -theta) at factor f. */
+static void solo_weights(const float *pair, float f, float w[SKV_SOLO_TERMS])
+{
+    float s, c;
+    kernels_sin_cos(f * pair[0] + pair[1], &s, &c);
+    w[0] = 1.0f, w[1] = f, w[2] = c, w[3] = s, w[4] = f * c, w[5] = f * s;
+}
+
+/* What solo_frame leaves in the local's slot: the pair, the factor, and
+ * 0 where a local has its 1. */
+static void solo_stash(float *local, int i, float f)
+{
+    memcpy(local, &i, sizeof i);
+    local[1] = f;
+    local[15] = 0.0f;
+}
+
 static void solo_frame_scalar(const skv_solo *solo, double seconds, double ticks_per_second, double duration,
                               int *cursor, float *work, float *palette)
 {
     double t = kernels_clip_ticks(seconds, ticks_per_second, duration);
-    float f, s, c;
+    float f, w[SKV_SOLO_TERMS];
     int i;
     if (!kernels_solo_step(solo, t, cursor, &i, &f)) i = solo->key_at(solo, t, cursor, &f);
-    const float *pair = solo->terms + (size_t)i * solo->pair_floats;
-    kernels_sin_cos(f * pair[0] + pair[1], &s, &c);
-    const float w[SKV_SOLO_TERMS] = {1.0f, f, c, s, f * c, f * s};
-    const float *m = pair + SKV_SOLO_HEAD;
-    for (int k = -1; k < solo->count; k++, m += SKV_SOLO_TERMS * 16) {
-        float *o = k < 0 ? (float *)((char *)work + solo->out) : (float *)((char *)palette + solo->steps[k].out);
-        for (int e = 0; e < 16; e++) {
-            float v = m[e];
-            for (int t = 1; t < SKV_SOLO_TERMS; t++) v += w[t] * m[16 * t + e];
-            o[e] = v;
-        }
-    }
+    const float *m = solo->terms + (size_t)i * solo->pair_floats;
+    solo_weights(m, f, w);
+    m += SKV_SOLO_HEAD;
+    for (const skv_walk_step *step = solo->steps; step < solo->steps_end; step++)
+        solo_matrix_scalar(m += SKV_SOLO_TERMS * 16, w, (float *)((char *)palette + step->out));
+    solo_stash((float *)((char *)work + solo->out), i, f);
+}
+
+void kernels_solo_local(const skv_solo *solo, float *work)
+{
+    float *local = (float *)((char *)work + solo->out), w[SKV_SOLO_TERMS];
+    if (local[15] != 0.0f) return; /* formed */
+    int i;
+    memcpy(&i, local, sizeof i);
+    const float *m = solo->terms + (size_t)i * solo->pair_floats;
+    solo_weights(m, local[1], w);
+    solo_matrix_scalar(m + SKV_SOLO_HEAD, w, local);
 }
 
 /* Plain C has no non-temporal store: ordinary ones, ordered by a fence. */

@@ -50,8 +50,7 @@ typedef struct skv_solo {
     int32_t out;                /* the channel's local: byte offset in the work block */
     const float *terms;         /* per key pair, pair_floats floats (kernels_solo_pair) */
     size_t pair_floats;
-    const skv_walk_step *steps; /* the palette's: a the local, b a constant */
-    int count;
+    const skv_walk_step *steps, *steps_end; /* the palette's: a the local, b a constant */
     /* The key pair and factor at `ticks` where playback's step does not
      * find them (a seek, a jump, before the first key or after the last):
      * the walk's own search, with `group` (walk.c, group_key). */
@@ -117,12 +116,15 @@ typedef struct skv_kernels {
                          const mat4 *constants, float *palette);
     /* A whole frame of a walk of one channel whose key pairs are
      * prepared (kernels_solo_pair): the clip's time (kernels_clip_ticks),
-     * the key pair (kernels_solo_step), then the local and each palette
-     * entry as a sum of six matrices weighted by 1, f, cos y, sin y, f cos
-     * y and f sin y, y = (2f - 1) theta: no slerp weights, normalisation,
-     * T * R * S or product left for the frame. The local goes to byte
-     * offset solo->out of `work`, palette entry k to byte offset
-     * solo->steps[k].out of `palette`; `cursor`: the group's. */
+     * the key pair (kernels_solo_step), then each palette entry as a sum
+     * of six matrices weighted by 1, f, cos y, sin y, f cos y and f sin y,
+     * y = (2f - 1) theta: no slerp weights, normalisation, T * R * S or
+     * product left for the frame. Palette entry k goes to byte offset
+     * solo->steps[k].out of `palette`; `cursor`: the group's. The local,
+     * which only globals the palette does not need read, is left
+     * unformed: its slot (byte offset solo->out of `work`) holds the pair
+     * and factor, and 0 where a local has its 1 (entry 15), until
+     * kernels_solo_local forms it. */
     void (*solo_frame)(const skv_solo *solo, double seconds, double ticks_per_second, double duration, int *cursor,
                        float *work, float *palette);
 } skv_kernels;
@@ -179,11 +181,15 @@ static inline double kernels_clip_ticks(double seconds, double ticks_per_second,
  * answers (solo->key_at). Inline in each kernel's solo_frame. */
 static inline int kernels_solo_step(const skv_solo *solo, double t, int *cursor, int *pair, float *f)
 {
-    const double *times = solo->times;
-    int n = solo->key_count, i = *cursor;
-    if (!((unsigned)i < (unsigned)(n - 1) && times[i] <= t)) return 0;
-    if (!(t < times[i + 1] || (i + 2 < n && t < times[i + 2] && (*cursor = ++i, 1)))) return 0;
-    float x = (float)((t - times[i]) * solo->inv_span[i]);
+    int i = *cursor;
+    if (!((unsigned)i < (unsigned)(solo->key_count - 1))) return 0;
+    const double *key = solo->times + i;
+    if (!(key[0] <= t)) return 0;
+    if (!(t < key[1])) { /* the next pair, if there is one */
+        if (!(i + 2 < solo->key_count && t < key[2])) return 0;
+        *cursor = ++i, key++;
+    }
+    float x = (float)((t - key[0]) * solo->inv_span[i]);
     *f = x < 1.0f ? x : 1.0f;
     *pair = i;
     return 1;
@@ -206,6 +212,12 @@ static inline void kernels_sin_cos(float y, float *s, float *c)
     *s = y * y2 * ps + y;
     *c = pc * y2 + 1.0f;
 }
+
+/* The local a solo_frame left unformed in `work` (kernels.h, solo_frame:
+ * its slot holds the pair and factor), formed from the prepared pair; a
+ * local already formed (the other paths sample it whole) is left as it
+ * is. Plain C: only pose_globals asks for it. */
+void kernels_solo_local(const skv_solo *solo, float *work);
 
 /* Prepares the key pair at `key` (two keys as sample_solo reads them,
  * SKV_EACH_KEY_FLOATS apart, rotations in one hemisphere) for solo_frame,

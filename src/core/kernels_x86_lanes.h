@@ -269,9 +269,10 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(solo_matrix)(con
     }
 }
 
-/* kernels.h, solo_frame's arithmetic: the local and each palette entry
- * of key pair i at factor f as the sum of their six matrices, weighted 1,
- * f, cos y, sin y, f cos y, f sin y. */
+/* kernels.h, solo_frame's arithmetic: each palette entry of key pair i
+ * at factor f as the sum of its six matrices, weighted 1, f, cos y,
+ * sin y, f cos y, f sin y; the local's slot keeps i and f (kernels.h,
+ * kernels_solo_local forms the local when asked). */
 TARGET static inline __attribute__((always_inline)) void SUFFIX(solo_sums)(const skv_solo *solo, int i, float f,
                                                                           float *work, float *palette)
 {
@@ -280,9 +281,14 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(solo_sums)(const
     kernels_sin_cos(f * m[0] + m[1], &s, &c);
     const VEC w[5] = {SET1(f), SET1(c), SET1(s), SET1(f * c), SET1(f * s)};
     m += SKV_SOLO_HEAD;
-    SUFFIX(solo_matrix)(m, w, (float *)((char *)work + solo->out));
-    for (int k = 0; k < solo->count; k++)
-        SUFFIX(solo_matrix)(m + (size_t)(k + 1) * SKV_SOLO_TERMS * 16, w, (float *)((char *)palette + solo->steps[k].out));
+    for (const skv_walk_step *step = solo->steps; step < solo->steps_end; step++) {
+        m += SKV_SOLO_TERMS * 16;
+        SUFFIX(solo_matrix)(m, w, (float *)((char *)palette + step->out));
+    }
+    float *local = (float *)((char *)work + solo->out);
+    memcpy(local, &i, sizeof i);
+    local[1] = f;
+    local[15] = 0.0f;
 }
 
 /* Anything but playback's next pair (kernels_solo_step): the clip time

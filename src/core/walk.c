@@ -328,7 +328,7 @@ static void prepare_terms(skv_walk *w)
     w->terms = terms;
     w->solo = (skv_solo){.times = grp->times, .inv_span = grp->inv_span, .key_count = grp->key_count,
                          .out = grp->out[0], .terms = terms, .pair_floats = floats, .steps = w->palette,
-                         .count = w->palette_count, .key_at = solo_key_at, .group = grp};
+                         .steps_end = w->palette + w->palette_count, .key_at = solo_key_at, .group = grp};
     w->solo_cursor = grp->channel * 3;
     w->owed = w->deferred_count > 0 ? w : NULL;
 }
@@ -934,5 +934,6 @@ void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernel
 
 void walk_deferred(const skv_walk *w, float *work, const skv_kernels *kernels)
 {
+    if (w->terms) kernels_solo_local(&w->solo, work); /* solo_frame leaves it unformed */
     kernels->run(w->deferred, w->deferred_count, work, w->constants, work);
 }

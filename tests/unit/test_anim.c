@@ -233,22 +233,30 @@ static int two_keys_at(const skv_solo *solo, double ticks, int *cursor, float *f
 }
 
 /* One lane's keys qa, qb (T 0, S 1) prepared as a one-channel walk's
- * pair (kernels_solo_pair) and posed by the kernel's solo_frame at factor
- * f (ticks = seconds = f on keys at 0 and 1) into `local`. */
-static void solo_frame_local(const skv_kernels *kn, const float qa[4], const float qb[4], float f, mat4 local)
+ * pair (kernels_solo_pair) with one palette entry under an identity
+ * offset, posed by the kernel's solo_frame at factor f (ticks = seconds
+ * = f on keys at 0 and 1): the entry the kernel writes, and the local it
+ * leaves unformed as kernels_solo_local forms it. */
+static void solo_frame_local(const skv_kernels *kn, const float qa[4], const float qb[4], float f, mat4 entry,
+                             mat4 local)
 {
     _Alignas(16) float rows[2 * SKV_EACH_KEY_FLOATS] = {0};
     for (int c = 0; c < 4; c++) rows[4 + c] = qa[c], rows[SKV_EACH_KEY_FLOATS + 4 + c] = qb[c];
     for (int c = 0; c < 3; c++) rows[8 + c] = rows[SKV_EACH_KEY_FLOATS + 8 + c] = 1.0f;
-    _Alignas(64) float pair[SKV_SOLO_PAIR_FLOATS(0)];
-    CHECK(kernels_solo_pair(rows, NULL, 0, NULL, pair));
+    _Alignas(64) mat4 identity = GLM_MAT4_IDENTITY_INIT, work, palette;
+    const skv_walk_step step = {0, ~0, 0};
+    _Alignas(64) float pair[SKV_SOLO_PAIR_FLOATS(1)];
+    CHECK(kernels_solo_pair(rows, &step, 1, &identity, pair));
     static const double times[2] = {0.0, 1.0}, inv_span[2] = {1.0, 0.0};
     skv_solo solo = {.times = times, .inv_span = inv_span, .key_count = 2, .out = 0, .terms = pair,
-                     .pair_floats = SKV_SOLO_PAIR_FLOATS(0), .key_at = two_keys_at};
+                     .pair_floats = SKV_SOLO_PAIR_FLOATS(1), .steps = &step, .steps_end = &step + 1,
+                     .key_at = two_keys_at};
     int cursor = 0;
-    _Alignas(64) mat4 out;
-    kn->solo_frame(&solo, f, 1.0, 2.0, &cursor, (float *)out, NULL);
-    glm_mat4_copy(out, local);
+    kn->solo_frame(&solo, f, 1.0, 2.0, &cursor, (float *)work, (float *)palette);
+    CHECK(work[3][3] == 0.0f); /* left unformed */
+    kernels_solo_local(&solo, (float *)work);
+    glm_mat4_copy(palette, entry);
+    glm_mat4_copy(work, local);
 }
 
 /* The time groups' sampler of every kernel (kernels.h) against slerp in
@@ -322,8 +330,8 @@ static void test_slerp_lanes_exact(void)
                     for (int k = 0; k < 4; k++) lu += (double)qa[j][k] * qa[j][k];
                     for (int k = 0; k < 4; k++) qu[k] = (float)(qa[j][k] / sqrt(lu));
                     slerp_double(qu, qb[j], f, eu);
-                    mat4 terms;
-                    solo_frame_local(kn, qu, qb[j], f, terms);
+                    mat4 terms, terms_local;
+                    solo_frame_local(kn, qu, qb[j], f, terms, terms_local);
                     double mu[3][3] = {{1 - 2 * (eu[1] * eu[1] + eu[2] * eu[2]), 2 * (eu[0] * eu[1] + eu[3] * eu[2]),
                                         2 * (eu[0] * eu[2] - eu[3] * eu[1])},
                                        {2 * (eu[0] * eu[1] - eu[3] * eu[2]), 1 - 2 * (eu[0] * eu[0] + eu[2] * eu[2]),
@@ -342,9 +350,12 @@ static void test_slerp_lanes_exact(void)
                             double err = fabs(out[j][c][r] - m[c][r]);
                             if (err > worst) worst = err, worst_angle = quat_angle(qa[j], qb[j]);
                             worst_terms = fmax(worst_terms, fabs(terms[c][r] - mu[c][r]));
+                            worst_terms = fmax(worst_terms, fabs(terms_local[c][r] - mu[c][r]));
                         }
                     for (int k = 0; k < 4; k++) /* T 0 and the bottom row 0 0 0 1, exactly */
-                        worst_terms = fmax(worst_terms, fabs(terms[3][k] - (k == 3)) + fabs(terms[k][3] - (k == 3)));
+                        worst_terms = fmax(worst_terms, fabs(terms[3][k] - (k == 3)) + fabs(terms[k][3] - (k == 3)) +
+                                                            fabs(terms_local[3][k] - (k == 3)) +
+                                                            fabs(terms_local[k][3] - (k == 3)));
                     pairs++;
                 }
             }
