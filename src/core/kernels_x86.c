@@ -340,8 +340,6 @@ TARGET static inline void store_locals_avx512(__m512 m[16], const int32_t *out, 
 #define NARROW(a, b, f, out, lanes, work) sample_avx2(a, b, f, out, lanes, work)
 #define NARROW_LANES 8
 #define SINGLE(a, b, f, out, work) sample_single_avx2x4(a, b, f, out, work)
-#define SOLO_TERMS
-#define STORE(p, v) _mm512_storeu_ps(p, v)
 #include "kernels_x86_lanes.h"
 
 /* kernels.h, solo_palette: the sampler and the palette's products
@@ -380,10 +378,13 @@ static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_affine_sse
 static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, run_palette_avx2, run_rows_avx2,
                                          fence_x86, sample_avx2, sample_each_avx2, sample_solo_avx2x4,
                                          solo_palette_avx2, solo_frame_avx2};
-/* The rows are 48 bytes: 128-bit streams, as AVX2's. */
+/* The rows are 48 bytes: 128-bit streams, as AVX2's. A walk of one
+ * channel's frame (solo_frame) is AVX2's too: its sums are two 256-bit
+ * registers a matrix, one 512-bit register would save ~7 instructions a
+ * frame, and no machine here (nor valgrind) runs AVX-512 to test them. */
 static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_affine_avx512, run_palette_avx512,
                                             run_rows_avx2, fence_x86, sample_avx512, sample_each_avx2,
-                                            sample_solo_avx2x4, solo_palette_avx512, solo_frame_avx512};
+                                            sample_solo_avx2x4, solo_palette_avx512, solo_frame_avx2};
 
 const skv_kernels *kernels_x86(skv_walk_kernel which)
 {

@@ -291,16 +291,24 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(solo_sums)(const
     local[15] = 0.0f;
 }
 
-/* Anything but playback's next pair (kernels_solo_step): the clip time
- * in full and the walk's search, out of the way of solo_frame, which
- * then needs no frame of its own. */
+/* A pair playback's step does not find (a seek, a jump, before the first
+ * key or after the last): the walk's search, out of the way of
+ * solo_frame, which then needs no frame of its own. */
+TARGET static __attribute__((noinline)) void SUFFIX(solo_search)(const skv_solo *solo, double ticks, int *cursor,
+                                                                 float *work, float *palette)
+{
+    float f;
+    int i = solo->key_at(solo, ticks, cursor, &f);
+    SUFFIX(solo_sums)(solo, i, f, work, palette);
+}
+
+/* Times past 2^30 loops or before 0: the clip time by fmod (a call),
+ * out of the way too. */
 TARGET static __attribute__((noinline)) void SUFFIX(solo_far)(const skv_solo *solo, double seconds,
                                                               double ticks_per_second, double duration, int *cursor,
                                                               float *work, float *palette)
 {
-    float f;
-    int i = solo->key_at(solo, kernels_clip_ticks(seconds, ticks_per_second, duration), cursor, &f);
-    SUFFIX(solo_sums)(solo, i, f, work, palette);
+    SUFFIX(solo_search)(solo, kernels_clip_ticks(seconds, ticks_per_second, duration), cursor, work, palette);
 }
 
 /* kernels.h, solo_frame: playback's clip time and key pair inline (built
@@ -308,13 +316,17 @@ TARGET static __attribute__((noinline)) void SUFFIX(solo_far)(const skv_solo *so
 TARGET static void SUFFIX(solo_frame)(const skv_solo *solo, double seconds, double ticks_per_second, double duration,
                                       int *cursor, float *work, float *palette)
 {
-    float f;
-    int i;
+    if (!kernels_ticks_playback(seconds * ticks_per_second, duration)) {
+        SUFFIX(solo_far)(solo, seconds, ticks_per_second, duration, cursor, work, palette);
+        return;
+    }
     /* kernels_clip_ticks after its own range test: only its loop is left
      * (the compiler sees the test twice). */
-    if (!kernels_ticks_playback(seconds * ticks_per_second, duration) ||
-        !kernels_solo_step(solo, kernels_clip_ticks(seconds, ticks_per_second, duration), cursor, &i, &f)) {
-        SUFFIX(solo_far)(solo, seconds, ticks_per_second, duration, cursor, work, palette);
+    double t = kernels_clip_ticks(seconds, ticks_per_second, duration);
+    float f;
+    int i;
+    if (!kernels_solo_step(solo, t, cursor, &i, &f)) {
+        SUFFIX(solo_search)(solo, t, cursor, work, palette);
         return;
     }
     SUFFIX(solo_sums)(solo, i, f, work, palette);
