@@ -32,9 +32,9 @@ enum { SKV_LANE_BLOCK = 16, SKV_LANE_COMPONENTS = 10 };
  * R x y z w, S x y z 0. */
 enum { SKV_EACH_KEY_FLOATS = 12 };
 /* A one-channel walk's key pair prepared for solo_frame: a head of
- * SKV_SOLO_HEAD floats (2 theta, -theta: the arc's angle, see
- * kernels_solo_pair), then for the local and for each palette entry its
- * SKV_SOLO_TERMS matrices (16 floats each, column-major). */
+ * SKV_SOLO_HEAD floats (the arc's angles and lengths, kernels_solo_arc),
+ * then for the local and for each palette entry its SKV_SOLO_TERMS
+ * matrices (16 floats each, column-major). */
 enum { SKV_SOLO_TERMS = 6, SKV_SOLO_HEAD = 16 };
 #define SKV_SOLO_PAIR_FLOATS(count) (SKV_SOLO_HEAD + ((size_t)(count) + 1) * SKV_SOLO_TERMS * 16)
 /* A crowd palette entry: 3 rows of 4 floats (kernels' run_rows). */
@@ -51,6 +51,7 @@ typedef struct skv_solo {
     const float *terms;         /* per key pair, pair_floats floats (kernels_solo_pair) */
     size_t pair_floats;
     const skv_walk_step *steps, *steps_end; /* the palette's: a the local, b a constant */
+    int weighted;               /* pairs prepared for solo_frame_weighted (keys not of unit length) */
     /* The key pair and factor at `ticks` where playback's step does not
      * find them (a seek, a jump, before the first key or after the last):
      * the walk's own search, with `group` (walk.c, group_key). */
@@ -127,6 +128,12 @@ typedef struct skv_kernels {
      * kernels_solo_local forms it. */
     void (*solo_frame)(const skv_solo *solo, double seconds, double ticks_per_second, double duration, int *cursor,
                        float *work, float *palette);
+    /* solo_frame for pairs prepared with `weighted` (keys not all of unit
+     * length): the weights are the reference slerp's own, on the keys as
+     * they are, and cos 2psi, sin 2psi of the direction their sum takes
+     * stand for cos y and sin y (kernels_solo_arc). */
+    void (*solo_frame_weighted)(const skv_solo *solo, double seconds, double ticks_per_second, double duration,
+                                int *cursor, float *work, float *palette);
 } skv_kernels;
 
 /* Playback's case of a clip's time, one test for it: 0 <= ticks < 2^30
@@ -213,6 +220,42 @@ static inline void kernels_sin_cos(float y, float *s, float *c)
     *c = pc * y2 + 1.0f;
 }
 
+/* k sinc(k theta) = sin(k theta) / theta for k theta in [0, pi/2]: slerp's
+ * weight without its 1 / sin theta (the lanes' arc_weight, scalar).
+ * Taylor to x^10, the next term under 4e-8 there; theta 0 gives k. */
+static inline float kernels_arc_weight(float k, float theta)
+{
+    float x = k * theta, x2 = x * x;
+    float p = -1.0f / 39916800.0f;
+    p = p * x2 + 1.0f / 362880.0f;
+    p = p * x2 - 1.0f / 5040.0f;
+    p = p * x2 + 1.0f / 120.0f;
+    p = p * x2 - 1.0f / 6.0f;
+    p = p * x2 + 1.0f;
+    return k * p;
+}
+
+/* The two weights of a prepared pair at factor f, for its matrices K1 and
+ * K2 (Kc and Ks). Unit keys: cos y and sin y, y = (2f - 1) theta (head:
+ * 2 theta, -theta). Weighted: the reference's slerp weights wa, wb for
+ * the keys' own dot product (head[0]: its angle, 0 where the reference
+ * takes normalised lerp), the sum's parts along q0 and p, u = wa |a| + wb
+ * |b| cos theta and v = wb |b| sin theta (head 1-3: the lengths and
+ * angle), and the direction psi the normalised sum takes: cos 2psi = (u^2
+ * - v^2) / (u^2 + v^2), sin 2psi = 2uv / (u^2 + v^2). */
+static inline void kernels_solo_arc(const float *head, int weighted, float f, float *c, float *s)
+{
+    if (!weighted) {
+        kernels_sin_cos(f * head[0] + head[1], s, c);
+        return;
+    }
+    float wa = kernels_arc_weight(1.0f - f, head[0]), wb = kernels_arc_weight(f, head[0]);
+    float u = wa * head[1] + wb * head[2], v = wb * head[3];
+    float uu = u * u, vv = v * v, inv = 1.0f / (uu + vv);
+    *c = (uu - vv) * inv;
+    *s = 2.0f * u * v * inv;
+}
+
 /* The local a solo_frame left unformed in `work` (kernels.h, solo_frame:
  * its slot holds the pair and factor), formed from the prepared pair; a
  * local already formed (the other paths sample it whole) is left as it
@@ -220,13 +263,16 @@ static inline void kernels_sin_cos(float y, float *s, float *c)
 void kernels_solo_local(const skv_solo *solo, float *work);
 
 /* Prepares the key pair at `key` (two keys as sample_solo reads them,
- * SKV_EACH_KEY_FLOATS apart, rotations in one hemisphere) for solo_frame,
- * with the palette steps' constants b (their a: the channel's local),
- * into `pair` (SKV_SOLO_PAIR_FLOATS(count) floats, 64-byte aligned).
- * Returns 0, leaving `pair` unusable, where a rotation key is not of unit
- * length to 1e-6: the reference normalises slerp's weighted sum, which
- * for keys of other lengths is not the arc this form follows. */
-int kernels_solo_pair(const float *key, const skv_walk_step *steps, int count, const mat4 *constants, float *pair);
+ * SKV_EACH_KEY_FLOATS apart, rotations in one hemisphere) for solo_frame
+ * (`weighted` 0) or solo_frame_weighted, with the palette steps'
+ * constants b (their a: the channel's local), into `pair`
+ * (SKV_SOLO_PAIR_FLOATS(count) floats, 64-byte aligned). Returns 0,
+ * leaving `pair` unusable, for a key of length 0 or not finite, and
+ * without `weighted` for a key not of unit length to 1e-6: the reference
+ * normalises slerp's weighted sum, which for keys of other lengths is
+ * not the arc solo_frame follows (solo_frame_weighted follows it). */
+int kernels_solo_pair(const float *key, int weighted, const skv_walk_step *steps, int count, const mat4 *constants,
+                      float *pair);
 
 /* The kernels `which` names; NULL if this CPU or build lacks them.
  * SKV_WALK_AUTO: the best this CPU has, settled on the first call. */

@@ -374,17 +374,18 @@ __attribute__((target("avx512f,avx2,fma"), flatten)) static void solo_palette_av
 
 static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_affine_sse2, run_palette_sse2, run_rows_sse2,
                                          fence_x86, sample_sse2, sample_each_sse2, sample_solo_sse2,
-                                         solo_palette_sse2, solo_frame_sse2};
+                                         solo_palette_sse2, solo_frame_sse2, solo_frame_weighted_sse2};
 static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, run_palette_avx2, run_rows_avx2,
                                          fence_x86, sample_avx2, sample_each_avx2, sample_solo_avx2x4,
-                                         solo_palette_avx2, solo_frame_avx2};
+                                         solo_palette_avx2, solo_frame_avx2, solo_frame_weighted_avx2};
 /* The rows are 48 bytes: 128-bit streams, as AVX2's. A walk of one
  * channel's frame (solo_frame) is AVX2's too: its sums are two 256-bit
  * registers a matrix, one 512-bit register would save ~7 instructions a
  * frame, and no machine here (nor valgrind) runs AVX-512 to test them. */
 static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_affine_avx512, run_palette_avx512,
                                             run_rows_avx2, fence_x86, sample_avx512, sample_each_avx2,
-                                            sample_solo_avx2x4, solo_palette_avx512, solo_frame_avx2};
+                                            sample_solo_avx2x4, solo_palette_avx512, solo_frame_avx2,
+                                            solo_frame_weighted_avx2};
 
 const skv_kernels *kernels_x86(skv_walk_kernel which)
 {

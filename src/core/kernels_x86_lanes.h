@@ -270,15 +270,16 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(solo_matrix)(con
 }
 
 /* kernels.h, solo_frame's arithmetic: each palette entry of key pair i
- * at factor f as the sum of its six matrices, weighted 1, f, cos y,
- * sin y, f cos y, f sin y; the local's slot keeps i and f (kernels.h,
+ * at factor f as the sum of its six matrices, weighted 1, f, c, s, f c,
+ * f s (kernels_solo_arc: cos y and sin y, or cos 2psi and sin 2psi with
+ * `weighted`); the local's slot keeps i and f (kernels.h,
  * kernels_solo_local forms the local when asked). */
-TARGET static inline __attribute__((always_inline)) void SUFFIX(solo_sums)(const skv_solo *solo, int i, float f,
-                                                                          float *work, float *palette)
+TARGET static inline __attribute__((always_inline)) void SUFFIX(solo_sums)(const skv_solo *solo, int weighted, int i,
+                                                                          float f, float *work, float *palette)
 {
     const float *m = solo->terms + (size_t)i * solo->pair_floats;
     float s, c;
-    kernels_sin_cos(f * m[0] + m[1], &s, &c);
+    kernels_solo_arc(m, weighted, f, &c, &s);
     const VEC w[5] = {SET1(f), SET1(c), SET1(s), SET1(f * c), SET1(f * s)};
     m += SKV_SOLO_HEAD;
     for (const skv_walk_step *step = solo->steps; step < solo->steps_end; step++) {
@@ -293,13 +294,15 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(solo_sums)(const
 
 /* A pair playback's step does not find (a seek, a jump, before the first
  * key or after the last): the walk's search, out of the way of
- * solo_frame, which then needs no frame of its own. */
+ * solo_frame, which then needs no frame of its own (its arguments in the
+ * same registers: which arc, from the walk). */
 TARGET static __attribute__((noinline)) void SUFFIX(solo_search)(const skv_solo *solo, double ticks, int *cursor,
                                                                  float *work, float *palette)
 {
     float f;
     int i = solo->key_at(solo, ticks, cursor, &f);
-    SUFFIX(solo_sums)(solo, i, f, work, palette);
+    if (solo->weighted) SUFFIX(solo_sums)(solo, 1, i, f, work, palette);
+    else SUFFIX(solo_sums)(solo, 0, i, f, work, palette);
 }
 
 /* Times past 2^30 loops or before 0: the clip time by fmod (a call),
@@ -313,8 +316,11 @@ TARGET static __attribute__((noinline)) void SUFFIX(solo_far)(const skv_solo *so
 
 /* kernels.h, solo_frame: playback's clip time and key pair inline (built
  * for this instruction set: the FMA instruction, no call), then the sums. */
-TARGET static void SUFFIX(solo_frame)(const skv_solo *solo, double seconds, double ticks_per_second, double duration,
-                                      int *cursor, float *work, float *palette)
+TARGET static inline __attribute__((always_inline)) void SUFFIX(solo_frame_any)(const skv_solo *solo, int weighted,
+                                                                               double seconds,
+                                                                               double ticks_per_second,
+                                                                               double duration, int *cursor,
+                                                                               float *work, float *palette)
 {
     if (!kernels_ticks_playback(seconds * ticks_per_second, duration)) {
         SUFFIX(solo_far)(solo, seconds, ticks_per_second, duration, cursor, work, palette);
@@ -329,7 +335,19 @@ TARGET static void SUFFIX(solo_frame)(const skv_solo *solo, double seconds, doub
         SUFFIX(solo_search)(solo, t, cursor, work, palette);
         return;
     }
-    SUFFIX(solo_sums)(solo, i, f, work, palette);
+    SUFFIX(solo_sums)(solo, weighted, i, f, work, palette);
+}
+
+TARGET static void SUFFIX(solo_frame)(const skv_solo *solo, double seconds, double ticks_per_second, double duration,
+                                      int *cursor, float *work, float *palette)
+{
+    SUFFIX(solo_frame_any)(solo, 0, seconds, ticks_per_second, duration, cursor, work, palette);
+}
+
+TARGET static void SUFFIX(solo_frame_weighted)(const skv_solo *solo, double seconds, double ticks_per_second,
+                                               double duration, int *cursor, float *work, float *palette)
+{
+    SUFFIX(solo_frame_any)(solo, 1, seconds, ticks_per_second, duration, cursor, work, palette);
 }
 #endif
 

@@ -71,9 +71,10 @@ struct skv_walk {
      * one call (walk_frame). */
     int solo_palette;
     /* solo_palette, its key pairs prepared once (kernels.h,
-     * kernels_solo_pair), and `solo` what the frame kernel (solo_frame)
-     * reads. NULL where a key is not of unit length or the pairs would
-     * take more than SOLO_TERMS_BYTES. */
+     * kernels_solo_pair), and `solo` what the frame kernel (solo_frame,
+     * or solo_frame_weighted where the rotation keys are not all of unit
+     * length) reads. NULL where the pairs would take more than
+     * SOLO_TERMS_BYTES, or a key is 0. */
     float *terms;
     skv_solo solo;
     int solo_cursor;            /* the group's cursor: its index in the pose's cursors */
@@ -107,6 +108,7 @@ static void frame_general(const skv_walk *w, const skv_clip *clip, double second
 static void frame_one(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
 static void frame_solo(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
 static void frame_terms(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
+static void frame_terms_weighted(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
 
 /* --- compiling ------------------------------------------------------------ */
 
@@ -306,10 +308,23 @@ static int solo_key_at(const skv_solo *solo, double ticks, int *cursor, float *f
     return group_key(solo->group, ticks, cursor, f);
 }
 
+/* Every pair of the group prepared into `terms` (`weighted`: for
+ * solo_frame_weighted); 0 if one cannot be. */
+static int prepare_pairs(const skv_walk *w, int weighted, float *terms, size_t floats)
+{
+    const walk_group *grp = &w->groups[0];
+    for (size_t i = 0; i + 1 < (size_t)grp->key_count; i++)
+        if (!kernels_solo_pair(grp->keys + i * SKV_EACH_KEY_FLOATS, weighted, w->palette, w->palette_count,
+                               w->constants, terms + i * floats))
+            return 0;
+    return 1;
+}
+
 /* solo_palette's walk: its group's key pairs prepared for solo_frame
- * (w->terms, w->solo), where every key is of unit length and the
- * palette's steps all take the channel's local; otherwise w->terms stays
- * NULL (out of memory too: the walk works without them). */
+ * (w->terms, w->solo), where the palette's steps all take the channel's
+ * local: for unit rotation keys, else weighted (kernels.h,
+ * solo_frame_weighted, ~25 instructions more a frame); otherwise
+ * w->terms stays NULL (out of memory too: the walk works without them). */
 static void prepare_terms(skv_walk *w)
 {
     const walk_group *grp = &w->groups[0];
@@ -319,16 +334,16 @@ static void prepare_terms(skv_walk *w)
         if (w->palette[k].a != grp->out[0]) return;
     float *terms = aligned_alloc(64, pairs * floats * sizeof(float));
     if (!terms) return;
-    for (size_t i = 0; i < pairs; i++)
-        if (!kernels_solo_pair(grp->keys + i * SKV_EACH_KEY_FLOATS, w->palette, w->palette_count, w->constants,
-                               terms + i * floats)) {
-            free(terms);
-            return;
-        }
+    int weighted = !prepare_pairs(w, 0, terms, floats);
+    if (weighted && !prepare_pairs(w, 1, terms, floats)) {
+        free(terms);
+        return;
+    }
     w->terms = terms;
     w->solo = (skv_solo){.times = grp->times, .inv_span = grp->inv_span, .key_count = grp->key_count,
                          .out = grp->out[0], .terms = terms, .pair_floats = floats, .steps = w->palette,
-                         .steps_end = w->palette + w->palette_count, .key_at = solo_key_at, .group = grp};
+                         .steps_end = w->palette + w->palette_count, .weighted = weighted,
+                         .key_at = solo_key_at, .group = grp};
     w->solo_cursor = grp->channel * 3;
     w->owed = w->deferred_count > 0 ? w : NULL;
 }
@@ -423,7 +438,10 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
         w->solo_palette = w->one && w->groups[0].solo && w->groups[0].channel_count == 1 && w->global_count == 0 &&
                           w->palette_run == offsetof(skv_kernels, run_palette);
         if (w->solo_palette) prepare_terms(w);
-        w->frame = w->terms ? frame_terms : w->solo_palette ? frame_solo : w->one ? frame_one : frame_general;
+        w->frame = w->terms ? (w->solo.weighted ? frame_terms_weighted : frame_terms)
+                 : w->solo_palette ? frame_solo
+                 : w->one          ? frame_one
+                                   : frame_general;
     }
     free(group_of), free(members), free(member_pre), free(times), free(strides);
     return ok ? 0 : -1;
@@ -637,7 +655,7 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
     out->affine = w->affine;
     out->folded = w->folded;
     out->solo_palette = w->solo_palette;
-    out->solo_terms = w->terms != NULL;
+    out->solo_terms = !w->terms ? 0 : w->solo.weighted ? 2 : 1;
     for (int g = 0; g < w->group_count; g++) {
         const walk_group *grp = &w->groups[g];
         out->grouped += grp->channel_count;
@@ -915,16 +933,29 @@ static void frame_solo(const skv_walk *w, const skv_clip *clip, double seconds, 
 }
 
 /* frame_solo from the prepared pairs: the whole frame in the kernel
- * (kernels.h, solo_frame), a tail call without a frame here. */
-static void frame_terms(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose)
+ * (kernels.h, solo_frame or solo_frame_weighted), a tail call without a
+ * frame here. */
+static inline void frame_terms_any(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose,
+                                   int weighted)
 {
     if (pose->palette_rows) { /* a crowd's rows: run_rows */
         frame_one(w, clip, seconds, pose);
         return;
     }
     pose->globals_owed = w->owed;
-    pose->kernels->solo_frame(&w->solo, seconds, clip->ticks_per_second, clip->duration_ticks,
-                              pose->cursors + w->solo_cursor, pose->work, (float *)pose->palette);
+    (weighted ? pose->kernels->solo_frame_weighted : pose->kernels->solo_frame)(
+        &w->solo, seconds, clip->ticks_per_second, clip->duration_ticks, pose->cursors + w->solo_cursor, pose->work,
+        (float *)pose->palette);
+}
+
+static void frame_terms(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose)
+{
+    frame_terms_any(w, clip, seconds, pose, 0);
+}
+
+static void frame_terms_weighted(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose)
+{
+    frame_terms_any(w, clip, seconds, pose, 1);
 }
 
 void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows)

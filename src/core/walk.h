@@ -126,7 +126,7 @@ typedef struct skv_walk_stats {
     int affine;     /* the products take kernels.h's run_affine */
     int folded;     /* moving channels under a constant similarity, taken into their keys (no global product) */
     int solo_palette; /* one moving channel, its frame one kernel call (kernels.h solo_palette) */
-    int solo_terms; /* of those, its key pairs prepared once, the frame one kernel call (kernels.h solo_frame) */
+    int solo_terms; /* of those, its key pairs prepared once, the frame kernels.h's solo_frame (1) or, for rotation keys not of unit length, solo_frame_weighted (2) */
 } skv_walk_stats;
 void walk_stats(const skv_walk *w, skv_walk_stats *out);
 

@@ -163,7 +163,7 @@ static void test_clip_ticks(void)
     for (int k = 0; k < 2; k++) rows[SKV_EACH_KEY_FLOATS * k + 7] = 1.0f, rows[SKV_EACH_KEY_FLOATS * k + 8] = 1.0f;
     for (int k = 0; k < 2; k++) rows[SKV_EACH_KEY_FLOATS * k + 9] = rows[SKV_EACH_KEY_FLOATS * k + 10] = 1.0f;
     _Alignas(64) float pair[SKV_SOLO_PAIR_FLOATS(0)];
-    CHECK(kernels_solo_pair(rows, NULL, 0, NULL, pair));
+    CHECK(kernels_solo_pair(rows, 0, NULL, 0, NULL, pair));
     static const double key_times[2] = {0.0, 1.0}, inv_span[2] = {1.0, 0.0};
     skv_solo solo = {.times = key_times, .inv_span = inv_span, .key_count = 2, .terms = pair,
                      .pair_floats = SKV_SOLO_PAIR_FLOATS(0), .key_at = record_ticks};
@@ -182,7 +182,8 @@ static void test_clip_ticks(void)
                 if (!isfinite(t)) continue;
                 int cursor = -1;
                 _Alignas(64) mat4 local;
-                kn->solo_frame(&solo, t, 1.0, durations[d], &cursor, (float *)local, NULL);
+                (k % 2 ? kn->solo_frame_weighted : kn->solo_frame)(&solo, t, 1.0, durations[d], &cursor,
+                                                                   (float *)local, NULL);
                 double want = fmod(t, durations[d]);
                 differ += memcmp(&searched_ticks, &want, sizeof want) != 0;
                 tried++;
@@ -233,12 +234,13 @@ static int two_keys_at(const skv_solo *solo, double ticks, int *cursor, float *f
 }
 
 /* One lane's keys qa, qb (T 0, S 1) prepared as a one-channel walk's
- * pair (kernels_solo_pair) with one palette entry under an identity
- * offset, posed by the kernel's solo_frame at factor f (ticks = seconds
- * = f on keys at 0 and 1): the entry the kernel writes, and the local it
- * leaves unformed as kernels_solo_local forms it. */
-static void solo_frame_local(const skv_kernels *kn, const float qa[4], const float qb[4], float f, mat4 entry,
-                             mat4 local)
+ * pair (kernels_solo_pair, `weighted` or not) with one palette entry
+ * under an identity offset, posed by the kernel's solo_frame (or
+ * solo_frame_weighted) at factor f (ticks = seconds = f on keys at 0 and
+ * 1): the entry the kernel writes, and the local it leaves unformed as
+ * kernels_solo_local forms it. */
+static void solo_frame_local(const skv_kernels *kn, int weighted, const float qa[4], const float qb[4], float f,
+                             mat4 entry, mat4 local)
 {
     _Alignas(16) float rows[2 * SKV_EACH_KEY_FLOATS] = {0};
     for (int c = 0; c < 4; c++) rows[4 + c] = qa[c], rows[SKV_EACH_KEY_FLOATS + 4 + c] = qb[c];
@@ -246,13 +248,14 @@ static void solo_frame_local(const skv_kernels *kn, const float qa[4], const flo
     _Alignas(64) mat4 identity = GLM_MAT4_IDENTITY_INIT, work, palette;
     const skv_walk_step step = {0, ~0, 0};
     _Alignas(64) float pair[SKV_SOLO_PAIR_FLOATS(1)];
-    CHECK(kernels_solo_pair(rows, &step, 1, &identity, pair));
+    CHECK(kernels_solo_pair(rows, weighted, &step, 1, &identity, pair));
     static const double times[2] = {0.0, 1.0}, inv_span[2] = {1.0, 0.0};
     skv_solo solo = {.times = times, .inv_span = inv_span, .key_count = 2, .out = 0, .terms = pair,
                      .pair_floats = SKV_SOLO_PAIR_FLOATS(1), .steps = &step, .steps_end = &step + 1,
-                     .key_at = two_keys_at};
+                     .weighted = weighted, .key_at = two_keys_at};
     int cursor = 0;
-    kn->solo_frame(&solo, f, 1.0, 2.0, &cursor, (float *)work, (float *)palette);
+    (weighted ? kn->solo_frame_weighted : kn->solo_frame)(&solo, f, 1.0, 2.0, &cursor, (float *)work,
+                                                          (float *)palette);
     CHECK(work[3][3] == 0.0f); /* left unformed */
     kernels_solo_local(&solo, (float *)work);
     glm_mat4_copy(palette, entry);
@@ -273,7 +276,8 @@ static void test_slerp_lanes_exact(void)
         const skv_kernels *kn = kernels_get((skv_walk_kernel)kernel);
         if (!kn) continue;
         unsigned seed = 23;
-        double worst = 0.0, worst_angle = 0.0, worst_solo = 0.0, worst_terms = 0.0;
+        double worst = 0.0, worst_angle = 0.0, worst_solo = 0.0, worst_terms = 0.0, worst_weighted = 0.0;
+        unsigned lengths = 7; /* the weighted pairs' key lengths */
         int pairs = 0;
         for (int step = 0; step <= 1000; step++) {
             _Alignas(64) float a[SKV_KEY_FLOATS(1)] = {0}, b[SKV_KEY_FLOATS(1)] = {0};
@@ -331,7 +335,27 @@ static void test_slerp_lanes_exact(void)
                     for (int k = 0; k < 4; k++) qu[k] = (float)(qa[j][k] / sqrt(lu));
                     slerp_double(qu, qb[j], f, eu);
                     mat4 terms, terms_local;
-                    solo_frame_local(kn, qu, qb[j], f, terms, terms_local);
+                    solo_frame_local(kn, 0, qu, qb[j], f, terms, terms_local);
+                    /* Weighted pairs: keys of lengths 0.8 to 1.2, against
+                     * the reference's own slerp of them. */
+                    float sa = 1.0f + 0.2f * frand(&lengths), sb = 1.0f + 0.2f * frand(&lengths), ka[4], kb[4], rq[4];
+                    for (int k = 0; k < 4; k++) ka[k] = sa * qa[j][k], kb[k] = sb * qb[j][k];
+                    /* One hemisphere by the dot product as the reference
+                     * forms it (the walk turns keys so): near 90 degrees
+                     * apart, scaled keys can change its sign. */
+                    if (ka[0] * kb[0] + ka[1] * kb[1] + ka[2] * kb[2] + ka[3] * kb[3] < 0.0f)
+                        for (int k = 0; k < 4; k++) kb[k] = -kb[k];
+                    anim_quat_slerp(ka, kb, f, rq);
+                    mat4 weighted, weighted_local;
+                    solo_frame_local(kn, 1, ka, kb, f, weighted, weighted_local);
+                    double x = rq[0], y = rq[1], z = rq[2], w = rq[3];
+                    double mr[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)},
+                                       {2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x)},
+                                       {2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)}};
+                    for (int c = 0; c < 3; c++)
+                        for (int r = 0; r < 3; r++)
+                            worst_weighted = fmax(worst_weighted, fmax(fabs(weighted[c][r] - mr[c][r]),
+                                                                       fabs(weighted_local[c][r] - mr[c][r])));
                     double mu[3][3] = {{1 - 2 * (eu[1] * eu[1] + eu[2] * eu[2]), 2 * (eu[0] * eu[1] + eu[3] * eu[2]),
                                         2 * (eu[0] * eu[2] - eu[3] * eu[1])},
                                        {2 * (eu[0] * eu[1] - eu[3] * eu[2]), 1 - 2 * (eu[0] * eu[0] + eu[2] * eu[2]),
@@ -361,10 +385,12 @@ static void test_slerp_lanes_exact(void)
             }
         }
         printf("sampler %s vs double slerp: max rotation matrix error %.2g (keys %.3g rad apart) over %d slerps "
-               "(lanes and one-channel alternately); one-channel vs lanes %.2g; prepared pairs (solo_frame) %.2g\n",
-               kn->name, worst, worst_angle, pairs, worst_solo, worst_terms);
+               "(lanes and one-channel alternately); one-channel vs lanes %.2g; prepared pairs (solo_frame) %.2g; "
+               "weighted, keys of other lengths, vs the reference's slerp %.2g\n",
+               kn->name, worst, worst_angle, pairs, worst_solo, worst_terms, worst_weighted);
         CHECK(worst < 1e-6);
         CHECK(worst_terms < 1e-6);
+        CHECK(worst_weighted < 1e-6);
         CHECK(worst_solo < 2e-6); /* each within 1e-6 of the double slerp */
         ran++;
     }
@@ -672,7 +698,7 @@ static void test_small_clips(void)
     };
     const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     unsigned seed = 31;
-    int solo_total = 0, folded_total = 0, terms_total = 0;
+    int solo_total = 0, folded_total = 0, terms_total = 0, weighted_total = 0;
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
         int parents[NODES] = {-1, 0, 1, 1, 3, 0}, bone_node[NODES], node_channel[NODES];
         mat4 rest[NODES], offsets[NODES];
@@ -749,10 +775,11 @@ static void test_small_clips(void)
          * which the evaluations below then run on every kernel. */
         CHECK(st.solo_palette == (count == 1 && st.globals == 0 && st.affine));
         if (ci == 0) CHECK(st.solo_palette);
-        /* Its key pairs prepared (the frame kernels.h's solo_frame) where
-         * the rotation keys are of unit length. */
-        CHECK(st.solo_terms == (st.solo_palette && cases[ci].unit));
-        terms_total += st.solo_terms;
+        /* Its key pairs prepared: the frame kernels.h's solo_frame where
+         * the rotation keys are of unit length, solo_frame_weighted where
+         * they are not. */
+        CHECK(st.solo_terms == (!st.solo_palette ? 0 : cases[ci].unit ? 1 : 2));
+        terms_total += st.solo_terms == 1, weighted_total += st.solo_terms == 2;
         /* Folded: moving nodes whose parent is constant and a similarity
          * (a moving root under the turned globalInverse, and nodes under
          * fixed ones: rest locals are rotations); none where the
@@ -834,7 +861,8 @@ static void test_small_clips(void)
                "similarity folded, %d palette entries%s): max abs palette difference %.2g over 1120 evaluations and 60 "
                "crowd rows per kernel, globals %.2g\n",
                ci, count, st.solo, st.each, st.affine ? "affine" : "general", st.folded, st.palette,
-               st.solo_terms ? ", pairs prepared" : "", worst, worst_global);
+               st.solo_terms == 1 ? ", pairs prepared" : st.solo_terms == 2 ? ", pairs prepared, weighted" : "", worst,
+               worst_global);
         CHECK(worst < 1e-5);
         CHECK(worst_global < 1e-5);
         walk_forget(&model);
@@ -843,6 +871,7 @@ static void test_small_clips(void)
     CHECK(solo_total > 0);
     CHECK(folded_total >= 2);
     CHECK(terms_total >= 3);
+    CHECK(weighted_total >= 1);
 }
 
 /* Rotation and translation of a local matrix that may carry scale. */
