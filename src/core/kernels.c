@@ -128,12 +128,12 @@ static void quat_form(const double q[4], double m[3][3])
     m[2][0] = 2.0 * (x * z + w * y), m[2][1] = 2.0 * (y * z - w * x), m[2][2] = w * w - x * x - y * y + z * z;
 }
 
-/* A pair's rotation keys in double: its arc's K0 and, unweighted, K1
- * and K2 (R = K0 + K1 cos 2psi + K2 sin 2psi at psi from the first key's
- * direction), or for unit keys (`weighted` 0) Kc and Ks (R = K0 + Kc cos
- * y + Ks sin y, y = (2f - 1) theta); the head solo_frame reads. 0 where
- * a unit pair was asked for and a key is not of unit length to 1e-6, or
- * a key is 0 or not finite. */
+/* A pair's rotation keys in double: its arc's K0 and, for unit keys
+ * (`weighted` 0), Kc and Ks (R = K0 + Kc cos y + Ks sin y, y = (2f - 1)
+ * theta), else K1 and K2 (R = K0 + K1 cos 2psi + K2 sin 2psi, psi the
+ * angle from the first key's direction); and the head solo_frame reads.
+ * 0 where a unit pair was asked for and a key is not of unit length to
+ * 1e-6, or a key is 0 or not finite. */
 static int arc_forms(const float *ka, const float *kb, int weighted, double k[3][3][3], float *head)
 {
     double q0[4], q1[4], l0 = 0.0, l1 = 0.0;
@@ -230,15 +230,6 @@ static void solo_weights(const float *pair, int weighted, float f, float w[SKV_S
     w[0] = 1.0f, w[1] = f, w[2] = c, w[3] = s, w[4] = f * c, w[5] = f * s;
 }
 
-/* What solo_frame leaves in the local's slot: the pair, the factor, and
- * 0 where a local has its 1. */
-static void solo_stash(float *local, int i, float f)
-{
-    memcpy(local, &i, sizeof i);
-    local[1] = f;
-    local[15] = 0.0f;
-}
-
 static void solo_frame_any(const skv_solo *solo, int weighted, double seconds, double ticks_per_second,
                            double duration, int *cursor, float *work, float *palette)
 {
@@ -251,7 +242,7 @@ static void solo_frame_any(const skv_solo *solo, int weighted, double seconds, d
     m += SKV_SOLO_HEAD;
     for (const skv_walk_step *step = solo->steps; step < solo->steps_end; step++)
         solo_matrix_scalar(m += SKV_SOLO_TERMS * 16, w, (float *)((char *)palette + step->out));
-    solo_stash((float *)((char *)work + solo->out), i, f);
+    kernels_solo_stash((float *)((char *)work + solo->out), i, f);
 }
 
 static void solo_frame_scalar(const skv_solo *solo, double seconds, double ticks_per_second, double duration,

@@ -14,6 +14,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 #include <cglm/cglm.h>
 
 /* One step of a compiled walk: out = a * b (4x4). Operands are byte
@@ -256,10 +257,19 @@ static inline void kernels_solo_arc(const float *head, int weighted, float f, fl
     *s = 2.0f * u * v * inv;
 }
 
-/* The local a solo_frame left unformed in `work` (kernels.h, solo_frame:
- * its slot holds the pair and factor), formed from the prepared pair; a
- * local already formed (the other paths sample it whole) is left as it
- * is. Plain C: only pose_globals asks for it. */
+/* What solo_frame leaves in the local's slot instead of the local: the
+ * pair i, the factor f, and 0 where a local has its 1 (entry 15). */
+static inline void kernels_solo_stash(float *local, int i, float f)
+{
+    memcpy(local, &i, sizeof i);
+    local[1] = f;
+    local[15] = 0.0f;
+}
+
+/* The local a solo_frame left unformed in `work` (kernels_solo_stash),
+ * formed from the prepared pair; a local already formed (the other paths
+ * sample it whole: its entry 15 is 1) is left as it is. Plain C: only
+ * pose_globals asks for it. */
 void kernels_solo_local(const skv_solo *solo, float *work);
 
 /* Prepares the key pair at `key` (two keys as sample_solo reads them,

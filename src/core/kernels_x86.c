@@ -6,7 +6,6 @@
 
 #include <math.h>
 #include <stddef.h>
-#include <string.h>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>

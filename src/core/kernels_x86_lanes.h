@@ -9,9 +9,9 @@
  *                                   major, one channel per lane) to out[]
  * and optionally GATHER4 (4-lane samplers: sample_each), NARROW /
  * NARROW_LANES (a narrower sampler for the last lanes) and SOLO_TERMS
- * with STORE(p, v), an unaligned store (solo_frame at this width). It undefines all
- * of them at its end. No include guard: meant to be included more than
- * once. */
+ * with STORE(p, v), an unaligned store (solo_frame at this width). It
+ * undefines all of them at its end. No include guard: meant to be
+ * included more than once. */
 
 /* acos d for d in [0, 1]: 2 asin sqrt((1 - d) / 2) above 0.5, pi/2 -
  * asin d below; asin x = x + x z P(z), z = x^2, |x| <= 0.5, with
@@ -286,10 +286,7 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(solo_sums)(const
         m += SKV_SOLO_TERMS * 16;
         SUFFIX(solo_matrix)(m, w, (float *)((char *)palette + step->out));
     }
-    float *local = (float *)((char *)work + solo->out);
-    memcpy(local, &i, sizeof i);
-    local[1] = f;
-    local[15] = 0.0f;
+    kernels_solo_stash((float *)((char *)work + solo->out), i, f);
 }
 
 /* A pair playback's step does not find (a seek, a jump, before the first
