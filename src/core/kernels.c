@@ -110,6 +110,173 @@ static void vector_palette_scalar(const float *a, const float *b, float f, const
     run_scalar(lists->translations, lists->translation_count, work, lists->constants, palette);
 }
 
+/* --- one channel's key pairs prepared once (kernels.h, solo_frame) ----------
+ *
+ * Between unit keys q0 and q1 (one hemisphere, theta apart as unit
+ * vectors, 0 <= theta <= pi/2) slerp is q(f) = cos(f theta) q0 +
+ * sin(f theta) p, p the unit part of q1 orthogonal to q0: a unit
+ * quaternion on the whole arc. Its rotation matrix, written as the
+ * quadratic form of q (the diagonal ww + xx - yy - zz ..., which is the
+ * usual 1 - 2(yy + zz) ... for unit q), is then K0 + K1 cos 2ft + K2
+ * sin 2ft with three constant matrices: R(q0) = K0 + K1, R(p) = K0 - K1,
+ * R((q0 + p) / sqrt 2) = K0 + K2. Measured from the middle of the arc, y
+ * = 2f theta - theta = (2f - 1) theta in [-pi/2, pi/2], it is K0 + Kc
+ * cos y + Ks sin y. T and S are lerped, T0 + f dT and S0 + f dS, so T *
+ * R * S is a sum of six matrices times 1, f, cos y, sin y, f cos y and
+ * f sin y, and so is each palette entry (T * R * S) * b, the same sums
+ * multiplied by b. All of it is formed here in double precision and
+ * rounded once to float; a frame adds the six (solo_frame). */
+
+/* The rotation matrix's quadratic form at q (x, y, z, w), rows r of
+ * column c at m[c][r]. */
+static void quat_form(const double q[4], double m[3][3])
+{
+    double x = q[0], y = q[1], z = q[2], w = q[3];
+    m[0][0] = w * w + x * x - y * y - z * z, m[0][1] = 2.0 * (x * y + w * z), m[0][2] = 2.0 * (x * z - w * y);
+    m[1][0] = 2.0 * (x * y - w * z), m[1][1] = w * w - x * x + y * y - z * z, m[1][2] = 2.0 * (y * z + w * x);
+    m[2][0] = 2.0 * (x * z + w * y), m[2][1] = 2.0 * (y * z - w * x), m[2][2] = w * w - x * x - y * y + z * z;
+}
+
+/* A pair's rotation keys in double: its arc's K0 and, for unit keys
+ * (`weighted` 0), Kc and Ks (R = K0 + Kc cos y + Ks sin y, y = (2f - 1)
+ * theta), else K1 and K2 (R = K0 + K1 cos 2psi + K2 sin 2psi, psi the
+ * angle from the first key's direction); and the head solo_frame reads.
+ * 0 where a unit pair was asked for and a key is not of unit length to
+ * 1e-6, or a key is 0 or not finite. */
+static int arc_forms(const float *ka, const float *kb, int weighted, double k[3][3][3], float *head)
+{
+    double q0[4], q1[4], l0 = 0.0, l1 = 0.0;
+    for (int c = 0; c < 4; c++) q0[c] = ka[c], q1[c] = kb[c], l0 += q0[c] * q0[c], l1 += q1[c] * q1[c];
+    l0 = sqrt(l0), l1 = sqrt(l1);
+    if (!(l0 > 0.0 && l1 > 0.0 && isfinite(l0) && isfinite(l1))) return 0;
+    if (!weighted && !(fabs(l0 - 1.0) <= 1e-6 && fabs(l1 - 1.0) <= 1e-6)) return 0;
+    double d = 0.0, p[4], pl = 0.0;
+    for (int c = 0; c < 4; c++) q0[c] /= l0, q1[c] /= l1, d += q0[c] * q1[c];
+    for (int c = 0; c < 4; c++) p[c] = q1[c] - d * q0[c], pl += p[c] * p[c];
+    pl = sqrt(pl);
+    double theta = atan2(pl, d);
+    /* Equal keys: p = 0, whose form is 0; then K0 = K1 = R(q0) / 2, K2 =
+     * 0 and every angle gives R(q0). */
+    double mid[4];
+    for (int c = 0; c < 4; c++) p[c] = pl > 0.0 ? p[c] / pl : 0.0, mid[c] = (q0[c] + p[c]) * sqrt(0.5);
+    double r0[3][3], rp[3][3], rm[3][3];
+    quat_form(q0, r0), quat_form(p, rp), quat_form(mid, rm);
+    double ct = weighted ? 1.0 : cos(theta), st = weighted ? 0.0 : sin(theta);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double k0 = (r0[i][j] + rp[i][j]) / 2.0, k1 = (r0[i][j] - rp[i][j]) / 2.0, k2 = rm[i][j] - k0;
+            k[0][i][j] = k0;
+            k[1][i][j] = k1 * ct + k2 * st; /* cos y (weighted: cos 2psi) */
+            k[2][i][j] = k2 * ct - k1 * st; /* sin y (weighted: sin 2psi) */
+        }
+    memset(head, 0, SKV_SOLO_HEAD * sizeof *head);
+    if (!weighted) {
+        head[0] = (float)(2.0 * theta), head[1] = -(float)theta; /* exactly twice the one: y = f * head[0] + head[1] */
+        return 1;
+    }
+    /* The reference's slerp on the keys as they are: weights wa, wb for
+     * their dot product (normalised lerp's, theta 0, past 0.9995), their
+     * sum wa a + wb b = u q0 + v p: u = wa |a| + wb |b| cos theta, v = wb
+     * |b| sin theta. */
+    double raw = 0.0;
+    for (int c = 0; c < 4; c++) raw += (double)ka[c] * kb[c];
+    raw = raw < 0.0 ? 0.0 : raw > 1.0 ? 1.0 : raw;
+    head[0] = raw > 0.9995 ? 0.0f : (float)acos(raw);
+    head[1] = (float)l0, head[2] = (float)(l1 * cos(theta)), head[3] = (float)(l1 * sin(theta));
+    return 1;
+}
+
+int kernels_solo_pair(const float *key, int weighted, const skv_walk_step *steps, int count, const mat4 *constants,
+                      float *pair)
+{
+    const float *kb = key + SKV_EACH_KEY_FLOATS;
+    double k[3][3][3];
+    if (!arc_forms(key + 4, kb + 4, weighted, k, pair)) return 0;
+    /* The local's six terms (1, f, cos y, sin y, f cos y, f sin y): the
+     * rotation part's columns times S0 or dS, T0 and dT in column 3,
+     * the bottom row 0 0 0 1 in the first. */
+    double local[SKV_SOLO_TERMS][16] = {{0}};
+    for (int t = 0; t < SKV_SOLO_TERMS; t++) {
+        int form = t == 0 || t == 1 ? 0 : t == 2 || t == 4 ? 1 : 2, by_f = t == 1 || t >= 4;
+        for (int c = 0; c < 3; c++) {
+            double s = by_f ? (double)kb[8 + c] - key[8 + c] : key[8 + c];
+            for (int r = 0; r < 3; r++) local[t][4 * c + r] = k[form][c][r] * s;
+        }
+    }
+    for (int r = 0; r < 3; r++) local[0][12 + r] = key[r], local[1][12 + r] = (double)kb[r] - key[r];
+    local[0][15] = 1.0;
+    float *out = pair + SKV_SOLO_HEAD;
+    for (int m = -1; m < count; m++) {
+        const float *b = m < 0 ? NULL : (const float *)constants[~steps[m].b / (int32_t)sizeof(mat4)];
+        for (int t = 0; t < SKV_SOLO_TERMS; t++, out += 16)
+            for (int c = 0; c < 4; c++)
+                for (int r = 0; r < 4; r++) {
+                    double v = local[t][4 * c + r];
+                    if (b)
+                        v = local[t][r] * b[4 * c] + local[t][4 + r] * b[4 * c + 1] + local[t][8 + r] * b[4 * c + 2] +
+                            local[t][12 + r] * b[4 * c + 3];
+                    out[4 * c + r] = (float)v;
+                }
+    }
+    return 1;
+}
+
+/* One matrix of a prepared pair (its six at m) at weights w, in plain C. */
+static void solo_matrix_scalar(const float *m, const float w[SKV_SOLO_TERMS], float *o)
+{
+    for (int e = 0; e < 16; e++) {
+        float v = m[e];
+        for (int t = 1; t < SKV_SOLO_TERMS; t++) v += w[t] * m[16 * t + e];
+        o[e] = v;
+    }
+}
+
+/* The weights of pair `pair` at factor f. */
+static void solo_weights(const float *pair, int weighted, float f, float w[SKV_SOLO_TERMS])
+{
+    float s, c;
+    kernels_solo_arc(pair, weighted, f, &c, &s);
+    w[0] = 1.0f, w[1] = f, w[2] = c, w[3] = s, w[4] = f * c, w[5] = f * s;
+}
+
+static void solo_frame_any(const skv_solo *solo, int weighted, double seconds, double ticks_per_second,
+                           double duration, int *cursor, float *work, float *palette)
+{
+    double t = kernels_clip_ticks(seconds, ticks_per_second, duration);
+    float f, w[SKV_SOLO_TERMS];
+    int i;
+    if (!kernels_solo_step(solo, t, cursor, &i, &f)) i = solo->key_at(solo, t, cursor, &f);
+    const float *m = solo->terms + (size_t)i * solo->pair_floats;
+    solo_weights(m, weighted, f, w);
+    m += SKV_SOLO_HEAD;
+    for (const skv_walk_step *step = solo->steps; step < solo->steps_end; step++)
+        solo_matrix_scalar(m += SKV_SOLO_TERMS * 16, w, (float *)((char *)palette + step->out));
+    kernels_solo_stash((float *)((char *)work + solo->out), i, f);
+}
+
+static void solo_frame_scalar(const skv_solo *solo, double seconds, double ticks_per_second, double duration,
+                              int *cursor, float *work, float *palette)
+{
+    solo_frame_any(solo, 0, seconds, ticks_per_second, duration, cursor, work, palette);
+}
+
+static void solo_frame_weighted_scalar(const skv_solo *solo, double seconds, double ticks_per_second,
+                                       double duration, int *cursor, float *work, float *palette)
+{
+    solo_frame_any(solo, 1, seconds, ticks_per_second, duration, cursor, work, palette);
+}
+
+void kernels_solo_local(const skv_solo *solo, float *work)
+{
+    float *local = (float *)((char *)work + solo->out), w[SKV_SOLO_TERMS];
+    if (local[15] != 0.0f) return; /* formed */
+    int i;
+    memcpy(&i, local, sizeof i);
+    const float *m = solo->terms + (size_t)i * solo->pair_floats;
+    solo_weights(m, solo->weighted, local[1], w);
+    solo_matrix_scalar(m + SKV_SOLO_HEAD, w, local);
+}
+
 /* Plain C has no non-temporal store: ordinary ones, ordered by a fence. */
 static void fence_scalar(void)
 {
@@ -119,7 +286,7 @@ static void fence_scalar(void)
 /* Plain C: the general product serves affine operands too (exact for them). */
 const skv_kernels skv_kernels_scalar = {"scalar", 1, run_scalar, run_scalar, run_scalar, run_rows_scalar, fence_scalar, sample_scalar,
                                         sample_each_scalar, sample_solo_scalar, solo_palette_scalar,
-                                        vector_palette_scalar};
+                                        vector_palette_scalar, solo_frame_scalar, solo_frame_weighted_scalar};
 
 /* Every kernel set this CPU runs, and the best of them, settled once. */
 static skv_walk_kernel best = SKV_WALK_SCALAR;

@@ -12,7 +12,9 @@
 #ifndef SKV_KERNELS_H
 #define SKV_KERNELS_H
 
+#include <math.h>
 #include <stdint.h>
+#include <string.h>
 #include <cglm/cglm.h>
 
 /* One step of a compiled walk: out = a * b (4x4). Operands are byte
@@ -30,6 +32,12 @@ enum { SKV_LANE_BLOCK = 16, SKV_LANE_COMPONENTS = 10 };
 /* A key of a channel on its own time line (sample_each): T x y z 0,
  * R x y z w, S x y z 0. */
 enum { SKV_EACH_KEY_FLOATS = 12 };
+/* A one-channel walk's key pair prepared for solo_frame: a head of
+ * SKV_SOLO_HEAD floats (the arc's angles and lengths, kernels_solo_arc),
+ * then for the local and for each palette entry its SKV_SOLO_TERMS
+ * matrices (16 floats each, column-major). */
+enum { SKV_SOLO_TERMS = 6, SKV_SOLO_HEAD = 16 };
+#define SKV_SOLO_PAIR_FLOATS(count) (SKV_SOLO_HEAD + ((size_t)(count) + 1) * SKV_SOLO_TERMS * 16)
 /* A crowd palette entry: 3 rows of 4 floats (kernels' run_rows). */
 enum { SKV_ROWS_FLOATS = 12 };
 #define SKV_KEY_FLOATS(blocks) ((size_t)(blocks) * SKV_LANE_BLOCK * SKV_LANE_COMPONENTS)
@@ -51,6 +59,23 @@ typedef struct skv_walk_lists {
      * key their rotating bones): the sampler takes it as it is. */
     int t_fixed;
 } skv_walk_lists;
+/* A walk of one moving channel whose frame is one kernel call
+ * (solo_frame), as walk.c prepares it when compiling. */
+typedef struct skv_solo {
+    const double *times;        /* key_count >= 2 key times */
+    const double *inv_span;     /* per key pair: 1 / its span (0 for an empty one) */
+    int key_count;
+    int32_t out;                /* the channel's local: byte offset in the work block */
+    const float *terms;         /* per key pair, pair_floats floats (kernels_solo_pair) */
+    size_t pair_floats;
+    const skv_walk_step *steps, *steps_end; /* the palette's: a the local, b a constant */
+    int weighted;               /* pairs prepared for solo_frame_weighted (keys not of unit length) */
+    /* The key pair and factor at `ticks` where playback's step does not
+     * find them (a seek, a jump, before the first key or after the last):
+     * the walk's own search, with `group` (walk.c, group_key). */
+    int (*key_at)(const struct skv_solo *solo, double ticks, int *cursor, float *f);
+    const void *group;
+} skv_solo;
 
 /* Which code runs (tests and the benchmark compare them). */
 typedef enum skv_walk_kernel {
@@ -116,7 +141,173 @@ typedef struct skv_kernels {
      * walk checks); then the palette's translations. */
     void (*vector_palette)(const float *a, const float *b, float f, const int32_t *out, float *work,
                            const skv_walk_lists *lists, float *palette);
+    /* A whole frame of a walk of one channel whose key pairs are
+     * prepared (kernels_solo_pair): the clip's time (kernels_clip_ticks),
+     * the key pair (kernels_solo_step), then each palette entry as a sum
+     * of six matrices weighted by 1, f, cos y, sin y, f cos y and f sin y,
+     * y = (2f - 1) theta: no slerp weights, normalisation, T * R * S or
+     * product left for the frame. Palette entry k goes to byte offset
+     * solo->steps[k].out of `palette`; `cursor`: the group's. The local,
+     * which only globals the palette does not need read, is left
+     * unformed: its slot (byte offset solo->out of `work`) holds the pair
+     * and factor, and 0 where a local has its 1 (entry 15), until
+     * kernels_solo_local forms it. */
+    void (*solo_frame)(const skv_solo *solo, double seconds, double ticks_per_second, double duration, int *cursor,
+                       float *work, float *palette);
+    /* solo_frame for pairs prepared with `weighted` (keys not all of unit
+     * length): the weights are the reference slerp's own, on the keys as
+     * they are, and cos 2psi, sin 2psi of the direction their sum takes
+     * stand for cos y and sin y (kernels_solo_arc). */
+    void (*solo_frame_weighted)(const skv_solo *solo, double seconds, double ticks_per_second, double duration,
+                                int *cursor, float *work, float *palette);
 } skv_kernels;
+
+/* Playback's case of a clip's time, one test for it: 0 <= ticks < 2^30
+ * durations holds only for a positive duration and a finite ticks (NaN
+ * fails both compares; an infinite ticks fails the second, and an
+ * infinite duration gives nothing but finite ticks). */
+static inline int kernels_ticks_playback(double ticks, double duration)
+{
+    return ticks >= 0.0 && ticks < duration * 1073741824.0;
+}
+
+/* anim_clip_ticks (anim.h; walk.h's walk_clip_ticks): seconds as ticks
+ * of a clip `duration` ticks long, looped. Here so that the reference,
+ * pose_evaluate's frame and the frame kernels (solo_frame, compiled per
+ * instruction set: the FMA instruction inline where it is there) loop a
+ * clip's time the same way, bit for bit.
+ *
+ * fmod's exact remainder without fmod's call (~100 instructions a frame,
+ * libm's wrapper and its general algorithm). q = the quotient truncated
+ * (ticks / duration rounded, so q is floor(ticks / duration) or one more:
+ * rounding is monotonic and integers are representable); r = ticks - q *
+ * duration by one fused multiply-add. That r is exact: ticks >= duration,
+ * so ticks and q * duration are multiples of duration's ulp, and so is r,
+ * with |r| < duration, so r fits in 53 bits and fma's one rounding
+ * changes nothing. q one too many gives r < 0, and r + duration (the
+ * remainder, representable by the same argument) is exact too. So r is
+ * fmod's result bit for bit. fma is libm's where the code is not built
+ * for FMA (the FMA instruction where the CPU has it, an exact emulation
+ * elsewhere), the instruction itself in the FMA kernels: one rounding
+ * either way, the same bits. After more than 2^30 loops, and for negative
+ * times, fmod itself. */
+static inline double kernels_clip_ticks(double seconds, double ticks_per_second, double duration)
+{
+    double ticks = seconds * ticks_per_second;
+    /* kernels_ticks_playback's test, written out: the call, inlined, gave
+     * the frame functions an instruction more (GCC's block order). */
+    if (ticks >= 0.0 && ticks < duration * 1073741824.0) {
+        if (ticks < duration) return ticks;
+        double q = (double)(int64_t)(ticks / duration);
+        double r = fma(-q, duration, ticks);
+        return r < 0.0 ? r + duration : r;
+    }
+    if (!(duration > 0.0) || !isfinite(ticks)) return 0.0;
+    ticks = fmod(ticks, duration);
+    return ticks < 0.0 ? ticks + duration : ticks;
+}
+
+/* solo_frame's key pair i and factor f at `ticks` in playback's case:
+ * the cursor's pair holds the time, or the next pair does (then the time
+ * is inside the keys and only the top of f is clamped, as walk.c's
+ * group_key does it); 0 for anything else, which the walk's search
+ * answers (solo->key_at). Inline in each kernel's solo_frame. */
+static inline int kernels_solo_step(const skv_solo *solo, double t, int *cursor, int *pair, float *f)
+{
+    int i = *cursor;
+    if (!((unsigned)i < (unsigned)(solo->key_count - 1))) return 0;
+    const double *key = solo->times + i;
+    if (!(key[0] <= t)) return 0;
+    if (!(t < key[1])) { /* the next pair, if there is one */
+        if (!(i + 2 < solo->key_count && t < key[2])) return 0;
+        *cursor = ++i, key++;
+    }
+    float x = (float)((t - key[0]) * solo->inv_span[i]);
+    *f = x < 1.0f ? x : 1.0f;
+    *pair = i;
+    return 1;
+}
+
+/* sin y and cos y for |y| <= pi/2 (solo_frame's weights): y + y^3 P(y^2)
+ * and 1 + y^2 Q(y^2), P of degree 3 and Q of degree 4 fitted for the
+ * least largest error there (Remez: 4.6e-9 and 2.4e-10 with these
+ * coefficients in double; in float arithmetic, the rounding of the
+ * result, ~1.3e-7, dominates). Scalar, inline in each kernel (fused
+ * multiply-adds where it is built for FMA). */
+static inline void kernels_sin_cos(float y, float *s, float *c)
+{
+    float y2 = y * y;
+    float ps = 2.600054813e-6f, pc = -2.607710599e-7f;
+    ps = ps * y2 - 1.980661473e-4f, pc = pc * y2 + 2.476188638e-5f;
+    ps = ps * y2 + 8.333017118e-3f, pc = pc * y2 - 1.388840377e-3f;
+    ps = ps * y2 - 1.666665673e-1f, pc = pc * y2 + 4.166664183e-2f;
+    pc = pc * y2 - 0.5f;
+    *s = y * y2 * ps + y;
+    *c = pc * y2 + 1.0f;
+}
+
+/* k sinc(k theta) = sin(k theta) / theta for k theta in [0, pi/2]: slerp's
+ * weight without its 1 / sin theta (the lanes' arc_weight, scalar).
+ * Taylor to x^10, the next term under 4e-8 there; theta 0 gives k. */
+static inline float kernels_arc_weight(float k, float theta)
+{
+    float x = k * theta, x2 = x * x;
+    float p = -1.0f / 39916800.0f;
+    p = p * x2 + 1.0f / 362880.0f;
+    p = p * x2 - 1.0f / 5040.0f;
+    p = p * x2 + 1.0f / 120.0f;
+    p = p * x2 - 1.0f / 6.0f;
+    p = p * x2 + 1.0f;
+    return k * p;
+}
+
+/* The two weights of a prepared pair at factor f, for its matrices K1 and
+ * K2 (Kc and Ks). Unit keys: cos y and sin y, y = (2f - 1) theta (head:
+ * 2 theta, -theta). Weighted: the reference's slerp weights wa, wb for
+ * the keys' own dot product (head[0]: its angle, 0 where the reference
+ * takes normalised lerp), the sum's parts along q0 and p, u = wa |a| + wb
+ * |b| cos theta and v = wb |b| sin theta (head 1-3: the lengths and
+ * angle), and the direction psi the normalised sum takes: cos 2psi = (u^2
+ * - v^2) / (u^2 + v^2), sin 2psi = 2uv / (u^2 + v^2). */
+static inline void kernels_solo_arc(const float *head, int weighted, float f, float *c, float *s)
+{
+    if (!weighted) {
+        kernels_sin_cos(f * head[0] + head[1], s, c);
+        return;
+    }
+    float wa = kernels_arc_weight(1.0f - f, head[0]), wb = kernels_arc_weight(f, head[0]);
+    float u = wa * head[1] + wb * head[2], v = wb * head[3];
+    float uu = u * u, vv = v * v, inv = 1.0f / (uu + vv);
+    *c = (uu - vv) * inv;
+    *s = 2.0f * u * v * inv;
+}
+
+/* What solo_frame leaves in the local's slot instead of the local: the
+ * pair i, the factor f, and 0 where a local has its 1 (entry 15). */
+static inline void kernels_solo_stash(float *local, int i, float f)
+{
+    memcpy(local, &i, sizeof i);
+    local[1] = f;
+    local[15] = 0.0f;
+}
+
+/* The local a solo_frame left unformed in `work` (kernels_solo_stash),
+ * formed from the prepared pair; a local already formed (the other paths
+ * sample it whole: its entry 15 is 1) is left as it is. Plain C: only
+ * pose_globals asks for it. */
+void kernels_solo_local(const skv_solo *solo, float *work);
+
+/* Prepares the key pair at `key` (two keys as sample_solo reads them,
+ * SKV_EACH_KEY_FLOATS apart, rotations in one hemisphere) for solo_frame
+ * (`weighted` 0) or solo_frame_weighted, with the palette steps'
+ * constants b (their a: the channel's local), into `pair`
+ * (SKV_SOLO_PAIR_FLOATS(count) floats, 64-byte aligned). Returns 0,
+ * leaving `pair` unusable, for a key of length 0 or not finite, and
+ * without `weighted` for a key not of unit length to 1e-6: the reference
+ * normalises slerp's weighted sum, which for keys of other lengths is
+ * not the arc solo_frame follows (solo_frame_weighted follows it). */
+int kernels_solo_pair(const float *key, int weighted, const skv_walk_step *steps, int count, const mat4 *constants,
+                      float *pair);
 
 /* The kernels `which` names; NULL if this CPU or build lacks them.
  * SKV_WALK_AUTO: the best this CPU has, settled on the first call. */

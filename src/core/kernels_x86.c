@@ -243,6 +243,8 @@ static inline void store_locals_sse2(__m128 m[16], const int32_t *out, float *wo
 }
 #define STORE_LOCALS(m, out, work) store_locals_sse2(m, out, work)
 #define GATHER4
+#define SOLO_TERMS
+#define STORE(p, v) _mm_storeu_ps(p, v)
 #define SINGLE(a, b, f, out, work) sample_single_sse2(a, b, f, out, work)
 #include "kernels_x86_lanes.h"
 
@@ -322,6 +324,8 @@ TARGET static inline void store_locals_avx2(__m256 m[16], const int32_t *out, fl
 #define SINGLE(a, b, f, out, work) sample_single_avx2x4(a, b, f, out, work)
 #define GATHER8
 #define GATHER8_REST(keys, f, out, lanes, work) sample_each_avx2x4(keys, f, out, lanes, work)
+#define SOLO_TERMS
+#define STORE(p, v) _mm256_storeu_ps(p, v)
 #include "kernels_x86_lanes.h"
 
 /* --- the sampler, 16 channels per AVX-512 register --------------------------
@@ -440,17 +444,21 @@ __attribute__((target("avx2,fma"), flatten)) static void vector_palette_avx2(con
 
 static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_affine_sse2, run_palette_sse2, run_rows_sse2,
                                          fence_x86, sample_sse2, sample_each_sse2, sample_solo_sse2,
-                                         solo_palette_sse2, vector_palette_sse2};
+                                         solo_palette_sse2, vector_palette_sse2, solo_frame_sse2,
+                                         solo_frame_weighted_sse2};
 static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, run_palette_avx2, run_rows_avx2,
                                          fence_x86, sample_avx2, sample_each_avx2, sample_solo_avx2x4,
-                                         solo_palette_avx2, vector_palette_avx2};
-/* The rows are 48 bytes: 128-bit streams, as AVX2's. vector_palette is
- * AVX2's: its AVX-512 build (affine_avx512 for the globals) was written
- * on a machine without AVX-512, where nothing could run it; the AVX2 one
- * runs in every test here. */
+                                         solo_palette_avx2, vector_palette_avx2, solo_frame_avx2,
+                                         solo_frame_weighted_avx2};
+/* The rows are 48 bytes: 128-bit streams, as AVX2's. vector_palette and
+ * a walk of one channel's frame (solo_frame) are AVX2's too: no machine
+ * here (nor valgrind) runs AVX-512 to test builds of their own (written
+ * for vector_palette, affine_avx512 for the globals: removed unrun); one
+ * 512-bit register a matrix would save ~7 instructions of solo_frame. */
 static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_affine_avx512, run_palette_avx512,
                                             run_rows_avx2, fence_x86, sample_avx512, sample_each_avx2,
-                                            sample_solo_avx2x4, solo_palette_avx512, vector_palette_avx2};
+                                            sample_solo_avx2x4, solo_palette_avx512, vector_palette_avx2,
+                                            solo_frame_avx2, solo_frame_weighted_avx2};
 
 const skv_kernels *kernels_x86(skv_walk_kernel which)
 {

@@ -7,10 +7,11 @@
  *   LT(a, b) GT(a, b) ALL(mask)     comparisons, every lane true
  *   STORE_LOCALS(c, out, work)      c[16]: the locals' entries (column
  *                                   major, one channel per lane) to out[]
- * and optionally GATHER4 (4-lane samplers: sample_each) and NARROW /
- * NARROW_LANES (a narrower sampler for the last lanes). It undefines all
- * of them at its end. No include guard: meant to be included more than
- * once. */
+ * and optionally GATHER4 (4-lane samplers: sample_each), NARROW /
+ * NARROW_LANES (a narrower sampler for the last lanes) and SOLO_TERMS
+ * with STORE(p, v), an unaligned store (solo_frame at this width). It
+ * undefines all of them at its end. No include guard: meant to be
+ * included more than once. */
 
 /* acos d for d in [0, 1]: 2 asin sqrt((1 - d) / 2) above 0.5, pi/2 -
  * asin d below; asin x = x + x z P(z), z = x^2, |x| <= 0.5, with
@@ -262,6 +263,100 @@ TARGET static void SUFFIX(sample_each)(const float *const *keys, const float *f,
 }
 #endif
 
+#ifdef SOLO_TERMS
+/* One matrix of solo_frame's: the sum of its six at m, weighted 1, w[0]
+ * .. w[4], into o, WIDTH floats per register. */
+TARGET static inline __attribute__((always_inline)) void SUFFIX(solo_matrix)(const float *m, const VEC w[5], float *o)
+{
+    enum { WIDTH = (int)(sizeof(VEC) / sizeof(float)) };
+    for (int e = 0; e < 16; e += WIDTH) {
+        VEC v = FMA(w[0], LOAD(m + 16 + e), LOAD(m + e));
+        v = FMA(w[1], LOAD(m + 32 + e), v);
+        v = FMA(w[2], LOAD(m + 48 + e), v);
+        v = FMA(w[3], LOAD(m + 64 + e), v);
+        STORE(o + e, FMA(w[4], LOAD(m + 80 + e), v));
+    }
+}
+
+/* kernels.h, solo_frame's arithmetic: each palette entry of key pair i
+ * at factor f as the sum of its six matrices, weighted 1, f, c, s, f c,
+ * f s (kernels_solo_arc: cos y and sin y, or cos 2psi and sin 2psi with
+ * `weighted`); the local's slot keeps i and f (kernels.h,
+ * kernels_solo_local forms the local when asked). */
+TARGET static inline __attribute__((always_inline)) void SUFFIX(solo_sums)(const skv_solo *solo, int weighted, int i,
+                                                                          float f, float *work, float *palette)
+{
+    const float *m = solo->terms + (size_t)i * solo->pair_floats;
+    float s, c;
+    kernels_solo_arc(m, weighted, f, &c, &s);
+    const VEC w[5] = {SET1(f), SET1(c), SET1(s), SET1(f * c), SET1(f * s)};
+    m += SKV_SOLO_HEAD;
+    for (const skv_walk_step *step = solo->steps; step < solo->steps_end; step++) {
+        m += SKV_SOLO_TERMS * 16;
+        SUFFIX(solo_matrix)(m, w, (float *)((char *)palette + step->out));
+    }
+    kernels_solo_stash((float *)((char *)work + solo->out), i, f);
+}
+
+/* A pair playback's step does not find (a seek, a jump, before the first
+ * key or after the last): the walk's search, out of the way of
+ * solo_frame, which then needs no frame of its own (its arguments in the
+ * same registers: which arc, from the walk). */
+TARGET static __attribute__((noinline)) void SUFFIX(solo_search)(const skv_solo *solo, double ticks, int *cursor,
+                                                                 float *work, float *palette)
+{
+    float f;
+    int i = solo->key_at(solo, ticks, cursor, &f);
+    if (solo->weighted) SUFFIX(solo_sums)(solo, 1, i, f, work, palette);
+    else SUFFIX(solo_sums)(solo, 0, i, f, work, palette);
+}
+
+/* Times past 2^30 loops or before 0: the clip time by fmod (a call),
+ * out of the way too. */
+TARGET static __attribute__((noinline)) void SUFFIX(solo_far)(const skv_solo *solo, double seconds,
+                                                              double ticks_per_second, double duration, int *cursor,
+                                                              float *work, float *palette)
+{
+    SUFFIX(solo_search)(solo, kernels_clip_ticks(seconds, ticks_per_second, duration), cursor, work, palette);
+}
+
+/* kernels.h, solo_frame: playback's clip time and key pair inline (built
+ * for this instruction set: the FMA instruction, no call), then the sums. */
+TARGET static inline __attribute__((always_inline)) void SUFFIX(solo_frame_any)(const skv_solo *solo, int weighted,
+                                                                               double seconds,
+                                                                               double ticks_per_second,
+                                                                               double duration, int *cursor,
+                                                                               float *work, float *palette)
+{
+    if (!kernels_ticks_playback(seconds * ticks_per_second, duration)) {
+        SUFFIX(solo_far)(solo, seconds, ticks_per_second, duration, cursor, work, palette);
+        return;
+    }
+    /* kernels_clip_ticks after its own range test: only its loop is left
+     * (the compiler sees the test twice). */
+    double t = kernels_clip_ticks(seconds, ticks_per_second, duration);
+    float f;
+    int i;
+    if (!kernels_solo_step(solo, t, cursor, &i, &f)) {
+        SUFFIX(solo_search)(solo, t, cursor, work, palette);
+        return;
+    }
+    SUFFIX(solo_sums)(solo, weighted, i, f, work, palette);
+}
+
+TARGET static void SUFFIX(solo_frame)(const skv_solo *solo, double seconds, double ticks_per_second, double duration,
+                                      int *cursor, float *work, float *palette)
+{
+    SUFFIX(solo_frame_any)(solo, 0, seconds, ticks_per_second, duration, cursor, work, palette);
+}
+
+TARGET static void SUFFIX(solo_frame_weighted)(const skv_solo *solo, double seconds, double ticks_per_second,
+                                               double duration, int *cursor, float *work, float *palette)
+{
+    SUFFIX(solo_frame_any)(solo, 1, seconds, ticks_per_second, duration, cursor, work, palette);
+}
+#endif
+
 #ifdef GATHER4
 /* A group of 1-4 channels: one vector, called straight from a wider
  * sampler's entry before that one sets up its frame (a tail call). */
@@ -340,6 +435,8 @@ TARGET static void SUFFIX(sample)(const float *a, const float *b, float f, const
 #undef GT
 #undef ALL
 #undef STORE_LOCALS
+#undef STORE
+#undef SOLO_TERMS
 #undef GATHER4
 #undef GATHER8
 #undef GATHER8_REST

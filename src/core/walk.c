@@ -70,6 +70,14 @@ struct skv_walk {
      * palette's steps on run_palette: the frame is kernels.h's solo_palette,
      * one call (walk_frame). */
     int solo_palette;
+    /* solo_palette, its key pairs prepared once (kernels.h,
+     * kernels_solo_pair), and `solo` what the frame kernel (solo_frame,
+     * or solo_frame_weighted where the rotation keys are not all of unit
+     * length) reads. NULL where the pairs would take more than
+     * SOLO_TERMS_BYTES, or a key is 0. */
+    float *terms;
+    skv_solo solo;
+    int solo_cursor;            /* the group's cursor: its index in the pose's cursors */
     /* Which of the kernels' product functions the globals' and the
      * palette's steps take (run, run_affine, run_palette), as offsets in
      * skv_kernels: chosen once here, one load a frame. */
@@ -93,6 +101,7 @@ void walk_free(skv_walk *walk)
         free(grp->search), free(grp->times), free(grp->inv_span), free(grp->keys), free(grp->out);
     }
     free(walk->loose);
+    free(walk->terms);
     free(walk->groups);
     free(walk->globals);
     free(walk->palette);
@@ -107,6 +116,8 @@ static void frame_general(const skv_walk *w, const skv_clip *clip, double second
 static void frame_one(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
 static void frame_solo(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
 static skv_walk_frame vector_frame(void);
+static void frame_terms(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
+static void frame_terms_weighted(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose);
 
 /* --- compiling ------------------------------------------------------------ */
 
@@ -520,6 +531,58 @@ static int globals_in_work(const skv_walk *w)
     return 1;
 }
 
+/* A one-channel walk's pairs as solo_frame takes them take this much at
+ * most (a pair is 832 bytes for one palette entry: ~5,000 keys). */
+enum { SOLO_TERMS_BYTES = 4 << 20 };
+
+static inline int group_key(const walk_group *grp, double t, int *cursor, float *f);
+
+/* solo_frame's search where playback's step does not find the pair. */
+static int solo_key_at(const skv_solo *solo, double ticks, int *cursor, float *f)
+{
+    return group_key(solo->group, ticks, cursor, f);
+}
+
+/* Every pair of the group prepared into `terms` (`weighted`: for
+ * solo_frame_weighted); 0 if one cannot be. */
+static int prepare_pairs(const skv_walk *w, int weighted, float *terms, size_t floats)
+{
+    const walk_group *grp = &w->groups[0];
+    for (size_t i = 0; i + 1 < (size_t)grp->key_count; i++)
+        if (!kernels_solo_pair(grp->keys + i * SKV_EACH_KEY_FLOATS, weighted, w->palette, w->palette_count,
+                               w->constants, terms + i * floats))
+            return 0;
+    return 1;
+}
+
+/* solo_palette's walk: its group's key pairs prepared for solo_frame
+ * (w->terms, w->solo), where the palette's steps all take the channel's
+ * local: for unit rotation keys, else weighted (kernels.h,
+ * solo_frame_weighted, ~25 instructions more a frame); otherwise
+ * w->terms stays NULL (out of memory too: the walk works without them). */
+static void prepare_terms(skv_walk *w)
+{
+    const walk_group *grp = &w->groups[0];
+    size_t floats = SKV_SOLO_PAIR_FLOATS(w->palette_count), pairs = (size_t)grp->key_count - 1;
+    if (pairs * floats * sizeof(float) > SOLO_TERMS_BYTES) return;
+    for (int k = 0; k < w->palette_count; k++)
+        if (w->palette[k].a != grp->out[0]) return;
+    float *terms = aligned_alloc(64, pairs * floats * sizeof(float));
+    if (!terms) return;
+    int weighted = !prepare_pairs(w, 0, terms, floats);
+    if (weighted && !prepare_pairs(w, 1, terms, floats)) {
+        free(terms);
+        return;
+    }
+    w->terms = terms;
+    w->solo = (skv_solo){.times = grp->times, .inv_span = grp->inv_span, .key_count = grp->key_count,
+                         .out = grp->out[0], .terms = terms, .pair_floats = floats, .steps = w->palette,
+                         .steps_end = w->palette + w->palette_count, .weighted = weighted,
+                         .key_at = solo_key_at, .group = grp};
+    w->solo_cursor = grp->channel * 3;
+    w->owed = w->deferred_count > 0 ? w : NULL;
+}
+
 /* Sorts the moving channels (`moving_channels`, w->sample_count of them)
  * into time groups; the channels whose arrays are keyed at times of their
  * own are sampled one by one (w->loose). */
@@ -604,7 +667,12 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
                             w->palette_run == offsetof(skv_kernels, run_palette) && globals_in_work(w);
         if (w->vector_palette && !vector_lists(w)) ok = 0;
         w->owed = w->deferred_count > 0 ? w : NULL;
-        w->frame = w->solo_palette ? frame_solo : w->vector_palette ? vector_frame() : w->one ? frame_one : frame_general;
+        if (w->solo_palette) prepare_terms(w);
+        w->frame = w->terms            ? (w->solo.weighted ? frame_terms_weighted : frame_terms)
+                 : w->solo_palette     ? frame_solo
+                 : w->vector_palette   ? vector_frame()
+                 : w->one              ? frame_one
+                                       : frame_general;
     }
     free(group_of), free(members), free(member_pre), free(times), free(strides);
     return ok ? 0 : -1;
@@ -822,6 +890,7 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
     out->vector_palette = w->vector_palette;
     out->translations = w->vector_palette ? w->lists.translation_count : 0;
     out->t_fixed = w->vector_palette && w->lists.t_fixed;
+    out->solo_terms = !w->terms ? 0 : w->solo.weighted ? 2 : 1;
     for (int g = 0; g < w->group_count; g++) {
         const walk_group *grp = &w->groups[g];
         out->grouped += grp->channel_count;
@@ -1143,6 +1212,32 @@ static skv_walk_frame vector_frame(void)
     return frame_vector;
 }
 
+/* frame_solo from the prepared pairs: the whole frame in the kernel
+ * (kernels.h, solo_frame or solo_frame_weighted), a tail call without a
+ * frame here. */
+static inline void frame_terms_any(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose,
+                                   int weighted)
+{
+    if (pose->palette_rows) { /* a crowd's rows: run_rows */
+        frame_one(w, clip, seconds, pose);
+        return;
+    }
+    pose->globals_owed = w->owed;
+    (weighted ? pose->kernels->solo_frame_weighted : pose->kernels->solo_frame)(
+        &w->solo, seconds, clip->ticks_per_second, clip->duration_ticks, pose->cursors + w->solo_cursor, pose->work,
+        (float *)pose->palette);
+}
+
+static void frame_terms(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose)
+{
+    frame_terms_any(w, clip, seconds, pose, 0);
+}
+
+static void frame_terms_weighted(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose)
+{
+    frame_terms_any(w, clip, seconds, pose, 1);
+}
+
 void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows)
 {
     (rows ? kernels->run_rows : kernels->run)(w->fixed, w->fixed_count, work, w->constants, palette);
@@ -1150,5 +1245,6 @@ void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernel
 
 void walk_deferred(const skv_walk *w, float *work, const skv_kernels *kernels)
 {
+    if (w->terms) kernels_solo_local(&w->solo, work); /* solo_frame leaves it unformed */
     kernels->run(w->deferred, w->deferred_count, work, w->constants, work);
 }

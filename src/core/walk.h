@@ -15,7 +15,9 @@
  *   their times, where that at most doubles their keys (a key added on
  *   a segment with the value the segment has there leaves the curve as
  *   it is); a group of one or two channels that shares no vectors is
- *   sampled channel by channel without lanes (kernels.h, sample_solo); several
+ *   sampled channel by channel without lanes (kernels.h, sample_solo),
+ *   and a walk of one such channel with unit rotation keys has its key
+ *   pairs prepared so that a frame is a sum of matrices (solo_frame); several
  *   small groups share vectors (sample_each); a grouped channel whose
  *   parent is a constant similarity (a root under a scaling or turning
  *   globalInverse) has that parent taken into its copy of the keys, so
@@ -60,36 +62,12 @@ static inline const skv_walk *walk_clip(const skv_model *model, int c)
 
 /* anim_clip_ticks (anim.h), defined here so that the reference
  * (anim_ref.c returns it) and pose_evaluate's frame (walk_frame, which
- * inlines it) loop a clip's time the same way, bit for bit.
- *
- * fmod's exact remainder without fmod's call (~100 instructions a frame,
- * libm's wrapper and its general algorithm). q = the quotient truncated
- * (ticks / duration rounded, so q is floor(ticks / duration) or one more:
- * rounding is monotonic and integers are representable); r = ticks - q *
- * duration by one fused multiply-add. That r is exact: ticks >= duration,
- * so ticks and q * duration are multiples of duration's ulp, and so is r,
- * with |r| < duration, so r fits in 53 bits and fma's one rounding
- * changes nothing. q one too many gives r < 0, and r + duration (the
- * remainder, representable by the same argument) is exact too. So r is
- * fmod's result bit for bit. fma is libm's (the FMA instruction where the
- * CPU has it, an exact emulation elsewhere). After more than 2^30 loops,
- * and for negative times, fmod itself. */
+ * inlines it) loop a clip's time the same way, bit for bit: kernels.h's
+ * kernels_clip_ticks, which a walk of one channel's frame kernel
+ * (solo_frame) inlines too. */
 static inline double walk_clip_ticks(const skv_clip *clip, double seconds)
 {
-    double ticks = seconds * clip->ticks_per_second, duration = clip->duration_ticks;
-    /* Playback's case first, one test for it: 0 <= ticks < 2^30
-     * durations holds only for a positive duration and a finite ticks
-     * (NaN fails both compares; an infinite ticks fails the second, and
-     * an infinite duration gives nothing but finite ticks). */
-    if (ticks >= 0.0 && ticks < duration * 1073741824.0) {
-        if (ticks < duration) return ticks;
-        double q = (double)(int64_t)(ticks / duration);
-        double r = fma(-q, duration, ticks);
-        return r < 0.0 ? r + duration : r;
-    }
-    if (!(duration > 0.0) || !isfinite(ticks)) return 0.0;
-    ticks = fmod(ticks, duration);
-    return ticks < 0.0 ? ticks + duration : ticks;
+    return kernels_clip_ticks(seconds, clip->ticks_per_second, clip->duration_ticks);
 }
 
 /* Compiles the rest pose's walk and every clip's now (replacing any
@@ -153,6 +131,7 @@ typedef struct skv_walk_stats {
     int affine;     /* the products take kernels.h's run_affine */
     int folded;     /* moving channels under a constant similarity, taken into their keys (no global product) */
     int solo_palette; /* one moving channel, its frame one kernel call (kernels.h solo_palette) */
+    int solo_terms; /* of those, its key pairs prepared once, the frame kernels.h's solo_frame (1) or, for rotation keys not of unit length, solo_frame_weighted (2) */
     int merged;     /* time lines keyed as one group at the union of their times (0: none) */
     int vector_palette; /* one 4-lane vector, affine products: its frame one kernel call (kernels.h vector_palette) */
     int translations; /* of vector_palette's palette steps, those whose offset only translates */

@@ -123,6 +123,18 @@ __attribute__((target("fma"))) static double clip_ticks_fma(const skv_clip *clip
 #define HAS_FMA() 0
 #endif
 
+/* The clip time a one-channel frame kernel (kernels.h, solo_frame) hands
+ * to the walk's search: test_clip_ticks' record of it. */
+static double searched_ticks;
+static int record_ticks(const skv_solo *solo, double ticks, int *cursor, float *f)
+{
+    (void)solo;
+    searched_ticks = ticks;
+    *cursor = -1; /* the next frame searches again */
+    *f = 0.0f;
+    return 0;
+}
+
 static void test_clip_ticks(void)
 {
     skv_clip clip = {.duration_ticks = 100.0, .ticks_per_second = 25.0};
@@ -160,6 +172,42 @@ static void test_clip_ticks(void)
     }
     CHECK(tried > 20000);
     CHECK(differ == 0);
+
+    /* The frame kernels inline the same loop, built for their instruction
+     * set (the FMA instruction in place of libm's fma): the time each
+     * hands to the walk's search, every kernel, bit for bit fmod's too. */
+    _Alignas(16) float rows[2 * SKV_EACH_KEY_FLOATS] = {0};
+    for (int k = 0; k < 2; k++) rows[SKV_EACH_KEY_FLOATS * k + 7] = 1.0f, rows[SKV_EACH_KEY_FLOATS * k + 8] = 1.0f;
+    for (int k = 0; k < 2; k++) rows[SKV_EACH_KEY_FLOATS * k + 9] = rows[SKV_EACH_KEY_FLOATS * k + 10] = 1.0f;
+    _Alignas(64) float pair[SKV_SOLO_PAIR_FLOATS(0)];
+    CHECK(kernels_solo_pair(rows, 0, NULL, 0, NULL, pair));
+    static const double key_times[2] = {0.0, 1.0}, inv_span[2] = {1.0, 0.0};
+    skv_solo solo = {.times = key_times, .inv_span = inv_span, .key_count = 2, .terms = pair,
+                     .pair_floats = SKV_SOLO_PAIR_FLOATS(0), .key_at = record_ticks};
+    int kernels = 0;
+    differ = tried = 0;
+    for (int kernel = SKV_WALK_PORTABLE; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
+        const skv_kernels *kn = kernels_get((skv_walk_kernel)kernel);
+        if (!kn) continue;
+        kernels++;
+        seed = 12345u;
+        for (size_t d = 0; d < sizeof durations / sizeof durations[0]; d++)
+            for (int k = 0; k < 4000; k++) {
+                seed = seed * 1103515245u + 12345u;
+                double loops = k < 64 ? (double)k * 0.5 : ldexp((double)(seed >> 8) / 16777216.0, k % 40);
+                double t = durations[d] * loops + (k % 3 == 0 ? 0.0 : durations[d] * (double)(seed & 255) / 256.0);
+                if (!isfinite(t)) continue;
+                int cursor = -1;
+                _Alignas(64) mat4 local;
+                (k % 2 ? kn->solo_frame_weighted : kn->solo_frame)(&solo, t, 1.0, durations[d], &cursor,
+                                                                   (float *)local, NULL);
+                double want = fmod(t, durations[d]);
+                differ += memcmp(&searched_ticks, &want, sizeof want) != 0;
+                tried++;
+            }
+    }
+    CHECK(tried > 20000 * kernels);
+    CHECK(differ == 0);
 }
 
 /* Random skeleton, walked by skeleton_pose and by a recursive reference. */
@@ -192,11 +240,51 @@ static void slerp_double(const float a[4], const float b[4], double f, double ou
     for (int k = 0; k < 4; k++) out[k] /= sqrt(len);
 }
 
+/* kernels.h's solo_frame needs the walk's search where playback's step
+ * does not find the pair: a test's clip of two keys at 0 and 1. */
+static int two_keys_at(const skv_solo *solo, double ticks, int *cursor, float *f)
+{
+    (void)solo;
+    *f = ticks <= 0.0 ? 0.0f : ticks >= 1.0 ? 1.0f : (float)ticks;
+    *cursor = 0;
+    return 0;
+}
+
+/* One lane's keys qa, qb (T 0, S 1) prepared as a one-channel walk's
+ * pair (kernels_solo_pair, `weighted` or not) with one palette entry
+ * under an identity offset, posed by the kernel's solo_frame (or
+ * solo_frame_weighted) at factor f (ticks = seconds = f on keys at 0 and
+ * 1): the entry the kernel writes, and the local it leaves unformed as
+ * kernels_solo_local forms it. */
+static void solo_frame_local(const skv_kernels *kn, int weighted, const float qa[4], const float qb[4], float f,
+                             mat4 entry, mat4 local)
+{
+    _Alignas(16) float rows[2 * SKV_EACH_KEY_FLOATS] = {0};
+    for (int c = 0; c < 4; c++) rows[4 + c] = qa[c], rows[SKV_EACH_KEY_FLOATS + 4 + c] = qb[c];
+    for (int c = 0; c < 3; c++) rows[8 + c] = rows[SKV_EACH_KEY_FLOATS + 8 + c] = 1.0f;
+    _Alignas(64) mat4 identity = GLM_MAT4_IDENTITY_INIT, work, palette;
+    const skv_walk_step step = {0, ~0, 0};
+    _Alignas(64) float pair[SKV_SOLO_PAIR_FLOATS(1)];
+    CHECK(kernels_solo_pair(rows, weighted, &step, 1, &identity, pair));
+    static const double times[2] = {0.0, 1.0}, inv_span[2] = {1.0, 0.0};
+    skv_solo solo = {.times = times, .inv_span = inv_span, .key_count = 2, .out = 0, .terms = pair,
+                     .pair_floats = SKV_SOLO_PAIR_FLOATS(1), .steps = &step, .steps_end = &step + 1,
+                     .weighted = weighted, .key_at = two_keys_at};
+    int cursor = 0;
+    (weighted ? kn->solo_frame_weighted : kn->solo_frame)(&solo, f, 1.0, 2.0, &cursor, (float *)work,
+                                                          (float *)palette);
+    CHECK(work[3][3] == 0.0f); /* left unformed */
+    kernels_solo_local(&solo, (float *)work);
+    glm_mat4_copy(palette, entry);
+    glm_mat4_copy(work, local);
+}
+
 /* The time groups' sampler of every kernel (kernels.h) against slerp in
  * double precision over the whole arc (keys 0 to 180 degrees apart as
  * rotations, factors across [0, 1]), T = 0 and S = 1 so the locals are
  * the rotations' matrices: every entry within 1e-6, each lane on the
- * vectorised arc (no lane is left to a scalar redo). */
+ * vectorised arc (no lane is left to a scalar redo). The one-channel
+ * kernels too: sample_solo, and solo_frame from prepared pairs. */
 static void test_slerp_lanes_exact(void)
 {
     enum { LANES = SKV_LANE_BLOCK };
@@ -205,7 +293,8 @@ static void test_slerp_lanes_exact(void)
         const skv_kernels *kn = kernels_get((skv_walk_kernel)kernel);
         if (!kn) continue;
         unsigned seed = 23;
-        double worst = 0.0, worst_angle = 0.0, worst_solo = 0.0;
+        double worst = 0.0, worst_angle = 0.0, worst_solo = 0.0, worst_terms = 0.0, worst_weighted = 0.0;
+        unsigned lengths = 7; /* the weighted pairs' key lengths */
         int pairs = 0;
         for (int step = 0; step <= 1000; step++) {
             _Alignas(64) float a[SKV_KEY_FLOATS(1)] = {0}, b[SKV_KEY_FLOATS(1)] = {0};
@@ -255,6 +344,41 @@ static void test_slerp_lanes_exact(void)
                 for (int j = 0; j < LANES; j++) {
                     double e[4];
                     slerp_double(qa[j], qb[j], f, e);
+                    /* Prepared pairs want keys of unit length (qa's axis
+                     * is not quite): against their own double slerp. */
+                    float qu[4];
+                    double eu[4], lu = 0.0;
+                    for (int k = 0; k < 4; k++) lu += (double)qa[j][k] * qa[j][k];
+                    for (int k = 0; k < 4; k++) qu[k] = (float)(qa[j][k] / sqrt(lu));
+                    slerp_double(qu, qb[j], f, eu);
+                    mat4 terms, terms_local;
+                    solo_frame_local(kn, 0, qu, qb[j], f, terms, terms_local);
+                    /* Weighted pairs: keys of lengths 0.8 to 1.2, against
+                     * the reference's own slerp of them. */
+                    float sa = 1.0f + 0.2f * frand(&lengths), sb = 1.0f + 0.2f * frand(&lengths), ka[4], kb[4], rq[4];
+                    for (int k = 0; k < 4; k++) ka[k] = sa * qa[j][k], kb[k] = sb * qb[j][k];
+                    /* One hemisphere by the dot product as the reference
+                     * forms it (the walk turns keys so): near 90 degrees
+                     * apart, scaled keys can change its sign. */
+                    if (ka[0] * kb[0] + ka[1] * kb[1] + ka[2] * kb[2] + ka[3] * kb[3] < 0.0f)
+                        for (int k = 0; k < 4; k++) kb[k] = -kb[k];
+                    anim_quat_slerp(ka, kb, f, rq);
+                    mat4 weighted, weighted_local;
+                    solo_frame_local(kn, 1, ka, kb, f, weighted, weighted_local);
+                    double x = rq[0], y = rq[1], z = rq[2], w = rq[3];
+                    double mr[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)},
+                                       {2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x)},
+                                       {2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)}};
+                    for (int c = 0; c < 3; c++)
+                        for (int r = 0; r < 3; r++)
+                            worst_weighted = fmax(worst_weighted, fmax(fabs(weighted[c][r] - mr[c][r]),
+                                                                       fabs(weighted_local[c][r] - mr[c][r])));
+                    double mu[3][3] = {{1 - 2 * (eu[1] * eu[1] + eu[2] * eu[2]), 2 * (eu[0] * eu[1] + eu[3] * eu[2]),
+                                        2 * (eu[0] * eu[2] - eu[3] * eu[1])},
+                                       {2 * (eu[0] * eu[1] - eu[3] * eu[2]), 1 - 2 * (eu[0] * eu[0] + eu[2] * eu[2]),
+                                        2 * (eu[1] * eu[2] + eu[3] * eu[0])},
+                                       {2 * (eu[0] * eu[2] + eu[3] * eu[1]), 2 * (eu[1] * eu[2] - eu[3] * eu[0]),
+                                        1 - 2 * (eu[0] * eu[0] + eu[1] * eu[1])}};
                     /* The rotation matrix of e, column-major. */
                     double m[3][3] = {{1 - 2 * (e[1] * e[1] + e[2] * e[2]), 2 * (e[0] * e[1] + e[3] * e[2]),
                                        2 * (e[0] * e[2] - e[3] * e[1])},
@@ -266,15 +390,24 @@ static void test_slerp_lanes_exact(void)
                         for (int r = 0; r < 3; r++) {
                             double err = fabs(out[j][c][r] - m[c][r]);
                             if (err > worst) worst = err, worst_angle = quat_angle(qa[j], qb[j]);
+                            worst_terms = fmax(worst_terms, fabs(terms[c][r] - mu[c][r]));
+                            worst_terms = fmax(worst_terms, fabs(terms_local[c][r] - mu[c][r]));
                         }
+                    for (int k = 0; k < 4; k++) /* T 0 and the bottom row 0 0 0 1, exactly */
+                        worst_terms = fmax(worst_terms, fabs(terms[3][k] - (k == 3)) + fabs(terms[k][3] - (k == 3)) +
+                                                            fabs(terms_local[3][k] - (k == 3)) +
+                                                            fabs(terms_local[k][3] - (k == 3)));
                     pairs++;
                 }
             }
         }
         printf("sampler %s vs double slerp: max rotation matrix error %.2g (keys %.3g rad apart) over %d slerps "
-               "(lanes and one-channel alternately); one-channel vs lanes %.2g\n",
-               kn->name, worst, worst_angle, pairs, worst_solo);
+               "(lanes and one-channel alternately); one-channel vs lanes %.2g; prepared pairs (solo_frame) %.2g; "
+               "weighted, keys of other lengths, vs the reference's slerp %.2g\n",
+               kn->name, worst, worst_angle, pairs, worst_solo, worst_terms, worst_weighted);
         CHECK(worst < 1e-6);
+        CHECK(worst_terms < 1e-6);
+        CHECK(worst_weighted < 1e-6);
         CHECK(worst_solo < 2e-6); /* each within 1e-6 of the double slerp */
         ran++;
     }
@@ -560,9 +693,10 @@ static void test_small_clips(void)
     /* lines[k]: the time line of channel k (channels on one line share a
      * group); solo: channels expected on the one-channel sampler. */
     /* unit: rotation keys of unit length, so that time lines may be
-     * keyed as one (walk.c, merge_time_lines: merged, how many); uneven:
-     * the globalInverse scaled unevenly, as in case 4; t_once: T keyed
-     * once (vector_palette's t_fixed). */
+     * keyed as one (walk.c, merge_time_lines: merged, how many) and a walk
+     * of one channel prepares its key pairs (kernels.h, solo_frame);
+     * uneven: the globalInverse scaled unevenly, as in case 4; t_once: T
+     * keyed once (vector_palette's t_fixed). */
     static const struct {
         int channels, lines[MAX_CH], solo, each, unit, merged, uneven, t_once;
     } cases[] = {
@@ -585,10 +719,21 @@ static void test_small_clips(void)
          * moving node's parent is a constant that does not fold, so a
          * global product reads a constant (not vector_palette's). */
         {3, {0, 0, 0}, 0, 0, 0, 0, 1, 0},
+        /* One channel, unit keys: the prepared pairs. Cases 13-16 (the
+         * node is (2k + case) mod 6, the offsets and globalInverse follow
+         * the case's parity and remainder by 3) on node 1 (four palette
+         * entries: it and its rigid subtree; its offset the identity),
+         * node 2 (a projective offset: not prepared), node 3 (two entries,
+         * its offset a translation), node 4 (a leaf under fixed nodes and
+         * the turned globalInverse, folded). */
+        {1, {0}, 1, 0, 1, 0, 0, 0},
+        {1, {0}, 1, 0, 1, 0, 0, 0},
+        {1, {0}, 1, 0, 1, 0, 0, 0},
+        {1, {0}, 1, 0, 1, 0, 0, 0},
     };
     const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     unsigned seed = 31;
-    int solo_total = 0, folded_total = 0, vector_total = 0;
+    int solo_total = 0, folded_total = 0, vector_total = 0, terms_total = 0, weighted_total = 0;
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
         int parents[NODES] = {-1, 0, 1, 1, 3, 0}, bone_node[NODES], node_channel[NODES];
         mat4 rest[NODES], offsets[NODES];
@@ -637,11 +782,8 @@ static void test_small_clips(void)
                 for (int a = 0; a < 4; a++)
                     ch->rotations[i].value[a] = i % 2 ? frand(&seed)
                                                       : ch->rotations[i > 0 ? i - 1 : 0].value[a] + 0.05f * frand(&seed);
-                if (cases[ci].unit) {
-                    float *q = ch->rotations[i].value;
-                    float len = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-                    for (int a = 0; a < 4; a++) q[a] /= len;
-                }
+                float *q = ch->rotations[i].value, len = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+                for (int a = 0; cases[ci].unit && a < 4; a++) q[a] /= len; /* by hand: cglm's wants alignment */
             }
         }
         /* Every third case, the first moving bone's offset with a bottom
@@ -686,6 +828,11 @@ static void test_small_clips(void)
         CHECK(st.t_fixed == cases[ci].t_once);
         if (cases[ci].uneven) CHECK(!st.vector_palette && st.groups == 1 && st.solo == 0 && st.affine);
         vector_total += st.vector_palette;
+        /* Its key pairs prepared: the frame kernels.h's solo_frame where
+         * the rotation keys are of unit length, solo_frame_weighted where
+         * they are not. */
+        CHECK(st.solo_terms == (!st.solo_palette ? 0 : cases[ci].unit ? 1 : 2));
+        terms_total += st.solo_terms == 1, weighted_total += st.solo_terms == 2;
         /* Folded: moving nodes whose parent is constant and a similarity
          * (a moving root under the turned globalInverse, and nodes under
          * fixed ones: rest locals are rotations); none where the
@@ -764,10 +911,12 @@ static void test_small_clips(void)
             if (worst >= 1e-5) printf("small clip %zu, %s kernels: %.2g\n", ci, names[kernel], worst);
         }
         printf("small clip %zu (%d channels, %d without lanes, %d in shared vectors, %d time lines keyed as one, %s "
-               "products%s, %d under a similarity folded): max abs palette difference %.2g over 1120 evaluations and "
-               "60 crowd rows per kernel, globals %.2g\n",
+               "products%s, %d under a similarity folded, %d palette entries%s): max abs palette difference %.2g over "
+               "1120 evaluations and 60 crowd rows per kernel, globals %.2g\n",
                ci, count, st.solo, st.each, st.merged, st.affine ? "affine" : "general",
-               st.vector_palette ? ", one kernel call" : "", st.folded, worst, worst_global);
+               st.vector_palette ? ", one kernel call" : "", st.folded, st.palette,
+               st.solo_terms == 1 ? ", pairs prepared" : st.solo_terms == 2 ? ", pairs prepared, weighted" : "", worst,
+               worst_global);
         CHECK(worst < 1e-5);
         CHECK(worst_global < 1e-5);
         walk_forget(&model);
@@ -776,6 +925,8 @@ static void test_small_clips(void)
     CHECK(solo_total > 0);
     CHECK(folded_total >= 2);
     CHECK(vector_total >= 2);
+    CHECK(terms_total >= 3);
+    CHECK(weighted_total >= 1);
 }
 
 /* Rotation and translation of a local matrix that may carry scale. */
