@@ -399,25 +399,31 @@ __attribute__((target("avx512f,avx2,fma"), flatten)) static void solo_palette_av
 /* kernels.h, vector_palette: one 4-lane vector and both product lists
  * inlined into one function (flatten), the same arithmetic as the three
  * calls; the globals' operands are all in work (the walk checks), so
- * none is tested for its kind. */
+ * none is tested for its kind. One body for each build, named by its
+ * suffixes: the sampler's (4 lanes) and the products'. Each list is read
+ * into locals first: the vector stores may alias anything (their types
+ * do), so GCC would read it again at every step. */
+#define VECTOR_PALETTE_BODY(LANES, PRODUCTS)                                                                          \
+    do {                                                                                                             \
+        if (lists->t_fixed) sample_single_t_fixed_##LANES(a, b, f, out, work);                                       \
+        else sample_single_##LANES(a, b, f, out, work);                                                              \
+        const skv_walk_step *g = lists->globals;                                                                     \
+        for (int i = 0, count = lists->global_count; i < count; i++)                                                 \
+            affine_##PRODUCTS((const float *)((const char *)work + g[i].a),                                          \
+                              (const float *)((const char *)work + g[i].b), (float *)((char *)work + g[i].out));     \
+        run_palette_##PRODUCTS(lists->palette, lists->palette_count, work, lists->constants, palette);               \
+        const skv_walk_step *t = lists->translations;                                                                \
+        const mat4 *constants = lists->constants;                                                                    \
+        for (int i = 0, count = lists->translation_count; i < count; i++)                                            \
+            translate_##PRODUCTS((const float *)((const char *)work + t[i].a),                                       \
+                                 (const float *)((const char *)constants + ~t[i].b),                                 \
+                                 (float *)((char *)palette + t[i].out));                                             \
+    } while (0)
+
 __attribute__((flatten)) static void vector_palette_sse2(const float *a, const float *b, float f, const int32_t *out,
                                                         float *work, const skv_walk_lists *lists, float *palette)
 {
-    if (lists->t_fixed) sample_single_t_fixed_sse2(a, b, f, out, work);
-    else sample_single_sse2(a, b, f, out, work);
-    /* Each list read into locals first: the vector stores may alias
-     * anything (their types do), so GCC would read it again at every
-     * step. */
-    const skv_walk_step *g = lists->globals;
-    for (int i = 0, count = lists->global_count; i < count; i++)
-        affine_sse2((const float *)((const char *)work + g[i].a), (const float *)((const char *)work + g[i].b),
-                    (float *)((char *)work + g[i].out));
-    run_palette_sse2(lists->palette, lists->palette_count, work, lists->constants, palette);
-    const skv_walk_step *t = lists->translations;
-    const mat4 *constants = lists->constants;
-    for (int i = 0, count = lists->translation_count; i < count; i++)
-        translate_sse2((const float *)((const char *)work + t[i].a), (const float *)((const char *)constants + ~t[i].b),
-                       (float *)((char *)palette + t[i].out));
+    VECTOR_PALETTE_BODY(sse2, sse2);
 }
 
 __attribute__((target("avx2,fma"), flatten)) static void vector_palette_avx2(const float *a, const float *b, float f,
@@ -425,21 +431,7 @@ __attribute__((target("avx2,fma"), flatten)) static void vector_palette_avx2(con
                                                                             const skv_walk_lists *lists,
                                                                             float *palette)
 {
-    if (lists->t_fixed) sample_single_t_fixed_avx2x4(a, b, f, out, work);
-    else sample_single_avx2x4(a, b, f, out, work);
-    /* Each list read into locals first: the vector stores may alias
-     * anything (their types do), so GCC would read it again at every
-     * step. */
-    const skv_walk_step *g = lists->globals;
-    for (int i = 0, count = lists->global_count; i < count; i++)
-        affine_avx2((const float *)((const char *)work + g[i].a), (const float *)((const char *)work + g[i].b),
-                    (float *)((char *)work + g[i].out));
-    run_palette_avx2(lists->palette, lists->palette_count, work, lists->constants, palette);
-    const skv_walk_step *t = lists->translations;
-    const mat4 *constants = lists->constants;
-    for (int i = 0, count = lists->translation_count; i < count; i++)
-        translate_avx2((const float *)((const char *)work + t[i].a), (const float *)((const char *)constants + ~t[i].b),
-                       (float *)((char *)palette + t[i].out));
+    VECTOR_PALETTE_BODY(avx2x4, avx2);
 }
 
 static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_affine_sse2, run_palette_sse2, run_rows_sse2,
