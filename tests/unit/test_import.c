@@ -123,6 +123,20 @@ static skv_result import_one_clip(struct aiNode *root, struct aiMesh **meshes, u
     return import_scene(&scene, path, NULL, model, err);
 }
 
+/* `clip` made a clip of one channel at 10 ticks a second (`slot`: its
+ * channel list, one entry); returns it, for the scene's list. */
+static struct aiAnimation *one_channel_clip(struct aiAnimation *clip, const char *name, double duration,
+                                            struct aiNodeAnim *channel, struct aiNodeAnim **slot)
+{
+    slot[0] = channel;
+    set_name(&clip->mName, name);
+    clip->mDuration = duration;
+    clip->mTicksPerSecond = 10.0;
+    clip->mNumChannels = 1;
+    clip->mChannels = slot;
+    return clip;
+}
+
 static void test_defensive(void)
 {
     /* Root singular (all zero), a child with NaN in its transform. */
@@ -324,13 +338,7 @@ static void test_merge_order(void)
         set_name(&channels[i].mNodeName, targets[i]);
         channels[i].mNumPositionKeys = 2;
         channels[i].mPositionKeys = keys[i];
-        channel_ptr[i][0] = &channels[i];
-        set_name(&clips[i].mName, names[i]);
-        clips[i].mDuration = durations[i];
-        clips[i].mTicksPerSecond = 10.0;
-        clips[i].mNumChannels = 1;
-        clips[i].mChannels = channel_ptr[i];
-        clip_ptr[i] = &clips[i];
+        clip_ptr[i] = one_channel_clip(&clips[i], names[i], durations[i], &channels[i], channel_ptr[i]);
     }
     struct aiScene scene = {.mRootNode = root, .mNumMeshes = 1, .mMeshes = meshes, .mNumAnimations = 8,
                             .mAnimations = clip_ptr};
@@ -489,13 +497,7 @@ int main(void)
         set_name(&one[i].mNodeName, targets[i]);
         one[i].mNumPositionKeys = 2;
         one[i].mPositionKeys = i == 3 ? long_keys : short_keys;
-        one_ptr[i][0] = &one[i];
-        set_name(&per_node[i].mName, targets[i]);
-        per_node[i].mDuration = i == 3 ? 20.0 : 10.0;
-        per_node[i].mTicksPerSecond = 10.0;
-        per_node[i].mNumChannels = 1;
-        per_node[i].mChannels = one_ptr[i];
-        per_node_ptr[i] = &per_node[i];
+        per_node_ptr[i] = one_channel_clip(&per_node[i], targets[i], i == 3 ? 20.0 : 10.0, &one[i], one_ptr[i]);
     }
     struct aiScene scene = {.mRootNode = root, .mNumMeshes = 3, .mMeshes = meshes, .mNumAnimations = 4,
                             .mAnimations = per_node_ptr};
