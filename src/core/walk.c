@@ -26,11 +26,17 @@ typedef struct walk_group {
      * stored as each's. */
     int solo;
     int lane_count;    /* channel_count rounded up to whole blocks (each, solo: channel_count) */
-    size_t key_floats; /* floats from one key to the next (each, solo: in one channel's keys) */
     int channel;       /* the first channel: its cursor serves the group */
+    size_t key_floats; /* floats from one key to the next (each, solo: in one channel's keys) */
     float *search;     /* key times as float: the binary search reads these */
     double *times;     /* the exact times: the factor and the search's last step */
     double *inv_span;  /* per key pair: 1 / time span (0 for an empty span) */
+    /* Key times evenly spaced (every BVH, most baked and mocap clips):
+     * keys per tick, so that a seek computes its key pair instead of
+     * searching for it; 0 where they are not (even_key_rate). With it the
+     * struct is 80 bytes, as before it (`channel` moved up into padding):
+     * the frame's loop over the groups indexes them in two instructions. */
+    double key_rate;
     float *keys;       /* key_count * SKV_KEY_FLOATS(lane_count / SKV_LANE_BLOCK), 64-byte aligned
                         * (each, solo: channel_count * key_count * SKV_EACH_KEY_FLOATS) */
     int32_t *out;      /* per lane: its local's byte offset in the work block */
@@ -284,6 +290,21 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
     }
 }
 
+/* Keys per tick where a group's times lie within a quarter of their mean
+ * spacing of an even grid, 0 otherwise. There (t - times[0]) * rate is
+ * within [i - 1/4, i + 5/4) for t's key pair i, so its integer part is
+ * i or a neighbour, which group_seek's steps on the exact times settle;
+ * the keys are then strictly increasing, too. Rounding (glTF's float
+ * seconds times 1000) is far inside the quarter. */
+static double even_key_rate(const double *times, int count)
+{
+    double span = (times[count - 1] - times[0]) / (count - 1);
+    if (!(span > 0.0) || !isfinite(span)) return 0.0;
+    for (int i = 0; i < count; i++)
+        if (!(fabs(times[i] - (times[0] + i * span)) <= 0.25 * span)) return 0.0;
+    return 1.0 / span;
+}
+
 /* Sorts the moving channels (`moving_channels`, w->sample_count of them)
  * into time groups; the channels whose arrays are keyed at times of their
  * own are sampled one by one (w->loose). */
@@ -330,6 +351,7 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
                 double span = grp->times[i + 1] - grp->times[i];
                 grp->inv_span[i] = span > 0.0 ? 1.0 / span : 0.0;
             }
+            grp->key_rate = even_key_rate(grp->times, count);
         }
         w->groups[group_of[k]].channel_count++;
     }
@@ -595,6 +617,7 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
         out->key_bytes += (size_t)grp->key_count * (key_floats * sizeof(float) + sizeof(float) + 2 * sizeof(double));
         out->each += grp->each ? grp->channel_count : 0;
         out->solo += grp->solo ? grp->channel_count : 0;
+        out->even += grp->key_rate > 0.0;
     }
 }
 
@@ -625,10 +648,47 @@ static inline int key_at(const double *first_time, size_t stride, int count, dou
     return *cursor = key_before(first_time, stride, count, t);
 }
 
+/* The last float key time at or before tf (search[0] <= tf): the range
+ * halved n's number of times whatever tf is, each step a conditional
+ * move. A seek's compares are coin flips, and a branch per step lost
+ * about half of them to the predictor. A key after one that is already
+ * too late stays too late (the times are sorted), so keeping the larger
+ * half in both cases is safe. */
+static int float_key_before(const float *search, int n, float tf)
+{
+    const float *base = search;
+    for (int len = n; len > 1;) {
+        int half = len / 2;
+        base = base[half] <= tf ? base + half : base;
+        len -= half;
+    }
+    return (int)(base - search);
+}
+
+/* group_key's search: t strictly inside the keys and not in the
+ * cursor's two pairs (a seek, or playback that steps over more than one
+ * key a frame: 120 Hz mocap at 60 fps). Evenly spaced times compute the
+ * pair (key_rate), the others search the float times (4 bytes a key, in
+ * cache); either is then settled on the exact times, where floats round
+ * two keys together or the grid is off by one. Out of line: the playback
+ * frames keep their own frame small. */
+static inline int group_seek(const walk_group *grp, double t, int *cursor, float *f)
+{
+    const double *times = grp->times;
+    int n = grp->key_count;
+    int i = grp->key_rate > 0.0 ? (int)((t - times[0]) * grp->key_rate) : float_key_before(grp->search, n, (float)t);
+    i = i < n - 2 ? i : n - 2;
+    while (i > 0 && times[i] > t) i--;
+    while (i + 2 < n && times[i + 1] <= t) i++;
+    *cursor = i;
+    double x = (t - times[i]) * grp->inv_span[i];
+    *f = (float)(x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x);
+    return i;
+}
+
 /* A group's key pair and factor at t: i = 0, f = 0 before the first key,
  * i = count - 2, f = 1 after the last. Playback steps the cursor; a jump
- * searches the float times (4 bytes a key, in cache), and the exact
- * times settle the last step where floats round two keys together. */
+ * goes to group_seek. */
 static inline int group_key(const walk_group *grp, double t, int *cursor, float *f)
 {
     const double *times = grp->times;
@@ -637,14 +697,18 @@ static inline int group_key(const walk_group *grp, double t, int *cursor, float 
      * (keys further apart than frames: every other frame or so). Then t
      * is inside the keys, and t - times[i] >= 0, so x >= 0: only the top
      * is clamped, in float, the same value as clamping in double first.
-     * One unsigned compare bounds the cursor (-1: none). */
+     * One unsigned compare bounds the cursor (-1: none). Marked likely:
+     * GCC then lays the frame functions out for it (a register fewer
+     * saved in walk_pose_all's prologue, measured), the rest after. */
     if ((unsigned)i < (unsigned)(n - 1) && times[i] <= t) {
-        if (t < times[i + 1] || (i + 2 < n && t < times[i + 2] && (*cursor = ++i, 1))) {
+        if (__builtin_expect(t < times[i + 1] || (i + 2 < n && t < times[i + 2] && (*cursor = ++i, 1)), 1)) {
             float x = (float)((t - times[i]) * grp->inv_span[i]);
             *f = x < 1.0f ? x : 1.0f;
             return i;
         }
     }
+    /* Before the first key and after the last, inline: playback holds
+     * there when a group's keys end before the clip does. */
     if (!(t > times[0])) {
         *f = 0.0f;
         return 0;
@@ -653,25 +717,7 @@ static inline int group_key(const walk_group *grp, double t, int *cursor, float 
         *f = 1.0f;
         return n - 2;
     }
-    if (!(i >= 0 && i < n - 1 && times[i] <= t && t < times[i + 1])) {
-        if (i >= 0 && i + 2 < n && times[i + 1] <= t && t < times[i + 2]) i++;
-        else {
-            float tf = (float)t;
-            int lo = 0, hi = n - 1;
-            while (lo < hi) {
-                int mid = (lo + hi + 1) / 2;
-                if (grp->search[mid] <= tf) lo = mid;
-                else hi = mid - 1;
-            }
-            i = lo < n - 2 ? lo : n - 2;
-            while (i > 0 && times[i] > t) i--;
-            while (i + 2 < n && times[i + 1] <= t) i++;
-        }
-        *cursor = i;
-    }
-    double x = (t - times[i]) * grp->inv_span[i];
-    *f = (float)(x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x);
-    return i;
+    return group_seek(grp, t, cursor, f);
 }
 
 static void sample_vec3(const skv_vec3_key *keys, int count, double t, int *cursor, float out[3])

@@ -148,6 +148,7 @@ typedef struct skv_walk_stats {
     int affine;     /* the products take kernels.h's run_affine */
     int folded;     /* moving channels under a constant similarity, taken into their keys (no global product) */
     int solo_palette; /* one moving channel, its frame one kernel call (kernels.h solo_palette) */
+    int even;       /* time groups whose keys are evenly spaced: a seek computes its key pair */
 } skv_walk_stats;
 void walk_stats(const skv_walk *w, skv_walk_stats *out);
 
