@@ -624,16 +624,17 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
 /* --- running -------------------------------------------------------------- */
 
 /* Index of the last key with time <= t in a key array (0 if t is before
- * the first). */
+ * the first): the range halved the same number of times whatever t is,
+ * by conditional moves (float_key_before below says why). */
 static int key_before(const double *first_time, size_t stride, int count, double t)
 {
-    int lo = 0, hi = count - 1;
-    while (lo < hi) {
-        int mid = (lo + hi + 1) / 2;
-        if (TIME_AT(first_time, stride, mid) <= t) lo = mid;
-        else hi = mid - 1;
+    int base = 0;
+    for (int len = count; len > 1;) {
+        int half = len / 2;
+        base = TIME_AT(first_time, stride, base + half) <= t ? base + half : base;
+        len -= half;
     }
-    return lo;
+    return base;
 }
 
 /* Key index for t, strictly inside the key range (first.time < t < last.time):

@@ -755,13 +755,14 @@ static void test_seeks(void)
 {
     enum { NODES = 8, MAX_CH = 6, MAX_TIMES = 60000 };
     static const struct {
-        int channels, line_of[MAX_CH], kinds[3], keys[3], even;
+        int channels, line_of[MAX_CH], kinds[3], keys[3], even, loose;
     } cases[] = {
-        {1, {0}, {LINE_TICKS}, {50000}, 1},                                    /* a huge clip, one channel */
-        {5, {0, 0, 0, 0, 0}, {LINE_ROUNDED}, {2000}, 1},                       /* one vector group */
-        {6, {0, 0, 0, 0, 0, 1}, {LINE_NUDGED, LINE_JITTER}, {40, 33}, 1},      /* a vector and a solo group */
-        {3, {0, 1, 2}, {LINE_OFF, LINE_FAR, LINE_FAR_JITTER}, {30, 300, 300}, 1}, /* three shared-vector groups */
-        {2, {0, 1}, {LINE_FAR_JITTER, LINE_TICKS}, {500, 7}, 1},               /* two solo groups */
+        {1, {0}, {LINE_TICKS}, {50000}, 1, 0},                                    /* a huge clip, one channel */
+        {5, {0, 0, 0, 0, 0}, {LINE_ROUNDED}, {2000}, 1, 0},                       /* one vector group */
+        {6, {0, 0, 0, 0, 0, 1}, {LINE_NUDGED, LINE_JITTER}, {40, 33}, 1, 0},      /* a vector and a solo group */
+        {3, {0, 1, 2}, {LINE_OFF, LINE_FAR, LINE_FAR_JITTER}, {30, 300, 300}, 1, 0}, /* three shared-vector groups */
+        {2, {0, 1}, {LINE_FAR_JITTER, LINE_TICKS}, {500, 7}, 1, 0},               /* two solo groups */
+        {1, {0}, {LINE_JITTER, LINE_TICKS, LINE_FAR_JITTER}, {33, 300, 200}, 0, 1}, /* T, R, S apart: loose */
     };
     const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     unsigned seed = 77;
@@ -785,32 +786,40 @@ static void test_seeks(void)
         double first = 1e300, last = -1e300;
         for (int k = 0; k < count; k++) {
             skv_channel *ch = &channels[k];
-            int line = cases[ci].line_of[k], kind = cases[ci].kinds[line], keys = cases[ci].keys[line];
+            /* A loose case keys T, R and S on lines 0, 1 and 2: sampled one
+             * array at a time (walk.c, key_at). */
+            int line = cases[ci].line_of[k], loose = cases[ci].loose, n[3];
             lines = line + 1 > lines ? line + 1 : lines;
+            for (int a = 0; a < 3; a++) n[a] = cases[ci].keys[loose ? a : line];
             ch->node = (k * 3 + 1) % NODES;
             node_channel[ch->node] = k;
-            ch->position_count = ch->rotation_count = ch->scale_count = keys;
-            ch->positions = calloc((size_t)keys, sizeof *ch->positions);
-            ch->rotations = calloc((size_t)keys, sizeof *ch->rotations);
-            ch->scales = calloc((size_t)keys, sizeof *ch->scales);
+            ch->position_count = n[0], ch->rotation_count = n[1], ch->scale_count = n[2];
+            ch->positions = calloc((size_t)n[0], sizeof *ch->positions);
+            ch->rotations = calloc((size_t)n[1], sizeof *ch->rotations);
+            ch->scales = calloc((size_t)n[2], sizeof *ch->scales);
             CHECK(ch->positions && ch->rotations && ch->scales);
-            unsigned tseed = 1000u + (unsigned)line; /* one line, one set of times */
-            for (int i = 0; i < keys; i++) {
-                double t = seek_line_time(kind, i, &tseed);
-                if (kind == LINE_JITTER && i == 5) t = ch->positions[4].time; /* the same time twice */
-                ch->positions[i].time = ch->rotations[i].time = ch->scales[i].time = t;
-                for (int a = 0; a < 3; a++) {
-                    ch->positions[i].value[a] = frand(&seed);
-                    ch->scales[i].value[a] = 1.0f + 0.2f * frand(&seed);
+            for (int a = 0; a < 3; a++) {
+                int kind = cases[ci].kinds[loose ? a : line];
+                unsigned tseed = 1000u + (unsigned)(loose ? a : line); /* one line, one set of times */
+                for (int i = 0; i < n[a]; i++) {
+                    double *t = a == 0 ? &ch->positions[i].time : a == 1 ? &ch->rotations[i].time : &ch->scales[i].time;
+                    *t = seek_line_time(kind, i, &tseed);
+                    if (kind == LINE_JITTER && i == 5) /* key 4's time twice: an empty span */
+                        *t = a == 0 ? ch->positions[4].time : a == 1 ? ch->rotations[4].time : ch->scales[4].time;
+                    first = fmin(first, *t), last = fmax(last, *t);
                 }
-                /* Unit rotations, as importers give them: this is about
-                 * which key pair, not the slerp of odd keys. */
+            }
+            for (int i = 0; i < n[0]; i++)
+                for (int a = 0; a < 3; a++) ch->positions[i].value[a] = frand(&seed);
+            for (int i = 0; i < n[2]; i++)
+                for (int a = 0; a < 3; a++) ch->scales[i].value[a] = 1.0f + 0.2f * frand(&seed);
+            /* Unit rotations, as importers give them: this is about which
+             * key pair, not the slerp of odd keys. */
+            for (int i = 0; i < n[1]; i++) {
                 float *q = ch->rotations[i].value, len = 0.0f;
                 for (int a = 0; a < 4; a++) q[a] = frand(&seed), len += q[a] * q[a];
                 for (int a = 0; a < 4; a++) q[a] /= sqrtf(len);
             }
-            first = fmin(first, ch->positions[0].time);
-            last = fmax(last, ch->positions[keys - 1].time);
         }
         /* Seek times: each line's every key (or every 7th of a huge one), an
          * ulp either side, the middle of each pair, before the first key
@@ -820,17 +829,24 @@ static void test_seeks(void)
         for (int k = 0; k < count; k++) {
             const skv_channel *ch = &channels[k];
             if (k > 0 && cases[ci].line_of[k] == cases[ci].line_of[k - 1]) continue;
-            int keys = ch->position_count, step = keys > 5000 ? 7 : 1;
-            for (int i = 0; i < keys && n_times + 4 < MAX_TIMES / 2; i += step) {
-                double t = ch->positions[i].time;
-                times[n_times++] = t;
-                times[n_times++] = nextafter(t, -INFINITY);
-                times[n_times++] = nextafter(t, INFINITY);
-                if (i + 1 < keys) times[n_times++] = 0.5 * (t + ch->positions[i + 1].time);
+            for (int a = 0; a < (cases[ci].loose ? 3 : 1); a++) {
+                const double *at = a == 0 ? &ch->positions[0].time : a == 1 ? &ch->rotations[0].time : &ch->scales[0].time;
+                size_t stride = a == 1 ? sizeof ch->rotations[0] : sizeof ch->positions[0];
+                int keys = a == 0 ? ch->position_count : a == 1 ? ch->rotation_count : ch->scale_count;
+                int step = keys > 5000 ? 7 : 1;
+#define SEEK_KEY_TIME(i) (*(const double *)((const char *)at + (size_t)(i) * stride))
+                for (int i = 0; i < keys && n_times + 4 < MAX_TIMES / 2; i += step) {
+                    double t = SEEK_KEY_TIME(i);
+                    times[n_times++] = t;
+                    times[n_times++] = nextafter(t, -INFINITY);
+                    times[n_times++] = nextafter(t, INFINITY);
+                    if (i + 1 < keys) times[n_times++] = 0.5 * (t + SEEK_KEY_TIME(i + 1));
+                }
+                double span = (SEEK_KEY_TIME(keys - 1) - SEEK_KEY_TIME(0)) / (keys - 1);
+                times[n_times++] = SEEK_KEY_TIME(0) - 0.5 * span;
+                times[n_times++] = SEEK_KEY_TIME(keys - 1) + 0.5 * span;
+#undef SEEK_KEY_TIME
             }
-            double span = (ch->positions[keys - 1].time - ch->positions[0].time) / (keys - 1);
-            times[n_times++] = ch->positions[0].time - 0.5 * span;
-            times[n_times++] = ch->positions[keys - 1].time + 0.5 * span;
         }
         double duration = last + 0.75 * (last - first) / 10.0;
         while (n_times < MAX_TIMES / 2 + 2000) times[n_times++] = duration * (0.5 * frand(&seed) + 0.5);
@@ -852,7 +868,7 @@ static void test_seeks(void)
         CHECK(walk_compile_all(&model) == SKV_OK);
         skv_walk_stats st;
         walk_stats(walk_clip(&model, 0), &st);
-        CHECK(st.moving == count && st.loose == 0 && st.groups == lines);
+        CHECK(st.moving == count && st.loose == cases[ci].loose && st.groups == (cases[ci].loose ? 0 : lines));
         CHECK(st.even == cases[ci].even);
         if (ci == 0) CHECK(st.solo_palette); /* the one-channel frame's seeks too */
         double worst = 0.0;
