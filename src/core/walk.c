@@ -668,7 +668,7 @@ static int float_key_before(const float *search, int n, float tf)
 
 /* The same with a branch per step, for a few uneven keys: at most four
  * steps, and uneven keys are mostly a few close together and long spans
- * (animation_with_skeleton.fbx: 13 keys one tick apart, then 7 ticks),
+ * (animation_with_skeleton.fbx: 13 keys one tick apart, then 8 ticks),
  * where most random times fall the same way, the branches are predicted
  * and the pair is known at once; the conditional moves made every step
  * wait for the last (its seeks 6.0 -> 6.7 ns/bone). */
@@ -729,8 +729,8 @@ static inline int group_key(const walk_group *grp, double t, int *cursor, float 
      * is inside the keys, and t - times[i] >= 0, so x >= 0: only the top
      * is clamped, in float, the same value as clamping in double first.
      * One unsigned compare bounds the cursor (-1: none). Marked likely:
-     * GCC then lays the frame functions out for it (a register fewer
-     * saved in walk_pose_all's prologue, measured), the rest after. */
+     * GCC then lays the frame functions out for it, the rest after
+     * (walk_pose_all's prologue one instruction shorter, measured). */
     if ((unsigned)i < (unsigned)(n - 1) && times[i] <= t) {
         if (__builtin_expect(t < times[i + 1] || (i + 2 < n && t < times[i + 2] && (*cursor = ++i, 1)), 1)) {
             float x = (float)((t - times[i]) * grp->inv_span[i]);
