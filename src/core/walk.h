@@ -10,7 +10,8 @@
  *   groups; each group keeps its own copy of the keys, structure of arrays
  *   (kernels.h: one channel per SIMD lane), rotations turned into one
  *   hemisphere, and its key times as floats in their own array (a seek's
- *   binary search reads 4 bytes a key) next to the exact double times;
+ *   binary search reads 4 bytes a key) next to the exact double times, or,
+ *   where they are evenly spaced, keys per tick (a seek computes its pair);
  *   a group of one or two channels that shares no vectors is sampled
  *   channel by channel without lanes (kernels.h, sample_solo); several
  *   small groups share vectors (sample_each); a grouped channel whose
