@@ -757,12 +757,12 @@ static void test_seeks(void)
     static const struct {
         int channels, line_of[MAX_CH], kinds[3], keys[3], even, loose;
     } cases[] = {
-        {1, {0}, {LINE_TICKS}, {50000}, 1, 0},                                    /* a huge clip, one channel */
-        {5, {0, 0, 0, 0, 0}, {LINE_ROUNDED}, {2000}, 1, 0},                       /* one vector group */
-        {6, {0, 0, 0, 0, 0, 1}, {LINE_NUDGED, LINE_JITTER}, {40, 12}, 1, 0},      /* a vector and a solo group */
+        {1, {0}, {LINE_TICKS}, {50000}, 1, 0},                                       /* a huge clip, one channel */
+        {5, {0, 0, 0, 0, 0}, {LINE_ROUNDED}, {2000}, 1, 0},                          /* one vector group */
+        {6, {0, 0, 0, 0, 0, 1}, {LINE_NUDGED, LINE_JITTER}, {40, 12}, 1, 0},         /* a vector and a solo group */
         {3, {0, 1, 2}, {LINE_OFF, LINE_FAR, LINE_FAR_JITTER}, {30, 300, 300}, 1, 0}, /* three shared-vector groups */
-        {2, {0, 1}, {LINE_FAR_JITTER, LINE_TICKS}, {500, 2}, 1, 0},               /* two solo groups */
-        {1, {0}, {LINE_JITTER, LINE_TICKS, LINE_FAR_JITTER}, {33, 300, 200}, 0, 1}, /* T, R, S apart: loose */
+        {2, {0, 1}, {LINE_FAR_JITTER, LINE_TICKS}, {500, 2}, 1, 0},                  /* two solo groups */
+        {1, {0}, {LINE_JITTER, LINE_TICKS, LINE_FAR_JITTER}, {33, 300, 200}, 0, 1},  /* T, R, S apart: loose */
     };
     const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     unsigned seed = 77;
@@ -830,7 +830,9 @@ static void test_seeks(void)
             const skv_channel *ch = &channels[k];
             if (k > 0 && cases[ci].line_of[k] == cases[ci].line_of[k - 1]) continue;
             for (int a = 0; a < (cases[ci].loose ? 3 : 1); a++) {
-                const double *at = a == 0 ? &ch->positions[0].time : a == 1 ? &ch->rotations[0].time : &ch->scales[0].time;
+                const double *at = a == 0   ? &ch->positions[0].time
+                                   : a == 1 ? &ch->rotations[0].time
+                                            : &ch->scales[0].time;
                 size_t stride = a == 1 ? sizeof ch->rotations[0] : sizeof ch->positions[0];
                 int keys = a == 0 ? ch->position_count : a == 1 ? ch->rotation_count : ch->scale_count;
                 int step = keys > 5000 ? 7 : 1;
@@ -897,7 +899,8 @@ static void test_seeks(void)
                ci, count, lines, st.even, st.solo, st.each, st.solo_palette, worst, n_times);
         CHECK(worst < 1e-5);
         walk_forget(&model);
-        for (int k = 0; k < count; k++) free(channels[k].positions), free(channels[k].rotations), free(channels[k].scales);
+        for (int k = 0; k < count; k++)
+            free(channels[k].positions), free(channels[k].rotations), free(channels[k].scales);
     }
     free(times);
 }
