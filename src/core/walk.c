@@ -26,11 +26,17 @@ typedef struct walk_group {
      * stored as each's. */
     int solo;
     int lane_count;    /* channel_count rounded up to whole blocks (each, solo: channel_count) */
-    size_t key_floats; /* floats from one key to the next (each, solo: in one channel's keys) */
     int channel;       /* the first channel: its cursor serves the group */
+    size_t key_floats; /* floats from one key to the next (each, solo: in one channel's keys) */
     float *search;     /* key times as float: the binary search reads these */
     double *times;     /* the exact times: the factor and the search's last step */
     double *inv_span;  /* per key pair: 1 / time span (0 for an empty span) */
+    /* Key times evenly spaced (every BVH, most baked and mocap clips):
+     * keys per tick, so that a seek computes its key pair instead of
+     * searching for it; 0 where they are not (even_key_rate). With it the
+     * struct is 80 bytes, as before it (`channel` moved up into padding):
+     * the frame's loop over the groups indexes them in two instructions. */
+    double key_rate;
     float *keys;       /* key_count * SKV_KEY_FLOATS(lane_count / SKV_LANE_BLOCK), 64-byte aligned
                         * (each, solo: channel_count * key_count * SKV_EACH_KEY_FLOATS) */
     int32_t *out;      /* per lane: its local's byte offset in the work block */
@@ -258,17 +264,9 @@ static int shared_times(const skv_channel *ch, const double **times, size_t *str
  * channel keyed at the union of the time lines is then one time group:
  * one key pair and one cursor a frame, its channels in one vector. */
 
-/* The last key index whose time is <= t (0 before the first). */
-static int key_index_at(const double *first_time, size_t stride, int count, double t)
-{
-    int lo = 0, hi = count - 1;
-    while (lo < hi) {
-        int mid = (lo + hi + 1) / 2;
-        if (TIME_AT(first_time, stride, mid) <= t) lo = mid;
-        else hi = mid - 1;
-    }
-    return lo;
-}
+/* The last key index whose time is <= t (0 before the first): the
+ * search a running loose channel takes (below). */
+static int key_before(const double *first_time, size_t stride, int count, double t);
 
 /* Which key a key array holds at t, and the factor toward the next one:
  * 0 on a key itself and where the array is clamped (one key, before the
@@ -277,7 +275,7 @@ static int key_span_at(const double *first_time, size_t stride, int count, doubl
 {
     *u = 0.0;
     if (count == 1 || !(t > TIME_AT(first_time, stride, 0))) return 0;
-    int j = key_index_at(first_time, stride, count, t);
+    int j = key_before(first_time, stride, count, t);
     double t0 = TIME_AT(first_time, stride, j);
     if (j == count - 1 || t0 == t) return j;
     *u = (t - t0) / (TIME_AT(first_time, stride, j + 1) - t0); /* strictly increasing times: a span > 0 */
@@ -342,6 +340,21 @@ static int compare_times(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Keys per tick where a group's times lie within a quarter of their mean
+ * spacing of an even grid, 0 otherwise. There (t - times[0]) * rate is
+ * within [i - 1/4, i + 5/4) for t's key pair i, so its integer part is
+ * i or a neighbour, which group_seek's steps on the exact times settle;
+ * the keys are then strictly increasing, too. Rounding (glTF's float
+ * seconds times 1000) is far inside the quarter. */
+static double even_key_rate(const double *times, int count)
+{
+    double span = (times[count - 1] - times[0]) / (count - 1);
+    if (!(span > 0.0) || !isfinite(span)) return 0.0;
+    for (int i = 0; i < count; i++)
+        if (!(fabs(times[i] - (times[0] + i * span)) <= 0.25 * span)) return 0.0;
+    return 1.0 / span;
+}
+
 /* A group's time arrays for `count` times (the search's floats, the
  * spans' inverses); 0 if memory ran out. */
 static int group_set_times(walk_group *grp, const double *times, int count)
@@ -360,6 +373,7 @@ static int group_set_times(walk_group *grp, const double *times, int count)
         grp->inv_span[i] = span > 0.0 ? 1.0 / span : 0.0;
     }
     grp->inv_span[count - 1] = 0.0;
+    grp->key_rate = even_key_rate(times, count);
     return 1;
 }
 
@@ -899,22 +913,24 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
         out->key_bytes += (size_t)grp->key_count * (key_floats * sizeof(float) + sizeof(float) + 2 * sizeof(double));
         out->each += grp->each ? grp->channel_count : 0;
         out->solo += grp->solo ? grp->channel_count : 0;
+        out->even += grp->key_rate > 0.0;
     }
 }
 
 /* --- running -------------------------------------------------------------- */
 
 /* Index of the last key with time <= t in a key array (0 if t is before
- * the first). */
+ * the first): the range halved the same number of times whatever t is,
+ * by conditional moves (float_key_before below says why). */
 static int key_before(const double *first_time, size_t stride, int count, double t)
 {
-    int lo = 0, hi = count - 1;
-    while (lo < hi) {
-        int mid = (lo + hi + 1) / 2;
-        if (TIME_AT(first_time, stride, mid) <= t) lo = mid;
-        else hi = mid - 1;
+    int base = 0;
+    for (int len = count; len > 1;) {
+        int half = len / 2;
+        base = TIME_AT(first_time, stride, base + half) <= t ? base + half : base;
+        len -= half;
     }
-    return lo;
+    return base;
 }
 
 /* Key index for t, strictly inside the key range (first.time < t < last.time):
@@ -929,10 +945,77 @@ static inline int key_at(const double *first_time, size_t stride, int count, dou
     return *cursor = key_before(first_time, stride, count, t);
 }
 
+/* The last float key time at or before tf (search[0] <= tf): the range
+ * halved n's number of times whatever tf is, each step a conditional
+ * move. A seek's compares are coin flips, and a branch per step lost
+ * about half of them to the predictor. A key after one that is already
+ * too late stays too late (the times are sorted), so keeping the larger
+ * half in both cases is safe. */
+static int float_key_before(const float *search, int n, float tf)
+{
+    const float *base = search;
+    for (int len = n; len > 1;) {
+        int half = len / 2;
+        base = base[half] <= tf ? base + half : base;
+        len -= half;
+    }
+    return (int)(base - search);
+}
+
+/* The same with a branch per step, for a few uneven keys: at most four
+ * steps, and uneven keys are mostly a few close together and long spans
+ * (animation_with_skeleton.fbx: 13 keys one tick apart, then 8 ticks),
+ * where most random times fall the same way, the branches are predicted
+ * and the pair is known at once; the conditional moves made every step
+ * wait for the last (its seeks 6.0 -> 6.7 ns/bone). */
+enum { SEEK_BRANCHES_KEYS = 16 };
+static int float_key_before_branches(const float *search, int n, float tf)
+{
+    int lo = 0, hi = n - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (search[mid] <= tf) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+/* A first guess at t's key pair, which group_seek settles: the only
+ * pair; the even grid's; a search of the float times. */
+static inline int seek_guess(const walk_group *grp, double t)
+{
+    int n = grp->key_count;
+    if (n == 2) return 0;
+    if (grp->key_rate > 0.0) return (int)((t - grp->times[0]) * grp->key_rate);
+    return n > SEEK_BRANCHES_KEYS ? float_key_before(grp->search, n, (float)t)
+                                  : float_key_before_branches(grp->search, n, (float)t);
+}
+
+/* group_key's search: t strictly inside the keys and not in the
+ * cursor's two pairs (a seek, or playback that steps over more than one
+ * key a frame: 120 Hz mocap at 60 fps). Evenly spaced times compute the
+ * pair (key_rate), the others search the float times (4 bytes a key, in
+ * cache); either guess is then settled on the exact times, where floats
+ * round two keys together or the grid is off by one, so any guess gives
+ * the reference's pair. Inline: out of line it cost the walks of several
+ * groups playback instructions (Seymour 1918.5 -> 1924.7 Ir a frame). */
+static inline int group_seek(const walk_group *grp, double t, int *cursor, float *f)
+{
+    const double *times = grp->times;
+    int n = grp->key_count;
+    int i = seek_guess(grp, t);
+    i = i < n - 2 ? i : n - 2;
+    while (i > 0 && times[i] > t) i--;
+    while (i + 2 < n && times[i + 1] <= t) i++;
+    *cursor = i;
+    double x = (t - times[i]) * grp->inv_span[i];
+    *f = (float)(x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x);
+    return i;
+}
+
 /* A group's key pair and factor at t: i = 0, f = 0 before the first key,
  * i = count - 2, f = 1 after the last. Playback steps the cursor; a jump
- * searches the float times (4 bytes a key, in cache), and the exact
- * times settle the last step where floats round two keys together. */
+ * goes to group_seek. */
 static inline int group_key(const walk_group *grp, double t, int *cursor, float *f)
 {
     const double *times = grp->times;
@@ -941,14 +1024,18 @@ static inline int group_key(const walk_group *grp, double t, int *cursor, float 
      * (keys further apart than frames: every other frame or so). Then t
      * is inside the keys, and t - times[i] >= 0, so x >= 0: only the top
      * is clamped, in float, the same value as clamping in double first.
-     * One unsigned compare bounds the cursor (-1: none). */
+     * One unsigned compare bounds the cursor (-1: none). Marked likely:
+     * GCC then lays the frame functions out for it, the rest after
+     * (walk_pose_all's prologue one instruction shorter, measured). */
     if ((unsigned)i < (unsigned)(n - 1) && times[i] <= t) {
-        if (t < times[i + 1] || (i + 2 < n && t < times[i + 2] && (*cursor = ++i, 1))) {
+        if (__builtin_expect(t < times[i + 1] || (i + 2 < n && t < times[i + 2] && (*cursor = ++i, 1)), 1)) {
             float x = (float)((t - times[i]) * grp->inv_span[i]);
             *f = x < 1.0f ? x : 1.0f;
             return i;
         }
     }
+    /* Before the first key and after the last, inline: playback holds
+     * there when a group's keys end before the clip does. */
     if (!(t > times[0])) {
         *f = 0.0f;
         return 0;
@@ -957,25 +1044,7 @@ static inline int group_key(const walk_group *grp, double t, int *cursor, float 
         *f = 1.0f;
         return n - 2;
     }
-    if (!(i >= 0 && i < n - 1 && times[i] <= t && t < times[i + 1])) {
-        if (i >= 0 && i + 2 < n && times[i + 1] <= t && t < times[i + 2]) i++;
-        else {
-            float tf = (float)t;
-            int lo = 0, hi = n - 1;
-            while (lo < hi) {
-                int mid = (lo + hi + 1) / 2;
-                if (grp->search[mid] <= tf) lo = mid;
-                else hi = mid - 1;
-            }
-            i = lo < n - 2 ? lo : n - 2;
-            while (i > 0 && times[i] > t) i--;
-            while (i + 2 < n && times[i + 1] <= t) i++;
-        }
-        *cursor = i;
-    }
-    double x = (t - times[i]) * grp->inv_span[i];
-    *f = (float)(x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x);
-    return i;
+    return group_seek(grp, t, cursor, f);
 }
 
 static void sample_vec3(const skv_vec3_key *keys, int count, double t, int *cursor, float out[3])

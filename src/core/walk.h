@@ -10,7 +10,8 @@
  *   groups; each group keeps its own copy of the keys, structure of arrays
  *   (kernels.h: one channel per SIMD lane), rotations turned into one
  *   hemisphere, and its key times as floats in their own array (a seek's
- *   binary search reads 4 bytes a key) next to the exact double times;
+ *   binary search reads 4 bytes a key) next to the exact double times, or,
+ *   where they are evenly spaced, keys per tick (a seek computes its pair);
  *   time groups whose times differ become one, keyed at the union of
  *   their times, where that at most doubles their keys (a key added on
  *   a segment with the value the segment has there leaves the curve as
@@ -136,6 +137,7 @@ typedef struct skv_walk_stats {
     int vector_palette; /* one 4-lane vector, affine products: its frame one kernel call (kernels.h vector_palette) */
     int translations; /* of vector_palette's palette steps, those whose offset only translates */
     int t_fixed;    /* vector_palette's group has one T in all its keys: not lerped */
+    int even;       /* time groups whose keys are evenly spaced: a seek computes its key pair */
 } skv_walk_stats;
 void walk_stats(const skv_walk *w, skv_walk_stats *out);
 

@@ -929,6 +929,196 @@ static void test_small_clips(void)
     CHECK(weighted_total >= 1);
 }
 
+/* Key times of the seek cases' time lines (test_seeks). */
+enum {
+    LINE_TICKS,       /* 3, 4, 5, ...: BVH's frames, evenly spaced */
+    LINE_ROUNDED,     /* glTF: float seconds times 1000, even to rounding */
+    LINE_NUDGED,      /* 1/30 s apart, one key 0.2 spacing off the grid: still even, the grid's pair off by one there */
+    LINE_OFF,         /* one key 0.4 spacing off the grid: searched */
+    LINE_JITTER,      /* uneven, one time twice (an empty span): searched */
+    LINE_FAR,         /* 1e6 + 0.01 i: floats round several keys together */
+    LINE_FAR_JITTER,  /* the same, uneven: the float search's ties settled on the exact times */
+};
+
+static double seek_line_time(int kind, int i, unsigned *seed)
+{
+    switch (kind) {
+    case LINE_TICKS: return 3.0 + i;
+    case LINE_ROUNDED: return (double)(float)((i + 1) / 24.0) * 1000.0;
+    case LINE_NUDGED: return 0.5 + i / 30.0 + (i == 7 ? 0.2 / 30.0 : 0.0);
+    case LINE_OFF: return 0.5 + i / 30.0 + (i == 7 ? 0.4 / 30.0 : 0.0);
+    case LINE_JITTER: return 0.5 + (i + 0.45 * frand(seed)) / 30.0; /* key 5 is set to key 4's time */
+    case LINE_FAR: return 1e6 + 0.01 * i;
+    default: return 1e6 + 0.01 * (i + 0.4 * frand(seed));
+    }
+}
+
+/* Seeks against the reference where the walk computes a group's key pair
+ * from evenly spaced times (walk.c, even_key_rate) or searches the float
+ * times without branches, then settles it on the exact times: every
+ * kernel, the one-channel frame (solo_palette), one vector group and the
+ * general loop with small groups; times at every key, one ulp either
+ * side, between keys, before the first and after the last, at random,
+ * and playback stepping over two or more keys a frame, forwards and
+ * backwards. Each case says how many of its groups are even. */
+static void test_seeks(void)
+{
+    enum { NODES = 8, MAX_CH = 6, MAX_TIMES = 60000 };
+    static const struct {
+        int channels, line_of[MAX_CH], kinds[3], keys[3], even, loose;
+    } cases[] = {
+        {1, {0}, {LINE_TICKS}, {50000}, 1, 0},                                       /* a huge clip, one channel */
+        {5, {0, 0, 0, 0, 0}, {LINE_ROUNDED}, {2000}, 1, 0},                          /* one vector group */
+        {6, {0, 0, 0, 0, 0, 1}, {LINE_NUDGED, LINE_JITTER}, {40, 12}, 1, 0},         /* a vector and a solo group */
+        {3, {0, 1, 2}, {LINE_OFF, LINE_FAR, LINE_FAR_JITTER}, {30, 300, 300}, 1, 0}, /* three shared-vector groups */
+        /* Two lines of unit keys: keyed as one (walk.c, merge_time_lines),
+         * an uneven group of two solo channels. */
+        {2, {0, 1}, {LINE_FAR_JITTER, LINE_TICKS}, {500, 2}, 0, 0},
+        {1, {0}, {LINE_JITTER, LINE_TICKS, LINE_FAR_JITTER}, {33, 300, 200}, 0, 1},  /* T, R, S apart: loose */
+    };
+    const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
+    unsigned seed = 77;
+    double *times = malloc(MAX_TIMES * sizeof *times);
+    CHECK(times != NULL);
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        int parents[NODES] = {-1, 0, 1, 2, 1, 0, 5, 6}, bone_node[NODES], node_channel[NODES];
+        mat4 rest[NODES], offsets[NODES];
+        for (int n = 0; n < NODES; n++) {
+            float q[4] = {frand(&seed), frand(&seed), frand(&seed), frand(&seed)};
+            anim_quat_mat4(q, rest[n]);
+            rest[n][3][1] = frand(&seed);
+            glm_mat4_identity(offsets[n]);
+            offsets[n][3][0] = frand(&seed);
+            bone_node[n] = n;
+            node_channel[n] = -1;
+        }
+        skv_channel channels[MAX_CH];
+        memset(channels, 0, sizeof channels);
+        int count = cases[ci].channels, lines = 0;
+        double first = 1e300, last = -1e300;
+        for (int k = 0; k < count; k++) {
+            skv_channel *ch = &channels[k];
+            /* A loose case keys T, R and S on lines 0, 1 and 2: sampled one
+             * array at a time (walk.c, key_at). */
+            int line = cases[ci].line_of[k], loose = cases[ci].loose, n[3];
+            lines = line + 1 > lines ? line + 1 : lines;
+            for (int a = 0; a < 3; a++) n[a] = cases[ci].keys[loose ? a : line];
+            ch->node = (k * 3 + 1) % NODES;
+            node_channel[ch->node] = k;
+            ch->position_count = n[0], ch->rotation_count = n[1], ch->scale_count = n[2];
+            ch->positions = calloc((size_t)n[0], sizeof *ch->positions);
+            ch->rotations = calloc((size_t)n[1], sizeof *ch->rotations);
+            ch->scales = calloc((size_t)n[2], sizeof *ch->scales);
+            CHECK(ch->positions && ch->rotations && ch->scales);
+            for (int a = 0; a < 3; a++) {
+                int kind = cases[ci].kinds[loose ? a : line];
+                unsigned tseed = 1000u + (unsigned)(loose ? a : line); /* one line, one set of times */
+                for (int i = 0; i < n[a]; i++) {
+                    double *t = a == 0 ? &ch->positions[i].time : a == 1 ? &ch->rotations[i].time : &ch->scales[i].time;
+                    *t = seek_line_time(kind, i, &tseed);
+                    if (kind == LINE_JITTER && i == 5) /* key 4's time twice: an empty span */
+                        *t = a == 0 ? ch->positions[4].time : a == 1 ? ch->rotations[4].time : ch->scales[4].time;
+                    first = fmin(first, *t), last = fmax(last, *t);
+                }
+            }
+            for (int i = 0; i < n[0]; i++)
+                for (int a = 0; a < 3; a++) ch->positions[i].value[a] = frand(&seed);
+            for (int i = 0; i < n[2]; i++)
+                for (int a = 0; a < 3; a++) ch->scales[i].value[a] = 1.0f + 0.2f * frand(&seed);
+            /* Unit rotations, as importers give them: this is about which
+             * key pair, not the slerp of odd keys. */
+            for (int i = 0; i < n[1]; i++) {
+                float *q = ch->rotations[i].value, len = 0.0f;
+                for (int a = 0; a < 4; a++) q[a] = frand(&seed), len += q[a] * q[a];
+                for (int a = 0; a < 4; a++) q[a] /= sqrtf(len);
+            }
+        }
+        /* Seek times: each line's every key (or every 7th of a huge one), an
+         * ulp either side, the middle of each pair, before the first key
+         * and after the last; random times; shuffled, so that the cursors
+         * come from anywhere. */
+        int n_times = 0;
+        for (int k = 0; k < count; k++) {
+            const skv_channel *ch = &channels[k];
+            if (k > 0 && cases[ci].line_of[k] == cases[ci].line_of[k - 1]) continue;
+            for (int a = 0; a < (cases[ci].loose ? 3 : 1); a++) {
+                const double *at = a == 0   ? &ch->positions[0].time
+                                   : a == 1 ? &ch->rotations[0].time
+                                            : &ch->scales[0].time;
+                size_t stride = a == 1 ? sizeof ch->rotations[0] : sizeof ch->positions[0];
+                int keys = a == 0 ? ch->position_count : a == 1 ? ch->rotation_count : ch->scale_count;
+                int step = keys > 5000 ? 7 : 1;
+#define SEEK_KEY_TIME(i) (*(const double *)((const char *)at + (size_t)(i) * stride))
+                for (int i = 0; i < keys && n_times + 4 < MAX_TIMES / 2; i += step) {
+                    double t = SEEK_KEY_TIME(i);
+                    times[n_times++] = t;
+                    times[n_times++] = nextafter(t, -INFINITY);
+                    times[n_times++] = nextafter(t, INFINITY);
+                    if (i + 1 < keys) times[n_times++] = 0.5 * (t + SEEK_KEY_TIME(i + 1));
+                }
+                double span = (SEEK_KEY_TIME(keys - 1) - SEEK_KEY_TIME(0)) / (keys - 1);
+                times[n_times++] = SEEK_KEY_TIME(0) - 0.5 * span;
+                times[n_times++] = SEEK_KEY_TIME(keys - 1) + 0.5 * span;
+#undef SEEK_KEY_TIME
+            }
+        }
+        double duration = last + 0.75 * (last - first) / 10.0;
+        while (n_times < MAX_TIMES / 2 + 2000) times[n_times++] = duration * (0.5 * frand(&seed) + 0.5);
+        for (int i = n_times - 1; i > 0; i--) { /* Fisher-Yates */
+            int j = (int)((frand(&seed) * 0.5f + 0.5f) * (float)i);
+            double swap = times[i];
+            times[i] = times[j], times[j] = swap;
+        }
+        /* Playback stepping 2.4 keys of the first line a frame, then back. */
+        double step = 2.4 * (channels[0].positions[1].time - channels[0].positions[0].time);
+        for (int i = 0; i < 3000 && n_times < MAX_TIMES; i++)
+            times[n_times++] = first + step * (i < 2000 ? i : 3999 - i);
+        skv_clip clip = {.duration_ticks = duration, .ticks_per_second = 1.0, .channel_count = count,
+                         .channels = channels, .node_channel = node_channel};
+        skv_model model = {.clip_count = 1, .clips = &clip};
+        model.skeleton = (skv_skeleton){.node_count = NODES, .parents = parents, .rest_local = rest,
+                                        .bone_count = NODES, .bone_node = bone_node, .bone_offset = offsets};
+        glm_mat4_identity(model.global_inverse);
+        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walk_stats st;
+        walk_stats(walk_clip(&model, 0), &st);
+        CHECK(st.moving == count && st.loose == cases[ci].loose &&
+              st.groups == (cases[ci].loose ? 0 : st.merged ? 1 : lines));
+        CHECK(st.even == cases[ci].even);
+        CHECK((st.merged != 0) == (ci == 4)); /* others: over 2x the keys, a repeated time, one line */
+        if (ci == 0) CHECK(st.solo_palette); /* the one-channel frame's seeks too */
+        double worst = 0.0;
+        for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
+            if (!kernels_get((skv_walk_kernel)kernel)) continue;
+            skv_pose fast, ref;
+            CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
+            CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
+            fast.walk_kernel = kernel;
+            double worst_kernel = 0.0;
+            for (int i = 0; i < n_times; i++) {
+                pose_evaluate(&fast, &model, 0, times[i]);
+                pose_evaluate_reference(&ref, &model, 0, times[i]);
+                for (int b = 0; b < NODES; b++)
+                    for (int c = 0; c < 4; c++)
+                        for (int r = 0; r < 4; r++)
+                            worst_kernel = fmax(worst_kernel, fabs(fast.palette[b][c][r] - ref.palette[b][c][r]));
+            }
+            if (worst_kernel >= 1e-5) printf("seek case %zu, %s kernels: %.2g\n", ci, names[kernel], worst_kernel);
+            worst = fmax(worst, worst_kernel);
+            pose_destroy(&fast);
+            pose_destroy(&ref);
+        }
+        printf("seek case %zu (%d channels on %d time lines, %d even, %d without lanes, %d in shared vectors, "
+               "solo_palette %d): max abs palette difference %.2g over %d evaluations per kernel\n",
+               ci, count, lines, st.even, st.solo, st.each, st.solo_palette, worst, n_times);
+        CHECK(worst < 1e-5);
+        walk_forget(&model);
+        for (int k = 0; k < count; k++)
+            free(channels[k].positions), free(channels[k].rotations), free(channels[k].scales);
+    }
+    free(times);
+}
+
 /* Rotation and translation of a local matrix that may carry scale. */
 static void local_rt(const mat4 m, versor q, vec3 t)
 {
@@ -1114,6 +1304,7 @@ int main(void)
     test_walk_kernels();
     test_fast_matches_reference();
     test_small_clips();
+    test_seeks();
     test_crowd_matches_poses();
     test_blend();
     test_vec3_keys();
