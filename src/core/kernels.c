@@ -245,7 +245,8 @@ static void solo_frame_any(const skv_solo *solo, int weighted, double seconds, d
     double t = kernels_clip_ticks(seconds, ticks_per_second, duration);
     float f, w[SKV_SOLO_TERMS];
     int i;
-    if (!kernels_solo_step(solo, t, cursor, &i, &f)) i = solo->key_at(solo, t, cursor, &f);
+    if (!kernels_solo_step(solo, t, cursor, &i, &f))
+        i = solo->key_rate > 0.0 ? kernels_solo_seek(solo, t, cursor, &f) : solo->key_at(solo, t, cursor, &f);
     const float *m = solo->terms + (size_t)i * solo->pair_floats;
     solo_weights(m, weighted, f, w);
     m += SKV_SOLO_HEAD;

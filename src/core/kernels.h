@@ -75,6 +75,10 @@ typedef struct skv_solo {
      * the walk's own search, with `group` (walk.c, group_key). */
     int (*key_at)(const struct skv_solo *solo, double ticks, int *cursor, float *f);
     const void *group;
+    /* Keys per tick where the key times are evenly spaced (walk.c,
+     * even_key_rate), else 0: a seek then computes its pair in the kernel
+     * (kernels_solo_search) instead of calling key_at. */
+    double key_rate;
 } skv_solo;
 
 /* Which code runs (tests and the benchmark compare them). */
@@ -210,8 +214,8 @@ static inline double kernels_clip_ticks(double seconds, double ticks_per_second,
 /* solo_frame's key pair i and factor f at `ticks` in playback's case:
  * the cursor's pair holds the time, or the next pair does (then the time
  * is inside the keys and only the top of f is clamped, as walk.c's
- * group_key does it); 0 for anything else, which the walk's search
- * answers (solo->key_at). Inline in each kernel's solo_frame. */
+ * group_key does it); 0 for anything else, which kernels_solo_seek
+ * (evenly spaced keys) or the walk's search (solo->key_at) answers. Inline in each kernel's solo_frame. */
 static inline int kernels_solo_step(const skv_solo *solo, double t, int *cursor, int *pair, float *f)
 {
     int i = *cursor;
@@ -226,6 +230,30 @@ static inline int kernels_solo_step(const skv_solo *solo, double t, int *cursor,
     *f = x < 1.0f ? x : 1.0f;
     *pair = i;
     return 1;
+}
+
+/* solo_frame's key pair and factor where playback's step did not find
+ * them, for evenly spaced keys (solo->key_rate > 0; the kernels call
+ * solo->key_at, the walk's search, otherwise): (t - times[0]) *
+ * key_rate, clamped to the pairs, is t's pair or a neighbour (walk.c,
+ * even_key_rate: every time within a quarter spacing of the grid, so the
+ * times rise strictly), settled on the exact times. Before the first key
+ * that leaves pair 0 at f = 0 and after the last the last pair at f = 1,
+ * the pairs and factors group_key gives, so the same palette. f clamped
+ * in float: the same value as clamping the double first. No call: inline
+ * in each kernel's frame, which keeps no stack frame for it. */
+static inline int kernels_solo_seek(const skv_solo *solo, double t, int *cursor, float *f)
+{
+    const double *times = solo->times;
+    int last = solo->key_count - 2;
+    double g = (t - times[0]) * solo->key_rate;
+    int i = !(g > 0.0) ? 0 : g < (double)last ? (int)g : last;
+    while (i > 0 && times[i] > t) i--;
+    while (i < last && times[i + 1] <= t) i++;
+    *cursor = i;
+    float x = (float)((t - times[i]) * solo->inv_span[i]);
+    *f = x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f;
+    return i;
 }
 
 /* sin y and cos y for |y| <= pi/2 (solo_frame's weights): y + y^3 P(y^2)

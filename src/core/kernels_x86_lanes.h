@@ -299,7 +299,8 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(solo_sums)(const
 }
 
 /* A pair playback's step does not find (a seek, a jump, before the first
- * key or after the last): the walk's search, out of the way of
+ * key or after the last) among keys not evenly spaced (those take
+ * kernels_solo_seek inline): the walk's search, out of the way of
  * solo_frame, which then needs no frame of its own (its arguments in the
  * same registers: which arc, from the walk). */
 TARGET static __attribute__((noinline)) void SUFFIX(solo_search)(const skv_solo *solo, double ticks, int *cursor,
@@ -338,8 +339,11 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(solo_frame_any)(
     float f;
     int i;
     if (!kernels_solo_step(solo, t, cursor, &i, &f)) {
-        SUFFIX(solo_search)(solo, t, cursor, work, palette);
-        return;
+        if (!(solo->key_rate > 0.0)) {
+            SUFFIX(solo_search)(solo, t, cursor, work, palette);
+            return;
+        }
+        i = kernels_solo_seek(solo, t, cursor, &f);
     }
     SUFFIX(solo_sums)(solo, weighted, i, f, work, palette);
 }
