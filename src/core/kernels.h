@@ -302,7 +302,9 @@ void kernels_solo_local(const skv_solo *solo, float *work);
  * (`weighted` 0) or solo_frame_weighted, with the palette steps'
  * constants b (their a: the channel's local), into `pair`
  * (SKV_SOLO_PAIR_FLOATS(count) floats, 64-byte aligned). Returns 0,
- * leaving `pair` unusable, for a key of length 0 or not finite, and
+ * leaving `pair` unusable, for a key of length 0 or not finite, with
+ * `weighted` for a key shorter than 1e-9 or longer than 1e17 (the
+ * frame's 1 / (u^2 + v^2) would overflow), and
  * without `weighted` for a key not of unit length to 1e-6: the reference
  * normalises slerp's weighted sum, which for keys of other lengths is
  * not the arc solo_frame follows (solo_frame_weighted follows it). */

@@ -1109,11 +1109,83 @@ static void test_walk_kernels(void)
     CHECK(ran >= 3); /* auto, portable and scalar everywhere */
 }
 
+/* A one-channel walk whose rotation keys are not of unit length takes
+ * solo_frame_weighted, whose weights square the keys' lengths: keys far
+ * from unit length (a file may key 4e-20 or 1e-23: only non-finite and
+ * over-1e15 values are dropped at import) must still give the
+ * reference's palette, not NaN (1 / (u^2 + v^2) overflowed to infinity
+ * below ~5e-20), on every kernel; keys of 2e-9 and 1e15 keep the prepared
+ * pairs. */
+static void test_solo_key_lengths(void)
+{
+    enum { NODES = 3 };
+    static const float lengths[] = {4e-20f, 1e-23f, 2e-9f, 1e15f};
+    int parents[NODES] = {-1, 0, 1}, bone_node[NODES] = {0, 1, 2}, node_channel[NODES] = {0, -1, -1};
+    mat4 rest[NODES], offsets[NODES];
+    for (int n = 0; n < NODES; n++) {
+        glm_mat4_identity(rest[n]);
+        rest[n][3][0] = 0.5f * (float)n;
+        glm_mat4_identity(offsets[n]);
+        offsets[n][3][1] = -0.25f * (float)n;
+    }
+    for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++)
+        for (int which = 0; which < 3; which++) {
+            skv_vec3_key positions[3], scales[3];
+            skv_quat_key rotations[3];
+            for (int k = 0; k < 3; k++) {
+                positions[k] = (skv_vec3_key){k, {0.1f * (float)k, 1.0f, 0.0f}, 0.0f};
+                scales[k] = (skv_vec3_key){k, {1.0f + 0.1f * (float)k, 1.0f, 1.0f}, 0.0f};
+                rotations[k].time = k;
+            }
+            axis_angle(0.707107f, 0.0f, 0.707107f, 0.3, rotations[0].value);
+            axis_angle(0.0f, 0.707107f, 0.707107f, 2.9, rotations[1].value);
+            axis_angle(0.707107f, 0.707107f, 0.0f, -1.0, rotations[2].value);
+            for (int c = 0; c < 4; c++) rotations[which].value[c] *= lengths[li];
+            skv_channel ch = {.node = 0, .position_count = 3, .rotation_count = 3, .scale_count = 3,
+                              .positions = positions, .rotations = rotations, .scales = scales};
+            skv_clip clip = {.duration_ticks = 2.5, .ticks_per_second = 1.0, .channel_count = 1, .channels = &ch,
+                             .node_channel = node_channel};
+            skv_model model = {.clip_count = 1, .clips = &clip};
+            model.skeleton = (skv_skeleton){.node_count = NODES, .parents = parents, .rest_local = rest,
+                                            .bone_count = NODES, .bone_node = bone_node, .bone_offset = offsets};
+            glm_mat4_identity(model.global_inverse);
+            CHECK(walk_compile_all(&model) == SKV_OK);
+            skv_walk_stats st;
+            walk_stats(walk_clip(&model, 0), &st);
+            CHECK(st.solo_palette);
+            if (lengths[li] >= 2e-9f) CHECK(st.solo_terms == 2);
+            double worst = 0.0;
+            for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
+                if (!kernels_get((skv_walk_kernel)kernel)) continue;
+                skv_pose fast, ref;
+                CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
+                CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
+                fast.walk_kernel = kernel;
+                for (int i = 0; i <= 160; i++) {
+                    double t = i / 64.0; /* every key time exactly, and between */
+                    pose_evaluate(&fast, &model, 0, t);
+                    pose_evaluate_reference(&ref, &model, 0, t);
+                    for (int b = 0; b < NODES; b++)
+                        for (int k = 0; k < 16; k++) {
+                            double e = fabs(fast.palette[b][k / 4][k % 4] - ref.palette[b][k / 4][k % 4]);
+                            worst = fmax(worst, isnan(e) ? INFINITY : e);
+                        }
+                }
+                pose_destroy(&fast), pose_destroy(&ref);
+            }
+            if (!(worst < 1e-5))
+                printf("solo key lengths: key %d x %g: max abs difference %.2g\n", which, (double)lengths[li], worst);
+            CHECK(worst < 1e-5);
+            walk_forget(&model);
+        }
+}
+
 int main(void)
 {
     test_walk_kernels();
     test_fast_matches_reference();
     test_small_clips();
+    test_solo_key_lengths();
     test_crowd_matches_poses();
     test_blend();
     test_vec3_keys();
