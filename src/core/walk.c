@@ -435,7 +435,14 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
         float *lane = rows ? grp->keys + (size_t)l * (size_t)grp->key_count * SKV_EACH_KEY_FLOATS
                                 : grp->keys + (size_t)(l / SKV_LANE_BLOCK) * SKV_KEY_FLOATS(1) +
                                       (size_t)(l % SKV_LANE_BLOCK);
-        float previous[4] = {0};
+        /* The hemisphere: the reference turns b of each pair (a, b) where
+         * the keys' float dot product is < 0, so key k's sign is key k -
+         * 1's times that turn, the dot product taken on the keys as the
+         * file has them (before a folded parent: its rounding can move a
+         * sum near 0 to the other side) and on the key before as it is,
+         * not turned (a turned one gives -0 for an exact 0, which does
+         * not turn, where the reference's pair is the other arc). */
+        float previous[4] = {0}, sign = 1.0f;
         for (int k = 0; k < grp->key_count; k++) {
             float *key = lane + (size_t)k * key_stride;
 #define COMPONENT(c) key[rows ? (size_t)each_at[c] : (size_t)(c) * lane_stride]
@@ -450,6 +457,7 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
                 vec3_value_at(ch->scales, ch->scale_count, time, at_s);
                 t = at_t, r = at_r, s = at_s;
             }
+            const float *file_r = r;
             float mt[3], mr[4], ms[3];
             if (m) {
                 for (int a = 0; a < 3; a++) {
@@ -464,15 +472,16 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
                 mr[3] = m_q[3] * r[3] - m_q[0] * r[0] - m_q[1] * r[1] - m_q[2] * r[2];
                 t = mt, r = mr, s = ms;
             }
-            float sign = 1.0f;
-            if (k > 0 && r[0] * previous[0] + r[1] * previous[1] + r[2] * previous[2] + r[3] * previous[3] < 0.0f)
-                sign = -1.0f;
-            for (int c = 0; c < 4; c++) previous[c] = sign * r[c];
+            if (k > 0 && previous[0] * file_r[0] + previous[1] * file_r[1] + previous[2] * file_r[2] +
+                                 previous[3] * file_r[3] <
+                             0.0f)
+                sign = -sign;
+            for (int c = 0; c < 4; c++) previous[c] = file_r[c];
             for (int c = 0; c < 3; c++) {
                 COMPONENT(c) = t[c];
                 COMPONENT(7 + c) = s[c];
             }
-            for (int c = 0; c < 4; c++) COMPONENT(3 + c) = previous[c];
+            for (int c = 0; c < 4; c++) COMPONENT(3 + c) = sign * r[c];
             if (rows) key[3] = key[11] = 0.0f; /* the rows' 4th floats */
 #undef COMPONENT
         }

@@ -1180,12 +1180,104 @@ static void test_solo_key_lengths(void)
         }
 }
 
+/* Keys whose float dot product is exactly 0 or within rounding of it
+ * (keys half a turn apart): the reference turns a pair's second key
+ * only where that sum is < 0. The group's copy must give each pair that
+ * arc: after a key it turned (q, -q, then a key at dot 0: the turned key
+ * gives -0, which turned nothing, the other arc, 2.6 off) and under a
+ * folded parent (the turned globalInverse moved a sum of +4e-8 below 0).
+ * On one channel (the prepared pairs), a 4-lane vector of three and two
+ * time lines keyed as one, folded (a root under the turned
+ * globalInverse) or not, every kernel. */
+static void test_key_signs(void)
+{
+    enum { NODES = 4, KEYS = 4 };
+    float chains[3][KEYS][4] = {
+        {{0, 0, 0, 1}, {0, 0, 0, -1}, {1, 0, 0, 0}, {0, 0.6f, 0, 0.8f}},       /* turned, then dot exactly 0 */
+        {{0, 0, 0, 1}, {0, 0.6f, 0, -0.8f}, {1, 0, 0, 0}, {0, 0, 0.6f, 0.8f}}, /* the same after a turned pair */
+        {{0, 0, 0, 1}, {0, 0, 0, 1}, {0, 0, 0, 1}, {0, 0, 0, 1}},             /* half a turn apart: filled below */
+    };
+    axis_angle(1, 0, 0, 0.2, chains[2][0]);
+    axis_angle(1, 0, 0, 0.2 + M_PI, chains[2][1]);
+    axis_angle(0, 1, 0, 0.7, chains[2][2]);
+    axis_angle(0, 1, 0, 0.7 + M_PI, chains[2][3]);
+    int parents[NODES] = {-1, 0, 1, 2}, bone_node[NODES] = {0, 1, 2, 3};
+    mat4 rest[NODES], offsets[NODES];
+    for (int n = 0; n < NODES; n++) {
+        glm_mat4_identity(rest[n]);
+        rest[n][3][0] = 0.5f * (float)n;
+        glm_mat4_identity(offsets[n]);
+        offsets[n][3][1] = -0.25f * (float)n;
+    }
+    for (int chain = 0; chain < 3; chain++)
+        for (int shape = 0; shape < 3; shape++) /* one channel, a vector of three, two lines as one */
+            for (int turned = 0; turned < 2; turned++) {
+                int count = shape == 0 ? 1 : shape == 1 ? 3 : 2, node_channel[NODES] = {-1, -1, -1, -1};
+                skv_vec3_key positions[3][KEYS], scales[3][KEYS];
+                skv_quat_key rotations[3][KEYS];
+                skv_channel ch[3];
+                for (int c = 0; c < count; c++) {
+                    for (int k = 0; k < KEYS; k++) {
+                        /* two lines: the second's keys a quarter tick later (the union: 7 keys) */
+                        double t = k + (shape == 2 && c == 1 ? 0.25 : 0.0);
+                        positions[c][k] = (skv_vec3_key){t, {0.1f * (float)k, 1.0f, 0.0f}, 0.0f};
+                        scales[c][k] = (skv_vec3_key){t, {1.0f, 1.0f + 0.1f * (float)k, 1.0f}, 0.0f};
+                        rotations[c][k].time = t;
+                        memcpy(rotations[c][k].value, chains[chain][k], sizeof rotations[c][k].value);
+                    }
+                    ch[c] = (skv_channel){.node = c, .position_count = KEYS, .rotation_count = KEYS,
+                                          .scale_count = KEYS, .positions = positions[c],
+                                          .rotations = rotations[c], .scales = scales[c]};
+                    node_channel[c] = c;
+                }
+                skv_clip clip = {.duration_ticks = 3.5, .ticks_per_second = 1.0, .channel_count = count,
+                                 .channels = ch, .node_channel = node_channel};
+                skv_model model = {.clip_count = 1, .clips = &clip};
+                model.skeleton = (skv_skeleton){.node_count = NODES, .parents = parents, .rest_local = rest,
+                                                .bone_count = NODES, .bone_node = bone_node, .bone_offset = offsets};
+                glm_mat4_identity(model.global_inverse);
+                if (turned) glm_rotate(model.global_inverse, 0.9f, (vec3){0.267261f, 0.534522f, 0.801784f});
+                CHECK(walk_compile_all(&model) == SKV_OK);
+                skv_walk_stats st;
+                walk_stats(walk_clip(&model, 0), &st);
+                CHECK(st.folded == turned);
+                if (shape == 0) CHECK(st.solo_terms == 1);
+                if (shape == 1) CHECK(st.vector_palette);
+                if (shape == 2) CHECK(st.merged == 2);
+                double worst = 0.0;
+                for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
+                    if (!kernels_get((skv_walk_kernel)kernel)) continue;
+                    skv_pose fast, ref;
+                    CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
+                    CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
+                    fast.walk_kernel = kernel;
+                    for (int i = 0; i <= 224; i++) {
+                        double t = i / 64.0;
+                        pose_evaluate(&fast, &model, 0, t);
+                        pose_evaluate_reference(&ref, &model, 0, t);
+                        for (int b = 0; b < NODES; b++)
+                            for (int k = 0; k < 16; k++) {
+                                double e = fabs(fast.palette[b][k / 4][k % 4] - ref.palette[b][k / 4][k % 4]);
+                                worst = fmax(worst, isnan(e) ? INFINITY : e);
+                            }
+                    }
+                    pose_destroy(&fast), pose_destroy(&ref);
+                }
+                if (!(worst < 1e-5))
+                    printf("key signs: chain %d, shape %d, turned %d: max abs difference %.2g\n", chain, shape, turned,
+                           worst);
+                CHECK(worst < 1e-5);
+                walk_forget(&model);
+            }
+}
+
 int main(void)
 {
     test_walk_kernels();
     test_fast_matches_reference();
     test_small_clips();
     test_solo_key_lengths();
+    test_key_signs();
     test_crowd_matches_poses();
     test_blend();
     test_vec3_keys();
