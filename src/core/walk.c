@@ -76,6 +76,7 @@ struct skv_walk {
      * length) reads. NULL where the pairs would take more than
      * SOLO_TERMS_BYTES, or a key is 0. */
     float *terms;
+    size_t terms_bytes;
     skv_solo solo;
     int solo_cursor;            /* the group's cursor: its index in the pose's cursors */
     /* Which of the kernels' product functions the globals' and the
@@ -541,8 +542,13 @@ static int globals_in_work(const skv_walk *w)
 }
 
 /* A one-channel walk's pairs as solo_frame takes them take this much at
- * most (a pair is 832 bytes for one palette entry: ~5,000 keys). */
-enum { SOLO_TERMS_BYTES = 4 << 20 };
+ * most (a pair is 832 bytes for one palette entry: ~5,000 keys), and a
+ * model's walks all together this much: a pair grows with the palette
+ * entries on the moving node (38.8 KB for 100, from a 24-byte key), and
+ * each clip of a file compiles a walk, so 300 clips of 100 keys held
+ * 1.16 GB. Past it a walk samples (solo_palette: as exact, ~70 Ir a
+ * frame more). */
+enum { SOLO_TERMS_BYTES = 4 << 20, SOLO_MODEL_BYTES = 32 << 20 };
 
 static inline int group_key(const walk_group *grp, double t, int *cursor, float *f);
 
@@ -569,11 +575,12 @@ static int prepare_pairs(const skv_walk *w, int weighted, float *terms, size_t f
  * local: for unit rotation keys, else weighted (kernels.h,
  * solo_frame_weighted, ~25 instructions more a frame); otherwise
  * w->terms stays NULL (out of memory too: the walk works without them). */
-static void prepare_terms(skv_walk *w)
+static void prepare_terms(skv_walk *w, size_t room)
 {
     const walk_group *grp = &w->groups[0];
     size_t floats = SKV_SOLO_PAIR_FLOATS(w->palette_count), pairs = (size_t)grp->key_count - 1;
-    if (pairs * floats * sizeof(float) > SOLO_TERMS_BYTES) return;
+    size_t bytes = pairs * floats * sizeof(float);
+    if (bytes > SOLO_TERMS_BYTES || bytes > room) return;
     for (int k = 0; k < w->palette_count; k++)
         if (w->palette[k].a != grp->out[0]) return;
     float *terms = aligned_alloc(64, pairs * floats * sizeof(float));
@@ -584,6 +591,7 @@ static void prepare_terms(skv_walk *w)
         return;
     }
     w->terms = terms;
+    w->terms_bytes = bytes;
     w->solo = (skv_solo){.times = grp->times, .inv_span = grp->inv_span, .key_count = grp->key_count,
                          .out = grp->out[0], .terms = terms, .pair_floats = floats, .steps = w->palette,
                          .steps_end = w->palette + w->palette_count, .weighted = weighted,
@@ -596,7 +604,7 @@ static void prepare_terms(skv_walk *w)
  * into time groups; the channels whose arrays are keyed at times of their
  * own are sampled one by one (w->loose). */
 static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_channels, const int32_t *pre,
-                          int32_t local_base)
+                          int32_t local_base, size_t terms_room)
 {
     int moving = w->sample_count;
     size_t cap = moving > 0 ? (size_t)moving : 1;
@@ -676,7 +684,7 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
                             w->palette_run == offsetof(skv_kernels, run_palette) && globals_in_work(w);
         if (w->vector_palette && !vector_lists(w)) ok = 0;
         w->owed = w->deferred_count > 0 ? w : NULL;
-        if (w->solo_palette) prepare_terms(w);
+        if (w->solo_palette) prepare_terms(w, terms_room);
         w->frame = w->terms            ? (w->solo.weighted ? frame_terms_weighted : frame_terms)
                  : w->solo_palette     ? frame_solo
                  : w->vector_palette   ? vector_frame()
@@ -824,12 +832,16 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
                    : w->palette_split ? offsetof(skv_kernels, run_palette)
                                       : offsetof(skv_kernels, run_affine);
     free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain);
-    int grouped = !clip || group_channels(w, clip, cc.moving, cc.pre, local_base) == 0;
+    size_t room = model->walk_terms_bytes < SOLO_MODEL_BYTES ? SOLO_MODEL_BYTES - model->walk_terms_bytes : 0;
+    int grouped = !clip || group_channels(w, clip, cc.moving, cc.pre, local_base, room) == 0;
     free(cc.moving), free(cc.pre);
     if (!grouped) {
         walk_free(w);
         return NULL;
     }
+    /* The model is heap memory the loader owns (walk_clip_compile): its
+     * count of prepared bytes is the cache's too. */
+    ((skv_model *)model)->walk_terms_bytes += w->terms_bytes;
     return w;
 }
 
@@ -837,11 +849,10 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
 skv_result walk_compile_all(skv_model *model)
 {
     int ok = 1;
-    walk_free(model->rest_walk);
+    walk_forget(model); /* every walk's prepared pairs given back first */
     ok &= (model->rest_walk = walk_compile(model, NULL)) != NULL;
     atomic_store_explicit(&model->rest_walk_ready, 1, memory_order_release);
     for (int c = 0; c < model->clip_count; c++) {
-        walk_free(model->clips[c].walk);
         ok &= (model->clips[c].walk = walk_compile(model, &model->clips[c])) != NULL;
         atomic_store_explicit(&model->clips[c].walk_ready, 1, memory_order_release);
     }
@@ -858,6 +869,7 @@ void walk_forget(skv_model *model)
         model->clips[c].walk = NULL;
         atomic_store_explicit(&model->clips[c].walk_ready, 0, memory_order_release);
     }
+    model->walk_terms_bytes = 0;
 }
 
 /* One lock for every model: a clip is compiled once in its model's life,

@@ -1271,6 +1271,73 @@ static void test_key_signs(void)
             }
 }
 
+/* A one-channel walk's prepared pairs take up to 4 MiB (SOLO_TERMS_BYTES)
+ * from a hundred keys where 100 palette entries hang on the moving node
+ * (38.8 KB a pair, ~1500 times the keys' bytes); every clip of a file
+ * has a walk of its own (a crowd with mixed clips compiles them all): 40
+ * such clips took 154 MB, 300 took 1.16 GB (the walks before the
+ * prepared pairs: 4.9 MB). The model's walks hold 32 MiB of pairs at
+ * most (SOLO_MODEL_BYTES): 8 of these; the other clips' frames are
+ * solo_palette's, as exact. */
+static void test_solo_terms_budget(void)
+{
+    enum { NODES = 2, BONES = 100, KEYS = 100, CLIPS = 40 };
+    int parents[NODES] = {-1, 0}, node_channel[NODES] = {-1, 0}, bone_node[BONES];
+    mat4 rest[NODES];
+    static mat4 offsets[BONES];
+    for (int n = 0; n < NODES; n++) glm_mat4_identity(rest[n]);
+    for (int b = 0; b < BONES; b++) {
+        bone_node[b] = 1;
+        glm_mat4_identity(offsets[b]);
+        offsets[b][3][0] = (float)b;
+    }
+    static skv_vec3_key positions[1], scales[1];
+    static skv_quat_key rotations[KEYS];
+    positions[0] = (skv_vec3_key){0.0, {0.0f, 1.0f, 0.0f}, 0.0f};
+    scales[0] = (skv_vec3_key){0.0, {1.0f, 1.0f, 1.0f}, 0.0f};
+    for (int k = 0; k < KEYS; k++) {
+        rotations[k].time = k;
+        axis_angle(0.0f, 0.0f, 1.0f, 0.02 * k, rotations[k].value);
+    }
+    skv_channel ch = {.node = 1, .position_count = 1, .rotation_count = KEYS, .scale_count = 1,
+                      .positions = positions, .rotations = rotations, .scales = scales};
+    static skv_clip clips[CLIPS];
+    for (int c = 0; c < CLIPS; c++)
+        clips[c] = (skv_clip){.duration_ticks = KEYS, .ticks_per_second = 1.0, .channel_count = 1, .channels = &ch,
+                              .node_channel = node_channel};
+    skv_model model = {.clip_count = CLIPS, .clips = clips};
+    model.skeleton = (skv_skeleton){.node_count = NODES, .parents = parents, .rest_local = rest,
+                                    .bone_count = BONES, .bone_node = bone_node, .bone_offset = offsets};
+    glm_mat4_identity(model.global_inverse);
+    CHECK(walk_compile_all(&model) == SKV_OK);
+    int prepared = 0;
+    for (int c = 0; c < CLIPS; c++) {
+        skv_walk_stats st;
+        walk_stats(walk_clip(&model, c), &st);
+        CHECK(st.solo_palette);
+        prepared += st.solo_terms != 0;
+    }
+    printf("solo terms budget: %d of %d clips with prepared pairs (3.85 MB each)\n", prepared, CLIPS);
+    CHECK(prepared >= 1 && prepared <= 8);
+    /* The first clip (pairs prepared) and the last (none): the reference's palette. */
+    double worst = 0.0;
+    skv_pose fast, ref;
+    CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
+    CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
+    for (int c = 0; c < CLIPS; c += CLIPS - 1)
+        for (int i = 0; i < 200; i++) {
+            pose_evaluate(&fast, &model, c, i * 0.37);
+            pose_evaluate_reference(&ref, &model, c, i * 0.37);
+            for (int b = 0; b < BONES; b++)
+                for (int k = 0; k < 16; k++)
+                    worst = fmax(worst, fabs(fast.palette[b][k / 4][k % 4] - ref.palette[b][k / 4][k % 4]) /
+                                            fmax(1.0, fabs(ref.palette[b][k / 4][k % 4])));
+        }
+    CHECK(worst < 1e-5);
+    pose_destroy(&fast), pose_destroy(&ref);
+    walk_forget(&model);
+}
+
 int main(void)
 {
     test_walk_kernels();
@@ -1278,6 +1345,7 @@ int main(void)
     test_small_clips();
     test_solo_key_lengths();
     test_key_signs();
+    test_solo_terms_budget();
     test_crowd_matches_poses();
     test_blend();
     test_vec3_keys();
