@@ -217,7 +217,7 @@ static inline int kernels_solo_step(const skv_solo *solo, double t, int *cursor,
     int i = *cursor;
     if (!((unsigned)i < (unsigned)(solo->key_count - 1))) return 0;
     const double *key = solo->times + i;
-    if (!(key[0] <= t)) return 0;
+    if (!(key[0] < t)) return 0; /* on a key: the search (the first key's time may hold two keys) */
     if (!(t < key[1])) { /* the next pair, if there is one */
         if (!(i + 2 < solo->key_count && t < key[2])) return 0;
         *cursor = ++i, key++;

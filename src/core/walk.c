@@ -962,8 +962,11 @@ static inline int group_key(const walk_group *grp, double t, int *cursor, float 
      * (keys further apart than frames: every other frame or so). Then t
      * is inside the keys, and t - times[i] >= 0, so x >= 0: only the top
      * is clamped, in float, the same value as clamping in double first.
-     * One unsigned compare bounds the cursor (-1: none). */
-    if ((unsigned)i < (unsigned)(n - 1) && times[i] <= t) {
+     * One unsigned compare bounds the cursor (-1: none). t on the pair's
+     * first key is left to the tests below: where two keys share the
+     * first key's time, the reference takes the first of them there (t
+     * not after times[0]), which the next pair's step would not. */
+    if ((unsigned)i < (unsigned)(n - 1) && times[i] < t) {
         if (t < times[i + 1] || (i + 2 < n && t < times[i + 2] && (*cursor = ++i, 1))) {
             float x = (float)((t - times[i]) * grp->inv_span[i]);
             *f = x < 1.0f ? x : 1.0f;

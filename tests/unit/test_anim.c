@@ -1338,6 +1338,79 @@ static void test_solo_terms_budget(void)
     walk_forget(&model);
 }
 
+/* Two keys at the first key's time (a step at the start; the importer
+ * keeps keys of equal times): at exactly that time the reference takes
+ * the first key (anim_sample_quat: t not after keys[0]), just after it
+ * the pair from the second. Playback's step from the first pair took
+ * the next pair there, the second key: 2.9-3.4 off on one channel (the
+ * prepared pairs), a 4-lane vector and the general loop, every kernel. */
+static void test_first_key_twice(void)
+{
+    enum { NODES = 5, KEYS = 4 };
+    static const double times[KEYS] = {0.5, 0.5, 1.0, 2.0};
+    int parents[NODES] = {-1, 0, 1, 2, 3}, bone_node[NODES] = {0, 1, 2, 3, 4};
+    mat4 rest[NODES], offsets[NODES];
+    for (int n = 0; n < NODES; n++) {
+        glm_mat4_identity(rest[n]);
+        rest[n][3][0] = 0.5f * (float)n;
+        glm_mat4_identity(offsets[n]);
+        offsets[n][3][1] = -0.25f * (float)n;
+    }
+    for (int shape = 0; shape < 3; shape++) { /* one channel, a vector of three, five (the general loop) */
+        int count = shape == 0 ? 1 : shape == 1 ? 3 : 5, node_channel[NODES] = {-1, -1, -1, -1, -1};
+        skv_vec3_key positions[NODES][KEYS], scales[NODES][KEYS];
+        skv_quat_key rotations[NODES][KEYS];
+        skv_channel ch[NODES];
+        for (int c = 0; c < count; c++) {
+            for (int k = 0; k < KEYS; k++) {
+                positions[c][k] = (skv_vec3_key){times[k], {0.1f * (float)k, 1.0f, (float)c}, 0.0f};
+                scales[c][k] = (skv_vec3_key){times[k], {1.0f, 1.0f + 0.1f * (float)k, 1.0f}, 0.0f};
+                rotations[c][k].time = times[k];
+                axis_angle(k % 2 ? 1.0f : 0.0f, k % 2 ? 0.0f : 1.0f, 0.0f, 0.4 + 0.9 * k + 0.1 * c, rotations[c][k].value);
+            }
+            /* the fifth channel's line apart: five channels, two groups */
+            for (int k = 0; c == 4 && k < KEYS; k++)
+                positions[c][k].time = rotations[c][k].time = scales[c][k].time = times[k] + 0.125;
+            ch[c] = (skv_channel){.node = c, .position_count = KEYS, .rotation_count = KEYS, .scale_count = KEYS,
+                                  .positions = positions[c], .rotations = rotations[c], .scales = scales[c]};
+            node_channel[c] = c;
+        }
+        skv_clip clip = {.duration_ticks = 2.5, .ticks_per_second = 1.0, .channel_count = count, .channels = ch,
+                         .node_channel = node_channel};
+        skv_model model = {.clip_count = 1, .clips = &clip};
+        model.skeleton = (skv_skeleton){.node_count = NODES, .parents = parents, .rest_local = rest,
+                                        .bone_count = NODES, .bone_node = bone_node, .bone_offset = offsets};
+        glm_mat4_identity(model.global_inverse);
+        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walk_stats st;
+        walk_stats(walk_clip(&model, 0), &st);
+        if (shape == 0) CHECK(st.solo_terms == 1);
+        if (shape == 1) CHECK(st.vector_palette);
+        if (shape == 2) CHECK(!st.vector_palette && st.groups == 2);
+        double worst = 0.0;
+        for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
+            if (!kernels_get((skv_walk_kernel)kernel)) continue;
+            skv_pose fast, ref;
+            CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
+            CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
+            fast.walk_kernel = kernel;
+            for (int i = 0; i <= 200; i++) {
+                /* playback through 0.5 and 0.625, then seeks to them */
+                double t = i < 160 ? i / 64.0 : i % 2 ? 0.5 : i % 4 ? 0.625 : 0.25;
+                pose_evaluate(&fast, &model, 0, t);
+                pose_evaluate_reference(&ref, &model, 0, t);
+                for (int b = 0; b < NODES; b++)
+                    for (int k = 0; k < 16; k++)
+                        worst = fmax(worst, fabs(fast.palette[b][k / 4][k % 4] - ref.palette[b][k / 4][k % 4]));
+            }
+            pose_destroy(&fast), pose_destroy(&ref);
+        }
+        if (!(worst < 1e-5)) printf("first key twice: shape %d: max abs difference %.2g\n", shape, worst);
+        CHECK(worst < 1e-5);
+        walk_forget(&model);
+    }
+}
+
 int main(void)
 {
     test_walk_kernels();
@@ -1346,6 +1419,7 @@ int main(void)
     test_solo_key_lengths();
     test_key_signs();
     test_solo_terms_budget();
+    test_first_key_twice();
     test_crowd_matches_poses();
     test_blend();
     test_vec3_keys();
