@@ -694,6 +694,20 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
     free(group_of), free(members), free(member_pre), free(times), free(strides);
     return ok ? 0 : -1;
 }
+/* Every rotation key with a length the reference normalises (its float
+ * sum of squares > 0 and finite): a key it takes as the identity (anim.h,
+ * anim_quat_mat4) would be the parent's rotation once the parent is
+ * taken into the keys, where parent * 0 = 0 gives the identity. */
+static int rotations_foldable(const skv_channel *ch)
+{
+    for (int k = 0; k < ch->rotation_count; k++) {
+        const float *q = ch->rotations[k].value;
+        float len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+        if (!(len2 > 0.0f) || !isfinite(len2)) return 0;
+    }
+    return 1;
+}
+
 skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
 {
     const skv_skeleton *sk = &model->skeleton;
@@ -765,7 +779,7 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
             float unused_q[4], unused_s;
             if (parent < 0 && !is_identity(constant(&cc, parent)) &&
                 shared_times(&clip->channels[ch], &unused_times, &unused_stride, &unused_count) &&
-                similarity(constant(&cc, parent), unused_q, &unused_s)) {
+                similarity(constant(&cc, parent), unused_q, &unused_s) && rotations_foldable(&clip->channels[ch])) {
                 /* Under a constant similarity (a root under a scaling or
                  * turning globalInverse, often) and in a time group: the
                  * parent goes into the group's copy of the keys

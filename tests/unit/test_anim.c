@@ -1411,6 +1411,66 @@ static void test_first_key_twice(void)
     }
 }
 
+/* A rotation key of length 0 (the importer keeps it): the reference
+ * poses its node with an identity rotation at that key's time, under its
+ * parent. Under a constant parent taken into the keys (a root under the
+ * turned globalInverse, a node under fixed ones) the copy held parent *
+ * 0 = 0, and the parent's rotation was lost there: 1.0 off at exactly the
+ * key's time, every kernel; such a channel keeps its parent's product. */
+static void test_zero_key_folded(void)
+{
+    enum { NODES = 3 };
+    int parents[NODES] = {-1, 0, 1}, bone_node[NODES] = {0, 1, 2};
+    mat4 rest[NODES], offsets[NODES];
+    for (int n = 0; n < NODES; n++) {
+        glm_mat4_identity(rest[n]);
+        glm_rotate(rest[n], 0.4f, (vec3){0.6f, 0.0f, 0.8f});
+        rest[n][3][0] = 0.5f * (float)n;
+        glm_mat4_identity(offsets[n]);
+        offsets[n][3][1] = -0.25f * (float)n;
+    }
+    for (int node = 0; node < 2; node++) {
+        int node_channel[NODES] = {-1, -1, -1};
+        skv_vec3_key positions[3], scales[3];
+        skv_quat_key rotations[3] = {{0.0, {0, 0, 0, 1}}, {1.0, {0, 0, 0, 0}}, {2.0, {0, 0.6f, 0, 0.8f}}};
+        for (int k = 0; k < 3; k++) {
+            positions[k] = (skv_vec3_key){k, {0.1f * (float)k, 1.0f, 0.0f}, 0.0f};
+            scales[k] = (skv_vec3_key){k, {1.0f, 1.0f + 0.1f * (float)k, 1.0f}, 0.0f};
+        }
+        skv_channel ch = {.node = node, .position_count = 3, .rotation_count = 3, .scale_count = 3,
+                          .positions = positions, .rotations = rotations, .scales = scales};
+        node_channel[node] = 0;
+        skv_clip clip = {.duration_ticks = 2.5, .ticks_per_second = 1.0, .channel_count = 1, .channels = &ch,
+                         .node_channel = node_channel};
+        skv_model model = {.clip_count = 1, .clips = &clip};
+        model.skeleton = (skv_skeleton){.node_count = NODES, .parents = parents, .rest_local = rest,
+                                        .bone_count = NODES, .bone_node = bone_node, .bone_offset = offsets};
+        glm_mat4_identity(model.global_inverse);
+        glm_rotate(model.global_inverse, 0.9f, (vec3){0.267261f, 0.534522f, 0.801784f});
+        CHECK(walk_compile_all(&model) == SKV_OK);
+        double worst = 0.0;
+        for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
+            if (!kernels_get((skv_walk_kernel)kernel)) continue;
+            skv_pose fast, ref;
+            CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
+            CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
+            fast.walk_kernel = kernel;
+            for (int i = 0; i <= 160; i++) {
+                double t = i / 64.0; /* the zero key's time, 1.0, among them */
+                pose_evaluate(&fast, &model, 0, t);
+                pose_evaluate_reference(&ref, &model, 0, t);
+                for (int b = 0; b < NODES; b++)
+                    for (int k = 0; k < 16; k++)
+                        worst = fmax(worst, fabs(fast.palette[b][k / 4][k % 4] - ref.palette[b][k / 4][k % 4]));
+            }
+            pose_destroy(&fast), pose_destroy(&ref);
+        }
+        if (!(worst < 1e-5)) printf("zero key folded: node %d: max abs difference %.2g\n", node, worst);
+        CHECK(worst < 1e-5);
+        walk_forget(&model);
+    }
+}
+
 int main(void)
 {
     test_walk_kernels();
@@ -1420,6 +1480,7 @@ int main(void)
     test_key_signs();
     test_solo_terms_budget();
     test_first_key_twice();
+    test_zero_key_folded();
     test_crowd_matches_poses();
     test_blend();
     test_vec3_keys();
