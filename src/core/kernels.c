@@ -150,6 +150,14 @@ static int arc_forms(const float *ka, const float *kb, int weighted, double k[3]
     l0 = sqrt(l0), l1 = sqrt(l1);
     if (!(l0 > 0.0 && l1 > 0.0 && isfinite(l0) && isfinite(l1))) return 0;
     if (!weighted && !(fabs(l0 - 1.0) <= 1e-6 && fabs(l1 - 1.0) <= 1e-6)) return 0;
+    /* solo_frame_weighted divides by u^2 + v^2, the squared length of the
+     * keys' weighted sum, in float: at least a quarter of the shorter
+     * key's square (the weights' larger one is >= 1/2, the cross term >=
+     * 0 in one hemisphere), at most four times the longer's. Keys from
+     * 1e-9 to 1e17 keep it between 2.5e-19 and 4e34; shorter or longer
+     * ones (3e-20 made it overflow to infinity: a NaN palette) are
+     * sampled by the reference's own sums (no prepared pairs). */
+    if (weighted && !(fmin(l0, l1) >= 1e-9 && fmax(l0, l1) <= 1e17)) return 0;
     double d = 0.0, p[4], pl = 0.0;
     for (int c = 0; c < 4; c++) q0[c] /= l0, q1[c] /= l1, d += q0[c] * q1[c];
     for (int c = 0; c < 4; c++) p[c] = q1[c] - d * q0[c], pl += p[c] * p[c];

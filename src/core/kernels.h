@@ -221,7 +221,7 @@ static inline int kernels_solo_step(const skv_solo *solo, double t, int *cursor,
     int i = *cursor;
     if (!((unsigned)i < (unsigned)(solo->key_count - 1))) return 0;
     const double *key = solo->times + i;
-    if (!(key[0] <= t)) return 0;
+    if (!(key[0] < t)) return 0; /* on a key: the search (the first key's time may hold two keys) */
     if (!(t < key[1])) { /* the next pair, if there is one */
         if (!(i + 2 < solo->key_count && t < key[2])) return 0;
         *cursor = ++i, key++;
@@ -330,7 +330,9 @@ void kernels_solo_local(const skv_solo *solo, float *work);
  * (`weighted` 0) or solo_frame_weighted, with the palette steps'
  * constants b (their a: the channel's local), into `pair`
  * (SKV_SOLO_PAIR_FLOATS(count) floats, 64-byte aligned). Returns 0,
- * leaving `pair` unusable, for a key of length 0 or not finite, and
+ * leaving `pair` unusable, for a key of length 0 or not finite, with
+ * `weighted` for a key shorter than 1e-9 or longer than 1e17 (the
+ * frame's 1 / (u^2 + v^2) would overflow), and
  * without `weighted` for a key not of unit length to 1e-6: the reference
  * normalises slerp's weighted sum, which for keys of other lengths is
  * not the arc solo_frame follows (solo_frame_weighted follows it). */

@@ -82,6 +82,7 @@ struct skv_walk {
      * length) reads. NULL where the pairs would take more than
      * SOLO_TERMS_BYTES, or a key is 0. */
     float *terms;
+    size_t terms_bytes;
     skv_solo solo;
     int solo_cursor;            /* the group's cursor: its index in the pose's cursors */
     /* Which of the kernels' product functions the globals' and the
@@ -449,7 +450,14 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
         float *lane = rows ? grp->keys + (size_t)l * (size_t)grp->key_count * SKV_EACH_KEY_FLOATS
                                 : grp->keys + (size_t)(l / SKV_LANE_BLOCK) * SKV_KEY_FLOATS(1) +
                                       (size_t)(l % SKV_LANE_BLOCK);
-        float previous[4] = {0};
+        /* The hemisphere: the reference turns b of each pair (a, b) where
+         * the keys' float dot product is < 0, so key k's sign is key k -
+         * 1's times that turn, the dot product taken on the keys as the
+         * file has them (before a folded parent: its rounding can move a
+         * sum near 0 to the other side) and on the key before as it is,
+         * not turned (a turned one gives -0 for an exact 0, which does
+         * not turn, where the reference's pair is the other arc). */
+        float previous[4] = {0}, sign = 1.0f;
         for (int k = 0; k < grp->key_count; k++) {
             float *key = lane + (size_t)k * key_stride;
 #define COMPONENT(c) key[rows ? (size_t)each_at[c] : (size_t)(c) * lane_stride]
@@ -464,6 +472,7 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
                 vec3_value_at(ch->scales, ch->scale_count, time, at_s);
                 t = at_t, r = at_r, s = at_s;
             }
+            const float *file_r = r;
             float mt[3], mr[4], ms[3];
             if (m) {
                 for (int a = 0; a < 3; a++) {
@@ -478,15 +487,16 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
                 mr[3] = m_q[3] * r[3] - m_q[0] * r[0] - m_q[1] * r[1] - m_q[2] * r[2];
                 t = mt, r = mr, s = ms;
             }
-            float sign = 1.0f;
-            if (k > 0 && r[0] * previous[0] + r[1] * previous[1] + r[2] * previous[2] + r[3] * previous[3] < 0.0f)
-                sign = -1.0f;
-            for (int c = 0; c < 4; c++) previous[c] = sign * r[c];
+            if (k > 0 && previous[0] * file_r[0] + previous[1] * file_r[1] + previous[2] * file_r[2] +
+                                 previous[3] * file_r[3] <
+                             0.0f)
+                sign = -sign;
+            for (int c = 0; c < 4; c++) previous[c] = file_r[c];
             for (int c = 0; c < 3; c++) {
                 COMPONENT(c) = t[c];
                 COMPONENT(7 + c) = s[c];
             }
-            for (int c = 0; c < 4; c++) COMPONENT(3 + c) = previous[c];
+            for (int c = 0; c < 4; c++) COMPONENT(3 + c) = sign * r[c];
             if (rows) key[3] = key[11] = 0.0f; /* the rows' 4th floats */
 #undef COMPONENT
         }
@@ -546,8 +556,13 @@ static int globals_in_work(const skv_walk *w)
 }
 
 /* A one-channel walk's pairs as solo_frame takes them take this much at
- * most (a pair is 832 bytes for one palette entry: ~5,000 keys). */
-enum { SOLO_TERMS_BYTES = 4 << 20 };
+ * most (a pair is 832 bytes for one palette entry: ~5,000 keys), and a
+ * model's walks all together this much: a pair grows with the palette
+ * entries on the moving node (38.8 KB for 100, from a 24-byte key), and
+ * each clip of a file compiles a walk, so 300 clips of 100 keys held
+ * 1.16 GB. Past it a walk samples (solo_palette: as exact, ~70 Ir a
+ * frame more). */
+enum { SOLO_TERMS_BYTES = 4 << 20, SOLO_MODEL_BYTES = 32 << 20 };
 
 static inline int group_key(const walk_group *grp, double t, int *cursor, float *f);
 
@@ -574,11 +589,12 @@ static int prepare_pairs(const skv_walk *w, int weighted, float *terms, size_t f
  * local: for unit rotation keys, else weighted (kernels.h,
  * solo_frame_weighted, ~25 instructions more a frame); otherwise
  * w->terms stays NULL (out of memory too: the walk works without them). */
-static void prepare_terms(skv_walk *w)
+static void prepare_terms(skv_walk *w, size_t room)
 {
     const walk_group *grp = &w->groups[0];
     size_t floats = SKV_SOLO_PAIR_FLOATS(w->palette_count), pairs = (size_t)grp->key_count - 1;
-    if (pairs * floats * sizeof(float) > SOLO_TERMS_BYTES) return;
+    size_t bytes = pairs * floats * sizeof(float);
+    if (bytes > SOLO_TERMS_BYTES || bytes > room) return;
     for (int k = 0; k < w->palette_count; k++)
         if (w->palette[k].a != grp->out[0]) return;
     float *terms = aligned_alloc(64, pairs * floats * sizeof(float));
@@ -589,6 +605,7 @@ static void prepare_terms(skv_walk *w)
         return;
     }
     w->terms = terms;
+    w->terms_bytes = bytes;
     w->solo = (skv_solo){.times = grp->times, .inv_span = grp->inv_span, .key_count = grp->key_count,
                          .out = grp->out[0], .terms = terms, .pair_floats = floats, .steps = w->palette,
                          .steps_end = w->palette + w->palette_count, .weighted = weighted,
@@ -601,7 +618,7 @@ static void prepare_terms(skv_walk *w)
  * into time groups; the channels whose arrays are keyed at times of their
  * own are sampled one by one (w->loose). */
 static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_channels, const int32_t *pre,
-                          int32_t local_base)
+                          int32_t local_base, size_t terms_room)
 {
     int moving = w->sample_count;
     size_t cap = moving > 0 ? (size_t)moving : 1;
@@ -681,7 +698,7 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
                             w->palette_run == offsetof(skv_kernels, run_palette) && globals_in_work(w);
         if (w->vector_palette && !vector_lists(w)) ok = 0;
         w->owed = w->deferred_count > 0 ? w : NULL;
-        if (w->solo_palette) prepare_terms(w);
+        if (w->solo_palette) prepare_terms(w, terms_room);
         w->frame = w->terms            ? (w->solo.weighted ? frame_terms_weighted : frame_terms)
                  : w->solo_palette     ? frame_solo
                  : w->vector_palette   ? vector_frame()
@@ -691,6 +708,20 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
     free(group_of), free(members), free(member_pre), free(times), free(strides);
     return ok ? 0 : -1;
 }
+/* Every rotation key with a length the reference normalises (its float
+ * sum of squares > 0 and finite): a key it takes as the identity (anim.h,
+ * anim_quat_mat4) would be the parent's rotation once the parent is
+ * taken into the keys, where parent * 0 = 0 gives the identity. */
+static int rotations_foldable(const skv_channel *ch)
+{
+    for (int k = 0; k < ch->rotation_count; k++) {
+        const float *q = ch->rotations[k].value;
+        float len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+        if (!(len2 > 0.0f) || !isfinite(len2)) return 0;
+    }
+    return 1;
+}
+
 skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
 {
     const skv_skeleton *sk = &model->skeleton;
@@ -762,7 +793,7 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
             float unused_q[4], unused_s;
             if (parent < 0 && !is_identity(constant(&cc, parent)) &&
                 shared_times(&clip->channels[ch], &unused_times, &unused_stride, &unused_count) &&
-                similarity(constant(&cc, parent), unused_q, &unused_s)) {
+                similarity(constant(&cc, parent), unused_q, &unused_s) && rotations_foldable(&clip->channels[ch])) {
                 /* Under a constant similarity (a root under a scaling or
                  * turning globalInverse, often) and in a time group: the
                  * parent goes into the group's copy of the keys
@@ -829,12 +860,16 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
                    : w->palette_split ? offsetof(skv_kernels, run_palette)
                                       : offsetof(skv_kernels, run_affine);
     free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain);
-    int grouped = !clip || group_channels(w, clip, cc.moving, cc.pre, local_base) == 0;
+    size_t room = model->walk_terms_bytes < SOLO_MODEL_BYTES ? SOLO_MODEL_BYTES - model->walk_terms_bytes : 0;
+    int grouped = !clip || group_channels(w, clip, cc.moving, cc.pre, local_base, room) == 0;
     free(cc.moving), free(cc.pre);
     if (!grouped) {
         walk_free(w);
         return NULL;
     }
+    /* The model is heap memory the loader owns (walk_clip_compile): its
+     * count of prepared bytes is the cache's too. */
+    ((skv_model *)model)->walk_terms_bytes += w->terms_bytes;
     return w;
 }
 
@@ -842,11 +877,10 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
 skv_result walk_compile_all(skv_model *model)
 {
     int ok = 1;
-    walk_free(model->rest_walk);
+    walk_forget(model); /* every walk's prepared pairs given back first */
     ok &= (model->rest_walk = walk_compile(model, NULL)) != NULL;
     atomic_store_explicit(&model->rest_walk_ready, 1, memory_order_release);
     for (int c = 0; c < model->clip_count; c++) {
-        walk_free(model->clips[c].walk);
         ok &= (model->clips[c].walk = walk_compile(model, &model->clips[c])) != NULL;
         atomic_store_explicit(&model->clips[c].walk_ready, 1, memory_order_release);
     }
@@ -863,6 +897,7 @@ void walk_forget(skv_model *model)
         model->clips[c].walk = NULL;
         atomic_store_explicit(&model->clips[c].walk_ready, 0, memory_order_release);
     }
+    model->walk_terms_bytes = 0;
 }
 
 /* One lock for every model: a clip is compiled once in its model's life,
@@ -1024,10 +1059,13 @@ static inline int group_key(const walk_group *grp, double t, int *cursor, float 
      * (keys further apart than frames: every other frame or so). Then t
      * is inside the keys, and t - times[i] >= 0, so x >= 0: only the top
      * is clamped, in float, the same value as clamping in double first.
-     * One unsigned compare bounds the cursor (-1: none). Marked likely:
-     * GCC then lays the frame functions out for it, the rest after
-     * (walk_pose_all's prologue one instruction shorter, measured). */
-    if ((unsigned)i < (unsigned)(n - 1) && times[i] <= t) {
+     * One unsigned compare bounds the cursor (-1: none). t on the pair's
+     * first key is left to the tests below: where two keys share the
+     * first key's time, the reference takes the first of them there (t
+     * not after times[0]), which the next pair's step would not. Marked
+     * likely: GCC then lays the frame functions out for it, the rest
+     * after (walk_pose_all's prologue one instruction shorter, measured). */
+    if ((unsigned)i < (unsigned)(n - 1) && times[i] < t) {
         if (__builtin_expect(t < times[i + 1] || (i + 2 < n && t < times[i + 2] && (*cursor = ++i, 1)), 1)) {
             float x = (float)((t - times[i]) * grp->inv_span[i]);
             *f = x < 1.0f ? x : 1.0f;

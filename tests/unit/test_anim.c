@@ -1310,12 +1310,379 @@ static void test_walk_kernels(void)
     CHECK(ran >= 3); /* auto, portable and scalar everywhere */
 }
 
+/* A one-channel walk whose rotation keys are not of unit length takes
+ * solo_frame_weighted, whose weights square the keys' lengths: keys far
+ * from unit length (a file may key 4e-20 or 1e-23: only non-finite and
+ * over-1e15 values are dropped at import) must still give the
+ * reference's palette, not NaN (1 / (u^2 + v^2) overflowed to infinity
+ * below ~5e-20), on every kernel; keys of 2e-9 and 1e15 keep the prepared
+ * pairs. */
+static void test_solo_key_lengths(void)
+{
+    enum { NODES = 3 };
+    static const float lengths[] = {4e-20f, 1e-23f, 2e-9f, 1e15f};
+    int parents[NODES] = {-1, 0, 1}, bone_node[NODES] = {0, 1, 2}, node_channel[NODES] = {0, -1, -1};
+    mat4 rest[NODES], offsets[NODES];
+    for (int n = 0; n < NODES; n++) {
+        glm_mat4_identity(rest[n]);
+        rest[n][3][0] = 0.5f * (float)n;
+        glm_mat4_identity(offsets[n]);
+        offsets[n][3][1] = -0.25f * (float)n;
+    }
+    for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++)
+        for (int which = 0; which < 3; which++) {
+            skv_vec3_key positions[3], scales[3];
+            skv_quat_key rotations[3];
+            for (int k = 0; k < 3; k++) {
+                positions[k] = (skv_vec3_key){k, {0.1f * (float)k, 1.0f, 0.0f}, 0.0f};
+                scales[k] = (skv_vec3_key){k, {1.0f + 0.1f * (float)k, 1.0f, 1.0f}, 0.0f};
+                rotations[k].time = k;
+            }
+            axis_angle(0.707107f, 0.0f, 0.707107f, 0.3, rotations[0].value);
+            axis_angle(0.0f, 0.707107f, 0.707107f, 2.9, rotations[1].value);
+            axis_angle(0.707107f, 0.707107f, 0.0f, -1.0, rotations[2].value);
+            for (int c = 0; c < 4; c++) rotations[which].value[c] *= lengths[li];
+            skv_channel ch = {.node = 0, .position_count = 3, .rotation_count = 3, .scale_count = 3,
+                              .positions = positions, .rotations = rotations, .scales = scales};
+            skv_clip clip = {.duration_ticks = 2.5, .ticks_per_second = 1.0, .channel_count = 1, .channels = &ch,
+                             .node_channel = node_channel};
+            skv_model model = {.clip_count = 1, .clips = &clip};
+            model.skeleton = (skv_skeleton){.node_count = NODES, .parents = parents, .rest_local = rest,
+                                            .bone_count = NODES, .bone_node = bone_node, .bone_offset = offsets};
+            glm_mat4_identity(model.global_inverse);
+            CHECK(walk_compile_all(&model) == SKV_OK);
+            skv_walk_stats st;
+            walk_stats(walk_clip(&model, 0), &st);
+            CHECK(st.solo_palette);
+            if (lengths[li] >= 2e-9f) CHECK(st.solo_terms == 2);
+            double worst = 0.0;
+            for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
+                if (!kernels_get((skv_walk_kernel)kernel)) continue;
+                skv_pose fast, ref;
+                CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
+                CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
+                fast.walk_kernel = kernel;
+                for (int i = 0; i <= 160; i++) {
+                    double t = i / 64.0; /* every key time exactly, and between */
+                    pose_evaluate(&fast, &model, 0, t);
+                    pose_evaluate_reference(&ref, &model, 0, t);
+                    for (int b = 0; b < NODES; b++)
+                        for (int k = 0; k < 16; k++) {
+                            double e = fabs(fast.palette[b][k / 4][k % 4] - ref.palette[b][k / 4][k % 4]);
+                            worst = fmax(worst, isnan(e) ? INFINITY : e);
+                        }
+                }
+                pose_destroy(&fast), pose_destroy(&ref);
+            }
+            if (!(worst < 1e-5))
+                printf("solo key lengths: key %d x %g: max abs difference %.2g\n", which, (double)lengths[li], worst);
+            CHECK(worst < 1e-5);
+            walk_forget(&model);
+        }
+}
+
+/* Keys whose float dot product is exactly 0 or within rounding of it
+ * (keys half a turn apart): the reference turns a pair's second key
+ * only where that sum is < 0. The group's copy must give each pair that
+ * arc: after a key it turned (q, -q, then a key at dot 0: the turned key
+ * gives -0, which turned nothing, the other arc, 2.6 off) and under a
+ * folded parent (the turned globalInverse moved a sum of +4e-8 below 0).
+ * On one channel (the prepared pairs), a 4-lane vector of three and two
+ * time lines keyed as one, folded (a root under the turned
+ * globalInverse) or not, every kernel. */
+static void test_key_signs(void)
+{
+    enum { NODES = 4, KEYS = 4 };
+    float chains[3][KEYS][4] = {
+        {{0, 0, 0, 1}, {0, 0, 0, -1}, {1, 0, 0, 0}, {0, 0.6f, 0, 0.8f}},       /* turned, then dot exactly 0 */
+        {{0, 0, 0, 1}, {0, 0.6f, 0, -0.8f}, {1, 0, 0, 0}, {0, 0, 0.6f, 0.8f}}, /* the same after a turned pair */
+        {{0, 0, 0, 1}, {0, 0, 0, 1}, {0, 0, 0, 1}, {0, 0, 0, 1}},             /* half a turn apart: filled below */
+    };
+    axis_angle(1, 0, 0, 0.2, chains[2][0]);
+    axis_angle(1, 0, 0, 0.2 + M_PI, chains[2][1]);
+    axis_angle(0, 1, 0, 0.7, chains[2][2]);
+    axis_angle(0, 1, 0, 0.7 + M_PI, chains[2][3]);
+    int parents[NODES] = {-1, 0, 1, 2}, bone_node[NODES] = {0, 1, 2, 3};
+    mat4 rest[NODES], offsets[NODES];
+    for (int n = 0; n < NODES; n++) {
+        glm_mat4_identity(rest[n]);
+        rest[n][3][0] = 0.5f * (float)n;
+        glm_mat4_identity(offsets[n]);
+        offsets[n][3][1] = -0.25f * (float)n;
+    }
+    for (int chain = 0; chain < 3; chain++)
+        for (int shape = 0; shape < 3; shape++) /* one channel, a vector of three, two lines as one */
+            for (int turned = 0; turned < 2; turned++) {
+                int count = shape == 0 ? 1 : shape == 1 ? 3 : 2, node_channel[NODES] = {-1, -1, -1, -1};
+                skv_vec3_key positions[3][KEYS], scales[3][KEYS];
+                skv_quat_key rotations[3][KEYS];
+                skv_channel ch[3];
+                for (int c = 0; c < count; c++) {
+                    for (int k = 0; k < KEYS; k++) {
+                        /* two lines: the second's keys a quarter tick later (the union: 7 keys) */
+                        double t = k + (shape == 2 && c == 1 ? 0.25 : 0.0);
+                        positions[c][k] = (skv_vec3_key){t, {0.1f * (float)k, 1.0f, 0.0f}, 0.0f};
+                        scales[c][k] = (skv_vec3_key){t, {1.0f, 1.0f + 0.1f * (float)k, 1.0f}, 0.0f};
+                        rotations[c][k].time = t;
+                        memcpy(rotations[c][k].value, chains[chain][k], sizeof rotations[c][k].value);
+                    }
+                    ch[c] = (skv_channel){.node = c, .position_count = KEYS, .rotation_count = KEYS,
+                                          .scale_count = KEYS, .positions = positions[c],
+                                          .rotations = rotations[c], .scales = scales[c]};
+                    node_channel[c] = c;
+                }
+                skv_clip clip = {.duration_ticks = 3.5, .ticks_per_second = 1.0, .channel_count = count,
+                                 .channels = ch, .node_channel = node_channel};
+                skv_model model = {.clip_count = 1, .clips = &clip};
+                model.skeleton = (skv_skeleton){.node_count = NODES, .parents = parents, .rest_local = rest,
+                                                .bone_count = NODES, .bone_node = bone_node, .bone_offset = offsets};
+                glm_mat4_identity(model.global_inverse);
+                if (turned) glm_rotate(model.global_inverse, 0.9f, (vec3){0.267261f, 0.534522f, 0.801784f});
+                CHECK(walk_compile_all(&model) == SKV_OK);
+                skv_walk_stats st;
+                walk_stats(walk_clip(&model, 0), &st);
+                CHECK(st.folded == turned);
+                if (shape == 0) CHECK(st.solo_terms == 1);
+                if (shape == 1) CHECK(st.vector_palette);
+                if (shape == 2) CHECK(st.merged == 2);
+                double worst = 0.0;
+                for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
+                    if (!kernels_get((skv_walk_kernel)kernel)) continue;
+                    skv_pose fast, ref;
+                    CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
+                    CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
+                    fast.walk_kernel = kernel;
+                    for (int i = 0; i <= 224; i++) {
+                        double t = i / 64.0;
+                        pose_evaluate(&fast, &model, 0, t);
+                        pose_evaluate_reference(&ref, &model, 0, t);
+                        for (int b = 0; b < NODES; b++)
+                            for (int k = 0; k < 16; k++) {
+                                double e = fabs(fast.palette[b][k / 4][k % 4] - ref.palette[b][k / 4][k % 4]);
+                                worst = fmax(worst, isnan(e) ? INFINITY : e);
+                            }
+                    }
+                    pose_destroy(&fast), pose_destroy(&ref);
+                }
+                if (!(worst < 1e-5))
+                    printf("key signs: chain %d, shape %d, turned %d: max abs difference %.2g\n", chain, shape, turned,
+                           worst);
+                CHECK(worst < 1e-5);
+                walk_forget(&model);
+            }
+}
+
+/* A one-channel walk's prepared pairs take up to 4 MiB (SOLO_TERMS_BYTES)
+ * from a hundred keys where 100 palette entries hang on the moving node
+ * (38.8 KB a pair, ~1500 times the keys' bytes); every clip of a file
+ * has a walk of its own (a crowd with mixed clips compiles them all): 40
+ * such clips took 154 MB, 300 took 1.16 GB (the walks before the
+ * prepared pairs: 4.9 MB). The model's walks hold 32 MiB of pairs at
+ * most (SOLO_MODEL_BYTES): 8 of these; the other clips' frames are
+ * solo_palette's, as exact. */
+static void test_solo_terms_budget(void)
+{
+    enum { NODES = 2, BONES = 100, KEYS = 100, CLIPS = 40 };
+    int parents[NODES] = {-1, 0}, node_channel[NODES] = {-1, 0}, bone_node[BONES];
+    mat4 rest[NODES];
+    static mat4 offsets[BONES];
+    for (int n = 0; n < NODES; n++) glm_mat4_identity(rest[n]);
+    for (int b = 0; b < BONES; b++) {
+        bone_node[b] = 1;
+        glm_mat4_identity(offsets[b]);
+        offsets[b][3][0] = (float)b;
+    }
+    static skv_vec3_key positions[1], scales[1];
+    static skv_quat_key rotations[KEYS];
+    positions[0] = (skv_vec3_key){0.0, {0.0f, 1.0f, 0.0f}, 0.0f};
+    scales[0] = (skv_vec3_key){0.0, {1.0f, 1.0f, 1.0f}, 0.0f};
+    for (int k = 0; k < KEYS; k++) {
+        rotations[k].time = k;
+        axis_angle(0.0f, 0.0f, 1.0f, 0.02 * k, rotations[k].value);
+    }
+    skv_channel ch = {.node = 1, .position_count = 1, .rotation_count = KEYS, .scale_count = 1,
+                      .positions = positions, .rotations = rotations, .scales = scales};
+    static skv_clip clips[CLIPS];
+    for (int c = 0; c < CLIPS; c++)
+        clips[c] = (skv_clip){.duration_ticks = KEYS, .ticks_per_second = 1.0, .channel_count = 1, .channels = &ch,
+                              .node_channel = node_channel};
+    skv_model model = {.clip_count = CLIPS, .clips = clips};
+    model.skeleton = (skv_skeleton){.node_count = NODES, .parents = parents, .rest_local = rest,
+                                    .bone_count = BONES, .bone_node = bone_node, .bone_offset = offsets};
+    glm_mat4_identity(model.global_inverse);
+    CHECK(walk_compile_all(&model) == SKV_OK);
+    int prepared = 0;
+    for (int c = 0; c < CLIPS; c++) {
+        skv_walk_stats st;
+        walk_stats(walk_clip(&model, c), &st);
+        CHECK(st.solo_palette);
+        prepared += st.solo_terms != 0;
+    }
+    printf("solo terms budget: %d of %d clips with prepared pairs (3.85 MB each)\n", prepared, CLIPS);
+    CHECK(prepared >= 1 && prepared <= 8);
+    /* The first clip (pairs prepared) and the last (none): the reference's palette. */
+    double worst = 0.0;
+    skv_pose fast, ref;
+    CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
+    CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
+    for (int c = 0; c < CLIPS; c += CLIPS - 1)
+        for (int i = 0; i < 200; i++) {
+            pose_evaluate(&fast, &model, c, i * 0.37);
+            pose_evaluate_reference(&ref, &model, c, i * 0.37);
+            for (int b = 0; b < BONES; b++)
+                for (int k = 0; k < 16; k++)
+                    worst = fmax(worst, fabs(fast.palette[b][k / 4][k % 4] - ref.palette[b][k / 4][k % 4]) /
+                                            fmax(1.0, fabs(ref.palette[b][k / 4][k % 4])));
+        }
+    CHECK(worst < 1e-5);
+    pose_destroy(&fast), pose_destroy(&ref);
+    walk_forget(&model);
+}
+
+/* Two keys at the first key's time (a step at the start; the importer
+ * keeps keys of equal times): at exactly that time the reference takes
+ * the first key (anim_sample_quat: t not after keys[0]), just after it
+ * the pair from the second. Playback's step from the first pair took
+ * the next pair there, the second key: 2.9-3.4 off on one channel (the
+ * prepared pairs), a 4-lane vector and the general loop, every kernel. */
+static void test_first_key_twice(void)
+{
+    enum { NODES = 5, KEYS = 4 };
+    static const double times[KEYS] = {0.5, 0.5, 1.0, 2.0};
+    int parents[NODES] = {-1, 0, 1, 2, 3}, bone_node[NODES] = {0, 1, 2, 3, 4};
+    mat4 rest[NODES], offsets[NODES];
+    for (int n = 0; n < NODES; n++) {
+        glm_mat4_identity(rest[n]);
+        rest[n][3][0] = 0.5f * (float)n;
+        glm_mat4_identity(offsets[n]);
+        offsets[n][3][1] = -0.25f * (float)n;
+    }
+    for (int shape = 0; shape < 3; shape++) { /* one channel, a vector of three, five (the general loop) */
+        int count = shape == 0 ? 1 : shape == 1 ? 3 : 5, node_channel[NODES] = {-1, -1, -1, -1, -1};
+        skv_vec3_key positions[NODES][KEYS], scales[NODES][KEYS];
+        skv_quat_key rotations[NODES][KEYS];
+        skv_channel ch[NODES];
+        for (int c = 0; c < count; c++) {
+            for (int k = 0; k < KEYS; k++) {
+                positions[c][k] = (skv_vec3_key){times[k], {0.1f * (float)k, 1.0f, (float)c}, 0.0f};
+                scales[c][k] = (skv_vec3_key){times[k], {1.0f, 1.0f + 0.1f * (float)k, 1.0f}, 0.0f};
+                rotations[c][k].time = times[k];
+                axis_angle(k % 2 ? 1.0f : 0.0f, k % 2 ? 0.0f : 1.0f, 0.0f, 0.4 + 0.9 * k + 0.1 * c, rotations[c][k].value);
+            }
+            /* the fifth channel's line apart: five channels, two groups */
+            for (int k = 0; c == 4 && k < KEYS; k++)
+                positions[c][k].time = rotations[c][k].time = scales[c][k].time = times[k] + 0.125;
+            ch[c] = (skv_channel){.node = c, .position_count = KEYS, .rotation_count = KEYS, .scale_count = KEYS,
+                                  .positions = positions[c], .rotations = rotations[c], .scales = scales[c]};
+            node_channel[c] = c;
+        }
+        skv_clip clip = {.duration_ticks = 2.5, .ticks_per_second = 1.0, .channel_count = count, .channels = ch,
+                         .node_channel = node_channel};
+        skv_model model = {.clip_count = 1, .clips = &clip};
+        model.skeleton = (skv_skeleton){.node_count = NODES, .parents = parents, .rest_local = rest,
+                                        .bone_count = NODES, .bone_node = bone_node, .bone_offset = offsets};
+        glm_mat4_identity(model.global_inverse);
+        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walk_stats st;
+        walk_stats(walk_clip(&model, 0), &st);
+        if (shape == 0) CHECK(st.solo_terms == 1);
+        if (shape == 1) CHECK(st.vector_palette);
+        if (shape == 2) CHECK(!st.vector_palette && st.groups == 2);
+        double worst = 0.0;
+        for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
+            if (!kernels_get((skv_walk_kernel)kernel)) continue;
+            skv_pose fast, ref;
+            CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
+            CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
+            fast.walk_kernel = kernel;
+            for (int i = 0; i <= 200; i++) {
+                /* playback through 0.5 and 0.625, then seeks to them */
+                double t = i < 160 ? i / 64.0 : i % 2 ? 0.5 : i % 4 ? 0.625 : 0.25;
+                pose_evaluate(&fast, &model, 0, t);
+                pose_evaluate_reference(&ref, &model, 0, t);
+                for (int b = 0; b < NODES; b++)
+                    for (int k = 0; k < 16; k++)
+                        worst = fmax(worst, fabs(fast.palette[b][k / 4][k % 4] - ref.palette[b][k / 4][k % 4]));
+            }
+            pose_destroy(&fast), pose_destroy(&ref);
+        }
+        if (!(worst < 1e-5)) printf("first key twice: shape %d: max abs difference %.2g\n", shape, worst);
+        CHECK(worst < 1e-5);
+        walk_forget(&model);
+    }
+}
+
+/* A rotation key of length 0 (the importer keeps it): the reference
+ * poses its node with an identity rotation at that key's time, under its
+ * parent. Under a constant parent taken into the keys (a root under the
+ * turned globalInverse, a node under fixed ones) the copy held parent *
+ * 0 = 0, and the parent's rotation was lost there: 1.0 off at exactly the
+ * key's time, every kernel; such a channel keeps its parent's product. */
+static void test_zero_key_folded(void)
+{
+    enum { NODES = 3 };
+    int parents[NODES] = {-1, 0, 1}, bone_node[NODES] = {0, 1, 2};
+    mat4 rest[NODES], offsets[NODES];
+    for (int n = 0; n < NODES; n++) {
+        glm_mat4_identity(rest[n]);
+        glm_rotate(rest[n], 0.4f, (vec3){0.6f, 0.0f, 0.8f});
+        rest[n][3][0] = 0.5f * (float)n;
+        glm_mat4_identity(offsets[n]);
+        offsets[n][3][1] = -0.25f * (float)n;
+    }
+    for (int node = 0; node < 2; node++) {
+        int node_channel[NODES] = {-1, -1, -1};
+        skv_vec3_key positions[3], scales[3];
+        skv_quat_key rotations[3] = {{0.0, {0, 0, 0, 1}}, {1.0, {0, 0, 0, 0}}, {2.0, {0, 0.6f, 0, 0.8f}}};
+        for (int k = 0; k < 3; k++) {
+            positions[k] = (skv_vec3_key){k, {0.1f * (float)k, 1.0f, 0.0f}, 0.0f};
+            scales[k] = (skv_vec3_key){k, {1.0f, 1.0f + 0.1f * (float)k, 1.0f}, 0.0f};
+        }
+        skv_channel ch = {.node = node, .position_count = 3, .rotation_count = 3, .scale_count = 3,
+                          .positions = positions, .rotations = rotations, .scales = scales};
+        node_channel[node] = 0;
+        skv_clip clip = {.duration_ticks = 2.5, .ticks_per_second = 1.0, .channel_count = 1, .channels = &ch,
+                         .node_channel = node_channel};
+        skv_model model = {.clip_count = 1, .clips = &clip};
+        model.skeleton = (skv_skeleton){.node_count = NODES, .parents = parents, .rest_local = rest,
+                                        .bone_count = NODES, .bone_node = bone_node, .bone_offset = offsets};
+        glm_mat4_identity(model.global_inverse);
+        glm_rotate(model.global_inverse, 0.9f, (vec3){0.267261f, 0.534522f, 0.801784f});
+        CHECK(walk_compile_all(&model) == SKV_OK);
+        double worst = 0.0;
+        for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
+            if (!kernels_get((skv_walk_kernel)kernel)) continue;
+            skv_pose fast, ref;
+            CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
+            CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
+            fast.walk_kernel = kernel;
+            for (int i = 0; i <= 160; i++) {
+                double t = i / 64.0; /* the zero key's time, 1.0, among them */
+                pose_evaluate(&fast, &model, 0, t);
+                pose_evaluate_reference(&ref, &model, 0, t);
+                for (int b = 0; b < NODES; b++)
+                    for (int k = 0; k < 16; k++)
+                        worst = fmax(worst, fabs(fast.palette[b][k / 4][k % 4] - ref.palette[b][k / 4][k % 4]));
+            }
+            pose_destroy(&fast), pose_destroy(&ref);
+        }
+        if (!(worst < 1e-5)) printf("zero key folded: node %d: max abs difference %.2g\n", node, worst);
+        CHECK(worst < 1e-5);
+        walk_forget(&model);
+    }
+}
+
 int main(void)
 {
     test_walk_kernels();
     test_fast_matches_reference();
     test_small_clips();
     test_seeks();
+    test_solo_key_lengths();
+    test_key_signs();
+    test_solo_terms_budget();
+    test_first_key_twice();
+    test_zero_key_folded();
     test_crowd_matches_poses();
     test_blend();
     test_vec3_keys();
