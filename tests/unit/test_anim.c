@@ -1310,6 +1310,41 @@ static void test_walk_kernels(void)
     CHECK(ran >= 3); /* auto, portable and scalar everywhere */
 }
 
+/* The largest palette difference between pose_evaluate on every kernel
+ * this CPU runs and the reference (a NaN counts as infinite), posing
+ * clip 0 at time_at(i) for i = 0 .. last (i / 64 where time_at is NULL),
+ * each kernel on a pose of its own from the start. */
+static double worst_on_every_kernel(const skv_model *model, int last, double (*time_at)(int))
+{
+    double worst = 0.0;
+    for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
+        if (!kernels_get((skv_walk_kernel)kernel)) continue;
+        skv_pose fast, ref;
+        CHECK(pose_create(&fast, &model->skeleton) == SKV_OK);
+        CHECK(pose_create(&ref, &model->skeleton) == SKV_OK);
+        fast.walk_kernel = kernel;
+        for (int i = 0; i <= last; i++) {
+            double t = time_at ? time_at(i) : i / 64.0;
+            pose_evaluate(&fast, model, 0, t);
+            pose_evaluate_reference(&ref, model, 0, t);
+            for (int b = 0; b < model->skeleton.bone_count; b++)
+                for (int k = 0; k < 16; k++) {
+                    double e = fabs(fast.palette[b][k / 4][k % 4] - ref.palette[b][k / 4][k % 4]);
+                    worst = fmax(worst, isnan(e) ? INFINITY : e);
+                }
+        }
+        pose_destroy(&fast), pose_destroy(&ref);
+    }
+    return worst;
+}
+
+/* test_first_key_twice's times: playback through 0.5 and 0.625, then
+ * seeks to them. */
+static double first_key_twice_time(int i)
+{
+    return i < 160 ? i / 64.0 : i % 2 ? 0.5 : i % 4 ? 0.625 : 0.25;
+}
+
 /* A one-channel walk whose rotation keys are not of unit length takes
  * solo_frame_weighted, whose weights square the keys' lengths: keys far
  * from unit length (a file may key 4e-20 or 1e-23: only non-finite and
@@ -1356,24 +1391,8 @@ static void test_solo_key_lengths(void)
             CHECK(st.solo_palette);
             if (lengths[li] >= 2e-9f) CHECK(st.solo_terms == 2);
             double worst = 0.0;
-            for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
-                if (!kernels_get((skv_walk_kernel)kernel)) continue;
-                skv_pose fast, ref;
-                CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
-                CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
-                fast.walk_kernel = kernel;
-                for (int i = 0; i <= 160; i++) {
-                    double t = i / 64.0; /* every key time exactly, and between */
-                    pose_evaluate(&fast, &model, 0, t);
-                    pose_evaluate_reference(&ref, &model, 0, t);
-                    for (int b = 0; b < NODES; b++)
-                        for (int k = 0; k < 16; k++) {
-                            double e = fabs(fast.palette[b][k / 4][k % 4] - ref.palette[b][k / 4][k % 4]);
-                            worst = fmax(worst, isnan(e) ? INFINITY : e);
-                        }
-                }
-                pose_destroy(&fast), pose_destroy(&ref);
-            }
+            /* every key time exactly, and between */
+            worst = fmax(worst, worst_on_every_kernel(&model, 160, NULL));
             if (!(worst < 1e-5))
                 printf("solo key lengths: key %d x %g: max abs difference %.2g\n", which, (double)lengths[li], worst);
             CHECK(worst < 1e-5);
@@ -1446,24 +1465,7 @@ static void test_key_signs(void)
                 if (shape == 1) CHECK(st.vector_palette);
                 if (shape == 2) CHECK(st.merged == 2);
                 double worst = 0.0;
-                for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
-                    if (!kernels_get((skv_walk_kernel)kernel)) continue;
-                    skv_pose fast, ref;
-                    CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
-                    CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
-                    fast.walk_kernel = kernel;
-                    for (int i = 0; i <= 224; i++) {
-                        double t = i / 64.0;
-                        pose_evaluate(&fast, &model, 0, t);
-                        pose_evaluate_reference(&ref, &model, 0, t);
-                        for (int b = 0; b < NODES; b++)
-                            for (int k = 0; k < 16; k++) {
-                                double e = fabs(fast.palette[b][k / 4][k % 4] - ref.palette[b][k / 4][k % 4]);
-                                worst = fmax(worst, isnan(e) ? INFINITY : e);
-                            }
-                    }
-                    pose_destroy(&fast), pose_destroy(&ref);
-                }
+                worst = fmax(worst, worst_on_every_kernel(&model, 224, NULL));
                 if (!(worst < 1e-5))
                     printf("key signs: chain %d, shape %d, turned %d: max abs difference %.2g\n", chain, shape, turned,
                            worst);
@@ -1589,23 +1591,8 @@ static void test_first_key_twice(void)
         if (shape == 1) CHECK(st.vector_palette);
         if (shape == 2) CHECK(!st.vector_palette && st.groups == 2);
         double worst = 0.0;
-        for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
-            if (!kernels_get((skv_walk_kernel)kernel)) continue;
-            skv_pose fast, ref;
-            CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
-            CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
-            fast.walk_kernel = kernel;
-            for (int i = 0; i <= 200; i++) {
-                /* playback through 0.5 and 0.625, then seeks to them */
-                double t = i < 160 ? i / 64.0 : i % 2 ? 0.5 : i % 4 ? 0.625 : 0.25;
-                pose_evaluate(&fast, &model, 0, t);
-                pose_evaluate_reference(&ref, &model, 0, t);
-                for (int b = 0; b < NODES; b++)
-                    for (int k = 0; k < 16; k++)
-                        worst = fmax(worst, fabs(fast.palette[b][k / 4][k % 4] - ref.palette[b][k / 4][k % 4]));
-            }
-            pose_destroy(&fast), pose_destroy(&ref);
-        }
+        /* playback through 0.5 and 0.625, then seeks to them */
+        worst = fmax(worst, worst_on_every_kernel(&model, 200, first_key_twice_time));
         if (!(worst < 1e-5)) printf("first key twice: shape %d: max abs difference %.2g\n", shape, worst);
         CHECK(worst < 1e-5);
         walk_forget(&model);
@@ -1650,22 +1637,8 @@ static void test_zero_key_folded(void)
         glm_rotate(model.global_inverse, 0.9f, (vec3){0.267261f, 0.534522f, 0.801784f});
         CHECK(walk_compile_all(&model) == SKV_OK);
         double worst = 0.0;
-        for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
-            if (!kernels_get((skv_walk_kernel)kernel)) continue;
-            skv_pose fast, ref;
-            CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
-            CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
-            fast.walk_kernel = kernel;
-            for (int i = 0; i <= 160; i++) {
-                double t = i / 64.0; /* the zero key's time, 1.0, among them */
-                pose_evaluate(&fast, &model, 0, t);
-                pose_evaluate_reference(&ref, &model, 0, t);
-                for (int b = 0; b < NODES; b++)
-                    for (int k = 0; k < 16; k++)
-                        worst = fmax(worst, fabs(fast.palette[b][k / 4][k % 4] - ref.palette[b][k / 4][k % 4]));
-            }
-            pose_destroy(&fast), pose_destroy(&ref);
-        }
+        /* the zero key's time, 1.0, among them */
+        worst = fmax(worst, worst_on_every_kernel(&model, 160, NULL));
         if (!(worst < 1e-5)) printf("zero key folded: node %d: max abs difference %.2g\n", node, worst);
         CHECK(worst < 1e-5);
         walk_forget(&model);
