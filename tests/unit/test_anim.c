@@ -681,6 +681,19 @@ static void test_fast_matches_reference(void)
     fast_matches_reference(1);
 }
 
+/* `model` holding `clip` over a skeleton of `nodes` nodes, every node a
+ * bone (bone_node), globalInverse the identity; the arrays are the
+ * caller's. */
+static void model_of_clip(skv_model *model, skv_clip *clip, int nodes, int *parents, mat4 *rest, int *bone_node,
+                          mat4 *offsets)
+{
+    memset(model, 0, sizeof *model);
+    model->clip_count = 1, model->clips = clip;
+    model->skeleton = (skv_skeleton){.node_count = nodes, .parents = parents, .rest_local = rest,
+                                     .bone_count = nodes, .bone_node = bone_node, .bone_offset = offsets};
+    glm_mat4_identity(model->global_inverse);
+}
+
 /* Small clips, where the walk samples one or two channels without lanes
  * (kernels.h, sample_solo) or a few in one vector: 1, 2, 3 and 5 moving
  * channels, on one time line or on lines of their own, against the
@@ -793,9 +806,8 @@ static void test_small_clips(void)
         if (projective) offsets[moved][0][3] = 0.25f, offsets[moved][3][3] = 1.5f;
         skv_clip clip = {.duration_ticks = 4.5, .ticks_per_second = 1.0, .channel_count = count, .channels = channels,
                          .node_channel = node_channel};
-        skv_model model = {.clip_count = 1, .clips = &clip};
-        model.skeleton = (skv_skeleton){.node_count = NODES, .parents = parents, .rest_local = rest,
-                                        .bone_count = NODES, .bone_node = bone_node, .bone_offset = offsets};
+        skv_model model;
+        model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
         /* globalInverse: a similarity (turned, scaled, moved: a moving root
          * under it takes it into its keys), the identity (odd cases), or
          * with a non-uniform scale (case 4 and the uneven ones: the general product). */
@@ -1083,10 +1095,8 @@ static void test_seeks(void)
             times[n_times++] = first + step * (i < 2000 ? i : 3999 - i);
         skv_clip clip = {.duration_ticks = duration, .ticks_per_second = 1.0, .channel_count = count,
                          .channels = channels, .node_channel = node_channel};
-        skv_model model = {.clip_count = 1, .clips = &clip};
-        model.skeleton = (skv_skeleton){.node_count = NODES, .parents = parents, .rest_local = rest,
-                                        .bone_count = NODES, .bone_node = bone_node, .bone_offset = offsets};
-        glm_mat4_identity(model.global_inverse);
+        skv_model model;
+        model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
         CHECK(walk_compile_all(&model) == SKV_OK);
         skv_walk_stats st;
         walk_stats(walk_clip(&model, 0), &st);
@@ -1381,10 +1391,8 @@ static void test_solo_key_lengths(void)
                               .positions = positions, .rotations = rotations, .scales = scales};
             skv_clip clip = {.duration_ticks = 2.5, .ticks_per_second = 1.0, .channel_count = 1, .channels = &ch,
                              .node_channel = node_channel};
-            skv_model model = {.clip_count = 1, .clips = &clip};
-            model.skeleton = (skv_skeleton){.node_count = NODES, .parents = parents, .rest_local = rest,
-                                            .bone_count = NODES, .bone_node = bone_node, .bone_offset = offsets};
-            glm_mat4_identity(model.global_inverse);
+            skv_model model;
+            model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
             CHECK(walk_compile_all(&model) == SKV_OK);
             skv_walk_stats st;
             walk_stats(walk_clip(&model, 0), &st);
@@ -1452,10 +1460,8 @@ static void test_key_signs(void)
                 }
                 skv_clip clip = {.duration_ticks = 3.5, .ticks_per_second = 1.0, .channel_count = count,
                                  .channels = ch, .node_channel = node_channel};
-                skv_model model = {.clip_count = 1, .clips = &clip};
-                model.skeleton = (skv_skeleton){.node_count = NODES, .parents = parents, .rest_local = rest,
-                                                .bone_count = NODES, .bone_node = bone_node, .bone_offset = offsets};
-                glm_mat4_identity(model.global_inverse);
+                skv_model model;
+                model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
                 if (turned) glm_rotate(model.global_inverse, 0.9f, (vec3){0.267261f, 0.534522f, 0.801784f});
                 CHECK(walk_compile_all(&model) == SKV_OK);
                 skv_walk_stats st;
@@ -1580,10 +1586,8 @@ static void test_first_key_twice(void)
         }
         skv_clip clip = {.duration_ticks = 2.5, .ticks_per_second = 1.0, .channel_count = count, .channels = ch,
                          .node_channel = node_channel};
-        skv_model model = {.clip_count = 1, .clips = &clip};
-        model.skeleton = (skv_skeleton){.node_count = NODES, .parents = parents, .rest_local = rest,
-                                        .bone_count = NODES, .bone_node = bone_node, .bone_offset = offsets};
-        glm_mat4_identity(model.global_inverse);
+        skv_model model;
+        model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
         CHECK(walk_compile_all(&model) == SKV_OK);
         skv_walk_stats st;
         walk_stats(walk_clip(&model, 0), &st);
@@ -1630,10 +1634,8 @@ static void test_zero_key_folded(void)
         node_channel[node] = 0;
         skv_clip clip = {.duration_ticks = 2.5, .ticks_per_second = 1.0, .channel_count = 1, .channels = &ch,
                          .node_channel = node_channel};
-        skv_model model = {.clip_count = 1, .clips = &clip};
-        model.skeleton = (skv_skeleton){.node_count = NODES, .parents = parents, .rest_local = rest,
-                                        .bone_count = NODES, .bone_node = bone_node, .bone_offset = offsets};
-        glm_mat4_identity(model.global_inverse);
+        skv_model model;
+        model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
         glm_rotate(model.global_inverse, 0.9f, (vec3){0.267261f, 0.534522f, 0.801784f});
         CHECK(walk_compile_all(&model) == SKV_OK);
         double worst = 0.0;
