@@ -611,7 +611,6 @@ static void prepare_terms(skv_walk *w, size_t room)
                          .steps_end = w->palette + w->palette_count, .weighted = weighted,
                          .key_at = solo_key_at, .group = grp, .key_rate = grp->key_rate};
     w->solo_cursor = grp->channel * 3;
-    w->owed = w->deferred_count > 0 ? w : NULL;
 }
 
 /* Sorts the moving channels (`moving_channels`, w->sample_count of them)
