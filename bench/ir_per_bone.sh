@@ -1,7 +1,7 @@
 #!/bin/sh
 # ir_per_bone.sh - callgrind instructions per bone per frame of pose_evaluate.
 #
-#   bench/ir_per_bone.sh BENCH MODEL [CLIP [--seek]]
+#   bench/ir_per_bone.sh BENCH MODEL [CLIP [--seek|--lent]]
 #
 # Runs `BENCH --profile N` (skinview-bench) twice under callgrind, counting
 # only inside pose_evaluate (--toggle-collect), with N and 2N frames, and

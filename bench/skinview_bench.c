@@ -5,13 +5,14 @@
  *   skinview-bench --crowd            crowds: posing on all cores, instanced drawing
  *   skinview-bench --msaa [--rounds N] the cost of --msaa 1, 2, 4 per frame (llvmpipe here)
  *   skinview-bench --influences [--rounds N] MODEL...   (4 slots, 8, all: CPU and draw cost)
- *   skinview-bench --profile FRAMES [--clip N] [--seek] MODEL
+ *   skinview-bench --profile FRAMES [--clip N] [--seek] [--lent] MODEL
  * (--clip N also picks the clip the timed rows play; default 0)
  *
  * --profile imports MODEL and poses FRAMES frames of one clip (playback
  * at 60 fps, or --seek: random times) and nothing else timed: run it
  * under `valgrind --tool=callgrind --toggle-collect='pose_evaluate*'`
- * to count instructions per bone per frame (bench/ir_per_bone.sh).
+ * to count instructions per bone per frame (bench/ir_per_bone.sh);
+ * --lent poses as one crowd character does (pose_evaluate_lent).
  *
  * For each model, in one process and interleaved round by round (these
  * machines are shared and noisy, so only ratios within a run mean much):
@@ -533,7 +534,7 @@ static int bench_msaa(int json, int rounds)
 
 /* --profile: FRAMES frames of `clip` on MODEL, nothing else; prints the
  * bone count and clip name for bench/ir_per_bone.sh. */
-static int profile_model(const char *path, int frames, int clip, int seek)
+static int profile_model(const char *path, int frames, int clip, int seek, int lent)
 {
     skv_model model;
     skv_error err;
@@ -546,21 +547,37 @@ static int profile_model(const char *path, int frames, int clip, int seek)
         model_free(&model);
         return 1;
     }
+    /* --lent: one crowd character's path (pose_evaluate_lent: palette
+     * rows streamed, locals and globals in a work block of the caller's). */
     skv_pose pose;
-    if (pose_create(&pose, &model.skeleton) != SKV_OK) {
+    size_t nodes = model.skeleton.node_count > 0 ? (size_t)model.skeleton.node_count : 1;
+    size_t bones = model.skeleton.bone_count > 0 ? (size_t)model.skeleton.bone_count : 1;
+    float *rows = lent ? aligned_alloc(64, (bones * SKV_ROWS_FLOATS * sizeof(float) + 63) / 64 * 64) : NULL;
+    float *work = lent ? aligned_alloc(64, 2 * nodes * sizeof(mat4)) : NULL;
+    if ((lent && (!rows || !work)) ||
+        (lent ? pose_create_lent(&pose, &model.skeleton, rows) : pose_create(&pose, &model.skeleton)) != SKV_OK) {
+        free(rows);
+        free(work);
         model_free(&model);
         return 1;
     }
     const skv_clip *c = clip >= 0 ? &model.clips[clip] : NULL;
     double duration = c ? c->duration_ticks / c->ticks_per_second : 0.0;
-    pose_evaluate(&pose, &model, clip, 0.0); /* the walk compiled, fixed entries written: not counted per frame */
+    /* the walk compiled, fixed entries written: not counted per frame */
+    if (lent)
+        pose_evaluate_lent(&pose, &model, clip, 0.0, work);
+    else
+        pose_evaluate(&pose, &model, clip, 0.0);
     unsigned seed = 12345;
     volatile float sink = 0.0f;
     for (int f = 0; f < frames; f++) {
         seed = seed * 1103515245u + 12345u;
         double t = seek ? duration * (double)((seed >> 8) & 0xffff) / 65536.0 : (f + 1) / 60.0;
-        pose_evaluate(&pose, &model, clip, t);
-        sink += pose.palette[0][3][0];
+        if (lent)
+            pose_evaluate_lent(&pose, &model, clip, t, work);
+        else
+            pose_evaluate(&pose, &model, clip, t);
+        sink += lent ? rows[3] : pose.palette[0][3][0];
     }
     (void)sink;
     const skv_walk *w = walk_clip(&model, clip);
@@ -571,6 +588,8 @@ static int profile_model(const char *path, int frames, int clip, int seek)
            model.skeleton.bone_count, c ? c->name : "(rest)", frames, st.moving, st.grouped, st.groups, st.loose,
            st.globals, st.palette, st.key_bytes);
     pose_destroy(&pose);
+    free(rows);
+    free(work);
     model_free(&model);
     return 0;
 }
@@ -680,14 +699,14 @@ static double screenshot_process_ms(const char *model)
 int main(int argc, char **argv)
 {
     int json = 0, smoke = 0, crowd = 0, msaa = 0, rounds = 15, count = 0, kernel = SKV_WALK_AUTO;
-    int profile_frames = 0, profile_clip = 0, profile_seek = 0, influences = 0;
+    int profile_frames = 0, profile_clip = 0, profile_seek = 0, profile_lent = 0, influences = 0;
     const char *models[64];
     static const char *kernels[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             printf("usage: skinview-bench [--json] [--smoke] [--rounds N] [--kernel auto|portable|avx2|avx512|scalar]\n"
                    "                      [--crowd] [--msaa] [MODEL...]\n"
-                   "       skinview-bench --profile FRAMES [--clip N] [--seek] MODEL\n"
+                   "       skinview-bench --profile FRAMES [--clip N] [--seek] [--lent] MODEL\n"
                    "       skinview-bench --influences [--rounds N] MODEL...\n");
             return 0;
         } else if (strcmp(argv[i], "--kernel") == 0 && i + 1 < argc) {
@@ -711,6 +730,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc) profile_frames = atoi(argv[++i]);
         else if (strcmp(argv[i], "--clip") == 0 && i + 1 < argc) profile_clip = atoi(argv[++i]);
         else if (strcmp(argv[i], "--seek") == 0) profile_seek = 1;
+        else if (strcmp(argv[i], "--lent") == 0) profile_lent = 1;
         else if (strcmp(argv[i], "--influences") == 0) influences = 1;
         else if (count < 64) models[count++] = argv[i];
     }
@@ -727,7 +747,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "skinview-bench: --profile takes one model\n");
             return 2;
         }
-        return profile_model(models[0], profile_frames, profile_clip, profile_seek);
+        return profile_model(models[0], profile_frames, profile_clip, profile_seek, profile_lent);
     }
     if (count == 0) {
         static const char *defaults[] = {

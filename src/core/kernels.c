@@ -88,6 +88,20 @@ static void run_rows_scalar(const skv_walk_step *s, int count, float *work, cons
     }
 }
 
+static void rows_palette_scalar(const skv_rows_pair *p, int count, const float *work, float *out)
+{
+    static const float e3[4] = {0.0f, 0.0f, 0.0f, 1.0f}; /* b's bottom row */
+    for (int i = 0; i < count; i++)
+        for (int e = 0; e < 2; e++) {
+            const float *a = (const float *)((const char *)work + p[i].a[e]);
+            float *o = (float *)((char *)out + p[i].out[e]);
+            for (int r = 0; r < 3; r++)
+                for (int j = 0; j < 4; j++)
+                    o[4 * r + j] = a[r] * p[i].b[0][4 * e + j] + a[4 + r] * p[i].b[1][4 * e + j] +
+                                   a[8 + r] * p[i].b[2][4 * e + j] + a[12 + r] * e3[j];
+        }
+}
+
 static void sample_solo_scalar(const float *key, float f, int32_t out, float *work)
 {
     static const size_t at[SKV_LANE_COMPONENTS] = {0, 1, 2, 4, 5, 6, 7, 8, 9, 10};
@@ -293,7 +307,7 @@ static void fence_scalar(void)
 }
 
 /* Plain C: the general product serves affine operands too (exact for them). */
-const skv_kernels skv_kernels_scalar = {"scalar", 1, run_scalar, run_scalar, run_scalar, run_rows_scalar, fence_scalar, sample_scalar,
+const skv_kernels skv_kernels_scalar = {"scalar", 1, run_scalar, run_scalar, run_scalar, run_rows_scalar, rows_palette_scalar, fence_scalar, sample_scalar,
                                         sample_each_scalar, sample_solo_scalar, solo_palette_scalar,
                                         vector_palette_scalar, solo_frame_scalar, solo_frame_weighted_scalar};
 

@@ -40,6 +40,19 @@ enum { SKV_SOLO_TERMS = 6, SKV_SOLO_HEAD = 16 };
 #define SKV_SOLO_PAIR_FLOATS(count) (SKV_SOLO_HEAD + ((size_t)(count) + 1) * SKV_SOLO_TERMS * 16)
 /* A crowd palette entry: 3 rows of 4 floats (kernels' run_rows). */
 enum { SKV_ROWS_FLOATS = 12 };
+/* Two crowd palette entries' products as rows_palette takes them: for
+ * each entry e, a[e] the moving global (byte offset in the work block),
+ * b a constant with an exact 0 0 0 1 bottom row, out[e] the entry's byte
+ * offset in the rows (48 per entry). b's top three rows are stored here
+ * row-major, the two entries' row k side by side in b[k] (walk.c prepares
+ * them when compiling: no transpose a frame; 256-bit kernels take a row of
+ * both entries in one register). An odd last pair repeats its entry.
+ * 128 bytes, two cache lines, b 32-byte aligned. */
+typedef struct skv_rows_pair {
+    float b[3][8];
+    int32_t a[2], out[2];
+    int32_t unused[4];
+} skv_rows_pair;
 #define SKV_KEY_FLOATS(blocks) ((size_t)(blocks) * SKV_LANE_BLOCK * SKV_LANE_COMPONENTS)
 
 /* A walk's two product lists and its constants, as vector_palette takes
@@ -114,6 +127,10 @@ typedef struct skv_kernels {
      * without evicting what the next character needs. fence() orders them
      * before anything stored after (call it once at the end). */
     void (*run_rows)(const skv_walk_step *steps, int count, float *work, const mat4 *constants, float *out);
+    /* run_rows for a palette whose steps are prepared in `count` pairs
+     * (skv_rows_pair): the same sums in the same order, b's bottom row
+     * 0 0 0 1 taken as known, so the same rows. */
+    void (*rows_palette)(const skv_rows_pair *pairs, int count, const float *work, float *out);
     void (*fence)(void);
     /* The `lane_count` channels of one time group between keys `a` and
      * `b` (their SKV_KEY_FLOATS blocks) at factor f in [0, 1], each local

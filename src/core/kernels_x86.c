@@ -203,6 +203,26 @@ static void run_rows_sse2(const skv_walk_step *s, int count, float *work, const 
     }
 }
 
+/* run_rows_sse2 on prepared pairs (kernels.h, rows_palette): b's rows
+ * loaded as they are. */
+static void rows_palette_sse2(const skv_rows_pair *p, int count, const float *work, float *out)
+{
+    const __m128 b3 = _mm_setr_ps(0.0f, 0.0f, 0.0f, 1.0f);
+    for (int i = 0; i < count; i++)
+        for (int e = 0; e < 2; e++) {
+            const float *a = (const float *)((const char *)work + p[i].a[e]);
+            float *o = (float *)((char *)out + p[i].out[e]);
+            __m128 b0 = _mm_load_ps(p[i].b[0] + 4 * e), b1 = _mm_load_ps(p[i].b[1] + 4 * e),
+                   b2 = _mm_load_ps(p[i].b[2] + 4 * e);
+            for (int r = 0; r < 3; r++) {
+                __m128 row = _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(a[r]), b0), _mm_mul_ps(_mm_set1_ps(a[4 + r]), b1)),
+                                        _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a[8 + r]), b2),
+                                                   _mm_mul_ps(_mm_set1_ps(a[12 + r]), b3)));
+                _mm_stream_ps(o + 4 * r, row);
+            }
+        }
+}
+
 __attribute__((target("avx2,fma"))) static void run_rows_avx2(const skv_walk_step *s, int count, float *work,
                                                                const mat4 *constants, float *out)
 {
@@ -218,6 +238,36 @@ __attribute__((target("avx2,fma"))) static void run_rows_avx2(const skv_walk_ste
             row = _mm_fmadd_ps(_mm_broadcast_ss(a + 12 + r), b3, row);
             _mm_stream_ps(o + 4 * r, row);
         }
+    }
+}
+
+/* rows_palette with both entries of a pair in one register: column k of
+ * each global in its half, a[k][r] spread over the half by one in-lane
+ * permute, times the two entries' row k of b (one load); each half
+ * streamed to its entry. The sums run_rows_avx2 forms, in its order. */
+__attribute__((target("avx2,fma"))) static void rows_palette_avx2(const skv_rows_pair *p, int count,
+                                                                   const float *work, float *out)
+{
+    const __m256 b3 = _mm256_setr_ps(0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 1.0f);
+    for (int i = 0; i < count; i++) {
+        const float *a0 = (const float *)((const char *)work + p[i].a[0]);
+        const float *a1 = (const float *)((const char *)work + p[i].a[1]);
+        float *o0 = (float *)((char *)out + p[i].out[0]), *o1 = (float *)((char *)out + p[i].out[1]);
+        __m256 c0 = _mm256_loadu2_m128(a1, a0), c1 = _mm256_loadu2_m128(a1 + 4, a0 + 4);
+        __m256 c2 = _mm256_loadu2_m128(a1 + 8, a0 + 8), c3 = _mm256_loadu2_m128(a1 + 12, a0 + 12);
+#define ROWS_PAIR_ROW(r)                                                                                    \
+    do {                                                                                                    \
+        __m256 row = _mm256_mul_ps(_mm256_permute_ps(c0, 0x55 * (r)), _mm256_load_ps(p[i].b[0]));          \
+        row = _mm256_fmadd_ps(_mm256_permute_ps(c1, 0x55 * (r)), _mm256_load_ps(p[i].b[1]), row);          \
+        row = _mm256_fmadd_ps(_mm256_permute_ps(c2, 0x55 * (r)), _mm256_load_ps(p[i].b[2]), row);          \
+        row = _mm256_fmadd_ps(_mm256_permute_ps(c3, 0x55 * (r)), b3, row);                                 \
+        _mm_stream_ps(o0 + 4 * (r), _mm256_castps256_ps128(row));                                           \
+        _mm_stream_ps(o1 + 4 * (r), _mm256_extractf128_ps(row, 1));                                         \
+    } while (0)
+        ROWS_PAIR_ROW(0);
+        ROWS_PAIR_ROW(1);
+        ROWS_PAIR_ROW(2);
+#undef ROWS_PAIR_ROW
     }
 }
 
@@ -434,11 +484,11 @@ __attribute__((target("avx2,fma"), flatten)) static void vector_palette_avx2(con
     VECTOR_PALETTE_BODY(avx2x4, avx2);
 }
 
-static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_affine_sse2, run_palette_sse2, run_rows_sse2,
+static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_affine_sse2, run_palette_sse2, run_rows_sse2, rows_palette_sse2,
                                          fence_x86, sample_sse2, sample_each_sse2, sample_solo_sse2,
                                          solo_palette_sse2, vector_palette_sse2, solo_frame_sse2,
                                          solo_frame_weighted_sse2};
-static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, run_palette_avx2, run_rows_avx2,
+static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, run_palette_avx2, run_rows_avx2, rows_palette_avx2,
                                          fence_x86, sample_avx2, sample_each_avx2, sample_solo_avx2x4,
                                          solo_palette_avx2, vector_palette_avx2, solo_frame_avx2,
                                          solo_frame_weighted_avx2};
@@ -448,7 +498,8 @@ static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, r
  * for vector_palette, affine_avx512 for the globals: removed unrun); one
  * 512-bit register a matrix would save ~7 instructions of solo_frame. */
 static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_affine_avx512, run_palette_avx512,
-                                            run_rows_avx2, fence_x86, sample_avx512, sample_each_avx2,
+                                            run_rows_avx2, rows_palette_avx2, fence_x86, sample_avx512,
+                                            sample_each_avx2,
                                             sample_solo_avx2x4, solo_palette_avx512, vector_palette_avx2,
                                             solo_frame_avx2, solo_frame_weighted_avx2};
 

@@ -96,6 +96,11 @@ struct skv_walk {
      * vector_palette, one call (frame_vector) on `lists`. */
     int vector_palette;
     const skv_walk *owed; /* the walk itself if it defers globals (pose.h globals_owed), else NULL */
+    /* The palette's steps as a crowd's rows take them (kernels.h,
+     * rows_palette), (palette_count + 1) / 2 pairs, where every a is in
+     * work and every b a constant with an exact 0 0 0 1 bottom row; else
+     * NULL, and run_rows transposes each b a frame. */
+    skv_rows_pair *rows_pairs;
     skv_walk_lists lists;
     skv_walk_step *vector_steps; /* lists' palette steps, then its translations */
 };
@@ -113,6 +118,7 @@ void walk_free(skv_walk *walk)
     free(walk->globals);
     free(walk->palette);
     free(walk->vector_steps);
+    free(walk->rows_pairs);
     free(walk->fixed);
     free(walk->deferred);
     free(walk->constants);
@@ -546,6 +552,28 @@ static int vector_lists(skv_walk *w)
     return 1;
 }
 
+/* The palette's steps for rows_palette (kernels.h, skv_rows_pair), two
+ * to a pair (an odd last one twice): each b's top three rows copied out
+ * of the column-major constant, out the entry's place among 48-byte rows.
+ * NULL if memory ran out. */
+static skv_rows_pair *rows_pairs(const skv_walk *w)
+{
+    int count = (w->palette_count + 1) / 2;
+    skv_rows_pair *pairs = aligned_alloc(64, (size_t)count * sizeof *pairs);
+    if (!pairs) return NULL;
+    memset(pairs, 0, (size_t)count * sizeof *pairs);
+    for (int k = 0; k < 2 * count; k++) {
+        const skv_walk_step *step = &w->palette[k < w->palette_count ? k : k - 1];
+        const float *b = (const float *)((const char *)w->constants + ~step->b);
+        skv_rows_pair *p = &pairs[k / 2];
+        for (int r = 0; r < 3; r++)
+            for (int j = 0; j < 4; j++) p->b[r][4 * (k % 2) + j] = b[4 * j + r];
+        p->a[k % 2] = step->a;
+        p->out[k % 2] = step->out / (int32_t)sizeof(mat4) * (int32_t)(SKV_ROWS_FLOATS * sizeof(float));
+    }
+    return pairs;
+}
+
 /* Every operand of the globals' steps in the work block (moving parents
  * and locals, no constant): kernels.h's vector_palette takes them so. */
 static int globals_in_work(const skv_walk *w)
@@ -854,6 +882,8 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
     w->affine = steps_affine(&cc, w->globals, w->global_count) && steps_affine(&cc, w->palette, w->palette_count);
     w->palette_split = 1;
     for (int k = 0; k < w->palette_count; k++) w->palette_split &= w->palette[k].a >= 0 && w->palette[k].b < 0;
+    if (w->palette_split && w->palette_count > 0 && steps_affine(&cc, w->palette, w->palette_count))
+        w->rows_pairs = rows_pairs(w); /* NULL if memory ran out: run_rows serves */
     w->globals_run = w->affine ? offsetof(skv_kernels, run_affine) : offsetof(skv_kernels, run);
     w->palette_run = !w->affine        ? offsetof(skv_kernels, run)
                    : w->palette_split ? offsetof(skv_kernels, run_palette)
@@ -932,6 +962,7 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
     out->fixed = w->fixed_count;
     out->deferred = w->deferred_count;
     out->affine = w->affine;
+    out->rows_prepared = w->rows_pairs != NULL;
     out->folded = w->folded;
     out->solo_palette = w->solo_palette;
     out->merged = w->merged;
@@ -1145,8 +1176,13 @@ static inline int run_products(const skv_walk *w, float *work, float *palette, c
     if (w->global_count > 0) /* none where every moving node hangs under an identity */
         (*(const run_fn *)((const char *)kernels + w->globals_run))(w->globals, w->global_count, work, w->constants,
                                                                     work);
-    (rows ? kernels->run_rows : *(const run_fn *)((const char *)kernels + w->palette_run))(
-        w->palette, w->palette_count, work, w->constants, palette);
+    if (!rows)
+        (*(const run_fn *)((const char *)kernels + w->palette_run))(w->palette, w->palette_count, work, w->constants,
+                                                                    palette);
+    else if (w->rows_pairs)
+        kernels->rows_palette(w->rows_pairs, (w->palette_count + 1) / 2, work, palette);
+    else
+        kernels->run_rows(w->palette, w->palette_count, work, w->constants, palette);
     return w->deferred_count > 0;
 }
 

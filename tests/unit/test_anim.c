@@ -746,7 +746,7 @@ static void test_small_clips(void)
     };
     const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     unsigned seed = 31;
-    int solo_total = 0, folded_total = 0, vector_total = 0, terms_total = 0, weighted_total = 0;
+    int solo_total = 0, folded_total = 0, vector_total = 0, terms_total = 0, weighted_total = 0, rows_total = 0;
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
         int parents[NODES] = {-1, 0, 1, 1, 3, 0}, bone_node[NODES], node_channel[NODES];
         mat4 rest[NODES], offsets[NODES];
@@ -827,6 +827,8 @@ static void test_small_clips(void)
         CHECK(st.merged == cases[ci].merged);
         if (st.merged) CHECK(st.groups == 1);
         CHECK(st.affine == !projective);
+        CHECK(!(projective && st.rows_prepared)); /* run_rows takes a bottom row that is not 0 0 0 1 */
+        rows_total += st.rows_prepared;
         /* One channel, folded under the similarity or under the identity,
          * affine products: its frame is one kernel call (solo_palette),
          * which the evaluations below then run on every kernel. */
@@ -923,12 +925,12 @@ static void test_small_clips(void)
             if (worst >= 1e-5) printf("small clip %zu, %s kernels: %.2g\n", ci, names[kernel], worst);
         }
         printf("small clip %zu (%d channels, %d without lanes, %d in shared vectors, %d time lines keyed as one, %s "
-               "products%s, %d under a similarity folded, %d palette entries%s): max abs palette difference %.2g over "
-               "1120 evaluations and 60 crowd rows per kernel, globals %.2g\n",
+               "products%s, %d under a similarity folded, %d palette entries%s, crowd rows %s): max abs palette "
+               "difference %.2g over 1120 evaluations and 60 crowd rows per kernel, globals %.2g\n",
                ci, count, st.solo, st.each, st.merged, st.affine ? "affine" : "general",
                st.vector_palette ? ", one kernel call" : "", st.folded, st.palette,
-               st.solo_terms == 1 ? ", pairs prepared" : st.solo_terms == 2 ? ", pairs prepared, weighted" : "", worst,
-               worst_global);
+               st.solo_terms == 1 ? ", pairs prepared" : st.solo_terms == 2 ? ", pairs prepared, weighted" : "",
+               st.rows_prepared ? "prepared" : "transposed", worst, worst_global);
         CHECK(worst < 1e-5);
         CHECK(worst_global < 1e-5);
         walk_forget(&model);
@@ -939,6 +941,7 @@ static void test_small_clips(void)
     CHECK(vector_total >= 2);
     CHECK(terms_total >= 3);
     CHECK(weighted_total >= 1);
+    CHECK(rows_total >= 3);
 }
 
 /* Key times of the seek cases' time lines (test_seeks). */
@@ -1311,7 +1314,30 @@ static void test_walk_kernels(void)
         kn->run_palette(palette_steps, 2, (float *)aw, ac, (float *)aw);
         for (int m = 3; m < 5; m++)
             for (int k = 0; k < 16; k++) worst_affine = fmax(worst_affine, fabs(aw[m][k / 4][k % 4] - ae[m][k / 4][k % 4]));
-        printf("walk kernel %s: max abs difference %.2g, affine b %.2g (run_affine, run_palette)\n", names[kernel],
+        /* rows_palette: the same palette steps prepared as a walk does
+         * (b's top rows row-major, out among 48-byte rows; the second
+         * pair a last odd one, its step twice) give run_rows' rows bit for
+         * bit, b's bottom row 0 0 0 1 being known. */
+        _Alignas(64) skv_rows_pair prepared[2];
+        _Alignas(64) float rows_run[5 * SKV_ROWS_FLOATS], rows_prepared[5 * SKV_ROWS_FLOATS];
+        memset(prepared, 0, sizeof prepared);
+        memset(rows_run, 0, sizeof rows_run);
+        memset(rows_prepared, 0xff, sizeof rows_prepared);
+        for (int k = 0; k < 4; k++) {
+            const skv_walk_step *step = &palette_steps[k < 2 ? k : 1];
+            for (int j = 0; j < SKV_ROWS_FLOATS; j++) prepared[k / 2].b[j / 4][4 * (k % 2) + j % 4] = ac[1][j % 4][j / 4];
+            prepared[k / 2].a[k % 2] = step->a;
+            prepared[k / 2].out[k % 2] = step->out / 64 * (int32_t)(SKV_ROWS_FLOATS * sizeof(float));
+        }
+        kn->run_rows(palette_steps, 2, (float *)aw, ac, rows_run);
+        kn->rows_palette(prepared, 2, (const float *)aw, rows_prepared);
+        kn->fence();
+        CHECK(memcmp(rows_run + 3 * SKV_ROWS_FLOATS, rows_prepared + 3 * SKV_ROWS_FLOATS,
+                     2 * SKV_ROWS_FLOATS * sizeof(float)) == 0);
+        for (int m = 3; m < 5; m++)
+            for (int k = 0; k < 12; k++)
+                worst_affine = fmax(worst_affine, fabs(rows_prepared[m * SKV_ROWS_FLOATS + k] - ae[m][k % 4][k / 4]));
+        printf("walk kernel %s: max abs difference %.2g, affine b %.2g (run_affine, run_palette, rows_palette)\n", names[kernel],
                worst, worst_affine);
         CHECK(worst < 1e-5);
         CHECK(worst_affine < 1e-5);
