@@ -369,6 +369,7 @@ TARGET static inline void store_locals_avx2(__m256 m[16], const int32_t *out, fl
         }
 }
 #define STORE_LOCALS(m, out, work) store_locals_avx2(m, out, work)
+#define CLEAN_UPPER() _mm256_zeroupper()
 #define NARROW(a, b, f, out, lanes, work) sample_avx2x4(a, b, f, out, lanes, work)
 #define NARROW_LANES 4
 #define SINGLE(a, b, f, out, work) sample_single_avx2x4(a, b, f, out, work)
@@ -411,6 +412,7 @@ TARGET static inline void store_locals_avx512(__m512 m[16], const int32_t *out, 
     store_locals_avx2(hi, out + 8, work);
 }
 #define STORE_LOCALS(m, out, work) store_locals_avx512(m, out, work)
+#define CLEAN_UPPER() _mm256_zeroupper()
 #define NARROW(a, b, f, out, lanes, work) sample_avx2(a, b, f, out, lanes, work)
 #define NARROW_LANES 8
 #define SINGLE(a, b, f, out, work) sample_single_avx2x4(a, b, f, out, work)

@@ -7,7 +7,8 @@
  *   LT(a, b) GT(a, b) ALL(mask)     comparisons, every lane true
  *   STORE_LOCALS(c, out, work)      c[16]: the locals' entries (column
  *                                   major, one channel per lane) to out[]
- * and optionally GATHER4 (4-lane samplers: sample_each), NARROW /
+ * and optionally CLEAN_UPPER() (the 256- and 512-bit samplers: vzeroupper
+ * where GCC leaves it out), GATHER4 (4-lane samplers: sample_each), NARROW /
  * NARROW_LANES (a narrower sampler for the last lanes) and SOLO_TERMS
  * with STORE(p, v), an unaligned store (solo_frame at this width). It
  * undefines all of them at its end. No include guard: meant to be
@@ -402,6 +403,14 @@ TARGET static __attribute__((noinline)) void SUFFIX(sample_lanes)(const float *a
 #endif
         SUFFIX(sample_vector)(a + at, b + at, fv, out + l, work);
     }
+#ifdef CLEAN_UPPER
+    /* sample_vector takes a 256-bit argument, so GCC takes the state it
+     * returns with as the caller's concern and this function's as clean:
+     * without this it returned with the upper halves dirty, and the walk's
+     * SSE2 code after it ran several times slower on AMD EPYC (test_anim,
+     * test_kernels_leave_upper_clean; bench/NOTES.md v7j). */
+    CLEAN_UPPER();
+#endif
 }
 
 /* The kernel's entry: with SINGLE(a, b, f, out, work) defined, 1-4 lanes
@@ -421,6 +430,7 @@ TARGET static void SUFFIX(sample)(const float *a, const float *b, float f, const
 #undef VEC
 #undef SUFFIX
 #undef TARGET
+#undef CLEAN_UPPER
 #undef LOAD
 #undef SET1
 #undef ZERO
