@@ -8,6 +8,26 @@
 #include "crowd.h"
 #include "check.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+/* 1 if the upper halves of the vector registers hold state (XINUSE bit 2,
+ * read by XGETBV with ECX = 1), 0 if not, -1 where the CPU cannot say. */
+static int vex_upper_dirty(void)
+{
+    unsigned a, b, c, d;
+    if (!__builtin_cpu_supports("avx") || !__get_cpuid_count(0xd, 1, &a, &b, &c, &d) || !(a & 4)) return -1;
+    unsigned lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(1));
+    (void)hi;
+    return (lo >> 2) & 1;
+}
+#else
+static int vex_upper_dirty(void)
+{
+    return -1;
+}
+#endif
+
 /* Angle between two rotations, from the vector part of a^-1 * b in double
  * precision (acos of a float dot product loses small angles entirely). */
 static double quat_angle(const float a[4], const float b[4])
@@ -746,7 +766,7 @@ static void test_small_clips(void)
     };
     const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     unsigned seed = 31;
-    int solo_total = 0, folded_total = 0, vector_total = 0, terms_total = 0, weighted_total = 0, rows_total = 0;
+    int solo_total = 0, folded_total = 0, vector_total = 0, terms_total = 0, weighted_total = 0, rows_total = 0, dirty_frames = 0;
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
         int parents[NODES] = {-1, 0, 1, 1, 3, 0}, bone_node[NODES], node_channel[NODES];
         mat4 rest[NODES], offsets[NODES];
@@ -870,6 +890,7 @@ static void test_small_clips(void)
                          : i < 900 ? 9.0 * (frand(&tseed) + 1.0) / 2.0   /* seeks, loops */
                          : (i % 3 == 0 ? 0.2 : i % 3 == 1 ? 4.2 : 4.0); /* before the first key, after the last */
                 pose_evaluate(&fast, &model, 0, t);
+                dirty_frames += vex_upper_dirty() == 1; /* every frame function's last kernel (test_kernels_leave_upper_clean) */
                 pose_evaluate_reference(&ref, &model, 0, t);
                 for (int b = 0; b < NODES; b++)
                     for (int c = 0; c < 4; c++)
@@ -913,6 +934,7 @@ static void test_small_clips(void)
             for (int i = 0; i < 60; i++) {
                 double t = 0.25 + i / 30.0;
                 pose_evaluate_lent(&lent, &model, 0, t, (float *)lent_work);
+                dirty_frames += vex_upper_dirty() == 1;
                 pose_evaluate_reference(&ref, &model, 0, t);
                 for (int b = 0; b < NODES; b++)
                     for (int c = 0; c < 4; c++)
@@ -942,6 +964,8 @@ static void test_small_clips(void)
     CHECK(terms_total >= 3);
     CHECK(weighted_total >= 1);
     CHECK(rows_total >= 3);
+    printf("small clips: %d frames left the upper register halves dirty\n", dirty_frames);
+    CHECK(dirty_frames == 0);
 }
 
 /* Key times of the seek cases' time lines (test_seeks). */
@@ -1672,26 +1696,6 @@ static void test_zero_key_folded(void)
         walk_forget(&model);
     }
 }
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <cpuid.h>
-/* 1 if the upper halves of the vector registers hold state (XINUSE bit 2,
- * read by XGETBV with ECX = 1), 0 if not, -1 where the CPU cannot say. */
-static int vex_upper_dirty(void)
-{
-    unsigned a, b, c, d;
-    if (!__builtin_cpu_supports("avx") || !__get_cpuid_count(0xd, 1, &a, &b, &c, &d) || !(a & 4)) return -1;
-    unsigned lo, hi;
-    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(1));
-    (void)hi;
-    return (lo >> 2) & 1;
-}
-#else
-static int vex_upper_dirty(void)
-{
-    return -1;
-}
-#endif
 
 /* Every sampler and product kernel returns with the upper halves of the
  * vector registers clean: the walk's own code between kernel calls is
