@@ -1169,6 +1169,18 @@ static inline void pose_group(const walk_group *grp, double ticks, int *cursors,
     pose_group_at(grp, ticks, cursors ? &cursors[grp->channel * 3] : &scratch, work, kernels);
 }
 
+/* A crowd's palette rows: the prepared pairs, or run_rows. Out of line:
+ * inlined into run_products, its branches cost a frame of the 1-bone
+ * files ~0.9 ns (WusonSMD, WusonBlitz: 7.2 -> 8.1 ns). */
+static __attribute__((noinline)) void walk_rows(const skv_walk *w, float *work, float *palette,
+                                                const skv_kernels *kernels)
+{
+    if (w->rows_pairs)
+        kernels->rows_palette(w->rows_pairs, (w->palette_count + 1) / 2, work, palette);
+    else
+        kernels->run_rows(w->palette, w->palette_count, work, w->constants, palette);
+}
+
 /* The frame's products: the globals the palette needs, then the palette. */
 static inline int run_products(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows)
 {
@@ -1176,13 +1188,11 @@ static inline int run_products(const skv_walk *w, float *work, float *palette, c
     if (w->global_count > 0) /* none where every moving node hangs under an identity */
         (*(const run_fn *)((const char *)kernels + w->globals_run))(w->globals, w->global_count, work, w->constants,
                                                                     work);
-    if (!rows)
+    if (__builtin_expect(rows, 0)) /* a crowd's */
+        walk_rows(w, work, palette, kernels);
+    else
         (*(const run_fn *)((const char *)kernels + w->palette_run))(w->palette, w->palette_count, work, w->constants,
                                                                     palette);
-    else if (w->rows_pairs)
-        kernels->rows_palette(w->rows_pairs, (w->palette_count + 1) / 2, work, palette);
-    else
-        kernels->run_rows(w->palette, w->palette_count, work, w->constants, palette);
     return w->deferred_count > 0;
 }
 
