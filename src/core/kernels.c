@@ -88,20 +88,6 @@ static void run_rows_scalar(const skv_walk_step *s, int count, float *work, cons
     }
 }
 
-/* run_scalar's sums for prepared steps (b[k][4 j] is b's entry (k, j);
- * b's bottom row 0 0 0 1: a's column 3 added as it is). */
-static void palette_prepared_scalar(const skv_palette_step *s, int count, const float *work, float *out)
-{
-    for (int i = 0; i < count; i++) {
-        const float *a = (const float *)((const char *)work + s[i].a);
-        float *o = (float *)((char *)out + s[i].out);
-        for (int j = 0; j < 4; j++)
-            for (int r = 0; r < 4; r++)
-                o[4 * j + r] = a[r] * s[i].b[0][4 * j] + a[4 + r] * s[i].b[1][4 * j] + a[8 + r] * s[i].b[2][4 * j] +
-                               a[12 + r] * (j == 3 ? 1.0f : 0.0f);
-    }
-}
-
 static void rows_palette_scalar(const skv_rows_pair *p, int count, const float *work, float *out)
 {
     static const float e3[4] = {0.0f, 0.0f, 0.0f, 1.0f}; /* b's bottom row */
@@ -321,7 +307,7 @@ static void fence_scalar(void)
 }
 
 /* Plain C: the general product serves affine operands too (exact for them). */
-const skv_kernels skv_kernels_scalar = {"scalar", 1, run_scalar, run_scalar, run_scalar, palette_prepared_scalar, run_rows_scalar, rows_palette_scalar, fence_scalar, sample_scalar,
+const skv_kernels skv_kernels_scalar = {"scalar", 1, run_scalar, run_scalar, run_scalar, run_rows_scalar, rows_palette_scalar, fence_scalar, sample_scalar,
                                         sample_each_scalar, sample_solo_scalar, solo_palette_scalar,
                                         vector_palette_scalar, solo_frame_scalar, solo_frame_weighted_scalar};
 

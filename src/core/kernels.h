@@ -40,18 +40,6 @@ enum { SKV_SOLO_TERMS = 6, SKV_SOLO_HEAD = 16 };
 #define SKV_SOLO_PAIR_FLOATS(count) (SKV_SOLO_HEAD + ((size_t)(count) + 1) * SKV_SOLO_TERMS * 16)
 /* A crowd palette entry: 3 rows of 4 floats (kernels' run_rows). */
 enum { SKV_ROWS_FLOATS = 12 };
-/* A palette entry's product as palette_prepared takes it: a the moving
- * global (byte offset in the work block), b a constant with an exact
- * 0 0 0 1 bottom row, out the entry's byte offset in the palette. b[k]
- * holds b's row k spread out: entry (k, j) four times for j = 0 .. 3, so
- * that the product's columns are a's columns times these as they are,
- * without a broadcast or a permute a frame (walk.c prepares them when
- * compiling). 224 bytes, b 32-byte aligned. */
-typedef struct skv_palette_step {
-    float b[3][16];
-    int32_t a, out;
-    int32_t unused[6];
-} skv_palette_step;
 /* Two crowd palette entries' products as rows_palette takes them: for
  * each entry e, a[e] the moving global (byte offset in the work block),
  * b a constant with an exact 0 0 0 1 bottom row, out[e] the entry's byte
@@ -131,10 +119,6 @@ typedef struct skv_kernels {
     /* run_affine for steps whose a is always in work and b always a
      * constant (a walk's palette), without testing each operand's kind. */
     void (*run_palette)(const skv_walk_step *steps, int count, float *work, const mat4 *constants, float *out);
-    /* run_palette on steps prepared once (skv_palette_step): the same
-     * sums in the same order, so the same palette. NULL where run_palette
-     * is as fast (AVX-512: one matrix a register). */
-    void (*palette_prepared)(const skv_palette_step *steps, int count, const float *work, float *out);
     /* run for a crowd's palette: each product's top three rows, row-major
      * (a 3x4 matrix, 48 bytes: the bottom row of an affine matrix is
      * 0 0 0 1 and the shader does not need it), at out + step.out / 64 *

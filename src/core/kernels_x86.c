@@ -125,27 +125,6 @@ __attribute__((target("avx2,fma"))) static void run_palette_avx2(const skv_walk_
                     (float *)((char *)out + s[i].out));
 }
 
-/* run_palette_avx2 on prepared steps (kernels.h, palette_prepared):
- * affine_avx2's products, b's permuted entries loaded as they are. */
-__attribute__((target("avx2,fma"))) static void palette_prepared_avx2(const skv_palette_step *s, int count,
-                                                                       const float *work, float *out)
-{
-    for (int i = 0; i < count; i++) {
-        const float *a = (const float *)((const char *)work + s[i].a);
-        float *o = (float *)((char *)out + s[i].out);
-        __m256 a0 = _mm256_broadcast_ps((const __m128 *)a), a1 = _mm256_broadcast_ps((const __m128 *)(a + 4));
-        __m256 a2 = _mm256_broadcast_ps((const __m128 *)(a + 8));
-        __m256 a3 = _mm256_insertf128_ps(_mm256_setzero_ps(), _mm_loadu_ps(a + 12), 1);
-        __m256 r01 = _mm256_mul_ps(a0, _mm256_load_ps(s[i].b[0]));
-        r01 = _mm256_fmadd_ps(a1, _mm256_load_ps(s[i].b[1]), r01);
-        r01 = _mm256_fmadd_ps(a2, _mm256_load_ps(s[i].b[2]), r01);
-        __m256 r23 = _mm256_fmadd_ps(a2, _mm256_load_ps(s[i].b[2] + 8), _mm256_mul_ps(a0, _mm256_load_ps(s[i].b[0] + 8)));
-        r23 = _mm256_add_ps(r23, _mm256_fmadd_ps(a1, _mm256_load_ps(s[i].b[1] + 8), a3));
-        _mm256_storeu_ps(o, r01);
-        _mm256_storeu_ps(o + 8, r23);
-    }
-}
-
 /* One column per register. */
 static void run_sse2(const skv_walk_step *s, int count, float *work, const mat4 *constants, float *out)
 {
@@ -205,24 +184,6 @@ static void run_palette_sse2(const skv_walk_step *s, int count, float *work, con
     for (int i = 0; i < count; i++)
         affine_sse2((const float *)((const char *)work + s[i].a), (const float *)((const char *)constants + ~s[i].b),
                     (float *)((char *)out + s[i].out));
-}
-
-/* run_palette_sse2 on prepared steps (kernels.h, palette_prepared):
- * affine_sse2's sums, b's entries already spread over the lanes. */
-static void palette_prepared_sse2(const skv_palette_step *s, int count, const float *work, float *out)
-{
-    for (int i = 0; i < count; i++) {
-        const float *a = (const float *)((const char *)work + s[i].a);
-        float *o = (float *)((char *)out + s[i].out);
-        __m128 a0 = _mm_loadu_ps(a), a1 = _mm_loadu_ps(a + 4), a2 = _mm_loadu_ps(a + 8), a3 = _mm_loadu_ps(a + 12);
-        __m128 r[4];
-        for (int j = 0; j < 4; j++)
-            r[j] = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_load_ps(s[i].b[0] + 4 * j)),
-                                         _mm_mul_ps(a1, _mm_load_ps(s[i].b[1] + 4 * j))),
-                              _mm_mul_ps(a2, _mm_load_ps(s[i].b[2] + 4 * j)));
-        r[3] = _mm_add_ps(r[3], a3);
-        for (int j = 0; j < 4; j++) _mm_storeu_ps(o + 4 * j, r[j]);
-    }
 }
 
 /* A crowd's palette rows (kernels.h, run_rows): row r of a * b is the sum
@@ -525,11 +486,11 @@ __attribute__((target("avx2,fma"), flatten)) static void vector_palette_avx2(con
     VECTOR_PALETTE_BODY(avx2x4, avx2);
 }
 
-static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_affine_sse2, run_palette_sse2, palette_prepared_sse2, run_rows_sse2, rows_palette_sse2,
+static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_affine_sse2, run_palette_sse2, run_rows_sse2, rows_palette_sse2,
                                          fence_x86, sample_sse2, sample_each_sse2, sample_solo_sse2,
                                          solo_palette_sse2, vector_palette_sse2, solo_frame_sse2,
                                          solo_frame_weighted_sse2};
-static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, run_palette_avx2, palette_prepared_avx2, run_rows_avx2, rows_palette_avx2,
+static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, run_palette_avx2, run_rows_avx2, rows_palette_avx2,
                                          fence_x86, sample_avx2, sample_each_avx2, sample_solo_avx2x4,
                                          solo_palette_avx2, vector_palette_avx2, solo_frame_avx2,
                                          solo_frame_weighted_avx2};
@@ -538,7 +499,7 @@ static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, r
  * here (nor valgrind) runs AVX-512 to test builds of their own (written
  * for vector_palette, affine_avx512 for the globals: removed unrun); one
  * 512-bit register a matrix would save ~7 instructions of solo_frame. */
-static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_affine_avx512, run_palette_avx512, NULL,
+static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_affine_avx512, run_palette_avx512,
                                             run_rows_avx2, rows_palette_avx2, fence_x86, sample_avx512,
                                             sample_each_avx2,
                                             sample_solo_avx2x4, solo_palette_avx512, vector_palette_avx2,

@@ -101,9 +101,6 @@ struct skv_walk {
      * work and every b a constant with an exact 0 0 0 1 bottom row; else
      * NULL, and run_rows transposes each b a frame. */
     skv_rows_pair *rows_pairs;
-    /* The palette's steps as palette_prepared takes them, where they take
-     * run_palette (every b affine, a in work, b a constant); else NULL. */
-    skv_palette_step *palette_steps;
     skv_walk_lists lists;
     skv_walk_step *vector_steps; /* lists' palette steps, then its translations */
 };
@@ -122,7 +119,6 @@ void walk_free(skv_walk *walk)
     free(walk->palette);
     free(walk->vector_steps);
     free(walk->rows_pairs);
-    free(walk->palette_steps);
     free(walk->fixed);
     free(walk->deferred);
     free(walk->constants);
@@ -578,25 +574,6 @@ static skv_rows_pair *rows_pairs(const skv_walk *w)
     return pairs;
 }
 
-/* The palette's steps for palette_prepared (kernels.h, skv_palette_step):
- * each b's entries (k, j), k < 3, spread over four lanes. NULL if memory
- * ran out. */
-static skv_palette_step *palette_steps(const skv_walk *w)
-{
-    skv_palette_step *steps = aligned_alloc(64, ((size_t)w->palette_count * sizeof *steps + 63) / 64 * 64);
-    if (!steps) return NULL;
-    for (int k = 0; k < w->palette_count; k++) {
-        const float *b = (const float *)((const char *)w->constants + ~w->palette[k].b);
-        skv_palette_step *s = &steps[k];
-        memset(s, 0, sizeof *s);
-        for (int row = 0; row < 3; row++)
-            for (int j = 0; j < 16; j++) s->b[row][j] = b[4 * (j / 4) + row];
-        s->a = w->palette[k].a;
-        s->out = w->palette[k].out;
-    }
-    return steps;
-}
-
 /* Every operand of the globals' steps in the work block (moving parents
  * and locals, no constant): kernels.h's vector_palette takes them so. */
 static int globals_in_work(const skv_walk *w)
@@ -911,8 +888,6 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
     w->palette_run = !w->affine        ? offsetof(skv_kernels, run)
                    : w->palette_split ? offsetof(skv_kernels, run_palette)
                                       : offsetof(skv_kernels, run_affine);
-    if (w->palette_run == offsetof(skv_kernels, run_palette) && w->palette_count > 0)
-        w->palette_steps = palette_steps(w); /* NULL if memory ran out: run_palette serves */
     free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain);
     size_t room = model->walk_terms_bytes < SOLO_MODEL_BYTES ? SOLO_MODEL_BYTES - model->walk_terms_bytes : 0;
     int grouped = !clip || group_channels(w, clip, cc.moving, cc.pre, local_base, room) == 0;
@@ -988,7 +963,6 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
     out->deferred = w->deferred_count;
     out->affine = w->affine;
     out->rows_prepared = w->rows_pairs != NULL;
-    out->palette_prepared = w->palette_steps != NULL;
     out->folded = w->folded;
     out->solo_palette = w->solo_palette;
     out->merged = w->merged;
@@ -1216,8 +1190,6 @@ static inline int run_products(const skv_walk *w, float *work, float *palette, c
                                                                     work);
     if (__builtin_expect(rows, 0)) /* a crowd's */
         walk_rows(w, work, palette, kernels);
-    else if (w->palette_steps && kernels->palette_prepared)
-        kernels->palette_prepared(w->palette_steps, w->palette_count, work, palette);
     else
         (*(const run_fn *)((const char *)kernels + w->palette_run))(w->palette, w->palette_count, work, w->constants,
                                                                     palette);

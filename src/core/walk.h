@@ -139,7 +139,6 @@ typedef struct skv_walk_stats {
     int t_fixed;    /* vector_palette's group has one T in all its keys: not lerped */
     int even;       /* time groups whose keys are evenly spaced: a seek computes its key pair */
     int rows_prepared; /* a crowd's rows take the palette's prepared steps (kernels.h rows_palette) */
-    int palette_prepared; /* the palette's steps prepared for kernels.h's palette_prepared */
 } skv_walk_stats;
 void walk_stats(const skv_walk *w, skv_walk_stats *out);
 

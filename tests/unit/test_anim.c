@@ -766,8 +766,7 @@ static void test_small_clips(void)
     };
     const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     unsigned seed = 31;
-    int solo_total = 0, folded_total = 0, vector_total = 0, terms_total = 0, weighted_total = 0, rows_total = 0, dirty_frames = 0,
-        prepared_total = 0;
+    int solo_total = 0, folded_total = 0, vector_total = 0, terms_total = 0, weighted_total = 0, rows_total = 0, dirty_frames = 0;
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
         int parents[NODES] = {-1, 0, 1, 1, 3, 0}, bone_node[NODES], node_channel[NODES];
         mat4 rest[NODES], offsets[NODES];
@@ -849,8 +848,6 @@ static void test_small_clips(void)
         if (st.merged) CHECK(st.groups == 1);
         CHECK(st.affine == !projective);
         CHECK(!(projective && st.rows_prepared)); /* run_rows takes a bottom row that is not 0 0 0 1 */
-        CHECK(!(projective && st.palette_prepared));
-        prepared_total += st.palette_prepared;
         rows_total += st.rows_prepared;
         /* One channel, folded under the similarity or under the identity,
          * affine products: its frame is one kernel call (solo_palette),
@@ -950,11 +947,10 @@ static void test_small_clips(void)
             if (worst >= 1e-5) printf("small clip %zu, %s kernels: %.2g\n", ci, names[kernel], worst);
         }
         printf("small clip %zu (%d channels, %d without lanes, %d in shared vectors, %d time lines keyed as one, %s "
-               "products%s%s, %d under a similarity folded, %d palette entries%s, crowd rows %s): max abs palette "
+               "products%s, %d under a similarity folded, %d palette entries%s, crowd rows %s): max abs palette "
                "difference %.2g over 1120 evaluations and 60 crowd rows per kernel, globals %.2g\n",
                ci, count, st.solo, st.each, st.merged, st.affine ? "affine" : "general",
-               st.vector_palette ? ", one kernel call" : "", st.palette_prepared ? ", palette prepared" : "", st.folded,
-               st.palette,
+               st.vector_palette ? ", one kernel call" : "", st.folded, st.palette,
                st.solo_terms == 1 ? ", pairs prepared" : st.solo_terms == 2 ? ", pairs prepared, weighted" : "",
                st.rows_prepared ? "prepared" : "transposed", worst, worst_global);
         CHECK(worst < 1e-5);
@@ -968,7 +964,6 @@ static void test_small_clips(void)
     CHECK(terms_total >= 3);
     CHECK(weighted_total >= 1);
     CHECK(rows_total >= 3);
-    CHECK(prepared_total >= 2);
     printf("small clips: %d frames left the upper register halves dirty\n", dirty_frames);
     CHECK(dirty_frames == 0);
 }
@@ -1357,26 +1352,6 @@ static void test_walk_kernels(void)
             for (int j = 0; j < SKV_ROWS_FLOATS; j++) prepared[k / 2].b[j / 4][4 * (k % 2) + j % 4] = ac[1][j % 4][j / 4];
             prepared[k / 2].a[k % 2] = step->a;
             prepared[k / 2].out[k % 2] = step->out / 64 * (int32_t)(SKV_ROWS_FLOATS * sizeof(float));
-        }
-        /* palette_prepared (where the set has it): the same steps with
-         * b's entries spread over the lanes, run_palette's results bit for
-         * bit. */
-        if (kn->palette_prepared) {
-            _Alignas(64) skv_palette_step spread[2];
-            _Alignas(64) mat4 by_run[WORK], by_prepared[WORK];
-            memset(spread, 0, sizeof spread);
-            memcpy(by_run, aw, sizeof aw);
-            memcpy(by_prepared, aw, sizeof aw);
-            for (int m = 0; m < 2; m++) {
-                for (int k = 0; k < 3; k++)
-                    for (int j = 0; j < 16; j++) spread[m].b[k][j] = ac[1][j / 4][k];
-                spread[m].a = 0; /* both read work 0: the step after must not see the first's result here */
-                spread[m].out = palette_steps[m].out;
-            }
-            skv_walk_step from_work0[2] = {{0, ~(1 * 64), 3 * 64}, {0, ~(1 * 64), 4 * 64}};
-            kn->run_palette(from_work0, 2, (float *)by_run, ac, (float *)by_run);
-            kn->palette_prepared(spread, 2, (const float *)by_prepared, (float *)by_prepared);
-            CHECK(memcmp(by_run, by_prepared, sizeof by_run) == 0);
         }
         kn->run_rows(palette_steps, 2, (float *)aw, ac, rows_run);
         kn->rows_palette(prepared, 2, (const float *)aw, rows_prepared);
