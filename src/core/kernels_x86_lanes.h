@@ -406,8 +406,9 @@ TARGET static __attribute__((noinline)) void SUFFIX(sample_lanes)(const float *a
 #ifdef CLEAN_UPPER
     /* sample_vector takes a 256-bit argument, so GCC takes the state it
      * returns with as the caller's concern and this function's as clean:
-     * without this it returned with the upper halves dirty, and the walk's
-     * SSE2 code after it ran several times slower on AMD EPYC (test_anim,
+     * without this it returned with the upper halves dirty, and the SSE2
+     * code after it (the walk's search for the next time group's keys)
+     * cost ~300 cycles more a call on AMD EPYC (test_anim,
      * test_kernels_leave_upper_clean; bench/NOTES.md v7j). */
     CLEAN_UPPER();
 #endif

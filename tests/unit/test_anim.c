@@ -1699,10 +1699,10 @@ static void test_zero_key_folded(void)
 
 /* Every sampler and product kernel returns with the upper halves of the
  * vector registers clean: the walk's own code between kernel calls is
- * SSE2, and on the AMD EPYC machines here each of its instructions after
- * a kernel that left them dirty cost so much that one missing vzeroupper
- * (the 8-lane sampler's, whose callee takes a 256-bit argument, so GCC
- * thought the state clean) made a crowd character 1.7x slower. */
+ * SSE2, and on the AMD EPYC machines here SSE2 code after a kernel that
+ * left them dirty cost ~300 cycles more a call (the 8-lane sampler's
+ * missing vzeroupper: its callee takes a 256-bit argument, so GCC thought
+ * the state clean; a BCN crowd character took 1.7x as long). */
 static void test_kernels_leave_upper_clean(void)
 {
     if (vex_upper_dirty() < 0) {
