@@ -552,6 +552,46 @@ static int vector_lists(skv_walk *w)
     return 1;
 }
 
+/* The globals' steps reordered by their depth in the list (a step whose
+ * a another step writes comes one level after it; stable within a level):
+ * in node order a chain's products came one after the other, each waiting
+ * for the one before, with the other chains' work too far down the list
+ * for the CPU to start it meanwhile; by depth, neighbours are independent.
+ * The same products, so the same globals. 0 if memory ran out. */
+static int by_depth(skv_walk_step *steps, int count, int node_count)
+{
+    if (count < 2) return 1;
+    int *level_of = malloc((size_t)node_count * sizeof *level_of); /* by global: the level that writes it */
+    int *level = malloc((size_t)count * sizeof *level);
+    skv_walk_step *sorted = malloc((size_t)count * sizeof *sorted);
+    if (!level_of || !level || !sorted) {
+        free(level_of), free(level), free(sorted);
+        return 0;
+    }
+    for (int n = 0; n < node_count; n++) level_of[n] = -1;
+    int deepest = 0;
+    for (int k = 0; k < count; k++) {
+        /* An operand >= 0 below the locals' offsets is a global (a
+         * parent's; b is a local or a constant, taken too in case). */
+        int from = -1;
+        for (int o = 0; o < 2; o++) {
+            int32_t x = o ? steps[k].b : steps[k].a;
+            if (x >= 0 && x < global_at(node_count) && level_of[x / (int32_t)sizeof(mat4)] > from)
+                from = level_of[x / (int32_t)sizeof(mat4)];
+        }
+        level[k] = from + 1;
+        level_of[steps[k].out / (int32_t)sizeof(mat4)] = level[k];
+        deepest = level[k] > deepest ? level[k] : deepest;
+    }
+    int at = 0;
+    for (int l = 0; l <= deepest; l++)
+        for (int k = 0; k < count; k++)
+            if (level[k] == l) sorted[at++] = steps[k];
+    memcpy(steps, sorted, (size_t)count * sizeof *steps);
+    free(level_of), free(level), free(sorted);
+    return 1;
+}
+
 /* The palette's steps for rows_palette (kernels.h, skv_rows_pair), two
  * to a pair (an odd last one twice): each b's top three rows copied out
  * of the column-major constant, out the entry's place among 48-byte rows.
@@ -878,6 +918,11 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
         if (cc.state[n] == NODE_FIXED) add_step(w->deferred, &w->deferred_count, one, cc.ref[n], global_at(n));
         else if (cc.state[n] == NODE_DEFERRED)
             add_step(w->deferred, &w->deferred_count, cc.anchor[n], cc.chain[n], global_at(n));
+    }
+    if (!by_depth(w->globals, w->global_count, sk->node_count)) {
+        walk_free(w);
+        free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain), free(cc.moving), free(cc.pre);
+        return NULL;
     }
     w->affine = steps_affine(&cc, w->globals, w->global_count) && steps_affine(&cc, w->palette, w->palette_count);
     w->palette_split = 1;
