@@ -116,6 +116,11 @@ typedef struct skv_kernels {
      * the sums a * b has with those terms, which are exactly 0 for finite
      * a. */
     void (*run_affine)(const skv_walk_step *steps, int count, float *work, const mat4 *constants, float *out);
+    /* run_affine for a list most of whose steps read the step before's
+     * product (a chain: the walk picks it): that operand taken from the
+     * registers it was formed in where the set can (AVX2), not reloaded
+     * from where it was just stored. The same products. */
+    void (*run_chain)(const skv_walk_step *steps, int count, float *work, const mat4 *constants, float *out);
     /* run_affine for steps whose a is always in work and b always a
      * constant (a walk's palette), without testing each operand's kind. */
     void (*run_palette)(const skv_walk_step *steps, int count, float *work, const mat4 *constants, float *out);

@@ -117,6 +117,41 @@ __attribute__((target("avx2,fma"))) static void run_affine_avx2(const skv_walk_s
     for (int i = 0; i < count; i++) affine_avx2(OPERAND(s[i].a), OPERAND(s[i].b), (float *)((char *)out + s[i].out));
 }
 
+/* run_chain (kernels.h) in AVX2: a step whose a is the step before's
+ * product takes a's columns from that product's registers instead of
+ * loading what was just stored; 128-bit broadcast loads of a matrix
+ * stored by 256-bit stores wait for the stores to finish (20.2 cycles a
+ * link of a chain of 130 products against 14.3 with the matrix read
+ * whole, bench/NOTES.md v7j). The same products as run_affine_avx2. */
+__attribute__((target("avx2,fma"))) static void run_chain_avx2(const skv_walk_step *s, int count, float *work,
+                                                                const mat4 *constants, float *out)
+{
+    __m256 r01 = _mm256_setzero_ps(), r23 = _mm256_setzero_ps();
+    const float *last = NULL;
+    for (int i = 0; i < count; i++) {
+        const float *a = OPERAND(s[i].a), *b = OPERAND(s[i].b);
+        float *o = (float *)((char *)out + s[i].out);
+        __m256 a0, a1, a2, a3;
+        if (a == last) {
+            a0 = _mm256_permute2f128_ps(r01, r01, 0x00), a1 = _mm256_permute2f128_ps(r01, r01, 0x11);
+            a2 = _mm256_permute2f128_ps(r23, r23, 0x00), a3 = _mm256_permute2f128_ps(r23, r23, 0x18);
+        } else {
+            a0 = _mm256_broadcast_ps((const __m128 *)a), a1 = _mm256_broadcast_ps((const __m128 *)(a + 4));
+            a2 = _mm256_broadcast_ps((const __m128 *)(a + 8));
+            a3 = _mm256_insertf128_ps(_mm256_setzero_ps(), _mm_loadu_ps(a + 12), 1);
+        }
+        __m256 b01 = _mm256_loadu_ps(b), b23 = _mm256_loadu_ps(b + 8);
+        r01 = _mm256_mul_ps(a0, _mm256_permute_ps(b01, 0x00));
+        r01 = _mm256_fmadd_ps(a1, _mm256_permute_ps(b01, 0x55), r01);
+        r01 = _mm256_fmadd_ps(a2, _mm256_permute_ps(b01, 0xaa), r01);
+        r23 = _mm256_fmadd_ps(a2, _mm256_permute_ps(b23, 0xaa), _mm256_mul_ps(a0, _mm256_permute_ps(b23, 0x00)));
+        r23 = _mm256_add_ps(r23, _mm256_fmadd_ps(a1, _mm256_permute_ps(b23, 0x55), a3));
+        _mm256_storeu_ps(o, r01);
+        _mm256_storeu_ps(o + 8, r23);
+        last = o;
+    }
+}
+
 __attribute__((target("avx2,fma"))) static void run_palette_avx2(const skv_walk_step *s, int count, float *work,
                                                                   const mat4 *constants, float *out)
 {
@@ -486,11 +521,11 @@ __attribute__((target("avx2,fma"), flatten)) static void vector_palette_avx2(con
     VECTOR_PALETTE_BODY(avx2x4, avx2);
 }
 
-static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_affine_sse2, run_palette_sse2, run_rows_sse2, rows_palette_sse2,
+static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_affine_sse2, run_affine_sse2, run_palette_sse2, run_rows_sse2, rows_palette_sse2,
                                          fence_x86, sample_sse2, sample_each_sse2, sample_solo_sse2,
                                          solo_palette_sse2, vector_palette_sse2, solo_frame_sse2,
                                          solo_frame_weighted_sse2};
-static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, run_palette_avx2, run_rows_avx2, rows_palette_avx2,
+static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, run_chain_avx2, run_palette_avx2, run_rows_avx2, rows_palette_avx2,
                                          fence_x86, sample_avx2, sample_each_avx2, sample_solo_avx2x4,
                                          solo_palette_avx2, vector_palette_avx2, solo_frame_avx2,
                                          solo_frame_weighted_avx2};
@@ -499,7 +534,7 @@ static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, r
  * here (nor valgrind) runs AVX-512 to test builds of their own (written
  * for vector_palette, affine_avx512 for the globals: removed unrun); one
  * 512-bit register a matrix would save ~7 instructions of solo_frame. */
-static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_affine_avx512, run_palette_avx512,
+static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_affine_avx512, run_affine_avx512, run_palette_avx512,
                                             run_rows_avx2, rows_palette_avx2, fence_x86, sample_avx512,
                                             sample_each_avx2,
                                             sample_solo_avx2x4, solo_palette_avx512, vector_palette_avx2,

@@ -929,7 +929,13 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
     for (int k = 0; k < w->palette_count; k++) w->palette_split &= w->palette[k].a >= 0 && w->palette[k].b < 0;
     if (w->palette_split && w->palette_count > 0 && steps_affine(&cc, w->palette, w->palette_count))
         w->rows_pairs = rows_pairs(w); /* NULL if memory ran out: run_rows serves */
-    w->globals_run = w->affine ? offsetof(skv_kernels, run_affine) : offsetof(skv_kernels, run);
+    /* Links: steps reading the step before's product (after by_depth,
+     * only where a level holds one node: a tentacle, a long spine). */
+    int links = 0;
+    for (int k = 1; k < w->global_count; k++) links += w->globals[k].a == w->globals[k - 1].out;
+    w->globals_run = !w->affine                          ? offsetof(skv_kernels, run)
+                   : links > 0 && 2 * links >= w->global_count ? offsetof(skv_kernels, run_chain)
+                                                         : offsetof(skv_kernels, run_affine);
     w->palette_run = !w->affine        ? offsetof(skv_kernels, run)
                    : w->palette_split ? offsetof(skv_kernels, run_palette)
                                       : offsetof(skv_kernels, run_affine);
@@ -1008,6 +1014,7 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
     out->deferred = w->deferred_count;
     out->affine = w->affine;
     out->rows_prepared = w->rows_pairs != NULL;
+    out->chain = w->globals_run == offsetof(skv_kernels, run_chain);
     out->folded = w->folded;
     out->solo_palette = w->solo_palette;
     out->merged = w->merged;

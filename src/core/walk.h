@@ -139,6 +139,7 @@ typedef struct skv_walk_stats {
     int t_fixed;    /* vector_palette's group has one T in all its keys: not lerped */
     int even;       /* time groups whose keys are evenly spaced: a seek computes its key pair */
     int rows_prepared; /* a crowd's rows take the palette's prepared steps (kernels.h rows_palette) */
+    int chain;      /* the globals take kernels.h's run_chain (most steps read the step before's product) */
 } skv_walk_stats;
 void walk_stats(const skv_walk *w, skv_walk_stats *out);
 

@@ -1398,6 +1398,57 @@ static double worst_on_every_kernel(const skv_model *model, int last, double (*t
     return worst;
 }
 
+/* A chain of moving nodes (a tentacle): after by_depth every global
+ * step reads the step before's product, and the walk takes run_chain (on
+ * AVX2 that operand comes from registers); two chains side by side take
+ * run_affine. Either way every kernel gives the reference's palette, at
+ * playback across the loop. */
+static void test_chain(void)
+{
+    enum { NODES = 14, KEYS = 5 };
+    for (int branches = 1; branches <= 2; branches++) {
+        int parents[NODES], bone_node[NODES], node_channel[NODES];
+        mat4 rest[NODES], offsets[NODES];
+        skv_channel channels[NODES];
+        skv_vec3_key positions[NODES][KEYS], scales[NODES][KEYS];
+        skv_quat_key rotations[NODES][KEYS];
+        unsigned seed = 77;
+        for (int n = 0; n < NODES; n++) {
+            /* one chain 0-1-...-13, or two (0-...-6 and 7-...-13) under node 0 */
+            parents[n] = n == 0 ? -1 : branches == 2 && n == NODES / 2 ? 0 : n - 1;
+            bone_node[n] = n, node_channel[n] = n;
+            glm_mat4_identity(rest[n]);
+            glm_mat4_identity(offsets[n]);
+            offsets[n][3][1] = -0.3f * (float)n;
+            for (int k = 0; k < KEYS; k++) {
+                positions[n][k] = (skv_vec3_key){k * 0.5, {0.0f, 0.3f + 0.05f * frand(&seed), 0.0f}, 0.0f};
+                scales[n][k] = (skv_vec3_key){k * 0.5, {1.0f, 1.0f + 0.1f * frand(&seed), 1.0f}, 0.0f};
+                rotations[n][k].time = k * 0.5;
+                axis_angle(0.0f, 0.0f, 1.0f, 0.4 * frand(&seed), rotations[n][k].value);
+            }
+            channels[n] = (skv_channel){.node = n, .position_count = KEYS, .rotation_count = KEYS, .scale_count = KEYS,
+                                        .positions = positions[n], .rotations = rotations[n], .scales = scales[n]};
+        }
+        skv_clip clip = {.duration_ticks = 2.0, .ticks_per_second = 1.0, .channel_count = NODES, .channels = channels,
+                         .node_channel = node_channel};
+        skv_model model;
+        model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
+        glm_translate_make(model.global_inverse, (vec3){0.0f, 0.5f, 0.0f}); /* the root's global a product too */
+        glm_scale(model.global_inverse, (vec3){0.5f, 0.7f, 0.5f});            /* not a similarity: not folded */
+        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walk_stats st;
+        walk_stats(walk_clip(&model, 0), &st);
+        double worst = worst_on_every_kernel(&model, 400, NULL);
+        printf("%s of %d moving nodes: %d global products, %s; max abs palette difference %.2g on every kernel\n",
+               branches == 1 ? "one chain" : "two chains", NODES, st.globals, st.chain ? "run_chain" : "run_affine",
+               worst);
+        CHECK(st.affine);
+        CHECK(st.chain == (branches == 1));
+        CHECK(worst < 1e-5);
+        walk_forget(&model);
+    }
+}
+
 /* test_first_key_twice's times: playback through 0.5 and 0.625, then
  * seeks to them. */
 static double first_key_twice_time(int i)
@@ -1773,6 +1824,7 @@ int main(void)
     test_key_signs();
     test_solo_terms_budget();
     test_first_key_twice();
+    test_chain();
     test_zero_key_folded();
     test_crowd_matches_poses();
     test_blend();
