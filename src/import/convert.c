@@ -36,6 +36,14 @@ void to_mat4(const struct aiMatrix4x4 *m, mat4 out)
     };
     for (int c = 0; c < 4; c++)
         for (int r = 0; r < 4; r++) out[c][r] = rows[r][c];
+    /* A bottom row within rounding of 0 0 0 1 (Assimp's MD5 loader gives
+     * some of Bob's offsets and node transforms 1.19e-7 off: inverses and
+     * products computed in float) is made exact: the walk then takes the
+     * affine products for the whole clip instead of the general ones. */
+    const float near = 1e-6f;
+    if (fabsf(out[0][3]) <= near && fabsf(out[1][3]) <= near && fabsf(out[2][3]) <= near &&
+        fabsf(out[3][3] - 1.0f) <= near)
+        out[0][3] = out[1][3] = out[2][3] = 0.0f, out[3][3] = 1.0f;
 }
 
 static int mat4_finite(const mat4 m)

@@ -9,6 +9,7 @@
 #include "anim.h"
 #include "check.h"
 #include "import.h"
+#include "import_internal.h"
 #include "import_scene.h"
 
 static void set_name(struct aiString *s, const char *name)
@@ -369,8 +370,27 @@ static void test_merge_order(void)
     free_node(root);
 }
 
+/* to_mat4: a bottom row within rounding of 0 0 0 1 (Assimp's MD5 loader
+ * gives some 1.19e-7 off) becomes exact, so the walk takes the affine
+ * products; a bottom row that is really not 0 0 0 1 is kept as it is. */
+static void test_bottom_row(void)
+{
+    struct aiMatrix4x4 near = {0}, far = {0};
+    near.a1 = near.b2 = near.c3 = 2.0f, near.a4 = 3.0f;
+    near.d1 = 1e-8f, near.d3 = -2e-8f, near.d4 = 1.0f + 1.1920929e-7f;
+    far = near;
+    far.d1 = 0.25f;
+    mat4 m;
+    to_mat4(&near, m);
+    CHECK(m[0][3] == 0.0f && m[1][3] == 0.0f && m[2][3] == 0.0f && m[3][3] == 1.0f);
+    CHECK(m[0][0] == 2.0f && m[3][0] == 3.0f); /* the rest as it was */
+    to_mat4(&far, m);
+    CHECK(m[0][3] == 0.25f && m[2][3] == -2e-8f && m[3][3] == 1.0f + 1.1920929e-7f);
+}
+
 int main(void)
 {
+    test_bottom_row();
     test_fbx_offsets();
     test_defensive();
     test_merge_order();
