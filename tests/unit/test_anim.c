@@ -1753,7 +1753,9 @@ static void test_zero_key_folded(void)
  * SSE2, and on the AMD EPYC machines here SSE2 code after a kernel that
  * left them dirty cost ~300 cycles more a call (the 8-lane sampler's
  * missing vzeroupper: its callee takes a 256-bit argument, so GCC thought
- * the state clean; a BCN crowd character took 1.7x as long). */
+ * the state clean; a BCN crowd character took 1.7x as long). In every
+ * build: GCC's own vzeroupper needs -fexpensive-optimizations, which a
+ * Debug build lacked (CMakeLists.txt turns it on for kernels_x86.c). */
 static void test_kernels_leave_upper_clean(void)
 {
     if (vex_upper_dirty() < 0) {
@@ -1777,12 +1779,29 @@ static void test_kernels_leave_upper_clean(void)
     memset(&pair, 0, sizeof pair);
     pair.b[0][0] = pair.b[1][1] = pair.b[2][2] = 1.0f;
     _Alignas(64) float rows[4 * SKV_ROWS_FLOATS];
+    /* The palette's steps (a in work, b the identity constant), the
+     * lists vector_palette takes, and a one-channel walk's prepared pair
+     * (as test_clip_ticks builds it) for solo_frame. */
+    _Alignas(64) mat4 constants[1], palette[2];
+    glm_mat4_identity(constants[0]);
+    skv_walk_step palette_steps[2] = {{0, ~0, 0}, {(int32_t)sizeof(mat4), ~0, (int32_t)sizeof(mat4)}};
+    skv_walk_lists lists = {.globals = steps, .palette = palette_steps, .translations = palette_steps + 1,
+                            .constants = (const mat4 *)constants, .global_count = 2, .palette_count = 1,
+                            .translation_count = 1};
+    _Alignas(16) float solo_keys[2 * SKV_EACH_KEY_FLOATS] = {0};
+    for (int k = 0; k < 2; k++) solo_keys[SKV_EACH_KEY_FLOATS * k + 7] = 1.0f, solo_keys[SKV_EACH_KEY_FLOATS * k + 8] = 1.0f;
+    for (int k = 0; k < 2; k++) solo_keys[SKV_EACH_KEY_FLOATS * k + 9] = solo_keys[SKV_EACH_KEY_FLOATS * k + 10] = 1.0f;
+    _Alignas(64) float solo_pair[SKV_SOLO_PAIR_FLOATS(0)];
+    CHECK(kernels_solo_pair(solo_keys, 0, NULL, 0, NULL, solo_pair));
+    static const double solo_times[2] = {0.0, 1.0}, solo_inv_span[2] = {1.0, 0.0};
+    skv_solo solo = {.times = solo_times, .inv_span = solo_inv_span, .key_count = 2, .terms = solo_pair,
+                     .pair_floats = SKV_SOLO_PAIR_FLOATS(0), .key_at = record_ticks};
     const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     int checked = 0;
     for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
         const skv_kernels *kn = kernels_get((skv_walk_kernel)kernel);
         if (!kn) continue;
-        char dirty[256] = "";
+        char dirty[512] = "";
         for (int n = 1; n <= LANES; n++) {
             for (int i = 0; i < WORK; i++) glm_mat4_identity(work[i]);
             kn->sample(keys[0], keys[1], 0.4f, out, n, (float *)work);
@@ -1805,6 +1824,23 @@ static void test_kernels_leave_upper_clean(void)
         pair.a[0] = pair.a[1] = 0, pair.out[0] = 0, pair.out[1] = (int32_t)(SKV_ROWS_FLOATS * sizeof(float));
         kn->rows_palette(&pair, 1, (const float *)work, rows);
         if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " rows_palette");
+        /* The entries the walk calls last in a frame (run_chain, the
+         * palette's products, the one-call frames) too. */
+        for (int i = 0; i < WORK; i++) glm_mat4_identity(work[i]);
+        kn->run_chain(steps, 2, (float *)work, NULL, (float *)work);
+        if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " run_chain");
+        kn->run_palette(palette_steps, 2, (float *)work, constants, (float *)palette);
+        if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " run_palette");
+        kn->solo_palette(each[0], 0.6f, out[1], (float *)work, palette_steps, 2, constants, (float *)palette);
+        if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " solo_palette");
+        kn->vector_palette(keys[0], keys[1], 0.4f, out, (float *)work, &lists, (float *)palette);
+        if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " vector_palette");
+        int cursor = -1;
+        kn->solo_frame(&solo, 0.3, 1.0, 1.0, &cursor, (float *)work, NULL);
+        if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " solo_frame");
+        cursor = -1;
+        kn->solo_frame_weighted(&solo, 0.7, 1.0, 1.0, &cursor, (float *)work, NULL);
+        if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " solo_frame_weighted");
         kn->fence();
         printf("kernels %s leave the upper halves clean:%s\n", names[kernel], dirty[0] ? dirty : " yes");
         CHECK(dirty[0] == 0);
