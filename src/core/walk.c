@@ -583,12 +583,18 @@ static int by_depth(skv_walk_step *steps, int count, int node_count)
         level_of[steps[k].out / (int32_t)sizeof(mat4)] = level[k];
         deepest = level[k] > deepest ? level[k] : deepest;
     }
-    int at = 0;
-    for (int l = 0; l <= deepest; l++)
-        for (int k = 0; k < count; k++)
-            if (level[k] == l) sorted[at++] = steps[k];
+    /* A counting sort: each level's first place, then the steps in turn
+     * (one pass per level would be quadratic on a chain of many nodes). */
+    int *first = calloc((size_t)deepest + 2, sizeof *first);
+    if (!first) {
+        free(level_of), free(level), free(sorted);
+        return 0;
+    }
+    for (int k = 0; k < count; k++) first[level[k] + 1]++;
+    for (int l = 0; l <= deepest; l++) first[l + 1] += first[l];
+    for (int k = 0; k < count; k++) sorted[first[level[k]]++] = steps[k];
     memcpy(steps, sorted, (size_t)count * sizeof *steps);
-    free(level_of), free(level), free(sorted);
+    free(level_of), free(level), free(sorted), free(first);
     return 1;
 }
 
