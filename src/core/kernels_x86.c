@@ -81,20 +81,38 @@ __attribute__((target("avx512f"))) static void run_palette_avx512(const skv_walk
                       (float *)((char *)out + s[i].out));
 }
 
-/* run_avx2 for an affine b: columns 0 and 1 from three of a's columns;
- * columns 2 and 3 the same plus a's fourth column in the high half only
- * (where b has its 1). */
+/* run_avx2 for an affine b (affine_avx2): columns 0 and 1 from three of
+ * a's columns; columns 2 and 3 the same plus a's fourth column in the high
+ * half only (where b has its 1). From a's columns already in registers:
+ * r01 the product's columns 0 and 1, r23 columns 2 and 3 (run_chain_avx2
+ * feeds it the product before). */
+__attribute__((target("avx2,fma"))) static inline void affine_columns_avx2(__m256 a0, __m256 a1, __m256 a2,
+                                                                           __m256 a3, const float *b, __m256 *r01,
+                                                                           __m256 *r23)
+{
+    __m256 b01 = _mm256_loadu_ps(b), b23 = _mm256_loadu_ps(b + 8);
+    *r01 = _mm256_mul_ps(a0, _mm256_permute_ps(b01, 0x00));
+    *r01 = _mm256_fmadd_ps(a1, _mm256_permute_ps(b01, 0x55), *r01);
+    *r01 = _mm256_fmadd_ps(a2, _mm256_permute_ps(b01, 0xaa), *r01);
+    *r23 = _mm256_fmadd_ps(a2, _mm256_permute_ps(b23, 0xaa), _mm256_mul_ps(a0, _mm256_permute_ps(b23, 0x00)));
+    *r23 = _mm256_add_ps(*r23, _mm256_fmadd_ps(a1, _mm256_permute_ps(b23, 0x55), a3));
+}
+
+/* a's columns 0-2 in both halves of a register, column 3 in the high half
+ * only (where b has its 1), as affine_columns_avx2 takes them. */
+__attribute__((target("avx2,fma"))) static inline void load_columns_avx2(const float *a, __m256 *a0, __m256 *a1,
+                                                                         __m256 *a2, __m256 *a3)
+{
+    *a0 = _mm256_broadcast_ps((const __m128 *)a), *a1 = _mm256_broadcast_ps((const __m128 *)(a + 4));
+    *a2 = _mm256_broadcast_ps((const __m128 *)(a + 8));
+    *a3 = _mm256_insertf128_ps(_mm256_setzero_ps(), _mm_loadu_ps(a + 12), 1);
+}
+
 __attribute__((target("avx2,fma"))) static inline void affine_avx2(const float *a, const float *b, float *o)
 {
-    __m256 a0 = _mm256_broadcast_ps((const __m128 *)a), a1 = _mm256_broadcast_ps((const __m128 *)(a + 4));
-    __m256 a2 = _mm256_broadcast_ps((const __m128 *)(a + 8));
-    __m256 a3 = _mm256_insertf128_ps(_mm256_setzero_ps(), _mm_loadu_ps(a + 12), 1);
-    __m256 b01 = _mm256_loadu_ps(b), b23 = _mm256_loadu_ps(b + 8);
-    __m256 r01 = _mm256_mul_ps(a0, _mm256_permute_ps(b01, 0x00));
-    r01 = _mm256_fmadd_ps(a1, _mm256_permute_ps(b01, 0x55), r01);
-    r01 = _mm256_fmadd_ps(a2, _mm256_permute_ps(b01, 0xaa), r01);
-    __m256 r23 = _mm256_fmadd_ps(a2, _mm256_permute_ps(b23, 0xaa), _mm256_mul_ps(a0, _mm256_permute_ps(b23, 0x00)));
-    r23 = _mm256_add_ps(r23, _mm256_fmadd_ps(a1, _mm256_permute_ps(b23, 0x55), a3));
+    __m256 a0, a1, a2, a3, r01, r23;
+    load_columns_avx2(a, &a0, &a1, &a2, &a3);
+    affine_columns_avx2(a0, a1, a2, a3, b, &r01, &r23);
     _mm256_storeu_ps(o, r01);
     _mm256_storeu_ps(o + 8, r23);
 }
@@ -132,20 +150,13 @@ __attribute__((target("avx2,fma"))) static void run_chain_avx2(const skv_walk_st
         const float *a = OPERAND(s[i].a), *b = OPERAND(s[i].b);
         float *o = (float *)((char *)out + s[i].out);
         __m256 a0, a1, a2, a3;
-        if (a == last) {
+        if (a == last) { /* the product before, as load_columns_avx2 lays it out */
             a0 = _mm256_permute2f128_ps(r01, r01, 0x00), a1 = _mm256_permute2f128_ps(r01, r01, 0x11);
             a2 = _mm256_permute2f128_ps(r23, r23, 0x00), a3 = _mm256_permute2f128_ps(r23, r23, 0x18);
         } else {
-            a0 = _mm256_broadcast_ps((const __m128 *)a), a1 = _mm256_broadcast_ps((const __m128 *)(a + 4));
-            a2 = _mm256_broadcast_ps((const __m128 *)(a + 8));
-            a3 = _mm256_insertf128_ps(_mm256_setzero_ps(), _mm_loadu_ps(a + 12), 1);
+            load_columns_avx2(a, &a0, &a1, &a2, &a3);
         }
-        __m256 b01 = _mm256_loadu_ps(b), b23 = _mm256_loadu_ps(b + 8);
-        r01 = _mm256_mul_ps(a0, _mm256_permute_ps(b01, 0x00));
-        r01 = _mm256_fmadd_ps(a1, _mm256_permute_ps(b01, 0x55), r01);
-        r01 = _mm256_fmadd_ps(a2, _mm256_permute_ps(b01, 0xaa), r01);
-        r23 = _mm256_fmadd_ps(a2, _mm256_permute_ps(b23, 0xaa), _mm256_mul_ps(a0, _mm256_permute_ps(b23, 0x00)));
-        r23 = _mm256_add_ps(r23, _mm256_fmadd_ps(a1, _mm256_permute_ps(b23, 0x55), a3));
+        affine_columns_avx2(a0, a1, a2, a3, b, &r01, &r23);
         _mm256_storeu_ps(o, r01);
         _mm256_storeu_ps(o + 8, r23);
         last = o;
