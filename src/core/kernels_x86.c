@@ -232,6 +232,17 @@ static void run_palette_sse2(const skv_walk_step *s, int count, float *work, con
                     (float *)((char *)out + s[i].out));
 }
 
+/* Rows 0-2 of a * b from b's rows b0-b3, streamed to o (run_rows_sse2,
+ * rows_palette_sse2). */
+static inline void stream_rows_sse2(const float *a, __m128 b0, __m128 b1, __m128 b2, __m128 b3, float *o)
+{
+    for (int r = 0; r < 3; r++) {
+        __m128 row = _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(a[r]), b0), _mm_mul_ps(_mm_set1_ps(a[4 + r]), b1)),
+                                _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a[8 + r]), b2), _mm_mul_ps(_mm_set1_ps(a[12 + r]), b3)));
+        _mm_stream_ps(o + 4 * r, row);
+    }
+}
+
 /* A crowd's palette rows (kernels.h, run_rows): row r of a * b is the sum
  * over k of a[k][r] times row k of b; b's rows by one transpose. */
 static void run_rows_sse2(const skv_walk_step *s, int count, float *work, const mat4 *constants, float *out)
@@ -241,11 +252,7 @@ static void run_rows_sse2(const skv_walk_step *s, int count, float *work, const 
         float *o = out + (size_t)(s[i].out / (int32_t)sizeof(mat4)) * SKV_ROWS_FLOATS;
         __m128 b0 = _mm_loadu_ps(b), b1 = _mm_loadu_ps(b + 4), b2 = _mm_loadu_ps(b + 8), b3 = _mm_loadu_ps(b + 12);
         _MM_TRANSPOSE4_PS(b0, b1, b2, b3); /* now b's rows */
-        for (int r = 0; r < 3; r++) {
-            __m128 row = _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(a[r]), b0), _mm_mul_ps(_mm_set1_ps(a[4 + r]), b1)),
-                                    _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a[8 + r]), b2), _mm_mul_ps(_mm_set1_ps(a[12 + r]), b3)));
-            _mm_stream_ps(o + 4 * r, row);
-        }
+        stream_rows_sse2(a, b0, b1, b2, b3, o);
     }
 }
 
@@ -258,14 +265,8 @@ static void rows_palette_sse2(const skv_rows_pair *p, int count, const float *wo
         for (int e = 0; e < 2; e++) {
             const float *a = (const float *)((const char *)work + p[i].a[e]);
             float *o = (float *)((char *)out + p[i].out[e]);
-            __m128 b0 = _mm_load_ps(p[i].b[0] + 4 * e), b1 = _mm_load_ps(p[i].b[1] + 4 * e),
-                   b2 = _mm_load_ps(p[i].b[2] + 4 * e);
-            for (int r = 0; r < 3; r++) {
-                __m128 row = _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(a[r]), b0), _mm_mul_ps(_mm_set1_ps(a[4 + r]), b1)),
-                                        _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a[8 + r]), b2),
-                                                   _mm_mul_ps(_mm_set1_ps(a[12 + r]), b3)));
-                _mm_stream_ps(o + 4 * r, row);
-            }
+            stream_rows_sse2(a, _mm_load_ps(p[i].b[0] + 4 * e), _mm_load_ps(p[i].b[1] + 4 * e),
+                             _mm_load_ps(p[i].b[2] + 4 * e), b3, o);
         }
 }
 
