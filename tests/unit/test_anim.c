@@ -155,6 +155,21 @@ static int record_ticks(const skv_solo *solo, double ticks, int *cursor, float *
     return 0;
 }
 
+/* A walk of one channel keyed twice (ticks 0 and 1) with the identity,
+ * its pair prepared (rows: 2 * SKV_EACH_KEY_FLOATS floats, 16-byte
+ * aligned; pair: SKV_SOLO_PAIR_FLOATS(0), 64-byte aligned), as the frame
+ * kernels (solo_frame) take it; its search records the ticks it is given. */
+static void identity_solo(float *rows, float *pair, skv_solo *solo)
+{
+    static const double key_times[2] = {0.0, 1.0}, inv_span[2] = {1.0, 0.0};
+    memset(rows, 0, 2 * SKV_EACH_KEY_FLOATS * sizeof *rows);
+    for (int k = 0; k < 2; k++) rows[SKV_EACH_KEY_FLOATS * k + 7] = 1.0f, rows[SKV_EACH_KEY_FLOATS * k + 8] = 1.0f;
+    for (int k = 0; k < 2; k++) rows[SKV_EACH_KEY_FLOATS * k + 9] = rows[SKV_EACH_KEY_FLOATS * k + 10] = 1.0f;
+    CHECK(kernels_solo_pair(rows, 0, NULL, 0, NULL, pair));
+    *solo = (skv_solo){.times = key_times, .inv_span = inv_span, .key_count = 2, .terms = pair,
+                       .pair_floats = SKV_SOLO_PAIR_FLOATS(0), .key_at = record_ticks};
+}
+
 static void test_clip_ticks(void)
 {
     skv_clip clip = {.duration_ticks = 100.0, .ticks_per_second = 25.0};
@@ -196,14 +211,10 @@ static void test_clip_ticks(void)
     /* The frame kernels inline the same loop, built for their instruction
      * set (the FMA instruction in place of libm's fma): the time each
      * hands to the walk's search, every kernel, bit for bit fmod's too. */
-    _Alignas(16) float rows[2 * SKV_EACH_KEY_FLOATS] = {0};
-    for (int k = 0; k < 2; k++) rows[SKV_EACH_KEY_FLOATS * k + 7] = 1.0f, rows[SKV_EACH_KEY_FLOATS * k + 8] = 1.0f;
-    for (int k = 0; k < 2; k++) rows[SKV_EACH_KEY_FLOATS * k + 9] = rows[SKV_EACH_KEY_FLOATS * k + 10] = 1.0f;
+    _Alignas(16) float rows[2 * SKV_EACH_KEY_FLOATS];
     _Alignas(64) float pair[SKV_SOLO_PAIR_FLOATS(0)];
-    CHECK(kernels_solo_pair(rows, 0, NULL, 0, NULL, pair));
-    static const double key_times[2] = {0.0, 1.0}, inv_span[2] = {1.0, 0.0};
-    skv_solo solo = {.times = key_times, .inv_span = inv_span, .key_count = 2, .terms = pair,
-                     .pair_floats = SKV_SOLO_PAIR_FLOATS(0), .key_at = record_ticks};
+    skv_solo solo;
+    identity_solo(rows, pair, &solo);
     int kernels = 0;
     differ = tried = 0;
     for (int kernel = SKV_WALK_PORTABLE; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
@@ -1398,6 +1409,28 @@ static double worst_on_every_kernel(const skv_model *model, int last, double (*t
     return worst;
 }
 
+/* worst_on_every_kernel within 1e-5 (what: the case, printed if not),
+ * then the model's walks forgotten. */
+static void expect_every_kernel(skv_model *model, int last, double (*time_at)(int), const char *what)
+{
+    double worst = worst_on_every_kernel(model, last, time_at);
+    if (!(worst < 1e-5)) printf("%s: max abs difference %.2g\n", what, worst);
+    CHECK(worst < 1e-5);
+    walk_forget(model);
+}
+
+/* A chain's rest transforms 0.5 apart along x, its bones' offsets 0.25
+ * apart along -y (the hand-built models' skeleton). */
+static void chain_rest(int nodes, mat4 *rest, mat4 *offsets)
+{
+    for (int n = 0; n < nodes; n++) {
+        glm_mat4_identity(rest[n]);
+        rest[n][3][0] = 0.5f * (float)n;
+        glm_mat4_identity(offsets[n]);
+        offsets[n][3][1] = -0.25f * (float)n;
+    }
+}
+
 /* A chain of moving nodes (a tentacle): after by_depth every global
  * step reads the step before's product, and the walk takes run_chain (on
  * AVX2 that operand comes from registers); two chains side by side take
@@ -1469,12 +1502,7 @@ static void test_solo_key_lengths(void)
     static const float lengths[] = {4e-20f, 1e-23f, 2e-9f, 1e15f};
     int parents[NODES] = {-1, 0, 1}, bone_node[NODES] = {0, 1, 2}, node_channel[NODES] = {0, -1, -1};
     mat4 rest[NODES], offsets[NODES];
-    for (int n = 0; n < NODES; n++) {
-        glm_mat4_identity(rest[n]);
-        rest[n][3][0] = 0.5f * (float)n;
-        glm_mat4_identity(offsets[n]);
-        offsets[n][3][1] = -0.25f * (float)n;
-    }
+    chain_rest(NODES, rest, offsets);
     for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++)
         for (int which = 0; which < 3; which++) {
             skv_vec3_key positions[3], scales[3];
@@ -1499,13 +1527,9 @@ static void test_solo_key_lengths(void)
             walk_stats(walk_clip(&model, 0), &st);
             CHECK(st.solo_palette);
             if (lengths[li] >= 2e-9f) CHECK(st.solo_terms == 2);
-            double worst = 0.0;
-            /* every key time exactly, and between */
-            worst = fmax(worst, worst_on_every_kernel(&model, 160, NULL));
-            if (!(worst < 1e-5))
-                printf("solo key lengths: key %d x %g: max abs difference %.2g\n", which, (double)lengths[li], worst);
-            CHECK(worst < 1e-5);
-            walk_forget(&model);
+            char what[64];
+            snprintf(what, sizeof what, "solo key lengths: key %d x %g", which, (double)lengths[li]);
+            expect_every_kernel(&model, 160, NULL, what); /* every key time exactly, and between */
         }
 }
 
@@ -1532,12 +1556,7 @@ static void test_key_signs(void)
     axis_angle(0, 1, 0, 0.7 + M_PI, chains[2][3]);
     int parents[NODES] = {-1, 0, 1, 2}, bone_node[NODES] = {0, 1, 2, 3};
     mat4 rest[NODES], offsets[NODES];
-    for (int n = 0; n < NODES; n++) {
-        glm_mat4_identity(rest[n]);
-        rest[n][3][0] = 0.5f * (float)n;
-        glm_mat4_identity(offsets[n]);
-        offsets[n][3][1] = -0.25f * (float)n;
-    }
+    chain_rest(NODES, rest, offsets);
     for (int chain = 0; chain < 3; chain++)
         for (int shape = 0; shape < 3; shape++) /* one channel, a vector of three, two lines as one */
             for (int turned = 0; turned < 2; turned++) {
@@ -1571,13 +1590,9 @@ static void test_key_signs(void)
                 if (shape == 0) CHECK(st.solo_terms == 1);
                 if (shape == 1) CHECK(st.vector_palette);
                 if (shape == 2) CHECK(st.merged == 2);
-                double worst = 0.0;
-                worst = fmax(worst, worst_on_every_kernel(&model, 224, NULL));
-                if (!(worst < 1e-5))
-                    printf("key signs: chain %d, shape %d, turned %d: max abs difference %.2g\n", chain, shape, turned,
-                           worst);
-                CHECK(worst < 1e-5);
-                walk_forget(&model);
+                char what[64];
+                snprintf(what, sizeof what, "key signs: chain %d, shape %d, turned %d", chain, shape, turned);
+                expect_every_kernel(&model, 224, NULL, what);
             }
 }
 
@@ -1660,12 +1675,7 @@ static void test_first_key_twice(void)
     static const double times[KEYS] = {0.5, 0.5, 1.0, 2.0};
     int parents[NODES] = {-1, 0, 1, 2, 3}, bone_node[NODES] = {0, 1, 2, 3, 4};
     mat4 rest[NODES], offsets[NODES];
-    for (int n = 0; n < NODES; n++) {
-        glm_mat4_identity(rest[n]);
-        rest[n][3][0] = 0.5f * (float)n;
-        glm_mat4_identity(offsets[n]);
-        offsets[n][3][1] = -0.25f * (float)n;
-    }
+    chain_rest(NODES, rest, offsets);
     for (int shape = 0; shape < 3; shape++) { /* one channel, a vector of three, five (the general loop) */
         int count = shape == 0 ? 1 : shape == 1 ? 3 : 5, node_channel[NODES] = {-1, -1, -1, -1, -1};
         skv_vec3_key positions[NODES][KEYS], scales[NODES][KEYS];
@@ -1695,12 +1705,10 @@ static void test_first_key_twice(void)
         if (shape == 0) CHECK(st.solo_terms == 1);
         if (shape == 1) CHECK(st.vector_palette);
         if (shape == 2) CHECK(!st.vector_palette && st.groups == 2);
-        double worst = 0.0;
+        char what[64];
+        snprintf(what, sizeof what, "first key twice: shape %d", shape);
         /* playback through 0.5 and 0.625, then seeks to them */
-        worst = fmax(worst, worst_on_every_kernel(&model, 200, first_key_twice_time));
-        if (!(worst < 1e-5)) printf("first key twice: shape %d: max abs difference %.2g\n", shape, worst);
-        CHECK(worst < 1e-5);
-        walk_forget(&model);
+        expect_every_kernel(&model, 200, first_key_twice_time, what);
     }
 }
 
@@ -1715,13 +1723,8 @@ static void test_zero_key_folded(void)
     enum { NODES = 3 };
     int parents[NODES] = {-1, 0, 1}, bone_node[NODES] = {0, 1, 2};
     mat4 rest[NODES], offsets[NODES];
-    for (int n = 0; n < NODES; n++) {
-        glm_mat4_identity(rest[n]);
-        glm_rotate(rest[n], 0.4f, (vec3){0.6f, 0.0f, 0.8f});
-        rest[n][3][0] = 0.5f * (float)n;
-        glm_mat4_identity(offsets[n]);
-        offsets[n][3][1] = -0.25f * (float)n;
-    }
+    chain_rest(NODES, rest, offsets);
+    for (int n = 0; n < NODES; n++) glm_rotate(rest[n], 0.4f, (vec3){0.6f, 0.0f, 0.8f}); /* column 3 kept */
     for (int node = 0; node < 2; node++) {
         int node_channel[NODES] = {-1, -1, -1};
         skv_vec3_key positions[3], scales[3];
@@ -1739,12 +1742,9 @@ static void test_zero_key_folded(void)
         model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
         glm_rotate(model.global_inverse, 0.9f, (vec3){0.267261f, 0.534522f, 0.801784f});
         CHECK(walk_compile_all(&model) == SKV_OK);
-        double worst = 0.0;
-        /* the zero key's time, 1.0, among them */
-        worst = fmax(worst, worst_on_every_kernel(&model, 160, NULL));
-        if (!(worst < 1e-5)) printf("zero key folded: node %d: max abs difference %.2g\n", node, worst);
-        CHECK(worst < 1e-5);
-        walk_forget(&model);
+        char what[64];
+        snprintf(what, sizeof what, "zero key folded: node %d", node);
+        expect_every_kernel(&model, 160, NULL, what); /* the zero key's time, 1.0, among them */
     }
 }
 
@@ -1788,14 +1788,10 @@ static void test_kernels_leave_upper_clean(void)
     skv_walk_lists lists = {.globals = steps, .palette = palette_steps, .translations = palette_steps + 1,
                             .constants = (const mat4 *)constants, .global_count = 2, .palette_count = 1,
                             .translation_count = 1};
-    _Alignas(16) float solo_keys[2 * SKV_EACH_KEY_FLOATS] = {0};
-    for (int k = 0; k < 2; k++) solo_keys[SKV_EACH_KEY_FLOATS * k + 7] = 1.0f, solo_keys[SKV_EACH_KEY_FLOATS * k + 8] = 1.0f;
-    for (int k = 0; k < 2; k++) solo_keys[SKV_EACH_KEY_FLOATS * k + 9] = solo_keys[SKV_EACH_KEY_FLOATS * k + 10] = 1.0f;
+    _Alignas(16) float solo_keys[2 * SKV_EACH_KEY_FLOATS];
     _Alignas(64) float solo_pair[SKV_SOLO_PAIR_FLOATS(0)];
-    CHECK(kernels_solo_pair(solo_keys, 0, NULL, 0, NULL, solo_pair));
-    static const double solo_times[2] = {0.0, 1.0}, solo_inv_span[2] = {1.0, 0.0};
-    skv_solo solo = {.times = solo_times, .inv_span = solo_inv_span, .key_count = 2, .terms = solo_pair,
-                     .pair_floats = SKV_SOLO_PAIR_FLOATS(0), .key_at = record_ticks};
+    skv_solo solo;
+    identity_solo(solo_keys, solo_pair, &solo);
     const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     int checked = 0;
     for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
