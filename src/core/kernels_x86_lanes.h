@@ -23,12 +23,10 @@ TARGET static inline VEC SUFFIX(acos01)(VEC d)
     VEC high = GT(d, half);
     VEC x_high = SQRT(MUL(half, SUB(SET1(1.0f), d)));
     VEC x = OR(AND(high, x_high), ANDNOT(high, d));
-    VEC z = MUL(x, x);
-    VEC p = SET1(4.2163199048e-2f);
-    p = FMA(p, z, SET1(2.4181311049e-2f));
-    p = FMA(p, z, SET1(4.5470025998e-2f));
-    p = FMA(p, z, SET1(7.4953002686e-2f));
-    p = FMA(p, z, SET1(1.6666752422e-1f));
+    VEC z = MUL(x, x), z2 = MUL(z, z);
+    /* P(z) in Estrin's order: its terms in parallel (see sample_trs). */
+    VEC p = FMA(FMA(SET1(4.2163199048e-2f), z2, FMA(SET1(2.4181311049e-2f), z, SET1(4.5470025998e-2f))), z2,
+                FMA(SET1(7.4953002686e-2f), z, SET1(1.6666752422e-1f)));
     VEC asin_x = FMA(MUL(x, z), p, x);
     return OR(AND(high, ADD(asin_x, asin_x)), ANDNOT(high, SUB(SET1(1.57079632679f), asin_x)));
 }
@@ -38,13 +36,10 @@ TARGET static inline VEC SUFFIX(acos01)(VEC d)
 TARGET static inline VEC SUFFIX(arc_weight)(VEC k, VEC theta)
 {
     VEC x = MUL(k, theta);
-    VEC x2 = MUL(x, x);
-    VEC p = SET1(-1.0f / 39916800.0f);
-    p = FMA(p, x2, SET1(1.0f / 362880.0f));
-    p = FMA(p, x2, SET1(-1.0f / 5040.0f));
-    p = FMA(p, x2, SET1(1.0f / 120.0f));
-    p = FMA(p, x2, SET1(-1.0f / 6.0f));
-    p = FMA(p, x2, SET1(1.0f));
+    VEC x2 = MUL(x, x), x4 = MUL(x2, x2), x8 = MUL(x4, x4);
+    /* Estrin's order, as acos01. */
+    VEC p = FMA(FMA(SET1(-1.0f / 39916800.0f), x2, SET1(1.0f / 362880.0f)), x8,
+                FMA(FMA(SET1(-1.0f / 5040.0f), x2, SET1(1.0f / 120.0f)), x4, FMA(SET1(-1.0f / 6.0f), x2, SET1(1.0f))));
     return MUL(k, p);
 }
 
@@ -67,18 +62,14 @@ TARGET static inline void SUFFIX(arc_weights)(VEC d, VEC f, VEC *wa, VEC *wb)
          * theta^2 from the series of acos(1 - x)^2 (the next term,
          * 128 x^5 / 1575, is under 2e-8 here) and shorter sincs (k theta
          * <= 0.3: the x^8 term is under 2e-10). */
-        VEC t2 = SET1(4.0f / 35.0f);
-        t2 = FMA(t2, x, SET1(8.0f / 45.0f));
-        t2 = FMA(t2, x, SET1(1.0f / 3.0f));
-        t2 = FMA(t2, x, SET1(2.0f));
-        t2 = MUL(t2, x);
+        /* Polynomials in Estrin's order (see sample_trs). */
+        VEC t2 = MUL(FMA(FMA(SET1(4.0f / 35.0f), x, SET1(8.0f / 45.0f)), MUL(x, x), FMA(SET1(1.0f / 3.0f), x, SET1(2.0f))),
+                     x);
         VEC ya = MUL(MUL(k, k), t2), yb = MUL(MUL(f, f), t2);
-        VEC pa = FMA(SET1(-1.0f / 5040.0f), ya, SET1(1.0f / 120.0f));
-        VEC pb = FMA(SET1(-1.0f / 5040.0f), yb, SET1(1.0f / 120.0f));
-        pa = FMA(pa, ya, SET1(-1.0f / 6.0f));
-        pb = FMA(pb, yb, SET1(-1.0f / 6.0f));
-        *wa = MUL(k, FMA(pa, ya, one));
-        *wb = MUL(f, FMA(pb, yb, one));
+        VEC pa = FMA(FMA(SET1(-1.0f / 5040.0f), ya, SET1(1.0f / 120.0f)), MUL(ya, ya), FMA(SET1(-1.0f / 6.0f), ya, one));
+        VEC pb = FMA(FMA(SET1(-1.0f / 5040.0f), yb, SET1(1.0f / 120.0f)), MUL(yb, yb), FMA(SET1(-1.0f / 6.0f), yb, one));
+        *wa = MUL(k, pa);
+        *wb = MUL(f, pb);
     } else {
         VEC theta = SUFFIX(acos01)(d);
         *wa = SUFFIX(arc_weight)(k, theta);
@@ -99,23 +90,30 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(sample_trs)(cons
         t[c] = t_fixed ? ta[c] : FMA(f, SUB(tb[c], ta[c]), ta[c]);
         s[c] = FMA(f, SUB(sb[c], sa[c]), sa[c]);
     }
-    VEC d = FMA(ra[3], rb[3], FMA(ra[2], rb[2], FMA(ra[1], rb[1], MUL(ra[0], rb[0]))));
+    /* The frame waits on this chain (a file of a few bones: one vector a
+     * frame), so sums are formed as trees, not one after another. */
+    VEC d = ADD(FMA(ra[1], rb[1], MUL(ra[0], rb[0])), FMA(ra[3], rb[3], MUL(ra[2], rb[2])));
+    /* The keys' lengths, beside d: |wa a + wb b|^2 below without waiting
+     * for the blend (keys need not be unit: files store some). */
+    VEC na = ADD(FMA(ra[1], ra[1], MUL(ra[0], ra[0])), FMA(ra[3], ra[3], MUL(ra[2], ra[2])));
+    VEC nb = ADD(FMA(rb[1], rb[1], MUL(rb[0], rb[0])), FMA(rb[3], rb[3], MUL(rb[2], rb[2])));
     VEC wa, wb;
     SUFFIX(arc_weights)(d, f, &wa, &wb);
     VEC r[4];
     for (int c = 0; c < 4; c++) r[c] = FMA(wb, rb[c], MUL(wa, ra[c]));
-    VEC len2 = FMA(r[3], r[3], FMA(r[2], r[2], FMA(r[1], r[1], MUL(r[0], r[0]))));
+    /* |r|^2 = wa^2 |a|^2 + 2 wa wb (a . b) + wb^2 |b|^2, every term >= 0
+     * (d >= 0 for the keys walk.c turns into one hemisphere). */
+    VEC len2 = FMA(wa, FMA(wa, na, MUL(ADD(d, d), wb)), MUL(wb, MUL(wb, nb)));
     /* A zero or non-finite quaternion gives identity, as the reference. */
     VEC ok = AND(GT(len2, ZERO()), LT(len2, SET1(INFINITY)));
-    VEC inv = AND(ok, DIV(SET1(1.0f), SQRT(len2)));
     VEC one = SET1(1.0f);
-    VEC x = MUL(r[0], inv), y = MUL(r[1], inv), z = MUL(r[2], inv);
-    VEC w = OR(AND(ok, MUL(r[3], inv)), ANDNOT(ok, one));
-    /* T * R * S, the arithmetic of the reference's trs_mat4 with its
-     * factors 2 taken into the products first (x * 2y is 2 (x y) exactly,
-     * and 2 (a + b) = 2a + 2b exactly: scaling by 2 commutes with
-     * rounding), nine multiplications fewer. */
-    VEC x2 = ADD(x, x), y2 = ADD(y, y), z2 = ADD(z, z);
+    /* The rotation of r / |r| from r itself: its products are 2 r_i r_j /
+     * |r|^2, so one division and no square root (the reference's trs_mat4
+     * normalises first; the same matrix to rounding). r is zeroed where
+     * not ok, so the products are 0 and the matrix the identity. */
+    VEC two_inv = AND(ok, DIV(SET1(2.0f), len2));
+    VEC x = AND(ok, r[0]), y = AND(ok, r[1]), z = AND(ok, r[2]), w = AND(ok, r[3]);
+    VEC x2 = MUL(x, two_inv), y2 = MUL(y, two_inv), z2 = MUL(z, two_inv);
     VEC xx = MUL(x, x2), yy = MUL(y, y2), zz = MUL(z, z2), xy = MUL(x, y2), xz = MUL(x, z2), yz = MUL(y, z2);
     VEC wx = MUL(w, x2), wy = MUL(w, y2), wz = MUL(w, z2);
     VEC m[16] = {MUL(SUB(one, ADD(yy, zz)), s[0]), MUL(ADD(xy, wz), s[0]), MUL(SUB(xz, wy), s[0]), ZERO(),
