@@ -109,11 +109,19 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(sample_trs)(cons
     VEC one = SET1(1.0f);
     /* The rotation of r / |r| from r itself: its products are 2 r_i r_j /
      * |r|^2, so one division and no square root (the reference's trs_mat4
-     * normalises first; the same matrix to rounding). r is zeroed where
-     * not ok, so the products are 0 and the matrix the identity. */
-    VEC two_inv = AND(ok, DIV(SET1(2.0f), len2));
+     * normalises first; the same matrix to rounding). Where not ok, r is
+     * zeroed: the products are 0, the matrix the identity. 2 / |r|^2
+     * overflows for keys under ~1e-19 long, which files store and the
+     * reference poses: there 2 r_i / |r|^2, three divisions (a branch
+     * real clips never take, so predicted and off the chain). */
     VEC x = AND(ok, r[0]), y = AND(ok, r[1]), z = AND(ok, r[2]), w = AND(ok, r[3]);
-    VEC x2 = MUL(x, two_inv), y2 = MUL(y, two_inv), z2 = MUL(z, two_inv);
+    VEC x2, y2, z2;
+    if (ALL(GT(len2, SET1(1e-37f)))) {
+        VEC two_inv = DIV(SET1(2.0f), len2); /* 0 where len2 is infinite */
+        x2 = MUL(x, two_inv), y2 = MUL(y, two_inv), z2 = MUL(z, two_inv);
+    } else {
+        x2 = AND(ok, DIV(ADD(x, x), len2)), y2 = AND(ok, DIV(ADD(y, y), len2)), z2 = AND(ok, DIV(ADD(z, z), len2));
+    }
     VEC xx = MUL(x, x2), yy = MUL(y, y2), zz = MUL(z, z2), xy = MUL(x, y2), xz = MUL(x, z2), yz = MUL(y, z2);
     VEC wx = MUL(w, x2), wy = MUL(w, y2), wz = MUL(w, z2);
     VEC m[16] = {MUL(SUB(one, ADD(yy, zz)), s[0]), MUL(ADD(xy, wz), s[0]), MUL(SUB(xz, wy), s[0]), ZERO(),
@@ -184,20 +192,20 @@ TARGET static inline VEC SUFFIX(dot4)(VEC a, VEC b)
  * About a third of a 4-lane vector's instructions. */
 TARGET static void SUFFIX(sample_solo)(const float *key, float f, int32_t out, float *work)
 {
-    VEC fv = SET1(f), one = SET1(1.0f);
+    VEC fv = SET1(f);
     VEC ta = LOAD(key), ra = LOAD(key + 4), sa = LOAD(key + 8);
     VEC tb = LOAD(key + SKV_EACH_KEY_FLOATS), rb = LOAD(key + SKV_EACH_KEY_FLOATS + 4);
     VEC sb = LOAD(key + SKV_EACH_KEY_FLOATS + 8);
     VEC t = FMA(fv, SUB(tb, ta), ta), s = FMA(fv, SUB(sb, sa), sa); /* their 4th entries stay 0 */
-    VEC wa, wb;
-    SUFFIX(arc_weights)(SUFFIX(dot4)(ra, rb), fv, &wa, &wb);
+    VEC wa, wb, d = SUFFIX(dot4)(ra, rb), na = SUFFIX(dot4)(ra, ra), nb = SUFFIX(dot4)(rb, rb);
+    SUFFIX(arc_weights)(d, fv, &wa, &wb);
     VEC r = FMA(wb, rb, MUL(wa, ra));
-    VEC len2 = SUFFIX(dot4)(r, r);
+    /* |r|^2 and the rotation from 2 / |r|^2 as sample_trs forms them. */
+    VEC len2 = FMA(wa, FMA(wa, na, MUL(ADD(d, d), wb)), MUL(wb, MUL(wb, nb)));
     /* A zero or non-finite quaternion gives identity, as the reference. */
     VEC ok = AND(GT(len2, ZERO()), LT(len2, SET1(INFINITY)));
-    VEC q = AND(ok, MUL(r, DIV(one, SQRT(len2))));
-    q = OR(q, ANDNOT(ok, _mm_set_ps(1.0f, 0.0f, 0.0f, 0.0f)));
-    VEC q2 = ADD(q, q);
+    VEC q = AND(ok, r);
+    VEC q2 = AND(ok, DIV(ADD(q, q), len2));
     /* q = (x, y, z, w): column 0 is (1 - 2yy - 2zz, 2xy + 2wz, 2xz - 2wy),
      * column 1 (2xy - 2wz, 1 - 2xx - 2zz, 2yz + 2wx), column 2 (2xz + 2wy,
      * 2yz - 2wx, 1 - 2xx - 2yy): two products of picked entries each,

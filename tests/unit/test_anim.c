@@ -1520,42 +1520,51 @@ static double first_key_twice_time(int i)
  * over-1e15 values are dropped at import) must still give the
  * reference's palette, not NaN (1 / (u^2 + v^2) overflowed to infinity
  * below ~5e-20), on every kernel; keys of 2e-9 and 1e15 keep the prepared
- * pairs. */
+ * pairs. The same keys on two and three channels of one time line (the
+ * lanes: 2 r_i r_j / |r|^2 formed as a product of 2 / |r|^2 overflowed
+ * for the 4e-20 keys). */
 static void test_solo_key_lengths(void)
 {
     enum { NODES = 3 };
     static const float lengths[] = {4e-20f, 1e-23f, 2e-9f, 1e15f};
-    int parents[NODES] = {-1, 0, 1}, bone_node[NODES] = {0, 1, 2}, node_channel[NODES] = {0, -1, -1};
+    int parents[NODES] = {-1, 0, 1}, bone_node[NODES] = {0, 1, 2};
     mat4 rest[NODES], offsets[NODES];
     chain_rest(NODES, rest, offsets);
-    for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++)
-        for (int which = 0; which < 3; which++) {
-            skv_vec3_key positions[3], scales[3];
-            skv_quat_key rotations[3];
-            for (int k = 0; k < 3; k++) {
-                positions[k] = (skv_vec3_key){k, {0.1f * (float)k, 1.0f, 0.0f}, 0.0f};
-                scales[k] = (skv_vec3_key){k, {1.0f + 0.1f * (float)k, 1.0f, 1.0f}, 0.0f};
-                rotations[k].time = k;
+    for (int channels = 1; channels <= NODES; channels++)
+        for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++)
+            for (int which = 0; which < 3; which++) {
+                skv_vec3_key positions[3], scales[3];
+                skv_quat_key rotations[3];
+                for (int k = 0; k < 3; k++) {
+                    positions[k] = (skv_vec3_key){k, {0.1f * (float)k, 1.0f, 0.0f}, 0.0f};
+                    scales[k] = (skv_vec3_key){k, {1.0f + 0.1f * (float)k, 1.0f, 1.0f}, 0.0f};
+                    rotations[k].time = k;
+                }
+                axis_angle(0.707107f, 0.0f, 0.707107f, 0.3, rotations[0].value);
+                axis_angle(0.0f, 0.707107f, 0.707107f, 2.9, rotations[1].value);
+                axis_angle(0.707107f, 0.707107f, 0.0f, -1.0, rotations[2].value);
+                for (int c = 0; c < 4; c++) rotations[which].value[c] *= lengths[li];
+                skv_channel ch[NODES];
+                int node_channel[NODES];
+                for (int n = 0; n < NODES; n++) {
+                    ch[n] = (skv_channel){.node = n, .position_count = 3, .rotation_count = 3, .scale_count = 3,
+                                          .positions = positions, .rotations = rotations, .scales = scales};
+                    node_channel[n] = n < channels ? n : -1;
+                }
+                skv_clip clip = {.duration_ticks = 2.5, .ticks_per_second = 1.0, .channel_count = channels,
+                                 .channels = ch, .node_channel = node_channel};
+                skv_model model;
+                model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
+                CHECK(walk_compile_all(&model) == SKV_OK);
+                skv_walk_stats st;
+                walk_stats(walk_clip(&model, 0), &st);
+                CHECK(st.solo_palette == (channels == 1));
+                if (channels == 1 && lengths[li] >= 2e-9f) CHECK(st.solo_terms == 2);
+                char what[80];
+                snprintf(what, sizeof what, "key lengths, %d channels: key %d x %g", channels, which,
+                         (double)lengths[li]);
+                expect_every_kernel(&model, 160, NULL, what); /* every key time exactly, and between */
             }
-            axis_angle(0.707107f, 0.0f, 0.707107f, 0.3, rotations[0].value);
-            axis_angle(0.0f, 0.707107f, 0.707107f, 2.9, rotations[1].value);
-            axis_angle(0.707107f, 0.707107f, 0.0f, -1.0, rotations[2].value);
-            for (int c = 0; c < 4; c++) rotations[which].value[c] *= lengths[li];
-            skv_channel ch = {.node = 0, .position_count = 3, .rotation_count = 3, .scale_count = 3,
-                              .positions = positions, .rotations = rotations, .scales = scales};
-            skv_clip clip = {.duration_ticks = 2.5, .ticks_per_second = 1.0, .channel_count = 1, .channels = &ch,
-                             .node_channel = node_channel};
-            skv_model model;
-            model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
-            CHECK(walk_compile_all(&model) == SKV_OK);
-            skv_walk_stats st;
-            walk_stats(walk_clip(&model, 0), &st);
-            CHECK(st.solo_palette);
-            if (lengths[li] >= 2e-9f) CHECK(st.solo_terms == 2);
-            char what[64];
-            snprintf(what, sizeof what, "solo key lengths: key %d x %g", which, (double)lengths[li]);
-            expect_every_kernel(&model, 160, NULL, what); /* every key time exactly, and between */
-        }
 }
 
 /* Keys whose float dot product is exactly 0 or within rounding of it
