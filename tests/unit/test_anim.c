@@ -1464,7 +1464,10 @@ static void chain_rest(int nodes, mat4 *rest, mat4 *offsets)
 static void test_chain(void)
 {
     enum { NODES = 14, KEYS = 5 };
-    for (int branches = 1; branches <= 2; branches++) {
+    /* 14 nodes, and a chain of 4 under an identity globalInverse: one
+     * 4-lane vector, vector_palette's frame. */
+    for (int nodes = NODES; nodes >= 4; nodes -= 10)
+    for (int branches = 1; branches <= (nodes == NODES ? 2 : 1); branches++) {
         int parents[NODES], bone_node[NODES], node_channel[NODES];
         mat4 rest[NODES], offsets[NODES];
         skv_channel channels[NODES];
@@ -1487,21 +1490,24 @@ static void test_chain(void)
             channels[n] = (skv_channel){.node = n, .position_count = KEYS, .rotation_count = KEYS, .scale_count = KEYS,
                                         .positions = positions[n], .rotations = rotations[n], .scales = scales[n]};
         }
-        skv_clip clip = {.duration_ticks = 2.0, .ticks_per_second = 1.0, .channel_count = NODES, .channels = channels,
+        skv_clip clip = {.duration_ticks = 2.0, .ticks_per_second = 1.0, .channel_count = nodes, .channels = channels,
                          .node_channel = node_channel};
         skv_model model;
-        model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
-        glm_translate_make(model.global_inverse, (vec3){0.0f, 0.5f, 0.0f}); /* the root's global a product too */
-        glm_scale(model.global_inverse, (vec3){0.5f, 0.7f, 0.5f});            /* not a similarity: not folded */
+        model_of_clip(&model, &clip, nodes, parents, rest, bone_node, offsets);
+        if (nodes == NODES) {
+            glm_translate_make(model.global_inverse, (vec3){0.0f, 0.5f, 0.0f}); /* the root's global a product too */
+            glm_scale(model.global_inverse, (vec3){0.5f, 0.7f, 0.5f});            /* not a similarity: not folded */
+        } /* else the identity: every global's operands in the work block, as vector_palette wants */
         CHECK(walk_compile_all(&model) == SKV_OK);
         skv_walk_stats st;
         walk_stats(walk_clip(&model, 0), &st);
         double worst = worst_on_every_kernel(&model, 400, NULL);
-        printf("%s of %d moving nodes: %d global products, %s; max abs palette difference %.2g on every kernel\n",
-               branches == 1 ? "one chain" : "two chains", NODES, st.globals, st.chain ? "run_chain" : "run_affine",
-               worst);
+        printf("%s of %d moving nodes: %d global products, %s%s; max abs palette difference %.2g on every kernel\n",
+               branches == 1 ? "one chain" : "two chains", nodes, st.globals, st.chain ? "run_chain" : "run_affine",
+               st.vector_palette ? " in vector_palette" : "", worst);
         CHECK(st.affine);
         CHECK(st.chain == (branches == 1));
+        CHECK(st.vector_palette == (nodes <= 4));
         CHECK(worst < 1e-5);
         walk_forget(&model);
     }
