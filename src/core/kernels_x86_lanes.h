@@ -59,11 +59,13 @@ TARGET static inline void SUFFIX(arc_weights)(VEC d, VEC f, VEC *wa, VEC *wb)
     VEC k = SUB(one, f), x = SUB(one, d);
     if (ALL(LT(x, SET1(0.045f)))) {
         /* Every lane's keys within ~0.3 rad (most pairs of a smooth clip):
-         * theta^2 from the series of acos(1 - x)^2 (the next term,
-         * 128 x^5 / 1575, is under 2e-8 here) and shorter sincs (k theta
-         * <= 0.3: the x^8 term is under 2e-10). */
-        /* Polynomials in Estrin's order (see sample_trs). */
-        VEC t2 = MUL(FMA(FMA(SET1(4.0f / 35.0f), x, SET1(8.0f / 45.0f)), MUL(x, x), FMA(SET1(1.0f / 3.0f), x, SET1(2.0f))),
+         * theta^2 from the series of acos(1 - x)^2, 2x + x^2/3 + 4x^3/45
+         * + x^4/35 (the next term, 16 x^5 / 1575, is under 2e-9 here; until
+         * 2026-11-25 the x^3 and x^4 terms were 8/45 and 4/35, theta^2 up
+         * to 6e-6 too large) and shorter sincs (k theta <= 0.3: the x^8
+         * term is under 2e-10). Polynomials in Estrin's order (see
+         * sample_trs). */
+        VEC t2 = MUL(FMA(FMA(SET1(1.0f / 35.0f), x, SET1(4.0f / 45.0f)), MUL(x, x), FMA(SET1(1.0f / 3.0f), x, SET1(2.0f))),
                      x);
         VEC ya = MUL(MUL(k, k), t2), yb = MUL(MUL(f, f), t2);
         VEC pa = FMA(FMA(SET1(-1.0f / 5040.0f), ya, SET1(1.0f / 120.0f)), MUL(ya, ya), FMA(SET1(-1.0f / 6.0f), ya, one));
