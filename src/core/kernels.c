@@ -47,6 +47,10 @@ static void sample_one(const float *a, const float *b, const size_t at[SKV_LANE_
     }
     float x = 0.0f, y = 0.0f, z = 0.0f, w = 1.0f; /* a zero or non-finite quaternion: identity */
     if (len2 > 0.0f && isfinite(len2)) {
+        if (len2 < 1e-30f) { /* subnormal squares are inexact: 2^64 times larger first (exact) */
+            len2 = 0.0f;
+            for (int c = 3; c < 7; c++) v[c] *= 0x1p64f, len2 += v[c] * v[c];
+        }
         float inv = 1.0f / sqrtf(len2);
         x = v[3] * inv, y = v[4] * inv, z = v[5] * inv, w = v[6] * inv;
     }

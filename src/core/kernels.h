@@ -71,9 +71,6 @@ typedef struct skv_walk_lists {
     /* Every key of the group has the same T (T keyed once, as most rigs
      * key their rotating bones): the sampler takes it as it is. */
     int t_fixed;
-    /* The globals are mostly one chain's links (the walk's run_chain): the
-     * AVX2 build takes each link's parent from registers, as run_chain. */
-    int chain;
 } skv_walk_lists;
 /* A walk of one moving channel whose frame is one kernel call
  * (solo_frame), as walk.c prepares it when compiling. */

@@ -499,18 +499,15 @@ __attribute__((target("avx512f,avx2,fma"), flatten)) static void solo_palette_av
  * inlined into one function (flatten), the same arithmetic as the three
  * calls; the globals' operands are all in work (the walk checks), so
  * none is tested for its kind. One body for each build, named by its
- * suffixes: the sampler's (4 lanes) and the products', and the run that
- * takes a chain's globals (lists->chain; AVX2's from registers, as the
- * walk's run_chain). Each list is read
+ * suffixes: the sampler's (4 lanes) and the products'. Each list is read
  * into locals first: the vector stores may alias anything (their types
  * do), so GCC would read it again at every step. */
-#define VECTOR_PALETTE_BODY(LANES, PRODUCTS, RUN_CHAIN)                                                                \
+#define VECTOR_PALETTE_BODY(LANES, PRODUCTS)                                                                          \
     do {                                                                                                             \
         if (lists->t_fixed) sample_single_t_fixed_##LANES(a, b, f, out, work);                                       \
         else sample_single_##LANES(a, b, f, out, work);                                                              \
         const skv_walk_step *g = lists->globals;                                                                     \
-        if (lists->chain) RUN_CHAIN(g, lists->global_count, work, lists->constants, work);                          \
-        else for (int i = 0, count = lists->global_count; i < count; i++)                                            \
+        for (int i = 0, count = lists->global_count; i < count; i++)                                                 \
             affine_##PRODUCTS((const float *)((const char *)work + g[i].a),                                          \
                               (const float *)((const char *)work + g[i].b), (float *)((char *)work + g[i].out));     \
         run_palette_##PRODUCTS(lists->palette, lists->palette_count, work, lists->constants, palette);               \
@@ -525,7 +522,7 @@ __attribute__((target("avx512f,avx2,fma"), flatten)) static void solo_palette_av
 __attribute__((flatten)) static void vector_palette_sse2(const float *a, const float *b, float f, const int32_t *out,
                                                         float *work, const skv_walk_lists *lists, float *palette)
 {
-    VECTOR_PALETTE_BODY(sse2, sse2, run_affine_sse2);
+    VECTOR_PALETTE_BODY(sse2, sse2);
 }
 
 __attribute__((target("avx2,fma"), flatten)) static void vector_palette_avx2(const float *a, const float *b, float f,
@@ -533,7 +530,7 @@ __attribute__((target("avx2,fma"), flatten)) static void vector_palette_avx2(con
                                                                             const skv_walk_lists *lists,
                                                                             float *palette)
 {
-    VECTOR_PALETTE_BODY(avx2x4, avx2, run_chain_avx2);
+    VECTOR_PALETTE_BODY(avx2x4, avx2);
 }
 
 static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_affine_sse2, run_affine_sse2, run_palette_sse2, run_rows_sse2, rows_palette_sse2,

@@ -79,6 +79,36 @@ TARGET static inline void SUFFIX(arc_weights)(VEC d, VEC f, VEC *wa, VEC *wb)
     }
 }
 
+/* Where |r|^2 (r the blended rotation, before it is normalised) leaves
+ * these, a sampler takes rotation_rescue (keys under ~1e-15 or over
+ * ~1e15 long, zero or not finite: files store some, the reference poses
+ * them); real clips never do, so the branch is predicted and off the
+ * chain. Inside, 2 / |r|^2 and every 2 r_i r_j / |r|^2 are normal floats. */
+#ifndef SKV_LEN2_LOW
+#define SKV_LEN2_LOW 1e-30f
+#define SKV_LEN2_HIGH 1e30f
+#endif
+
+/* r = (x, y, z, w) and 2 / |r|^2 for the rotation's products where some
+ * lane's |r|^2 left the range above: |r|^2 formed from r as the
+ * reference forms it, which decides as the reference does (not > 0 or
+ * not finite: zeroed, so the products are 0 and the matrix the identity);
+ * r then taken 2^64 times smaller or larger (exact) where |r|^2 is out of
+ * range, so that its squares are neither subnormal (inexact) nor over
+ * float's range. Inlined: a call there would make the compiler keep the
+ * samplers' registers in memory on the common path too. */
+TARGET static inline __attribute__((always_inline)) void SUFFIX(rotation_rescue)(VEC *x, VEC *y, VEC *z, VEC *w, VEC *two_inv)
+{
+    VEC len2 = ADD(FMA(*y, *y, MUL(*x, *x)), FMA(*w, *w, MUL(*z, *z)));
+    VEC ok = AND(GT(len2, ZERO()), LT(len2, SET1(INFINITY)));
+    VEC low = LT(len2, SET1(SKV_LEN2_LOW)), high = GT(len2, SET1(SKV_LEN2_HIGH));
+    VEC scale = OR(OR(AND(low, SET1(0x1p64f)), AND(high, SET1(0x1p-64f))), ANDNOT(OR(low, high), SET1(1.0f)));
+    *x = AND(ok, MUL(*x, scale)), *y = AND(ok, MUL(*y, scale)), *z = AND(ok, MUL(*z, scale));
+    *w = AND(ok, MUL(*w, scale));
+    len2 = ADD(FMA(*y, *y, MUL(*x, *x)), FMA(*w, *w, MUL(*z, *z)));
+    *two_inv = AND(ok, DIV(SET1(2.0f), len2));
+}
+
 /* One vector of channels from their two keys' components (structure of
  * arrays: ta[0] the T x of every lane, ...) at factor f per lane; with
  * t_fixed (a constant where it is inlined), T is ta as it is: keys
@@ -95,35 +125,34 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(sample_trs)(cons
     /* The frame waits on this chain (a file of a few bones: one vector a
      * frame), so sums are formed as trees, not one after another. */
     VEC d = ADD(FMA(ra[1], rb[1], MUL(ra[0], rb[0])), FMA(ra[3], rb[3], MUL(ra[2], rb[2])));
-    /* The keys' lengths, beside d: |wa a + wb b|^2 below without waiting
-     * for the blend (keys need not be unit: files store some). */
-    VEC na = ADD(FMA(ra[1], ra[1], MUL(ra[0], ra[0])), FMA(ra[3], ra[3], MUL(ra[2], ra[2])));
-    VEC nb = ADD(FMA(rb[1], rb[1], MUL(rb[0], rb[0])), FMA(rb[3], rb[3], MUL(rb[2], rb[2])));
     VEC wa, wb;
     SUFFIX(arc_weights)(d, f, &wa, &wb);
     VEC r[4];
     for (int c = 0; c < 4; c++) r[c] = FMA(wb, rb[c], MUL(wa, ra[c]));
-    /* |r|^2 = wa^2 |a|^2 + 2 wa wb (a . b) + wb^2 |b|^2, every term >= 0
-     * (d >= 0 for the keys walk.c turns into one hemisphere). */
-    VEC len2 = FMA(wa, FMA(wa, na, MUL(ADD(d, d), wb)), MUL(wb, MUL(wb, nb)));
-    /* A zero or non-finite quaternion gives identity, as the reference. */
-    VEC ok = AND(GT(len2, ZERO()), LT(len2, SET1(INFINITY)));
+    VEC len2;
+    if (sizeof(VEC) > 16) {
+        /* 8 and 16 lanes: |r|^2 = wa^2 |a|^2 + 2 wa wb (a . b) + wb^2 |b|^2
+         * (every term >= 0: d >= 0 for the keys walk.c turns into one
+         * hemisphere), the keys' lengths formed beside d, so that |r|^2
+         * does not wait for the blend (keys need not be unit: files store
+         * some). Measured: CesiumMan 10.4 -> 9.7 ns a bone. */
+        VEC na = ADD(FMA(ra[1], ra[1], MUL(ra[0], ra[0])), FMA(ra[3], ra[3], MUL(ra[2], ra[2])));
+        VEC nb = ADD(FMA(rb[1], rb[1], MUL(rb[0], rb[0])), FMA(rb[3], rb[3], MUL(rb[2], rb[2])));
+        len2 = FMA(wa, FMA(wa, na, MUL(ADD(d, d), wb)), MUL(wb, MUL(wb, nb)));
+    } else {
+        /* 4 lanes (the few-bone files' one vector): from r, 16
+         * instructions fewer and as fast there (sixteen registers: the
+         * lengths held beside the arc spilled). */
+        len2 = ADD(FMA(r[1], r[1], MUL(r[0], r[0])), FMA(r[3], r[3], MUL(r[2], r[2])));
+    }
     VEC one = SET1(1.0f);
     /* The rotation of r / |r| from r itself: its products are 2 r_i r_j /
      * |r|^2, so one division and no square root (the reference's trs_mat4
-     * normalises first; the same matrix to rounding). Where not ok, r is
-     * zeroed: the products are 0, the matrix the identity. 2 / |r|^2
-     * overflows for keys under ~1e-19 long, which files store and the
-     * reference poses: there 2 r_i / |r|^2, three divisions (a branch
-     * real clips never take, so predicted and off the chain). */
-    VEC x = AND(ok, r[0]), y = AND(ok, r[1]), z = AND(ok, r[2]), w = AND(ok, r[3]);
-    VEC x2, y2, z2;
-    if (ALL(GT(len2, SET1(1e-37f)))) {
-        VEC two_inv = DIV(SET1(2.0f), len2); /* 0 where len2 is infinite */
-        x2 = MUL(x, two_inv), y2 = MUL(y, two_inv), z2 = MUL(z, two_inv);
-    } else {
-        x2 = AND(ok, DIV(ADD(x, x), len2)), y2 = AND(ok, DIV(ADD(y, y), len2)), z2 = AND(ok, DIV(ADD(z, z), len2));
-    }
+     * normalises first; the same matrix to rounding). */
+    VEC x = r[0], y = r[1], z = r[2], w = r[3], two_inv;
+    if (ALL(AND(GT(len2, SET1(SKV_LEN2_LOW)), LT(len2, SET1(SKV_LEN2_HIGH))))) two_inv = DIV(SET1(2.0f), len2);
+    else SUFFIX(rotation_rescue)(&x, &y, &z, &w, &two_inv);
+    VEC x2 = MUL(x, two_inv), y2 = MUL(y, two_inv), z2 = MUL(z, two_inv);
     VEC xx = MUL(x, x2), yy = MUL(y, y2), zz = MUL(z, z2), xy = MUL(x, y2), xz = MUL(x, z2), yz = MUL(y, z2);
     VEC wx = MUL(w, x2), wy = MUL(w, y2), wz = MUL(w, z2);
     VEC m[16] = {MUL(SUB(one, ADD(yy, zz)), s[0]), MUL(ADD(xy, wz), s[0]), MUL(SUB(xz, wy), s[0]), ZERO(),
@@ -186,6 +215,17 @@ TARGET static inline VEC SUFFIX(dot4)(VEC a, VEC b)
     return ADD(p, PICK(p, 2, 3, 0, 1));
 }
 
+/* rotation_rescue for sample_solo's q = (x, y, z, w) in one register,
+ * |r|^2 = len2 in every entry; q2 = 2 q / |q|^2. */
+TARGET static inline __attribute__((always_inline)) void SUFFIX(solo_rescue)(VEC *q, VEC *q2, VEC len2)
+{
+    VEC ok = AND(GT(len2, ZERO()), LT(len2, SET1(INFINITY)));
+    VEC low = LT(len2, SET1(SKV_LEN2_LOW)), high = GT(len2, SET1(SKV_LEN2_HIGH));
+    VEC scale = OR(OR(AND(low, SET1(0x1p64f)), AND(high, SET1(0x1p-64f))), ANDNOT(OR(low, high), SET1(1.0f)));
+    *q = AND(ok, MUL(*q, scale));
+    *q2 = AND(ok, DIV(ADD(*q, *q), SUFFIX(dot4)(*q, *q)));
+}
+
 /* One channel without lanes (kernels.h, sample_solo): its two keys as
  * rows (T x y z 0, R x y z w, S x y z 0), one register each. The slerp's
  * weights come from the lanes' own arc_weights with the keys' dot product
@@ -199,15 +239,15 @@ TARGET static void SUFFIX(sample_solo)(const float *key, float f, int32_t out, f
     VEC tb = LOAD(key + SKV_EACH_KEY_FLOATS), rb = LOAD(key + SKV_EACH_KEY_FLOATS + 4);
     VEC sb = LOAD(key + SKV_EACH_KEY_FLOATS + 8);
     VEC t = FMA(fv, SUB(tb, ta), ta), s = FMA(fv, SUB(sb, sa), sa); /* their 4th entries stay 0 */
-    VEC wa, wb, d = SUFFIX(dot4)(ra, rb), na = SUFFIX(dot4)(ra, ra), nb = SUFFIX(dot4)(rb, rb);
-    SUFFIX(arc_weights)(d, fv, &wa, &wb);
+    VEC wa, wb;
+    SUFFIX(arc_weights)(SUFFIX(dot4)(ra, rb), fv, &wa, &wb);
     VEC r = FMA(wb, rb, MUL(wa, ra));
-    /* |r|^2 and the rotation from 2 / |r|^2 as sample_trs forms them. */
-    VEC len2 = FMA(wa, FMA(wa, na, MUL(ADD(d, d), wb)), MUL(wb, MUL(wb, nb)));
-    /* A zero or non-finite quaternion gives identity, as the reference. */
-    VEC ok = AND(GT(len2, ZERO()), LT(len2, SET1(INFINITY)));
-    VEC q = AND(ok, r);
-    VEC q2 = AND(ok, DIV(ADD(q, q), len2));
+    /* |r|^2 from r (here beside the blend, not after it as in the lanes:
+     * measured as fast), the rotation from 2 / |r|^2 as sample_trs
+     * forms it, solo_rescue out of range. */
+    VEC len2 = SUFFIX(dot4)(r, r), q = r, q2;
+    if (ALL(AND(GT(len2, SET1(SKV_LEN2_LOW)), LT(len2, SET1(SKV_LEN2_HIGH))))) q2 = DIV(ADD(q, q), len2);
+    else SUFFIX(solo_rescue)(&q, &q2, len2);
     /* q = (x, y, z, w): column 0 is (1 - 2yy - 2zz, 2xy + 2wz, 2xz - 2wy),
      * column 1 (2xy - 2wz, 1 - 2xx - 2zz, 2yz + 2wx), column 2 (2xz + 2wy,
      * 2yz - 2wx, 1 - 2xx - 2yy): two products of picked entries each,

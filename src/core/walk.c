@@ -548,8 +548,7 @@ static int vector_lists(skv_walk *w)
         if (is_translation((const float *)((const char *)w->constants + ~w->palette[k].b)))
             w->vector_steps[t++] = w->palette[k];
     w->lists = (skv_walk_lists){w->globals, w->vector_steps, w->vector_steps + general, (const mat4 *)w->constants,
-                                w->global_count, general, n - general, t_fixed(&w->groups[0]),
-                                w->globals_run == offsetof(skv_kernels, run_chain)};
+                                w->global_count, general, n - general, t_fixed(&w->groups[0])};
     return 1;
 }
 
