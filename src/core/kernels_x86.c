@@ -85,17 +85,24 @@ __attribute__((target("avx512f"))) static void run_palette_avx512(const skv_walk
  * a's columns; columns 2 and 3 the same plus a's fourth column in the high
  * half only (where b has its 1). From a's columns already in registers:
  * r01 the product's columns 0 and 1, r23 columns 2 and 3 (run_chain_avx2
- * feeds it the product before). */
-__attribute__((target("avx2,fma"))) static inline void affine_columns_avx2(__m256 a0, __m256 a1, __m256 a2,
-                                                                           __m256 a3, const float *b, __m256 *r01,
-                                                                           __m256 *r23)
+ * feeds it the product before); b's columns in registers too (b01: 0 and
+ * 1, b23: 2 and 3), affine_columns_avx2 loads them. */
+__attribute__((target("avx2,fma"))) static inline void affine_products_avx2(__m256 a0, __m256 a1, __m256 a2,
+                                                                            __m256 a3, __m256 b01, __m256 b23,
+                                                                            __m256 *r01, __m256 *r23)
 {
-    __m256 b01 = _mm256_loadu_ps(b), b23 = _mm256_loadu_ps(b + 8);
     *r01 = _mm256_mul_ps(a0, _mm256_permute_ps(b01, 0x00));
     *r01 = _mm256_fmadd_ps(a1, _mm256_permute_ps(b01, 0x55), *r01);
     *r01 = _mm256_fmadd_ps(a2, _mm256_permute_ps(b01, 0xaa), *r01);
     *r23 = _mm256_fmadd_ps(a2, _mm256_permute_ps(b23, 0xaa), _mm256_mul_ps(a0, _mm256_permute_ps(b23, 0x00)));
     *r23 = _mm256_add_ps(*r23, _mm256_fmadd_ps(a1, _mm256_permute_ps(b23, 0x55), a3));
+}
+
+__attribute__((target("avx2,fma"))) static inline void affine_columns_avx2(__m256 a0, __m256 a1, __m256 a2,
+                                                                           __m256 a3, const float *b, __m256 *r01,
+                                                                           __m256 *r23)
+{
+    affine_products_avx2(a0, a1, a2, a3, _mm256_loadu_ps(b), _mm256_loadu_ps(b + 8), r01, r23);
 }
 
 /* a's columns 0-2 in both halves of a register, column 3 in the high half
@@ -140,7 +147,12 @@ __attribute__((target("avx2,fma"))) static void run_affine_avx2(const skv_walk_s
  * loading what was just stored; 128-bit broadcast loads of a matrix
  * stored by 256-bit stores wait for the stores to finish (20.2 cycles a
  * link of a chain of 130 products against 14.3 with the matrix read
- * whole, bench/NOTES.md v7j). The same products as run_affine_avx2. */
+ * whole, bench/NOTES.md v7j). The same products as run_affine_avx2,
+ * but where two links follow each other (G1 = G0 b1, G2 = G1 b2) the
+ * second is formed as G0 (b1 b2): b1 b2 does not wait for the chain, so
+ * the chain waits for one product every two links, not two (a chain of
+ * 130 alone: 11.1 -> 7.4 TSC ticks a link, bench/NOTES.md v7k). The
+ * same matrices to rounding (one product associated the other way). */
 __attribute__((target("avx2,fma"))) static void run_chain_avx2(const skv_walk_step *s, int count, float *work,
                                                                 const mat4 *constants, float *out)
 {
@@ -153,6 +165,23 @@ __attribute__((target("avx2,fma"))) static void run_chain_avx2(const skv_walk_st
         if (a == last) { /* the product before, as load_columns_avx2 lays it out */
             a0 = _mm256_permute2f128_ps(r01, r01, 0x00), a1 = _mm256_permute2f128_ps(r01, r01, 0x11);
             a2 = _mm256_permute2f128_ps(r23, r23, 0x00), a3 = _mm256_permute2f128_ps(r23, r23, 0x18);
+            const float *b2;
+            if (i + 1 < count && OPERAND(s[i + 1].a) == o && (b2 = OPERAND(s[i + 1].b)) != o) {
+                /* Two links: b1 b2 off the chain, then G0 b1 and G0 (b1 b2). */
+                __m256 b0, b1c, b2c, b3, p01, p23, g01, g23;
+                load_columns_avx2(b, &b0, &b1c, &b2c, &b3);
+                affine_columns_avx2(b0, b1c, b2c, b3, b2, &p01, &p23);
+                affine_columns_avx2(a0, a1, a2, a3, b, &g01, &g23);
+                _mm256_storeu_ps(o, g01);
+                _mm256_storeu_ps(o + 8, g23);
+                affine_products_avx2(a0, a1, a2, a3, p01, p23, &r01, &r23);
+                o = (float *)((char *)out + s[i + 1].out);
+                _mm256_storeu_ps(o, r01);
+                _mm256_storeu_ps(o + 8, r23);
+                last = o;
+                i++;
+                continue;
+            }
         } else {
             load_columns_avx2(a, &a0, &a1, &a2, &a3);
         }
