@@ -148,8 +148,8 @@ typedef struct skv_kernels {
      * (16-byte aligned), factor f[l]; lane_count a multiple of 4 (the walk
      * repeats its last channel). */
     void (*sample_each)(const float *const *keys, const float *f, const int32_t *out, int lane_count, float *work);
-    /* One channel without lanes (a walk of one or two moving channels,
-     * where a vector of lanes would mostly compute padding): between the
+    /* One channel without lanes (a group of one moving channel, where a
+     * vector of lanes would mostly compute padding): between the
      * key at `key` and the one SKV_EACH_KEY_FLOATS after it (16-byte
      * aligned, sample_each's layout) at factor f, the local written at
      * byte offset `out` of `work`. Same slerp polynomial as the lanes. */

@@ -770,7 +770,7 @@ static void test_small_clips(void)
         int channels, lines[MAX_CH], solo, each, unit, merged, uneven, t_once;
     } cases[] = {
         {1, {0}, 1, 0, 0, 0, 0, 0},             /* one channel: sample_solo */
-        {2, {0, 0}, 2, 0, 0, 0, 0, 0},          /* one group of two */
+        {2, {0, 0}, 0, 0, 0, 0, 0, 0},          /* one group of two: a 4-lane vector */
         {2, {0, 1}, 2, 0, 0, 0, 0, 0},          /* two groups of one: solo, not shared vectors */
         {3, {0, 0, 0}, 0, 0, 0, 0, 0, 0},       /* one group of three: a 4-lane vector */
         {3, {0, 1, 2}, 0, 3, 0, 0, 0, 0},       /* three groups of one: shared vectors */
@@ -779,7 +779,7 @@ static void test_small_clips(void)
         /* Unit rotations: lines 0 and 1 share only their last time, the
          * union has 7 keys; line 1 starts later (its first key copied
          * before it), the other keys are added on each curve. */
-        {2, {0, 1}, 2, 0, 1, 2, 0, 0},          /* two lines as one group of two solo channels */
+        {2, {0, 1}, 0, 0, 1, 2, 0, 0},          /* two lines as one group of two: a 4-lane vector */
         {4, {0, 0, 0, 1}, 0, 0, 1, 2, 0, 0},    /* a vector of four: 28 channel keys <= 2 x 14 */
         {3, {0, 0, 1}, 0, 0, 1, 2, 0, 1},       /* a 4-lane vector, not shared ones; T keyed once */
         {3, {0, 1, 2}, 0, 3, 1, 0, 0, 0},       /* 13 union keys x 3 > 2 x 15: kept apart, shared vectors */
