@@ -242,9 +242,10 @@ TARGET static void SUFFIX(sample_solo)(const float *key, float f, int32_t out, f
     VEC wa, wb;
     SUFFIX(arc_weights)(SUFFIX(dot4)(ra, rb), fv, &wa, &wb);
     VEC r = FMA(wb, rb, MUL(wa, ra));
-    /* |r|^2 from r (here beside the blend, not after it as in the lanes:
-     * measured as fast), the rotation from 2 / |r|^2 as sample_trs
-     * forms it, solo_rescue out of range. */
+    /* |r|^2 from r, as the 4-lane sampler forms it (from the keys'
+     * lengths, as the 8- and 16-lane ones do, it was no faster here); the
+     * rotation from 2 q / |r|^2 as sample_trs forms it, solo_rescue out
+     * of range. */
     VEC len2 = SUFFIX(dot4)(r, r), q = r, q2;
     if (ALL(AND(GT(len2, SET1(SKV_LEN2_LOW)), LT(len2, SET1(SKV_LEN2_HIGH))))) q2 = DIV(ADD(q, q), len2);
     else SUFFIX(solo_rescue)(&q, &q2, len2);
