@@ -13,10 +13,10 @@
  *   binary search reads 4 bytes a key) next to the exact double times, or,
  *   where they are evenly spaced, keys per tick (a seek computes its pair);
  *   time groups whose times differ become one, keyed at the union of
- *   their times, where that at most doubles their keys (a key added on
+ *   their times, where that at most triples their keys (a key added on
  *   a segment with the value the segment has there leaves the curve as
- *   it is); a group of one or two channels that shares no vectors is
- *   sampled channel by channel without lanes (kernels.h, sample_solo),
+ *   it is); a group of one channel that shares no vectors is
+ *   sampled without lanes (kernels.h, sample_solo),
  *   and a walk of one such channel with unit rotation keys has its key
  *   pairs prepared so that a frame is a sum of matrices (solo_frame); several
  *   small groups share vectors (sample_each); a grouped channel whose

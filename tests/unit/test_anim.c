@@ -782,7 +782,7 @@ static void test_small_clips(void)
         {2, {0, 1}, 0, 0, 1, 2, 0, 0},          /* two lines as one group of two: a 4-lane vector */
         {4, {0, 0, 0, 1}, 0, 0, 1, 2, 0, 0},    /* a vector of four: 28 channel keys <= 2 x 14 */
         {3, {0, 0, 1}, 0, 0, 1, 2, 0, 1},       /* a 4-lane vector, not shared ones; T keyed once */
-        {3, {0, 1, 2}, 0, 3, 1, 0, 0, 0},       /* 13 union keys x 3 > 2 x 15: kept apart, shared vectors */
+        {3, {0, 1, 2}, 0, 0, 1, 3, 0, 0},       /* 13 union keys x 3 <= 3 x 15: keyed as one */
         {4, {0, 0, 0, 0}, 0, 0, 0, 0, 0, 0},    /* a vector of four, general products */
         /* A vector of three under an unevenly scaled globalInverse: a
          * moving node's parent is a constant that does not fold, so a
@@ -799,6 +799,7 @@ static void test_small_clips(void)
         {1, {0}, 1, 0, 1, 0, 0, 0},
         {1, {0}, 1, 0, 1, 0, 0, 0},
         {1, {0}, 1, 0, 1, 0, 0, 0},
+        {4, {0, 1, 2, 3}, 0, 4, 1, 0, 0, 0},    /* 21 union keys x 4 > 3 x 24: kept apart, shared vectors */
     };
     const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     unsigned seed = 31;
@@ -1042,12 +1043,14 @@ static void test_seeks(void)
 {
     enum { NODES = 8, MAX_CH = 6, MAX_TIMES = 60000 };
     static const struct {
-        int channels, line_of[MAX_CH], kinds[3], keys[3], even, loose;
+        int channels, line_of[MAX_CH], kinds[4], keys[4], even, loose;
     } cases[] = {
         {1, {0}, {LINE_TICKS}, {50000}, 1, 0},                                       /* a huge clip, one channel */
         {5, {0, 0, 0, 0, 0}, {LINE_ROUNDED}, {2000}, 1, 0},                          /* one vector group */
         {6, {0, 0, 0, 0, 0, 1}, {LINE_NUDGED, LINE_JITTER}, {40, 12}, 1, 0},         /* a vector and a solo group */
-        {3, {0, 1, 2}, {LINE_OFF, LINE_FAR, LINE_FAR_JITTER}, {30, 300, 300}, 1, 0}, /* three shared-vector groups */
+        /* Four shared-vector groups (three lines that share no time would
+         * be keyed as one: walk.c, merge_time_lines). */
+        {4, {0, 1, 2, 3}, {LINE_OFF, LINE_FAR, LINE_FAR_JITTER, LINE_TICKS}, {30, 300, 300, 40}, 2, 0},
         /* Two lines of unit keys: keyed as one (walk.c, merge_time_lines),
          * an uneven group of two solo channels. */
         {2, {0, 1}, {LINE_FAR_JITTER, LINE_TICKS}, {500, 2}, 0, 0},
@@ -1166,7 +1169,7 @@ static void test_seeks(void)
         CHECK(st.moving == count && st.loose == cases[ci].loose &&
               st.groups == (cases[ci].loose ? 0 : st.merged ? 1 : lines));
         CHECK(st.even == cases[ci].even);
-        CHECK((st.merged != 0) == (ci == 4)); /* others: over 2x the keys, a repeated time, one line */
+        CHECK((st.merged != 0) == (ci == 4)); /* others: over 3x the keys, a repeated time, one line */
         /* The one-channel frames' seeks too: case 0's 50,000 pairs exceed
          * what a walk prepares (walk.c, SOLO_TERMS_BYTES), cases 6-8 are
          * prepared (kernels.h, kernels_solo_seek). */
