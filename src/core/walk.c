@@ -385,7 +385,7 @@ static int group_set_times(walk_group *grp, const double *times, int count)
 
 /* The time groups as one keyed at the union of their times, where that
  * costs at most three times the keys they hold (twice until 2026-11-25:
- * Seymour's 5 groups of 11 channels, keyed as one at 3x, 11.1 -> 8.2
+ * Seymour's 5 groups of 11 channels, keyed as one at 3x, 11.1 -> 8.3
  * ns/bone; three channels on three lines that share no time always reach
  * exactly 3x): every group's times strictly
  * increasing (a step, two keys at one time, stays as it is) and every
