@@ -271,6 +271,16 @@ static void slerp_double(const float a[4], const float b[4], double f, double ou
     for (int k = 0; k < 4; k++) out[k] /= sqrt(len);
 }
 
+/* The rotation matrix of unit quaternion q (x, y, z, w), column-major. */
+static void rotation_double(const double q[4], double m[3][3])
+{
+    double x = q[0], y = q[1], z = q[2], w = q[3];
+    double r[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)},
+                      {2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x)},
+                      {2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)}};
+    memcpy(m, r, sizeof r);
+}
+
 /* kernels.h's solo_frame needs the walk's search where playback's step
  * does not find the pair: a test's clip of two keys at 0 and 1. */
 static int two_keys_at(const skv_solo *solo, double ticks, int *cursor, float *f)
@@ -411,36 +421,18 @@ static void test_slerp_lanes_exact(void)
                      * (the reference lerps above 0.9995, which for keys
                      * of other lengths is up to 1.3e-5 away): against
                      * that arc in double precision. */
-                    double el[4];
+                    double el[4], ml[3][3], mr[3][3], rqd[4] = {rq[0], rq[1], rq[2], rq[3]};
                     slerp_double(ka[j], kb[j], f, el);
-                    double ml[3][3] = {{1 - 2 * (el[1] * el[1] + el[2] * el[2]), 2 * (el[0] * el[1] + el[3] * el[2]),
-                                        2 * (el[0] * el[2] - el[3] * el[1])},
-                                       {2 * (el[0] * el[1] - el[3] * el[2]), 1 - 2 * (el[0] * el[0] + el[2] * el[2]),
-                                        2 * (el[1] * el[2] + el[3] * el[0])},
-                                       {2 * (el[0] * el[2] + el[3] * el[1]), 2 * (el[1] * el[2] - el[3] * el[0]),
-                                        1 - 2 * (el[0] * el[0] + el[1] * el[1])}};
-                    double x = rq[0], y = rq[1], z = rq[2], w = rq[3];
-                    double mr[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)},
-                                       {2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x)},
-                                       {2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)}};
+                    rotation_double(el, ml);
+                    rotation_double(rqd, mr);
                     for (int c = 0; c < 3; c++)
                         for (int r = 0; r < 3; r++)
                             worst_weighted = fmax(worst_weighted, fmax(fabs(weighted[c][r] - mr[c][r]),
                                                                        fabs(weighted_local[c][r] - mr[c][r]))),
                             worst_lengths = fmax(worst_lengths, fabs(out_lengths[j][c][r] - ml[c][r]));
-                    double mu[3][3] = {{1 - 2 * (eu[1] * eu[1] + eu[2] * eu[2]), 2 * (eu[0] * eu[1] + eu[3] * eu[2]),
-                                        2 * (eu[0] * eu[2] - eu[3] * eu[1])},
-                                       {2 * (eu[0] * eu[1] - eu[3] * eu[2]), 1 - 2 * (eu[0] * eu[0] + eu[2] * eu[2]),
-                                        2 * (eu[1] * eu[2] + eu[3] * eu[0])},
-                                       {2 * (eu[0] * eu[2] + eu[3] * eu[1]), 2 * (eu[1] * eu[2] - eu[3] * eu[0]),
-                                        1 - 2 * (eu[0] * eu[0] + eu[1] * eu[1])}};
-                    /* The rotation matrix of e, column-major. */
-                    double m[3][3] = {{1 - 2 * (e[1] * e[1] + e[2] * e[2]), 2 * (e[0] * e[1] + e[3] * e[2]),
-                                       2 * (e[0] * e[2] - e[3] * e[1])},
-                                      {2 * (e[0] * e[1] - e[3] * e[2]), 1 - 2 * (e[0] * e[0] + e[2] * e[2]),
-                                       2 * (e[1] * e[2] + e[3] * e[0])},
-                                      {2 * (e[0] * e[2] + e[3] * e[1]), 2 * (e[1] * e[2] - e[3] * e[0]),
-                                       1 - 2 * (e[0] * e[0] + e[1] * e[1])}};
+                    double mu[3][3], m[3][3];
+                    rotation_double(eu, mu);
+                    rotation_double(e, m);
                     for (int c = 0; c < 3; c++)
                         for (int r = 0; r < 3; r++) {
                             double err = fabs(out[j][c][r] - m[c][r]);
