@@ -97,12 +97,19 @@ TARGET static inline void SUFFIX(arc_weights)(VEC d, VEC f, VEC *wa, VEC *wb)
  * range, so that its squares are neither subnormal (inexact) nor over
  * float's range. Inlined: a call there would make the compiler keep the
  * samplers' registers in memory on the common path too. */
+/* The rescues' common part: where |r|^2 = len2 is not > 0 or not
+ * finite (*ok clear), and the power of two that takes r into range. */
+TARGET static inline __attribute__((always_inline)) VEC SUFFIX(rescue_scale)(VEC len2, VEC *ok)
+{
+    *ok = AND(GT(len2, ZERO()), LT(len2, SET1(INFINITY)));
+    VEC low = LT(len2, SET1(SKV_LEN2_LOW)), high = GT(len2, SET1(SKV_LEN2_HIGH));
+    return OR(OR(AND(low, SET1(0x1p64f)), AND(high, SET1(0x1p-64f))), ANDNOT(OR(low, high), SET1(1.0f)));
+}
+
 TARGET static inline __attribute__((always_inline)) void SUFFIX(rotation_rescue)(VEC *x, VEC *y, VEC *z, VEC *w, VEC *two_inv)
 {
-    VEC len2 = ADD(FMA(*y, *y, MUL(*x, *x)), FMA(*w, *w, MUL(*z, *z)));
-    VEC ok = AND(GT(len2, ZERO()), LT(len2, SET1(INFINITY)));
-    VEC low = LT(len2, SET1(SKV_LEN2_LOW)), high = GT(len2, SET1(SKV_LEN2_HIGH));
-    VEC scale = OR(OR(AND(low, SET1(0x1p64f)), AND(high, SET1(0x1p-64f))), ANDNOT(OR(low, high), SET1(1.0f)));
+    VEC len2 = ADD(FMA(*y, *y, MUL(*x, *x)), FMA(*w, *w, MUL(*z, *z))), ok;
+    VEC scale = SUFFIX(rescue_scale)(len2, &ok);
     *x = AND(ok, MUL(*x, scale)), *y = AND(ok, MUL(*y, scale)), *z = AND(ok, MUL(*z, scale));
     *w = AND(ok, MUL(*w, scale));
     len2 = ADD(FMA(*y, *y, MUL(*x, *x)), FMA(*w, *w, MUL(*z, *z)));
@@ -219,9 +226,7 @@ TARGET static inline VEC SUFFIX(dot4)(VEC a, VEC b)
  * |r|^2 = len2 in every entry; q2 = 2 q / |q|^2. */
 TARGET static inline __attribute__((always_inline)) void SUFFIX(solo_rescue)(VEC *q, VEC *q2, VEC len2)
 {
-    VEC ok = AND(GT(len2, ZERO()), LT(len2, SET1(INFINITY)));
-    VEC low = LT(len2, SET1(SKV_LEN2_LOW)), high = GT(len2, SET1(SKV_LEN2_HIGH));
-    VEC scale = OR(OR(AND(low, SET1(0x1p64f)), AND(high, SET1(0x1p-64f))), ANDNOT(OR(low, high), SET1(1.0f)));
+    VEC ok, scale = SUFFIX(rescue_scale)(len2, &ok);
     *q = AND(ok, MUL(*q, scale));
     *q2 = AND(ok, DIV(ADD(*q, *q), SUFFIX(dot4)(*q, *q)));
 }
