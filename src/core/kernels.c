@@ -247,37 +247,30 @@ int kernels_solo_pair(const float *key, int weighted, const skv_walk_step *steps
     return 1;
 }
 
-/* One matrix of a prepared pair (its six at m) at weights w, in plain C. */
-static void solo_matrix_scalar(const float *m, const float w[SKV_SOLO_TERMS], float *o)
+/* One matrix of a prepared pair (its six at m) at factor f and the arc's
+ * c, s, in plain C, summed as the SIMD kernels' solo_matrix sums them:
+ * (m0 + f m1) + c (m2 + f m4) + s (m3 + f m5). */
+static void solo_matrix_scalar(const float *m, float f, float c, float s, float *o)
 {
     for (int e = 0; e < 16; e++) {
-        float v = m[e];
-        for (int t = 1; t < SKV_SOLO_TERMS; t++) v += w[t] * m[16 * t + e];
-        o[e] = v;
+        float one = m[e] + f * m[16 + e], by_c = m[32 + e] + f * m[64 + e], by_s = m[48 + e] + f * m[80 + e];
+        o[e] = (one + c * by_c) + s * by_s;
     }
-}
-
-/* The weights of pair `pair` at factor f. */
-static void solo_weights(const float *pair, int weighted, float f, float w[SKV_SOLO_TERMS])
-{
-    float s, c;
-    kernels_solo_arc(pair, weighted, f, &c, &s);
-    w[0] = 1.0f, w[1] = f, w[2] = c, w[3] = s, w[4] = f * c, w[5] = f * s;
 }
 
 static void solo_frame_any(const skv_solo *solo, int weighted, double seconds, double ticks_per_second,
                            double duration, int *cursor, float *work, float *palette)
 {
     double t = kernels_clip_ticks(seconds, ticks_per_second, duration);
-    float f, w[SKV_SOLO_TERMS];
+    float f, c, s;
     int i;
     if (!kernels_solo_step(solo, t, cursor, &i, &f))
         i = solo->key_rate > 0.0 ? kernels_solo_seek(solo, t, cursor, &f) : solo->key_at(solo, t, cursor, &f);
     const float *m = solo->terms + (size_t)i * solo->pair_floats;
-    solo_weights(m, weighted, f, w);
+    kernels_solo_arc(m, weighted, f, &c, &s);
     m += SKV_SOLO_HEAD;
     for (const skv_walk_step *step = solo->steps; step < solo->steps_end; step++)
-        solo_matrix_scalar(m += SKV_SOLO_TERMS * 16, w, (float *)((char *)palette + step->out));
+        solo_matrix_scalar(m += SKV_SOLO_TERMS * 16, f, c, s, (float *)((char *)palette + step->out));
     kernels_solo_stash((float *)((char *)work + solo->out), i, f);
 }
 
@@ -295,13 +288,13 @@ static void solo_frame_weighted_scalar(const skv_solo *solo, double seconds, dou
 
 void kernels_solo_local(const skv_solo *solo, float *work)
 {
-    float *local = (float *)((char *)work + solo->out), w[SKV_SOLO_TERMS];
+    float *local = (float *)((char *)work + solo->out), c, s;
     if (local[15] != 0.0f) return; /* formed */
     int i;
     memcpy(&i, local, sizeof i);
     const float *m = solo->terms + (size_t)i * solo->pair_floats;
-    solo_weights(m, solo->weighted, local[1], w);
-    solo_matrix_scalar(m + SKV_SOLO_HEAD, w, local);
+    kernels_solo_arc(m, solo->weighted, local[1], &c, &s);
+    solo_matrix_scalar(m + SKV_SOLO_HEAD, local[1], c, s, local);
 }
 
 /* Plain C has no non-temporal store: ordinary ones, ordered by a fence. */

@@ -319,17 +319,20 @@ TARGET static void SUFFIX(sample_each)(const float *const *keys, const float *f,
 #endif
 
 #ifdef SOLO_TERMS
-/* One matrix of solo_frame's: the sum of its six at m, weighted 1, w[0]
- * .. w[4], into o, WIDTH floats per register. */
-TARGET static inline __attribute__((always_inline)) void SUFFIX(solo_matrix)(const float *m, const VEC w[5], float *o)
+/* One matrix of solo_frame's: the sum of its six at m, weighted 1, f, c,
+ * s, f c, f s, into o, WIDTH floats per register. Summed as (m0 + f m1)
+ * + c (m2 + f m4) + s (m3 + f m5): the three products by f do not wait
+ * for the arc's sine and cosine, so after them the frame waits for two
+ * fused multiply-adds, not five (and forms no f c, f s). */
+TARGET static inline __attribute__((always_inline)) void SUFFIX(solo_matrix)(const float *m, VEC f, VEC c, VEC s,
+                                                                            float *o)
 {
     enum { WIDTH = (int)(sizeof(VEC) / sizeof(float)) };
     for (int e = 0; e < 16; e += WIDTH) {
-        VEC v = FMA(w[0], LOAD(m + 16 + e), LOAD(m + e));
-        v = FMA(w[1], LOAD(m + 32 + e), v);
-        v = FMA(w[2], LOAD(m + 48 + e), v);
-        v = FMA(w[3], LOAD(m + 64 + e), v);
-        STORE(o + e, FMA(w[4], LOAD(m + 80 + e), v));
+        VEC one = FMA(f, LOAD(m + 16 + e), LOAD(m + e));
+        VEC by_c = FMA(f, LOAD(m + 64 + e), LOAD(m + 32 + e));
+        VEC by_s = FMA(f, LOAD(m + 80 + e), LOAD(m + 48 + e));
+        STORE(o + e, FMA(s, by_s, FMA(c, by_c, one)));
     }
 }
 
@@ -344,11 +347,11 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(solo_sums)(const
     const float *m = solo->terms + (size_t)i * solo->pair_floats;
     float s, c;
     kernels_solo_arc(m, weighted, f, &c, &s);
-    const VEC w[5] = {SET1(f), SET1(c), SET1(s), SET1(f * c), SET1(f * s)};
+    const VEC fv = SET1(f), cv = SET1(c), sv = SET1(s);
     m += SKV_SOLO_HEAD;
     for (const skv_walk_step *step = solo->steps; step < solo->steps_end; step++) {
         m += SKV_SOLO_TERMS * 16;
-        SUFFIX(solo_matrix)(m, w, (float *)((char *)palette + step->out));
+        SUFFIX(solo_matrix)(m, fv, cv, sv, (float *)((char *)palette + step->out));
     }
     kernels_solo_stash((float *)((char *)work + solo->out), i, f);
 }
