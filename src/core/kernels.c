@@ -73,6 +73,39 @@ static void sample_scalar(const float *a, const float *b, float f, const int32_t
     }
 }
 
+/* One channel of a prepared key pair (kernels.h, SKV_ARC_M), its
+ * component c at p[c * SKV_LANE_BLOCK], at factor f, into the local at
+ * `out`. sin y and cos y by their Taylor series to y^9 and y^10 (|y| <=
+ * pi/4: the next terms are under 2e-9); q = cos y m + sin y n is of unit
+ * length to float rounding, so the rotation takes it as it is. */
+static void arc_one(const float *p, float f, float *out)
+{
+#define ARC(c) p[(size_t)(c) * SKV_LANE_BLOCK]
+    float y = (f - 0.5f) * ARC(SKV_ARC_THETA), z = y * y;
+    float sy = y * (1.0f + z * (-1.0f / 6.0f + z * (1.0f / 120.0f + z * (-1.0f / 5040.0f + z * (1.0f / 362880.0f)))));
+    float cy = 1.0f + z * (-0.5f + z * (1.0f / 24.0f + z * (-1.0f / 720.0f + z * (1.0f / 40320.0f - z / 3628800.0f))));
+    float q[4], t[3], s[3];
+    for (int c = 0; c < 4; c++) q[c] = cy * ARC(SKV_ARC_M + c) + sy * ARC(SKV_ARC_N + c);
+    for (int c = 0; c < 3; c++)
+        t[c] = ARC(SKV_ARC_T0 + c) + f * ARC(SKV_ARC_DT + c), s[c] = ARC(SKV_ARC_S0 + c) + f * ARC(SKV_ARC_DS + c);
+#undef ARC
+    float x = q[0], yq = q[1], z3 = q[2], w = q[3];
+    float xx = x * x, yy = yq * yq, zz = z3 * z3, xy = x * yq, xz = x * z3, yz = yq * z3, wx = w * x, wy = w * yq,
+          wz = w * z3;
+    float m[16] = {(1.0f - 2.0f * (yy + zz)) * s[0], 2.0f * (xy + wz) * s[0], 2.0f * (xz - wy) * s[0], 0.0f,
+                   2.0f * (xy - wz) * s[1], (1.0f - 2.0f * (xx + zz)) * s[1], 2.0f * (yz + wx) * s[1], 0.0f,
+                   2.0f * (xz + wy) * s[2], 2.0f * (yz - wx) * s[2], (1.0f - 2.0f * (xx + yy)) * s[2], 0.0f,
+                   t[0], t[1], t[2], 1.0f};
+    memcpy(out, m, sizeof m);
+}
+
+static void sample_arc_scalar(const float *arc, float f, const int32_t *out, int lane_count, float *work)
+{
+    for (int l = 0; l < lane_count; l++)
+        arc_one(arc + (size_t)(l / SKV_LANE_BLOCK) * SKV_ARC_FLOATS(1) + (size_t)(l % SKV_LANE_BLOCK), f,
+                (float *)((char *)work + out[l]));
+}
+
 static void sample_each_scalar(const float *const *keys, const float *f, const int32_t *out, int lane_count,
                                float *work)
 {
@@ -122,7 +155,8 @@ static void solo_palette_scalar(const float *key, float f, int32_t out, float *w
 static void vector_palette_scalar(const float *a, const float *b, float f, const int32_t *out, float *work,
                                   const skv_walk_lists *lists, float *palette)
 {
-    sample_scalar(a, b, f, out, 4, work);
+    if (lists->arc) sample_arc_scalar(a, f, out, 4, work);
+    else sample_scalar(a, b, f, out, 4, work);
     run_scalar(lists->globals, lists->global_count, work, lists->constants, work);
     run_scalar(lists->palette, lists->palette_count, work, lists->constants, palette);
     run_scalar(lists->translations, lists->translation_count, work, lists->constants, palette);
@@ -297,6 +331,47 @@ void kernels_solo_local(const skv_solo *solo, float *work)
     solo_matrix_scalar(m + SKV_SOLO_HEAD, local[1], c, s, local);
 }
 
+/* kernels_arc_pair for one lane: its keys' components at a[c *
+ * SKV_LANE_BLOCK] and b[...], its arc's at p[c * SKV_LANE_BLOCK]. */
+static int lane_arc(const float *a, const float *b, float *p)
+{
+#define KEY(k, c) (double)(k)[(size_t)(c) * SKV_LANE_BLOCK]
+#define SET(c, v) (p[(size_t)(c) * SKV_LANE_BLOCK] = (float)(v))
+    double q0[4], q1[4], l0 = 0.0, l1 = 0.0, d = 0.0;
+    for (int c = 0; c < 4; c++) q0[c] = KEY(a, 3 + c), q1[c] = KEY(b, 3 + c), l0 += q0[c] * q0[c], l1 += q1[c] * q1[c];
+    l0 = sqrt(l0), l1 = sqrt(l1);
+    if (!(fabs(l0 - 1.0) <= 1e-6 && fabs(l1 - 1.0) <= 1e-6)) return 0; /* NaN fails too */
+    for (int c = 0; c < 4; c++) q0[c] /= l0, q1[c] /= l1, d += q0[c] * q1[c];
+    if (!(d >= -1e-7)) return 0;
+    double u[4], ul = 0.0; /* the unit part of q1 orthogonal to q0 */
+    for (int c = 0; c < 4; c++) u[c] = q1[c] - d * q0[c], ul += u[c] * u[c];
+    ul = sqrt(ul);
+    double theta = atan2(ul, d), ch = cos(theta / 2.0), sh = sin(theta / 2.0);
+    for (int c = 0; c < 4; c++) {
+        double uc = ul > 0.0 ? u[c] / ul : 0.0; /* equal keys: theta 0, n unused */
+        SET(SKV_ARC_M + c, ch * q0[c] + sh * uc);
+        SET(SKV_ARC_N + c, ch * uc - sh * q0[c]);
+    }
+    for (int c = 0; c < 3; c++) {
+        SET(SKV_ARC_T0 + c, KEY(a, c)), SET(SKV_ARC_DT + c, KEY(b, c) - KEY(a, c));
+        SET(SKV_ARC_S0 + c, KEY(a, 7 + c)), SET(SKV_ARC_DS + c, KEY(b, 7 + c) - KEY(a, 7 + c));
+    }
+    SET(SKV_ARC_THETA, theta);
+#undef KEY
+#undef SET
+    return 1;
+}
+
+int kernels_arc_pair(const float *a, const float *b, int blocks, float *arc)
+{
+    for (int l = 0; l < blocks * SKV_LANE_BLOCK; l++) {
+        size_t key = (size_t)(l / SKV_LANE_BLOCK) * SKV_KEY_FLOATS(1) + (size_t)(l % SKV_LANE_BLOCK);
+        if (!lane_arc(a + key, b + key, arc + (size_t)(l / SKV_LANE_BLOCK) * SKV_ARC_FLOATS(1) + (size_t)(l % SKV_LANE_BLOCK)))
+            return 0;
+    }
+    return 1;
+}
+
 /* Plain C has no non-temporal store: ordinary ones, ordered by a fence. */
 static void fence_scalar(void)
 {
@@ -305,7 +380,7 @@ static void fence_scalar(void)
 
 /* Plain C: the general product serves affine operands too (exact for them). */
 const skv_kernels skv_kernels_scalar = {"scalar", 1, run_scalar, run_scalar, run_scalar, run_scalar, run_rows_scalar, rows_palette_scalar, fence_scalar, sample_scalar,
-                                        sample_each_scalar, sample_solo_scalar, solo_palette_scalar,
+                                        sample_arc_scalar, sample_each_scalar, sample_solo_scalar, solo_palette_scalar,
                                         vector_palette_scalar, solo_frame_scalar, solo_frame_weighted_scalar};
 
 /* Every kernel set this CPU runs, and the best of them, settled once. */

@@ -29,6 +29,25 @@ typedef struct skv_walk_step {
  * SKV_LANE_BLOCK channels, the ten components T x y z, R x y z w, S x y z,
  * each as SKV_LANE_BLOCK floats (one per channel). */
 enum { SKV_LANE_BLOCK = 16, SKV_LANE_COMPONENTS = 10 };
+/* A key pair of a time group prepared for sample_arc (walk.c, where every
+ * rotation key of the group is of unit length), structure of arrays as
+ * the keys: per block of SKV_LANE_BLOCK channels, these components, each
+ * as SKV_LANE_BLOCK floats. Slerp from q0 to q1, theta apart, is q(f) =
+ * cos y m + sin y n, y = (f - 1/2) theta in [-pi/4, pi/4], m the arc's
+ * midpoint and n the unit quaternion a quarter turn further, orthogonal
+ * to m in the keys' plane: no dot product, angle or normalisation left
+ * for the frame. T and S are lerped, T0 + f dT and S0 + f dS. */
+enum {
+    SKV_ARC_T0 = 0,     /* x y z */
+    SKV_ARC_DT = 3,     /* x y z */
+    SKV_ARC_M = 6,      /* x y z w */
+    SKV_ARC_N = 10,     /* x y z w */
+    SKV_ARC_S0 = 14,    /* x y z */
+    SKV_ARC_DS = 17,    /* x y z */
+    SKV_ARC_THETA = 20,
+    SKV_ARC_COMPONENTS = 21
+};
+#define SKV_ARC_FLOATS(blocks) ((size_t)(blocks) * SKV_LANE_BLOCK * SKV_ARC_COMPONENTS)
 /* A key of a channel on its own time line (sample_each): T x y z 0,
  * R x y z w, S x y z 0. */
 enum { SKV_EACH_KEY_FLOATS = 12 };
@@ -71,6 +90,10 @@ typedef struct skv_walk_lists {
     /* Every key of the group has the same T (T keyed once, as most rigs
      * key their rotating bones): the sampler takes it as it is. */
     int t_fixed;
+    /* The group's key pairs are prepared arcs (SKV_ARC_FLOATS each):
+     * vector_palette's a is one, sampled as sample_arc samples it, and b
+     * is not read. */
+    int arc;
 } skv_walk_lists;
 /* A walk of one moving channel whose frame is one kernel call
  * (solo_frame), as walk.c prepares it when compiling. */
@@ -143,6 +166,11 @@ typedef struct skv_kernels {
      * lanes up to the next multiple of `lanes` are computed too (the walk
      * repeats its last channel there). */
     void (*sample)(const float *a, const float *b, float f, const int32_t *out, int lane_count, float *work);
+    /* sample on a prepared key pair (SKV_ARC_FLOATS(blocks) floats at
+     * `arc`, SKV_ARC_M's layout): the same locals to float rounding (the
+     * rotation ~3e-7 from the exact arc's, against the lanes' ~7e-7) with
+     * a chain half as long. */
+    void (*sample_arc)(const float *arc, float f, const int32_t *out, int lane_count, float *work);
     /* Channels keyed at times of their own, sampled together: lane l
      * between the key at keys[l] and the one SKV_EACH_KEY_FLOATS after it
      * (16-byte aligned), factor f[l]; lane_count a multiple of 4 (the walk
@@ -363,6 +391,16 @@ void kernels_solo_local(const skv_solo *solo, float *work);
  * not the arc solo_frame follows (solo_frame_weighted follows it). */
 int kernels_solo_pair(const float *key, int weighted, const skv_walk_step *steps, int count, const mat4 *constants,
                       float *pair);
+
+/* Prepares the key pair a, b (each SKV_KEY_FLOATS(blocks) floats, every
+ * lane's rotations in one hemisphere, as walk.c stores them) as an arc
+ * for sample_arc, into `arc` (SKV_ARC_FLOATS(blocks) floats, 64-byte
+ * aligned), in double precision, rounded once. Returns 0, leaving `arc`
+ * unusable, where a lane's rotation key is not of unit length to 1e-6
+ * or not finite, or its keys are not in one hemisphere: the reference
+ * normalises slerp's weighted sum, which for keys of other lengths is
+ * not the arc of their directions (the lanes' sampler follows it). */
+int kernels_arc_pair(const float *a, const float *b, int blocks, float *arc);
 
 /* The kernels `which` names; NULL if this CPU or build lacks them.
  * SKV_WALK_AUTO: the best this CPU has, settled on the first call. */

@@ -372,6 +372,7 @@ static inline void store_locals_sse2(__m128 m[16], const int32_t *out, float *wo
 #define SOLO_TERMS
 #define STORE(p, v) _mm_storeu_ps(p, v)
 #define SINGLE(a, b, f, out, work) sample_single_sse2(a, b, f, out, work)
+#define SINGLE_ARC(p, f, out, work) sample_arc_single_sse2(p, f, out, work)
 #include "kernels_x86_lanes.h"
 
 /* --- the sampler, 4 channels per register with AVX2 + FMA: the last
@@ -449,6 +450,8 @@ TARGET static inline void store_locals_avx2(__m256 m[16], const int32_t *out, fl
 #define NARROW(a, b, f, out, lanes, work) sample_avx2x4(a, b, f, out, lanes, work)
 #define NARROW_LANES 4
 #define SINGLE(a, b, f, out, work) sample_single_avx2x4(a, b, f, out, work)
+#define NARROW_ARC(p, f, out, lanes, work) sample_arc_avx2x4(p, f, out, lanes, work)
+#define SINGLE_ARC(p, f, out, work) sample_arc_single_avx2x4(p, f, out, work)
 #define GATHER8
 #define GATHER8_REST(keys, f, out, lanes, work) sample_each_avx2x4(keys, f, out, lanes, work)
 #define SOLO_TERMS
@@ -492,6 +495,8 @@ TARGET static inline void store_locals_avx512(__m512 m[16], const int32_t *out, 
 #define NARROW(a, b, f, out, lanes, work) sample_avx2(a, b, f, out, lanes, work)
 #define NARROW_LANES 8
 #define SINGLE(a, b, f, out, work) sample_single_avx2x4(a, b, f, out, work)
+#define NARROW_ARC(p, f, out, lanes, work) sample_arc_avx2(p, f, out, lanes, work)
+#define SINGLE_ARC(p, f, out, work) sample_arc_single_avx2x4(p, f, out, work)
 #include "kernels_x86_lanes.h"
 
 /* kernels.h, solo_palette: the sampler and the palette's products
@@ -533,7 +538,8 @@ __attribute__((target("avx512f,avx2,fma"), flatten)) static void solo_palette_av
  * do), so GCC would read it again at every step. */
 #define VECTOR_PALETTE_BODY(LANES, PRODUCTS)                                                                          \
     do {                                                                                                             \
-        if (lists->t_fixed) sample_single_t_fixed_##LANES(a, b, f, out, work);                                       \
+        if (lists->arc) sample_arc_single_##LANES(a, f, out, work);                                                  \
+        else if (lists->t_fixed) sample_single_t_fixed_##LANES(a, b, f, out, work);                                  \
         else sample_single_##LANES(a, b, f, out, work);                                                              \
         const skv_walk_step *g = lists->globals;                                                                     \
         for (int i = 0, count = lists->global_count; i < count; i++)                                                 \
@@ -563,11 +569,11 @@ __attribute__((target("avx2,fma"), flatten)) static void vector_palette_avx2(con
 }
 
 static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_affine_sse2, run_affine_sse2, run_palette_sse2, run_rows_sse2, rows_palette_sse2,
-                                         fence_x86, sample_sse2, sample_each_sse2, sample_solo_sse2,
+                                         fence_x86, sample_sse2, sample_arc_sse2, sample_each_sse2, sample_solo_sse2,
                                          solo_palette_sse2, vector_palette_sse2, solo_frame_sse2,
                                          solo_frame_weighted_sse2};
 static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, run_chain_avx2, run_palette_avx2, run_rows_avx2, rows_palette_avx2,
-                                         fence_x86, sample_avx2, sample_each_avx2, sample_solo_avx2x4,
+                                         fence_x86, sample_avx2, sample_arc_avx2, sample_each_avx2, sample_solo_avx2x4,
                                          solo_palette_avx2, vector_palette_avx2, solo_frame_avx2,
                                          solo_frame_weighted_avx2};
 /* The rows are 48 bytes: 128-bit streams, as AVX2's. vector_palette and
@@ -576,7 +582,7 @@ static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, r
  * for vector_palette, affine_avx512 for the globals: removed unrun); one
  * 512-bit register a matrix would save ~7 instructions of solo_frame. */
 static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_affine_avx512, run_affine_avx512, run_palette_avx512,
-                                            run_rows_avx2, rows_palette_avx2, fence_x86, sample_avx512,
+                                            run_rows_avx2, rows_palette_avx2, fence_x86, sample_avx512, sample_arc_avx512,
                                             sample_each_avx2,
                                             sample_solo_avx2x4, solo_palette_avx512, vector_palette_avx2,
                                             solo_frame_avx2, solo_frame_weighted_avx2};

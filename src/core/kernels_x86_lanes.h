@@ -189,6 +189,41 @@ TARGET static inline void SUFFIX(sample_vector)(const float *a, const float *b, 
     SUFFIX(sample_soa)(ta, tb, ra, rb, sa, sb, f, out, work);
 }
 
+/* One vector of channels of a prepared key pair (kernels.h, SKV_ARC_M;
+ * p at its first component, components SKV_LANE_BLOCK floats apart) at
+ * factor f, fh = f - 1/2. sin y and cos y by their Taylor series to y^9
+ * and y^10 (|y| <= pi/4: the next terms are under 2e-9) in Estrin's
+ * order, q = cos y m + sin y n with y n formed beside the series; q is of
+ * unit length to float rounding, so its products are the rotation as
+ * they are (no division), 2 S folded into the scale. */
+TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_vector)(const float *p, VEC f, VEC fh,
+                                                                           const int32_t *out, float *work)
+{
+#define ARC(c) LOAD(p + (c) * SKV_LANE_BLOCK)
+    VEC one = SET1(1.0f);
+    VEC y = MUL(fh, ARC(SKV_ARC_THETA)), z = MUL(y, y), z2 = MUL(z, z), z4 = MUL(z2, z2);
+    VEC ps = FMA(z4, SET1(1.0f / 362880.0f),
+                 FMA(z2, FMA(z, SET1(-1.0f / 5040.0f), SET1(1.0f / 120.0f)), FMA(z, SET1(-1.0f / 6.0f), one)));
+    VEC pc = FMA(z4, FMA(z, SET1(-1.0f / 3628800.0f), SET1(1.0f / 40320.0f)),
+                 FMA(z2, FMA(z, SET1(-1.0f / 720.0f), SET1(1.0f / 24.0f)), FMA(z, SET1(-0.5f), one)));
+    VEC q[4], t[3], s[3], s2[3], ns2[3];
+    for (int c = 0; c < 4; c++) q[c] = FMA(ps, MUL(y, ARC(SKV_ARC_N + c)), MUL(pc, ARC(SKV_ARC_M + c)));
+    for (int c = 0; c < 3; c++) {
+        t[c] = FMA(f, ARC(SKV_ARC_DT + c), ARC(SKV_ARC_T0 + c));
+        s[c] = FMA(f, ARC(SKV_ARC_DS + c), ARC(SKV_ARC_S0 + c));
+        s2[c] = ADD(s[c], s[c]), ns2[c] = MUL(s[c], SET1(-2.0f));
+    }
+#undef ARC
+    VEC x = q[0], yq = q[1], zq = q[2], w = q[3];
+    VEC xx = MUL(x, x), yy = MUL(yq, yq), zz = MUL(zq, zq), xy = MUL(x, yq), xz = MUL(x, zq), yz = MUL(yq, zq);
+    VEC wx = MUL(w, x), wy = MUL(w, yq), wz = MUL(w, zq);
+    VEC m[16] = {FMA(ns2[0], ADD(yy, zz), s[0]), MUL(ADD(xy, wz), s2[0]), MUL(SUB(xz, wy), s2[0]), ZERO(),
+                 MUL(SUB(xy, wz), s2[1]), FMA(ns2[1], ADD(xx, zz), s[1]), MUL(ADD(yz, wx), s2[1]), ZERO(),
+                 MUL(ADD(xz, wy), s2[2]), MUL(SUB(yz, wx), s2[2]), FMA(ns2[2], ADD(xx, yy), s[2]), ZERO(),
+                 t[0], t[1], t[2], one};
+    STORE_LOCALS(m, out, work);
+}
+
 #ifdef GATHER4
 /* Channels each on its own time line (kernels.h, sample_each), four at a
  * time: every lane's two keys as rows (T x y z 0, R x y z w, S x y z 0),
@@ -427,6 +462,12 @@ TARGET static void SUFFIX(sample_single)(const float *a, const float *b, float f
     SUFFIX(sample_vector)(a, b, SET1(f), out, work);
 }
 
+/* sample_single on a prepared key pair (sample_arc's 1-4 lanes). */
+TARGET static void SUFFIX(sample_arc_single)(const float *arc, float f, const int32_t *out, float *work)
+{
+    SUFFIX(arc_vector)(arc, SET1(f), SET1(f - 0.5f), out, work);
+}
+
 /* sample_single for a group whose T keys are all one value (kernels.h,
  * skv_walk_lists t_fixed): b's T not loaded, not lerped. */
 TARGET static inline void SUFFIX(sample_single_t_fixed)(const float *a, const float *b, float f, const int32_t *out,
@@ -469,6 +510,41 @@ TARGET static __attribute__((noinline)) void SUFFIX(sample_lanes)(const float *a
      * test_kernels_leave_upper_clean; bench/NOTES.md v7j). */
     CLEAN_UPPER();
 #endif
+}
+
+/* kernels.h, sample_arc: every vector of lanes up to lane_count, the last
+ * lanes to a narrower sampler as sample_lanes does. */
+TARGET static __attribute__((noinline)) void SUFFIX(sample_arc_lanes)(const float *arc, float f, const int32_t *out,
+                                                                      int lane_count, float *work)
+{
+    enum { WIDTH = (int)(sizeof(VEC) / sizeof(float)) };
+    VEC fv = SET1(f), fh = SET1(f - 0.5f);
+    for (int l = 0; l < lane_count; l += WIDTH) {
+        size_t at = (size_t)(l / SKV_LANE_BLOCK) * SKV_ARC_FLOATS(1) + (size_t)(l % SKV_LANE_BLOCK);
+#ifdef NARROW_ARC
+        if (lane_count - l <= NARROW_LANES) {
+            NARROW_ARC(arc + at, f, out + l, lane_count - l, work);
+            return;
+        }
+#endif
+        SUFFIX(arc_vector)(arc + at, fv, fh, out + l, work);
+    }
+#ifdef CLEAN_UPPER
+    CLEAN_UPPER(); /* as sample_lanes */
+#endif
+}
+
+/* The entry: 1-4 lanes straight to a 4-lane vector where SINGLE_ARC is
+ * defined, as sample's entry. */
+TARGET static void SUFFIX(sample_arc)(const float *arc, float f, const int32_t *out, int lane_count, float *work)
+{
+#ifdef SINGLE_ARC
+    if (lane_count <= 4) {
+        SINGLE_ARC(arc, f, out, work);
+        return;
+    }
+#endif
+    SUFFIX(sample_arc_lanes)(arc, f, out, lane_count, work);
 }
 
 /* The kernel's entry: with SINGLE(a, b, f, out, work) defined, 1-4 lanes
@@ -514,4 +590,6 @@ TARGET static void SUFFIX(sample)(const float *a, const float *b, float f, const
 #undef GATHER8_REST
 #undef NARROW
 #undef NARROW_LANES
+#undef NARROW_ARC
+#undef SINGLE_ARC
 #undef SINGLE

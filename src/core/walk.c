@@ -20,10 +20,14 @@ typedef struct walk_group {
     /* Fewer channels than a vector holds: its keys are stored channel by
      * channel, SKV_EACH_KEY_FLOATS per key, and its lanes share vectors
      * with the other such groups' (kernels.h, sample_each). */
-    int each;
+    unsigned char each;
     /* One channel where no other group shares vectors: sampled without
      * lanes (kernels.h, sample_solo); keys stored as each's. */
-    int solo;
+    unsigned char solo;
+    /* `keys` holds the key pairs prepared as arcs (kernels.h,
+     * SKV_ARC_M; prepare_arcs), key_floats apart: sampled by sample_arc.
+     * Chars, so that the struct stays 80 bytes (key_rate's comment). */
+    unsigned char arc;
     int lane_count;    /* channel_count rounded up to whole blocks (each, solo: channel_count) */
     int channel;       /* the first channel: its cursor serves the group */
     size_t key_floats; /* floats from one key to the next (each, solo: in one channel's keys) */
@@ -550,7 +554,7 @@ static int vector_lists(skv_walk *w)
         if (is_translation((const float *)((const char *)w->constants + ~w->palette[k].b)))
             w->vector_steps[t++] = w->palette[k];
     w->lists = (skv_walk_lists){w->globals, w->vector_steps, w->vector_steps + general, (const mat4 *)w->constants,
-                                w->global_count, general, n - general, t_fixed(&w->groups[0])};
+                                w->global_count, general, n - general, t_fixed(&w->groups[0]), 0};
     return 1;
 }
 
@@ -689,6 +693,43 @@ static void prepare_terms(skv_walk *w, size_t room)
     w->solo_cursor = grp->channel * 3;
 }
 
+/* Each group of whole vectors whose every rotation key is of unit length
+ * gets its key pairs prepared as arcs (kernels.h, sample_arc), in place
+ * of its keys, while `room` (bytes) lasts: the frame then waits on a
+ * sine series and two products instead of the slerp's dot product, arc
+ * weights, normalisation and division (worm.dae's frame ...). A group
+ * that cannot keeps its keys (the lanes' sampler). After vector_lists,
+ * which reads the keys. */
+static void prepare_arcs(skv_walk *w, size_t room)
+{
+    for (int g = 0; g < w->group_count; g++) {
+        walk_group *grp = &w->groups[g];
+        if (grp->each || grp->solo) continue;
+        int blocks = grp->lane_count / SKV_LANE_BLOCK;
+        size_t pairs = (size_t)grp->key_count - 1, pair_floats = SKV_ARC_FLOATS(blocks);
+        size_t bytes = pairs * pair_floats * sizeof(float);
+        if (bytes > SOLO_TERMS_BYTES || bytes > room) continue;
+        float *arcs = aligned_alloc(64, (bytes + 63) / 64 * 64);
+        if (!arcs) return;
+        int ok = 1;
+        for (size_t i = 0; ok && i < pairs; i++) {
+            const float *a = grp->keys + i * grp->key_floats;
+            ok = kernels_arc_pair(a, a + grp->key_floats, blocks, arcs + i * pair_floats);
+        }
+        if (!ok) {
+            free(arcs);
+            continue;
+        }
+        free(grp->keys);
+        grp->keys = arcs;
+        grp->key_floats = pair_floats;
+        grp->arc = 1;
+        room -= bytes;
+        w->terms_bytes += bytes;
+        if (g == 0 && w->vector_palette) w->lists.arc = 1;
+    }
+}
+
 /* Sorts the moving channels (`moving_channels`, w->sample_count of them)
  * into time groups; the channels whose arrays are keyed at times of their
  * own are sampled one by one (w->loose). */
@@ -776,6 +817,7 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
         if (w->vector_palette && !vector_lists(w)) ok = 0;
         w->owed = w->deferred_count > 0 ? w : NULL;
         if (w->solo_palette) prepare_terms(w, terms_room);
+        prepare_arcs(w, terms_room - (terms_room < w->terms_bytes ? terms_room : w->terms_bytes));
         w->frame = w->terms            ? (w->solo.weighted ? frame_terms_weighted : frame_terms)
                  : w->solo_palette     ? frame_solo
                  : w->vector_palette   ? vector_frame()
@@ -1036,11 +1078,12 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
         const walk_group *grp = &w->groups[g];
         out->grouped += grp->channel_count;
         size_t key_floats = grp->each || grp->solo ? (size_t)grp->channel_count * SKV_EACH_KEY_FLOATS
-                                      : SKV_KEY_FLOATS(grp->lane_count / SKV_LANE_BLOCK);
+                                                   : grp->key_floats; /* arcs: one pair fewer, about right */
         out->key_bytes += (size_t)grp->key_count * (key_floats * sizeof(float) + sizeof(float) + 2 * sizeof(double));
         out->each += grp->each ? grp->channel_count : 0;
         out->solo += grp->solo ? grp->channel_count : 0;
         out->even += grp->key_rate > 0.0;
+        out->arc += grp->arc ? grp->channel_count : 0;
     }
 }
 
@@ -1213,6 +1256,10 @@ static inline void pose_group_at(const walk_group *grp, double ticks, int *curso
     int i = group_key(grp, ticks, cursor, &f);
     if (grp->solo) { /* one channel, without lanes */
         kernels->sample_solo(grp->keys + (size_t)i * SKV_EACH_KEY_FLOATS, f, grp->out[0], work);
+        return;
+    }
+    if (grp->arc) {
+        kernels->sample_arc(grp->keys + (size_t)i * grp->key_floats, f, grp->out, grp->channel_count, work);
         return;
     }
     const float *a = grp->keys + (size_t)i * grp->key_floats;

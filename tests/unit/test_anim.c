@@ -462,6 +462,95 @@ static void test_slerp_lanes_exact(void)
     CHECK(ran >= 2);
 }
 
+/* kernels.h's sample_arc on pairs prepared by kernels_arc_pair, every
+ * kernel, every lane count 1-32 (the narrower samplers' tails, two
+ * blocks): against slerp, T and S lerps in double precision, and against
+ * the lanes' sampler on the same keys. Keys of other lengths, not finite
+ * or in two hemispheres are not prepared. */
+static void test_sample_arc(void)
+{
+    enum { BLOCKS = 2, LANES = BLOCKS * SKV_LANE_BLOCK };
+    int ran = 0;
+    for (int kernel = SKV_WALK_PORTABLE; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
+        const skv_kernels *kn = kernels_get((skv_walk_kernel)kernel);
+        if (!kn) continue;
+        unsigned seed = 41;
+        double worst = 0.0, worst_lanes = 0.0, worst_angle = 0.0;
+        int locals = 0;
+        for (int step = 0; step <= 120; step++) {
+            _Alignas(64) float a[SKV_KEY_FLOATS(BLOCKS)], b[SKV_KEY_FLOATS(BLOCKS)], arc[SKV_ARC_FLOATS(BLOCKS)];
+            float qa[LANES][4], qb[LANES][4], ta[LANES][3], tb[LANES][3], sa[LANES][3], sb[LANES][3];
+            int32_t offsets[LANES];
+            for (int j = 0; j < LANES; j++) {
+                /* 0 to pi apart (pi/2 after the turn below): small ones first. */
+                double apart = step < 30 ? 1e-4 * step * (j + 1) / LANES : M_PI * (step - 30) / 90.0 * (j + 1) / LANES;
+                float axis[3] = {frand(&seed), frand(&seed), frand(&seed)}, turn[3] = {frand(&seed), frand(&seed), frand(&seed)};
+                float len = sqrtf(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]) + 1e-6f;
+                float tlen = sqrtf(turn[0] * turn[0] + turn[1] * turn[1] + turn[2] * turn[2]) + 1e-6f;
+                versor q0, delta, q1;
+                axis_angle(axis[0] / len, axis[1] / len, axis[2] / len, 3.0 * frand(&seed), q0);
+                axis_angle(turn[0] / tlen, turn[1] / tlen, turn[2] / tlen, apart, delta);
+                glm_quat_normalize(q0);
+                glm_quat_mul(q0, delta, q1);
+                glm_quat_normalize(q1);
+                if (glm_vec4_dot(q0, q1) < 0.0f) glm_vec4_negate(q1); /* one hemisphere, as walk.c turns keys */
+                size_t at = (size_t)(j / SKV_LANE_BLOCK) * SKV_KEY_FLOATS(1) + (size_t)(j % SKV_LANE_BLOCK);
+                for (int c = 0; c < 4; c++) {
+                    qa[j][c] = q0[c], qb[j][c] = q1[c];
+                    a[at + (size_t)(3 + c) * SKV_LANE_BLOCK] = q0[c], b[at + (size_t)(3 + c) * SKV_LANE_BLOCK] = q1[c];
+                }
+                for (int c = 0; c < 3; c++) {
+                    ta[j][c] = 2.0f * frand(&seed), tb[j][c] = 2.0f * frand(&seed);
+                    sa[j][c] = 1.0f + 0.5f * frand(&seed), sb[j][c] = 1.0f + 0.5f * frand(&seed);
+                    a[at + (size_t)c * SKV_LANE_BLOCK] = ta[j][c], b[at + (size_t)c * SKV_LANE_BLOCK] = tb[j][c];
+                    a[at + (size_t)(7 + c) * SKV_LANE_BLOCK] = sa[j][c], b[at + (size_t)(7 + c) * SKV_LANE_BLOCK] = sb[j][c];
+                }
+                offsets[j] = (int32_t)(j * sizeof(mat4));
+            }
+            CHECK(kernels_arc_pair(a, b, BLOCKS, arc));
+            for (int fi = 0; fi <= 10; fi++) {
+                float f = fi == 9 ? 1e-3f : fi == 10 ? 1.0f - 1e-3f : fi / 8.0f;
+                int count = 1 + (step + fi) % LANES; /* every count 1-32 over the steps */
+                _Alignas(64) mat4 out[LANES], lanes[LANES];
+                kn->sample_arc(arc, f, offsets, count, (float *)out);
+                kn->sample(a, b, f, offsets, count, (float *)lanes);
+                for (int j = 0; j < count; j++) {
+                    double e[4], m[3][3];
+                    slerp_double(qa[j], qb[j], f, e);
+                    rotation_double(e, m);
+                    for (int c = 0; c < 4; c++)
+                        for (int r = 0; r < 4; r++) {
+                            double want = c < 3 && r < 3 ? m[c][r] * ((double)sa[j][c] + f * ((double)sb[j][c] - sa[j][c]))
+                                        : c == 3 && r < 3 ? (double)ta[j][r] + f * ((double)tb[j][r] - ta[j][r])
+                                                          : (double)(c == 3 && r == 3);
+                            double err = fabs(out[j][c][r] - want);
+                            if (err > worst) worst = err, worst_angle = quat_angle(qa[j], qb[j]);
+                            worst_lanes = fmax(worst_lanes, fabs(out[j][c][r] - lanes[j][c][r]));
+                        }
+                    locals++;
+                }
+            }
+        }
+        printf("sample_arc %s: %d locals, max error %.2g against double (keys %.3g rad apart), %.2g against the "
+               "lanes' sampler\n",
+               kn->name, locals, worst, worst_angle, worst_lanes);
+        CHECK(worst < 1e-6);
+        CHECK(worst_lanes < 2e-6);
+        ran++;
+    }
+    CHECK(ran >= 2);
+    /* Not prepared: a key 1.1 long, NaN, keys in two hemispheres. */
+    for (int bad = 0; bad < 3; bad++) {
+        _Alignas(64) float a[SKV_KEY_FLOATS(1)] = {0}, b[SKV_KEY_FLOATS(1)] = {0}, arc[SKV_ARC_FLOATS(1)];
+        for (int j = 0; j < SKV_LANE_BLOCK; j++)
+            a[6 * SKV_LANE_BLOCK + j] = b[6 * SKV_LANE_BLOCK + j] = 1.0f; /* w = 1 */
+        CHECK(kernels_arc_pair(a, b, 1, arc));
+        b[6 * SKV_LANE_BLOCK + 5] = bad == 0 ? 1.1f : bad == 1 ? NAN : -0.6f;
+        if (bad == 2) b[3 * SKV_LANE_BLOCK + 5] = 0.8f; /* x: unit, 127 degrees from a */
+        CHECK(!kernels_arc_pair(a, b, 1, arc));
+    }
+}
+
 static void test_hierarchy_walk(void)
 {
     enum { NODES = 60 };
@@ -1749,6 +1838,80 @@ static void test_solo_terms_budget(void)
     walk_forget(&model);
 }
 
+/* Groups whose rotation keys are all of unit length take prepared arcs
+ * (walk.c, prepare_arcs): one 4-lane vector (vector_palette) and a tree
+ * of 20 (8 lanes and a tail); a key 1.01 long keeps the lanes' sampler.
+ * Every case against the reference, on every kernel. */
+static void test_walk_arcs(void)
+{
+    enum { NODES = 21, KEYS = 24 };
+    int parents[NODES], node_channel[NODES], bone_node[NODES - 1];
+    mat4 rest[NODES];
+    static mat4 offsets[NODES - 1];
+    static skv_vec3_key positions[NODES - 1][KEYS], scales[NODES - 1][KEYS];
+    static skv_quat_key rotations[NODES - 1][KEYS];
+    skv_channel channels[NODES - 1];
+    unsigned seed = 5;
+    for (int n = 0; n < NODES; n++) {
+        parents[n] = n == 0 ? -1 : (n - 1) / 2, node_channel[n] = n - 1; /* a tree 5 deep */
+        glm_mat4_identity(rest[n]);
+    }
+    for (int c = 0; c < NODES - 1; c++) {
+        bone_node[c] = c + 1;
+        glm_mat4_identity(offsets[c]);
+        offsets[c][3][1] = -0.5f * (float)(c % 4);
+        for (int k = 0; k < KEYS; k++) {
+            positions[c][k] = (skv_vec3_key){k, {0.1f * frand(&seed), 0.5f, 0.1f * frand(&seed)}, 0.0f};
+            scales[c][k] = (skv_vec3_key){k, {1.0f + 0.1f * frand(&seed), 1.0f, 1.0f}, 0.0f};
+            rotations[c][k].time = k;
+            axis_angle(0.6f, 0.0f, 0.8f, 0.4 * frand(&seed) + (c % 3 == 0 ? 0.9 * k : 0.0), rotations[c][k].value);
+        }
+        channels[c] = (skv_channel){.node = c + 1, .position_count = KEYS, .rotation_count = KEYS,
+                                    .scale_count = KEYS, .positions = positions[c], .rotations = rotations[c],
+                                    .scales = scales[c]};
+    }
+    for (int use = 0; use < 4; use++) {
+        int moving = use < 2 ? 3 : NODES - 1, longer = use % 2; /* a key 1.01 long */
+        if (longer)
+            for (int k = 0; k < 4; k++) rotations[1][7].value[k] *= 1.01f;
+        skv_clip clip = {.duration_ticks = KEYS - 1, .ticks_per_second = 1.0, .channel_count = moving,
+                         .channels = channels, .node_channel = node_channel};
+        skv_model model = {.clip_count = 1, .clips = &clip};
+        model.skeleton = (skv_skeleton){.node_count = moving + 1, .parents = parents, .rest_local = rest,
+                                        .bone_count = moving, .bone_node = bone_node, .bone_offset = offsets};
+        glm_mat4_identity(model.global_inverse);
+        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walk_stats st;
+        walk_stats(walk_clip(&model, 0), &st);
+        CHECK(st.grouped == moving && st.arc == (longer ? 0 : moving));
+        CHECK(st.vector_palette == (moving <= 4));
+        double worst = 0.0;
+        for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
+            if (kernel != SKV_WALK_AUTO && !kernels_get((skv_walk_kernel)kernel)) continue;
+            skv_pose fast, ref;
+            CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
+            CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
+            fast.walk_kernel = kernel;
+            for (int i = 0; i < 300; i++) {
+                double t = i < 200 ? i * 0.13 : (i * 7919 % 230) * 0.1; /* playback, then seeks */
+                pose_evaluate(&fast, &model, 0, t);
+                pose_evaluate_reference(&ref, &model, 0, t);
+                for (int b = 0; b < moving; b++)
+                    for (int k = 0; k < 16; k++)
+                        worst = fmax(worst, fabs(fast.palette[b][k / 4][k % 4] - ref.palette[b][k / 4][k % 4]) /
+                                                fmax(1.0, fabs(ref.palette[b][k / 4][k % 4])));
+            }
+            pose_destroy(&fast), pose_destroy(&ref);
+        }
+        printf("walk arcs: %d channels%s, %d on arcs, max palette difference from the reference %.2g\n", moving,
+               longer ? " (a key 1.01 long)" : "", st.arc, worst);
+        CHECK(worst < 1e-5);
+        if (longer)
+            for (int k = 0; k < 4; k++) rotations[1][7].value[k] /= 1.01f;
+        walk_forget(&model);
+    }
+}
+
 /* Two keys at the first key's time (a step at the start; the importer
  * keeps keys of equal times): at exactly that time the reference takes
  * the first key (anim_sample_quat: t not after keys[0]), just after it
@@ -1942,6 +2105,7 @@ int main(void)
     test_solo_key_lengths();
     test_key_signs();
     test_solo_terms_budget();
+    test_walk_arcs();
     test_first_key_twice();
     test_chain();
     test_zero_key_folded();
@@ -1950,6 +2114,7 @@ int main(void)
     test_vec3_keys();
     test_slerp();
     test_slerp_lanes_exact();
+    test_sample_arc();
     test_clip_ticks();
     test_hierarchy_walk();
     test_sample_channel();
