@@ -396,7 +396,7 @@ int kernels_solo_pair(const float *key, int weighted, const skv_walk_step *steps
  * lane's rotations in one hemisphere, as walk.c stores them) as an arc
  * for sample_arc, into `arc` (SKV_ARC_FLOATS(blocks) floats, 64-byte
  * aligned), in double precision, rounded once. Returns 0, leaving `arc`
- * unusable, where a lane's rotation key is not of unit length to 1e-6
+ * unusable, where a lane's rotation key is not of unit length to 4e-7
  * or not finite, or its keys are not in one hemisphere: the reference
  * normalises slerp's weighted sum, which for keys of other lengths is
  * not the arc of their directions (the lanes' sampler follows it). */

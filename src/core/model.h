@@ -241,6 +241,9 @@ typedef struct skv_model {
      * walks are compiled: under walk.c's lock, or by walk_compile_all
      * and walk_forget, which no other thread runs beside. */
     size_t walk_terms_bytes;
+    /* Bytes of time groups' prepared arcs its walks hold (walk.c bounds
+     * them per model apart from the pairs above; written as they are). */
+    size_t walk_arc_bytes;
 
     /* Things the importer noticed and worked around, one line each. */
     int warning_count;

@@ -86,6 +86,7 @@ struct skv_walk {
      * SOLO_TERMS_BYTES, or a key is 0. */
     float *terms;
     size_t terms_bytes;
+    size_t arc_bytes;           /* the groups' prepared arcs (prepare_arcs) */
     skv_solo solo;
     int solo_cursor;            /* the group's cursor: its index in the pose's cursors */
     /* Which of the kernels' product functions the globals' and the
@@ -643,6 +644,13 @@ static int globals_in_work(const skv_walk *w)
  * 1.16 GB. Past it a walk samples (solo_palette: as exact, ~70 Ir a
  * frame more). */
 enum { SOLO_TERMS_BYTES = 4 << 20, SOLO_MODEL_BYTES = 32 << 20 };
+/* A group's prepared arcs take this much at most (2.1 times its keys,
+ * which they replace: a group of 16 channels and ~3,000 keys), and a
+ * model's all together this much, a budget of their own: the pairs
+ * above are worth more a frame, and arcs charged to their budget left
+ * later clips without them (a helper's review). Past it a group keeps
+ * its keys (the lanes' sampler: as exact, ~10% more instructions). */
+enum { ARC_GROUP_BYTES = 4 << 20, ARC_MODEL_BYTES = 32 << 20 };
 
 static inline int group_key(const walk_group *grp, double t, int *cursor, float *f);
 
@@ -697,9 +705,10 @@ static void prepare_terms(skv_walk *w, size_t room)
  * gets its key pairs prepared as arcs (kernels.h, sample_arc), in place
  * of its keys, while `room` (bytes) lasts: the frame then waits on a
  * sine series and two products instead of the slerp's dot product, arc
- * weights, normalisation and division (worm.dae's frame ...). A group
- * that cannot keeps its keys (the lanes' sampler). After vector_lists,
- * which reads the keys. */
+ * weights, normalisation and division (worm.dae 19.0 -> 15.3 ns a bone,
+ * 147.7 -> 131.0 instructions; bench/NOTES.md v7l). A group that cannot
+ * keeps its keys (the lanes' sampler). After vector_lists, which reads
+ * the keys. */
 static void prepare_arcs(skv_walk *w, size_t room)
 {
     for (int g = 0; g < w->group_count; g++) {
@@ -708,7 +717,7 @@ static void prepare_arcs(skv_walk *w, size_t room)
         int blocks = grp->lane_count / SKV_LANE_BLOCK;
         size_t pairs = (size_t)grp->key_count - 1, pair_floats = SKV_ARC_FLOATS(blocks);
         size_t bytes = pairs * pair_floats * sizeof(float);
-        if (bytes > SOLO_TERMS_BYTES || bytes > room) continue;
+        if (bytes > ARC_GROUP_BYTES || bytes > room) continue;
         float *arcs = aligned_alloc(64, (bytes + 63) / 64 * 64);
         if (!arcs) return;
         int ok = 1;
@@ -725,7 +734,7 @@ static void prepare_arcs(skv_walk *w, size_t room)
         grp->key_floats = pair_floats;
         grp->arc = 1;
         room -= bytes;
-        w->terms_bytes += bytes;
+        w->arc_bytes += bytes;
         if (g == 0 && w->vector_palette) w->lists.arc = 1;
     }
 }
@@ -734,7 +743,7 @@ static void prepare_arcs(skv_walk *w, size_t room)
  * into time groups; the channels whose arrays are keyed at times of their
  * own are sampled one by one (w->loose). */
 static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_channels, const int32_t *pre,
-                          int32_t local_base, size_t terms_room)
+                          int32_t local_base, size_t terms_room, size_t arc_room)
 {
     int moving = w->sample_count;
     size_t cap = moving > 0 ? (size_t)moving : 1;
@@ -817,7 +826,7 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
         if (w->vector_palette && !vector_lists(w)) ok = 0;
         w->owed = w->deferred_count > 0 ? w : NULL;
         if (w->solo_palette) prepare_terms(w, terms_room);
-        prepare_arcs(w, terms_room - (terms_room < w->terms_bytes ? terms_room : w->terms_bytes));
+        prepare_arcs(w, arc_room);
         w->frame = w->terms            ? (w->solo.weighted ? frame_terms_weighted : frame_terms)
                  : w->solo_palette     ? frame_solo
                  : w->vector_palette   ? vector_frame()
@@ -993,7 +1002,8 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
                                       : offsetof(skv_kernels, run_affine);
     free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain);
     size_t room = model->walk_terms_bytes < SOLO_MODEL_BYTES ? SOLO_MODEL_BYTES - model->walk_terms_bytes : 0;
-    int grouped = !clip || group_channels(w, clip, cc.moving, cc.pre, local_base, room) == 0;
+    size_t arc_room = model->walk_arc_bytes < ARC_MODEL_BYTES ? ARC_MODEL_BYTES - model->walk_arc_bytes : 0;
+    int grouped = !clip || group_channels(w, clip, cc.moving, cc.pre, local_base, room, arc_room) == 0;
     free(cc.moving), free(cc.pre);
     if (!grouped) {
         walk_free(w);
@@ -1002,6 +1012,7 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
     /* The model is heap memory the loader owns (walk_clip_compile): its
      * count of prepared bytes is the cache's too. */
     ((skv_model *)model)->walk_terms_bytes += w->terms_bytes;
+    ((skv_model *)model)->walk_arc_bytes += w->arc_bytes;
     return w;
 }
 
@@ -1029,7 +1040,7 @@ void walk_forget(skv_model *model)
         model->clips[c].walk = NULL;
         atomic_store_explicit(&model->clips[c].walk_ready, 0, memory_order_release);
     }
-    model->walk_terms_bytes = 0;
+    model->walk_terms_bytes = 0, model->walk_arc_bytes = 0;
 }
 
 /* One lock for every model: a clip is compiled once in its model's life,
@@ -1078,8 +1089,10 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
         const walk_group *grp = &w->groups[g];
         out->grouped += grp->channel_count;
         size_t key_floats = grp->each || grp->solo ? (size_t)grp->channel_count * SKV_EACH_KEY_FLOATS
-                                                   : grp->key_floats; /* arcs: one pair fewer, about right */
-        out->key_bytes += (size_t)grp->key_count * (key_floats * sizeof(float) + sizeof(float) + 2 * sizeof(double));
+                                                   : grp->key_floats;
+        size_t values = grp->arc ? (size_t)grp->key_count - 1 : (size_t)grp->key_count; /* arcs: one per pair */
+        out->key_bytes += values * key_floats * sizeof(float) +
+                          (size_t)grp->key_count * (sizeof(float) + 2 * sizeof(double));
         out->each += grp->each ? grp->channel_count : 0;
         out->solo += grp->solo ? grp->channel_count : 0;
         out->even += grp->key_rate > 0.0;

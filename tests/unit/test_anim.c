@@ -539,15 +539,16 @@ static void test_sample_arc(void)
         ran++;
     }
     CHECK(ran >= 2);
-    /* Not prepared: a key 1.1 long, NaN, keys in two hemispheres. */
-    for (int bad = 0; bad < 3; bad++) {
+    /* Not prepared: a key 1.1 long, NaN, keys in two hemispheres, a key
+     * 1 + 5e-7 long (over the 4e-7 kernels_arc_pair allows); 1 + 3e-7 is. */
+    for (int bad = 0; bad < 5; bad++) {
         _Alignas(64) float a[SKV_KEY_FLOATS(1)] = {0}, b[SKV_KEY_FLOATS(1)] = {0}, arc[SKV_ARC_FLOATS(1)];
         for (int j = 0; j < SKV_LANE_BLOCK; j++)
             a[6 * SKV_LANE_BLOCK + j] = b[6 * SKV_LANE_BLOCK + j] = 1.0f; /* w = 1 */
         CHECK(kernels_arc_pair(a, b, 1, arc));
-        b[6 * SKV_LANE_BLOCK + 5] = bad == 0 ? 1.1f : bad == 1 ? NAN : -0.6f;
+        b[6 * SKV_LANE_BLOCK + 5] = bad == 0 ? 1.1f : bad == 1 ? NAN : bad == 2 ? -0.6f : bad == 3 ? 1.0f + 5e-7f : 1.0f + 3e-7f;
         if (bad == 2) b[3 * SKV_LANE_BLOCK + 5] = 0.8f; /* x: unit, 127 degrees from a */
-        CHECK(!kernels_arc_pair(a, b, 1, arc));
+        CHECK(kernels_arc_pair(a, b, 1, arc) == (bad == 4));
     }
 }
 
@@ -1912,6 +1913,81 @@ static void test_walk_arcs(void)
     }
 }
 
+/* Prepared arcs have a budget of their own per model (walk.c,
+ * ARC_MODEL_BYTES): clips of 16 channels and 2,900 keys (3.9 MB of arcs
+ * each) get arcs until it is spent, and a one-channel clip compiled
+ * after them still gets its prepared pairs (when arcs were charged to
+ * the pairs' budget, it did not: a helper's review). */
+static void test_arc_budget(void)
+{
+    enum { NODES = 17, KEYS = 2900, BIG = 10, BONES = 16 };
+    static int parents[NODES], node_channel[NODES], solo_channel[NODES], bone_node[BONES];
+    static mat4 rest[NODES], offsets[BONES];
+    static skv_vec3_key positions[BONES][KEYS], scales[BONES][KEYS];
+    static skv_quat_key rotations[BONES][KEYS];
+    static skv_channel channels[BONES], solo;
+    static skv_clip clips[BIG + 1];
+    for (int n = 0; n < NODES; n++) {
+        parents[n] = n ? 0 : -1, node_channel[n] = n - 1, solo_channel[n] = n == 1 ? 0 : -1;
+        glm_mat4_identity(rest[n]);
+    }
+    for (int b = 0; b < BONES; b++) {
+        bone_node[b] = 1 + b;
+        glm_mat4_identity(offsets[b]);
+        for (int k = 0; k < KEYS; k++) {
+            positions[b][k] = (skv_vec3_key){k, {0.0f, 1.0f, 0.0f}, 0.0f};
+            scales[b][k] = (skv_vec3_key){k, {1.0f, 1.0f, 1.0f}, 0.0f};
+            rotations[b][k].time = k;
+            axis_angle(0.0f, 0.0f, 1.0f, 0.01 * k + b, rotations[b][k].value);
+        }
+        channels[b] = (skv_channel){.node = b + 1, .position_count = KEYS, .rotation_count = KEYS, .scale_count = KEYS,
+                                    .positions = positions[b], .rotations = rotations[b], .scales = scales[b]};
+    }
+    for (int c = 0; c < BIG; c++)
+        clips[c] = (skv_clip){.duration_ticks = KEYS - 1, .ticks_per_second = 1.0, .channel_count = BONES,
+                              .channels = channels, .node_channel = node_channel};
+    solo = channels[0];
+    solo.position_count = solo.scale_count = 1, solo.rotation_count = 100;
+    clips[BIG] = (skv_clip){.duration_ticks = 99, .ticks_per_second = 1.0, .channel_count = 1, .channels = &solo,
+                            .node_channel = solo_channel};
+    skv_model model = {.clip_count = BIG + 1, .clips = clips};
+    model.skeleton = (skv_skeleton){.node_count = NODES, .parents = parents, .rest_local = rest,
+                                    .bone_count = BONES, .bone_node = bone_node, .bone_offset = offsets};
+    glm_mat4_identity(model.global_inverse);
+    CHECK(walk_compile_all(&model) == SKV_OK);
+    int with_arcs = 0;
+    for (int c = 0; c < BIG; c++) {
+        skv_walk_stats st;
+        walk_stats(walk_clip(&model, c), &st);
+        CHECK(st.arc == 0 || st.arc == BONES);
+        CHECK(st.arc == 0 || c == with_arcs); /* the first clips, while the budget lasts */
+        with_arcs += st.arc == BONES;
+    }
+    skv_walk_stats st;
+    walk_stats(walk_clip(&model, BIG), &st);
+    printf("arc budget: %d of %d clips with prepared arcs (3.9 MB each), %zu bytes; the one-channel clip's pairs %s\n",
+           with_arcs, BIG, model.walk_arc_bytes, st.solo_terms ? "prepared" : "not prepared");
+    CHECK(with_arcs >= 1 && with_arcs < BIG && model.walk_arc_bytes <= (size_t)32 << 20);
+    CHECK(st.solo_palette && st.solo_terms == 1);
+    /* A clip past the budget samples its keys, one with arcs its arcs: both the reference's poses. */
+    double worst = 0.0;
+    skv_pose fast, ref;
+    CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
+    CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
+    for (int c = 0; c < BIG; c += BIG - 1)
+        for (int i = 0; i < 100; i++) {
+            pose_evaluate(&fast, &model, c, i * 27.3);
+            pose_evaluate_reference(&ref, &model, c, i * 27.3);
+            for (int b = 0; b < BONES; b++)
+                for (int k = 0; k < 16; k++)
+                    worst = fmax(worst, fabs(fast.palette[b][k / 4][k % 4] - ref.palette[b][k / 4][k % 4]));
+        }
+    CHECK(worst < 1e-5);
+    pose_destroy(&fast), pose_destroy(&ref);
+    walk_forget(&model);
+    CHECK(model.walk_arc_bytes == 0 && model.walk_terms_bytes == 0);
+}
+
 /* Two keys at the first key's time (a step at the start; the importer
  * keeps keys of equal times): at exactly that time the reference takes
  * the first key (anim_sample_quat: t not after keys[0]), just after it
@@ -2106,6 +2182,7 @@ int main(void)
     test_key_signs();
     test_solo_terms_budget();
     test_walk_arcs();
+    test_arc_budget();
     test_first_key_twice();
     test_chain();
     test_zero_key_folded();
