@@ -75,15 +75,15 @@ static void sample_scalar(const float *a, const float *b, float f, const int32_t
 
 /* One channel of a prepared key pair (kernels.h, SKV_ARC_M), its
  * component c at p[c * SKV_LANE_BLOCK], at factor f, into the local at
- * `out`. sin y and cos y by their Taylor series to y^9 and y^10 (|y| <=
- * pi/4: the next terms are under 2e-9); q = cos y m + sin y n is of unit
- * length to float rounding, so the rotation takes it as it is. */
+ * `out`. sin y and cos y by kernels.h's KERNELS_ARC_ polynomials; q = cos
+ * y m + sin y n is of unit length to float rounding, so the rotation
+ * takes it as it is. */
 static void arc_one(const float *p, float f, float *out)
 {
 #define ARC(c) p[(size_t)(c) * SKV_LANE_BLOCK]
     float y = (f - 0.5f) * ARC(SKV_ARC_THETA), z = y * y;
-    float sy = y * (1.0f + z * (-1.0f / 6.0f + z * (1.0f / 120.0f + z * (-1.0f / 5040.0f + z * (1.0f / 362880.0f)))));
-    float cy = 1.0f + z * (-0.5f + z * (1.0f / 24.0f + z * (-1.0f / 720.0f + z * (1.0f / 40320.0f - z / 3628800.0f))));
+    float sy = y * (1.0f + z * (KERNELS_ARC_S1 + z * (KERNELS_ARC_S2 + z * KERNELS_ARC_S3)));
+    float cy = 1.0f + z * (KERNELS_ARC_C1 + z * (KERNELS_ARC_C2 + z * KERNELS_ARC_C3));
     float q[4], t[3], s[3];
     for (int c = 0; c < 4; c++) q[c] = cy * ARC(SKV_ARC_M + c) + sy * ARC(SKV_ARC_N + c);
     for (int c = 0; c < 3; c++)

@@ -191,9 +191,9 @@ TARGET static inline void SUFFIX(sample_vector)(const float *a, const float *b, 
 
 /* One vector of channels of a prepared key pair (kernels.h, SKV_ARC_M;
  * p at its first component, components SKV_LANE_BLOCK floats apart) at
- * factor f, fh = f - 1/2. sin y and cos y by their Taylor series to y^9
- * and y^10 (|y| <= pi/4: the next terms are under 2e-9) in Estrin's
- * order, q = cos y m + sin y n with y n formed beside the series; q is of
+ * factor f, fh = f - 1/2. sin y and cos y by kernels.h's KERNELS_ARC_
+ * polynomials in Estrin's order, q = cos y m + sin y n with y n formed
+ * beside them; q is of
  * unit length to float rounding, so its products are the rotation as
  * they are (no division), 2 S folded into the scale. */
 TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_vector)(const float *p, VEC f, VEC fh,
@@ -201,11 +201,9 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_vector)(cons
 {
 #define ARC(c) LOAD(p + (c) * SKV_LANE_BLOCK)
     VEC one = SET1(1.0f);
-    VEC y = MUL(fh, ARC(SKV_ARC_THETA)), z = MUL(y, y), z2 = MUL(z, z), z4 = MUL(z2, z2);
-    VEC ps = FMA(z4, SET1(1.0f / 362880.0f),
-                 FMA(z2, FMA(z, SET1(-1.0f / 5040.0f), SET1(1.0f / 120.0f)), FMA(z, SET1(-1.0f / 6.0f), one)));
-    VEC pc = FMA(z4, FMA(z, SET1(-1.0f / 3628800.0f), SET1(1.0f / 40320.0f)),
-                 FMA(z2, FMA(z, SET1(-1.0f / 720.0f), SET1(1.0f / 24.0f)), FMA(z, SET1(-0.5f), one)));
+    VEC y = MUL(fh, ARC(SKV_ARC_THETA)), z = MUL(y, y), z2 = MUL(z, z);
+    VEC ps = FMA(z2, FMA(z, SET1(KERNELS_ARC_S3), SET1(KERNELS_ARC_S2)), FMA(z, SET1(KERNELS_ARC_S1), one));
+    VEC pc = FMA(z2, FMA(z, SET1(KERNELS_ARC_C3), SET1(KERNELS_ARC_C2)), FMA(z, SET1(KERNELS_ARC_C1), one));
     VEC q[4], t[3], s[3], s2[3], ns2[3];
     for (int c = 0; c < 4; c++) q[c] = FMA(ps, MUL(y, ARC(SKV_ARC_N + c)), MUL(pc, ARC(SKV_ARC_M + c)));
     for (int c = 0; c < 3; c++) {
