@@ -1780,6 +1780,27 @@ static void test_key_signs(void)
  * prepared pairs: 4.9 MB). The model's walks hold 32 MiB of pairs at
  * most (SOLO_MODEL_BYTES): 8 of these; the other clips' frames are
  * solo_palette's, as exact. */
+/* The largest difference between pose_evaluate's palette and the
+ * reference's over `frames` times i * step of clip c, each entry
+ * relative to max(1, |the reference's|). */
+static double palette_gap(const skv_model *model, int c, int frames, double step)
+{
+    double worst = 0.0;
+    skv_pose fast, ref;
+    CHECK(pose_create(&fast, &model->skeleton) == SKV_OK);
+    CHECK(pose_create(&ref, &model->skeleton) == SKV_OK);
+    for (int i = 0; i < frames; i++) {
+        pose_evaluate(&fast, model, c, i * step);
+        pose_evaluate_reference(&ref, model, c, i * step);
+        for (int b = 0; b < model->skeleton.bone_count; b++)
+            for (int k = 0; k < 16; k++)
+                worst = fmax(worst, fabs(fast.palette[b][k / 4][k % 4] - ref.palette[b][k / 4][k % 4]) /
+                                        fmax(1.0, fabs(ref.palette[b][k / 4][k % 4])));
+    }
+    pose_destroy(&fast), pose_destroy(&ref);
+    return worst;
+}
+
 static void test_solo_terms_budget(void)
 {
     enum { NODES = 2, BONES = 100, KEYS = 100, CLIPS = 40 };
@@ -1821,21 +1842,8 @@ static void test_solo_terms_budget(void)
     printf("solo terms budget: %d of %d clips with prepared pairs (3.85 MB each)\n", prepared, CLIPS);
     CHECK(prepared >= 1 && prepared <= 8);
     /* The first clip (pairs prepared) and the last (none): the reference's palette. */
-    double worst = 0.0;
-    skv_pose fast, ref;
-    CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
-    CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
-    for (int c = 0; c < CLIPS; c += CLIPS - 1)
-        for (int i = 0; i < 200; i++) {
-            pose_evaluate(&fast, &model, c, i * 0.37);
-            pose_evaluate_reference(&ref, &model, c, i * 0.37);
-            for (int b = 0; b < BONES; b++)
-                for (int k = 0; k < 16; k++)
-                    worst = fmax(worst, fabs(fast.palette[b][k / 4][k % 4] - ref.palette[b][k / 4][k % 4]) /
-                                            fmax(1.0, fabs(ref.palette[b][k / 4][k % 4])));
-        }
-    CHECK(worst < 1e-5);
-    pose_destroy(&fast), pose_destroy(&ref);
+    CHECK(palette_gap(&model, 0, 200, 0.37) < 1e-5);
+    CHECK(palette_gap(&model, CLIPS - 1, 200, 0.37) < 1e-5);
     walk_forget(&model);
 }
 
@@ -1970,20 +1978,8 @@ static void test_arc_budget(void)
     CHECK(with_arcs >= 1 && with_arcs < BIG && model.walk_arc_bytes <= (size_t)32 << 20);
     CHECK(st.solo_palette && st.solo_terms == 1);
     /* A clip past the budget samples its keys, one with arcs its arcs: both the reference's poses. */
-    double worst = 0.0;
-    skv_pose fast, ref;
-    CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
-    CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
-    for (int c = 0; c < BIG; c += BIG - 1)
-        for (int i = 0; i < 100; i++) {
-            pose_evaluate(&fast, &model, c, i * 27.3);
-            pose_evaluate_reference(&ref, &model, c, i * 27.3);
-            for (int b = 0; b < BONES; b++)
-                for (int k = 0; k < 16; k++)
-                    worst = fmax(worst, fabs(fast.palette[b][k / 4][k % 4] - ref.palette[b][k / 4][k % 4]));
-        }
-    CHECK(worst < 1e-5);
-    pose_destroy(&fast), pose_destroy(&ref);
+    CHECK(palette_gap(&model, 0, 100, 27.3) < 1e-5);
+    CHECK(palette_gap(&model, BIG - 1, 100, 27.3) < 1e-5);
     walk_forget(&model);
     CHECK(model.walk_arc_bytes == 0 && model.walk_terms_bytes == 0);
 }
