@@ -1772,14 +1772,6 @@ static void test_key_signs(void)
             }
 }
 
-/* A one-channel walk's prepared pairs take up to 4 MiB (SOLO_TERMS_BYTES)
- * from a hundred keys where 100 palette entries hang on the moving node
- * (38.8 KB a pair, ~1500 times the keys' bytes); every clip of a file
- * has a walk of its own (a crowd with mixed clips compiles them all): 40
- * such clips took 154 MB, 300 took 1.16 GB (the walks before the
- * prepared pairs: 4.9 MB). The model's walks hold 32 MiB of pairs at
- * most (SOLO_MODEL_BYTES): 8 of these; the other clips' frames are
- * solo_palette's, as exact. */
 /* The largest difference between pose_evaluate's palette and the
  * reference's over `frames` times i * step of clip c, each entry
  * relative to max(1, |the reference's|). */
@@ -1801,6 +1793,14 @@ static double palette_gap(const skv_model *model, int c, int frames, double step
     return worst;
 }
 
+/* A one-channel walk's prepared pairs take up to 4 MiB (SOLO_TERMS_BYTES)
+ * from a hundred keys where 100 palette entries hang on the moving node
+ * (38.8 KB a pair, ~1500 times the keys' bytes); every clip of a file
+ * has a walk of its own (a crowd with mixed clips compiles them all): 40
+ * such clips took 154 MB, 300 took 1.16 GB (the walks before the
+ * prepared pairs: 4.9 MB). The model's walks hold 32 MiB of pairs at
+ * most (SOLO_MODEL_BYTES): 8 of these; the other clips' frames are
+ * solo_palette's, as exact. */
 static void test_solo_terms_budget(void)
 {
     enum { NODES = 2, BONES = 100, KEYS = 100, CLIPS = 40 };
@@ -1954,10 +1954,12 @@ static void test_arc_budget(void)
     for (int c = 0; c < BIG; c++)
         clips[c] = (skv_clip){.duration_ticks = KEYS - 1, .ticks_per_second = 1.0, .channel_count = BONES,
                               .channels = channels, .node_channel = node_channel};
+    /* 2,900 keys: 2.4 MB of pairs, more than the 2.4 MB the arcs of 8
+     * clips would leave of the pairs' budget if they were charged to it. */
     solo = channels[0];
-    solo.position_count = solo.scale_count = 1, solo.rotation_count = 100;
-    clips[BIG] = (skv_clip){.duration_ticks = 99, .ticks_per_second = 1.0, .channel_count = 1, .channels = &solo,
-                            .node_channel = solo_channel};
+    solo.position_count = solo.scale_count = 1;
+    clips[BIG] = (skv_clip){.duration_ticks = KEYS - 1, .ticks_per_second = 1.0, .channel_count = 1,
+                            .channels = &solo, .node_channel = solo_channel};
     skv_model model = {.clip_count = BIG + 1, .clips = clips};
     model.skeleton = (skv_skeleton){.node_count = NODES, .parents = parents, .rest_local = rest,
                                     .bone_count = BONES, .bone_node = bone_node, .bone_offset = offsets};
@@ -1976,6 +1978,7 @@ static void test_arc_budget(void)
     printf("arc budget: %d of %d clips with prepared arcs (3.9 MB each), %zu bytes; the one-channel clip's pairs %s\n",
            with_arcs, BIG, model.walk_arc_bytes, st.solo_terms ? "prepared" : "not prepared");
     CHECK(with_arcs >= 1 && with_arcs < BIG && model.walk_arc_bytes <= (size_t)32 << 20);
+    CHECK(model.walk_arc_bytes == (size_t)with_arcs * (KEYS - 1) * SKV_ARC_FLOATS(1) * sizeof(float));
     CHECK(st.solo_palette && st.solo_terms == 1);
     /* A clip past the budget samples its keys, one with arcs its arcs: both the reference's poses. */
     CHECK(palette_gap(&model, 0, 100, 27.3) < 1e-5);
