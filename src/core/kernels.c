@@ -83,7 +83,7 @@ static void arc_one(const float *p, float f, float *out)
 #define ARC(c) p[(size_t)(c) * SKV_LANE_BLOCK]
     float y = (f - 0.5f) * ARC(SKV_ARC_THETA), z = y * y;
     float sy = y * (1.0f + z * (KERNELS_ARC_S1 + z * (KERNELS_ARC_S2 + z * KERNELS_ARC_S3)));
-    float cy = 1.0f + z * (KERNELS_ARC_C1 + z * (KERNELS_ARC_C2 + z * KERNELS_ARC_C3));
+    float cy = 1.0f + z * (KERNELS_ARC_C1 + z * (KERNELS_ARC_C2 + z * (KERNELS_ARC_C3 + z * KERNELS_ARC_C4)));
     float q[4], t[3], s[3];
     for (int c = 0; c < 4; c++) q[c] = cy * ARC(SKV_ARC_M + c) + sy * ARC(SKV_ARC_N + c);
     for (int c = 0; c < 3; c++)

@@ -328,16 +328,21 @@ static inline void kernels_sin_cos(float y, float *s, float *c)
 }
 
 /* sin y / y and cos y for |y| <= pi/4 (sample_arc's y = (f - 1/2) theta),
- * as 1 + z (c1 + c2 z + c3 z^2), z = y^2, c1-c3 minimax for the relative
- * error with the constant exactly 1 (Remez: 3.8e-9 and 3.8e-8; sin^2 +
- * cos^2 within 7.7e-8 of 1 with the coefficients in float). Taylor's
- * series needs y^9 and y^10 for as little, and z^4 on the frame's chain. */
+ * as 1 + z (s1 + s2 z + s3 z^2) and 1 + z (c1 + c2 z + c3 z^2 + c4 z^3),
+ * z = y^2, minimax for the relative error with the constant exactly 1
+ * (Remez). With the coefficients in float: sin within 5.9e-9, cos 3.1e-9
+ * relative, sin^2 + cos^2 within 1.1e-8 of 1 (the rotation takes q = cos
+ * y m + sin y n unnormalised), the angle within 2.6e-9. Taylor's series
+ * needs y^9 and y^10 for as little, and z^4 on the frame's chain; a cubic
+ * cosine (3.8e-8, sin^2 + cos^2 within 7.3e-8) cost palettes up to 20%
+ * of their error against double (a helper's review). */
 #define KERNELS_ARC_S1 -0.16666654609548662f
 #define KERNELS_ARC_S2 0.008332160761860436f
 #define KERNELS_ARC_S3 -0.00019515283192062048f
-#define KERNELS_ARC_C1 -0.4999988474587537f
-#define KERNELS_ARC_C2 0.04165577704165658f
-#define KERNELS_ARC_C3 -0.0013591853551209317f
+#define KERNELS_ARC_C1 -0.4999999969447595f
+#define KERNELS_ARC_C2 0.0416666203571296f
+#define KERNELS_ARC_C3 -0.00138866816479864f
+#define KERNELS_ARC_C4 2.4383567315761195e-05f
 
 /* k sinc(k theta) = sin(k theta) / theta for k theta in [0, pi/2]: slerp's
  * weight without its 1 / sin theta (the lanes' arc_weight, scalar).

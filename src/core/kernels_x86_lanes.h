@@ -203,9 +203,11 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_vector)(cons
     VEC one = SET1(1.0f);
     VEC y = MUL(fh, ARC(SKV_ARC_THETA)), z = MUL(y, y), z2 = MUL(z, z);
     VEC ps = FMA(z2, FMA(z, SET1(KERNELS_ARC_S3), SET1(KERNELS_ARC_S2)), FMA(z, SET1(KERNELS_ARC_S1), one));
-    VEC pc = FMA(z2, FMA(z, SET1(KERNELS_ARC_C3), SET1(KERNELS_ARC_C2)), FMA(z, SET1(KERNELS_ARC_C1), one));
+    VEC pc = FMA(z, FMA(z2, FMA(z, SET1(KERNELS_ARC_C4), SET1(KERNELS_ARC_C3)), FMA(z, SET1(KERNELS_ARC_C2), SET1(KERNELS_ARC_C1))),
+                 one);
     VEC q[4], t[3], s[3], s2[3], ns2[3];
-    for (int c = 0; c < 4; c++) q[c] = FMA(ps, MUL(y, ARC(SKV_ARC_N + c)), MUL(pc, ARC(SKV_ARC_M + c)));
+    /* The sine is ready a product before the cosine: its term first. */
+    for (int c = 0; c < 4; c++) q[c] = FMA(pc, ARC(SKV_ARC_M + c), MUL(ps, MUL(y, ARC(SKV_ARC_N + c))));
     for (int c = 0; c < 3; c++) {
         t[c] = FMA(f, ARC(SKV_ARC_DT + c), ARC(SKV_ARC_T0 + c));
         s[c] = FMA(f, ARC(SKV_ARC_DS + c), ARC(SKV_ARC_S0 + c));
