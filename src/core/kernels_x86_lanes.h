@@ -193,9 +193,8 @@ TARGET static inline void SUFFIX(sample_vector)(const float *a, const float *b, 
  * p at its first component, components SKV_LANE_BLOCK floats apart) at
  * factor f, fh = f - 1/2. sin y and cos y by kernels.h's KERNELS_ARC_
  * polynomials in Estrin's order, q = cos y m + sin y n with y n formed
- * beside them; q is of
- * unit length to float rounding, so its products are the rotation as
- * they are (no division), 2 S folded into the scale. */
+ * beside them; q is of unit length to 1.1e-8, so its products are the
+ * rotation as they are (no division), 2 S folded into the scale. */
 TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_vector)(const float *p, VEC f, VEC fh,
                                                                            const int32_t *out, float *work)
 {
