@@ -30,6 +30,18 @@ static float arc_weight(float k, float theta)
     return x > 1e-3f ? sinf(x) / theta : k * (1.0f - x * x / 6.0f);
 }
 
+/* The local T * R(q) * S into out (column-major), q = (x, y, z, w) of
+ * unit length. */
+static void unit_local(float x, float y, float z, float w, const float t[3], const float s[3], float *out)
+{
+    float xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y, wz = w * z;
+    float m[16] = {(1.0f - 2.0f * (yy + zz)) * s[0], 2.0f * (xy + wz) * s[0], 2.0f * (xz - wy) * s[0], 0.0f,
+                   2.0f * (xy - wz) * s[1], (1.0f - 2.0f * (xx + zz)) * s[1], 2.0f * (yz + wx) * s[1], 0.0f,
+                   2.0f * (xz + wy) * s[2], 2.0f * (yz - wx) * s[2], (1.0f - 2.0f * (xx + yy)) * s[2], 0.0f,
+                   t[0], t[1], t[2], 1.0f};
+    memcpy(out, m, sizeof m);
+}
+
 /* One channel between keys a and b at factor f into the local at `out`;
  * component c (T x y z, R x y z w, S x y z) at a[at[c]], b[at[c]]. */
 static void sample_one(const float *a, const float *b, const size_t at[SKV_LANE_COMPONENTS], float f, float *out)
@@ -54,13 +66,7 @@ static void sample_one(const float *a, const float *b, const size_t at[SKV_LANE_
         float inv = 1.0f / sqrtf(len2);
         x = v[3] * inv, y = v[4] * inv, z = v[5] * inv, w = v[6] * inv;
     }
-    const float *s = &v[7];
-    float xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y, wz = w * z;
-    float m[16] = {(1.0f - 2.0f * (yy + zz)) * s[0], 2.0f * (xy + wz) * s[0], 2.0f * (xz - wy) * s[0], 0.0f,
-                   2.0f * (xy - wz) * s[1], (1.0f - 2.0f * (xx + zz)) * s[1], 2.0f * (yz + wx) * s[1], 0.0f,
-                   2.0f * (xz + wy) * s[2], 2.0f * (yz - wx) * s[2], (1.0f - 2.0f * (xx + yy)) * s[2], 0.0f,
-                   v[0], v[1], v[2], 1.0f};
-    memcpy(out, m, sizeof m);
+    unit_local(x, y, z, w, &v[0], &v[7], out);
 }
 
 static void sample_scalar(const float *a, const float *b, float f, const int32_t *out, int lane_count, float *work)
@@ -68,7 +74,7 @@ static void sample_scalar(const float *a, const float *b, float f, const int32_t
     size_t at[SKV_LANE_COMPONENTS];
     for (int c = 0; c < SKV_LANE_COMPONENTS; c++) at[c] = (size_t)c * SKV_LANE_BLOCK;
     for (int l = 0; l < lane_count; l++) {
-        size_t lane = (size_t)(l / SKV_LANE_BLOCK) * SKV_KEY_FLOATS(1) + (size_t)(l % SKV_LANE_BLOCK);
+        size_t lane = kernels_lane_at(l, SKV_KEY_FLOATS(1));
         sample_one(a + lane, b + lane, at, f, (float *)((char *)work + out[l]));
     }
 }
@@ -89,21 +95,13 @@ static void arc_one(const float *p, float f, float *out)
     for (int c = 0; c < 3; c++)
         t[c] = ARC(SKV_ARC_T0 + c) + f * ARC(SKV_ARC_DT + c), s[c] = ARC(SKV_ARC_S0 + c) + f * ARC(SKV_ARC_DS + c);
 #undef ARC
-    float x = q[0], yq = q[1], z3 = q[2], w = q[3];
-    float xx = x * x, yy = yq * yq, zz = z3 * z3, xy = x * yq, xz = x * z3, yz = yq * z3, wx = w * x, wy = w * yq,
-          wz = w * z3;
-    float m[16] = {(1.0f - 2.0f * (yy + zz)) * s[0], 2.0f * (xy + wz) * s[0], 2.0f * (xz - wy) * s[0], 0.0f,
-                   2.0f * (xy - wz) * s[1], (1.0f - 2.0f * (xx + zz)) * s[1], 2.0f * (yz + wx) * s[1], 0.0f,
-                   2.0f * (xz + wy) * s[2], 2.0f * (yz - wx) * s[2], (1.0f - 2.0f * (xx + yy)) * s[2], 0.0f,
-                   t[0], t[1], t[2], 1.0f};
-    memcpy(out, m, sizeof m);
+    unit_local(q[0], q[1], q[2], q[3], t, s, out);
 }
 
 static void sample_arc_scalar(const float *arc, float f, const int32_t *out, int lane_count, float *work)
 {
     for (int l = 0; l < lane_count; l++)
-        arc_one(arc + (size_t)(l / SKV_LANE_BLOCK) * SKV_ARC_FLOATS(1) + (size_t)(l % SKV_LANE_BLOCK), f,
-                (float *)((char *)work + out[l]));
+        arc_one(arc + kernels_lane_at(l, SKV_ARC_FLOATS(1)), f, (float *)((char *)work + out[l]));
 }
 
 static void sample_each_scalar(const float *const *keys, const float *f, const int32_t *out, int lane_count,
@@ -189,6 +187,21 @@ static void quat_form(const double q[4], double m[3][3])
     m[2][0] = 2.0 * (x * z + w * y), m[2][1] = 2.0 * (y * z - w * x), m[2][2] = w * w - x * x - y * y + z * z;
 }
 
+/* The arc from unit keys q0 to q1 (double): their angle theta and dot
+ * product *d, and p, the unit part of q1 orthogonal to q0 (0 for equal
+ * keys): q0 cos t + p sin t runs along the arc. kernels_solo_pair's and
+ * kernels_arc_pair's preparation both start from it. */
+static double arc_basis(const double q0[4], const double q1[4], double p[4], double *d)
+{
+    double dot = 0.0, pl = 0.0;
+    for (int c = 0; c < 4; c++) dot += q0[c] * q1[c];
+    for (int c = 0; c < 4; c++) p[c] = q1[c] - dot * q0[c], pl += p[c] * p[c];
+    pl = sqrt(pl);
+    for (int c = 0; c < 4; c++) p[c] = pl > 0.0 ? p[c] / pl : 0.0;
+    *d = dot;
+    return atan2(pl, dot);
+}
+
 /* A pair's rotation keys in double: its arc's K0 and, for unit keys
  * (`weighted` 0), Kc and Ks (R = K0 + Kc cos y + Ks sin y, y = (2f - 1)
  * theta), else K1 and K2 (R = K0 + K1 cos 2psi + K2 sin 2psi, psi the
@@ -210,15 +223,12 @@ static int arc_forms(const float *ka, const float *kb, int weighted, double k[3]
      * ones (3e-20 made it overflow to infinity: a NaN palette) are
      * sampled by the reference's own sums (no prepared pairs). */
     if (weighted && !(fmin(l0, l1) >= 1e-9 && fmax(l0, l1) <= 1e17)) return 0;
-    double d = 0.0, p[4], pl = 0.0;
-    for (int c = 0; c < 4; c++) q0[c] /= l0, q1[c] /= l1, d += q0[c] * q1[c];
-    for (int c = 0; c < 4; c++) p[c] = q1[c] - d * q0[c], pl += p[c] * p[c];
-    pl = sqrt(pl);
-    double theta = atan2(pl, d);
+    double d, p[4], mid[4];
+    for (int c = 0; c < 4; c++) q0[c] /= l0, q1[c] /= l1;
+    double theta = arc_basis(q0, q1, p, &d);
     /* Equal keys: p = 0, whose form is 0; then K0 = K1 = R(q0) / 2, K2 =
      * 0 and every angle gives R(q0). */
-    double mid[4];
-    for (int c = 0; c < 4; c++) p[c] = pl > 0.0 ? p[c] / pl : 0.0, mid[c] = (q0[c] + p[c]) * sqrt(0.5);
+    for (int c = 0; c < 4; c++) mid[c] = (q0[c] + p[c]) * sqrt(0.5);
     double r0[3][3], rp[3][3], rm[3][3];
     quat_form(q0, r0), quat_form(p, rp), quat_form(mid, rm);
     double ct = weighted ? 1.0 : cos(theta), st = weighted ? 0.0 : sin(theta);
@@ -337,7 +347,7 @@ static int lane_arc(const float *a, const float *b, float *p)
 {
 #define KEY(k, c) (double)(k)[(size_t)(c) * SKV_LANE_BLOCK]
 #define SET(c, v) (p[(size_t)(c) * SKV_LANE_BLOCK] = (float)(v))
-    double q0[4], q1[4], l0 = 0.0, l1 = 0.0, d = 0.0;
+    double q0[4], q1[4], l0 = 0.0, l1 = 0.0, d;
     for (int c = 0; c < 4; c++) q0[c] = KEY(a, 3 + c), q1[c] = KEY(b, 3 + c), l0 += q0[c] * q0[c], l1 += q1[c] * q1[c];
     l0 = sqrt(l0), l1 = sqrt(l1);
     /* Unit to 4e-7 (float-normalised keys are to ~1.2e-7; corpus files
@@ -345,17 +355,11 @@ static int lane_arc(const float *a, const float *b, float *p)
      * 1 -+ 8e-7 long took this arc 4e-7 further from it than the lanes
      * (a helper's review). NaN fails too. */
     if (!(fabs(l0 - 1.0) <= 4e-7 && fabs(l1 - 1.0) <= 4e-7)) return 0;
-    for (int c = 0; c < 4; c++) q0[c] /= l0, q1[c] /= l1, d += q0[c] * q1[c];
+    for (int c = 0; c < 4; c++) q0[c] /= l0, q1[c] /= l1;
+    double u[4], theta = arc_basis(q0, q1, u, &d); /* equal keys: theta 0, u 0, n unused */
     if (!(d >= -1e-7)) return 0;
-    double u[4], ul = 0.0; /* the unit part of q1 orthogonal to q0 */
-    for (int c = 0; c < 4; c++) u[c] = q1[c] - d * q0[c], ul += u[c] * u[c];
-    ul = sqrt(ul);
-    double theta = atan2(ul, d), ch = cos(theta / 2.0), sh = sin(theta / 2.0);
-    for (int c = 0; c < 4; c++) {
-        double uc = ul > 0.0 ? u[c] / ul : 0.0; /* equal keys: theta 0, n unused */
-        SET(SKV_ARC_M + c, ch * q0[c] + sh * uc);
-        SET(SKV_ARC_N + c, ch * uc - sh * q0[c]);
-    }
+    double ch = cos(theta / 2.0), sh = sin(theta / 2.0);
+    for (int c = 0; c < 4; c++) SET(SKV_ARC_M + c, ch * q0[c] + sh * u[c]), SET(SKV_ARC_N + c, ch * u[c] - sh * q0[c]);
     for (int c = 0; c < 3; c++) {
         SET(SKV_ARC_T0 + c, KEY(a, c)), SET(SKV_ARC_DT + c, KEY(b, c) - KEY(a, c));
         SET(SKV_ARC_S0 + c, KEY(a, 7 + c)), SET(SKV_ARC_DS + c, KEY(b, 7 + c) - KEY(a, 7 + c));
@@ -369,9 +373,8 @@ static int lane_arc(const float *a, const float *b, float *p)
 int kernels_arc_pair(const float *a, const float *b, int blocks, float *arc)
 {
     for (int l = 0; l < blocks * SKV_LANE_BLOCK; l++) {
-        size_t key = (size_t)(l / SKV_LANE_BLOCK) * SKV_KEY_FLOATS(1) + (size_t)(l % SKV_LANE_BLOCK);
-        if (!lane_arc(a + key, b + key, arc + (size_t)(l / SKV_LANE_BLOCK) * SKV_ARC_FLOATS(1) + (size_t)(l % SKV_LANE_BLOCK)))
-            return 0;
+        size_t key = kernels_lane_at(l, SKV_KEY_FLOATS(1));
+        if (!lane_arc(a + key, b + key, arc + kernels_lane_at(l, SKV_ARC_FLOATS(1)))) return 0;
     }
     return 1;
 }

@@ -48,6 +48,13 @@ enum {
     SKV_ARC_COMPONENTS = 21
 };
 #define SKV_ARC_FLOATS(blocks) ((size_t)(blocks) * SKV_LANE_BLOCK * SKV_ARC_COMPONENTS)
+/* Where lane l's first component lies in keys or arcs of blocks
+ * block_floats long (SKV_KEY_FLOATS(1), SKV_ARC_FLOATS(1)): its block,
+ * then its place in the block. */
+static inline size_t kernels_lane_at(int l, size_t block_floats)
+{
+    return (size_t)(l / SKV_LANE_BLOCK) * block_floats + (size_t)(l % SKV_LANE_BLOCK);
+}
 /* A key of a channel on its own time line (sample_each): T x y z 0,
  * R x y z w, S x y z 0. */
 enum { SKV_EACH_KEY_FLOATS = 12 };

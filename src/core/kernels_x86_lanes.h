@@ -491,7 +491,7 @@ TARGET static __attribute__((noinline)) void SUFFIX(sample_lanes)(const float *a
     enum { WIDTH = (int)(sizeof(VEC) / sizeof(float)) };
     VEC fv = SET1(f);
     for (int l = 0; l < lane_count; l += WIDTH) {
-        size_t at = (size_t)(l / SKV_LANE_BLOCK) * SKV_KEY_FLOATS(1) + (size_t)(l % SKV_LANE_BLOCK);
+        size_t at = kernels_lane_at(l, SKV_KEY_FLOATS(1));
 #ifdef NARROW
         if (lane_count - l <= NARROW_LANES) {
             NARROW(a + at, b + at, f, out + l, lane_count - l, work);
@@ -519,7 +519,7 @@ TARGET static __attribute__((noinline)) void SUFFIX(sample_arc_lanes)(const floa
     enum { WIDTH = (int)(sizeof(VEC) / sizeof(float)) };
     VEC fv = SET1(f), fh = SET1(f - 0.5f);
     for (int l = 0; l < lane_count; l += WIDTH) {
-        size_t at = (size_t)(l / SKV_LANE_BLOCK) * SKV_ARC_FLOATS(1) + (size_t)(l % SKV_LANE_BLOCK);
+        size_t at = kernels_lane_at(l, SKV_ARC_FLOATS(1));
 #ifdef NARROW_ARC
         if (lane_count - l <= NARROW_LANES) {
             NARROW_ARC(arc + at, f, out + l, lane_count - l, work);

@@ -461,8 +461,7 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
         float m_q[4], m_s = 1.0f;
         if (m && !similarity(m, m_q, &m_s)) m = NULL; /* cannot happen: checked when compiling */
         float *lane = rows ? grp->keys + (size_t)l * (size_t)grp->key_count * SKV_EACH_KEY_FLOATS
-                                : grp->keys + (size_t)(l / SKV_LANE_BLOCK) * SKV_KEY_FLOATS(1) +
-                                      (size_t)(l % SKV_LANE_BLOCK);
+                                : grp->keys + kernels_lane_at(l, SKV_KEY_FLOATS(1));
         /* The hemisphere: the reference turns b of each pair (a, b) where
          * the keys' float dot product is < 0, so key k's sign is key k -
          * 1's times that turn, the dot product taken on the keys as the
@@ -532,8 +531,7 @@ static int t_fixed(const walk_group *grp)
     for (int k = 1; k < grp->key_count; k++)
         for (int c = 0; c < 3; c++)
             for (int l = 0; l < grp->lane_count; l++) {
-                size_t at = (size_t)(l / SKV_LANE_BLOCK) * SKV_KEY_FLOATS(1) + (size_t)c * SKV_LANE_BLOCK +
-                            (size_t)(l % SKV_LANE_BLOCK);
+                size_t at = kernels_lane_at(l, SKV_KEY_FLOATS(1)) + (size_t)c * SKV_LANE_BLOCK;
                 if (!(grp->keys[(size_t)k * grp->key_floats + at] == grp->keys[at])) return 0;
             }
     return 1;

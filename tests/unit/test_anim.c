@@ -494,7 +494,7 @@ static void test_sample_arc(void)
                 glm_quat_mul(q0, delta, q1);
                 glm_quat_normalize(q1);
                 if (glm_vec4_dot(q0, q1) < 0.0f) glm_vec4_negate(q1); /* one hemisphere, as walk.c turns keys */
-                size_t at = (size_t)(j / SKV_LANE_BLOCK) * SKV_KEY_FLOATS(1) + (size_t)(j % SKV_LANE_BLOCK);
+                size_t at = kernels_lane_at(j, SKV_KEY_FLOATS(1));
                 for (int c = 0; c < 4; c++) {
                     qa[j][c] = q0[c], qb[j][c] = q1[c];
                     a[at + (size_t)(3 + c) * SKV_LANE_BLOCK] = q0[c], b[at + (size_t)(3 + c) * SKV_LANE_BLOCK] = q1[c];
