@@ -1851,24 +1851,30 @@ static void test_solo_terms_budget(void)
  * (walk.c, prepare_arcs): one 4-lane vector (vector_palette) and a tree
  * of 20 (8 lanes and a tail); a key 1.01 long keeps the lanes' sampler.
  * Every case against the reference, on every kernel. */
+/* test_walk_arcs' times: playback, then seeks. */
+static double arc_test_time(int i)
+{
+    return i < 200 ? i * 0.13 : (i * 7919 % 230) * 0.1;
+}
+
 static void test_walk_arcs(void)
 {
     enum { NODES = 21, KEYS = 24 };
-    int parents[NODES], node_channel[NODES], bone_node[NODES - 1];
+    int parents[NODES], node_channel[NODES], bone_node[NODES];
     mat4 rest[NODES];
-    static mat4 offsets[NODES - 1];
+    static mat4 offsets[NODES];
     static skv_vec3_key positions[NODES - 1][KEYS], scales[NODES - 1][KEYS];
     static skv_quat_key rotations[NODES - 1][KEYS];
     skv_channel channels[NODES - 1];
     unsigned seed = 5;
     for (int n = 0; n < NODES; n++) {
         parents[n] = n == 0 ? -1 : (n - 1) / 2, node_channel[n] = n - 1; /* a tree 5 deep */
+        bone_node[n] = n;
         glm_mat4_identity(rest[n]);
+        glm_mat4_identity(offsets[n]);
+        offsets[n][3][1] = -0.5f * (float)((n + 3) % 4);
     }
     for (int c = 0; c < NODES - 1; c++) {
-        bone_node[c] = c + 1;
-        glm_mat4_identity(offsets[c]);
-        offsets[c][3][1] = -0.5f * (float)(c % 4);
         for (int k = 0; k < KEYS; k++) {
             positions[c][k] = (skv_vec3_key){k, {0.1f * frand(&seed), 0.5f, 0.1f * frand(&seed)}, 0.0f};
             scales[c][k] = (skv_vec3_key){k, {1.0f + 0.1f * frand(&seed), 1.0f, 1.0f}, 0.0f};
@@ -1885,33 +1891,14 @@ static void test_walk_arcs(void)
             for (int k = 0; k < 4; k++) rotations[1][7].value[k] *= 1.01f;
         skv_clip clip = {.duration_ticks = KEYS - 1, .ticks_per_second = 1.0, .channel_count = moving,
                          .channels = channels, .node_channel = node_channel};
-        skv_model model = {.clip_count = 1, .clips = &clip};
-        model.skeleton = (skv_skeleton){.node_count = moving + 1, .parents = parents, .rest_local = rest,
-                                        .bone_count = moving, .bone_node = bone_node, .bone_offset = offsets};
-        glm_mat4_identity(model.global_inverse);
+        skv_model model;
+        model_of_clip(&model, &clip, moving + 1, parents, rest, bone_node, offsets);
         CHECK(walk_compile_all(&model) == SKV_OK);
         skv_walk_stats st;
         walk_stats(walk_clip(&model, 0), &st);
         CHECK(st.grouped == moving && st.arc == (longer ? 0 : moving));
         CHECK(st.vector_palette == (moving <= 4));
-        double worst = 0.0;
-        for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
-            if (kernel != SKV_WALK_AUTO && !kernels_get((skv_walk_kernel)kernel)) continue;
-            skv_pose fast, ref;
-            CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
-            CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
-            fast.walk_kernel = kernel;
-            for (int i = 0; i < 300; i++) {
-                double t = i < 200 ? i * 0.13 : (i * 7919 % 230) * 0.1; /* playback, then seeks */
-                pose_evaluate(&fast, &model, 0, t);
-                pose_evaluate_reference(&ref, &model, 0, t);
-                for (int b = 0; b < moving; b++)
-                    for (int k = 0; k < 16; k++)
-                        worst = fmax(worst, fabs(fast.palette[b][k / 4][k % 4] - ref.palette[b][k / 4][k % 4]) /
-                                                fmax(1.0, fabs(ref.palette[b][k / 4][k % 4])));
-            }
-            pose_destroy(&fast), pose_destroy(&ref);
-        }
+        double worst = worst_on_every_kernel(&model, 299, arc_test_time);
         printf("walk arcs: %d channels%s, %d on arcs, max palette difference from the reference %.2g\n", moving,
                longer ? " (a key 1.01 long)" : "", st.arc, worst);
         CHECK(worst < 1e-5);
