@@ -357,6 +357,7 @@ static void fence_x86(void)
 #define SUFFIX(name) name##_sse2
 #define TARGET
 #define FMA(a, b, c) _mm_add_ps(_mm_mul_ps(a, b), c)
+#define FNMA(a, b, c) _mm_sub_ps(c, _mm_mul_ps(a, b))
 #include "kernels_x86_m128.h"
 /* Column k of the four locals: entries 4k .. 4k + 3, one channel per
  * lane, transposed into one register per channel. */
@@ -373,6 +374,7 @@ static inline void store_locals_sse2(__m128 m[16], const int32_t *out, float *wo
 #define STORE(p, v) _mm_storeu_ps(p, v)
 #define SINGLE(a, b, f, out, work) sample_single_sse2(a, b, f, out, work)
 #define SINGLE_ARC(p, f, out, work) sample_arc_single_sse2(p, f, out, work)
+#define ONE_ARC(p, f, out, work) arc_lane_sse2(p, f, out, work)
 #include "kernels_x86_lanes.h"
 
 /* --- the sampler, 4 channels per register with AVX2 + FMA: the last
@@ -381,6 +383,7 @@ static inline void store_locals_sse2(__m128 m[16], const int32_t *out, float *wo
 #define SUFFIX(name) name##_avx2x4
 #define TARGET __attribute__((target("avx2,fma")))
 #define FMA(a, b, c) _mm_fmadd_ps(a, b, c)
+#define FNMA(a, b, c) _mm_fnmadd_ps(a, b, c)
 #include "kernels_x86_m128.h"
 /* Columns k and k + 1 of the four locals at once: the two columns'
  * registers side by side in 256 bits, transposed within halves, give each
@@ -400,6 +403,7 @@ TARGET static inline void store_locals_avx2x4(__m128 m[16], const int32_t *out, 
 }
 #define STORE_LOCALS(m, out, work) store_locals_avx2x4(m, out, work)
 #define GATHER4
+#define ONE_ARC(p, f, out, work) arc_lane_avx2x4(p, f, out, work)
 #include "kernels_x86_lanes.h"
 
 /* --- the sampler, 8 channels per AVX2 register ----------------------------- */
@@ -414,6 +418,7 @@ TARGET static inline void store_locals_avx2x4(__m128 m[16], const int32_t *out, 
 #define SUB(a, b) _mm256_sub_ps(a, b)
 #define MUL(a, b) _mm256_mul_ps(a, b)
 #define FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define FNMA(a, b, c) _mm256_fnmadd_ps(a, b, c)
 #define MIN(a, b) _mm256_min_ps(a, b)
 #define MAX(a, b) _mm256_max_ps(a, b)
 #define SQRT(a) _mm256_sqrt_ps(a)
@@ -452,6 +457,7 @@ TARGET static inline void store_locals_avx2(__m256 m[16], const int32_t *out, fl
 #define SINGLE(a, b, f, out, work) sample_single_avx2x4(a, b, f, out, work)
 #define NARROW_ARC(p, f, out, lanes, work) sample_arc_avx2x4(p, f, out, lanes, work)
 #define SINGLE_ARC(p, f, out, work) sample_arc_single_avx2x4(p, f, out, work)
+#define ONE_ARC(p, f, out, work) arc_lane_avx2x4(p, f, out, work)
 #define GATHER8
 #define GATHER8_REST(keys, f, out, lanes, work) sample_each_avx2x4(keys, f, out, lanes, work)
 #define SOLO_TERMS
@@ -472,6 +478,7 @@ TARGET static inline void store_locals_avx2(__m256 m[16], const int32_t *out, fl
 #define SUB(a, b) _mm512_sub_ps(a, b)
 #define MUL(a, b) _mm512_mul_ps(a, b)
 #define FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define FNMA(a, b, c) _mm512_fnmadd_ps(a, b, c)
 #define MIN(a, b) _mm512_min_ps(a, b)
 #define MAX(a, b) _mm512_max_ps(a, b)
 #define SQRT(a) _mm512_sqrt_ps(a)
@@ -497,6 +504,7 @@ TARGET static inline void store_locals_avx512(__m512 m[16], const int32_t *out, 
 #define SINGLE(a, b, f, out, work) sample_single_avx2x4(a, b, f, out, work)
 #define NARROW_ARC(p, f, out, lanes, work) sample_arc_avx2(p, f, out, lanes, work)
 #define SINGLE_ARC(p, f, out, work) sample_arc_single_avx2x4(p, f, out, work)
+#define ONE_ARC(p, f, out, work) arc_lane_avx2x4(p, f, out, work)
 #include "kernels_x86_lanes.h"
 
 /* kernels.h, solo_palette: the sampler and the palette's products

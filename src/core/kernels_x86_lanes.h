@@ -3,6 +3,7 @@
  * with these defined:
  *   VEC, SUFFIX(name), TARGET       type, name suffix, target attribute
  *   LOAD SET1 ZERO ADD SUB MUL FMA(a, b, c) = a * b + c
+ *   FNMA(a, b, c) = c - a * b
  *   MIN MAX SQRT DIV AND ANDNOT(m, x) = x & ~m, OR
  *   LT(a, b) GT(a, b) ALL(mask)     comparisons, every lane true
  *   STORE_LOCALS(c, out, work)      c[16]: the locals' entries (column
@@ -213,12 +214,14 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_vector)(cons
         s2[c] = ADD(s[c], s[c]), ns2[c] = MUL(s[c], SET1(-2.0f));
     }
 #undef ARC
+    /* The products' sums each a fused multiply-add, written out (not left
+     * to the compiler's contraction), so that arc_lane can form the same
+     * numbers: yy + zz as y y + zz, xy - wz as xy - w z, ... */
     VEC x = q[0], yq = q[1], zq = q[2], w = q[3];
-    VEC xx = MUL(x, x), yy = MUL(yq, yq), zz = MUL(zq, zq), xy = MUL(x, yq), xz = MUL(x, zq), yz = MUL(yq, zq);
-    VEC wx = MUL(w, x), wy = MUL(w, yq), wz = MUL(w, zq);
-    VEC m[16] = {FMA(ns2[0], ADD(yy, zz), s[0]), MUL(ADD(xy, wz), s2[0]), MUL(SUB(xz, wy), s2[0]), ZERO(),
-                 MUL(SUB(xy, wz), s2[1]), FMA(ns2[1], ADD(xx, zz), s[1]), MUL(ADD(yz, wx), s2[1]), ZERO(),
-                 MUL(ADD(xz, wy), s2[2]), MUL(SUB(yz, wx), s2[2]), FMA(ns2[2], ADD(xx, yy), s[2]), ZERO(),
+    VEC yy = MUL(yq, yq), zz = MUL(zq, zq), xy = MUL(x, yq), xz = MUL(x, zq), yz = MUL(yq, zq);
+    VEC m[16] = {FMA(ns2[0], FMA(yq, yq, zz), s[0]), MUL(FMA(w, zq, xy), s2[0]), MUL(FNMA(w, yq, xz), s2[0]), ZERO(),
+                 MUL(FNMA(w, zq, xy), s2[1]), FMA(ns2[1], FMA(x, x, zz), s[1]), MUL(FMA(w, x, yz), s2[1]), ZERO(),
+                 MUL(FMA(w, yq, xz), s2[2]), MUL(FNMA(w, x, yz), s2[2]), FMA(ns2[2], FMA(x, x, yy), s[2]), ZERO(),
                  t[0], t[1], t[2], one};
     STORE_LOCALS(m, out, work);
 }
@@ -306,6 +309,49 @@ TARGET static void SUFFIX(sample_solo)(const float *key, float f, int32_t out, f
     _mm_storeu_ps(m + 4, MUL(c1, PICK(s, 1, 1, 1, 1)));
     _mm_storeu_ps(m + 8, MUL(c2, PICK(s, 2, 2, 2, 2)));
     _mm_storeu_ps(m + 12, ADD(t, _mm_set_ps(1.0f, 0.0f, 0.0f, 0.0f)));
+}
+
+/* sample_arc for one lane (a group's last lane past whole vectors): its
+ * components gathered into registers (T x y z 1, dT, m, n, S, dS), the
+ * arithmetic arc_vector's to the operation, so that the local is the one
+ * the lane gets in a vector, bit for bit (test_sample_arc), in about half
+ * a 4-lane vector's instructions. Each column of the rotation is the
+ * diagonal's s_k plus the products' sums times -2 s_k on the diagonal
+ * and 2 s_k off it, as arc_vector forms them (x 1 and x -1 are exact, a
+ * product added to 0 is the product). */
+TARGET static void SUFFIX(arc_lane)(const float *p, float f, int32_t out, float *work)
+{
+#define ARC(c) p[(size_t)(c) * SKV_LANE_BLOCK]
+#define ROW(c, w) _mm_setr_ps(ARC(c), ARC((c) + 1), ARC((c) + 2), w)
+    const VEC one = SET1(1.0f), fv = SET1(f);
+    VEC y = SET1((f - 0.5f) * ARC(SKV_ARC_THETA)), z = MUL(y, y), z2 = MUL(z, z);
+    VEC ps = FMA(z2, FMA(z, SET1(KERNELS_ARC_S3), SET1(KERNELS_ARC_S2)), FMA(z, SET1(KERNELS_ARC_S1), one));
+    VEC pc = FMA(z, FMA(z2, FMA(z, SET1(KERNELS_ARC_C4), SET1(KERNELS_ARC_C3)), FMA(z, SET1(KERNELS_ARC_C2), SET1(KERNELS_ARC_C1))),
+                 one);
+    VEC q = FMA(pc, ROW(SKV_ARC_M, ARC(SKV_ARC_M + 3)), MUL(ps, MUL(y, ROW(SKV_ARC_N, ARC(SKV_ARC_N + 3)))));
+    VEC t = FMA(fv, ROW(SKV_ARC_DT, 0.0f), ROW(SKV_ARC_T0, 1.0f));
+    VEC s = FMA(fv, ROW(SKV_ARC_DS, 0.0f), ROW(SKV_ARC_S0, 0.0f));
+#undef ROW
+#undef ARC
+    /* arc_vector's sums, a column a register: column 0 is (y y + zz,
+     * w z + xy, xz - w y), column 1 (xy - w z, x x + zz, w x + yz),
+     * column 2 (w y + xz, yz - w x, x x + yy); xz - w y as (-w) y + xz,
+     * the same number (-w: w times -1). */
+    VEC a0 = FMA(MUL(PICK(q, 1, 3, 3, 0), _mm_setr_ps(1.0f, 1.0f, -1.0f, 0.0f)), PICK(q, 1, 2, 1, 0),
+                 MUL(PICK(q, 2, 0, 0, 0), PICK(q, 2, 1, 2, 0)));
+    VEC a1 = FMA(MUL(PICK(q, 3, 0, 3, 0), _mm_setr_ps(-1.0f, 1.0f, 1.0f, 0.0f)), PICK(q, 2, 0, 0, 0),
+                 MUL(PICK(q, 0, 2, 1, 0), PICK(q, 1, 2, 2, 0)));
+    VEC a2 = FMA(MUL(PICK(q, 3, 3, 0, 0), _mm_setr_ps(1.0f, -1.0f, 1.0f, 0.0f)), PICK(q, 1, 0, 0, 0),
+                 MUL(PICK(q, 0, 1, 1, 0), PICK(q, 2, 2, 1, 0)));
+    VEC s2 = ADD(s, s);
+    float *m = (float *)((char *)work + out);
+    _mm_storeu_ps(m, FMA(a0, MUL(PICK(s2, 0, 0, 0, 0), _mm_setr_ps(-1.0f, 1.0f, 1.0f, 0.0f)),
+                         AND(s, _mm_castsi128_ps(_mm_setr_epi32(-1, 0, 0, 0)))));
+    _mm_storeu_ps(m + 4, FMA(a1, MUL(PICK(s2, 1, 1, 1, 1), _mm_setr_ps(1.0f, -1.0f, 1.0f, 0.0f)),
+                             AND(s, _mm_castsi128_ps(_mm_setr_epi32(0, -1, 0, 0)))));
+    _mm_storeu_ps(m + 8, FMA(a2, MUL(PICK(s2, 2, 2, 2, 2), _mm_setr_ps(1.0f, 1.0f, -1.0f, 0.0f)),
+                             AND(s, _mm_castsi128_ps(_mm_setr_epi32(0, 0, -1, 0)))));
+    _mm_storeu_ps(m + 12, t);
 }
 #undef PICK
 #endif
@@ -522,8 +568,18 @@ TARGET static __attribute__((noinline)) void SUFFIX(sample_arc_lanes)(const floa
         size_t at = kernels_lane_at(l, SKV_ARC_FLOATS(1));
 #ifdef NARROW_ARC
         if (lane_count - l <= NARROW_LANES) {
-            NARROW_ARC(arc + at, f, out + l, lane_count - l, work);
+            /* A last lane alone to ONE_ARC (arc_lane) where defined. */
+#ifdef ONE_ARC
+            if (lane_count - l == 1) ONE_ARC(arc + at, f, out[l], work);
+            else
+#endif
+                NARROW_ARC(arc + at, f, out + l, lane_count - l, work);
             return;
+        }
+#elif defined ONE_ARC
+        if (lane_count - l == 1) {
+            ONE_ARC(arc + at, f, out[l], work);
+            break;
         }
 #endif
         SUFFIX(arc_vector)(arc + at, fv, fh, out + l, work);
@@ -571,6 +627,7 @@ TARGET static void SUFFIX(sample)(const float *a, const float *b, float f, const
 #undef SUB
 #undef MUL
 #undef FMA
+#undef FNMA
 #undef MIN
 #undef MAX
 #undef SQRT
@@ -591,4 +648,5 @@ TARGET static void SUFFIX(sample)(const float *a, const float *b, float f, const
 #undef NARROW_LANES
 #undef NARROW_ARC
 #undef SINGLE_ARC
+#undef ONE_ARC
 #undef SINGLE

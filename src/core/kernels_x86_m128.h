@@ -1,7 +1,7 @@
 /* kernels_x86_m128.h - the 128-bit (SSE) operations kernels_x86_lanes.h
  * is written in, for the two 4-lane samplers (SSE2, and AVX2 + FMA for a
- * wider sampler's last lanes): kernels_x86.c defines SUFFIX, TARGET and
- * FMA for each, includes this, then the lanes. No include guard: meant
+ * wider sampler's last lanes): kernels_x86.c defines SUFFIX, TARGET, FMA
+ * and FNMA for each, includes this, then the lanes. No include guard: meant
  * to be included once per 4-lane sampler (the lanes header undefines all
  * of these after use). */
 #define VEC __m128

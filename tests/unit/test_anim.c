@@ -476,7 +476,7 @@ static void test_sample_arc(void)
         if (!kn) continue;
         unsigned seed = 41;
         double worst = 0.0, worst_lanes = 0.0, worst_angle = 0.0;
-        int locals = 0;
+        int locals = 0, lane_count_differs = 0;
         for (int step = 0; step <= 120; step++) {
             _Alignas(64) float a[SKV_KEY_FLOATS(BLOCKS)], b[SKV_KEY_FLOATS(BLOCKS)], arc[SKV_ARC_FLOATS(BLOCKS)];
             float qa[LANES][4], qb[LANES][4], ta[LANES][3], tb[LANES][3], sa[LANES][3], sb[LANES][3];
@@ -511,9 +511,14 @@ static void test_sample_arc(void)
             for (int fi = 0; fi <= 10; fi++) {
                 float f = fi == 9 ? 1e-3f : fi == 10 ? 1.0f - 1e-3f : fi / 8.0f;
                 int count = 1 + (step + fi) % LANES; /* every count 1-32 over the steps */
-                _Alignas(64) mat4 out[LANES], lanes[LANES];
+                _Alignas(64) mat4 out[LANES], lanes[LANES], all[LANES];
                 kn->sample_arc(arc, f, offsets, count, (float *)out);
                 kn->sample(a, b, f, offsets, count, (float *)lanes);
+                /* A lane's local is the same bit for bit whatever lanes
+                 * share its call: whole vectors, a narrower sampler's
+                 * tail, a last lane alone (arc_lane). */
+                kn->sample_arc(arc, f, offsets, LANES, (float *)all);
+                if (memcmp(out, all, (size_t)count * sizeof(mat4)) != 0) lane_count_differs++;
                 for (int j = 0; j < count; j++) {
                     double e[4], m[3][3];
                     slerp_double(qa[j], qb[j], f, e);
@@ -532,8 +537,9 @@ static void test_sample_arc(void)
             }
         }
         printf("sample_arc %s: %d locals, max error %.2g against double (keys %.3g rad apart), %.2g against the "
-               "lanes' sampler\n",
-               kn->name, locals, worst, worst_angle, worst_lanes);
+               "lanes' sampler; %d calls whose locals differ from the same lanes' in a 32-lane call\n",
+               kn->name, locals, worst, worst_angle, worst_lanes, lane_count_differs);
+        CHECK(lane_count_differs == 0);
         CHECK(worst < 1e-6);
         CHECK(worst_lanes < 2e-6);
         ran++;
