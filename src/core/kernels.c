@@ -207,14 +207,14 @@ static double arc_basis(const double q0[4], const double q1[4], double p[4], dou
  * theta), else K1 and K2 (R = K0 + K1 cos 2psi + K2 sin 2psi, psi the
  * angle from the first key's direction); and the head solo_frame reads.
  * 0 where a unit pair was asked for and a key is not of unit length to
- * 1e-6, or a key is 0 or not finite. */
+ * KERNELS_UNIT_KEY, or a key is 0 or not finite. */
 static int arc_forms(const float *ka, const float *kb, int weighted, double k[3][3][3], float *head)
 {
     double q0[4], q1[4], l0 = 0.0, l1 = 0.0;
     for (int c = 0; c < 4; c++) q0[c] = ka[c], q1[c] = kb[c], l0 += q0[c] * q0[c], l1 += q1[c] * q1[c];
     l0 = sqrt(l0), l1 = sqrt(l1);
     if (!(l0 > 0.0 && l1 > 0.0 && isfinite(l0) && isfinite(l1))) return 0;
-    if (!weighted && !(fabs(l0 - 1.0) <= 1e-6 && fabs(l1 - 1.0) <= 1e-6)) return 0;
+    if (!weighted && !(fabs(l0 - 1.0) <= KERNELS_UNIT_KEY && fabs(l1 - 1.0) <= KERNELS_UNIT_KEY)) return 0;
     /* solo_frame_weighted divides by u^2 + v^2, the squared length of the
      * keys' weighted sum, in float: at least a quarter of the shorter
      * key's square (the weights' larger one is >= 1/2, the cross term >=
@@ -350,11 +350,8 @@ static int lane_arc(const float *a, const float *b, float *p)
     double q0[4], q1[4], l0 = 0.0, l1 = 0.0, d;
     for (int c = 0; c < 4; c++) q0[c] = KEY(a, 3 + c), q1[c] = KEY(b, 3 + c), l0 += q0[c] * q0[c], l1 += q1[c] * q1[c];
     l0 = sqrt(l0), l1 = sqrt(l1);
-    /* Unit to 4e-7 (float-normalised keys are to ~1.2e-7; corpus files
-     * to 3.4e-7): the reference blends keys at their lengths, and keys
-     * 1 -+ 8e-7 long took this arc 4e-7 further from it than the lanes
-     * (a helper's review). NaN fails too. */
-    if (!(fabs(l0 - 1.0) <= 4e-7 && fabs(l1 - 1.0) <= 4e-7)) return 0;
+    /* Unit to KERNELS_UNIT_KEY (kernels.h). NaN fails too. */
+    if (!(fabs(l0 - 1.0) <= KERNELS_UNIT_KEY && fabs(l1 - 1.0) <= KERNELS_UNIT_KEY)) return 0;
     for (int c = 0; c < 4; c++) q0[c] /= l0, q1[c] /= l1;
     double u[4], theta = arc_basis(q0, q1, u, &d); /* equal keys: theta 0, u 0, n unused */
     if (!(d >= -1e-7)) return 0;

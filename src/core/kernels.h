@@ -402,6 +402,15 @@ static inline void kernels_solo_stash(float *local, int i, float f)
  * pose_globals asks for it. */
 void kernels_solo_local(const skv_solo *solo, float *work);
 
+/* How far from 1 a rotation key's length may be for kernels_solo_pair's
+ * unit pairs and kernels_arc_pair's arcs, which follow the keys' unit
+ * arc: float-normalised keys are within ~1.2e-7, the corpus' within
+ * 3.4e-7 (Testwuson's and BCN's up to 9.7e-7, which keep the lanes and
+ * the weighted pairs). The reference blends keys at their lengths, and
+ * keys 1 -+ 8e-7 long on the unit arc were ~4e-7 from it, twice float
+ * rounding (a helper's review; test_sample_arc, test_solo_unit_tolerance). */
+#define KERNELS_UNIT_KEY 4e-7
+
 /* Prepares the key pair at `key` (two keys as sample_solo reads them,
  * SKV_EACH_KEY_FLOATS apart, rotations in one hemisphere) for solo_frame
  * (`weighted` 0) or solo_frame_weighted, with the palette steps'
@@ -410,7 +419,7 @@ void kernels_solo_local(const skv_solo *solo, float *work);
  * leaving `pair` unusable, for a key of length 0 or not finite, with
  * `weighted` for a key shorter than 1e-9 or longer than 1e17 (the
  * frame's 1 / (u^2 + v^2) would overflow), and
- * without `weighted` for a key not of unit length to 1e-6: the reference
+ * without `weighted` for a key not of unit length to KERNELS_UNIT_KEY: the reference
  * normalises slerp's weighted sum, which for keys of other lengths is
  * not the arc solo_frame follows (solo_frame_weighted follows it). */
 int kernels_solo_pair(const float *key, int weighted, const skv_walk_step *steps, int count, const mat4 *constants,
@@ -420,7 +429,7 @@ int kernels_solo_pair(const float *key, int weighted, const skv_walk_step *steps
  * lane's rotations in one hemisphere, as walk.c stores them) as an arc
  * for sample_arc, into `arc` (SKV_ARC_FLOATS(blocks) floats, 64-byte
  * aligned), in double precision, rounded once. Returns 0, leaving `arc`
- * unusable, where a lane's rotation key is not of unit length to 4e-7
+ * unusable, where a lane's rotation key is not of unit length to KERNELS_UNIT_KEY
  * or not finite, or its keys are not in one hemisphere: the reference
  * normalises slerp's weighted sum, which for keys of other lengths is
  * not the arc of their directions (the lanes' sampler follows it). */

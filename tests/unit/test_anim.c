@@ -1914,6 +1914,54 @@ static void test_walk_arcs(void)
     }
 }
 
+/* One channel's prepared pairs (kernels.h, solo_frame) take keys as
+ * unit to KERNELS_UNIT_KEY, as the arcs do (kernels_arc_pair): the
+ * reference blends keys at their lengths. Keys 1.4 rad apart and 1 -+
+ * 8e-7 long, taken as unit (to 1e-6 until 2026-11-25), were 4.9e-6 from
+ * it on this palette (offsets of 3); solo_frame_weighted, which follows
+ * them, is 1.7e-6 from it, solo_frame on keys 1 -+ 3e-7 long 2.3e-6 and
+ * on unit keys 1.4e-6. */
+static void test_solo_unit_tolerance(void)
+{
+    enum { NODES = 2, KEYS = 12 };
+    int parents[NODES] = {-1, 0}, node_channel[NODES] = {-1, 0}, bone_node[1] = {1};
+    mat4 rest[NODES], offsets[1];
+    static skv_vec3_key positions[KEYS], scales[KEYS];
+    static skv_quat_key rotations[KEYS];
+    for (int n = 0; n < NODES; n++) glm_mat4_identity(rest[n]);
+    glm_mat4_identity(offsets[0]);
+    offsets[0][3][0] = 3.0f, offsets[0][3][1] = -3.0f, offsets[0][3][2] = 3.0f;
+    for (int use = 0; use < 3; use++) {
+        /* 1 - 8e-7 and 1 + 8e-7 alternately; 3e-7 (unit); exactly unit */
+        float off = use == 0 ? 8e-7f : use == 1 ? 3e-7f : 0.0f;
+        for (int k = 0; k < KEYS; k++) {
+            positions[k] = (skv_vec3_key){k, {0.0f, 1.0f, 0.0f}, 0.0f};
+            scales[k] = (skv_vec3_key){k, {1.0f, 1.0f, 1.0f}, 0.0f};
+            rotations[k].time = k;
+            axis_angle(0.6f, 0.0f, 0.8f, 2.8 * k, rotations[k].value);
+            double len = 0.0;
+            for (int c = 0; c < 4; c++) len += (double)rotations[k].value[c] * rotations[k].value[c];
+            float scale = (float)((k % 2 ? 1.0 + off : 1.0 - off) / sqrt(len));
+            for (int c = 0; c < 4; c++) rotations[k].value[c] *= scale;
+        }
+        skv_channel channel = {.node = 1, .position_count = KEYS, .rotation_count = KEYS, .scale_count = KEYS,
+                               .positions = positions, .rotations = rotations, .scales = scales};
+        skv_clip clip = {.duration_ticks = KEYS - 1, .ticks_per_second = 1.0, .channel_count = 1,
+                         .channels = &channel, .node_channel = node_channel};
+        skv_model model;
+        model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
+        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walk_stats st;
+        walk_stats(walk_clip(&model, 0), &st);
+        double worst = worst_on_every_kernel(&model, 299, arc_test_time);
+        printf("one channel, keys 1 -+ %.1g long: solo_frame%s, max palette difference from the reference %.2g\n",
+               off, st.solo_terms == 2 ? "_weighted" : "", worst);
+        CHECK(st.solo_terms == (use == 0 ? 2 : 1));
+        CHECK(worst < 3e-6);
+        walk_forget(&model);
+    }
+}
+
 /* Prepared arcs have a budget of their own per model (walk.c,
  * ARC_MODEL_BYTES): clips of 16 channels and 2,900 keys (3.9 MB of arcs
  * each) get arcs until it is spent, and a one-channel clip compiled
@@ -2174,6 +2222,7 @@ int main(void)
     test_key_signs();
     test_solo_terms_budget();
     test_walk_arcs();
+    test_solo_unit_tolerance();
     test_arc_budget();
     test_first_key_twice();
     test_chain();
