@@ -131,7 +131,7 @@ static void test_slerp(void)
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-/* walk_clip_ticks built as walk.c's frame_vector_fma builds it (its fma
+/* walk_clip_ticks built as walk.c's FMA frames build it (FRAME_BUILDS: its fma
  * one instruction, not libm's call): the same remainder bit for bit. */
 __attribute__((target("fma"))) static double clip_ticks_fma(const skv_clip *clip, double seconds)
 {
