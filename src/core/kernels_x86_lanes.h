@@ -317,8 +317,7 @@ TARGET static void SUFFIX(sample_solo)(const float *key, float f, int32_t out, f
  * the lane gets in a vector, bit for bit (test_sample_arc), in about half
  * a 4-lane vector's instructions. Each column of the rotation is the
  * diagonal's s_k plus the products' sums times -2 s_k on the diagonal
- * and 2 s_k off it, as arc_vector forms them (x 1 and x -1 are exact, a
- * product added to 0 is the product). */
+ * and 2 s_k off it, as arc_vector forms them (x 1 and x -1 are exact). */
 TARGET static void SUFFIX(arc_lane)(const float *p, float f, int32_t out, float *work)
 {
 #define ARC(c) p[(size_t)(c) * SKV_LANE_BLOCK]
@@ -343,14 +342,17 @@ TARGET static void SUFFIX(arc_lane)(const float *p, float f, int32_t out, float 
                  MUL(PICK(q, 0, 2, 1, 0), PICK(q, 1, 2, 2, 0)));
     VEC a2 = FMA(MUL(PICK(q, 3, 3, 0, 0), _mm_setr_ps(1.0f, -1.0f, 1.0f, 0.0f)), PICK(q, 1, 0, 0, 0),
                  MUL(PICK(q, 0, 1, 1, 0), PICK(q, 2, 2, 1, 0)));
+    /* The addends: s_k on the diagonal, -0 off it (a product plus -0 is
+     * the product, a zero's sign too; +0 would turn -0 into +0: a
+     * helper's review), +0 in row 3 (arc_vector's ZERO()). */
     VEC s2 = ADD(s, s);
     float *m = (float *)((char *)work + out);
     _mm_storeu_ps(m, FMA(a0, MUL(PICK(s2, 0, 0, 0, 0), _mm_setr_ps(-1.0f, 1.0f, 1.0f, 0.0f)),
-                         AND(s, _mm_castsi128_ps(_mm_setr_epi32(-1, 0, 0, 0)))));
+                         OR(AND(s, _mm_castsi128_ps(_mm_setr_epi32(-1, 0, 0, 0))), _mm_setr_ps(0.0f, -0.0f, -0.0f, 0.0f))));
     _mm_storeu_ps(m + 4, FMA(a1, MUL(PICK(s2, 1, 1, 1, 1), _mm_setr_ps(1.0f, -1.0f, 1.0f, 0.0f)),
-                             AND(s, _mm_castsi128_ps(_mm_setr_epi32(0, -1, 0, 0)))));
+                             OR(AND(s, _mm_castsi128_ps(_mm_setr_epi32(0, -1, 0, 0))), _mm_setr_ps(-0.0f, 0.0f, -0.0f, 0.0f))));
     _mm_storeu_ps(m + 8, FMA(a2, MUL(PICK(s2, 2, 2, 2, 2), _mm_setr_ps(1.0f, 1.0f, -1.0f, 0.0f)),
-                             AND(s, _mm_castsi128_ps(_mm_setr_epi32(0, 0, -1, 0)))));
+                             OR(AND(s, _mm_castsi128_ps(_mm_setr_epi32(0, 0, -1, 0))), _mm_setr_ps(-0.0f, -0.0f, 0.0f, 0.0f))));
     _mm_storeu_ps(m + 12, t);
 }
 #undef PICK
@@ -568,12 +570,17 @@ TARGET static __attribute__((noinline)) void SUFFIX(sample_arc_lanes)(const floa
         size_t at = kernels_lane_at(l, SKV_ARC_FLOATS(1));
 #ifdef NARROW_ARC
         if (lane_count - l <= NARROW_LANES) {
-            /* A last lane alone to ONE_ARC (arc_lane) where defined. */
 #ifdef ONE_ARC
-            if (lane_count - l == 1) ONE_ARC(arc + at, f, out[l], work);
-            else
+            /* A last lane alone to ONE_ARC (arc_lane), then CLEAN_UPPER:
+             * GCC puts no vzeroupper before that call (a helper's review:
+             * the upper halves came back dirty after 9, 17, 25 ... lanes;
+             * test_kernels_leave_upper_clean). */
+            if (lane_count - l == 1) {
+                ONE_ARC(arc + at, f, out[l], work);
+                break;
+            }
 #endif
-                NARROW_ARC(arc + at, f, out + l, lane_count - l, work);
+            NARROW_ARC(arc + at, f, out + l, lane_count - l, work);
             return;
         }
 #elif defined ONE_ARC

@@ -493,6 +493,12 @@ static void test_sample_arc(void)
                 glm_quat_normalize(q0);
                 glm_quat_mul(q0, delta, q1);
                 glm_quat_normalize(q1);
+                if (step % 10 == 5) { /* about one axis: entries exactly 0, of either sign */
+                    float a0 = 3.0f * frand(&seed), a1 = a0 + 0.5f * frand(&seed);
+                    glm_vec4_zero(q0), glm_vec4_zero(q1);
+                    q0[j % 3] = sinf(a0 / 2.0f), q0[3] = cosf(a0 / 2.0f);
+                    q1[j % 3] = sinf(a1 / 2.0f), q1[3] = cosf(a1 / 2.0f);
+                }
                 if (glm_vec4_dot(q0, q1) < 0.0f) glm_vec4_negate(q1); /* one hemisphere, as walk.c turns keys */
                 size_t at = kernels_lane_at(j, SKV_KEY_FLOATS(1));
                 for (int c = 0; c < 4; c++) {
@@ -502,6 +508,7 @@ static void test_sample_arc(void)
                 for (int c = 0; c < 3; c++) {
                     ta[j][c] = 2.0f * frand(&seed), tb[j][c] = 2.0f * frand(&seed);
                     sa[j][c] = 1.0f + 0.5f * frand(&seed), sb[j][c] = 1.0f + 0.5f * frand(&seed);
+                    if (step % 10 == 5) sa[j][c] = sb[j][c] = (j + c) % 3 == 0 ? -1.0f : 1.0f;
                     a[at + (size_t)c * SKV_LANE_BLOCK] = ta[j][c], b[at + (size_t)c * SKV_LANE_BLOCK] = tb[j][c];
                     a[at + (size_t)(7 + c) * SKV_LANE_BLOCK] = sa[j][c], b[at + (size_t)(7 + c) * SKV_LANE_BLOCK] = sb[j][c];
                 }
@@ -1924,12 +1931,13 @@ static void test_walk_arcs(void)
 static void test_solo_unit_tolerance(void)
 {
     enum { NODES = 2, KEYS = 12 };
-    int parents[NODES] = {-1, 0}, node_channel[NODES] = {-1, 0}, bone_node[1] = {1};
-    mat4 rest[NODES], offsets[1];
+    /* model_of_clip makes every node a bone: the bone of node 0 has no
+     * node (-1). */
+    int parents[NODES] = {-1, 0}, node_channel[NODES] = {-1, 0}, bone_node[NODES] = {1, -1};
+    mat4 rest[NODES], offsets[NODES];
     static skv_vec3_key positions[KEYS], scales[KEYS];
     static skv_quat_key rotations[KEYS];
-    for (int n = 0; n < NODES; n++) glm_mat4_identity(rest[n]);
-    glm_mat4_identity(offsets[0]);
+    for (int n = 0; n < NODES; n++) glm_mat4_identity(rest[n]), glm_mat4_identity(offsets[n]);
     offsets[0][3][0] = 3.0f, offsets[0][3][1] = -3.0f, offsets[0][3][2] = 3.0f;
     for (int use = 0; use < 3; use++) {
         /* 1 - 8e-7 and 1 + 8e-7 alternately; 3e-7 (unit); exactly unit */
@@ -2134,6 +2142,16 @@ static void test_kernels_leave_upper_clean(void)
     for (size_t i = 0; i < SKV_KEY_FLOATS(BLOCKS); i++) keys[0][i] = frand(&seed), keys[1][i] = frand(&seed);
     for (int l = 0; l < LANES; l++)
         for (int i = 0; i < 2 * SKV_EACH_KEY_FLOATS; i++) each[l][i] = frand(&seed);
+    /* Prepared arcs (sample_arc) need unit keys in one hemisphere: both
+     * keys' rotations the identity. */
+    static _Alignas(64) float unit_keys[2][SKV_KEY_FLOATS(BLOCKS)], arcs[SKV_ARC_FLOATS(BLOCKS)];
+    memcpy(unit_keys, keys, sizeof keys);
+    for (int l = 0; l < LANES; l++) {
+        size_t at = kernels_lane_at(l, SKV_KEY_FLOATS(1));
+        for (int k = 0; k < 2; k++)
+            for (int c = 0; c < 4; c++) unit_keys[k][at + (size_t)(3 + c) * SKV_LANE_BLOCK] = c == 3;
+    }
+    CHECK(kernels_arc_pair(unit_keys[0], unit_keys[1], BLOCKS, arcs));
     int32_t out[LANES];
     const float *each_keys[LANES];
     float f[LANES];
@@ -2167,6 +2185,8 @@ static void test_kernels_leave_upper_clean(void)
             for (int i = 0; i < WORK; i++) glm_mat4_identity(work[i]);
             kn->sample(keys[0], keys[1], 0.4f, out, n, (float *)work);
             if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " sample(%d)", n);
+            kn->sample_arc(arcs, 0.4f, out, n, (float *)work);
+            if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " sample_arc(%d)", n);
             if (n % 4 == 0) {
                 kn->sample_each(each_keys, f, out, n, (float *)work);
                 if (vex_upper_dirty())
