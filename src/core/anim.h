@@ -77,6 +77,9 @@ typedef struct skv_pose {
     int cursor_clip;
     int cursor_capacity; /* channels */
     int *cursors;        /* 3 per channel */
+    /* Whole loops of the clip before the last frame's time (kernels.h,
+     * kernels_clip_ticks_from): a hint, any integer value is safe. */
+    double clip_loops;
     /* The clip (-1: rest pose) whose never-moving palette entries
      * (walk_fixed) are in the palette; -2: none. */
     int walk_clip;

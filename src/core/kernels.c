@@ -303,9 +303,9 @@ static void solo_matrix_scalar(const float *m, float f, float c, float s, float 
 }
 
 static void solo_frame_any(const skv_solo *solo, int weighted, double seconds, double ticks_per_second,
-                           double duration, int *cursor, float *work, float *palette)
+                           double duration, int *cursor, float *work, float *palette, double *loops)
 {
-    double t = kernels_clip_ticks(seconds, ticks_per_second, duration);
+    double t = kernels_clip_ticks_from(seconds, ticks_per_second, duration, loops);
     float f, c, s;
     int i;
     if (!kernels_solo_step(solo, t, cursor, &i, &f))
@@ -319,15 +319,15 @@ static void solo_frame_any(const skv_solo *solo, int weighted, double seconds, d
 }
 
 static void solo_frame_scalar(const skv_solo *solo, double seconds, double ticks_per_second, double duration,
-                              int *cursor, float *work, float *palette)
+                              int *cursor, float *work, float *palette, double *loops)
 {
-    solo_frame_any(solo, 0, seconds, ticks_per_second, duration, cursor, work, palette);
+    solo_frame_any(solo, 0, seconds, ticks_per_second, duration, cursor, work, palette, loops);
 }
 
 static void solo_frame_weighted_scalar(const skv_solo *solo, double seconds, double ticks_per_second,
-                                       double duration, int *cursor, float *work, float *palette)
+                                       double duration, int *cursor, float *work, float *palette, double *loops)
 {
-    solo_frame_any(solo, 1, seconds, ticks_per_second, duration, cursor, work, palette);
+    solo_frame_any(solo, 1, seconds, ticks_per_second, duration, cursor, work, palette, loops);
 }
 
 void kernels_solo_local(const skv_solo *solo, float *work)

@@ -203,7 +203,8 @@ typedef struct skv_kernels {
     void (*vector_palette)(const float *a, const float *b, float f, const int32_t *out, float *work,
                            const skv_walk_lists *lists, float *palette);
     /* A whole frame of a walk of one channel whose key pairs are
-     * prepared (kernels_solo_pair): the clip's time (kernels_clip_ticks),
+     * prepared (kernels_solo_pair): the clip's time (kernels_clip_ticks_from
+     * the pose's `loops`),
      * the key pair (kernels_solo_step), then each palette entry as a sum
      * of six matrices weighted by 1, f, cos y, sin y, f cos y and f sin y,
      * y = (2f - 1) theta: no slerp weights, normalisation, T * R * S or
@@ -214,13 +215,13 @@ typedef struct skv_kernels {
      * and factor, and 0 where a local has its 1 (entry 15), until
      * kernels_solo_local forms it. */
     void (*solo_frame)(const skv_solo *solo, double seconds, double ticks_per_second, double duration, int *cursor,
-                       float *work, float *palette);
+                       float *work, float *palette, double *loops);
     /* solo_frame for pairs prepared with `weighted` (keys not all of unit
      * length): the weights are the reference slerp's own, on the keys as
      * they are, and cos 2psi, sin 2psi of the direction their sum takes
      * stand for cos y and sin y (kernels_solo_arc). */
     void (*solo_frame_weighted)(const skv_solo *solo, double seconds, double ticks_per_second, double duration,
-                                int *cursor, float *work, float *palette);
+                                int *cursor, float *work, float *palette, double *loops);
 } skv_kernels;
 
 /* Playback's case of a clip's time, one test for it: 0 <= ticks < 2^30
@@ -252,20 +253,50 @@ static inline int kernels_ticks_playback(double ticks, double duration)
  * elsewhere), the instruction itself in the FMA kernels: one rounding
  * either way, the same bits. After more than 2^30 loops, and for negative
  * times, fmod itself. */
+/* The division's part, duration <= ticks < 2^30 durations: the
+ * remainder, and in *loops the quotient floor(ticks / duration). */
+static inline double kernels_loop_remainder(double ticks, double duration, double *loops)
+{
+    double q = (double)(int64_t)(ticks / duration);
+    double r = fma(-q, duration, ticks);
+    if (r < 0.0) r += duration, q -= 1.0;
+    *loops = q;
+    return r;
+}
+
 static inline double kernels_clip_ticks(double seconds, double ticks_per_second, double duration)
 {
-    double ticks = seconds * ticks_per_second;
+    double ticks = seconds * ticks_per_second, loops;
     /* kernels_ticks_playback's test, written out: the call, inlined, gave
      * the frame functions an instruction more (GCC's block order). */
-    if (ticks >= 0.0 && ticks < duration * 1073741824.0) {
-        if (ticks < duration) return ticks;
-        double q = (double)(int64_t)(ticks / duration);
-        double r = fma(-q, duration, ticks);
-        return r < 0.0 ? r + duration : r;
-    }
+    if (ticks >= 0.0 && ticks < duration * 1073741824.0)
+        return ticks < duration ? ticks : kernels_loop_remainder(ticks, duration, &loops);
     if (!(duration > 0.0) || !isfinite(ticks)) return 0.0;
     ticks = fmod(ticks, duration);
     return ticks < 0.0 ? ticks + duration : ticks;
+}
+
+/* kernels_clip_ticks for playback, from the whole loops before the last
+ * frame's time (*loops, the pose's; updated): a time in the last frame's
+ * loop is ticks - loops * duration by one fused multiply-add, without the
+ * division, whose latency started every later loop's frame (few-bone
+ * frames 2-5% faster; bench/NOTES.md v7m). The same value bit for bit:
+ * the integer n = *loops that gives 0 <= r < duration is floor(ticks /
+ * duration), as n one larger gives r < 0 and one smaller r >= duration
+ * (fma rounds once, monotonically, and duration is a float), and that r
+ * is exact (above). So any *loops is safe: 0 at first, another clip's;
+ * only quotients are stored. */
+static inline double kernels_clip_ticks_from(double seconds, double ticks_per_second, double duration,
+                                             double *loops)
+{
+    double ticks = seconds * ticks_per_second;
+    if (ticks >= 0.0 && ticks < duration * 1073741824.0) {
+        if (ticks < duration) return ticks;
+        double r = fma(-*loops, duration, ticks);
+        if (r >= 0.0 && r < duration) return r;
+        return kernels_loop_remainder(ticks, duration, loops);
+    }
+    return kernels_clip_ticks(seconds, ticks_per_second, duration);
 }
 
 /* solo_frame's key pair i and factor f at `ticks` in playback's case:

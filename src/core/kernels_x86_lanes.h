@@ -467,15 +467,16 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(solo_frame_any)(
                                                                                double seconds,
                                                                                double ticks_per_second,
                                                                                double duration, int *cursor,
-                                                                               float *work, float *palette)
+                                                                               float *work, float *palette,
+                                                                               double *loops)
 {
     if (!kernels_ticks_playback(seconds * ticks_per_second, duration)) {
         SUFFIX(solo_far)(solo, seconds, ticks_per_second, duration, cursor, work, palette);
         return;
     }
-    /* kernels_clip_ticks after its own range test: only its loop is left
-     * (the compiler sees the test twice). */
-    double t = kernels_clip_ticks(seconds, ticks_per_second, duration);
+    /* kernels_clip_ticks_from after its own range test: only its loop is
+     * left (the compiler sees the test twice). */
+    double t = kernels_clip_ticks_from(seconds, ticks_per_second, duration, loops);
     float f;
     int i;
     if (!kernels_solo_step(solo, t, cursor, &i, &f)) {
@@ -489,15 +490,16 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(solo_frame_any)(
 }
 
 TARGET static void SUFFIX(solo_frame)(const skv_solo *solo, double seconds, double ticks_per_second, double duration,
-                                      int *cursor, float *work, float *palette)
+                                      int *cursor, float *work, float *palette, double *loops)
 {
-    SUFFIX(solo_frame_any)(solo, 0, seconds, ticks_per_second, duration, cursor, work, palette);
+    SUFFIX(solo_frame_any)(solo, 0, seconds, ticks_per_second, duration, cursor, work, palette, loops);
 }
 
 TARGET static void SUFFIX(solo_frame_weighted)(const skv_solo *solo, double seconds, double ticks_per_second,
-                                               double duration, int *cursor, float *work, float *palette)
+                                               double duration, int *cursor, float *work, float *palette,
+                                               double *loops)
 {
-    SUFFIX(solo_frame_any)(solo, 1, seconds, ticks_per_second, duration, cursor, work, palette);
+    SUFFIX(solo_frame_any)(solo, 1, seconds, ticks_per_second, duration, cursor, work, palette, loops);
 }
 #endif
 

@@ -1402,7 +1402,7 @@ int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursor
  * frame_general, frame_one and frame_vector are built twice where GCC
  * targets x86-64 (FRAME_BUILDS: the body is NAME_at): plain, and for a
  * CPU with FMA (NAME_fma; FRAME_FOR_CPU picks), where the clip time's
- * fused multiply-add (walk_clip_ticks, past the first loop) is one
+ * fused multiply-add (walk_clip_ticks_from, past the first loop) is one
  * instruction instead of libm's call, the same exact result (it rounds
  * once either way): 11-12 instructions a frame fewer (huesitos 115.1
  * -> 113.9 Ir/bone, Fox 84.8 -> 84.3, BCN 62.3 -> 62.1; no change in
@@ -1431,7 +1431,7 @@ int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursor
 static inline __attribute__((always_inline)) void frame_general_at(const skv_walk *w, const skv_clip *clip,
                                                                    double seconds, skv_pose *pose)
 {
-    double ticks = walk_clip_ticks(clip, seconds);
+    double ticks = walk_clip_ticks_from(clip, seconds, &pose->clip_loops);
     int deferred = walk_pose_inline(w, clip, ticks, pose->cursors, pose->work, (float *)pose->palette, pose->kernels,
                                     pose->palette_rows);
     pose->globals_owed = deferred ? w : NULL;
@@ -1444,7 +1444,7 @@ FRAME_BUILDS(frame_general)
 static inline __attribute__((always_inline)) void frame_one_at(const skv_walk *w, const skv_clip *clip,
                                                                double seconds, skv_pose *pose)
 {
-    double ticks = walk_clip_ticks(clip, seconds);
+    double ticks = walk_clip_ticks_from(clip, seconds, &pose->clip_loops);
     const walk_group *grp = &w->groups[0];
     float *work = pose->work;
     const skv_kernels *kernels = pose->kernels;
@@ -1461,7 +1461,7 @@ static void frame_solo(const skv_walk *w, const skv_clip *clip, double seconds, 
         frame_one(w, clip, seconds, pose);
         return;
     }
-    double ticks = walk_clip_ticks(clip, seconds);
+    double ticks = walk_clip_ticks_from(clip, seconds, &pose->clip_loops);
     const walk_group *grp = &w->groups[0];
     float f;
     int i = group_key(grp, ticks, &pose->cursors[grp->channel * 3], &f);
@@ -1480,7 +1480,7 @@ static inline __attribute__((always_inline)) void frame_vector_at(const skv_walk
         frame_one(w, clip, seconds, pose);
         return;
     }
-    double ticks = walk_clip_ticks(clip, seconds);
+    double ticks = walk_clip_ticks_from(clip, seconds, &pose->clip_loops);
     const walk_group *grp = &w->groups[0];
     float f;
     int i = group_key(grp, ticks, &pose->cursors[grp->channel * 3], &f);
@@ -1520,7 +1520,7 @@ static inline void frame_terms_any(const skv_walk *w, const skv_clip *clip, doub
     pose->globals_owed = w->owed;
     (weighted ? pose->kernels->solo_frame_weighted : pose->kernels->solo_frame)(
         &w->solo, seconds, clip->ticks_per_second, clip->duration_ticks, pose->cursors + w->solo_cursor, pose->work,
-        (float *)pose->palette);
+        (float *)pose->palette, &pose->clip_loops);
 }
 
 static void frame_terms(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose)

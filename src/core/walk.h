@@ -71,6 +71,13 @@ static inline double walk_clip_ticks(const skv_clip *clip, double seconds)
     return kernels_clip_ticks(seconds, clip->ticks_per_second, clip->duration_ticks);
 }
 
+/* walk_clip_ticks by kernels_clip_ticks_from, from the pose's loop count
+ * (skv_pose clip_loops): playback's frames. */
+static inline double walk_clip_ticks_from(const skv_clip *clip, double seconds, double *loops)
+{
+    return kernels_clip_ticks_from(seconds, clip->ticks_per_second, clip->duration_ticks, loops);
+}
+
 /* Compiles the rest pose's walk and every clip's now (replacing any
  * there); SKV_ERR_MEMORY if memory ran out. */
 skv_result walk_compile_all(skv_model *model);

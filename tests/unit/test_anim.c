@@ -137,11 +137,32 @@ __attribute__((target("fma"))) static double clip_ticks_fma(const skv_clip *clip
 {
     return walk_clip_ticks(clip, seconds);
 }
+__attribute__((target("fma"))) static double clip_ticks_from_fma(const skv_clip *clip, double seconds, double *loops)
+{
+    return walk_clip_ticks_from(clip, seconds, loops);
+}
 #define HAS_FMA() __builtin_cpu_supports("fma")
 #else
 #define clip_ticks_fma walk_clip_ticks
+#define clip_ticks_from_fma walk_clip_ticks_from
 #define HAS_FMA() 0
 #endif
+
+/* walk_clip_ticks_from (the frames' clip time, from the pose's loop count
+ * of the frame before) against fmod, bit for bit, and the count it keeps
+ * the loops before t (past the first loop; loops * duration + the time is
+ * t exactly, so fma gives t); both builds. Returns the mismatches. */
+static int clip_ticks_from_differ(const skv_clip *clip, double t, double *loops, double *fma_loops)
+{
+    double d = clip->duration_ticks, want = fmod(t, d);
+    for (int build = 0; build < 1 + HAS_FMA(); build++) {
+        double *count = build ? fma_loops : loops;
+        double got = build ? clip_ticks_from_fma(clip, t, count) : walk_clip_ticks_from(clip, t, count);
+        if (memcmp(&got, &want, sizeof got) != 0 || (t >= d && t < ldexp(d, 30) && fma(*count, d, got) != t))
+            return 1;
+    }
+    return 0;
+}
 
 /* The clip time a one-channel frame kernel (kernels.h, solo_frame) hands
  * to the walk's search: test_clip_ticks' record of it. */
@@ -188,6 +209,9 @@ static void test_clip_ticks(void)
     static const double durations[] = {1.0, 0.7, 1.0 / 3.0, 2.4583333333333335, 4.9e-324, 1e300, 123456.789};
     unsigned seed = 12345u;
     int differ = 0, tried = 0;
+    /* The frames' loop count, carried from call to call: jumps, and
+     * counts left by other durations. */
+    double loops_from = 0.0, fma_loops_from = 0.0;
     for (size_t d = 0; d < sizeof durations / sizeof durations[0]; d++) {
         clip.duration_ticks = durations[d];
         clip.ticks_per_second = 1.0;
@@ -202,10 +226,37 @@ static void test_clip_ticks(void)
                 got = clip_ticks_fma(&clip, t);
                 differ += memcmp(&got, &want, sizeof got) != 0;
             }
+            differ += clip_ticks_from_differ(&clip, t, &loops_from, &fma_loops_from);
             tried++;
         }
+        /* Playback: steps of 0.37 durations, from 0 and from 2^29 loops;
+         * times just short of a loop's end (the quotient rounds up to the
+         * next loop there). */
+        for (int start = 0; start < 2; start++) {
+            double loops = 0.0, fma_loops = 0.0, t0 = start ? ldexp(durations[d], 29) : 0.0;
+            for (int k = 0; k < 3000; k++) {
+                double t = t0 + durations[d] * 0.37 * k;
+                if (!isfinite(t)) break;
+                differ += clip_ticks_from_differ(&clip, t, &loops, &fma_loops);
+                double short_of_end = nextafter(durations[d] * (k + 1), 0.0);
+                if (k < 500 && isfinite(short_of_end))
+                    differ += clip_ticks_from_differ(&clip, short_of_end, &loops, &fma_loops);
+                tried++;
+            }
+        }
     }
-    CHECK(tried > 20000);
+    skv_clip played = {.duration_ticks = 21.0, .ticks_per_second = 30.0};
+    double loops = 0.0, fma_loops = 0.0;
+    for (int k = 0; k < 5000; k++) {
+        double want = fmod(k / 60.0 * 30.0, 21.0), got = walk_clip_ticks_from(&played, k / 60.0, &loops);
+        differ += memcmp(&got, &want, sizeof got) != 0;
+        if (HAS_FMA()) {
+            got = clip_ticks_from_fma(&played, k / 60.0, &fma_loops);
+            differ += memcmp(&got, &want, sizeof got) != 0;
+        }
+    }
+    CHECK(loops == floor(5000 / 60.0 * 30.0 / 21.0)); /* the count kept */
+    CHECK(tried > 50000);
     CHECK(differ == 0);
 
     /* The frame kernels inline the same loop, built for their instruction
@@ -231,7 +282,7 @@ static void test_clip_ticks(void)
                 int cursor = -1;
                 _Alignas(64) mat4 local;
                 (k % 2 ? kn->solo_frame_weighted : kn->solo_frame)(&solo, t, 1.0, durations[d], &cursor,
-                                                                   (float *)local, NULL);
+                                                                   (float *)local, NULL, &loops_from);
                 double want = fmod(t, durations[d]);
                 differ += memcmp(&searched_ticks, &want, sizeof want) != 0;
                 tried++;
@@ -312,8 +363,9 @@ static void solo_frame_local(const skv_kernels *kn, int weighted, const float qa
                      .pair_floats = SKV_SOLO_PAIR_FLOATS(1), .steps = &step, .steps_end = &step + 1,
                      .weighted = weighted, .key_at = two_keys_at};
     int cursor = 0;
+    double loops = 0.0;
     (weighted ? kn->solo_frame_weighted : kn->solo_frame)(&solo, f, 1.0, 2.0, &cursor, (float *)work,
-                                                          (float *)palette);
+                                                          (float *)palette, &loops);
     CHECK(work[3][3] == 0.0f); /* left unformed */
     kernels_solo_local(&solo, (float *)work);
     glm_mat4_copy(palette, entry);
@@ -2217,10 +2269,11 @@ static void test_kernels_leave_upper_clean(void)
         kn->vector_palette(keys[0], keys[1], 0.4f, out, (float *)work, &lists, (float *)palette);
         if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " vector_palette");
         int cursor = -1;
-        kn->solo_frame(&solo, 0.3, 1.0, 1.0, &cursor, (float *)work, NULL);
+        double loops = 0.0;
+        kn->solo_frame(&solo, 0.3, 1.0, 1.0, &cursor, (float *)work, NULL, &loops);
         if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " solo_frame");
         cursor = -1;
-        kn->solo_frame_weighted(&solo, 0.7, 1.0, 1.0, &cursor, (float *)work, NULL);
+        kn->solo_frame_weighted(&solo, 0.7, 1.0, 1.0, &cursor, (float *)work, NULL, &loops);
         if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " solo_frame_weighted");
         kn->fence();
         printf("kernels %s leave the upper halves clean:%s\n", names[kernel], dirty[0] ? dirty : " yes");
