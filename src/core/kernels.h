@@ -293,7 +293,7 @@ static inline double kernels_clip_ticks_from(double seconds, double ticks_per_se
     if (ticks >= 0.0 && ticks < duration * 1073741824.0) {
         if (ticks < duration) return ticks;
         double r = fma(-*loops, duration, ticks);
-        if (r >= 0.0 && r < duration) return r;
+        if (__builtin_expect(r >= 0.0 && r < duration, 1)) return r; /* playback: every frame but a loop's first */
         return kernels_loop_remainder(ticks, duration, loops);
     }
     return kernels_clip_ticks(seconds, ticks_per_second, duration);

@@ -325,9 +325,11 @@ TARGET static void SUFFIX(arc_lane)(const float *p, float f, int32_t out, float 
     const VEC one = SET1(1.0f), fv = SET1(f);
     VEC y = SET1((f - 0.5f) * ARC(SKV_ARC_THETA)), z = MUL(y, y), z2 = MUL(z, z);
     VEC ps = FMA(z2, FMA(z, SET1(KERNELS_ARC_S3), SET1(KERNELS_ARC_S2)), FMA(z, SET1(KERNELS_ARC_S1), one));
-    VEC pc = FMA(z, FMA(z2, FMA(z, SET1(KERNELS_ARC_C4), SET1(KERNELS_ARC_C3)), FMA(z, SET1(KERNELS_ARC_C2), SET1(KERNELS_ARC_C1))),
+    VEC pc = FMA(z, FMA(z2, FMA(z, SET1(KERNELS_ARC_C4), SET1(KERNELS_ARC_C3)),
+                        FMA(z, SET1(KERNELS_ARC_C2), SET1(KERNELS_ARC_C1))),
                  one);
-    VEC q = FMA(pc, ROW(SKV_ARC_M, ARC(SKV_ARC_M + 3)), MUL(ps, MUL(y, ROW(SKV_ARC_N, ARC(SKV_ARC_N + 3)))));
+    VEC mid = ROW(SKV_ARC_M, ARC(SKV_ARC_M + 3)), quarter = ROW(SKV_ARC_N, ARC(SKV_ARC_N + 3)); /* m, n */
+    VEC q = FMA(pc, mid, MUL(ps, MUL(y, quarter)));
     VEC t = FMA(fv, ROW(SKV_ARC_DT, 0.0f), ROW(SKV_ARC_T0, 1.0f));
     VEC s = FMA(fv, ROW(SKV_ARC_DS, 0.0f), ROW(SKV_ARC_S0, 0.0f));
 #undef ROW
@@ -345,14 +347,18 @@ TARGET static void SUFFIX(arc_lane)(const float *p, float f, int32_t out, float 
     /* The addends: s_k on the diagonal, -0 off it (a product plus -0 is
      * the product, a zero's sign too; +0 would turn -0 into +0: a
      * helper's review), +0 in row 3 (arc_vector's ZERO()). */
-    VEC s2 = ADD(s, s);
+    static const float sign[3][4] = {/* of 2 s_k: -2 s_k on the diagonal */
+                                     {-1.0f, 1.0f, 1.0f, 0.0f}, {1.0f, -1.0f, 1.0f, 0.0f}, {1.0f, 1.0f, -1.0f, 0.0f}};
+    static const float off_diagonal[3][4] = {
+        {0.0f, -0.0f, -0.0f, 0.0f}, {-0.0f, 0.0f, -0.0f, 0.0f}, {-0.0f, -0.0f, 0.0f, 0.0f}};
+    static const int32_t diagonal[3][4] = {{-1, 0, 0, 0}, {0, -1, 0, 0}, {0, 0, -1, 0}};
+    VEC s2 = ADD(s, s), a[3] = {a0, a1, a2};
+    VEC s2k[3] = {PICK(s2, 0, 0, 0, 0), PICK(s2, 1, 1, 1, 1), PICK(s2, 2, 2, 2, 2)};
     float *m = (float *)((char *)work + out);
-    _mm_storeu_ps(m, FMA(a0, MUL(PICK(s2, 0, 0, 0, 0), _mm_setr_ps(-1.0f, 1.0f, 1.0f, 0.0f)),
-                         OR(AND(s, _mm_castsi128_ps(_mm_setr_epi32(-1, 0, 0, 0))), _mm_setr_ps(0.0f, -0.0f, -0.0f, 0.0f))));
-    _mm_storeu_ps(m + 4, FMA(a1, MUL(PICK(s2, 1, 1, 1, 1), _mm_setr_ps(1.0f, -1.0f, 1.0f, 0.0f)),
-                             OR(AND(s, _mm_castsi128_ps(_mm_setr_epi32(0, -1, 0, 0))), _mm_setr_ps(-0.0f, 0.0f, -0.0f, 0.0f))));
-    _mm_storeu_ps(m + 8, FMA(a2, MUL(PICK(s2, 2, 2, 2, 2), _mm_setr_ps(1.0f, 1.0f, -1.0f, 0.0f)),
-                             OR(AND(s, _mm_castsi128_ps(_mm_setr_epi32(0, 0, -1, 0))), _mm_setr_ps(-0.0f, -0.0f, 0.0f, 0.0f))));
+    for (int k = 0; k < 3; k++) {
+        VEC addend = OR(AND(s, _mm_loadu_ps((const float *)diagonal[k])), _mm_loadu_ps(off_diagonal[k]));
+        _mm_storeu_ps(m + 4 * k, FMA(a[k], MUL(s2k[k], _mm_loadu_ps(sign[k])), addend));
+    }
     _mm_storeu_ps(m + 12, t);
 }
 #undef PICK
