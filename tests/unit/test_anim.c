@@ -155,7 +155,7 @@ __attribute__((target("fma"))) static double clip_ticks_from_fma(const skv_clip 
 static int clip_ticks_from_differ(const skv_clip *clip, double t, double *loops, double *fma_loops)
 {
     double d = clip->duration_ticks, want = fmod(t, d);
-    for (int build = 0; build < 1 + HAS_FMA(); build++) {
+    for (int build = 0; build < 1 + !!HAS_FMA(); build++) { /* the builtin gives a feature bit, not 1 */
         double *count = build ? fma_loops : loops;
         double got = build ? clip_ticks_from_fma(clip, t, count) : walk_clip_ticks_from(clip, t, count);
         if (memcmp(&got, &want, sizeof got) != 0 || (t >= d && t < ldexp(d, 30) && fma(*count, d, got) != t))
