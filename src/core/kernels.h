@@ -233,6 +233,18 @@ static inline int kernels_ticks_playback(double ticks, double duration)
     return ticks >= 0.0 && ticks < duration * 1073741824.0;
 }
 
+/* kernels_clip_ticks' division, duration <= ticks < 2^30 durations (see
+ * there): the remainder, and in *loops the quotient floor(ticks /
+ * duration). */
+static inline double kernels_loop_remainder(double ticks, double duration, double *loops)
+{
+    double q = (double)(int64_t)(ticks / duration);
+    double r = fma(-q, duration, ticks);
+    if (r < 0.0) r += duration, q -= 1.0;
+    *loops = q;
+    return r;
+}
+
 /* anim_clip_ticks (anim.h; walk.h's walk_clip_ticks): seconds as ticks
  * of a clip `duration` ticks long, looped. Here so that the reference,
  * pose_evaluate's frame and the frame kernels (solo_frame, compiled per
@@ -253,17 +265,6 @@ static inline int kernels_ticks_playback(double ticks, double duration)
  * elsewhere), the instruction itself in the FMA kernels: one rounding
  * either way, the same bits. After more than 2^30 loops, and for negative
  * times, fmod itself. */
-/* The division's part, duration <= ticks < 2^30 durations: the
- * remainder, and in *loops the quotient floor(ticks / duration). */
-static inline double kernels_loop_remainder(double ticks, double duration, double *loops)
-{
-    double q = (double)(int64_t)(ticks / duration);
-    double r = fma(-q, duration, ticks);
-    if (r < 0.0) r += duration, q -= 1.0;
-    *loops = q;
-    return r;
-}
-
 static inline double kernels_clip_ticks(double seconds, double ticks_per_second, double duration)
 {
     double ticks = seconds * ticks_per_second, loops;
@@ -283,9 +284,9 @@ static inline double kernels_clip_ticks(double seconds, double ticks_per_second,
  * frames 2-5% faster; bench/NOTES.md v7m). The same value bit for bit:
  * the integer n = *loops that gives 0 <= r < duration is floor(ticks /
  * duration), as n one larger gives r < 0 and one smaller r >= duration
- * (fma rounds once, monotonically, and duration is a float), and that r
- * is exact (above). So any *loops is safe: 0 at first, another clip's;
- * only quotients are stored. */
+ * (fma rounds once, monotonically, and duration is a double), and that
+ * r is exact (kernels_clip_ticks). So any whole *loops is safe: 0 at
+ * first, another clip's; only quotients are stored. */
 static inline double kernels_clip_ticks_from(double seconds, double ticks_per_second, double duration,
                                              double *loops)
 {
