@@ -190,6 +190,17 @@ TARGET static inline void SUFFIX(sample_vector)(const float *a, const float *b, 
     SUFFIX(sample_soa)(ta, tb, ra, rb, sa, sb, f, out, work);
 }
 
+/* sin y / y and cos y on the arc (kernels.h's KERNELS_ARC_ polynomials
+ * in z = y^2, Estrin's order): arc_vector's and arc_lane's, so that both
+ * form the same numbers. */
+TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_polys)(VEC y, VEC *ps, VEC *pc)
+{
+    VEC one = SET1(1.0f), z = MUL(y, y), z2 = MUL(z, z);
+    *ps = FMA(z2, FMA(z, SET1(KERNELS_ARC_S3), SET1(KERNELS_ARC_S2)), FMA(z, SET1(KERNELS_ARC_S1), one));
+    *pc = FMA(z, FMA(z2, FMA(z, SET1(KERNELS_ARC_C4), SET1(KERNELS_ARC_C3)), FMA(z, SET1(KERNELS_ARC_C2), SET1(KERNELS_ARC_C1))),
+              one);
+}
+
 /* One vector of channels of a prepared key pair (kernels.h, SKV_ARC_M;
  * p at its first component, components SKV_LANE_BLOCK floats apart) at
  * factor f, fh = f - 1/2. sin y and cos y by kernels.h's KERNELS_ARC_
@@ -200,11 +211,8 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_vector)(cons
                                                                            const int32_t *out, float *work)
 {
 #define ARC(c) LOAD(p + (c) * SKV_LANE_BLOCK)
-    VEC one = SET1(1.0f);
-    VEC y = MUL(fh, ARC(SKV_ARC_THETA)), z = MUL(y, y), z2 = MUL(z, z);
-    VEC ps = FMA(z2, FMA(z, SET1(KERNELS_ARC_S3), SET1(KERNELS_ARC_S2)), FMA(z, SET1(KERNELS_ARC_S1), one));
-    VEC pc = FMA(z, FMA(z2, FMA(z, SET1(KERNELS_ARC_C4), SET1(KERNELS_ARC_C3)), FMA(z, SET1(KERNELS_ARC_C2), SET1(KERNELS_ARC_C1))),
-                 one);
+    VEC one = SET1(1.0f), y = MUL(fh, ARC(SKV_ARC_THETA)), ps, pc;
+    SUFFIX(arc_polys)(y, &ps, &pc);
     VEC q[4], t[3], s[3], s2[3], ns2[3];
     /* The sine is ready a product before the cosine: its term first. */
     for (int c = 0; c < 4; c++) q[c] = FMA(pc, ARC(SKV_ARC_M + c), MUL(ps, MUL(y, ARC(SKV_ARC_N + c))));
@@ -322,12 +330,9 @@ TARGET static void SUFFIX(arc_lane)(const float *p, float f, int32_t out, float 
 {
 #define ARC(c) p[(size_t)(c) * SKV_LANE_BLOCK]
 #define ROW(c, w) _mm_setr_ps(ARC(c), ARC((c) + 1), ARC((c) + 2), w)
-    const VEC one = SET1(1.0f), fv = SET1(f);
-    VEC y = SET1((f - 0.5f) * ARC(SKV_ARC_THETA)), z = MUL(y, y), z2 = MUL(z, z);
-    VEC ps = FMA(z2, FMA(z, SET1(KERNELS_ARC_S3), SET1(KERNELS_ARC_S2)), FMA(z, SET1(KERNELS_ARC_S1), one));
-    VEC pc = FMA(z, FMA(z2, FMA(z, SET1(KERNELS_ARC_C4), SET1(KERNELS_ARC_C3)),
-                        FMA(z, SET1(KERNELS_ARC_C2), SET1(KERNELS_ARC_C1))),
-                 one);
+    const VEC fv = SET1(f);
+    VEC y = SET1((f - 0.5f) * ARC(SKV_ARC_THETA)), ps, pc;
+    SUFFIX(arc_polys)(y, &ps, &pc);
     VEC mid = ROW(SKV_ARC_M, ARC(SKV_ARC_M + 3)), quarter = ROW(SKV_ARC_N, ARC(SKV_ARC_N + 3)); /* m, n */
     VEC q = FMA(pc, mid, MUL(ps, MUL(y, quarter)));
     VEC t = FMA(fv, ROW(SKV_ARC_DT, 0.0f), ROW(SKV_ARC_T0, 1.0f));
