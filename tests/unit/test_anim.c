@@ -884,17 +884,24 @@ static void test_fast_matches_reference(void)
     fast_matches_reference(1);
 }
 
-/* `model` holding `clip` over a skeleton of `nodes` nodes, every node a
- * bone (bone_node), globalInverse the identity; the arrays are the
- * caller's. */
+/* `model` holding `clip_count` clips over a skeleton of `nodes` nodes
+ * and `bones` bones (bone_node, offsets), globalInverse the identity; the
+ * arrays are the caller's. */
+static void model_of_clips(skv_model *model, skv_clip *clips, int clip_count, int nodes, int *parents, mat4 *rest,
+                           int bones, int *bone_node, mat4 *offsets)
+{
+    memset(model, 0, sizeof *model);
+    model->clip_count = clip_count, model->clips = clips;
+    model->skeleton = (skv_skeleton){.node_count = nodes, .parents = parents, .rest_local = rest,
+                                     .bone_count = bones, .bone_node = bone_node, .bone_offset = offsets};
+    glm_mat4_identity(model->global_inverse);
+}
+
+/* model_of_clips of one clip, every node a bone. */
 static void model_of_clip(skv_model *model, skv_clip *clip, int nodes, int *parents, mat4 *rest, int *bone_node,
                           mat4 *offsets)
 {
-    memset(model, 0, sizeof *model);
-    model->clip_count = 1, model->clips = clip;
-    model->skeleton = (skv_skeleton){.node_count = nodes, .parents = parents, .rest_local = rest,
-                                     .bone_count = nodes, .bone_node = bone_node, .bone_offset = offsets};
-    glm_mat4_identity(model->global_inverse);
+    model_of_clips(model, clip, 1, nodes, parents, rest, nodes, bone_node, offsets);
 }
 
 /* Small clips, where the walk samples one or two channels without lanes
@@ -1892,10 +1899,8 @@ static void test_solo_terms_budget(void)
     for (int c = 0; c < CLIPS; c++)
         clips[c] = (skv_clip){.duration_ticks = KEYS, .ticks_per_second = 1.0, .channel_count = 1, .channels = &ch,
                               .node_channel = node_channel};
-    skv_model model = {.clip_count = CLIPS, .clips = clips};
-    model.skeleton = (skv_skeleton){.node_count = NODES, .parents = parents, .rest_local = rest,
-                                    .bone_count = BONES, .bone_node = bone_node, .bone_offset = offsets};
-    glm_mat4_identity(model.global_inverse);
+    skv_model model;
+    model_of_clips(&model, clips, CLIPS, NODES, parents, rest, BONES, bone_node, offsets);
     CHECK(walk_compile_all(&model) == SKV_OK);
     int prepared = 0;
     for (int c = 0; c < CLIPS; c++) {
@@ -2061,10 +2066,8 @@ static void test_arc_budget(void)
     solo.position_count = solo.scale_count = 1;
     clips[BIG] = (skv_clip){.duration_ticks = KEYS - 1, .ticks_per_second = 1.0, .channel_count = 1,
                             .channels = &solo, .node_channel = solo_channel};
-    skv_model model = {.clip_count = BIG + 1, .clips = clips};
-    model.skeleton = (skv_skeleton){.node_count = NODES, .parents = parents, .rest_local = rest,
-                                    .bone_count = BONES, .bone_node = bone_node, .bone_offset = offsets};
-    glm_mat4_identity(model.global_inverse);
+    skv_model model;
+    model_of_clips(&model, clips, BIG + 1, NODES, parents, rest, BONES, bone_node, offsets);
     CHECK(walk_compile_all(&model) == SKV_OK);
     int with_arcs = 0;
     for (int c = 0; c < BIG; c++) {
