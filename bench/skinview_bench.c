@@ -3,6 +3,8 @@
  *
  *   skinview-bench [--json] [--smoke] [--rounds N] [MODEL...]
  *   skinview-bench --crowd            crowds: posing on all cores, instanced drawing
+ *   skinview-bench --crowd-fps [--rounds N] [MODEL...]  characters at 60 fps, 4 slots and all
+ *                                     influences (BCN and Fox by default)
  *   skinview-bench --msaa [--rounds N] the cost of --msaa 1, 2, 4 per frame (llvmpipe here)
  *   skinview-bench --influences [--rounds N] MODEL...   (4 slots, 8, all: CPU and draw cost)
  *   skinview-bench --profile FRAMES [--clip N] [--seek] [--lent] MODEL
@@ -458,6 +460,138 @@ static int bench_crowd(int json)
     return 0;
 }
 
+/* --crowd-fps: how many characters a frame of 60 fps holds, per model,
+ * with 4 slots and with every influence (--influences all): per count,
+ * the crowd posed on all cores (crowd_evaluate, as the viewer's frame
+ * does) and drawn (palettes uploaded, one instanced draw per mesh,
+ * glFinish), headless 512x512, at a new time each round; medians of
+ * `rounds`. Counts double from 256 while pose + draw fit 1/60 s, then
+ * three halvings of the last step find the largest count that fits
+ * (within 1/8 of a step). Posing and drawing run one after the other, as
+ * in the viewer; a pipelined frame would overlap them. */
+typedef struct crowd_frame_ms {
+    double pose, draw;
+} crowd_frame_ms;
+
+static int crowd_frame_time(skv_scene *scene, skv_renderer *renderer, int count, int rounds, crowd_frame_ms *out,
+                            skv_error *err)
+{
+    if (scene_set_instances(scene, count, 0, err) != SKV_OK) return -1;
+    if (render_enable_crowd(renderer, &scene->model, count, err) != SKV_OK) return -1;
+    double *pose = malloc((size_t)rounds * sizeof *pose), *draw = malloc((size_t)rounds * sizeof *draw);
+    if (!pose || !draw) {
+        free(pose), free(draw);
+        skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+        return -1;
+    }
+    skv_frame_desc frame;
+    scene_frame(scene, 0.0, 512, 512, &frame); /* first touch of every buffer, untimed */
+    render_frame(renderer, &scene->model, &frame);
+    glFinish();
+    for (int r = 0; r < rounds; r++) {
+        double a = now_ns();
+        scene_frame(scene, (r + 1) / 60.0, 512, 512, &frame);
+        double b = now_ns();
+        render_frame(renderer, &scene->model, &frame);
+        glFinish();
+        double c = now_ns();
+        pose[r] = (b - a) / 1e6;
+        draw[r] = (c - b) / 1e6;
+    }
+    out->pose = median(pose, rounds);
+    out->draw = median(draw, rounds);
+    free(pose), free(draw);
+    return 0;
+}
+
+static int bench_crowd_fps(const char *const *models, int count, int rounds, int json)
+{
+    static const char *const defaults[] = {"/usr/share/assimp/models/X/BCN_Epileptic.X",
+                                           SKV_SOURCE_DIR "/../shared/models/gltf/Fox.glb"};
+    if (count == 0) {
+        models = defaults;
+        count = 2;
+    }
+    enum { FIRST = 256, MOST = 1 << 22 };
+    const double budget_ms = 1000.0 / 60.0;
+    skv_gpu gpu;
+    skv_error err = {{0}};
+    if (gpu_headless_create(&gpu, 0, &err) != SKV_OK) {
+        fprintf(stderr, "skinview-bench: --crowd-fps: %s\n", err.message);
+        return 1;
+    }
+    skv_target target;
+    if (target_create(&target, 512, 512, &err) != SKV_OK) {
+        fprintf(stderr, "skinview-bench: --crowd-fps: %s\n", err.message);
+        gpu_headless_destroy(&gpu);
+        return 1;
+    }
+    target_bind(&target);
+    if (!json) printf("GL renderer: %s; %ld threads posing\n", (const char *)glGetString(GL_RENDERER), sysconf(_SC_NPROCESSORS_ONLN));
+    int failed = 0;
+    for (int m = 0; m < count; m++)
+        for (int k = 0; k < 2; k++) {
+            int influences = k == 0 ? 4 : SKV_INFLUENCES_ALL;
+            const char *name = strrchr(models[m], '/') ? strrchr(models[m], '/') + 1 : models[m];
+            skv_scene scene;
+            skv_renderer renderer;
+            if (scene_load(&scene, models[m], NULL, &(skv_import_desc){.influences = influences, .trusted = 1}, &err) !=
+                SKV_OK) {
+                fprintf(stderr, "skinview-bench: %s: %s\n", models[m], err.message);
+                failed = 1;
+                continue;
+            }
+            if (render_create(&renderer, &scene.model, &err) != SKV_OK) {
+                fprintf(stderr, "skinview-bench: %s: %s\n", models[m], err.message);
+                scene_free(&scene);
+                failed = 1;
+                continue;
+            }
+            int fits = 0, step = FIRST, n = FIRST, halvings = 0;
+            crowd_frame_ms at_fits = {0, 0};
+            while (n <= MOST) {
+                crowd_frame_ms t;
+                if (crowd_frame_time(&scene, &renderer, n, rounds, &t, &err) != 0) {
+                    fprintf(stderr, "skinview-bench: %s, %d characters: %s\n", name, n, err.message);
+                    break;
+                }
+                int ok = t.pose + t.draw <= budget_ms;
+                if (json)
+                    printf("{\"crowd_fps\":\"%s\",\"influences\":\"%s\",\"characters\":%d,\"pose_ms\":%.3f,"
+                           "\"draw_ms\":%.3f}\n",
+                           name, k == 0 ? "4" : "all", n, t.pose, t.draw);
+                else
+                    printf("%-20s %-4s %8d characters: pose %8.2f ms + draw %8.2f ms = %8.2f ms %s\n", name,
+                           k == 0 ? "4" : "all", n, t.pose, t.draw, t.pose + t.draw, ok ? "fits 60 fps" : "");
+                if (ok) {
+                    fits = n;
+                    at_fits = t;
+                }
+                if (ok && halvings == 0) {
+                    step = n;
+                    n *= 2;
+                } else {
+                    if (++halvings > 3 || step < 2) break;
+                    step /= 2;
+                    n = ok ? n + step : n - step;
+                    if (n <= fits) break;
+                }
+            }
+            if (json)
+                printf("{\"crowd_fps\":\"%s\",\"influences\":\"%s\",\"characters_at_60fps\":%d,\"pose_ms\":%.3f,"
+                       "\"draw_ms\":%.3f}\n",
+                       name, k == 0 ? "4" : "all", fits, at_fits.pose, at_fits.draw);
+            else
+                printf("%-20s %-4s at 60 fps: %d characters (pose %.2f ms, draw %.2f ms)\n", name, k == 0 ? "4" : "all",
+                       fits, at_fits.pose, at_fits.draw);
+            render_destroy(&renderer);
+            scene_free(&scene);
+        }
+    target_destroy(&target);
+    gpu_headless_destroy(&gpu);
+    return failed;
+}
+
 /* --msaa: what multisampling costs per frame (render_frame, resolve,
  * read back: what --screenshot and the window do), 800x600, at 1, 2 and
  * 4 samples (GL 3.3's guaranteed most; llvmpipe's too), rounds interleaved so that load on the machine hits
@@ -698,7 +832,7 @@ static double screenshot_process_ms(const char *model)
 
 int main(int argc, char **argv)
 {
-    int json = 0, smoke = 0, crowd = 0, msaa = 0, rounds = 15, count = 0, kernel = SKV_WALK_AUTO;
+    int json = 0, smoke = 0, crowd = 0, crowd_fps = 0, msaa = 0, rounds = 15, count = 0, kernel = SKV_WALK_AUTO;
     int profile_frames = 0, profile_clip = 0, profile_seek = 0, profile_lent = 0, influences = 0;
     const char *models[64];
     static const char *kernels[] = {"auto", "portable", "avx2", "avx512", "scalar"};
@@ -706,6 +840,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             printf("usage: skinview-bench [--json] [--smoke] [--rounds N] [--kernel auto|portable|avx2|avx512|scalar]\n"
                    "                      [--crowd] [--msaa] [MODEL...]\n"
+                   "       skinview-bench --crowd-fps [--rounds N] [MODEL...]\n"
                    "       skinview-bench --profile FRAMES [--clip N] [--seek] [--lent] MODEL\n"
                    "       skinview-bench --influences [--rounds N] MODEL...\n");
             return 0;
@@ -724,6 +859,7 @@ int main(int argc, char **argv)
             }
         } else if (strcmp(argv[i], "--json") == 0) json = 1;
         else if (strcmp(argv[i], "--crowd") == 0) crowd = 1;
+        else if (strcmp(argv[i], "--crowd-fps") == 0) crowd_fps = 1;
         else if (strcmp(argv[i], "--msaa") == 0) msaa = 1;
         else if (strcmp(argv[i], "--smoke") == 0) smoke = 1;
         else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) rounds = atoi(argv[++i]);
@@ -736,6 +872,7 @@ int main(int argc, char **argv)
     }
     if (rounds < 1) rounds = 1;
     if (crowd) return bench_crowd(json);
+    if (crowd_fps) return bench_crowd_fps(models, count, rounds, json);
     if (msaa) return bench_msaa(json, rounds);
     if (influences) {
         int failed = 0;

@@ -38,7 +38,7 @@ static void shader_preamble(char *out, size_t size, const skv_shader_variant *va
              variant->instanced, variant->dual_quaternion, SKV_MAX_BONES, variant->influence_slots, SKV_ATTR_POSITION, SKV_ATTR_NORMAL, SKV_ATTR_UV, SKV_ATTR_BONE_IDS,
              SKV_ATTR_WEIGHTS, SKV_ATTR_BONE_IDS_1, SKV_ATTR_WEIGHTS_1, variant->morph, SKV_ATTR_VERTEX, SKV_ATTR_TANGENT,
              SKV_SHADE_MATERIAL, SKV_SHADE_WEIGHTS, SKV_SHADE_INFLUENCES, SKV_SHADE_SOLID, SKV_SHADE_FLAT,
-             variant->influence_lists && !variant->instanced && !variant->dual_quaternion);
+             variant->influence_lists && !variant->dual_quaternion);
 }
 
 /* A shader's or program's log as one line (errors are one line). */
@@ -851,24 +851,69 @@ skv_result render_enable_dual_quaternion(skv_renderer *renderer, const skv_model
 
 skv_result render_enable_crowd(skv_renderer *renderer, const skv_model *model, int max_instances, skv_error *err)
 {
-    if (renderer->draws.split)
+    return render_enable_crowd_with(renderer, model, max_instances, 0, err);
+}
+
+skv_result render_enable_crowd_with(skv_renderer *renderer, const skv_model *model, int max_instances, GLuint program,
+                                    skv_error *err)
+{
+    if (renderer->draws.split) {
+        if (program) glDeleteProgram(program);
         return skv_fail(err, SKV_ERR_ARGUMENT, "crowds of models of more than %d bones are not supported",
                         SKV_MAX_BONES);
+    }
     GLint max_texels = 0;
     glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &max_texels);
     long long texels = (long long)max_instances * (model->skeleton.bone_count > 0 ? model->skeleton.bone_count : 1) * 3;
-    if (texels > max_texels)
+    if (texels > max_texels) {
+        if (program) glDeleteProgram(program);
         return skv_fail(err, SKV_ERR_GPU, "a crowd of %d: %lld palette texels, the GPU takes %d", max_instances,
                         texels, (int)max_texels);
+    }
+    if (program && renderer->crowd_program) {
+        glDeleteProgram(renderer->crowd_program);
+        renderer->crowd_program = 0;
+    }
     if (!renderer->crowd_program) {
-        skv_shader_variant variant = {.influence_slots = model->influence_slots, .instanced = 1};
-        renderer->crowd_program = render_program_variant("skinned.vert", "skinned.frag", NULL, 0, &variant, err);
+        /* --influences all: the crowd reads the same per-vertex lists as
+         * the single draw (one set for every character: the lists belong
+         * to the mesh, the palettes to the character). */
+        skv_shader_variant variant = {.influence_slots = model->influence_slots, .instanced = 1,
+                                      .influence_lists = model->influence_lists};
+        renderer->crowd_program =
+            program ? program : render_program_variant("skinned.vert", "skinned.frag", NULL, 0, &variant, err);
         if (!renderer->crowd_program) return SKV_ERR_GPU;
         find_uniforms(renderer->crowd_program, &renderer->crowd_uniforms);
-        glGenBuffers(1, &renderer->crowd_buffer);
-        glGenTextures(1, &renderer->crowd_texture);
+        if (!renderer->crowd_buffer) glGenBuffers(1, &renderer->crowd_buffer);
+        if (!renderer->crowd_texture) glGenTextures(1, &renderer->crowd_texture);
     }
     return SKV_OK;
+}
+
+/* Every character's palette into the crowd's texture buffer (one upload
+ * per frame), and the crowd program's per-frame state that is not the
+ * view's: palettes, lists, the grid. */
+static void bind_crowd(skv_renderer *renderer, const skv_model *model, const float *palettes, int count,
+                       int grid_columns, float grid_spacing)
+{
+    const skv_uniforms *u = &renderer->crowd_uniforms;
+    int bones = model->skeleton.bone_count > 0 ? model->skeleton.bone_count : 1;
+    /* 3x4 rows: 48 bytes per bone (crowd.h). */
+    GLsizeiptr bytes = (GLsizeiptr)count * bones * (GLsizeiptr)(3 * 4 * sizeof(float));
+    glBindBuffer(GL_TEXTURE_BUFFER, renderer->crowd_buffer);
+    glBufferData(GL_TEXTURE_BUFFER, bytes, palettes, GL_STREAM_DRAW);
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_BUFFER, renderer->crowd_texture);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, renderer->crowd_buffer);
+    glActiveTexture(GL_TEXTURE0);
+
+    glUseProgram(renderer->crowd_program);
+    glUniform1i(u->shade_mode, 0);
+    glUniform1i(u->palettes, 1);
+    glUniform1i(u->bones_per_instance, bones);
+    glUniform1i(u->grid_columns, grid_columns > 0 ? grid_columns : 1);
+    glUniform1f(u->grid_spacing, grid_spacing);
+    bind_influence_lists(renderer, u);
 }
 
 /* All characters: their palettes into the texture buffer (one upload),
@@ -876,23 +921,9 @@ skv_result render_enable_crowd(skv_renderer *renderer, const skv_model *model, i
 static void draw_crowd(skv_renderer *renderer, const skv_model *model, const skv_frame_desc *frame)
 {
     const skv_uniforms *u = &renderer->crowd_uniforms;
-    int bones = model->skeleton.bone_count > 0 ? model->skeleton.bone_count : 1;
-    /* 3x4 rows: 48 bytes per bone (crowd.h). */
-    GLsizeiptr bytes = (GLsizeiptr)frame->instance_count * bones * (GLsizeiptr)(3 * 4 * sizeof(float));
-    glBindBuffer(GL_TEXTURE_BUFFER, renderer->crowd_buffer);
-    glBufferData(GL_TEXTURE_BUFFER, bytes, frame->instance_palettes, GL_STREAM_DRAW);
-    glActiveTexture(GL_TEXTURE1);
-    glBindTexture(GL_TEXTURE_BUFFER, renderer->crowd_texture);
-    glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, renderer->crowd_buffer);
-
-    glUseProgram(renderer->crowd_program);
+    bind_crowd(renderer, model, frame->instance_palettes, frame->instance_count, frame->grid_columns,
+               frame->grid_spacing);
     set_frame_uniforms(u, frame, frame->model);
-    glUniform1i(u->shade_mode, 0);
-    glUniform1i(u->palettes, 1);
-    glUniform1i(u->bones_per_instance, bones);
-    glUniform1i(u->grid_columns, frame->grid_columns > 0 ? frame->grid_columns : 1);
-    glUniform1f(u->grid_spacing, frame->grid_spacing);
-    glActiveTexture(GL_TEXTURE0);
     glBindVertexArray(renderer->vao);
     const skv_draw_set *set = &renderer->draws;
     /* Opaque and masked draws, then the blended ones (in the file's
@@ -916,6 +947,24 @@ static void draw_crowd(skv_renderer *renderer, const skv_model *model, const skv
     glDepthMask(GL_TRUE);
     glDisable(GL_BLEND);
     glDisable(GL_CULL_FACE);
+    glBindVertexArray(0);
+}
+
+void render_feedback_crowd(skv_renderer *renderer, const skv_model *model, const float *palettes, int count,
+                           GLuint feedback)
+{
+    bind_crowd(renderer, model, palettes, count, 1, 0.0f);
+    glBindVertexArray(renderer->vao);
+    glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, feedback);
+    glEnable(GL_RASTERIZER_DISCARD);
+    glBeginTransformFeedback(GL_POINTS);
+    /* Per draw, instance after instance: points land draw by draw, and
+     * within a draw character by character. */
+    const skv_draw_set *set = &renderer->draws;
+    for (int i = 0; i < set->draw_count; i++)
+        glDrawArraysInstanced(GL_POINTS, set->draws[i].base_vertex, set->draws[i].vertex_count, count);
+    glEndTransformFeedback();
+    glDisable(GL_RASTERIZER_DISCARD);
     glBindVertexArray(0);
 }
 

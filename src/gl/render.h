@@ -169,6 +169,18 @@ void render_frame(skv_renderer *renderer, const skv_model *model, const skv_fram
  * split mode (over SKV_MAX_BONES bones) or beyond the GPU's texture
  * buffer size. */
 skv_result render_enable_crowd(skv_renderer *renderer, const skv_model *model, int max_instances, skv_error *err);
+/* Same, with an instanced program of the caller's built from skinned.vert
+ * (e.g. one linked for transform feedback); the renderer owns it from
+ * then on, also when this fails. */
+skv_result render_enable_crowd_with(skv_renderer *renderer, const skv_model *model, int max_instances, GLuint program,
+                                    skv_error *err);
+/* The crowd's render_feedback: `count` characters (palettes: bone_count
+ * 3x4 rows each, crowd.h) through the crowd program as points, rasteriser
+ * off; the varyings land draw by draw, and within a draw character by
+ * character in GPU vertex order. Needs render_enable_crowd(_with) and a
+ * bound framebuffer. */
+void render_feedback_crowd(skv_renderer *renderer, const skv_model *model, const float *palettes, int count,
+                           GLuint feedback);
 
 /* Builds the dual-quaternion program, so frames may ask for it. */
 skv_result render_enable_dual_quaternion(skv_renderer *renderer, const skv_model *model, skv_error *err);

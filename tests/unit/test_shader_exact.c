@@ -47,6 +47,8 @@ typedef struct result {
     double dq_position_error, dq_normal_error; /* dual-quaternion shader vs skin_blend_dq */
     int tangents;                         /* the model has tangents: the next two are measured */
     double tangent_error, dq_tangent_error;
+    int crowd;                            /* not split: the instanced (--instances) shader was checked */
+    double crowd_position_error, crowd_normal_error; /* per character, vs its own CPU blend */
 } result;
 
 #define FEEDBACK_FLOATS 9 /* position, normal, tangent */
@@ -168,6 +170,85 @@ static int dual_quaternion_case(skv_scene *scene, const double times[2], result 
 }
 
 
+/* The crowd's instanced build (--instances), captured the same way for
+ * CROWD characters at different times in one instanced draw, each against
+ * the CPU blend of its own palette: the slots' (skin_blend, positions and
+ * normals) or, with lists, every influence (skin_blend_all, positions).
+ * The crowd draws no morph targets, so the CPU blends have none either
+ * (weights 0, not the defaults).
+ * Split models make no crowd: not checked. */
+enum { CROWD = 3 };
+static int crowd_case(skv_scene *scene, const double times[2], result *res, skv_error *err)
+{
+    skv_model *m = &scene->model;
+    skv_renderer renderer;
+    if (render_create(&renderer, m, err) != SKV_OK) return -1;
+    if (renderer.draws.split) {
+        render_destroy(&renderer);
+        return 0;
+    }
+    const char *varyings[3] = {"v_skinned_position", "v_skinned_normal", "v_skinned_tangent"};
+    skv_shader_variant variant = {.influence_slots = m->influence_slots, .instanced = 1,
+                                  .influence_lists = m->influence_lists};
+    GLuint program = render_program_variant("skinned.vert", "skinned.frag", varyings, 3, &variant, err);
+    if (!program || render_enable_crowd_with(&renderer, m, CROWD, program, err) != SKV_OK) {
+        render_destroy(&renderer);
+        return -1;
+    }
+    res->crowd = 1;
+    size_t n = (size_t)m->vertex_count, bones = (size_t)(m->skeleton.bone_count > 0 ? m->skeleton.bone_count : 1);
+    float *gpu = malloc(CROWD * n * FEEDBACK_FLOATS * sizeof(float));
+    float *rows = malloc(CROWD * bones * 12 * sizeof(float));
+    float *cpu = malloc(CROWD * n * 3 * sizeof(float)), *cpu_n = malloc(CROWD * n * 3 * sizeof(float));
+    double diag[CROWD];
+    /* README: crowds draw without morphs, not even at their default weights. */
+    float *no_morph = calloc(m->morph_target_count > 0 ? (size_t)m->morph_target_count : 1, sizeof(float));
+    const double when[CROWD] = {times[1], 0.5 * (times[0] + times[1]), times[0]};
+    for (int k = 0; k < CROWD; k++) {
+        scene_pose(scene, when[k]);
+        const mat4 *palette = (const mat4 *)scene->pose.palette;
+        /* 3x4 rows (crowd.h): row r, column c is the matrix's [c][r]. */
+        for (size_t b = 0; b < (size_t)m->skeleton.bone_count; b++)
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 4; c++) rows[(k * bones + b) * 12 + r * 4 + c] = palette[b][c][r];
+        float *p = cpu + k * n * 3, *nrm = cpu_n + k * n * 3;
+        if (m->influence_lists) skin_blend_all_morph(m, scene->pose.palette, no_morph, p);
+        else skin_blend_morph(m, scene->pose.palette, no_morph, p, nrm);
+        diag[k] = diagonal_of(p, m->vertex_count);
+        if (!(diag[k] > 0)) diag[k] = 1;
+    }
+    GLuint feedback;
+    glGenBuffers(1, &feedback);
+    glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, feedback);
+    GLsizeiptr bytes = (GLsizeiptr)(CROWD * n * FEEDBACK_FLOATS * sizeof(float));
+    glBufferData(GL_TRANSFORM_FEEDBACK_BUFFER, bytes, NULL, GL_STREAM_READ);
+    render_feedback_crowd(&renderer, m, rows, CROWD, feedback);
+    glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, feedback);
+    glGetBufferSubData(GL_TRANSFORM_FEEDBACK_BUFFER, 0, bytes, gpu);
+    const float *point = gpu;
+    for (int i = 0; i < renderer.draws.draw_count; i++) {
+        const skv_draw *d = &renderer.draws.draws[i];
+        for (int k = 0; k < CROWD; k++)
+            for (int j = 0; j < d->vertex_count; j++, point += FEEDBACK_FLOATS) {
+                size_t v = (size_t)(d->base_vertex + j);
+                const float *p = cpu + (k * n + v) * 3, *nrm = cpu_n + (k * n + v) * 3;
+                double dp = 0, dn = 0;
+                for (int a = 0; a < 3; a++) {
+                    dp = fmax(dp, fabs(point[a] - p[a]));
+                    dn = fmax(dn, fabs(point[3 + a] - nrm[a]));
+                }
+                /* A NaN must fail, not vanish in fmax. */
+                res->crowd_position_error = fmax(res->crowd_position_error, isfinite(dp) ? dp / diag[k] : INFINITY);
+                if (!m->influence_lists && isfinite(nrm[0]) && isfinite(point[3]))
+                    res->crowd_normal_error = fmax(res->crowd_normal_error, dn);
+            }
+    }
+    glDeleteBuffers(1, &feedback);
+    free(gpu), free(rows), free(cpu), free(cpu_n), free(no_morph);
+    render_destroy(&renderer);
+    return 0;
+}
+
 static int run_case(const char *spec, result *res, char *name, size_t name_size)
 {
     memset(res, 0, sizeof *res);
@@ -271,8 +352,10 @@ static int run_case(const char *spec, result *res, char *name, size_t name_size)
     render_destroy(&renderer);
     int dq = dual_quaternion_case(&scene, times, res, &err);
     if (dq != 0) fprintf(stderr, "%s: dual quaternion: %s\n", parts[0], err.message);
+    int crowd = crowd_case(&scene, times, res, &err);
+    if (crowd != 0) fprintf(stderr, "%s: crowd: %s\n", parts[0], err.message);
     scene_free(&scene);
-    return dq;
+    return dq != 0 ? dq : crowd;
 }
 
 int main(int argc, char **argv)
@@ -311,12 +394,15 @@ int main(int argc, char **argv)
         int ok = res.position_error < (res.lists ? ALL_LIMIT : POSITION_LIMIT) && res.normal_error < NORMAL_LIMIT &&
                  (!res.slots_hold_all || res.all_max < POSITION_LIMIT) && res.dq_position_error < POSITION_LIMIT &&
                  res.dq_normal_error < NORMAL_LIMIT && res.tangent_error < NORMAL_LIMIT &&
-                 res.dq_tangent_error < NORMAL_LIMIT;
+                 res.dq_tangent_error < NORMAL_LIMIT &&
+                 (!res.crowd || (res.crowd_position_error < (res.lists ? ALL_LIMIT : POSITION_LIMIT) &&
+                                 res.crowd_normal_error < NORMAL_LIMIT));
         printf("%-42s %11.2e %11.2e | %13.2e %14.2e | %10.2e %10.2e %s", name, res.position_error, res.normal_error,
                res.all_max, res.all_mean, res.dq_position_error, res.dq_normal_error, ok ? "ok" : "FAILED");
         if (res.lists) printf(" (shader pos: vs every influence; normals not checked)");
         else if (!res.slots_hold_all) printf(" (slots drop influences)");
-        if (res.split) printf(" (split into %d draws)", res.draws);
+        if (res.split) printf(" (split into %d draws; no crowd)", res.draws);
+        else printf(" (crowd of %d: pos %.2e, nrm %.2e)", CROWD, res.crowd_position_error, res.crowd_normal_error);
         if (res.tangents) printf(" (tangents vs CPU: linear %.2e, dual quaternion %.2e)", res.tangent_error, res.dq_tangent_error);
         if (res.skipped_normals) printf(" (%d singular normals skipped)", res.skipped_normals);
         printf("\n");
