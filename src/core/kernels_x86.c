@@ -588,8 +588,13 @@ static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, r
  * a walk of one channel's frame (solo_frame) are AVX2's too: no machine
  * here (nor valgrind) runs AVX-512 to test builds of their own (written
  * for vector_palette, affine_avx512 for the globals: removed unrun); one
- * 512-bit register a matrix would save ~7 instructions of solo_frame. */
-static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_affine_avx512, run_affine_avx512, run_palette_avx512,
+ * 512-bit register a matrix would save ~7 instructions of solo_frame.
+ * Chains are AVX2's run_chain_avx2, which hands each product to the next
+ * link in registers: run_affine_avx512 stores every link and loads it
+ * back, and on a Xeon with AVX-512 (lent once, bench/NOTES.md v7n) that
+ * made the 130-bone tentacle's chain 13.0 ns/bone against AVX2's 9.1;
+ * with run_chain_avx2, 8.7. */
+static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_affine_avx512, run_chain_avx2, run_palette_avx512,
                                             run_rows_avx2, rows_palette_avx2, fence_x86, sample_avx512, sample_arc_avx512,
                                             sample_each_avx2,
                                             sample_solo_avx2x4, solo_palette_avx512, vector_palette_avx2,
