@@ -3,7 +3,7 @@
  *
  *   skinview-bench [--json] [--smoke] [--rounds N] [MODEL...]
  *   skinview-bench --crowd            crowds: posing on all cores, instanced drawing
- *   skinview-bench --crowd-fps [--rounds N] [MODEL...]  characters at 60 fps, 4 slots and all
+ *   skinview-bench --crowd-fps [--rounds N] [MODEL...]  characters at 60 fps, 4 slots, 8 and all
  *                                     influences (BCN and Fox by default)
  *   skinview-bench --msaa [--rounds N] the cost of --msaa 1, 2, 4 per frame (llvmpipe here)
  *   skinview-bench --influences [--rounds N] MODEL...   (4 slots, 8, all: CPU and draw cost)
@@ -461,7 +461,7 @@ static int bench_crowd(int json)
 }
 
 /* --crowd-fps: how many characters a frame of 60 fps holds, per model,
- * with 4 slots and with every influence (--influences all): per count,
+ * with 4 slots, 8 slots and every influence (--influences all): per count,
  * the crowd posed on all cores (crowd_evaluate, as the viewer's frame
  * does) and drawn (palettes uploaded, one instanced draw per mesh,
  * glFinish), headless 512x512, at a new time each round; medians of
@@ -538,8 +538,10 @@ static int bench_crowd_fps(const char *const *models, int count, int rounds, int
     if (!json) printf("GL renderer: %s; %ld threads posing\n", (const char *)glGetString(GL_RENDERER), sysconf(_SC_NPROCESSORS_ONLN));
     int failed = 0;
     for (int m = 0; m < count; m++)
-        for (int k = 0; k < 2; k++) {
-            int influences = k == 0 ? 4 : SKV_INFLUENCES_ALL;
+        for (int k = 0; k < 3; k++) {
+            static const int modes[3] = {4, 8, SKV_INFLUENCES_ALL};
+            static const char *const mode_names[3] = {"4", "8", "all"};
+            int influences = modes[k];
             const char *name = strrchr(models[m], '/') ? strrchr(models[m], '/') + 1 : models[m];
             skv_scene scene;
             skv_renderer renderer;
@@ -567,10 +569,10 @@ static int bench_crowd_fps(const char *const *models, int count, int rounds, int
                 if (json)
                     printf("{\"crowd_fps\":\"%s\",\"influences\":\"%s\",\"characters\":%d,\"pose_ms\":%.3f,"
                            "\"draw_ms\":%.3f}\n",
-                           name, k == 0 ? "4" : "all", n, t.pose, t.draw);
+                           name, mode_names[k], n, t.pose, t.draw);
                 else
                     printf("%-20s %-4s %8d characters: pose %8.2f ms + draw %8.2f ms = %8.2f ms (%.3f G vertices/s) %s\n",
-                           name, k == 0 ? "4" : "all", n, t.pose, t.draw, t.pose + t.draw,
+                           name, mode_names[k], n, t.pose, t.draw, t.pose + t.draw,
                            (double)n * scene.model.vertex_count / (t.draw * 1e6), ok ? "fits 60 fps" : "");
                 if (ok) {
                     fits = n;
@@ -589,9 +591,9 @@ static int bench_crowd_fps(const char *const *models, int count, int rounds, int
             if (json)
                 printf("{\"crowd_fps\":\"%s\",\"influences\":\"%s\",\"characters_at_60fps\":%d,\"pose_ms\":%.3f,"
                        "\"draw_ms\":%.3f}\n",
-                       name, k == 0 ? "4" : "all", fits, at_fits.pose, at_fits.draw);
+                       name, mode_names[k], fits, at_fits.pose, at_fits.draw);
             else
-                printf("%-20s %-4s at 60 fps: %d characters (pose %.2f ms, draw %.2f ms)\n", name, k == 0 ? "4" : "all",
+                printf("%-20s %-4s at 60 fps: %d characters (pose %.2f ms, draw %.2f ms)\n", name, mode_names[k],
                        fits, at_fits.pose, at_fits.draw);
             render_destroy(&renderer);
             scene_free(&scene);
