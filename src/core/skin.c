@@ -100,15 +100,24 @@ void skin_blend_morph(const skv_model *model, const mat4 *palette, const float *
         float morphed[3], morphed_normal[3];
         int mesh = model->morph_target_count ? morph_mesh_of_vertex(model, v, &cursor) : -1;
         morph_vertex(model, morph_weights, mesh, v, morphed, morphed_normal);
-        const int slots = model->influence_slots;
-        const uint16_t *ids = &model->bone_ids[v * slots];
-        const float *w = &model->weights[v * slots];
         mat4 blend = GLM_MAT4_ZERO_INIT;
-        for (int i = 0; i < slots; i++) {
-            if (w[i] == 0.0f) continue;
-            const float(*m)[4] = palette[ids[i]];
-            for (int c = 0; c < 4; c++)
-                for (int r = 0; r < 4; r++) blend[c][r] += w[i] * m[c][r];
+        if (model->influence_lists) { /* --influences all: the vertex's whole list, as the shader reads it */
+            for (int i = model->influence_start[v]; i < model->influence_start[v + 1]; i++) {
+                const float(*m)[4] = palette[model->influences[i].bone];
+                const float w = model->influences[i].weight;
+                for (int c = 0; c < 4; c++)
+                    for (int r = 0; r < 4; r++) blend[c][r] += w * m[c][r];
+            }
+        } else {
+            const int slots = model->influence_slots;
+            const uint16_t *ids = &model->bone_ids[v * slots];
+            const float *w = &model->weights[v * slots];
+            for (int i = 0; i < slots; i++) {
+                if (w[i] == 0.0f) continue;
+                const float(*m)[4] = palette[ids[i]];
+                for (int c = 0; c < 4; c++)
+                    for (int r = 0; r < 4; r++) blend[c][r] += w[i] * m[c][r];
+            }
         }
         const float *p = morphed;
         vec4 in = {p[0], p[1], p[2], 1.0f}, out;

@@ -2,8 +2,9 @@
  *
  * Packing turns a vertex's list of (bone, weight) pairs, as a file gives
  * them, into the fixed slots (4 or 8) the shader reads. The CPU
- * blend applies a bone palette to the packed slots exactly the way the
- * vertex shader does; pose export and camera framing use it. */
+ * blend applies a bone palette to the packed slots (or, with
+ * --influences all, the whole lists) exactly the way the vertex shader
+ * does; pose export and camera framing use it. */
 #ifndef SKV_SKIN_H
 #define SKV_SKIN_H
 
@@ -19,7 +20,9 @@
  * (0: nothing usable, the slots are all zero). */
 int skin_pack_influences(skv_influence *list, int count, int slots, uint16_t *ids, float *weights);
 
-/* Blends every vertex of `model` with `palette` (bone_count matrices).
+/* Blends every vertex of `model` with `palette` (bone_count matrices):
+ * its packed slots, or with model->influence_lists (--influences all) its
+ * whole list, as the linear-blend shader reads them.
  * Writes 3 floats per vertex to `positions`, and to `normals` when it is
  * not NULL (normalised, using the inverse transpose of the blended 3x3).
  * Results are in model space (apply model->upright for the scene). */
