@@ -753,7 +753,7 @@ static skv_result material_texture(importer *im, const struct aiMaterial *src, s
     int found = 0;
     for (int k = 0; k < type_count && !found; k++)
         found = aiGetMaterialTexture(src, types[k], 0, &path, NULL, NULL, NULL, NULL, NULL, NULL) == aiReturn_SUCCESS;
-    if (!found) return SKV_OK;
+    if (!found || path.length == 0) return SKV_OK; /* an empty name (MD5's shader "") is no texture */
     char ref[AI_MAXLEN + 1];
     snprintf(ref, sizeof ref, "%.*s", (int)path.length, path.data);
     mat->texture_paths[slot] = strdup(ref);

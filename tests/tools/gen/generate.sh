@@ -14,6 +14,7 @@ python3 "$gen/fbx_pivots.py" "$out/fbx_mixamo_offsets.fbx" --variant prerotation
 # library_animation_clips.dae's clip "bend" alone, for the Collada evaluator.
 python3 "$gen/collada_clip.py" "$shared/collada/library_animation_clips.dae" "$out/library_animation_clips_bend.dae" bend
 python3 "$gen/gltf_morph_skin.py" "$out/morph_skin.gltf"
+python3 "$gen/md5_many_weights.py" "$out/md5_many_weights.md5mesh"
 python3 "$gen/gltf_split.py" "$out/split"
 # Materials (issue #19): transparency, sRGB, normal maps, metal and roughness.
 for kind in blend order mask srgb maps normal flat spheres; do
