@@ -195,8 +195,9 @@ void main()
     vec3 skinned_tangent = rotate(real, mat3(blend_stretch) * a_tangent.xyz);
 #elif SKV_INFLUENCE_LISTS
     // --influences all: every influence of the vertex, from its list (the
-    // CPU's skin_blend_all). gl_VertexID is the model vertex: the lists
-    // need the unsplit vertex buffer (render.c refuses split draws).
+    // CPU's skin_blend_all). gl_VertexID is the GPU vertex: the model's
+    // vertex, or in split mode (over SKV_MAX_BONES bones) its copy, whose
+    // list holds draw-local bones (draws.h).
     mat4 skin = mat4(0.0);
     int list_end = texelFetch(u_influence_starts, gl_VertexID + 1).r;
     for (int i = texelFetch(u_influence_starts, gl_VertexID).r; i < list_end; i++) {

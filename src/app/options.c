@@ -95,7 +95,7 @@ static const option_spec option_table[] = {
      .choices = {"linear", "dq"}, .choice_values = {0, 1}),
     OPTION("--influences", OPT_CHOICE, F(influences), "4|8|all",
            "bone influences kept per vertex (default 4); all: the\nlinear-blend shader reads every influence from "
-           "per-vertex\nlists (models of up to 100 bones)",
+           "per-vertex\nlists",
            .choices = {"4", "8", "all"}, .choice_values = {4, 8, SKV_INFLUENCES_ALL}),
     OPTION("--morph", OPT_MORPH, F(morphs), "NAME=W",
      "morph target NAME (its name, or its number in --list)\nweighs W whatever the clip says; repeatable",

@@ -7,8 +7,26 @@
 /* Growable arrays for the split. */
 typedef struct split_state {
     skv_draw_set *set;
-    int vertex_capacity, index_capacity, draw_capacity;
+    int vertex_capacity, index_capacity, draw_capacity, start_capacity, pair_capacity, pair_count;
 } split_state;
+
+/* Vertex v's influences a draw must hold: its whole list with
+ * --influences all (model->influence_lists), else its slots. Influence i's
+ * bone goes to *bone; returns 0 for an unused slot (weight 0). */
+static int vertex_influences(const skv_model *model, int v)
+{
+    return model->influence_lists ? model->influence_start[v + 1] - model->influence_start[v] : model->influence_slots;
+}
+
+static int vertex_influence(const skv_model *model, int v, int i, int *bone)
+{
+    if (model->influence_lists) {
+        *bone = model->influences[model->influence_start[v] + i].bone;
+        return 1;
+    }
+    *bone = model->bone_ids[v * model->influence_slots + i];
+    return model->weights[v * model->influence_slots + i] != 0.0f;
+}
 
 static int reserve(void **array, int *capacity, int needed, size_t item)
 {
@@ -39,10 +57,19 @@ static skv_result split(const skv_model *model, int max_bones, skv_draw_set *set
     split_state st = {.set = set};
     const int slots = model->influence_slots;
     int bones = model->skeleton.bone_count;
+    int most = 1; /* influences on one vertex: a triangle adds at most 3x */
+    for (int v = 0; v < model->vertex_count; v++)
+        if (vertex_influences(model, v) > most) most = vertex_influences(model, v);
     int *slot_of_bone = malloc((size_t)bones * sizeof *slot_of_bone);
     int *local_of_vertex = malloc((size_t)model->vertex_count * sizeof *local_of_vertex);
-    int *draw_bones = malloc((size_t)max_bones * sizeof *draw_bones);
-    if (!slot_of_bone || !local_of_vertex || !draw_bones) goto oom;
+    /* A draw's bones, and a triangle's new ones past the last draw's end. */
+    int *draw_bones = malloc(((size_t)max_bones + 3 * (size_t)most) * sizeof *draw_bones);
+    int *added = malloc(3 * (size_t)most * sizeof *added);
+    if (!slot_of_bone || !local_of_vertex || !draw_bones || !added) goto oom;
+    if (model->influence_lists) {
+        if (reserve((void **)&set->list_start, &st.start_capacity, 1, sizeof *set->list_start)) goto oom;
+        set->list_start[0] = 0;
+    }
     for (int b = 0; b < bones; b++) slot_of_bone[b] = -1;
     for (int v = 0; v < model->vertex_count; v++) local_of_vertex[v] = -1;
 
@@ -52,12 +79,12 @@ static skv_result split(const skv_model *model, int max_bones, skv_draw_set *set
         for (int t = 0; t < mesh->index_count; t += 3) {
             const uint32_t *tri = &model->indices[mesh->first_index + t];
             /* Bones this triangle adds to the current draw. */
-            int added[3 * SKV_MAX_INFLUENCES], add_count = 0;
+            int add_count = 0;
             for (int k = 0; k < 3 && d; k++) {
                 int v = mesh->base_vertex + (int)tri[k];
-                for (int i = 0; i < slots; i++) {
-                    int b = model->bone_ids[v * slots + i];
-                    if (model->weights[v * slots + i] == 0.0f || slot_of_bone[b] >= 0) continue;
+                for (int i = 0, n = vertex_influences(model, v); i < n; i++) {
+                    int b;
+                    if (!vertex_influence(model, v, i, &b) || slot_of_bone[b] >= 0) continue;
                     int seen = 0;
                     for (int j = 0; j < add_count; j++) seen |= added[j] == b;
                     if (!seen) added[add_count++] = b;
@@ -89,6 +116,23 @@ static skv_result split(const skv_model *model, int max_bones, skv_draw_set *set
                         if (!grown) goto oom;
                         set->bone_ids = grown;
                     }
+                    if (model->influence_lists) { /* the list first: its bones hold the slots' */
+                        int first = model->influence_start[v], count = model->influence_start[v + 1] - first;
+                        if (reserve((void **)&set->list_start, &st.start_capacity, n + 2, sizeof *set->list_start) ||
+                            reserve((void **)&set->list_pairs, &st.pair_capacity, st.pair_count + count,
+                                    sizeof *set->list_pairs))
+                            goto oom;
+                        for (int i = 0; i < count; i++) {
+                            int b = model->influences[first + i].bone;
+                            if (slot_of_bone[b] < 0) {
+                                slot_of_bone[b] = d->bone_count;
+                                draw_bones[d->bone_count++] = b;
+                            }
+                            set->list_pairs[st.pair_count++] =
+                                (skv_influence){.bone = slot_of_bone[b], .weight = model->influences[first + i].weight};
+                        }
+                        set->list_start[n + 1] = st.pair_count;
+                    }
                     uint16_t *ids = set->bone_ids;
                     set->source_vertex[n] = v;
                     for (int i = 0; i < slots; i++) {
@@ -107,6 +151,13 @@ static skv_result split(const skv_model *model, int max_bones, skv_draw_set *set
                 set->indices[set->index_count++] = (uint32_t)local_of_vertex[v];
             }
             d->index_count += 3;
+            if (d->bone_count > max_bones) {
+                free(slot_of_bone), free(local_of_vertex), free(draw_bones), free(added);
+                return skv_fail(err, SKV_ERR_ARGUMENT,
+                                "mesh %d: one triangle's vertices have %d bones among them, over the %d a draw "
+                                "holds",
+                                m, d->bone_count, max_bones);
+            }
         }
         if (d) {
             d->bones = malloc((size_t)(d->bone_count ? d->bone_count : 1) * sizeof *d->bones);
@@ -116,10 +167,10 @@ static skv_result split(const skv_model *model, int max_bones, skv_draw_set *set
             for (int v = d->base_vertex; v < set->vertex_count; v++) local_of_vertex[set->source_vertex[v]] = -1;
         }
     }
-    free(slot_of_bone), free(local_of_vertex), free(draw_bones);
+    free(slot_of_bone), free(local_of_vertex), free(draw_bones), free(added);
     return SKV_OK;
 oom:
-    free(slot_of_bone), free(local_of_vertex), free(draw_bones);
+    free(slot_of_bone), free(local_of_vertex), free(draw_bones), free(added);
     return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
 }
 
@@ -150,6 +201,8 @@ void draws_free(skv_draw_set *set)
     free(set->source_vertex);
     free(set->bone_ids);
     free(set->indices);
+    free(set->list_start);
+    free(set->list_pairs);
     memset(set, 0, sizeof *set);
 }
 

@@ -39,10 +39,18 @@ typedef struct skv_draw_set {
     uint16_t *bone_ids;  /* model->influence_slots per GPU vertex, draw-local */
     uint32_t *indices;   /* relative to the draw's base_vertex */
     int index_count;
+    /* Split mode with model->influence_lists (--influences all): GPU vertex
+     * g's whole list, bones draw-local, at list_pairs[list_start[g] ..
+     * list_start[g + 1]) (vertex_count + 1 starts); else NULL. A draw then
+     * holds every bone of its vertices' lists, not only their slots'. */
+    int *list_start;
+    skv_influence *list_pairs;
 } skv_draw_set;
 
 /* Builds the draws for `model` with at most `max_bones` per draw (the
- * shader's SKV_MAX_BONES; tests pass smaller numbers). */
+ * shader's SKV_MAX_BONES; tests pass smaller numbers). Fails (one line)
+ * where one triangle's vertices have more than `max_bones` bones among
+ * them (only possible with --influences all). */
 skv_result draws_build(const skv_model *model, int max_bones, skv_draw_set *set, skv_error *err);
 void draws_free(skv_draw_set *set);
 

@@ -251,23 +251,28 @@ static int upload_morphs(skv_renderer *renderer, const skv_model *model, int gpu
 }
 
 /* The frame's weights and the morph textures, before the draws. */
-/* --influences all: each model vertex's start in the pair list (R32I,
- * vertex_count + 1) and the (bone, weight) pairs (RG32F; bone indices are
- * exact as floats below 2^24). */
+/* --influences all: each GPU vertex's start in the pair list (R32I,
+ * vertex count + 1) and the (bone, weight) pairs (RG32F; bone indices are
+ * exact as floats below 2^24): the model's own lists, or in split mode the
+ * draw set's, whose bones are draw-local (draws.h). */
 static int upload_influence_lists(skv_renderer *renderer, const skv_model *model)
 {
-    size_t pairs = (size_t)model->influence_start[model->vertex_count];
+    const skv_draw_set *set = &renderer->draws;
+    const int vertices = set->split ? set->vertex_count : model->vertex_count;
+    const int *starts = set->split ? set->list_start : model->influence_start;
+    const skv_influence *list = set->split ? set->list_pairs : model->influences;
+    size_t pairs = (size_t)starts[vertices];
     float *texels = malloc((pairs > 0 ? pairs : 1) * 2 * sizeof(float));
     if (!texels) return -1;
     for (size_t i = 0; i < pairs; i++) {
-        texels[2 * i] = (float)model->influences[i].bone;
-        texels[2 * i + 1] = model->influences[i].weight;
+        texels[2 * i] = (float)list[i].bone;
+        texels[2 * i + 1] = list[i].weight;
     }
     glGenBuffers(2, renderer->influence_buffers);
     glGenTextures(2, renderer->influence_textures);
     glBindBuffer(GL_TEXTURE_BUFFER, renderer->influence_buffers[0]);
-    glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)((size_t)model->vertex_count + 1) * (GLsizeiptr)sizeof(int),
-                 model->influence_start, GL_STATIC_DRAW);
+    glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)((size_t)vertices + 1) * (GLsizeiptr)sizeof(int), starts,
+                 GL_STATIC_DRAW);
     glBindTexture(GL_TEXTURE_BUFFER, renderer->influence_textures[0]);
     glTexBuffer(GL_TEXTURE_BUFFER, GL_R32I, renderer->influence_buffers[0]);
     glBindBuffer(GL_TEXTURE_BUFFER, renderer->influence_buffers[1]);
@@ -445,11 +450,6 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
         return built;
     }
     const skv_draw_set *set = &renderer->draws;
-    if (model->influence_lists && set->split) {
-        if (program) glDeleteProgram(program);
-        return skv_fail(err, SKV_ERR_ARGUMENT, "per-vertex influence lists: models of more than %d bones are not supported",
-                        SKV_MAX_BONES);
-    }
     renderer->draw_palette = malloc(SKV_MAX_BONES * sizeof(mat4));
     renderer->dq_bones = malloc(SKV_MAX_BONES * sizeof *renderer->dq_bones);
     renderer->dq_upload = calloc(DQ_BLOCK_SIZE / 4, sizeof(float));
