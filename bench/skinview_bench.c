@@ -553,6 +553,7 @@ static int bench_crowd_fps(const char *const *models, int count, int rounds, int
             }
             if (render_create(&renderer, &scene.model, &err) != SKV_OK) {
                 fprintf(stderr, "skinview-bench: %s: %s\n", models[m], err.message);
+                render_destroy(&renderer);
                 scene_free(&scene);
                 failed = 1;
                 continue;
@@ -563,6 +564,7 @@ static int bench_crowd_fps(const char *const *models, int count, int rounds, int
                 crowd_frame_ms t;
                 if (crowd_frame_time(&scene, &renderer, n, rounds, &t, &err) != 0) {
                     fprintf(stderr, "skinview-bench: %s, %d characters: %s\n", name, n, err.message);
+                    failed = 1; /* a refusal (a split model, the GPU's texel limit) is no count */
                     break;
                 }
                 int ok = t.pose + t.draw <= budget_ms;

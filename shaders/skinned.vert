@@ -174,6 +174,17 @@ void main()
     blend_real = vec4(0.0);
     blend_dual = vec4(0.0);
     blend_stretch = mat4(0.0);
+#if SKV_INFLUENCE_LISTS
+    // --influences all: the vertex's whole list (largest first, so the
+    // pivot is the slots' too), as skin_blend_dq does.
+    int list_end = texelFetch(u_influence_starts, gl_VertexID + 1).r;
+    int list_first = texelFetch(u_influence_starts, gl_VertexID).r;
+    vec4 pivot = dq_real[list_first < list_end ? int(texelFetch(u_influence_pairs, list_first).r) : 0];
+    for (int i = list_first; i < list_end; i++) {
+        vec2 pair = texelFetch(u_influence_pairs, i).rg;
+        add_influence(int(pair.x), pair.y, pivot);
+    }
+#else
     vec4 pivot = dq_real[a_bone_ids.x];
     add_influence(a_bone_ids.x, a_weights.x, pivot);
     add_influence(a_bone_ids.y, a_weights.y, pivot);
@@ -184,6 +195,7 @@ void main()
     add_influence(a_bone_ids_1.y, a_weights_1.y, pivot);
     add_influence(a_bone_ids_1.z, a_weights_1.z, pivot);
     add_influence(a_bone_ids_1.w, a_weights_1.w, pivot);
+#endif
 #endif
     float len = length(blend_real);
     vec4 real = blend_real / len;

@@ -50,7 +50,8 @@ typedef struct skv_draw_set {
 /* Builds the draws for `model` with at most `max_bones` per draw (the
  * shader's SKV_MAX_BONES; tests pass smaller numbers). Fails (one line)
  * where one triangle's vertices have more than `max_bones` bones among
- * them (only possible with --influences all). */
+ * them (at the shader's 100 only with --influences all: 3 vertices of at
+ * most 8 slots hold 24). */
 skv_result draws_build(const skv_model *model, int max_bones, skv_draw_set *set, skv_error *err);
 void draws_free(skv_draw_set *set);
 

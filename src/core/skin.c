@@ -262,23 +262,29 @@ void skin_blend_dq_morph(const skv_model *model, const skv_dq_bone *bones, const
         float morphed[3], morphed_normal[3];
         int mesh = model->morph_target_count ? morph_mesh_of_vertex(model, v, &cursor) : -1;
         morph_vertex(model, morph_weights, mesh, v, morphed, morphed_normal);
+        /* The slots, or with --influences all the whole list (largest
+         * first, as the slots: the same pivot). */
+        const int lists = model->influence_lists;
+        const int first = lists ? model->influence_start[v] : 0;
+        const int count = lists ? model->influence_start[v + 1] - first : slots;
         const uint16_t *ids = &model->bone_ids[v * slots];
         const float *w = &model->weights[v * slots];
-        const float *pivot = bones[ids[0]].real;
+        const float *pivot = bones[lists ? model->influences[first].bone : ids[0]].real;
         float real[4] = {0, 0, 0, 0}, dual[4] = {0, 0, 0, 0};
         mat4 stretch = GLM_MAT4_ZERO_INIT;
-        for (int i = 0; i < slots; i++) {
-            if (w[i] == 0.0f) continue;
-            const skv_dq_bone *bone = &bones[ids[i]];
+        for (int i = 0; i < count; i++) {
+            const float weight = lists ? model->influences[first + i].weight : w[i];
+            if (weight == 0.0f) continue;
+            const skv_dq_bone *bone = &bones[lists ? model->influences[first + i].bone : ids[i]];
             float d = bone->real[0] * pivot[0] + bone->real[1] * pivot[1] + bone->real[2] * pivot[2] +
                       bone->real[3] * pivot[3];
-            float s = d < 0.0f ? -w[i] : w[i];
+            float s = d < 0.0f ? -weight : weight;
             for (int k = 0; k < 4; k++) {
                 real[k] += s * bone->real[k];
                 dual[k] += s * bone->dual[k];
             }
             for (int c = 0; c < 4; c++)
-                for (int k = 0; k < 4; k++) stretch[c][k] += w[i] * bone->stretch[c][k];
+                for (int k = 0; k < 4; k++) stretch[c][k] += weight * bone->stretch[c][k];
         }
         float len = sqrtf(real[0] * real[0] + real[1] * real[1] + real[2] * real[2] + real[3] * real[3]);
         if (!(len > 1e-20f)) { /* no usable influence */

@@ -61,7 +61,8 @@ typedef struct skv_dq_bone {
  * (scale, shear or mirroring beyond 1e-4). */
 int skin_dq_palette(const mat4 *palette, int count, skv_dq_bone *out);
 
-/* skin_blend with dual quaternions (same slots, same outputs). */
+/* skin_blend with dual quaternions (same slots, or lists with
+ * model->influence_lists; same outputs). */
 void skin_blend_dq(const skv_model *model, const skv_dq_bone *bones, float *positions, float *normals);
 void skin_blend_dq_morph(const skv_model *model, const skv_dq_bone *bones, const float *morph_weights,
                          float *positions, float *normals);

@@ -38,7 +38,7 @@ static void shader_preamble(char *out, size_t size, const skv_shader_variant *va
              variant->instanced, variant->dual_quaternion, SKV_MAX_BONES, variant->influence_slots, SKV_ATTR_POSITION, SKV_ATTR_NORMAL, SKV_ATTR_UV, SKV_ATTR_BONE_IDS,
              SKV_ATTR_WEIGHTS, SKV_ATTR_BONE_IDS_1, SKV_ATTR_WEIGHTS_1, variant->morph, SKV_ATTR_VERTEX, SKV_ATTR_TANGENT,
              SKV_SHADE_MATERIAL, SKV_SHADE_WEIGHTS, SKV_SHADE_INFLUENCES, SKV_SHADE_SOLID, SKV_SHADE_FLAT,
-             variant->influence_lists && !variant->dual_quaternion);
+             variant->influence_lists);
 }
 
 /* A shader's or program's log as one line (errors are one line). */
@@ -835,7 +835,7 @@ skv_result render_enable_dual_quaternion(skv_renderer *renderer, const skv_model
 {
     if (renderer->program_skinning == SKV_SKINNING_DUAL_QUATERNION || renderer->dq_program) return SKV_OK;
     skv_shader_variant variant = {.influence_slots = model->influence_slots, .dual_quaternion = 1,
-                                  .morph = model->morph_target_count > 0};
+                                  .morph = model->morph_target_count > 0, .influence_lists = model->influence_lists};
     GLuint p = render_program_variant("skinned.vert", "skinned.frag", NULL, 0, &variant, err);
     if (!p) return SKV_ERR_GPU;
     GLuint block = glGetUniformBlockIndex(p, "Bones");
@@ -870,7 +870,7 @@ skv_result render_enable_crowd_with(skv_renderer *renderer, const skv_model *mod
         return skv_fail(err, SKV_ERR_GPU, "a crowd of %d: %lld palette texels, the GPU takes %d", max_instances,
                         texels, (int)max_texels);
     }
-    if (program && renderer->crowd_program) {
+    if (program && renderer->crowd_program && program != renderer->crowd_program) {
         glDeleteProgram(renderer->crowd_program);
         renderer->crowd_program = 0;
     }
@@ -953,6 +953,7 @@ static void draw_crowd(skv_renderer *renderer, const skv_model *model, const skv
 void render_feedback_crowd(skv_renderer *renderer, const skv_model *model, const float *palettes, int count,
                            GLuint feedback)
 {
+    if (!renderer->crowd_program) return; /* render_enable_crowd first */
     bind_crowd(renderer, model, palettes, count, 1, 0.0f);
     glBindVertexArray(renderer->vao);
     glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, feedback);

@@ -177,8 +177,8 @@ skv_result render_enable_crowd_with(skv_renderer *renderer, const skv_model *mod
 /* The crowd's render_feedback: `count` characters (palettes: bone_count
  * 3x4 rows each, crowd.h) through the crowd program as points, rasteriser
  * off; the varyings land draw by draw, and within a draw character by
- * character in GPU vertex order. Needs render_enable_crowd(_with) and a
- * bound framebuffer. */
+ * character in GPU vertex order. Needs render_enable_crowd(_with) for at
+ * least `count` characters (else nothing is drawn) and a bound framebuffer. */
 void render_feedback_crowd(skv_renderer *renderer, const skv_model *model, const float *palettes, int count,
                            GLuint feedback);
 

@@ -37,6 +37,13 @@
 #define NORMAL_LIMIT 1e-4
 #define ALL_LIMIT 1e-6 /* --influences all vs the all-influence reference, of the diagonal */
 
+/* The larger of a running worst m and a new error d, where a NaN on
+ * either side wins and stays: fmax would drop it, and a NaN must fail. */
+static double worse(double m, double d)
+{
+    return d > m || isnan(d) ? d : m;
+}
+
 typedef struct result {
     double position_error, normal_error; /* shader vs CPU, worst of both times */
     double all_max, all_mean;             /* shader vs all influences, / diagonal */
@@ -104,7 +111,7 @@ static double tangent_error(const skv_model *m, const skv_draw_set *set, size_t 
         size_t v = set->split ? (size_t)set->source_vertex[g] : g;
         double want[3];
         cpu_tangent(m, palette, dq, v, want);
-        for (int a = 0; a < 3; a++) worst = fmax(worst, fabs(gpu[g * FEEDBACK_FLOATS + 6 + a] - want[a]));
+        for (int a = 0; a < 3; a++) worst = worse(worst, fabs(gpu[g * FEEDBACK_FLOATS + 6 + a] - want[a]));
     }
     return worst;
 }
@@ -126,7 +133,7 @@ static int dual_quaternion_case(skv_scene *scene, const double times[2], result 
     skv_model *m = &scene->model;
     const char *varyings[3] = {"v_skinned_position", "v_skinned_normal", "v_skinned_tangent"};
     skv_shader_variant variant = {.influence_slots = m->influence_slots, .dual_quaternion = 1,
-                                  .morph = m->morph_target_count > 0};
+                                  .morph = m->morph_target_count > 0, .influence_lists = m->influence_lists};
     GLuint program = render_program_variant("skinned.vert", "skinned.frag", varyings, 3, &variant, err);
     skv_renderer renderer;
     if (!program || render_create_with(&renderer, m, program, SKV_SKINNING_DUAL_QUATERNION, err) != SKV_OK) {
@@ -150,18 +157,18 @@ static int dual_quaternion_case(skv_scene *scene, const double times[2], result 
         skin_dq_palette((const mat4 *)scene->pose.palette, m->skeleton.bone_count, bones);
         skin_blend_dq_morph(m, bones, scene->morph_weights, cpu, cpu_n);
         if (m->tangents)
-            res->dq_tangent_error = fmax(res->dq_tangent_error, tangent_error(m, set, gpu_count, gpu, NULL, bones));
+            res->dq_tangent_error = worse(res->dq_tangent_error, tangent_error(m, set, gpu_count, gpu, NULL, bones));
         double diag = diagonal_of(cpu, m->vertex_count);
         if (!(diag > 0)) diag = 1;
         for (size_t g = 0; g < gpu_count; g++) {
             size_t v = set->split ? (size_t)set->source_vertex[g] : g;
             double dp = 0, dn = 0;
             for (int a = 0; a < 3; a++) {
-                dp = fmax(dp, fabs(gpu[g * FEEDBACK_FLOATS + a] - cpu[v * 3 + a]));
-                dn = fmax(dn, fabs(gpu[g * FEEDBACK_FLOATS + 3 + a] - cpu_n[v * 3 + a]));
+                dp = worse(dp, fabs(gpu[g * FEEDBACK_FLOATS + a] - cpu[v * 3 + a]));
+                dn = worse(dn, fabs(gpu[g * FEEDBACK_FLOATS + 3 + a] - cpu_n[v * 3 + a]));
             }
-            res->dq_position_error = fmax(res->dq_position_error, dp / diag);
-            if (isfinite(cpu_n[v * 3]) && isfinite(gpu[g * FEEDBACK_FLOATS + 3])) res->dq_normal_error = fmax(res->dq_normal_error, dn);
+            res->dq_position_error = worse(res->dq_position_error, dp / diag);
+            if (isfinite(cpu_n[v * 3])) res->dq_normal_error = worse(res->dq_normal_error, dn);
         }
     }
     glDeleteBuffers(1, &feedback);
@@ -183,7 +190,10 @@ static int crowd_case(skv_scene *scene, const double times[2], result *res, skv_
 {
     skv_model *m = &scene->model;
     skv_renderer renderer;
-    if (render_create(&renderer, m, err) != SKV_OK) return -1;
+    if (render_create(&renderer, m, err) != SKV_OK) {
+        render_destroy(&renderer);
+        return -1;
+    }
     if (renderer.draws.split) {
         render_destroy(&renderer);
         return 0;
@@ -235,13 +245,12 @@ static int crowd_case(skv_scene *scene, const double times[2], result *res, skv_
                 const float *p = cpu + (k * n + v) * 3, *nrm = cpu_n + (k * n + v) * 3;
                 double dp = 0, dn = 0;
                 for (int a = 0; a < 3; a++) {
-                    dp = fmax(dp, fabs(point[a] - p[a]));
-                    dn = fmax(dn, fabs(point[3 + a] - nrm[a]));
+                    dp = worse(dp, fabs(point[a] - p[a]));
+                    dn = worse(dn, fabs(point[3 + a] - nrm[a]));
                 }
-                /* A NaN must fail, not vanish in fmax. */
-                res->crowd_position_error = fmax(res->crowd_position_error, isfinite(dp) ? dp / diag[k] : INFINITY);
-                if (isfinite(nrm[0]) && isfinite(point[3]))
-                    res->crowd_normal_error = fmax(res->crowd_normal_error, dn);
+                res->crowd_position_error = worse(res->crowd_position_error, dp / diag[k]);
+                if (isfinite(nrm[0]))
+                    res->crowd_normal_error = worse(res->crowd_normal_error, dn);
             }
     }
     glDeleteBuffers(1, &feedback);
@@ -320,7 +329,7 @@ static int run_case(const char *spec, result *res, char *name, size_t name_size)
         skin_blend_morph(m, scene.pose.palette, scene.morph_weights, cpu, cpu_n);
         skin_blend_all_morph(m, scene.pose.palette, scene.morph_weights, all);
         if (m->tangents)
-            res->tangent_error = fmax(res->tangent_error, tangent_error(m, set, gpu_count, gpu,
+            res->tangent_error = worse(res->tangent_error, tangent_error(m, set, gpu_count, gpu,
                                                                         (const mat4 *)scene.pose.palette, NULL));
         double diag = diagonal_of(cpu, m->vertex_count);
         if (!(diag > 0)) diag = 1;
@@ -328,28 +337,28 @@ static int run_case(const char *spec, result *res, char *name, size_t name_size)
             size_t v = set->split ? (size_t)set->source_vertex[g] : g;
             double dp = 0, dn = 0, da = 0;
             for (int a = 0; a < 3; a++) {
-                dp = fmax(dp, fabs(gpu[g * FEEDBACK_FLOATS + a] - cpu[v * 3 + a]));
-                dn = fmax(dn, fabs(gpu[g * FEEDBACK_FLOATS + 3 + a] - cpu_n[v * 3 + a]));
+                dp = worse(dp, fabs(gpu[g * FEEDBACK_FLOATS + a] - cpu[v * 3 + a]));
+                dn = worse(dn, fabs(gpu[g * FEEDBACK_FLOATS + 3 + a] - cpu_n[v * 3 + a]));
                 double d = gpu[g * FEEDBACK_FLOATS + a] - all[v * 3 + a];
                 da += d * d;
             }
             if (res->lists) {
-                res->position_error = fmax(res->position_error, sqrt(da) / diag); /* against every influence */
+                res->position_error = worse(res->position_error, sqrt(da) / diag); /* against every influence */
                 /* skin_blend blends the lists too (what --export-pose writes): the
                  * same points as the all-influence reference, and the shader's normals. */
                 double dc = 0;
-                for (int a = 0; a < 3; a++) dc = fmax(dc, fabs(cpu[v * 3 + a] - all[v * 3 + a]));
-                res->lists_cpu_error = fmax(res->lists_cpu_error, isfinite(dc) ? dc / diag : INFINITY);
-                if (isfinite(cpu_n[v * 3]) && isfinite(gpu[g * FEEDBACK_FLOATS + 3]))
-                    res->normal_error = fmax(res->normal_error, dn);
+                for (int a = 0; a < 3; a++) dc = worse(dc, fabs(cpu[v * 3 + a] - all[v * 3 + a]));
+                res->lists_cpu_error = worse(res->lists_cpu_error, dc / diag);
+                if (isfinite(cpu_n[v * 3]))
+                    res->normal_error = worse(res->normal_error, dn);
                 else res->skipped_normals++;
             } else {
-                res->position_error = fmax(res->position_error, dp / diag);
-                if (isfinite(cpu_n[v * 3]) && isfinite(gpu[g * FEEDBACK_FLOATS + 3]))
-                    res->normal_error = fmax(res->normal_error, dn);
+                res->position_error = worse(res->position_error, dp / diag);
+                if (isfinite(cpu_n[v * 3]))
+                    res->normal_error = worse(res->normal_error, dn);
                 else res->skipped_normals++;
             }
-            res->all_max = fmax(res->all_max, sqrt(da) / diag);
+            res->all_max = worse(res->all_max, sqrt(da) / diag);
             sum_all += sqrt(da) / diag;
         }
     }
