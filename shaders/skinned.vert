@@ -65,9 +65,18 @@ uniform samplerBuffer u_palettes;
 uniform int u_bones_per_instance;
 uniform int u_grid_columns;
 uniform float u_grid_spacing;
+#if SKV_CROWD_SPLIT
+// Models of more than SKV_MAX_BONES bones draw in split draws (draws.h)
+// whose vertices carry draw-local bone IDs: each draw's map to the model's
+// bones, which index the characters' full palettes.
+uniform int u_crowd_bones[SKV_MAX_BONES];
+#endif
 
 mat4 bone(int id)
 {
+#if SKV_CROWD_SPLIT
+    id = u_crowd_bones[id];
+#endif
     int base = (gl_InstanceID * u_bones_per_instance + id) * 3;
     vec4 r0 = texelFetch(u_palettes, base), r1 = texelFetch(u_palettes, base + 1), r2 = texelFetch(u_palettes, base + 2);
     return mat4(vec4(r0.x, r1.x, r2.x, 0.0), vec4(r0.y, r1.y, r2.y, 0.0), vec4(r0.z, r1.z, r2.z, 0.0),

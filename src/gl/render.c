@@ -34,11 +34,12 @@ static void shader_preamble(char *out, size_t size, const skv_shader_variant *va
              "#define SKV_SHADE_SOLID %d\n"
              "#define SKV_SHADE_FLAT %d\n"
              "#define SKV_INFLUENCE_LISTS %d\n"
+             "#define SKV_CROWD_SPLIT %d\n"
              "#line 1\n",
              variant->instanced, variant->dual_quaternion, SKV_MAX_BONES, variant->influence_slots, SKV_ATTR_POSITION, SKV_ATTR_NORMAL, SKV_ATTR_UV, SKV_ATTR_BONE_IDS,
              SKV_ATTR_WEIGHTS, SKV_ATTR_BONE_IDS_1, SKV_ATTR_WEIGHTS_1, variant->morph, SKV_ATTR_VERTEX, SKV_ATTR_TANGENT,
              SKV_SHADE_MATERIAL, SKV_SHADE_WEIGHTS, SKV_SHADE_INFLUENCES, SKV_SHADE_SOLID, SKV_SHADE_FLAT,
-             variant->influence_lists);
+             variant->influence_lists, variant->instanced && variant->split);
 }
 
 /* A shader's or program's log as one line (errors are one line). */
@@ -170,6 +171,7 @@ static void find_uniforms(GLuint p, skv_uniforms *u)
     u->texture = glGetUniformLocation(p, "u_texture");
     u->palettes = glGetUniformLocation(p, "u_palettes");
     u->bones_per_instance = glGetUniformLocation(p, "u_bones_per_instance");
+    u->crowd_bones = glGetUniformLocation(p, "u_crowd_bones");
     u->grid_columns = glGetUniformLocation(p, "u_grid_columns");
     u->grid_spacing = glGetUniformLocation(p, "u_grid_spacing");
     u->shade_mode = glGetUniformLocation(p, "u_shade_mode");
@@ -857,11 +859,6 @@ skv_result render_enable_crowd(skv_renderer *renderer, const skv_model *model, i
 skv_result render_enable_crowd_with(skv_renderer *renderer, const skv_model *model, int max_instances, GLuint program,
                                     skv_error *err)
 {
-    if (renderer->draws.split) {
-        if (program) glDeleteProgram(program);
-        return skv_fail(err, SKV_ERR_ARGUMENT, "crowds of models of more than %d bones are not supported",
-                        SKV_MAX_BONES);
-    }
     GLint max_texels = 0;
     glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &max_texels);
     long long texels = (long long)max_instances * (model->skeleton.bone_count > 0 ? model->skeleton.bone_count : 1) * 3;
@@ -879,7 +876,7 @@ skv_result render_enable_crowd_with(skv_renderer *renderer, const skv_model *mod
          * the single draw (one set for every character: the lists belong
          * to the mesh, the palettes to the character). */
         skv_shader_variant variant = {.influence_slots = model->influence_slots, .instanced = 1,
-                                      .influence_lists = model->influence_lists};
+                                      .influence_lists = model->influence_lists, .split = renderer->draws.split};
         renderer->crowd_program =
             program ? program : render_program_variant("skinned.vert", "skinned.frag", NULL, 0, &variant, err);
         if (!renderer->crowd_program) return SKV_ERR_GPU;
@@ -939,6 +936,7 @@ static void draw_crowd(skv_renderer *renderer, const skv_model *model, const skv
             int blend = model->materials[model->meshes[d->mesh].material].alpha_mode == SKV_ALPHA_BLEND;
             if (blend != pass) continue;
             set_material(renderer, u, model, d->mesh);
+            if (set->split) glUniform1iv(u->crowd_bones, d->bone_count, d->bones);
             glDrawElementsInstancedBaseVertex(GL_TRIANGLES, d->index_count, GL_UNSIGNED_INT,
                                               (const void *)((size_t)d->first_index * sizeof(uint32_t)),
                                               frame->instance_count, d->base_vertex);
@@ -962,8 +960,11 @@ void render_feedback_crowd(skv_renderer *renderer, const skv_model *model, const
     /* Per draw, instance after instance: points land draw by draw, and
      * within a draw character by character. */
     const skv_draw_set *set = &renderer->draws;
-    for (int i = 0; i < set->draw_count; i++)
-        glDrawArraysInstanced(GL_POINTS, set->draws[i].base_vertex, set->draws[i].vertex_count, count);
+    for (int i = 0; i < set->draw_count; i++) {
+        const skv_draw *d = &set->draws[i];
+        if (set->split) glUniform1iv(renderer->crowd_uniforms.crowd_bones, d->bone_count, d->bones);
+        glDrawArraysInstanced(GL_POINTS, d->base_vertex, d->vertex_count, count);
+    }
     glEndTransformFeedback();
     glDisable(GL_RASTERIZER_DISCARD);
     glBindVertexArray(0);

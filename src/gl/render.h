@@ -38,13 +38,14 @@ typedef struct skv_shader_variant {
     int instanced;       /* crowd: palettes from a texture buffer */
     int dual_quaternion;
     int morph;           /* morph targets before skinning (models that have them) */
-    int influence_lists; /* every influence from buffer textures (--influences all; linear, not instanced) */
+    int influence_lists; /* every influence from buffer textures (--influences all) */
+    int split;           /* instanced only: draw-local bone IDs, mapped by u_crowd_bones (draws.h split mode) */
 } skv_shader_variant;
 
 /* Uniform locations of one program (-1 where it has none). */
 typedef struct skv_uniforms {
     GLint model, view, projection, view_normal, diffuse, has_texture, texture;
-    GLint palettes, bones_per_instance, grid_columns, grid_spacing; /* crowd program */
+    GLint palettes, bones_per_instance, grid_columns, grid_spacing, crowd_bones; /* crowd program */
     GLint shade_mode, selected_bone;
     GLint metallic, roughness, emissive, normal_scale, occlusion_strength, alpha_mode, alpha_cutoff, maps,
         metal_rough_map, normal_map, occlusion_map, emissive_map, view_up; /* the material (skinned.frag) */
@@ -165,9 +166,9 @@ typedef struct skv_frame_desc {
 void render_frame(skv_renderer *renderer, const skv_model *model, const skv_frame_desc *frame);
 
 /* Readies the instanced program and palette buffer for up to
- * `max_instances` characters. Fails (one line) for models drawn in
- * split mode (over SKV_MAX_BONES bones) or beyond the GPU's texture
- * buffer size. */
+ * `max_instances` characters (models of any bone count: split draws map
+ * their local bones to the characters' full palettes). Fails (one line)
+ * beyond the GPU's texture buffer size. */
 skv_result render_enable_crowd(skv_renderer *renderer, const skv_model *model, int max_instances, skv_error *err);
 /* Same, with an instanced program of the caller's built from skinned.vert
  * (e.g. one linked for transform feedback); the renderer owns it from

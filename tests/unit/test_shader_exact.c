@@ -55,7 +55,7 @@ typedef struct result {
     double dq_position_error, dq_normal_error; /* dual-quaternion shader vs skin_blend_dq */
     int tangents;                         /* the model has tangents: the next two are measured */
     double tangent_error, dq_tangent_error;
-    int crowd;                            /* not split: the instanced (--instances) shader was checked */
+    int crowd;                            /* the instanced (--instances) shader was checked */
     double crowd_position_error, crowd_normal_error; /* per character, vs its own CPU blend */
 } result;
 
@@ -183,8 +183,8 @@ static int dual_quaternion_case(skv_scene *scene, const double times[2], result 
  * the CPU blend of its own palette (skin_blend: positions and normals;
  * with lists the positions against every influence, skin_blend_all).
  * The crowd draws no morph targets, so the CPU blends have none either
- * (weights 0, not the defaults).
- * Split models make no crowd: not checked. */
+ * (weights 0, not the defaults). Split models (over SKV_MAX_BONES bones)
+ * too: their draws map local bones to the characters' full palettes. */
 enum { CROWD = 3 };
 static int crowd_case(skv_scene *scene, const double times[2], result *res, skv_error *err)
 {
@@ -194,13 +194,10 @@ static int crowd_case(skv_scene *scene, const double times[2], result *res, skv_
         render_destroy(&renderer);
         return -1;
     }
-    if (renderer.draws.split) {
-        render_destroy(&renderer);
-        return 0;
-    }
+    const skv_draw_set *set = &renderer.draws;
     const char *varyings[3] = {"v_skinned_position", "v_skinned_normal", "v_skinned_tangent"};
     skv_shader_variant variant = {.influence_slots = m->influence_slots, .instanced = 1,
-                                  .influence_lists = m->influence_lists};
+                                  .influence_lists = m->influence_lists, .split = set->split};
     GLuint program = render_program_variant("skinned.vert", "skinned.frag", varyings, 3, &variant, err);
     if (!program || render_enable_crowd_with(&renderer, m, CROWD, program, err) != SKV_OK) {
         render_destroy(&renderer);
@@ -208,7 +205,8 @@ static int crowd_case(skv_scene *scene, const double times[2], result *res, skv_
     }
     res->crowd = 1;
     size_t n = (size_t)m->vertex_count, bones = (size_t)(m->skeleton.bone_count > 0 ? m->skeleton.bone_count : 1);
-    float *gpu = malloc(CROWD * n * FEEDBACK_FLOATS * sizeof(float));
+    size_t gpu_count = set->split ? (size_t)set->vertex_count : n; /* split: copies of model vertices */
+    float *gpu = malloc(CROWD * gpu_count * FEEDBACK_FLOATS * sizeof(float));
     float *rows = malloc(CROWD * bones * 12 * sizeof(float));
     float *cpu = malloc(CROWD * n * 3 * sizeof(float)), *cpu_n = malloc(CROWD * n * 3 * sizeof(float));
     double diag[CROWD];
@@ -231,17 +229,18 @@ static int crowd_case(skv_scene *scene, const double times[2], result *res, skv_
     GLuint feedback;
     glGenBuffers(1, &feedback);
     glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, feedback);
-    GLsizeiptr bytes = (GLsizeiptr)(CROWD * n * FEEDBACK_FLOATS * sizeof(float));
+    GLsizeiptr bytes = (GLsizeiptr)(CROWD * gpu_count * FEEDBACK_FLOATS * sizeof(float));
     glBufferData(GL_TRANSFORM_FEEDBACK_BUFFER, bytes, NULL, GL_STREAM_READ);
     render_feedback_crowd(&renderer, m, rows, CROWD, feedback);
     glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, feedback);
     glGetBufferSubData(GL_TRANSFORM_FEEDBACK_BUFFER, 0, bytes, gpu);
     const float *point = gpu;
-    for (int i = 0; i < renderer.draws.draw_count; i++) {
-        const skv_draw *d = &renderer.draws.draws[i];
+    for (int i = 0; i < set->draw_count; i++) {
+        const skv_draw *d = &set->draws[i];
         for (int k = 0; k < CROWD; k++)
             for (int j = 0; j < d->vertex_count; j++, point += FEEDBACK_FLOATS) {
-                size_t v = (size_t)(d->base_vertex + j);
+                int g = d->base_vertex + j;
+                size_t v = set->split ? (size_t)set->source_vertex[g] : (size_t)g;
                 const float *p = cpu + (k * n + v) * 3, *nrm = cpu_n + (k * n + v) * 3;
                 double dp = 0, dn = 0;
                 for (int a = 0; a < 3; a++) {
@@ -420,8 +419,8 @@ int main(int argc, char **argv)
                res.all_max, res.all_mean, res.dq_position_error, res.dq_normal_error, ok ? "ok" : "FAILED");
         if (res.lists) printf(" (shader pos: vs every influence; CPU blend of the lists vs every influence %.2e)", res.lists_cpu_error);
         else if (!res.slots_hold_all) printf(" (slots drop influences)");
-        if (res.split) printf(" (split into %d draws; no crowd)", res.draws);
-        else printf(" (crowd of %d: pos %.2e, nrm %.2e)", CROWD, res.crowd_position_error, res.crowd_normal_error);
+        if (res.split) printf(" (split into %d draws)", res.draws);
+        printf(" (crowd of %d: pos %.2e, nrm %.2e)", CROWD, res.crowd_position_error, res.crowd_normal_error);
         if (res.tangents) printf(" (tangents vs CPU: linear %.2e, dual quaternion %.2e)", res.tangent_error, res.dq_tangent_error);
         if (res.skipped_normals) printf(" (%d singular normals skipped)", res.skipped_normals);
         printf("\n");
