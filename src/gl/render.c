@@ -914,7 +914,7 @@ static void bind_crowd(skv_renderer *renderer, const skv_model *model, const flo
 }
 
 /* All characters: their palettes into the texture buffer (one upload),
- * then one instanced draw per mesh. */
+ * then one instanced draw per mesh (per split draw past SKV_MAX_BONES). */
 static void draw_crowd(skv_renderer *renderer, const skv_model *model, const skv_frame_desc *frame)
 {
     const skv_uniforms *u = &renderer->crowd_uniforms;
