@@ -82,8 +82,8 @@ void report_list_json(FILE *out, const skv_model *m)
     json_string(out, m->path);
     fprintf(out, ",\"assimp\":");
     json_string(out, import_assimp_version());
-    fprintf(out, ",\"vertices\":%d,\"triangles\":%d,\"influence_slots\":%d,\"meshes\":[", m->vertex_count,
-           m->index_count / 3, m->influence_slots);
+    fprintf(out, ",\"vertices\":%d,\"triangles\":%d,\"influence_slots\":%d,\"influence_lists\":%s,\"meshes\":[",
+           m->vertex_count, m->index_count / 3, m->influence_slots, m->influence_lists ? "true" : "false");
     for (int i = 0; i < m->mesh_count; i++) {
         const skv_mesh *mesh = &m->meshes[i];
         fprintf(out, "%s{\"name\":", i ? "," : "");
@@ -181,7 +181,10 @@ void report_list(FILE *out, const skv_model *m)
         }
         if (mesh->unweighted_vertices)
             fprintf(out, ", %d vertices without weights follow the node", mesh->unweighted_vertices);
-        if (mesh->over_limit_vertices)
+        if (mesh->over_limit_vertices && m->influence_lists)
+            fprintf(out, ", %d vertices over %d, every influence blended (--influences all)", mesh->over_limit_vertices,
+                   m->influence_slots);
+        else if (mesh->over_limit_vertices)
             fprintf(out, ", %d vertices over %d kept their %d largest", mesh->over_limit_vertices,
                    m->influence_slots, m->influence_slots);
         fprintf(out, "\n");
@@ -201,8 +204,12 @@ void report_list(FILE *out, const skv_model *m)
     fprintf(out, "nodes: %d\n", m->skeleton.node_count);
     fprintf(out, "bones: %d (palette entries %d, shader limit %d)\n", m->file_bone_count, m->skeleton.bone_count,
            SKV_MAX_BONES);
-    fprintf(out, "influence slots: %d; vertices over %d influences: %d\n", m->influence_slots, m->influence_slots,
-           model_over_limit_vertices(m));
+    if (m->influence_lists) /* the slots stay for the weight views */
+        fprintf(out, "influences: every one, from per-vertex lists (--influences all); vertices over %d: %d\n",
+               m->influence_slots, model_over_limit_vertices(m));
+    else
+        fprintf(out, "influence slots: %d; vertices over %d influences: %d\n", m->influence_slots,
+               m->influence_slots, model_over_limit_vertices(m));
     fprintf(out, "clips: %d\n", m->clip_count);
     if (m->clip_count == 0)
         fprintf(out, "  no animation in this file as Assimp %s reads it: shown in its rest pose\n", import_assimp_version());
