@@ -263,6 +263,17 @@ void main()
     v_view_tangent = vec4(mat3(u_view) * mat3(u_model) * v_skinned_tangent, a_tangent.w);
     v_uv = a_uv;
     v_value = 0.0;
+#if SKV_INFLUENCE_LISTS
+    // The views read what is blended: the vertex's whole list.
+    if (u_shade_mode == SKV_SHADE_WEIGHTS || u_shade_mode == SKV_SHADE_INFLUENCES) {
+        int view_end = texelFetch(u_influence_starts, gl_VertexID + 1).r;
+        for (int i = texelFetch(u_influence_starts, gl_VertexID).r; i < view_end; i++) {
+            vec2 pair = texelFetch(u_influence_pairs, i).rg;
+            if (u_shade_mode == SKV_SHADE_INFLUENCES) v_value += pair.y > 1e-6 ? 1.0 : 0.0;
+            else if (int(pair.x) == u_selected_bone) v_value += pair.y;
+        }
+    }
+#else
     if (u_shade_mode == SKV_SHADE_WEIGHTS) {
         v_value = (a_bone_ids.x == u_selected_bone ? a_weights.x : 0.0) + (a_bone_ids.y == u_selected_bone ? a_weights.y : 0.0)
                 + (a_bone_ids.z == u_selected_bone ? a_weights.z : 0.0) + (a_bone_ids.w == u_selected_bone ? a_weights.w : 0.0);
@@ -277,5 +288,6 @@ void main()
         v_value += dot(step(vec4(1e-6), a_weights_1), vec4(1.0));
 #endif
     }
+#endif
     gl_Position = u_projection * view_position;
 }
