@@ -10,24 +10,6 @@ typedef struct split_state {
     int vertex_capacity, index_capacity, draw_capacity, start_capacity, pair_capacity, pair_count;
 } split_state;
 
-/* Vertex v's influences a draw must hold: its whole list with
- * --influences all (model->influence_lists), else its slots. Influence i's
- * bone goes to *bone; returns 0 for an unused slot (weight 0). */
-static int vertex_influences(const skv_model *model, int v)
-{
-    return model->influence_lists ? model->influence_start[v + 1] - model->influence_start[v] : model->influence_slots;
-}
-
-static int vertex_influence(const skv_model *model, int v, int i, int *bone)
-{
-    if (model->influence_lists) {
-        *bone = model->influences[model->influence_start[v] + i].bone;
-        return 1;
-    }
-    *bone = model->bone_ids[v * model->influence_slots + i];
-    return model->weights[v * model->influence_slots + i] != 0.0f;
-}
-
 static int reserve(void **array, int *capacity, int needed, size_t item)
 {
     if (needed <= *capacity) return 0;
@@ -57,9 +39,9 @@ static skv_result split(const skv_model *model, int max_bones, skv_draw_set *set
     split_state st = {.set = set};
     const int slots = model->influence_slots;
     int bones = model->skeleton.bone_count;
-    int most = 1; /* influences on one vertex: a triangle adds at most 3x */
+    int most = 1; /* influences on one vertex (model_influence: slots, or lists): a triangle adds at most 3x */
     for (int v = 0; v < model->vertex_count; v++)
-        if (vertex_influences(model, v) > most) most = vertex_influences(model, v);
+        if (model_influence_count(model, v) > most) most = model_influence_count(model, v);
     int *slot_of_bone = malloc((size_t)bones * sizeof *slot_of_bone);
     int *local_of_vertex = malloc((size_t)model->vertex_count * sizeof *local_of_vertex);
     /* A draw's bones, and a triangle's new ones past the last draw's end. */
@@ -82,9 +64,9 @@ static skv_result split(const skv_model *model, int max_bones, skv_draw_set *set
             int add_count = 0;
             for (int k = 0; k < 3 && d; k++) {
                 int v = mesh->base_vertex + (int)tri[k];
-                for (int i = 0, n = vertex_influences(model, v); i < n; i++) {
+                for (int i = 0, n = model_influence_count(model, v); i < n; i++) {
                     int b;
-                    if (!vertex_influence(model, v, i, &b) || slot_of_bone[b] >= 0) continue;
+                    if (model_influence(model, v, i, &b) == 0.0f || slot_of_bone[b] >= 0) continue;
                     int seen = 0;
                     for (int j = 0; j < add_count; j++) seen |= added[j] == b;
                     if (!seen) added[add_count++] = b;

@@ -185,10 +185,10 @@ typedef struct skv_model {
     float *uvs;         /* 2 per vertex */
     float *tangents;    /* 4 per vertex: xyz along +u, w = +-1 the bitangent's side; NULL: none in the model */
     int influence_slots; /* per vertex: 4 (default) or 8 */
-    /* --influences all: the linear-blend shader reads every influence of
-     * every vertex from influence_start / influences below, not the slots
-     * (the default slots stay for the other paths: dual quaternions, the
-     * weight views, crowds, the CPU blend). */
+    /* --influences all: every influence of every vertex is blended, from
+     * influence_start / influences below, not the slots (by the shader,
+     * crowds and dual quaternions too, and by the CPU: model_influence);
+     * the slots stay filled. */
     int influence_lists;
     uint16_t *bone_ids;  /* influence_slots per vertex */
     float *weights;      /* influence_slots per vertex, sum 1 */
@@ -293,5 +293,25 @@ int model_find_bone(const skv_model *model, const char *name_or_index);
 
 /* Total over all meshes. */
 int model_over_limit_vertices(const skv_model *model);
+
+/* The influences vertex v is blended with: its whole list with
+ * influence_lists (--influences all, largest first), else its slots
+ * (unused ones weigh 0). model_influence puts influence i's bone in *bone
+ * and returns its weight. */
+static inline int model_influence_count(const skv_model *model, int v)
+{
+    return model->influence_lists ? model->influence_start[v + 1] - model->influence_start[v] : model->influence_slots;
+}
+
+static inline float model_influence(const skv_model *model, int v, int i, int *bone)
+{
+    if (model->influence_lists) {
+        const skv_influence *pair = &model->influences[model->influence_start[v] + i];
+        *bone = pair->bone;
+        return pair->weight;
+    }
+    *bone = model->bone_ids[(size_t)v * (size_t)model->influence_slots + (size_t)i];
+    return model->weights[(size_t)v * (size_t)model->influence_slots + (size_t)i];
+}
 
 #endif

@@ -101,23 +101,13 @@ void skin_blend_morph(const skv_model *model, const mat4 *palette, const float *
         int mesh = model->morph_target_count ? morph_mesh_of_vertex(model, v, &cursor) : -1;
         morph_vertex(model, morph_weights, mesh, v, morphed, morphed_normal);
         mat4 blend = GLM_MAT4_ZERO_INIT;
-        if (model->influence_lists) { /* --influences all: the vertex's whole list, as the shader reads it */
-            for (int i = model->influence_start[v]; i < model->influence_start[v + 1]; i++) {
-                const float(*m)[4] = palette[model->influences[i].bone];
-                const float w = model->influences[i].weight;
-                for (int c = 0; c < 4; c++)
-                    for (int r = 0; r < 4; r++) blend[c][r] += w * m[c][r];
-            }
-        } else {
-            const int slots = model->influence_slots;
-            const uint16_t *ids = &model->bone_ids[v * slots];
-            const float *w = &model->weights[v * slots];
-            for (int i = 0; i < slots; i++) {
-                if (w[i] == 0.0f) continue;
-                const float(*m)[4] = palette[ids[i]];
-                for (int c = 0; c < 4; c++)
-                    for (int r = 0; r < 4; r++) blend[c][r] += w[i] * m[c][r];
-            }
+        for (int i = 0, count = model_influence_count(model, v); i < count; i++) { /* slots, or the list */
+            int bone;
+            const float w = model_influence(model, v, i, &bone);
+            if (w == 0.0f) continue;
+            const float(*m)[4] = palette[bone];
+            for (int c = 0; c < 4; c++)
+                for (int r = 0; r < 4; r++) blend[c][r] += w * m[c][r];
         }
         const float *p = morphed;
         vec4 in = {p[0], p[1], p[2], 1.0f}, out;
@@ -256,7 +246,6 @@ void skin_blend_dq(const skv_model *model, const skv_dq_bone *bones, float *posi
 void skin_blend_dq_morph(const skv_model *model, const skv_dq_bone *bones, const float *morph_weights,
                          float *positions, float *normals)
 {
-    const int slots = model->influence_slots;
     int cursor = 0;
     for (int v = 0; v < model->vertex_count; v++) {
         float morphed[3], morphed_normal[3];
@@ -264,18 +253,16 @@ void skin_blend_dq_morph(const skv_model *model, const skv_dq_bone *bones, const
         morph_vertex(model, morph_weights, mesh, v, morphed, morphed_normal);
         /* The slots, or with --influences all the whole list (largest
          * first, as the slots: the same pivot). */
-        const int lists = model->influence_lists;
-        const int first = lists ? model->influence_start[v] : 0;
-        const int count = lists ? model->influence_start[v + 1] - first : slots;
-        const uint16_t *ids = &model->bone_ids[v * slots];
-        const float *w = &model->weights[v * slots];
-        const float *pivot = bones[lists ? model->influences[first].bone : ids[0]].real;
+        int pivot_bone;
+        model_influence(model, v, 0, &pivot_bone);
+        const float *pivot = bones[pivot_bone].real;
         float real[4] = {0, 0, 0, 0}, dual[4] = {0, 0, 0, 0};
         mat4 stretch = GLM_MAT4_ZERO_INIT;
-        for (int i = 0; i < count; i++) {
-            const float weight = lists ? model->influences[first + i].weight : w[i];
+        for (int i = 0, count = model_influence_count(model, v); i < count; i++) {
+            int b;
+            const float weight = model_influence(model, v, i, &b);
             if (weight == 0.0f) continue;
-            const skv_dq_bone *bone = &bones[lists ? model->influences[first + i].bone : ids[i]];
+            const skv_dq_bone *bone = &bones[b];
             float d = bone->real[0] * pivot[0] + bone->real[1] * pivot[1] + bone->real[2] * pivot[2] +
                       bone->real[3] * pivot[3];
             float s = d < 0.0f ? -weight : weight;

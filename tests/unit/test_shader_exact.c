@@ -61,31 +61,18 @@ typedef struct result {
 
 #define FEEDBACK_FLOATS 9 /* position, normal, tangent */
 
-/* Vertex v's influence i (its slots, or with --influences all its list):
- * the bone, and the weight as the return value. */
-static float influence_of(const skv_model *m, size_t v, int i, int *bone)
-{
-    if (m->influence_lists) {
-        const skv_influence *pair = &m->influences[m->influence_start[v] + i];
-        *bone = pair->bone;
-        return pair->weight;
-    }
-    *bone = m->bone_ids[v * (size_t)m->influence_slots + (size_t)i];
-    return m->weights[v * (size_t)m->influence_slots + (size_t)i];
-}
-
 /* Model vertex v's tangent skinned as skinned.vert does: by the 3x3 of the
  * blended matrix of its slots or list (linear), or rotated by the blended
  * dual quaternion after the blended stretch; unit length, or 0 for none. */
 static void cpu_tangent(const skv_model *m, const mat4 *palette, const skv_dq_bone *dq, size_t v, double *out)
 {
     const float *t = &m->tangents[v * 4];
-    int slots = m->influence_lists ? m->influence_start[v + 1] - m->influence_start[v] : m->influence_slots;
+    int slots = model_influence_count(m, (int)v);
     double blended[3] = {0, 0, 0};
     if (!dq) {
         for (int s = 0; s < slots; s++) {
             int bone;
-            float w = influence_of(m, v, s, &bone);
+            float w = model_influence(m, (int)v, s, &bone);
             const vec4 *b = palette[bone];
             for (int r = 0; r < 3; r++)
                 blended[r] += w * ((double)b[0][r] * t[0] + (double)b[1][r] * t[1] + (double)b[2][r] * t[2]);
@@ -93,11 +80,11 @@ static void cpu_tangent(const skv_model *m, const mat4 *palette, const skv_dq_bo
     } else {
         double real[4] = {0, 0, 0, 0}, stretch[3][3] = {{0}};
         int first;
-        influence_of(m, v, 0, &first);
+        model_influence(m, (int)v, 0, &first);
         const skv_dq_bone *pivot = &dq[first];
         for (int s = 0; s < slots; s++) {
             int bone;
-            float w = influence_of(m, v, s, &bone);
+            float w = model_influence(m, (int)v, s, &bone);
             const skv_dq_bone *b = &dq[bone];
             double d = 0;
             for (int k = 0; k < 4; k++) d += (double)b->real[k] * pivot->real[k];
