@@ -126,8 +126,14 @@ vec3 rotate(vec4 q, vec3 v)
 #endif
 
 #if SKV_INFLUENCE_LISTS
-uniform isamplerBuffer u_influence_starts; // per model vertex, then one past the last
+uniform isamplerBuffer u_influence_starts; // per GPU vertex, then one past the last
 uniform samplerBuffer u_influence_pairs;   // (bone, weight)
+
+// This vertex's list: pairs [x, y) of u_influence_pairs.
+ivec2 influence_list()
+{
+    return ivec2(texelFetch(u_influence_starts, gl_VertexID).r, texelFetch(u_influence_starts, gl_VertexID + 1).r);
+}
 #endif
 
 uniform mat4 u_model;      // upright: the root transform the palette cancels
@@ -186,10 +192,9 @@ void main()
 #if SKV_INFLUENCE_LISTS
     // --influences all: the vertex's whole list (largest first, so the
     // pivot is the slots' too), as skin_blend_dq does.
-    int list_end = texelFetch(u_influence_starts, gl_VertexID + 1).r;
-    int list_first = texelFetch(u_influence_starts, gl_VertexID).r;
-    vec4 pivot = dq_real[list_first < list_end ? int(texelFetch(u_influence_pairs, list_first).r) : 0];
-    for (int i = list_first; i < list_end; i++) {
+    ivec2 list = influence_list();
+    vec4 pivot = dq_real[list.x < list.y ? int(texelFetch(u_influence_pairs, list.x).r) : 0];
+    for (int i = list.x; i < list.y; i++) {
         vec2 pair = texelFetch(u_influence_pairs, i).rg;
         add_influence(int(pair.x), pair.y, pivot);
     }
@@ -220,8 +225,8 @@ void main()
     // vertex, or in split mode (over SKV_MAX_BONES bones) its copy, whose
     // list holds draw-local bones (draws.h).
     mat4 skin = mat4(0.0);
-    int list_end = texelFetch(u_influence_starts, gl_VertexID + 1).r;
-    for (int i = texelFetch(u_influence_starts, gl_VertexID).r; i < list_end; i++) {
+    ivec2 list = influence_list();
+    for (int i = list.x; i < list.y; i++) {
         vec2 pair = texelFetch(u_influence_pairs, i).rg;
         skin += bone(int(pair.x)) * pair.y;
     }
@@ -266,8 +271,8 @@ void main()
 #if SKV_INFLUENCE_LISTS
     // The views read what is blended: the vertex's whole list.
     if (u_shade_mode == SKV_SHADE_WEIGHTS || u_shade_mode == SKV_SHADE_INFLUENCES) {
-        int view_end = texelFetch(u_influence_starts, gl_VertexID + 1).r;
-        for (int i = texelFetch(u_influence_starts, gl_VertexID).r; i < view_end; i++) {
+        ivec2 list = influence_list();
+        for (int i = list.x; i < list.y; i++) {
             vec2 pair = texelFetch(u_influence_pairs, i).rg;
             if (u_shade_mode == SKV_SHADE_INFLUENCES) v_value += pair.y > 1e-6 ? 1.0 : 0.0;
             else if (int(pair.x) == u_selected_bone) v_value += pair.y;
