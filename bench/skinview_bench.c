@@ -460,6 +460,25 @@ static int bench_crowd(int json)
     return 0;
 }
 
+/* A headless context with a bound 512x512 target, for the drawing
+ * benchmarks; prints why not ("skinview-bench: WHAT: ...") and returns 1
+ * when there is none. */
+static int headless_begin(skv_gpu *gpu, skv_target *target, const char *what)
+{
+    skv_error err = {{0}};
+    if (gpu_headless_create(gpu, 0, &err) != SKV_OK) {
+        fprintf(stderr, "skinview-bench: %s: %s\n", what, err.message);
+        return 1;
+    }
+    if (target_create(target, 512, 512, &err) != SKV_OK) {
+        fprintf(stderr, "skinview-bench: %s: %s\n", what, err.message);
+        gpu_headless_destroy(gpu);
+        return 1;
+    }
+    target_bind(target);
+    return 0;
+}
+
 /* --crowd-fps: how many characters a frame of 60 fps holds, per model,
  * with 4 slots, 8 slots and every influence (--influences all): per count,
  * the crowd posed on all cores (crowd_evaluate, as the viewer's frame
@@ -523,18 +542,9 @@ static int bench_crowd_fps(const char *const *models, int count, int rounds, int
     enum { FIRST = 256, MOST = 1 << 22 };
     const double budget_ms = 1000.0 / 60.0;
     skv_gpu gpu;
-    skv_error err = {{0}};
-    if (gpu_headless_create(&gpu, 0, &err) != SKV_OK) {
-        fprintf(stderr, "skinview-bench: --crowd-fps: %s\n", err.message);
-        return 1;
-    }
     skv_target target;
-    if (target_create(&target, 512, 512, &err) != SKV_OK) {
-        fprintf(stderr, "skinview-bench: --crowd-fps: %s\n", err.message);
-        gpu_headless_destroy(&gpu);
-        return 1;
-    }
-    target_bind(&target);
+    skv_error err = {{0}};
+    if (headless_begin(&gpu, &target, "--crowd-fps")) return 1;
     if (!json) printf("GL renderer: %s; %ld threads posing\n", (const char *)glGetString(GL_RENDERER), sysconf(_SC_NPROCESSORS_ONLN));
     int failed = 0;
     for (int m = 0; m < count; m++)
@@ -753,18 +763,9 @@ static int bench_influences(const char *path, int rounds, int json)
     double cpu_ns[3] = {0}, draw_ms[3] = {0};
     int vertices = 0, most = 0;
     skv_gpu gpu;
-    skv_error err = {{0}};
-    if (gpu_headless_create(&gpu, 0, &err) != SKV_OK) {
-        fprintf(stderr, "skinview-bench: %s\n", err.message);
-        return 1;
-    }
     skv_target target;
-    if (target_create(&target, 512, 512, &err) != SKV_OK) {
-        fprintf(stderr, "skinview-bench: %s\n", err.message);
-        gpu_headless_destroy(&gpu);
-        return 1;
-    }
-    target_bind(&target);
+    skv_error err = {{0}};
+    if (headless_begin(&gpu, &target, "--influences")) return 1;
     int failed = 0;
     for (int k = 0; k < 3 && !failed; k++) {
         skv_scene scene;
