@@ -1195,23 +1195,20 @@ static inline int group_seek(const walk_group *grp, double t, int *cursor, float
     return i;
 }
 
-/* A group's key pair and factor at t: i = 0, f = 0 before the first key,
- * i = count - 2, f = 1 after the last. Playback steps the cursor; a jump
- * goes to group_seek. */
-static inline int group_key(const walk_group *grp, double t, int *cursor, float *f)
+/* group_key's playback step: the cursor's pair holds t, or the next pair
+ * does (keys further apart than frames: every other frame or so); -1
+ * for anything else. Then t is inside the keys, and t - times[i] >= 0,
+ * so x >= 0: only the top is clamped, in float, the same value as
+ * clamping in double first. One unsigned compare bounds the cursor (-1:
+ * none). t on the pair's first key is left to group_key_rest: where two
+ * keys share the first key's time, the reference takes the first of them
+ * there (t not after times[0]), which the next pair's step would not.
+ * Marked likely: GCC then lays the frame functions out for it, the rest
+ * after (walk_pose_all's prologue one instruction shorter, measured). */
+static inline int group_step(const walk_group *grp, double t, int *cursor, float *f)
 {
     const double *times = grp->times;
     int n = grp->key_count, i = *cursor;
-    /* Playback, first: the cursor's pair holds t, or the next pair does
-     * (keys further apart than frames: every other frame or so). Then t
-     * is inside the keys, and t - times[i] >= 0, so x >= 0: only the top
-     * is clamped, in float, the same value as clamping in double first.
-     * One unsigned compare bounds the cursor (-1: none). t on the pair's
-     * first key is left to the tests below: where two keys share the
-     * first key's time, the reference takes the first of them there (t
-     * not after times[0]), which the next pair's step would not. Marked
-     * likely: GCC then lays the frame functions out for it, the rest
-     * after (walk_pose_all's prologue one instruction shorter, measured). */
     if ((unsigned)i < (unsigned)(n - 1) && times[i] < t) {
         if (__builtin_expect(t < times[i + 1] || (i + 2 < n && t < times[i + 2] && (*cursor = ++i, 1)), 1)) {
             float x = (float)((t - times[i]) * grp->inv_span[i]);
@@ -1219,8 +1216,16 @@ static inline int group_key(const walk_group *grp, double t, int *cursor, float 
             return i;
         }
     }
-    /* Before the first key and after the last, inline: playback holds
-     * there when a group's keys end before the clip does. */
+    return -1;
+}
+
+/* group_key past group_step: before the first key and after the last,
+ * inline (playback holds there when a group's keys end before the clip
+ * does), else group_seek. */
+static inline int group_key_rest(const walk_group *grp, double t, int *cursor, float *f)
+{
+    const double *times = grp->times;
+    int n = grp->key_count;
     if (!(t > times[0])) {
         *f = 0.0f;
         return 0;
@@ -1230,6 +1235,15 @@ static inline int group_key(const walk_group *grp, double t, int *cursor, float 
         return n - 2;
     }
     return group_seek(grp, t, cursor, f);
+}
+
+/* A group's key pair and factor at t: i = 0, f = 0 before the first key,
+ * i = count - 2, f = 1 after the last. Playback steps the cursor
+ * (group_step); a jump goes to group_seek. */
+static inline int group_key(const walk_group *grp, double t, int *cursor, float *f)
+{
+    int i = group_step(grp, t, cursor, f);
+    return i >= 0 ? i : group_key_rest(grp, t, cursor, f);
 }
 
 static void sample_vec3(const skv_vec3_key *keys, int count, double t, int *cursor, float out[3])
@@ -1459,16 +1473,39 @@ static void frame_solo(const skv_walk *w, const skv_clip *clip, double seconds, 
     const walk_group *grp = &w->groups[0];
     float f;
     int i = group_key(grp, ticks, &pose->cursors[grp->channel * 3], &f);
+    pose->globals_owed = w->deferred_count > 0 ? w : NULL; /* first: the kernel's call is then a tail call */
     pose->kernels->solo_palette(grp->keys + (size_t)i * SKV_EACH_KEY_FLOATS, f, grp->out[0], pose->work, w->palette,
                                 w->palette_count, w->constants, (float *)pose->palette);
-    pose->globals_owed = w->deferred_count > 0 ? w : NULL;
 }
 
 /* A walk of one 4-lane vector with affine products (kernels.h
- * vector_palette): the group's key pair and one kernel call. Its body,
- * for FRAME_BUILDS. */
-static inline __attribute__((always_inline)) void frame_vector_at(const skv_walk *w, const skv_clip *clip,
-                                                                  double seconds, skv_pose *pose)
+ * vector_palette): the group's key pair and one kernel call, made last
+ * (globals_owed set first) so that it is a tail call. In playback's case
+ * (kernels_clip_ticks_step, group_step) the frame makes no other call,
+ * so it needs no stack frame: its saves and restores of registers were
+ * 10 of a 3-bone frame's ~390 instructions, on the chain to the kernel.
+ * A time past group_step (a seek, a time off the keys) goes to
+ * frame_vector_key with the clip time computed; a crowd's rows, a loop's
+ * first frame or a time out of range to frame_vector_rest, the full path.
+ * Both out of line, both the same values. */
+static inline __attribute__((always_inline)) void vector_call(const skv_walk *w, skv_pose *pose, int i, float f)
+{
+    const walk_group *grp = &w->groups[0];
+    const float *a = grp->keys + (size_t)i * grp->key_floats;
+    pose->globals_owed = w->owed;
+    pose->kernels->vector_palette(a, a + grp->key_floats, f, grp->out, pose->work, &w->lists, (float *)pose->palette);
+}
+
+static __attribute__((noinline)) void frame_vector_key(const skv_walk *w, skv_pose *pose, double ticks)
+{
+    const walk_group *grp = &w->groups[0];
+    float f;
+    int i = group_key_rest(grp, ticks, &pose->cursors[grp->channel * 3], &f);
+    vector_call(w, pose, i, f);
+}
+
+static __attribute__((noinline)) void frame_vector_rest(const skv_walk *w, const skv_clip *clip, double seconds,
+                                                        skv_pose *pose)
 {
     if (pose->palette_rows) { /* a crowd's rows: run_rows */
         frame_one(w, clip, seconds, pose);
@@ -1478,9 +1515,27 @@ static inline __attribute__((always_inline)) void frame_vector_at(const skv_walk
     const walk_group *grp = &w->groups[0];
     float f;
     int i = group_key(grp, ticks, &pose->cursors[grp->channel * 3], &f);
-    const float *a = grp->keys + (size_t)i * grp->key_floats;
-    pose->kernels->vector_palette(a, a + grp->key_floats, f, grp->out, pose->work, &w->lists, (float *)pose->palette);
-    pose->globals_owed = w->owed;
+    vector_call(w, pose, i, f);
+}
+
+/* frame_vector's body, for FRAME_BUILDS. */
+static inline __attribute__((always_inline)) void frame_vector_at(const skv_walk *w, const skv_clip *clip,
+                                                                  double seconds, skv_pose *pose)
+{
+    double ticks;
+    if (__builtin_expect(pose->palette_rows != 0, 0) ||
+        !kernels_clip_ticks_step(seconds, clip->ticks_per_second, clip->duration_ticks, pose->clip_loops, &ticks)) {
+        frame_vector_rest(w, clip, seconds, pose);
+        return;
+    }
+    const walk_group *grp = &w->groups[0];
+    float f;
+    int i = group_step(grp, ticks, &pose->cursors[grp->channel * 3], &f);
+    if (__builtin_expect(i < 0, 0)) {
+        frame_vector_key(w, pose, ticks);
+        return;
+    }
+    vector_call(w, pose, i, f);
 }
 
 FRAME_BUILDS(frame_vector)
