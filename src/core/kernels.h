@@ -93,7 +93,13 @@ typedef struct skv_walk_lists {
      * run_palette's. */
     const skv_walk_step *translations;
     const mat4 *constants;
-    int global_count, palette_count, translation_count;
+    /* Leaf entries, each two steps: (L, b, T), T = L b into work at T
+     * (b a constant, only translating for the first leaf_translations,
+     * as translations' b), then (A, T, out), A T into the palette: an
+     * entry A L b whose A is itself a product of the frame, formed as A
+     * (L b) so that L b need not wait for A (walk.c, vector_leaves). */
+    const skv_walk_step *leaves;
+    int global_count, palette_count, translation_count, leaf_count, leaf_translations;
     /* Every key of the group has the same T (T keyed once, as most rigs
      * key their rotating bones): the sampler takes it as it is. */
     int t_fixed;

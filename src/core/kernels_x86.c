@@ -553,9 +553,17 @@ __attribute__((target("avx512f,avx2,fma"), flatten)) static void solo_palette_av
         for (int i = 0, count = lists->global_count; i < count; i++)                                                 \
             affine_##PRODUCTS((const float *)((const char *)work + g[i].a),                                          \
                               (const float *)((const char *)work + g[i].b), (float *)((char *)work + g[i].out));     \
+        const mat4 *constants = lists->constants;                                                                    \
+        const skv_walk_step *l = lists->leaves;                                                                      \
+        for (int i = 0, count = lists->leaf_count; i < count; i++, l += 2) {                                         \
+            const float *lb = (const float *)((const char *)constants + ~l[0].b);                                    \
+            float *lt = (float *)((char *)work + l[0].out);                                                          \
+            if (i < lists->leaf_translations) translate_##PRODUCTS((const float *)((const char *)work + l[0].a), lb, lt); \
+            else affine_##PRODUCTS((const float *)((const char *)work + l[0].a), lb, lt);                            \
+            affine_##PRODUCTS((const float *)((const char *)work + l[1].a), lt, (float *)((char *)palette + l[1].out)); \
+        }                                                                                                            \
         run_palette_##PRODUCTS(lists->palette, lists->palette_count, work, lists->constants, palette);               \
         const skv_walk_step *t = lists->translations;                                                                \
-        const mat4 *constants = lists->constants;                                                                    \
         for (int i = 0, count = lists->translation_count; i < count; i++)                                            \
             translate_##PRODUCTS((const float *)((const char *)work + t[i].a),                                       \
                                  (const float *)((const char *)constants + ~t[i].b),                                 \

@@ -107,6 +107,8 @@ struct skv_walk {
     skv_rows_pair *rows_pairs;
     skv_walk_lists lists;
     skv_walk_step *vector_steps; /* lists' palette steps, then its translations */
+    skv_walk_step *vector_globals; /* lists' globals: the walk's less those its leaves took (vector_leaves) */
+    skv_walk_step *vector_leaves;  /* lists' leaves, two steps each */
 };
 
 void walk_free(skv_walk *walk)
@@ -125,6 +127,8 @@ void walk_free(skv_walk *walk)
     free(walk->rows_pairs);
     free(walk->fixed);
     free(walk->deferred);
+    free(walk->vector_globals);
+    free(walk->vector_leaves);
     free(walk->constants);
     free(walk);
 }
@@ -538,23 +542,115 @@ static int t_fixed(const walk_group *grp)
     return 1;
 }
 
-/* vector_palette's lists: the palette's steps whose offset only
- * translates apart from the others (their order does not matter: each
- * writes an entry of its own). 0 if memory ran out. */
+/* The global step writing work offset `out`, or -1. */
+static int global_writing(const skv_walk *w, int32_t out)
+{
+    for (int k = 0; k < w->global_count; k++)
+        if (w->globals[k].out == out) return k;
+    return -1;
+}
+
+/* How many of the frame's steps read work offset `at`. */
+static int frame_reads(const skv_walk *w, int32_t at)
+{
+    int reads = 0;
+    for (int k = 0; k < w->global_count; k++) reads += (w->globals[k].a == at) + (w->globals[k].b == at);
+    for (int k = 0; k < w->palette_count; k++) reads += w->palette[k].a == at;
+    return reads;
+}
+
+/* vector_palette's leaves: a palette entry G b whose global G = A L is
+ * read by nothing else in the frame, A itself a global of the frame
+ * (its step's product) and L a local, is formed as A (L b): L b starts
+ * as soon as the sampler has written L, beside A's products, and the
+ * entry is one product less deep (a 3-bone chain's frame waited for
+ * three products after the sampler, now two: worm.dae 14.5 -> 12.7
+ * ns/bone, bench/NOTES.md v7o). The same number of products: G's step
+ * leaves the frame for the deferred list, at its head (A and L are in
+ * work after the frame; deferred steps reading G come after it), as
+ * pose_globals forms the globals the palette does not need. Products
+ * associated the other way round: the entry differs from G b by float
+ * rounding, well inside the reference's tolerance (test_anim). The
+ * deferred list has room: each node is in at most one of globals and
+ * deferred before. The globals kept (w->vector_globals); -1 if memory
+ * ran out. */
+static int vector_leaves(skv_walk *w, const skv_walk_step *steps, int n, int *taken, int *leaf_count,
+                         int *leaf_translations)
+{
+    int g = w->global_count;
+    w->vector_globals = malloc((size_t)(g > 0 ? g : 1) * sizeof *w->vector_globals);
+    w->vector_leaves = malloc((size_t)(2 * n > 0 ? 2 * n : 1) * sizeof *w->vector_leaves);
+    char *moved = calloc((size_t)(g > 0 ? g : 1), 1);
+    if (!w->vector_globals || !w->vector_leaves || !moved) {
+        free(moved);
+        return -1;
+    }
+    int count = 0, translations = 0;
+    /* Translating leaves first (leaf_translations), then the others. */
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = 0; k < n; k++) {
+            const skv_walk_step *p = &steps[k];
+            int lb = is_translation((const float *)((const char *)w->constants + ~p->b));
+            if (taken[k] || lb != (pass == 0)) continue;
+            int s = global_writing(w, p->a);
+            if (s < 0 || moved[s] || w->globals[s].b < 0 || global_writing(w, w->globals[s].a) < 0 ||
+                frame_reads(w, p->a) != 1)
+                continue;
+            const skv_walk_step *gs = &w->globals[s];
+            w->vector_leaves[2 * count] = (skv_walk_step){gs->b, p->b, gs->out};     /* T = L b, in G's place */
+            w->vector_leaves[2 * count + 1] = (skv_walk_step){gs->a, gs->out, p->out}; /* A T */
+            count++, translations += pass == 0;
+            moved[s] = 1, taken[k] = 1;
+        }
+    int kept = 0, deferred = w->deferred_count;
+    for (int k = 0; k < g; k++)
+        if (!moved[k]) w->vector_globals[kept++] = w->globals[k];
+    if (count > 0) {
+        memmove(w->deferred + (g - kept), w->deferred, (size_t)deferred * sizeof *w->deferred);
+        for (int k = 0, d = 0; k < g; k++)
+            if (moved[k]) w->deferred[d++] = w->globals[k];
+        w->deferred_count += g - kept;
+    }
+    free(moved);
+    *leaf_count = count, *leaf_translations = translations;
+    return kept;
+}
+
+/* vector_palette's lists: its leaves (vector_leaves), then the palette's
+ * steps whose offset only translates apart from the others (their order
+ * does not matter: each writes an entry of its own). 0 if memory ran
+ * out. */
 static int vector_lists(skv_walk *w)
 {
     int n = w->palette_count, general = 0;
+    int *taken = calloc((size_t)(n > 0 ? n : 1), sizeof *taken);
     w->vector_steps = malloc((size_t)(n > 0 ? n : 1) * sizeof *w->vector_steps);
-    if (!w->vector_steps) return 0;
+    int leaf_count = 0, leaf_translations = 0;
+    int globals = taken && w->vector_steps ? vector_leaves(w, w->palette, n, taken, &leaf_count, &leaf_translations) : -1;
+    if (globals < 0) {
+        free(taken);
+        return 0;
+    }
     for (int k = 0; k < n; k++)
-        if (!is_translation((const float *)((const char *)w->constants + ~w->palette[k].b)))
+        if (!taken[k] && !is_translation((const float *)((const char *)w->constants + ~w->palette[k].b)))
             w->vector_steps[general++] = w->palette[k];
     int t = general;
     for (int k = 0; k < n; k++)
-        if (is_translation((const float *)((const char *)w->constants + ~w->palette[k].b)))
+        if (!taken[k] && is_translation((const float *)((const char *)w->constants + ~w->palette[k].b)))
             w->vector_steps[t++] = w->palette[k];
-    w->lists = (skv_walk_lists){w->globals, w->vector_steps, w->vector_steps + general, (const mat4 *)w->constants,
-                                w->global_count, general, n - general, t_fixed(&w->groups[0]), 0};
+    free(taken);
+    w->lists = (skv_walk_lists){.globals = w->vector_globals,
+                                .palette = w->vector_steps,
+                                .translations = w->vector_steps + general,
+                                .constants = (const mat4 *)w->constants,
+                                .leaves = w->vector_leaves,
+                                .global_count = globals,
+                                .palette_count = general,
+                                .translation_count = t - general,
+                                .leaf_count = leaf_count,
+                                .leaf_translations = leaf_translations,
+                                .t_fixed = t_fixed(&w->groups[0]),
+                                .arc = 0};
     return 1;
 }
 
@@ -1083,6 +1179,8 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
     out->vector_palette = w->vector_palette;
     out->translations = w->vector_palette ? w->lists.translation_count : 0;
     out->t_fixed = w->vector_palette && w->lists.t_fixed;
+    out->leaves = w->vector_palette ? w->lists.leaf_count : 0;
+    out->leaf_translations = w->vector_palette ? w->lists.leaf_translations : 0;
     out->solo_terms = !w->terms ? 0 : w->solo.weighted ? 2 : 1;
     for (int g = 0; g < w->group_count; g++) {
         const walk_group *grp = &w->groups[g];

@@ -144,6 +144,8 @@ typedef struct skv_walk_stats {
     int vector_palette; /* one 4-lane vector, affine products: its frame one kernel call (kernels.h vector_palette) */
     int translations; /* of vector_palette's palette steps, those whose offset only translates */
     int t_fixed;    /* vector_palette's group has one T in all its keys: not lerped */
+    int leaves;     /* vector_palette's palette entries formed as A (L b) (kernels.h skv_walk_lists, leaves) */
+    int leaf_translations; /* of those, the ones whose b only translates */
     int even;       /* time groups whose keys are evenly spaced: a seek computes its key pair */
     int rows_prepared; /* a crowd's rows take the palette's prepared steps (kernels.h rows_palette) */
     int chain;      /* the globals take kernels.h's run_chain (most steps read the step before's product) */

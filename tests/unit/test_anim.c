@@ -1053,6 +1053,7 @@ static void test_small_clips(void)
         CHECK(st.t_fixed == cases[ci].t_once);
         if (cases[ci].uneven) CHECK(!st.vector_palette && st.groups == 1 && st.solo == 0 && st.affine);
         vector_total += st.vector_palette;
+        if (st.leaves) CHECK(st.vector_palette && st.deferred >= st.leaves);
         /* Its key pairs prepared: the frame kernels.h's solo_frame where
          * the rotation keys are of unit length, solo_frame_weighted where
          * they are not. */
@@ -1138,10 +1139,10 @@ static void test_small_clips(void)
             if (worst >= 1e-5) printf("small clip %zu, %s kernels: %.2g\n", ci, names[kernel], worst);
         }
         printf("small clip %zu (%d channels, %d without lanes, %d in shared vectors, %d time lines keyed as one, %s "
-               "products%s, %d under a similarity folded, %d palette entries%s, crowd rows %s): max abs palette "
-               "difference %.2g over 1120 evaluations and 60 crowd rows per kernel, globals %.2g\n",
+               "products%s, %d under a similarity folded, %d palette entries (%d leaves)%s, crowd rows %s): max abs "
+               "palette difference %.2g over 1120 evaluations and 60 crowd rows per kernel, globals %.2g\n",
                ci, count, st.solo, st.each, st.merged, st.affine ? "affine" : "general",
-               st.vector_palette ? ", one kernel call" : "", st.folded, st.palette,
+               st.vector_palette ? ", one kernel call" : "", st.folded, st.palette, st.leaves,
                st.solo_terms == 1 ? ", pairs prepared" : st.solo_terms == 2 ? ", pairs prepared, weighted" : "",
                st.rows_prepared ? "prepared" : "transposed", worst, worst_global);
         CHECK(worst < 1e-5);
@@ -1668,6 +1669,108 @@ static void test_chain(void)
         CHECK(st.chain == (branches == 1));
         CHECK(st.vector_palette == (nodes <= 4));
         CHECK(worst < 1e-5);
+        walk_forget(&model);
+    }
+}
+
+/* vector_palette's leaves (walk.c, vector_leaves): a palette entry G b
+ * whose global G = A L is read by nothing else and whose A is a product
+ * of the frame is formed as A (L b), and G by pose_globals only. Four
+ * small rigs under an identity globalInverse (one 4-lane vector each),
+ * every node a moving bone unless said: a chain of 4 with offsets that
+ * only translate (a leaf by translate), the same with the last offset
+ * turned (a leaf by the general product), a chain of 3 whose last node
+ * has a rigid child (its global read twice: no leaf), and a fork, two
+ * leaves under one product. Palettes and every global (pose_globals)
+ * against the reference on every kernel, over playback, seeks and times
+ * off the keys. Associating the other way (L (A b)), or leaving G out of
+ * the deferred list, fails it. */
+static void test_vector_leaves(void)
+{
+    enum { NODES = 4, KEYS = 5 };
+    static const struct {
+        int parents[NODES], moving, leaves, translations, turned;
+        const char *what;
+    } rigs[] = {
+        {{-1, 0, 1, 2}, 4, 1, 1, 0, "a chain of 4"},
+        {{-1, 0, 1, 2}, 4, 1, 0, 1, "a chain of 4, the last offset turned"},
+        {{-1, 0, 1, 2}, 3, 0, 0, 0, "a chain of 3 and a rigid child"},
+        {{-1, 0, 1, 1}, 4, 2, 2, 0, "a fork"},
+    };
+    for (size_t ri = 0; ri < sizeof rigs / sizeof rigs[0]; ri++) {
+        int parents[NODES], bone_node[NODES], node_channel[NODES];
+        mat4 rest[NODES], offsets[NODES];
+        skv_channel channels[NODES];
+        skv_vec3_key positions[NODES][KEYS], scales[NODES][KEYS];
+        skv_quat_key rotations[NODES][KEYS];
+        unsigned seed = 91 + (unsigned)ri;
+        chain_rest(NODES, rest, offsets);
+        if (rigs[ri].turned) {
+            float q[4];
+            axis_angle(0.6f, 0.0f, 0.8f, 0.7, q);
+            anim_quat_mat4(q, offsets[NODES - 1]);
+            offsets[NODES - 1][3][0] = 0.2f, offsets[NODES - 1][3][1] = -0.9f;
+        }
+        int moving = rigs[ri].moving;
+        for (int n = 0; n < NODES; n++) {
+            parents[n] = rigs[ri].parents[n];
+            bone_node[n] = n, node_channel[n] = n < moving ? n : -1;
+            for (int k = 0; k < KEYS; k++) {
+                positions[n][k] = (skv_vec3_key){k * 0.5, {0.1f * frand(&seed), 0.3f + 0.05f * frand(&seed), 0.0f}, 0.0f};
+                scales[n][k] = (skv_vec3_key){k * 0.5, {1.0f, 1.0f + 0.1f * frand(&seed), 1.0f}, 0.0f};
+                rotations[n][k].time = k * 0.5;
+                axis_angle(0.48f, 0.6f, 0.64f, 0.9 * frand(&seed), rotations[n][k].value);
+            }
+            channels[n] = (skv_channel){.node = n, .position_count = KEYS, .rotation_count = KEYS, .scale_count = KEYS,
+                                        .positions = positions[n], .rotations = rotations[n], .scales = scales[n]};
+        }
+        skv_clip clip = {.duration_ticks = 2.0, .ticks_per_second = 1.0, .channel_count = moving, .channels = channels,
+                         .node_channel = node_channel};
+        skv_model model;
+        model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
+        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walk_stats st;
+        walk_stats(walk_clip(&model, 0), &st);
+        double worst = 0.0, worst_global = 0.0;
+        for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
+            if (!kernels_get((skv_walk_kernel)kernel)) continue;
+            skv_pose fast, ref;
+            CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
+            CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
+            fast.walk_kernel = kernel;
+            unsigned tseed = 5;
+            for (int i = 0; i < 400; i++) {
+                double t = i < 300 ? i / 60.0 : i % 3 == 0 ? -0.3 : 6.0 * (frand(&tseed) + 1.0) / 2.0;
+                pose_evaluate(&fast, &model, 0, t);
+                pose_evaluate_reference(&ref, &model, 0, t);
+                for (int b = 0; b < NODES; b++)
+                    for (int k = 0; k < 16; k++) {
+                        double e = fabs(fast.palette[b][k / 4][k % 4] - ref.palette[b][k / 4][k % 4]);
+                        worst = fmax(worst, isnan(e) ? INFINITY : e);
+                    }
+                if (i % 7 == 0) {
+                    const mat4 *g = pose_globals(&fast);
+                    for (int n = 0; n < NODES; n++) {
+                        mat4 expect;
+                        glm_mat4_mul(model.global_inverse, ref.global[n], expect);
+                        for (int k = 0; k < 16; k++) {
+                            double e = fabs(g[n][k / 4][k % 4] - expect[k / 4][k % 4]);
+                            worst_global = fmax(worst_global, isnan(e) ? INFINITY : e);
+                        }
+                    }
+                }
+            }
+            pose_destroy(&fast), pose_destroy(&ref);
+        }
+        printf("vector leaves, %s: %d leaves (%d by translate), %d deferred globals; max abs palette difference %.2g, "
+               "globals %.2g on every kernel\n",
+               rigs[ri].what, st.leaves, st.leaf_translations, st.deferred, worst, worst_global);
+        CHECK(st.vector_palette);
+        CHECK(st.leaves == rigs[ri].leaves);
+        CHECK(st.leaf_translations == rigs[ri].translations);
+        CHECK(st.deferred >= st.leaves);
+        CHECK(worst < 1e-5);
+        CHECK(worst_global < 1e-5);
         walk_forget(&model);
     }
 }
@@ -2302,6 +2405,7 @@ int main(void)
     test_arc_budget();
     test_first_key_twice();
     test_chain();
+    test_vector_leaves();
     test_zero_key_folded();
     test_crowd_matches_poses();
     test_blend();
