@@ -156,12 +156,12 @@ static void vector_palette_scalar(const float *a, const float *b, float f, const
     if (lists->arc) sample_arc_scalar(a, f, out, 4, work);
     else sample_scalar(a, b, f, out, 4, work);
     run_scalar(lists->globals, lists->global_count, work, lists->constants, work);
+    run_scalar(lists->palette, lists->palette_count, work, lists->constants, palette);
+    run_scalar(lists->translations, lists->translation_count, work, lists->constants, palette);
     for (int i = 0; i < lists->leaf_count; i++) {
         run_scalar(lists->leaves + 2 * i, 1, work, lists->constants, work);
         run_scalar(lists->leaves + 2 * i + 1, 1, work, lists->constants, palette);
     }
-    run_scalar(lists->palette, lists->palette_count, work, lists->constants, palette);
-    run_scalar(lists->translations, lists->translation_count, work, lists->constants, palette);
 }
 
 /* --- one channel's key pairs prepared once (kernels.h, solo_frame) ----------
