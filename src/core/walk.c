@@ -1579,8 +1579,9 @@ static void frame_solo(const skv_walk *w, const skv_clip *clip, double seconds, 
 /* A walk of one 4-lane vector with affine products (kernels.h
  * vector_palette): the group's key pair and one kernel call, made last
  * (globals_owed set first) so that it is a tail call. In playback's case
- * (kernels_clip_ticks_step, group_step) the frame makes no other call,
- * so it needs no stack frame: its saves and restores of registers were
+ * (kernels_clip_ticks_step, group_step) the FMA build makes no other
+ * call, so it keeps no stack frame and saves two registers, not five
+ * (the plain build calls libm's fma there): the saves and restores were
  * 10 of a 3-bone frame's ~390 instructions, on the chain to the kernel.
  * A time past group_step (a seek, a time off the keys) goes to
  * frame_vector_key with the clip time computed; a crowd's rows, a loop's

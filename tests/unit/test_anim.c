@@ -1675,27 +1675,32 @@ static void test_chain(void)
 
 /* vector_palette's leaves (walk.c, vector_leaves): a palette entry G b
  * whose global G = A L is read by nothing else and whose A is a product
- * of the frame is formed as A (L b), and G by pose_globals only. Four
+ * of the frame is formed as A (L b), and G by pose_globals only. Five
  * small rigs under an identity globalInverse (one 4-lane vector each),
  * every node a moving bone unless said: a chain of 4 with offsets that
  * only translate (a leaf by translate), the same with the last offset
  * turned (a leaf by the general product), a chain of 3 whose last node
- * has a rigid child (its global read twice: no leaf), and a fork, two
- * leaves under one product. Palettes and every global (pose_globals)
- * against the reference on every kernel, over playback, seeks and times
- * off the keys. Associating the other way (L (A b)), or leaving G out of
- * the deferred list, fails it. */
+ * has a rigid child (its global read twice: no leaf), a fork, two leaves
+ * under one product, and a chain of 4 whose leaf has a rigid child
+ * without a bone (G read by a deferred step only). Palettes and every
+ * global (pose_globals) against the reference on every kernel, over
+ * playback, seeks and times off the keys. Associating the other way
+ * (L (A b)), leaving G out of the deferred list, or putting it at the
+ * list's end (a helper's review), fails it. */
 static void test_vector_leaves(void)
 {
-    enum { NODES = 4, KEYS = 5 };
+    enum { NODES = 5, KEYS = 5 };
     static const struct {
-        int parents[NODES], moving, leaves, translations, turned;
+        int nodes, bones, parents[NODES], moving, leaves, translations, turned;
         const char *what;
     } rigs[] = {
-        {{-1, 0, 1, 2}, 4, 1, 1, 0, "a chain of 4"},
-        {{-1, 0, 1, 2}, 4, 1, 0, 1, "a chain of 4, the last offset turned"},
-        {{-1, 0, 1, 2}, 3, 0, 0, 0, "a chain of 3 and a rigid child"},
-        {{-1, 0, 1, 1}, 4, 2, 2, 0, "a fork"},
+        {4, 4, {-1, 0, 1, 2}, 4, 1, 1, 0, "a chain of 4"},
+        {4, 4, {-1, 0, 1, 2}, 4, 1, 0, 1, "a chain of 4, the last offset turned"},
+        {4, 4, {-1, 0, 1, 2}, 3, 0, 0, 0, "a chain of 3 and a rigid child"},
+        {4, 4, {-1, 0, 1, 1}, 4, 2, 2, 0, "a fork"},
+        /* The leaf's global read by a deferred step only (a rigid child
+         * without a bone): G must be formed before that step. */
+        {5, 4, {-1, 0, 1, 2, 3}, 4, 1, 1, 0, "a chain of 4 and a rigid child without a bone"},
     };
     for (size_t ri = 0; ri < sizeof rigs / sizeof rigs[0]; ri++) {
         int parents[NODES], bone_node[NODES], node_channel[NODES];
@@ -1704,15 +1709,15 @@ static void test_vector_leaves(void)
         skv_vec3_key positions[NODES][KEYS], scales[NODES][KEYS];
         skv_quat_key rotations[NODES][KEYS];
         unsigned seed = 91 + (unsigned)ri;
-        chain_rest(NODES, rest, offsets);
+        int nodes = rigs[ri].nodes, bones = rigs[ri].bones, moving = rigs[ri].moving;
+        chain_rest(nodes, rest, offsets);
         if (rigs[ri].turned) {
             float q[4];
             axis_angle(0.6f, 0.0f, 0.8f, 0.7, q);
-            anim_quat_mat4(q, offsets[NODES - 1]);
-            offsets[NODES - 1][3][0] = 0.2f, offsets[NODES - 1][3][1] = -0.9f;
+            anim_quat_mat4(q, offsets[bones - 1]);
+            offsets[bones - 1][3][0] = 0.2f, offsets[bones - 1][3][1] = -0.9f;
         }
-        int moving = rigs[ri].moving;
-        for (int n = 0; n < NODES; n++) {
+        for (int n = 0; n < nodes; n++) {
             parents[n] = rigs[ri].parents[n];
             bone_node[n] = n, node_channel[n] = n < moving ? n : -1;
             for (int k = 0; k < KEYS; k++) {
@@ -1727,7 +1732,7 @@ static void test_vector_leaves(void)
         skv_clip clip = {.duration_ticks = 2.0, .ticks_per_second = 1.0, .channel_count = moving, .channels = channels,
                          .node_channel = node_channel};
         skv_model model;
-        model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
+        model_of_clips(&model, &clip, 1, nodes, parents, rest, bones, bone_node, offsets);
         CHECK(walk_compile_all(&model) == SKV_OK);
         skv_walk_stats st;
         walk_stats(walk_clip(&model, 0), &st);
@@ -1743,14 +1748,14 @@ static void test_vector_leaves(void)
                 double t = i < 300 ? i / 60.0 : i % 3 == 0 ? -0.3 : 6.0 * (frand(&tseed) + 1.0) / 2.0;
                 pose_evaluate(&fast, &model, 0, t);
                 pose_evaluate_reference(&ref, &model, 0, t);
-                for (int b = 0; b < NODES; b++)
+                for (int b = 0; b < bones; b++)
                     for (int k = 0; k < 16; k++) {
                         double e = fabs(fast.palette[b][k / 4][k % 4] - ref.palette[b][k / 4][k % 4]);
                         worst = fmax(worst, isnan(e) ? INFINITY : e);
                     }
                 if (i % 7 == 0) {
                     const mat4 *g = pose_globals(&fast);
-                    for (int n = 0; n < NODES; n++) {
+                    for (int n = 0; n < nodes; n++) {
                         mat4 expect;
                         glm_mat4_mul(model.global_inverse, ref.global[n], expect);
                         for (int k = 0; k < 16; k++) {
