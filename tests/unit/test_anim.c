@@ -1567,8 +1567,11 @@ static void test_walk_kernels(void)
 /* The largest palette difference between pose_evaluate on every kernel
  * this CPU runs and the reference (a NaN counts as infinite), posing
  * clip 0 at time_at(i) for i = 0 .. last (i / 64 where time_at is NULL),
- * each kernel on a pose of its own from the start. */
-static double worst_on_every_kernel(const skv_model *model, int last, double (*time_at)(int))
+ * each kernel on a pose of its own from the start. With worst_global,
+ * also the largest difference of every node's global (pose_globals, which
+ * forms the ones the frame left to it) every 7th frame. */
+static double worst_on_every_kernel_globals(const skv_model *model, int last, double (*time_at)(int),
+                                            double *worst_global)
 {
     double worst = 0.0;
     for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
@@ -1586,10 +1589,26 @@ static double worst_on_every_kernel(const skv_model *model, int last, double (*t
                     double e = fabs(fast.palette[b][k / 4][k % 4] - ref.palette[b][k / 4][k % 4]);
                     worst = fmax(worst, isnan(e) ? INFINITY : e);
                 }
+            if (worst_global && i % 7 == 0) {
+                const mat4 *g = pose_globals(&fast);
+                for (int n = 0; n < model->skeleton.node_count; n++) {
+                    mat4 expect;
+                    glm_mat4_mul((vec4 *)model->global_inverse, ref.global[n], expect);
+                    for (int k = 0; k < 16; k++) {
+                        double e = fabs(g[n][k / 4][k % 4] - expect[k / 4][k % 4]);
+                        *worst_global = fmax(*worst_global, isnan(e) ? INFINITY : e);
+                    }
+                }
+            }
         }
         pose_destroy(&fast), pose_destroy(&ref);
     }
     return worst;
+}
+
+static double worst_on_every_kernel(const skv_model *model, int last, double (*time_at)(int))
+{
+    return worst_on_every_kernel_globals(model, last, time_at, NULL);
 }
 
 /* worst_on_every_kernel within 1e-5 (what: the case, printed if not),
@@ -1612,6 +1631,24 @@ static void chain_rest(int nodes, mat4 *rest, mat4 *offsets)
         glm_mat4_identity(offsets[n]);
         offsets[n][3][1] = -0.25f * (float)n;
     }
+}
+
+/* Channel n keyed `keys` times 0.5 apart, r a fresh frand each: T (sway
+ * r, 0.3 + 0.05 r, 0) (no draw for x where sway is 0), S (1, 1 + 0.1 r,
+ * 1), R turning about the unit `axis` by turn r radians. */
+static skv_channel keyed_channel(int n, int keys, skv_vec3_key *positions, skv_vec3_key *scales,
+                                 skv_quat_key *rotations, float sway, const float axis[3], double turn,
+                                 unsigned *seed)
+{
+    for (int k = 0; k < keys; k++) {
+        float x = sway != 0.0f ? sway * frand(seed) : 0.0f;
+        positions[k] = (skv_vec3_key){k * 0.5, {x, 0.3f + 0.05f * frand(seed), 0.0f}, 0.0f};
+        scales[k] = (skv_vec3_key){k * 0.5, {1.0f, 1.0f + 0.1f * frand(seed), 1.0f}, 0.0f};
+        rotations[k].time = k * 0.5;
+        axis_angle(axis[0], axis[1], axis[2], turn * frand(seed), rotations[k].value);
+    }
+    return (skv_channel){.node = n, .position_count = keys, .rotation_count = keys, .scale_count = keys,
+                         .positions = positions, .rotations = rotations, .scales = scales};
 }
 
 /* A chain of moving nodes (a tentacle): after by_depth every global
@@ -1641,14 +1678,8 @@ static void test_chain(void)
             glm_mat4_identity(rest[n]);
             glm_mat4_identity(offsets[n]);
             offsets[n][3][1] = -0.3f * (float)n;
-            for (int k = 0; k < KEYS; k++) {
-                positions[n][k] = (skv_vec3_key){k * 0.5, {0.0f, 0.3f + 0.05f * frand(&seed), 0.0f}, 0.0f};
-                scales[n][k] = (skv_vec3_key){k * 0.5, {1.0f, 1.0f + 0.1f * frand(&seed), 1.0f}, 0.0f};
-                rotations[n][k].time = k * 0.5;
-                axis_angle(0.0f, 0.0f, 1.0f, 0.4 * frand(&seed), rotations[n][k].value);
-            }
-            channels[n] = (skv_channel){.node = n, .position_count = KEYS, .rotation_count = KEYS, .scale_count = KEYS,
-                                        .positions = positions[n], .rotations = rotations[n], .scales = scales[n]};
+            channels[n] = keyed_channel(n, KEYS, positions[n], scales[n], rotations[n], 0.0f, (const float[3]){0, 0, 1},
+                                        0.4, &seed);
         }
         skv_clip clip = {.duration_ticks = 2.0, .ticks_per_second = 1.0, .channel_count = nodes, .channels = channels,
                          .node_channel = node_channel};
@@ -1671,6 +1702,13 @@ static void test_chain(void)
         CHECK(worst < 1e-5);
         walk_forget(&model);
     }
+}
+
+/* test_vector_leaves' times: playback across two loops, then times
+ * before the clip and seeks spread over three loops. */
+static double leaves_time(int i)
+{
+    return i < 300 ? i / 60.0 : i % 3 == 0 ? -0.3 : fmod(i * 0.618034, 1.0) * 6.0;
 }
 
 /* vector_palette's leaves (walk.c, vector_leaves): a palette entry G b
@@ -1720,14 +1758,8 @@ static void test_vector_leaves(void)
         for (int n = 0; n < nodes; n++) {
             parents[n] = rigs[ri].parents[n];
             bone_node[n] = n, node_channel[n] = n < moving ? n : -1;
-            for (int k = 0; k < KEYS; k++) {
-                positions[n][k] = (skv_vec3_key){k * 0.5, {0.1f * frand(&seed), 0.3f + 0.05f * frand(&seed), 0.0f}, 0.0f};
-                scales[n][k] = (skv_vec3_key){k * 0.5, {1.0f, 1.0f + 0.1f * frand(&seed), 1.0f}, 0.0f};
-                rotations[n][k].time = k * 0.5;
-                axis_angle(0.48f, 0.6f, 0.64f, 0.9 * frand(&seed), rotations[n][k].value);
-            }
-            channels[n] = (skv_channel){.node = n, .position_count = KEYS, .rotation_count = KEYS, .scale_count = KEYS,
-                                        .positions = positions[n], .rotations = rotations[n], .scales = scales[n]};
+            channels[n] = keyed_channel(n, KEYS, positions[n], scales[n], rotations[n], 0.1f,
+                                        (const float[3]){0.48f, 0.6f, 0.64f}, 0.9, &seed);
         }
         skv_clip clip = {.duration_ticks = 2.0, .ticks_per_second = 1.0, .channel_count = moving, .channels = channels,
                          .node_channel = node_channel};
@@ -1736,37 +1768,8 @@ static void test_vector_leaves(void)
         CHECK(walk_compile_all(&model) == SKV_OK);
         skv_walk_stats st;
         walk_stats(walk_clip(&model, 0), &st);
-        double worst = 0.0, worst_global = 0.0;
-        for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
-            if (!kernels_get((skv_walk_kernel)kernel)) continue;
-            skv_pose fast, ref;
-            CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
-            CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
-            fast.walk_kernel = kernel;
-            unsigned tseed = 5;
-            for (int i = 0; i < 400; i++) {
-                double t = i < 300 ? i / 60.0 : i % 3 == 0 ? -0.3 : 6.0 * (frand(&tseed) + 1.0) / 2.0;
-                pose_evaluate(&fast, &model, 0, t);
-                pose_evaluate_reference(&ref, &model, 0, t);
-                for (int b = 0; b < bones; b++)
-                    for (int k = 0; k < 16; k++) {
-                        double e = fabs(fast.palette[b][k / 4][k % 4] - ref.palette[b][k / 4][k % 4]);
-                        worst = fmax(worst, isnan(e) ? INFINITY : e);
-                    }
-                if (i % 7 == 0) {
-                    const mat4 *g = pose_globals(&fast);
-                    for (int n = 0; n < nodes; n++) {
-                        mat4 expect;
-                        glm_mat4_mul(model.global_inverse, ref.global[n], expect);
-                        for (int k = 0; k < 16; k++) {
-                            double e = fabs(g[n][k / 4][k % 4] - expect[k / 4][k % 4]);
-                            worst_global = fmax(worst_global, isnan(e) ? INFINITY : e);
-                        }
-                    }
-                }
-            }
-            pose_destroy(&fast), pose_destroy(&ref);
-        }
+        double worst_global = 0.0;
+        double worst = worst_on_every_kernel_globals(&model, 399, leaves_time, &worst_global);
         printf("vector leaves, %s: %d leaves (%d by translate), %d deferred globals; max abs palette difference %.2g, "
                "globals %.2g on every kernel\n",
                rigs[ri].what, st.leaves, st.leaf_translations, st.deferred, worst, worst_global);
