@@ -564,7 +564,7 @@ static int frame_reads(const skv_walk *w, int32_t at)
  * (its step's product) and L a local, is formed as A (L b): L b starts
  * as soon as the sampler has written L, beside A's products, and the
  * entry is one product less deep (a 3-bone chain's frame waited for
- * three products after the sampler, now two: worm.dae 14.5 -> 12.7
+ * three products after the sampler, now two: worm.dae 14.5 -> 12.8
  * ns/bone, bench/NOTES.md v7o). The same number of products: G's step
  * leaves the frame for the deferred list, at its head (A and L are in
  * work after the frame; deferred steps reading G come after it), as
@@ -616,10 +616,10 @@ static int vector_leaves(skv_walk *w, const skv_walk_step *steps, int n, int *ta
     return kept;
 }
 
-/* vector_palette's lists: its leaves (vector_leaves), then the palette's
- * steps whose offset only translates apart from the others (their order
- * does not matter: each writes an entry of its own). 0 if memory ran
- * out. */
+/* vector_palette's lists: its leaves (vector_leaves) taken out, then the
+ * palette's steps whose offset only translates apart from the others
+ * (their order does not matter: each writes an entry of its own). 0 if
+ * memory ran out. */
 static int vector_lists(skv_walk *w)
 {
     int n = w->palette_count, general = 0;
