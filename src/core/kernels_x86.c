@@ -554,7 +554,7 @@ __attribute__((target("avx512f,avx2,fma"), flatten)) static void solo_palette_av
             affine_##PRODUCTS((const float *)((const char *)work + g[i].a),                                          \
                               (const float *)((const char *)work + g[i].b), (float *)((char *)work + g[i].out));     \
         const mat4 *constants = lists->constants;                                                                    \
-        run_palette_##PRODUCTS(lists->palette, lists->palette_count, work, lists->constants, palette);               \
+        run_palette_##PRODUCTS(lists->palette, lists->palette_count, work, constants, palette);                      \
         const skv_walk_step *t = lists->translations;                                                                \
         for (int i = 0, count = lists->translation_count; i < count; i++)                                            \
             translate_##PRODUCTS((const float *)((const char *)work + t[i].a),                                       \

@@ -574,10 +574,9 @@ static int frame_reads(const skv_walk *w, int32_t at)
  * deferred list has room: each node is in at most one of globals and
  * deferred before. The globals kept (w->vector_globals); -1 if memory
  * ran out. */
-static int vector_leaves(skv_walk *w, const skv_walk_step *steps, int n, int *taken, int *leaf_count,
-                         int *leaf_translations)
+static int vector_leaves(skv_walk *w, int *taken, int *leaf_count, int *leaf_translations)
 {
-    int g = w->global_count;
+    int g = w->global_count, n = w->palette_count;
     w->vector_globals = malloc((size_t)(g > 0 ? g : 1) * sizeof *w->vector_globals);
     w->vector_leaves = malloc((size_t)(2 * n > 0 ? 2 * n : 1) * sizeof *w->vector_leaves);
     char *moved = calloc((size_t)(g > 0 ? g : 1), 1);
@@ -589,7 +588,7 @@ static int vector_leaves(skv_walk *w, const skv_walk_step *steps, int n, int *ta
     /* Translating leaves first (leaf_translations), then the others. */
     for (int pass = 0; pass < 2; pass++)
         for (int k = 0; k < n; k++) {
-            const skv_walk_step *p = &steps[k];
+            const skv_walk_step *p = &w->palette[k];
             int lb = is_translation((const float *)((const char *)w->constants + ~p->b));
             if (taken[k] || lb != (pass == 0)) continue;
             int s = global_writing(w, p->a);
@@ -626,7 +625,7 @@ static int vector_lists(skv_walk *w)
     int *taken = calloc((size_t)(n > 0 ? n : 1), sizeof *taken);
     w->vector_steps = malloc((size_t)(n > 0 ? n : 1) * sizeof *w->vector_steps);
     int leaf_count = 0, leaf_translations = 0;
-    int globals = taken && w->vector_steps ? vector_leaves(w, w->palette, n, taken, &leaf_count, &leaf_translations) : -1;
+    int globals = taken && w->vector_steps ? vector_leaves(w, taken, &leaf_count, &leaf_translations) : -1;
     if (globals < 0) {
         free(taken);
         return 0;
