@@ -153,8 +153,8 @@ static void solo_palette_scalar(const float *key, float f, int32_t out, float *w
 static void vector_palette_scalar(const float *a, const float *b, float f, const int32_t *out, float *work,
                                   const skv_walk_lists *lists, float *palette)
 {
-    if (lists->arc) sample_arc_scalar(a, f, out, 4, work);
-    else sample_scalar(a, b, f, out, 4, work);
+    if (lists->arc) sample_arc_scalar(a, f, out, lists->lanes, work);
+    else sample_scalar(a, b, f, out, lists->lanes, work);
     run_scalar(lists->globals, lists->global_count, work, lists->constants, work);
     run_scalar(lists->palette, lists->palette_count, work, lists->constants, palette);
     run_scalar(lists->translations, lists->translation_count, work, lists->constants, palette);

@@ -107,6 +107,8 @@ typedef struct skv_walk_lists {
      * vector_palette's a is one, sampled as sample_arc samples it, and b
      * is not read. */
     int arc;
+    /* The group's channels (vector_palette). */
+    int lanes;
 } skv_walk_lists;
 /* A walk of one moving channel whose frame is one kernel call
  * (solo_frame), as walk.c prepares it when compiling. */
@@ -200,7 +202,8 @@ typedef struct skv_kernels {
      * global product (walk.c), in one call instead of two. */
     void (*solo_palette)(const float *key, float f, int32_t out, float *work, const skv_walk_step *steps, int count,
                          const mat4 *constants, float *palette);
-    /* sample of one time group of 1-4 channels (one 4-lane vector), then
+    /* sample of one time group (lists->lanes channels; 1-4: one 4-lane
+     * vector, more: the kernel set's sample or sample_arc), then
      * run_affine's globals and run_palette's palette steps (lists) into
      * `palette`: the whole arithmetic of a small walk whose products are
      * affine (walk.c), in one call instead of three. Every operand of the

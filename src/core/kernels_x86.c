@@ -537,16 +537,20 @@ __attribute__((target("avx512f,avx2,fma"), flatten)) static void solo_palette_av
     run_palette_avx512(steps, count, work, constants, palette);
 }
 
-/* kernels.h, vector_palette: one 4-lane vector and both product lists
- * inlined into one function (flatten), the same arithmetic as the three
- * calls; the globals' operands are all in work (the walk checks), so
- * none is tested for its kind. One body for each build, named by its
- * suffixes: the sampler's (4 lanes) and the products'. Each list is read
+/* kernels.h, vector_palette: one 4-lane vector (or the set's own
+ * sampler past 4 lanes) and both product lists inlined into one function
+ * (flatten), the same arithmetic as the three calls; the globals'
+ * operands are all in work (the walk checks), so none is tested for its
+ * kind. One body for each build, named by its suffixes: the sampler's (4
+ * lanes, then wider) and the products'. Each list is read
  * into locals first: the vector stores may alias anything (their types
  * do), so GCC would read it again at every step. */
-#define VECTOR_PALETTE_BODY(LANES, PRODUCTS)                                                                          \
+#define VECTOR_PALETTE_BODY(LANES, WIDE, PRODUCTS)                                                                    \
     do {                                                                                                             \
-        if (lists->arc) sample_arc_single_##LANES(a, f, out, work);                                                  \
+        if (lists->lanes > 4) {                                                                                      \
+            if (lists->arc) sample_arc_##WIDE(a, f, out, lists->lanes, work);                                        \
+            else sample_##WIDE(a, b, f, out, lists->lanes, work);                                                    \
+        } else if (lists->arc) sample_arc_single_##LANES(a, f, out, work);                                           \
         else if (lists->t_fixed) sample_single_t_fixed_##LANES(a, b, f, out, work);                                  \
         else sample_single_##LANES(a, b, f, out, work);                                                              \
         const skv_walk_step *g = lists->globals;                                                                     \
@@ -575,7 +579,7 @@ __attribute__((target("avx512f,avx2,fma"), flatten)) static void solo_palette_av
 __attribute__((flatten)) static void vector_palette_sse2(const float *a, const float *b, float f, const int32_t *out,
                                                         float *work, const skv_walk_lists *lists, float *palette)
 {
-    VECTOR_PALETTE_BODY(sse2, sse2);
+    VECTOR_PALETTE_BODY(sse2, sse2, sse2);
 }
 
 __attribute__((target("avx2,fma"), flatten)) static void vector_palette_avx2(const float *a, const float *b, float f,
@@ -583,7 +587,7 @@ __attribute__((target("avx2,fma"), flatten)) static void vector_palette_avx2(con
                                                                             const skv_walk_lists *lists,
                                                                             float *palette)
 {
-    VECTOR_PALETTE_BODY(avx2x4, avx2);
+    VECTOR_PALETTE_BODY(avx2x4, avx2, avx2);
 }
 
 static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_affine_sse2, run_affine_sse2, run_palette_sse2, run_rows_sse2, rows_palette_sse2,

@@ -95,9 +95,9 @@ struct skv_walk {
     size_t globals_run, palette_run;
     int folded; /* moving channels whose constant parent went into their keys */
     int merged; /* time lines keyed as one (merge_time_lines); 0: none */
-    /* one, its group a 4-lane vector (1-4 channels, not solo), affine
-     * products with the palette's on run_palette: the frame is kernels.h's
-     * vector_palette, one call (frame_vector) on `lists`. */
+    /* one, its group not solo, affine products with the palette's on
+     * run_palette, past 4 channels as vector_width_fits says: the frame
+     * is kernels.h's vector_palette, one call (frame_vector) on `lists`. */
     int vector_palette;
     const skv_walk *owed; /* the walk itself if it defers globals (pose.h globals_owed), else NULL */
     /* The palette's steps as a crowd's rows take them (kernels.h,
@@ -649,7 +649,8 @@ static int vector_lists(skv_walk *w)
                                 .leaf_count = leaf_count,
                                 .leaf_translations = leaf_translations,
                                 .t_fixed = t_fixed(&w->groups[0]),
-                                .arc = 0};
+                                .arc = 0,
+                                .lanes = w->groups[0].channel_count};
     return 1;
 }
 
@@ -728,6 +729,20 @@ static int globals_in_work(const skv_walk *w)
     for (int k = 0; k < w->global_count; k++)
         if (w->globals[k].a < 0 || w->globals[k].b < 0) return 0;
     return 1;
+}
+
+/* vector_palette takes one 4-lane vector, or more channels through the
+ * sampler of its set (AVX2's 8 lanes): frame_one's bookkeeping and two
+ * product calls saved (huesitos.fbx 114.7 -> 109.7 Ir a bone, 10.4-11.1
+ * -> 10.0-10.4 ns; Fox 84.4 -> 80.0 Ir; bench/NOTES.md v7p). Not a
+ * chain's globals (run_chain keeps each link in registers; the affine
+ * steps one after the other made the tentacle 9.5 -> 12.1 ns/bone), and
+ * not where this CPU's sampler is wider than vector_palette's (AVX-512's
+ * 16 lanes: not timed against AVX2's 8 on that machine). */
+static int vector_width_fits(const skv_walk *w)
+{
+    if (w->groups[0].channel_count <= 4) return 1;
+    return w->globals_run == offsetof(skv_kernels, run_affine) && kernels_get(SKV_WALK_AUTO)->lanes <= 8;
 }
 
 /* A one-channel walk's pairs as solo_frame takes them take this much at
@@ -915,8 +930,9 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
         w->one = w->group_count == 1 && loose == 0 && !w->groups[0].each;
         w->solo_palette = w->one && w->groups[0].solo && w->groups[0].channel_count == 1 && w->global_count == 0 &&
                           w->palette_run == offsetof(skv_kernels, run_palette);
-        w->vector_palette = w->one && !w->groups[0].solo && w->groups[0].channel_count <= 4 && w->affine &&
-                            w->palette_run == offsetof(skv_kernels, run_palette) && globals_in_work(w);
+        w->vector_palette = w->one && !w->groups[0].solo && w->affine &&
+                            w->palette_run == offsetof(skv_kernels, run_palette) && globals_in_work(w) &&
+                            vector_width_fits(w);
         if (w->vector_palette && !vector_lists(w)) ok = 0;
         w->owed = w->deferred_count > 0 ? w : NULL;
         if (w->solo_palette) prepare_terms(w, terms_room);
@@ -1575,7 +1591,7 @@ static void frame_solo(const skv_walk *w, const skv_clip *clip, double seconds, 
                                 w->palette_count, w->constants, (float *)pose->palette);
 }
 
-/* A walk of one 4-lane vector with affine products (kernels.h
+/* A walk of one time group with affine products (kernels.h
  * vector_palette): the group's key pair and one kernel call, made last
  * (globals_owed set first) so that it is a tail call. In playback's case
  * (kernels_clip_ticks_step, group_step) the FMA build makes no other
