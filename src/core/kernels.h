@@ -202,8 +202,7 @@ typedef struct skv_kernels {
      * global product (walk.c), in one call instead of two. */
     void (*solo_palette)(const float *key, float f, int32_t out, float *work, const skv_walk_step *steps, int count,
                          const mat4 *constants, float *palette);
-    /* sample of one time group (lists->lanes channels; 1-4: one 4-lane
-     * vector, more: the kernel set's sample or sample_arc), then
+    /* sample of one time group of 1-4 channels (one 4-lane vector), then
      * run_affine's globals and run_palette's palette steps (lists) into
      * `palette`: the whole arithmetic of a small walk whose products are
      * affine (walk.c), in one call instead of three. Every operand of the
@@ -211,6 +210,12 @@ typedef struct skv_kernels {
      * walk checks); then the palette's translations. */
     void (*vector_palette)(const float *a, const float *b, float f, const int32_t *out, float *work,
                            const skv_walk_lists *lists, float *palette);
+    /* vector_palette for more channels (lists->lanes), sampled by the
+     * set's own sample or sample_arc: a function of its own, so that
+     * vector_palette makes no call and keeps no frame (with the call
+     * inside, its saved registers cost worm.dae 18 instructions a frame). */
+    void (*vector_wide)(const float *a, const float *b, float f, const int32_t *out, float *work,
+                        const skv_walk_lists *lists, float *palette);
     /* A whole frame of a walk of one channel whose key pairs are
      * prepared (kernels_solo_pair): the clip's time (kernels_clip_ticks_from
      * the pose's `loops`),

@@ -537,22 +537,32 @@ __attribute__((target("avx512f,avx2,fma"), flatten)) static void solo_palette_av
     run_palette_avx512(steps, count, work, constants, palette);
 }
 
-/* kernels.h, vector_palette: one 4-lane vector (or the set's own
- * sampler past 4 lanes) and both product lists inlined into one function
- * (flatten), the same arithmetic as the three calls; the globals'
- * operands are all in work (the walk checks), so none is tested for its
- * kind. One body for each build, named by its suffixes: the sampler's (4
- * lanes, then wider) and the products'. Each list is read
+/* kernels.h, vector_palette: one 4-lane vector and both product lists
+ * inlined into one function (flatten), the same arithmetic as the three
+ * calls; the globals' operands are all in work (the walk checks), so
+ * none is tested for its kind. One body for each build, named by its
+ * suffixes: the sampler's (4 lanes) and the products'. Each list is read
  * into locals first: the vector stores may alias anything (their types
  * do), so GCC would read it again at every step. */
-#define VECTOR_PALETTE_BODY(LANES, WIDE, PRODUCTS)                                                                    \
+#define VECTOR_PALETTE_BODY(LANES, PRODUCTS)                                                                          \
     do {                                                                                                             \
-        if (lists->lanes > 4) {                                                                                      \
-            if (lists->arc) sample_arc_##WIDE(a, f, out, lists->lanes, work);                                        \
-            else sample_##WIDE(a, b, f, out, lists->lanes, work);                                                    \
-        } else if (lists->arc) sample_arc_single_##LANES(a, f, out, work);                                           \
+        if (lists->arc) sample_arc_single_##LANES(a, f, out, work);                                                  \
         else if (lists->t_fixed) sample_single_t_fixed_##LANES(a, b, f, out, work);                                  \
         else sample_single_##LANES(a, b, f, out, work);                                                              \
+        VECTOR_PRODUCTS(PRODUCTS);                                                                                   \
+    } while (0)
+
+/* kernels.h, vector_wide: the set's own sampler (SUFFIX: sample_arc_SUFFIX
+ * or sample_SUFFIX, one call), then the same products. */
+#define VECTOR_WIDE_BODY(SUFFIX, PRODUCTS)                                                                            \
+    do {                                                                                                             \
+        if (lists->arc) sample_arc_##SUFFIX(a, f, out, lists->lanes, work);                                          \
+        else sample_##SUFFIX(a, b, f, out, lists->lanes, work);                                                      \
+        VECTOR_PRODUCTS(PRODUCTS);                                                                                   \
+    } while (0)
+
+#define VECTOR_PRODUCTS(PRODUCTS)                                                                                     \
+    do {                                                                                                             \
         const skv_walk_step *g = lists->globals;                                                                     \
         for (int i = 0, count = lists->global_count; i < count; i++)                                                 \
             affine_##PRODUCTS((const float *)((const char *)work + g[i].a),                                          \
@@ -579,7 +589,13 @@ __attribute__((target("avx512f,avx2,fma"), flatten)) static void solo_palette_av
 __attribute__((flatten)) static void vector_palette_sse2(const float *a, const float *b, float f, const int32_t *out,
                                                         float *work, const skv_walk_lists *lists, float *palette)
 {
-    VECTOR_PALETTE_BODY(sse2, sse2, sse2);
+    VECTOR_PALETTE_BODY(sse2, sse2);
+}
+
+__attribute__((flatten)) static void vector_wide_sse2(const float *a, const float *b, float f, const int32_t *out,
+                                                     float *work, const skv_walk_lists *lists, float *palette)
+{
+    VECTOR_WIDE_BODY(sse2, sse2);
 }
 
 __attribute__((target("avx2,fma"), flatten)) static void vector_palette_avx2(const float *a, const float *b, float f,
@@ -587,16 +603,23 @@ __attribute__((target("avx2,fma"), flatten)) static void vector_palette_avx2(con
                                                                             const skv_walk_lists *lists,
                                                                             float *palette)
 {
-    VECTOR_PALETTE_BODY(avx2x4, avx2, avx2);
+    VECTOR_PALETTE_BODY(avx2x4, avx2);
+}
+
+__attribute__((target("avx2,fma"), flatten)) static void vector_wide_avx2(const float *a, const float *b, float f,
+                                                                         const int32_t *out, float *work,
+                                                                         const skv_walk_lists *lists, float *palette)
+{
+    VECTOR_WIDE_BODY(avx2, avx2);
 }
 
 static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_affine_sse2, run_affine_sse2, run_palette_sse2, run_rows_sse2, rows_palette_sse2,
                                          fence_x86, sample_sse2, sample_arc_sse2, sample_each_sse2, sample_solo_sse2,
-                                         solo_palette_sse2, vector_palette_sse2, solo_frame_sse2,
+                                         solo_palette_sse2, vector_palette_sse2, vector_wide_sse2, solo_frame_sse2,
                                          solo_frame_weighted_sse2};
 static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, run_chain_avx2, run_palette_avx2, run_rows_avx2, rows_palette_avx2,
                                          fence_x86, sample_avx2, sample_arc_avx2, sample_each_avx2, sample_solo_avx2x4,
-                                         solo_palette_avx2, vector_palette_avx2, solo_frame_avx2,
+                                         solo_palette_avx2, vector_palette_avx2, vector_wide_avx2, solo_frame_avx2,
                                          solo_frame_weighted_avx2};
 /* The rows are 48 bytes: 128-bit streams, as AVX2's. vector_palette and
  * a walk of one channel's frame (solo_frame) are AVX2's too: no machine
@@ -611,7 +634,7 @@ static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, r
 static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_affine_avx512, run_chain_avx2, run_palette_avx512,
                                             run_rows_avx2, rows_palette_avx2, fence_x86, sample_avx512, sample_arc_avx512,
                                             sample_each_avx2,
-                                            sample_solo_avx2x4, solo_palette_avx512, vector_palette_avx2,
+                                            sample_solo_avx2x4, solo_palette_avx512, vector_palette_avx2, vector_wide_avx2,
                                             solo_frame_avx2, solo_frame_weighted_avx2};
 
 const skv_kernels *kernels_x86(skv_walk_kernel which)

@@ -99,6 +99,7 @@ struct skv_walk {
      * run_palette, past 4 channels as vector_width_fits says: the frame
      * is kernels.h's vector_palette, one call (frame_vector) on `lists`. */
     int vector_palette;
+    size_t vector_run; /* its kernel: vector_palette, or vector_wide past 4 channels */
     const skv_walk *owed; /* the walk itself if it defers globals (pose.h globals_owed), else NULL */
     /* The palette's steps as a crowd's rows take them (kernels.h,
      * rows_palette), (palette_count + 1) / 2 pairs, where every a is in
@@ -731,13 +732,14 @@ static int globals_in_work(const skv_walk *w)
     return 1;
 }
 
-/* vector_palette takes one 4-lane vector, or more channels through the
- * sampler of its set (AVX2's 8 lanes): frame_one's bookkeeping and two
- * product calls saved (huesitos.fbx 114.7 -> 109.7 Ir a bone, 10.4-11.1
- * -> 10.0-10.4 ns; Fox 84.4 -> 80.0 Ir; bench/NOTES.md v7p). Not a
+/* vector_palette takes one 4-lane vector; more channels take vector_wide,
+ * the sampler of its set (AVX2's 8 lanes) and the same products in one
+ * call: frame_one's bookkeeping and two product calls saved (huesitos.fbx
+ * 114.7 -> 109.7 Ir a bone, 10.4-11.1 -> 10.0-10.4 ns; Fox 84.4 -> 80.0
+ * Ir; bench/NOTES.md v7p). Not a
  * chain's globals (run_chain keeps each link in registers; the affine
  * steps one after the other made the tentacle 9.5 -> 12.1 ns/bone), and
- * not where this CPU's sampler is wider than vector_palette's (AVX-512's
+ * not where this CPU's sampler is wider than vector_wide's (AVX-512's
  * 16 lanes: not timed against AVX2's 8 on that machine). */
 static int vector_width_fits(const skv_walk *w)
 {
@@ -934,6 +936,8 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
                             w->palette_run == offsetof(skv_kernels, run_palette) && globals_in_work(w) &&
                             vector_width_fits(w);
         if (w->vector_palette && !vector_lists(w)) ok = 0;
+        w->vector_run = w->groups[0].channel_count > 4 ? offsetof(skv_kernels, vector_wide)
+                                                       : offsetof(skv_kernels, vector_palette);
         w->owed = w->deferred_count > 0 ? w : NULL;
         if (w->solo_palette) prepare_terms(w, terms_room);
         prepare_arcs(w, arc_room);
@@ -1607,7 +1611,10 @@ static inline __attribute__((always_inline)) void vector_call(const skv_walk *w,
     const walk_group *grp = &w->groups[0];
     const float *a = grp->keys + (size_t)i * grp->key_floats;
     pose->globals_owed = w->owed;
-    pose->kernels->vector_palette(a, a + grp->key_floats, f, grp->out, pose->work, &w->lists, (float *)pose->palette);
+    typedef void (*vector_fn)(const float *, const float *, float, const int32_t *, float *, const skv_walk_lists *,
+                              float *);
+    (*(const vector_fn *)((const char *)pose->kernels + w->vector_run))(a, a + grp->key_floats, f, grp->out, pose->work,
+                                                                       &w->lists, (float *)pose->palette);
 }
 
 static __attribute__((noinline)) void frame_vector_key(const skv_walk *w, skv_pose *pose, double ticks)
