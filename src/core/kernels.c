@@ -150,16 +150,25 @@ static void solo_palette_scalar(const float *key, float f, int32_t out, float *w
     run_scalar(steps, count, work, constants, palette);
 }
 
+/* One step of skv_walk_lists whose b is a constant's byte offset (not
+ * its complement, as run_scalar takes it). */
+static void run_constant(const skv_walk_step *s, float *work, const mat4 *constants, float *out)
+{
+    skv_walk_step step = {s->a, ~s->b, s->out};
+    run_scalar(&step, 1, work, constants, out);
+}
+
 static void vector_palette_scalar(const float *a, const float *b, float f, const int32_t *out, float *work,
                                   const skv_walk_lists *lists, float *palette)
 {
     if (lists->arc) sample_arc_scalar(a, f, out, lists->lanes, work);
     else sample_scalar(a, b, f, out, lists->lanes, work);
     run_scalar(lists->globals, lists->global_count, work, lists->constants, work);
-    run_scalar(lists->palette, lists->palette_count, work, lists->constants, palette);
-    run_scalar(lists->translations, lists->translation_count, work, lists->constants, palette);
+    for (int i = 0; i < lists->palette_count; i++) run_constant(&lists->palette[i], work, lists->constants, palette);
+    for (int i = 0; i < lists->translation_count; i++)
+        run_constant(&lists->translations[i], work, lists->constants, palette);
     for (int i = 0; i < lists->leaf_count; i++) {
-        run_scalar(lists->leaves + 2 * i, 1, work, lists->constants, work);
+        run_constant(lists->leaves + 2 * i, work, lists->constants, work);
         run_scalar(lists->leaves + 2 * i + 1, 1, work, lists->constants, palette);
     }
 }

@@ -82,7 +82,11 @@ typedef struct skv_rows_pair {
 #define SKV_KEY_FLOATS(blocks) ((size_t)(blocks) * SKV_LANE_BLOCK * SKV_LANE_COMPONENTS)
 
 /* A walk's two product lists and its constants, as vector_palette takes
- * them (one pointer, not five arguments). */
+ * them (one pointer, not five arguments). Unlike skv_walk_step's other
+ * lists, a b that is a constant (palette, translations, a leaf's first
+ * step) holds the constant's byte offset itself, not its complement:
+ * every such b is one, and undoing the complement cost each product two
+ * instructions (huesitos.fbx 18 a frame). */
 typedef struct skv_walk_lists {
     const skv_walk_step *globals;
     const skv_walk_step *palette;

@@ -568,17 +568,21 @@ __attribute__((target("avx512f,avx2,fma"), flatten)) static void solo_palette_av
             affine_##PRODUCTS((const float *)((const char *)work + g[i].a),                                          \
                               (const float *)((const char *)work + g[i].b), (float *)((char *)work + g[i].out));     \
         const mat4 *constants = lists->constants;                                                                    \
-        run_palette_##PRODUCTS(lists->palette, lists->palette_count, work, constants, palette);                      \
+        const skv_walk_step *p = lists->palette;                                                                     \
+        for (int i = 0, count = lists->palette_count; i < count; i++)                                                \
+            affine_##PRODUCTS((const float *)((const char *)work + p[i].a),                                          \
+                              (const float *)((const char *)constants + p[i].b),                                     \
+                              (float *)((char *)palette + p[i].out));                                                \
         const skv_walk_step *t = lists->translations;                                                                \
         for (int i = 0, count = lists->translation_count; i < count; i++)                                            \
             translate_##PRODUCTS((const float *)((const char *)work + t[i].a),                                       \
-                                 (const float *)((const char *)constants + ~t[i].b),                                 \
+                                 (const float *)((const char *)constants + t[i].b),                                  \
                                  (float *)((char *)palette + t[i].out));                                             \
         /* The leaves last: where they came before the palette's steps,                                              \
          * worm.dae took 1.3 instructions and 0.4 ns a bone more. */                                                 \
         const skv_walk_step *l = lists->leaves;                                                                      \
         for (int i = 0, count = lists->leaf_count; i < count; i++, l += 2) {                                         \
-            const float *lb = (const float *)((const char *)constants + ~l[0].b);                                    \
+            const float *lb = (const float *)((const char *)constants + l[0].b);                                     \
             float *lt = (float *)((char *)work + l[0].out);                                                          \
             if (i < lists->leaf_translations) translate_##PRODUCTS((const float *)((const char *)work + l[0].a), lb, lt); \
             else affine_##PRODUCTS((const float *)((const char *)work + l[0].a), lb, lt);                            \

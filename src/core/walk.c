@@ -639,6 +639,9 @@ static int vector_lists(skv_walk *w)
         if (!taken[k] && is_translation((const float *)((const char *)w->constants + ~w->palette[k].b)))
             w->vector_steps[t++] = w->palette[k];
     free(taken);
+    /* Constants as the lists hold them: their byte offsets (kernels.h). */
+    for (int k = 0; k < t; k++) w->vector_steps[k].b = ~w->vector_steps[k].b;
+    for (int k = 0; k < leaf_count; k++) w->vector_leaves[2 * k].b = ~w->vector_leaves[2 * k].b;
     w->lists = (skv_walk_lists){.globals = w->vector_globals,
                                 .palette = w->vector_steps,
                                 .translations = w->vector_steps + general,
