@@ -20,7 +20,8 @@
 /* One step of a compiled walk: out = a * b (4x4). Operands are byte
  * offsets: a and b into the pose's work block (its globals, then its
  * locals) when >= 0, into the walk's constants at ~a / ~b when < 0; out
- * into the work block, or the palette for palette steps. */
+ * into the work block, or the palette for palette steps. skv_walk_lists
+ * is the exception: its constants are at b itself. */
 typedef struct skv_walk_step {
     int32_t a, b, out;
 } skv_walk_step;
@@ -111,7 +112,8 @@ typedef struct skv_walk_lists {
      * vector_palette's a is one, sampled as sample_arc samples it, and b
      * is not read. */
     int arc;
-    /* The group's channels (vector_palette). */
+    /* The group's channels: vector_wide samples this many (and the
+     * scalar kernel, both entries); vector_palette always 4 lanes. */
     int lanes;
 } skv_walk_lists;
 /* A walk of one moving channel whose frame is one kernel call

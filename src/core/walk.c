@@ -652,7 +652,8 @@ static int vector_lists(skv_walk *w)
                                 .translation_count = t - general,
                                 .leaf_count = leaf_count,
                                 .leaf_translations = leaf_translations,
-                                .t_fixed = t_fixed(&w->groups[0]),
+                                /* vector_wide's sampler lerps every T */
+                                .t_fixed = w->groups[0].channel_count <= 4 && t_fixed(&w->groups[0]),
                                 .arc = 0,
                                 .lanes = w->groups[0].channel_count};
     return 1;

@@ -141,7 +141,7 @@ typedef struct skv_walk_stats {
     int solo_palette; /* one moving channel, its frame one kernel call (kernels.h solo_palette) */
     int solo_terms; /* of those, its key pairs prepared once, the frame kernels.h's solo_frame (1) or, for rotation keys not of unit length, solo_frame_weighted (2) */
     int merged;     /* time lines keyed as one group at the union of their times (0: none) */
-    int vector_palette; /* one 4-lane vector, affine products: its frame one kernel call (kernels.h vector_palette) */
+    int vector_palette; /* one time group, affine products: its frame one kernel call (kernels.h vector_palette, or vector_wide past 4 channels) */
     int translations; /* of vector_palette's palette steps, those whose offset only translates */
     int t_fixed;    /* vector_palette's group has one T in all its keys: not lerped */
     int leaves;     /* vector_palette's palette entries formed as A (L b) (kernels.h skv_walk_lists, leaves) */
