@@ -2358,8 +2358,8 @@ static void test_kernels_leave_upper_clean(void)
     glm_mat4_identity(constants[0]);
     skv_walk_step palette_steps[2] = {{0, ~0, 0}, {(int32_t)sizeof(mat4), ~0, (int32_t)sizeof(mat4)}};
     /* The lists hold their constants' byte offsets, not complements
-     * (kernels.h, skv_walk_lists): a helper's review found ~0 here read
-     * 16 floats before `constants` (ASan). */
+     * (kernels.h, skv_walk_lists): a helper's review found ~0 here made
+     * the kernels read from one byte before `constants` (ASan). */
     skv_walk_step list_steps[2] = {{0, 0, 0}, {(int32_t)sizeof(mat4), 0, (int32_t)sizeof(mat4)}};
     skv_walk_lists lists = {.globals = steps, .palette = list_steps, .translations = list_steps + 1,
                             .constants = (const mat4 *)constants, .global_count = 2, .palette_count = 1,
