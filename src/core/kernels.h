@@ -209,7 +209,7 @@ typedef struct skv_kernels {
     void (*solo_palette)(const float *key, float f, int32_t out, float *work, const skv_walk_step *steps, int count,
                          const mat4 *constants, float *palette);
     /* sample of one time group of 1-4 channels (one 4-lane vector), then
-     * run_affine's globals and run_palette's palette steps (lists) into
+     * run_affine's globals and the palette's steps (lists) into
      * `palette`: the whole arithmetic of a small walk whose products are
      * affine (walk.c), in one call instead of three. Every operand of the
      * globals is in work (a and b >= 0: moving parents and locals; the

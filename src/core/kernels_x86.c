@@ -632,10 +632,12 @@ static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, r
                                          solo_palette_avx2, vector_palette_avx2, vector_wide_avx2, solo_frame_avx2,
                                          solo_frame_weighted_avx2};
 /* The rows are 48 bytes: 128-bit streams, as AVX2's. vector_palette and
- * a walk of one channel's frame (solo_frame) are AVX2's too: no machine
- * here (nor valgrind) runs AVX-512 to test builds of their own (written
- * for vector_palette, affine_avx512 for the globals: removed unrun); one
- * 512-bit register a matrix would save ~7 instructions of solo_frame.
+ * a walk of one channel's frame (solo_frame) are AVX2's too (vector_wide
+ * as well, which the walk does not pick on such a CPU: walk.c,
+ * vector_width_fits): no machine here (nor valgrind) runs AVX-512 to
+ * test builds of their own (written for vector_palette, affine_avx512
+ * for the globals: removed unrun); one 512-bit register a matrix would
+ * save ~7 instructions of solo_frame.
  * Chains are AVX2's run_chain_avx2, which hands each product to the next
  * link in registers: run_affine_avx512 stores every link and loads it
  * back, and on a Xeon with AVX-512 (lent once, bench/NOTES.md v7n) that

@@ -740,11 +740,11 @@ static int globals_in_work(const skv_walk *w)
  * the sampler of its set (AVX2's 8 lanes) and the same products in one
  * call: frame_one's bookkeeping and two product calls saved (huesitos.fbx
  * 114.7 -> 109.7 Ir a bone, 10.4-11.1 -> 10.0-10.4 ns; Fox 84.4 -> 80.0
- * Ir; bench/NOTES.md v7p). Not a
- * chain's globals (run_chain keeps each link in registers; the affine
- * steps one after the other made the tentacle 9.5 -> 12.1 ns/bone), and
- * not where this CPU's sampler is wider than vector_wide's (AVX-512's
- * 16 lanes: not timed against AVX2's 8 on that machine). */
+ * Ir; bench/NOTES.md v7p). Not a chain's globals (run_chain keeps each
+ * link in registers; the affine steps one after the other made the
+ * tentacle 9.5 -> 12.1 ns/bone), and not where this CPU's sampler is
+ * wider than vector_wide's (AVX-512's 16 lanes: not timed against AVX2's
+ * 8 on that machine). */
 static int vector_width_fits(const skv_walk *w)
 {
     if (w->groups[0].channel_count <= 4) return 1;
