@@ -573,9 +573,10 @@ static int frame_reads(const skv_walk *w, int32_t at)
  * associated the other way round: the entry differs from G b by float
  * rounding, well inside the reference's tolerance (test_anim). The
  * deferred list has room: each node is in at most one of globals and
- * deferred before. The globals kept (w->vector_globals); -1 if memory
- * ran out. */
-static int vector_leaves(skv_walk *w, int *taken, int *leaf_count, int *leaf_translations)
+ * deferred before. `translating`: per palette step, whether its b only
+ * translates. The globals kept (w->vector_globals); -1 if memory ran
+ * out. */
+static int vector_leaves(skv_walk *w, const char *translating, char *taken, int *leaf_count, int *leaf_translations)
 {
     int g = w->global_count, n = w->palette_count;
     w->vector_globals = malloc((size_t)(g > 0 ? g : 1) * sizeof *w->vector_globals);
@@ -590,8 +591,7 @@ static int vector_leaves(skv_walk *w, int *taken, int *leaf_count, int *leaf_tra
     for (int pass = 0; pass < 2; pass++)
         for (int k = 0; k < n; k++) {
             const skv_walk_step *p = &w->palette[k];
-            int lb = is_translation((const float *)((const char *)w->constants + ~p->b));
-            if (taken[k] || lb != (pass == 0)) continue;
+            if (taken[k] || translating[k] != (pass == 0)) continue;
             int s = global_writing(w, p->a);
             if (s < 0 || moved[s] || w->globals[s].b < 0 || global_writing(w, w->globals[s].a) < 0 ||
                 frame_reads(w, p->a) != 1)
@@ -623,21 +623,24 @@ static int vector_leaves(skv_walk *w, int *taken, int *leaf_count, int *leaf_tra
 static int vector_lists(skv_walk *w)
 {
     int n = w->palette_count, general = 0;
-    int *taken = calloc((size_t)(n > 0 ? n : 1), sizeof *taken);
+    /* Per palette step: taken by a leaf (vector_leaves), its b only translating. */
+    char *taken = calloc((size_t)(n > 0 ? 2 * n : 1), 1), *translating = taken + n;
     w->vector_steps = malloc((size_t)(n > 0 ? n : 1) * sizeof *w->vector_steps);
-    int leaf_count = 0, leaf_translations = 0;
-    int globals = taken && w->vector_steps ? vector_leaves(w, taken, &leaf_count, &leaf_translations) : -1;
+    int leaf_count = 0, leaf_translations = 0, globals = -1;
+    if (taken && w->vector_steps) {
+        for (int k = 0; k < n; k++)
+            translating[k] = (char)is_translation((const float *)((const char *)w->constants + ~w->palette[k].b));
+        globals = vector_leaves(w, translating, taken, &leaf_count, &leaf_translations);
+    }
     if (globals < 0) {
         free(taken);
         return 0;
     }
     for (int k = 0; k < n; k++)
-        if (!taken[k] && !is_translation((const float *)((const char *)w->constants + ~w->palette[k].b)))
-            w->vector_steps[general++] = w->palette[k];
+        if (!taken[k] && !translating[k]) w->vector_steps[general++] = w->palette[k];
     int t = general;
     for (int k = 0; k < n; k++)
-        if (!taken[k] && is_translation((const float *)((const char *)w->constants + ~w->palette[k].b)))
-            w->vector_steps[t++] = w->palette[k];
+        if (!taken[k] && translating[k]) w->vector_steps[t++] = w->palette[k];
     free(taken);
     /* Constants as the lists hold them: their byte offsets (kernels.h). */
     for (int k = 0; k < t; k++) w->vector_steps[k].b = ~w->vector_steps[k].b;
