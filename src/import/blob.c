@@ -839,7 +839,10 @@ skv_result blob_check(const skv_model *model, skv_error *err)
     if (model->vertex_count > 0) {
         CHECK(model->influence_start[0] == 0, "influence list start");
         for (int v = 0; v < model->vertex_count; v++)
-            CHECK(model->influence_start[v + 1] >= model->influence_start[v], "influence list of vertex %d", v);
+            /* At least one influence each, as the importer gives every
+             * vertex (one on its node where it has none): the dual
+             * quaternion blend takes the first as its pivot. */
+            CHECK(model->influence_start[v + 1] > model->influence_start[v], "influence list of vertex %d", v);
         for (int i = 0; i < model->influence_start[model->vertex_count]; i++)
             CHECK(model->influences[i].bone >= 0 && model->influences[i].bone < sk->bone_count, "an influence's bone");
     }

@@ -128,6 +128,13 @@ static void huge_bone_id(skv_model *m, int undo)
     else m->bone_ids[0] = (uint16_t)saved_int;
 }
 
+/* Vertex 0's influence list empty (its pairs given to vertex 1). */
+static void empty_influence_list(skv_model *m, int undo)
+{
+    if (!undo) saved_int = m->influence_start[1], m->influence_start[1] = m->influence_start[0];
+    else m->influence_start[1] = saved_int;
+}
+
 static void mesh_past_vertices(skv_model *m, int undo)
 {
     if (!undo) saved_int = m->meshes[0].vertex_count, m->meshes[0].vertex_count = m->vertex_count + 1;
@@ -224,6 +231,7 @@ static void test_model(const char *path)
     if (model.index_count > 0) CHECK(refused_after(&model, index_past_vertices, "index past its mesh"));
     if (model.vertex_count > 0) CHECK(refused_after(&model, nan_position, "NaN position"));
     if (model.vertex_count > 0) CHECK(refused_after(&model, huge_bone_id, "bone index past the palette"));
+    if (model.vertex_count > 0) CHECK(refused_after(&model, empty_influence_list, "a vertex without influences"));
     if (model.mesh_count > 0) CHECK(refused_after(&model, mesh_past_vertices, "mesh past the vertices"));
     if (model.clip_count && model.clips[0].channel_count) {
         CHECK(refused_after(&model, channel_node_out, "channel node out of range"));
