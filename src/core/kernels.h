@@ -30,7 +30,7 @@ typedef struct skv_walk_step {
  * SKV_LANE_BLOCK channels, the ten components T x y z, R x y z w, S x y z,
  * each as SKV_LANE_BLOCK floats (one per channel). */
 enum { SKV_LANE_BLOCK = 16, SKV_LANE_COMPONENTS = 10 };
-/* A key pair of a time group prepared for sample_arc (walk.c, where every
+/* A key pair of a time group prepared for sample_arc (walk_compile.c, where every
  * rotation key of the group is of unit length), structure of arrays as
  * the keys: per block of SKV_LANE_BLOCK channels, these components, each
  * as SKV_LANE_BLOCK floats. Slerp from q0 to q1, theta apart, is q(f) =
@@ -71,7 +71,7 @@ enum { SKV_ROWS_FLOATS = 12 };
  * each entry e, a[e] the moving global (byte offset in the work block),
  * b a constant with an exact 0 0 0 1 bottom row, out[e] the entry's byte
  * offset in the rows (48 per entry). b's top three rows are stored here
- * row-major, the two entries' row k side by side in b[k] (walk.c prepares
+ * row-major, the two entries' row k side by side in b[k] (walk_compile.c prepares
  * them when compiling: no transpose a frame; 256-bit kernels take a row of
  * both entries in one register). An odd last pair repeats its entry.
  * 128 bytes, two cache lines, b 32-byte aligned. */
@@ -102,7 +102,7 @@ typedef struct skv_walk_lists {
      * (b a constant, only translating for the first leaf_translations,
      * as translations' b), then (A, T, out), A T into the palette: an
      * entry A L b whose A is itself a product of the frame, formed as A
-     * (L b) so that L b need not wait for A (walk.c, vector_leaves). */
+     * (L b) so that L b need not wait for A (walk_compile.c, vector_leaves). */
     const skv_walk_step *leaves;
     int global_count, palette_count, translation_count, leaf_count, leaf_translations;
     /* Every key of the group has the same T (T keyed once, as most rigs
@@ -117,7 +117,7 @@ typedef struct skv_walk_lists {
     int lanes;
 } skv_walk_lists;
 /* A walk of one moving channel whose frame is one kernel call
- * (solo_frame), as walk.c prepares it when compiling. */
+ * (solo_frame), as walk_compile.c prepares it. */
 typedef struct skv_solo {
     const double *times;        /* key_count >= 2 key times */
     const double *inv_span;     /* per key pair: 1 / its span (0 for an empty one) */
@@ -132,7 +132,7 @@ typedef struct skv_solo {
      * the walk's own search, with `group` (walk.c, group_key). */
     int (*key_at)(const struct skv_solo *solo, double ticks, int *cursor, float *f);
     const void *group;
-    /* Keys per tick where the key times are evenly spaced (walk.c,
+    /* Keys per tick where the key times are evenly spaced (walk_compile.c,
      * even_key_rate), else 0: a seek then computes its pair in the kernel
      * (kernels_solo_search) instead of calling key_at. */
     double key_rate;
@@ -361,7 +361,7 @@ static inline int kernels_solo_step(const skv_solo *solo, double t, int *cursor,
 /* solo_frame's key pair and factor where playback's step did not find
  * them, for evenly spaced keys (solo->key_rate > 0; the kernels call
  * solo->key_at, the walk's search, otherwise): (t - times[0]) *
- * key_rate, clamped to the pairs, is t's pair or a neighbour (walk.c,
+ * key_rate, clamped to the pairs, is t's pair or a neighbour (walk_compile.c,
  * even_key_rate: every time within a quarter spacing of the grid, so the
  * times rise strictly), settled on the exact times. Before the first key
  * that leaves pair 0 at f = 0 and after the last the last pair at f = 1,
@@ -495,7 +495,7 @@ int kernels_solo_pair(const float *key, int weighted, const skv_walk_step *steps
                       float *pair);
 
 /* Prepares the key pair a, b (each SKV_KEY_FLOATS(blocks) floats, every
- * lane's rotations in one hemisphere, as walk.c stores them) as an arc
+ * lane's rotations in one hemisphere, as walk_compile.c stores them) as an arc
  * for sample_arc, into `arc` (SKV_ARC_FLOATS(blocks) floats, 64-byte
  * aligned), in double precision, rounded once. Returns 0, leaving `arc`
  * unusable, where a lane's rotation key is not of unit length to KERNELS_UNIT_KEY

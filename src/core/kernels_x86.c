@@ -633,7 +633,7 @@ static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, r
                                          solo_frame_weighted_avx2};
 /* The rows are 48 bytes: 128-bit streams, as AVX2's. vector_palette and
  * a walk of one channel's frame (solo_frame) are AVX2's too (vector_wide
- * as well, which the walk does not pick on such a CPU: walk.c,
+ * as well, which the walk does not pick on such a CPU: walk_compile.c,
  * vector_width_fits): no machine here (nor valgrind) runs AVX-512 to
  * test builds of their own (written for vector_palette, affine_avx512
  * for the globals: removed unrun); one 512-bit register a matrix would

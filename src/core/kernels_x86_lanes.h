@@ -48,7 +48,7 @@ TARGET static inline VEC SUFFIX(arc_weight)(VEC k, VEC theta)
  * common 1 / sin theta (the caller normalises): (1 - f) sinc((1 - f)
  * theta) and f sinc(f theta), theta = acos d. No division by a vanishing
  * sine and no branch per lane; theta = 0 gives normalised lerp's weights
- * exactly. Keys are in one hemisphere (walk.c turns them), so d >= 0 and
+ * exactly. Keys are in one hemisphere (walk_compile.c turns them), so d >= 0 and
  * theta <= pi / 2. */
 TARGET static inline void SUFFIX(arc_weights)(VEC d, VEC f, VEC *wa, VEC *wb)
 {
@@ -140,7 +140,7 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(sample_trs)(cons
     VEC len2;
     if (sizeof(VEC) > 16) {
         /* 8 and 16 lanes: |r|^2 = wa^2 |a|^2 + 2 wa wb (a . b) + wb^2 |b|^2
-         * (every term >= 0: d >= 0 for the keys walk.c turns into one
+         * (every term >= 0: d >= 0 for the keys walk_compile.c turns into one
          * hemisphere), the keys' lengths formed beside d, so that |r|^2
          * does not wait for the blend (keys need not be unit: files store
          * some). Measured: CesiumMan 10.4 -> 9.7 ns a bone. */

@@ -236,9 +236,9 @@ typedef struct skv_model {
     mat4 upright;
     struct skv_walk *rest_walk; /* the rest pose's compiled walk (walk_clip(model, -1)) */
     atomic_int rest_walk_ready;
-    /* Bytes of prepared key pairs its walks hold (walk.c bounds it per
+    /* Bytes of prepared key pairs its walks hold (walk_compile.c bounds it per
      * model: a file's clips each compile a walk). Written only where
-     * walks are compiled: under walk.c's lock, or by walk_compile_all
+     * walks are compiled: under walk_compile.c's lock, or by walk_compile_all
      * and walk_forget, which no other thread runs beside. */
     size_t walk_terms_bytes;
     /* Bytes of time groups' prepared arcs its walks hold (walk.c bounds

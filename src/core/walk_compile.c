@@ -1,0 +1,1097 @@
+/* walk_compile.c - compiling a clip's hierarchy walk (walk.h): which
+ * nodes move, the time groups and their prepared keys, the flat lists of
+ * products; walk.c runs what this settles, per frame. */
+#include "walk_internal.h"
+#include "anim.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+void walk_free(skv_walk *walk)
+{
+    if (!walk) return;
+    for (int g = 0; walk->groups && g < walk->group_count; g++) {
+        walk_group *grp = &walk->groups[g];
+        free(grp->search), free(grp->times), free(grp->inv_span), free(grp->keys), free(grp->out);
+    }
+    free(walk->loose);
+    free(walk->terms);
+    free(walk->groups);
+    free(walk->globals);
+    free(walk->palette);
+    free(walk->vector_steps);
+    free(walk->rows_pairs);
+    free(walk->fixed);
+    free(walk->deferred);
+    free(walk->vector_globals);
+    free(walk->vector_leaves);
+    free(walk->constants);
+    free(walk);
+}
+
+/* --- compiling ------------------------------------------------------------ */
+
+enum { NODE_FIXED, NODE_WORK, NODE_DEFERRED };
+
+typedef struct compiler {
+    const skv_skeleton *sk;
+    skv_walk *walk;
+    unsigned char *state; /* per node: NODE_* */
+    int32_t *ref;         /* NODE_FIXED: its global (a constant operand); NODE_WORK: its global in the work block */
+    int32_t *anchor;      /* NODE_DEFERRED: global = anchor * chain; anchor is a NODE_WORK global */
+    int32_t *chain;       /*   chain: a constant operand */
+    int *moving;          /* the channels that move, walk->sample_count of them, node order */
+    int32_t *pre;         /* per moving channel: 0, or its constant parent (a similarity) taken into its keys */
+} compiler;
+
+static int32_t global_at(int n) { return (int32_t)((size_t)n * sizeof(mat4)); }
+
+/* A new constant; returns its operand (~byte offset). */
+static int32_t add_constant(compiler *cc, const mat4 m)
+{
+    int k = cc->walk->constant_count++;
+    glm_mat4_copy((vec4 *)m, cc->walk->constants[k]);
+    return ~(int32_t)((size_t)k * sizeof(mat4));
+}
+
+static float *constant(compiler *cc, int32_t operand)
+{
+    return (float *)((char *)cc->walk->constants + ~operand);
+}
+
+/* Exactly the identity (a product by it changes no finite value). */
+static int is_identity(const float *m)
+{
+    for (int k = 0; k < 16; k++)
+        if (m[k] != (k % 5 == 0 ? 1.0f : 0.0f)) return 0;
+    return 1;
+}
+
+/* Bottom row exactly 0 0 0 1 (column-major: entries 3, 7, 11, 15). */
+static int is_affine(const float *m)
+{
+    return m[3] == 0.0f && m[7] == 0.0f && m[11] == 0.0f && m[15] == 1.0f;
+}
+
+/* Every step's b affine: a local (a sampled T * R * S, >= 0 operands in
+ * these lists) or a constant whose bottom row is checked. */
+static int steps_affine(compiler *cc, const skv_walk_step *steps, int count)
+{
+    for (int k = 0; k < count; k++)
+        if (steps[k].b < 0 && !is_affine(constant(cc, steps[k].b))) return 0;
+    return 1;
+}
+
+/* m = translation * s * rotation, s > 0 (columns orthogonal, of one
+ * length and right-handed, to 1e-6 relative): its rotation as a unit
+ * quaternion and s. A moving node under such a constant parent takes the
+ * parent into its keys (fill_group_keys): parent * T * R * S is
+ * T(m t) * R(q_m q) * S(s S), each factor interpolated as the key it
+ * replaces (lerp commutes with an affine map, slerp with a rotation on
+ * the left, which keeps dot products and lengths), so its global is its
+ * sampled local, without a product a frame. */
+static int similarity(const float *m, float q[4], float *scale)
+{
+    if (!is_affine(m)) return 0;
+    double len2[3], s2 = 0.0;
+    for (int i = 0; i < 3; i++) {
+        len2[i] = (double)m[4 * i] * m[4 * i] + (double)m[4 * i + 1] * m[4 * i + 1] + (double)m[4 * i + 2] * m[4 * i + 2];
+        s2 += len2[i] / 3.0;
+    }
+    if (!(s2 > 0.0) || !isfinite(s2)) return 0;
+    for (int i = 0; i < 3; i++) {
+        if (fabs(len2[i] - s2) > 1e-6 * s2) return 0;
+        int j = (i + 1) % 3;
+        double dot = (double)m[4 * i] * m[4 * j] + (double)m[4 * i + 1] * m[4 * j + 1] + (double)m[4 * i + 2] * m[4 * j + 2];
+        if (fabs(dot) > 1e-6 * s2) return 0;
+    }
+    double det = m[0] * ((double)m[5] * m[10] - (double)m[6] * m[9]) - m[4] * ((double)m[1] * m[10] - (double)m[2] * m[9]) +
+                 m[8] * ((double)m[1] * m[6] - (double)m[2] * m[5]);
+    if (!(det > 0.0)) return 0;
+    float t[3], sc[3];
+    anim_decompose((vec4 *)m, t, q, sc);
+    *scale = (float)sqrt(s2);
+    return 1;
+}
+
+static void add_step(skv_walk_step *list, int *count, int32_t a, int32_t b, int32_t out)
+{
+    list[(*count)++] = (skv_walk_step){a, b, out};
+}
+
+/* A channel of one key per array: the same local at every time. */
+static int channel_constant(const skv_channel *ch)
+{
+    return ch->position_count == 1 && ch->rotation_count == 1 && ch->scale_count == 1;
+}
+
+/* T * R * S of a channel's first keys (the rotation normalised). */
+static void channel_first_local(const skv_channel *ch, mat4 out)
+{
+    anim_quat_mat4(ch->rotations[0].value, out);
+    for (int a = 0; a < 3; a++) glm_vec4_scale(out[a], ch->scales[0].value[a], out[a]);
+    glm_vec3_copy((float *)ch->positions[0].value, out[3]);
+}
+
+/* The key times a channel's arrays of 2+ keys share (most files key T,
+ * R and S together); 0 if they differ or every array has one key. */
+static int shared_times(const skv_channel *ch, const double **times, size_t *stride, int *count)
+{
+    const double *t[3] = {&ch->positions[0].time, &ch->rotations[0].time, &ch->scales[0].time};
+    size_t st[3] = {sizeof ch->positions[0], sizeof ch->rotations[0], sizeof ch->scales[0]};
+    int n[3] = {ch->position_count, ch->rotation_count, ch->scale_count};
+    int lead = -1;
+    for (int a = 0; a < 3; a++) {
+        if (n[a] <= 1) continue;
+        if (lead < 0) {
+            lead = a;
+            continue;
+        }
+        if (n[a] != n[lead]) return 0;
+        for (int k = 0; k < n[a]; k++)
+            if (TIME_AT(t[a], st[a], k) != TIME_AT(t[lead], st[lead], k)) return 0;
+    }
+    if (lead < 0) return 0;
+    *times = t[lead], *stride = st[lead], *count = n[lead];
+    return 1;
+}
+
+/* --- several time lines keyed as one ------------------------------------
+ * Channels keyed at different times (huesitos.fbx: 9 channels on 5 time
+ * lines) pay a key pair, a cursor and a lane gathering per time line each
+ * frame. Their curves do not change when a key is added on a segment with
+ * the value the segment has there: lerp is linear, and slerp moves at
+ * constant speed along one great circle, so slerp(a, b, u) splits the arc
+ * into two arcs of the same circle, each covered at the same speed. Every
+ * channel keyed at the union of the time lines is then one time group:
+ * one key pair and one cursor a frame, its channels in one vector. */
+
+/* Which key a key array holds at t, and the factor toward the next one:
+ * 0 on a key itself and where the array is clamped (one key, before the
+ * first, after the last), so the key is copied as it is. */
+static int key_span_at(const double *first_time, size_t stride, int count, double t, double *u)
+{
+    *u = 0.0;
+    if (count == 1 || !(t > TIME_AT(first_time, stride, 0))) return 0;
+    int j = walk_key_before(first_time, stride, count, t);
+    double t0 = TIME_AT(first_time, stride, j);
+    if (j == count - 1 || t0 == t) return j;
+    *u = (t - t0) / (TIME_AT(first_time, stride, j + 1) - t0); /* strictly increasing times: a span > 0 */
+    return j;
+}
+
+static void vec3_value_at(const skv_vec3_key *keys, int count, double t, float out[3])
+{
+    double u;
+    int j = key_span_at(&keys[0].time, sizeof keys[0], count, t, &u);
+    for (int a = 0; a < 3; a++)
+        out[a] = u > 0.0 ? (float)(keys[j].value[a] + u * ((double)keys[j + 1].value[a] - keys[j].value[a]))
+                         : keys[j].value[a];
+}
+
+/* slerp in double along the shorter arc, picked as the reference picks
+ * it (the sign of the keys' dot product in float, the same sum: keys
+ * half a turn apart have a dot product near 0 whose sign only that sum
+ * settles); the keys are unit to float rounding (merge_time_lines
+ * checks), so the arc is the one the sampler's exact-arc weights follow. */
+static void quat_value_at(const skv_quat_key *keys, int count, double t, float out[4])
+{
+    double u;
+    int j = key_span_at(&keys[0].time, sizeof keys[0], count, t, &u);
+    if (u == 0.0) {
+        for (int c = 0; c < 4; c++) out[c] = keys[j].value[c];
+        return;
+    }
+    const float *fa = keys[j].value, *fb = keys[j + 1].value;
+    double sign = fa[0] * fb[0] + fa[1] * fb[1] + fa[2] * fb[2] + fa[3] * fb[3] < 0.0f ? -1.0 : 1.0;
+    double a[4], b[4], la = 0.0, lb = 0.0, d = 0.0;
+    for (int c = 0; c < 4; c++) {
+        a[c] = fa[c], b[c] = sign * fb[c];
+        la += a[c] * a[c], lb += b[c] * b[c];
+    }
+    la = sqrt(la), lb = sqrt(lb);
+    for (int c = 0; c < 4; c++) a[c] /= la, b[c] /= lb, d += a[c] * b[c];
+    double theta = acos(fmin(fmax(d, -1.0), 1.0));
+    double wa = 1.0 - u, wb = u;
+    if (theta > 1e-9) wa = sin((1.0 - u) * theta) / sin(theta), wb = sin(u * theta) / sin(theta);
+    double q[4], len2 = 0.0;
+    for (int c = 0; c < 4; c++) q[c] = wa * a[c] + wb * b[c], len2 += q[c] * q[c];
+    for (int c = 0; c < 4; c++) out[c] = (float)(q[c] / sqrt(len2));
+}
+
+/* Every rotation key of unit length to float rounding (files normalise
+ * theirs; a key that is not unit makes the reference's weights follow no
+ * great circle, so a key added on it would move the curve). */
+static int unit_rotations(const skv_channel *ch)
+{
+    for (int k = 0; k < ch->rotation_count; k++) {
+        const float *q = ch->rotations[k].value;
+        double len2 = (double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3];
+        if (!(fabs(len2 - 1.0) <= 1e-6)) return 0;
+    }
+    return 1;
+}
+
+static int compare_times(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Keys per tick where a group's times lie within a quarter of their mean
+ * spacing of an even grid, 0 otherwise. There (t - times[0]) * rate is
+ * within [i - 1/4, i + 5/4) for t's key pair i, so its integer part is
+ * i or a neighbour, which group_seek's steps on the exact times settle;
+ * the keys are then strictly increasing, too. Rounding (glTF's float
+ * seconds times 1000) is far inside the quarter. */
+static double even_key_rate(const double *times, int count)
+{
+    double span = (times[count - 1] - times[0]) / (count - 1);
+    if (!(span > 0.0) || !isfinite(span)) return 0.0;
+    for (int i = 0; i < count; i++)
+        if (!(fabs(times[i] - (times[0] + i * span)) <= 0.25 * span)) return 0.0;
+    return 1.0 / span;
+}
+
+/* A group's time arrays for `count` times (the search's floats, the
+ * spans' inverses); 0 if memory ran out. */
+static int group_set_times(walk_group *grp, const double *times, int count)
+{
+    grp->key_count = count;
+    grp->times = malloc((size_t)count * sizeof *grp->times);
+    grp->inv_span = malloc((size_t)count * sizeof *grp->inv_span);
+    grp->search = malloc((size_t)count * sizeof *grp->search);
+    if (!grp->times || !grp->inv_span || !grp->search) return 0;
+    for (int i = 0; i < count; i++) {
+        grp->times[i] = times[i];
+        grp->search[i] = (float)times[i];
+    }
+    for (int i = 0; i + 1 < count; i++) {
+        double span = times[i + 1] - times[i];
+        grp->inv_span[i] = span > 0.0 ? 1.0 / span : 0.0;
+    }
+    grp->inv_span[count - 1] = 0.0;
+    grp->key_rate = even_key_rate(times, count);
+    return 1;
+}
+
+/* The time groups as one keyed at the union of their times, where that
+ * costs at most three times the keys they hold (twice until 2026-11-25:
+ * Seymour's 5 groups of 11 channels, keyed as one at 3x, 11.1 -> 8.3
+ * ns/bone; three channels on three lines that share no time always reach
+ * exactly 3x): every group's times strictly
+ * increasing (a step, two keys at one time, stays as it is) and every
+ * member's rotations unit. group_of's groups all become group 0. Returns
+ * 0 (kept or merged), -1 if memory ran out. */
+static int merge_time_lines(skv_walk *w, const skv_clip *clip, const int *moving_channels, int *group_of, int moving)
+{
+    if (w->group_count < 2) return 0;
+    size_t total = 0, channel_keys = 0;
+    int channels = 0;
+    for (int g = 0; g < w->group_count; g++) {
+        const walk_group *grp = &w->groups[g];
+        for (int i = 0; i + 1 < grp->key_count; i++)
+            if (!(grp->times[i] < grp->times[i + 1])) return 0;
+        total += (size_t)grp->key_count;
+        channel_keys += (size_t)grp->key_count * (size_t)grp->channel_count;
+        channels += grp->channel_count;
+    }
+    for (int k = 0; k < moving; k++)
+        if (group_of[k] >= 0 && !unit_rotations(&clip->channels[moving_channels[k]])) return 0;
+    double *all = malloc(total * sizeof *all);
+    if (!all) return -1;
+    size_t n = 0;
+    for (int g = 0; g < w->group_count; g++)
+        for (int i = 0; i < w->groups[g].key_count; i++) all[n++] = w->groups[g].times[i];
+    qsort(all, total, sizeof *all, compare_times);
+    size_t count = 0;
+    for (size_t i = 0; i < total; i++)
+        if (count == 0 || all[i] != all[count - 1]) all[count++] = all[i];
+    if (count * (size_t)channels > 3 * channel_keys || count > INT32_MAX) {
+        free(all);
+        return 0;
+    }
+    int lines = w->group_count;
+    for (int g = 0; g < lines; g++) {
+        walk_group *grp = &w->groups[g];
+        free(grp->search), free(grp->times), free(grp->inv_span);
+        *grp = (walk_group){0};
+    }
+    w->group_count = 1;
+    int ok = group_set_times(&w->groups[0], all, (int)count);
+    free(all);
+    if (!ok) return -1;
+    w->groups[0].channel_count = channels;
+    for (int k = 0; k < moving; k++)
+        if (group_of[k] >= 0) group_of[k] = 0;
+    w->merged = lines;
+    return 0;
+}
+
+/* Fills group g's keys: per key, per block of SKV_LANE_BLOCK lanes, T, R,
+ * S component by component; rotations turned into the hemisphere of the
+ * lane's key before (q and -q are one rotation; the reference's slerp
+ * makes the same turn per pair). Lanes past the last channel repeat it. */
+static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *channels, const float *const *pre,
+                            int merged)
+{
+    int blocks = grp->lane_count / SKV_LANE_BLOCK;
+    int rows = grp->each || grp->solo; /* channel by channel, a key as three rows */
+    /* Where component c of lane l's key k goes. */
+    size_t lane_stride = rows ? 1 : SKV_LANE_BLOCK;
+    size_t key_stride = rows ? SKV_EACH_KEY_FLOATS : SKV_KEY_FLOATS(blocks);
+    static const int each_at[SKV_LANE_COMPONENTS] = {0, 1, 2, 4, 5, 6, 7, 8, 9, 10};
+    for (int l = 0; l < grp->lane_count; l++) {
+        int member = l < grp->channel_count ? l : grp->channel_count - 1;
+        const skv_channel *ch = &clip->channels[channels[member]];
+        const float *m = pre[member]; /* the parent taken into the keys, or NULL */
+        float m_q[4], m_s = 1.0f;
+        if (m && !similarity(m, m_q, &m_s)) m = NULL; /* cannot happen: checked when compiling */
+        float *lane = rows ? grp->keys + (size_t)l * (size_t)grp->key_count * SKV_EACH_KEY_FLOATS
+                                : grp->keys + kernels_lane_at(l, SKV_KEY_FLOATS(1));
+        /* The hemisphere: the reference turns b of each pair (a, b) where
+         * the keys' float dot product is < 0, so key k's sign is key k -
+         * 1's times that turn, the dot product taken on the keys as the
+         * file has them (before a folded parent: its rounding can move a
+         * sum near 0 to the other side) and on the key before as it is,
+         * not turned (a turned one gives -0 for an exact 0, which does
+         * not turn, where the reference's pair is the other arc). */
+        float previous[4] = {0}, sign = 1.0f;
+        for (int k = 0; k < grp->key_count; k++) {
+            float *key = lane + (size_t)k * key_stride;
+#define COMPONENT(c) key[rows ? (size_t)each_at[c] : (size_t)(c) * lane_stride]
+            const float *t = ch->positions[ch->position_count > 1 ? k : 0].value;
+            const float *r = ch->rotations[ch->rotation_count > 1 ? k : 0].value;
+            const float *s = ch->scales[ch->scale_count > 1 ? k : 0].value;
+            float at_t[3], at_r[4], at_s[3];
+            if (merged) { /* the channel's own keys, or a key added on its curve */
+                double time = grp->times[k];
+                vec3_value_at(ch->positions, ch->position_count, time, at_t);
+                quat_value_at(ch->rotations, ch->rotation_count, time, at_r);
+                vec3_value_at(ch->scales, ch->scale_count, time, at_s);
+                t = at_t, r = at_r, s = at_s;
+            }
+            const float *file_r = r;
+            float mt[3], mr[4], ms[3];
+            if (m) {
+                for (int a = 0; a < 3; a++) {
+                    mt[a] = (float)((double)m[a] * t[0] + (double)m[4 + a] * t[1] + (double)m[8 + a] * t[2] + m[12 + a]);
+                    ms[a] = m_s * s[a];
+                }
+                /* m_q * r, (x, y, z, w) order; by hand: cglm's SIMD
+                 * quaternion product wants 16-byte aligned operands. */
+                mr[0] = m_q[3] * r[0] + m_q[0] * r[3] + m_q[1] * r[2] - m_q[2] * r[1];
+                mr[1] = m_q[3] * r[1] - m_q[0] * r[2] + m_q[1] * r[3] + m_q[2] * r[0];
+                mr[2] = m_q[3] * r[2] + m_q[0] * r[1] - m_q[1] * r[0] + m_q[2] * r[3];
+                mr[3] = m_q[3] * r[3] - m_q[0] * r[0] - m_q[1] * r[1] - m_q[2] * r[2];
+                t = mt, r = mr, s = ms;
+            }
+            if (k > 0 && previous[0] * file_r[0] + previous[1] * file_r[1] + previous[2] * file_r[2] +
+                                 previous[3] * file_r[3] <
+                             0.0f)
+                sign = -sign;
+            for (int c = 0; c < 4; c++) previous[c] = file_r[c];
+            for (int c = 0; c < 3; c++) {
+                COMPONENT(c) = t[c];
+                COMPONENT(7 + c) = s[c];
+            }
+            for (int c = 0; c < 4; c++) COMPONENT(3 + c) = sign * r[c];
+            if (rows) key[3] = key[11] = 0.0f; /* the rows' 4th floats */
+#undef COMPONENT
+        }
+    }
+}
+
+/* Affine with its 3x3 exactly the identity: a product by it only
+ * translates (kernels.h, skv_walk_lists). */
+static int is_translation(const float *m)
+{
+    for (int k = 0; k < 12; k++)
+        if (m[k] != (k % 5 == 0 ? 1.0f : 0.0f)) return 0;
+    return m[15] == 1.0f;
+}
+
+/* Every key of a group of whole vectors has its first key's T in every
+ * lane (the lerp between two of them gives that T). */
+static int t_fixed(const walk_group *grp)
+{
+    for (int k = 1; k < grp->key_count; k++)
+        for (int c = 0; c < 3; c++)
+            for (int l = 0; l < grp->lane_count; l++) {
+                size_t at = kernels_lane_at(l, SKV_KEY_FLOATS(1)) + (size_t)c * SKV_LANE_BLOCK;
+                if (!(grp->keys[(size_t)k * grp->key_floats + at] == grp->keys[at])) return 0;
+            }
+    return 1;
+}
+
+/* The global step writing work offset `out`, or -1. */
+static int global_writing(const skv_walk *w, int32_t out)
+{
+    for (int k = 0; k < w->global_count; k++)
+        if (w->globals[k].out == out) return k;
+    return -1;
+}
+
+/* How many of the frame's steps read work offset `at`. */
+static int frame_reads(const skv_walk *w, int32_t at)
+{
+    int reads = 0;
+    for (int k = 0; k < w->global_count; k++) reads += (w->globals[k].a == at) + (w->globals[k].b == at);
+    for (int k = 0; k < w->palette_count; k++) reads += w->palette[k].a == at;
+    return reads;
+}
+
+/* vector_palette's leaves: a palette entry G b whose global G = A L is
+ * read by nothing else in the frame, A itself a global of the frame
+ * (its step's product) and L a local, is formed as A (L b): L b starts
+ * as soon as the sampler has written L, beside A's products, and the
+ * entry is one product less deep (a 3-bone chain's frame waited for
+ * three products after the sampler, now two: worm.dae 14.5 -> 12.8
+ * ns/bone, bench/NOTES.md v7o). The same number of products: G's step
+ * leaves the frame for the deferred list, at its head (A and L are in
+ * work after the frame; deferred steps reading G come after it), as
+ * pose_globals forms the globals the palette does not need. Products
+ * associated the other way round: the entry differs from G b by float
+ * rounding, well inside the reference's tolerance (test_anim). The
+ * deferred list has room: each node is in at most one of globals and
+ * deferred before. `translating`: per palette step, whether its b only
+ * translates. The globals kept (w->vector_globals); -1 if memory ran
+ * out. */
+static int vector_leaves(skv_walk *w, const char *translating, char *taken, int *leaf_count, int *leaf_translations)
+{
+    int g = w->global_count, n = w->palette_count;
+    w->vector_globals = malloc((size_t)(g > 0 ? g : 1) * sizeof *w->vector_globals);
+    w->vector_leaves = malloc((size_t)(2 * n > 0 ? 2 * n : 1) * sizeof *w->vector_leaves);
+    char *moved = calloc((size_t)(g > 0 ? g : 1), 1);
+    if (!w->vector_globals || !w->vector_leaves || !moved) {
+        free(moved);
+        return -1;
+    }
+    int count = 0, translations = 0;
+    /* Translating leaves first (leaf_translations), then the others. */
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = 0; k < n; k++) {
+            const skv_walk_step *p = &w->palette[k];
+            if (taken[k] || translating[k] != (pass == 0)) continue;
+            int s = global_writing(w, p->a);
+            if (s < 0 || moved[s] || w->globals[s].b < 0 || global_writing(w, w->globals[s].a) < 0 ||
+                frame_reads(w, p->a) != 1)
+                continue;
+            const skv_walk_step *gs = &w->globals[s];
+            w->vector_leaves[2 * count] = (skv_walk_step){gs->b, p->b, gs->out};     /* T = L b, in G's place */
+            w->vector_leaves[2 * count + 1] = (skv_walk_step){gs->a, gs->out, p->out}; /* A T */
+            count++, translations += pass == 0;
+            moved[s] = 1, taken[k] = 1;
+        }
+    int kept = 0, deferred = w->deferred_count;
+    for (int k = 0; k < g; k++)
+        if (!moved[k]) w->vector_globals[kept++] = w->globals[k];
+    if (count > 0) {
+        memmove(w->deferred + (g - kept), w->deferred, (size_t)deferred * sizeof *w->deferred);
+        for (int k = 0, d = 0; k < g; k++)
+            if (moved[k]) w->deferred[d++] = w->globals[k];
+        w->deferred_count += g - kept;
+    }
+    free(moved);
+    *leaf_count = count, *leaf_translations = translations;
+    return kept;
+}
+
+/* vector_palette's lists: its leaves (vector_leaves) taken out, then the
+ * palette's steps whose offset only translates apart from the others
+ * (their order does not matter: each writes an entry of its own). 0 if
+ * memory ran out. */
+static int vector_lists(skv_walk *w)
+{
+    int n = w->palette_count, general = 0;
+    /* Per palette step: taken by a leaf (vector_leaves), its b only translating. */
+    char *taken = calloc((size_t)(n > 0 ? 2 * n : 1), 1), *translating = taken + n;
+    w->vector_steps = malloc((size_t)(n > 0 ? n : 1) * sizeof *w->vector_steps);
+    int leaf_count = 0, leaf_translations = 0, globals = -1;
+    if (taken && w->vector_steps) {
+        for (int k = 0; k < n; k++)
+            translating[k] = (char)is_translation((const float *)((const char *)w->constants + ~w->palette[k].b));
+        globals = vector_leaves(w, translating, taken, &leaf_count, &leaf_translations);
+    }
+    if (globals < 0) {
+        free(taken);
+        return 0;
+    }
+    for (int k = 0; k < n; k++)
+        if (!taken[k] && !translating[k]) w->vector_steps[general++] = w->palette[k];
+    int t = general;
+    for (int k = 0; k < n; k++)
+        if (!taken[k] && translating[k]) w->vector_steps[t++] = w->palette[k];
+    free(taken);
+    /* Constants as the lists hold them: their byte offsets (kernels.h). */
+    for (int k = 0; k < t; k++) w->vector_steps[k].b = ~w->vector_steps[k].b;
+    for (int k = 0; k < leaf_count; k++) w->vector_leaves[2 * k].b = ~w->vector_leaves[2 * k].b;
+    w->lists = (skv_walk_lists){.globals = w->vector_globals,
+                                .palette = w->vector_steps,
+                                .translations = w->vector_steps + general,
+                                .constants = (const mat4 *)w->constants,
+                                .leaves = w->vector_leaves,
+                                .global_count = globals,
+                                .palette_count = general,
+                                .translation_count = t - general,
+                                .leaf_count = leaf_count,
+                                .leaf_translations = leaf_translations,
+                                /* vector_wide's sampler lerps every T */
+                                .t_fixed = w->groups[0].channel_count <= 4 && t_fixed(&w->groups[0]),
+                                .arc = 0,
+                                .lanes = w->groups[0].channel_count};
+    return 1;
+}
+
+/* The globals' steps reordered by their depth in the list (a step whose
+ * a another step writes comes one level after it; stable within a level):
+ * in node order a chain's products came one after the other, each waiting
+ * for the one before, with the other chains' work too far down the list
+ * for the CPU to start it meanwhile; by depth, neighbours are independent.
+ * The same products, so the same globals. 0 if memory ran out. */
+static int by_depth(skv_walk_step *steps, int count, int node_count)
+{
+    if (count < 2) return 1;
+    int *level_of = malloc((size_t)node_count * sizeof *level_of); /* by global: the level that writes it */
+    int *level = malloc((size_t)count * sizeof *level);
+    skv_walk_step *sorted = malloc((size_t)count * sizeof *sorted);
+    if (!level_of || !level || !sorted) {
+        free(level_of), free(level), free(sorted);
+        return 0;
+    }
+    for (int n = 0; n < node_count; n++) level_of[n] = -1;
+    int deepest = 0;
+    for (int k = 0; k < count; k++) {
+        /* An operand >= 0 below the locals' offsets is a global (a
+         * parent's; b is a local or a constant, taken too in case). */
+        int from = -1;
+        for (int o = 0; o < 2; o++) {
+            int32_t x = o ? steps[k].b : steps[k].a;
+            if (x >= 0 && x < global_at(node_count) && level_of[x / (int32_t)sizeof(mat4)] > from)
+                from = level_of[x / (int32_t)sizeof(mat4)];
+        }
+        level[k] = from + 1;
+        level_of[steps[k].out / (int32_t)sizeof(mat4)] = level[k];
+        deepest = level[k] > deepest ? level[k] : deepest;
+    }
+    /* A counting sort: each level's first place, then the steps in turn
+     * (one pass per level would be quadratic on a chain of many nodes). */
+    int *first = calloc((size_t)deepest + 2, sizeof *first);
+    if (!first) {
+        free(level_of), free(level), free(sorted);
+        return 0;
+    }
+    for (int k = 0; k < count; k++) first[level[k] + 1]++;
+    for (int l = 0; l <= deepest; l++) first[l + 1] += first[l];
+    for (int k = 0; k < count; k++) sorted[first[level[k]]++] = steps[k];
+    memcpy(steps, sorted, (size_t)count * sizeof *steps);
+    free(level_of), free(level), free(sorted), free(first);
+    return 1;
+}
+
+/* The palette's steps for rows_palette (kernels.h, skv_rows_pair), two
+ * to a pair (an odd last one twice): each b's top three rows copied out
+ * of the column-major constant, out the entry's place among 48-byte rows.
+ * NULL if memory ran out. */
+static skv_rows_pair *rows_pairs(const skv_walk *w)
+{
+    int count = (w->palette_count + 1) / 2;
+    skv_rows_pair *pairs = aligned_alloc(64, (size_t)count * sizeof *pairs);
+    if (!pairs) return NULL;
+    memset(pairs, 0, (size_t)count * sizeof *pairs);
+    for (int k = 0; k < 2 * count; k++) {
+        const skv_walk_step *step = &w->palette[k < w->palette_count ? k : k - 1];
+        const float *b = (const float *)((const char *)w->constants + ~step->b);
+        skv_rows_pair *p = &pairs[k / 2];
+        for (int r = 0; r < 3; r++)
+            for (int j = 0; j < 4; j++) p->b[r][4 * (k % 2) + j] = b[4 * j + r];
+        p->a[k % 2] = step->a;
+        p->out[k % 2] = step->out / (int32_t)sizeof(mat4) * (int32_t)(SKV_ROWS_FLOATS * sizeof(float));
+    }
+    return pairs;
+}
+
+/* Every operand of the globals' steps in the work block (moving parents
+ * and locals, no constant): kernels.h's vector_palette takes them so. */
+static int globals_in_work(const skv_walk *w)
+{
+    for (int k = 0; k < w->global_count; k++)
+        if (w->globals[k].a < 0 || w->globals[k].b < 0) return 0;
+    return 1;
+}
+
+/* vector_palette takes one 4-lane vector; more channels take vector_wide,
+ * the sampler of its set (AVX2's 8 lanes) and the same products in one
+ * call: frame_one's bookkeeping and two product calls saved (huesitos.fbx
+ * 114.7 -> 109.7 Ir a bone, 10.4-11.1 -> 10.0-10.4 ns; Fox 84.4 -> 80.0
+ * Ir; bench/NOTES.md v7p). Not a chain's globals (run_chain keeps each
+ * link in registers; the affine steps one after the other made the
+ * tentacle 9.5 -> 12.1 ns/bone), and not where this CPU's sampler is
+ * wider than vector_wide's (AVX-512's 16 lanes: not timed against AVX2's
+ * 8 on that machine). */
+static int vector_width_fits(const skv_walk *w)
+{
+    if (w->groups[0].channel_count <= 4) return 1;
+    return w->globals_run == offsetof(skv_kernels, run_affine) && kernels_get(SKV_WALK_AUTO)->lanes <= 8;
+}
+
+/* A one-channel walk's pairs as solo_frame takes them take this much at
+ * most (a pair is 832 bytes for one palette entry: ~5,000 keys), and a
+ * model's walks all together this much: a pair grows with the palette
+ * entries on the moving node (38.8 KB for 100, from a 24-byte key), and
+ * each clip of a file compiles a walk, so 300 clips of 100 keys held
+ * 1.16 GB. Past it a walk samples (solo_palette: as exact, ~70 Ir a
+ * frame more). */
+enum { SOLO_TERMS_BYTES = 4 << 20, SOLO_MODEL_BYTES = 32 << 20 };
+/* A group's prepared arcs take this much at most (2.1 times its keys,
+ * which they replace: a group of 16 channels and ~3,000 keys), and a
+ * model's all together this much, a budget of their own: the pairs
+ * above are worth more a frame, and arcs charged to their budget left
+ * later clips without them (a helper's review). Past it a group keeps
+ * its keys (the lanes' sampler: as exact, ~10% more instructions). */
+enum { ARC_GROUP_BYTES = 4 << 20, ARC_MODEL_BYTES = 32 << 20 };
+
+/* Every pair of the group prepared into `terms` (`weighted`: for
+ * solo_frame_weighted); 0 if one cannot be. */
+static int prepare_pairs(const skv_walk *w, int weighted, float *terms, size_t floats)
+{
+    const walk_group *grp = &w->groups[0];
+    for (size_t i = 0; i + 1 < (size_t)grp->key_count; i++)
+        if (!kernels_solo_pair(grp->keys + i * SKV_EACH_KEY_FLOATS, weighted, w->palette, w->palette_count,
+                               w->constants, terms + i * floats))
+            return 0;
+    return 1;
+}
+
+/* solo_palette's walk: its group's key pairs prepared for solo_frame
+ * (w->terms, w->solo), where the palette's steps all take the channel's
+ * local: for unit rotation keys, else weighted (kernels.h,
+ * solo_frame_weighted, ~25 instructions more a frame); otherwise
+ * w->terms stays NULL (out of memory too: the walk works without them). */
+static void prepare_terms(skv_walk *w, size_t room)
+{
+    const walk_group *grp = &w->groups[0];
+    size_t floats = SKV_SOLO_PAIR_FLOATS(w->palette_count), pairs = (size_t)grp->key_count - 1;
+    size_t bytes = pairs * floats * sizeof(float);
+    if (bytes > SOLO_TERMS_BYTES || bytes > room) return;
+    for (int k = 0; k < w->palette_count; k++)
+        if (w->palette[k].a != grp->out[0]) return;
+    float *terms = aligned_alloc(64, pairs * floats * sizeof(float));
+    if (!terms) return;
+    int weighted = !prepare_pairs(w, 0, terms, floats);
+    if (weighted && !prepare_pairs(w, 1, terms, floats)) {
+        free(terms);
+        return;
+    }
+    w->terms = terms;
+    w->terms_bytes = bytes;
+    w->solo = (skv_solo){.times = grp->times, .inv_span = grp->inv_span, .key_count = grp->key_count,
+                         .out = grp->out[0], .terms = terms, .pair_floats = floats, .steps = w->palette,
+                         .steps_end = w->palette + w->palette_count, .weighted = weighted,
+                         .key_at = walk_solo_key_at, .group = grp, .key_rate = grp->key_rate};
+    w->solo_cursor = grp->channel * 3;
+}
+
+/* Each group of whole vectors whose every rotation key is of unit length
+ * gets its key pairs prepared as arcs (kernels.h, sample_arc), in place
+ * of its keys, while `room` (bytes) lasts: the frame then waits on a
+ * sine series and two products instead of the slerp's dot product, arc
+ * weights, normalisation and division (worm.dae 19.0 -> 15.3 ns a bone,
+ * 147.7 -> 131.0 instructions; bench/NOTES.md v7l). A group that cannot
+ * keeps its keys (the lanes' sampler). After vector_lists, which reads
+ * the keys. */
+static void prepare_arcs(skv_walk *w, size_t room)
+{
+    for (int g = 0; g < w->group_count; g++) {
+        walk_group *grp = &w->groups[g];
+        if (grp->each || grp->solo) continue;
+        int blocks = grp->lane_count / SKV_LANE_BLOCK;
+        size_t pairs = (size_t)grp->key_count - 1, pair_floats = SKV_ARC_FLOATS(blocks);
+        size_t bytes = pairs * pair_floats * sizeof(float);
+        if (bytes > ARC_GROUP_BYTES || bytes > room) continue;
+        float *arcs = aligned_alloc(64, (bytes + 63) / 64 * 64);
+        if (!arcs) return;
+        int ok = 1;
+        for (size_t i = 0; ok && i < pairs; i++) {
+            const float *a = grp->keys + i * grp->key_floats;
+            ok = kernels_arc_pair(a, a + grp->key_floats, blocks, arcs + i * pair_floats);
+        }
+        if (!ok) {
+            free(arcs);
+            continue;
+        }
+        free(grp->keys);
+        grp->keys = arcs;
+        grp->key_floats = pair_floats;
+        grp->arc = 1;
+        room -= bytes;
+        w->arc_bytes += bytes;
+        if (g == 0 && w->vector_palette) w->lists.arc = 1;
+    }
+}
+
+/* Sorts the moving channels (`moving_channels`, w->sample_count of them)
+ * into time groups; the channels whose arrays are keyed at times of their
+ * own are sampled one by one (w->loose). */
+static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_channels, const int32_t *pre,
+                          int32_t local_base, size_t terms_room, size_t arc_room)
+{
+    int moving = w->sample_count;
+    size_t cap = moving > 0 ? (size_t)moving : 1;
+    int *group_of = malloc(cap * sizeof *group_of);
+    int *members = calloc(cap, sizeof *members);
+    const float **member_pre = calloc(cap, sizeof *member_pre);
+    const double **times = malloc(cap * sizeof *times);
+    size_t *strides = malloc(cap * sizeof *strides);
+    w->groups = calloc(cap, sizeof *w->groups);
+    int ok = group_of && members && member_pre && times && strides && w->groups;
+    for (int k = 0; ok && k < moving; k++) {
+        const skv_channel *ch = &clip->channels[moving_channels[k]];
+        int count;
+        group_of[k] = -1;
+        if (!shared_times(ch, &times[k], &strides[k], &count)) continue;
+        for (int g = 0; g < w->group_count && group_of[k] < 0; g++) {
+            walk_group *grp = &w->groups[g];
+            if (grp->key_count != count) continue;
+            int same = 1;
+            for (int i = 0; i < count && same; i++) same = grp->times[i] == TIME_AT(times[k], strides[k], i);
+            if (same) group_of[k] = g;
+        }
+        if (group_of[k] < 0) {
+            walk_group *grp = &w->groups[w->group_count];
+            group_of[k] = w->group_count++; /* counted now: walk_free frees what it got if the rest fails */
+            double *own = malloc((size_t)count * sizeof *own);
+            ok = own != NULL;
+            for (int i = 0; ok && i < count; i++) own[i] = TIME_AT(times[k], strides[k], i);
+            ok = ok && group_set_times(grp, own, count);
+            free(own);
+            if (!ok) break;
+        }
+        w->groups[group_of[k]].channel_count++;
+    }
+    if (ok && merge_time_lines(w, clip, moving_channels, group_of, moving) != 0) ok = 0;
+    int small_groups = 0, small_channels = 0;
+    for (int g = 0; ok && g < w->group_count; g++)
+        if (w->groups[g].channel_count < 4) small_groups++, small_channels += w->groups[g].channel_count;
+    for (int g = 0; ok && g < w->group_count; g++) {
+        walk_group *grp = &w->groups[g];
+        int n = 0;
+        for (int k = 0; k < moving; k++)
+            if (group_of[k] == g) {
+                member_pre[n] = pre[k] ? (const float *)((const char *)w->constants + ~pre[k]) : NULL;
+                members[n++] = moving_channels[k];
+            }
+        grp->channel = members[0];
+        /* One small group alone gains nothing from sharing; a group of
+         * one channel takes the one-channel sampler. Two channels take a
+         * 4-lane vector, half of it padding: since the lanes' chain was
+         * shortened that is cheaper than two one-channel calls
+         * (anim_test.x 107.2 -> 88.7 Ir a bone, 12.7 -> 10.3 ns). */
+        grp->each = n < 4 && small_groups > 1 && small_channels > 2;
+        grp->solo = !grp->each && n == 1;
+        grp->lane_count = grp->each || grp->solo ? n : (n + SKV_LANE_BLOCK - 1) / SKV_LANE_BLOCK * SKV_LANE_BLOCK;
+        grp->key_floats = grp->each || grp->solo ? SKV_EACH_KEY_FLOATS : SKV_KEY_FLOATS(grp->lane_count / SKV_LANE_BLOCK);
+        size_t key_bytes = grp->each || grp->solo ? (size_t)n * (size_t)grp->key_count * SKV_EACH_KEY_FLOATS * sizeof(float)
+                                     : (size_t)grp->key_count * SKV_KEY_FLOATS(grp->lane_count / SKV_LANE_BLOCK) *
+                                           sizeof(float);
+        grp->keys = aligned_alloc(64, (key_bytes + 63) / 64 * 64);
+        grp->out = malloc((size_t)grp->lane_count * sizeof *grp->out);
+        if (!grp->keys || !grp->out) {
+            ok = 0;
+            break;
+        }
+        for (int l = 0; l < grp->lane_count; l++) /* padding lanes: the last channel's local, written again */
+            grp->out[l] = local_base + global_at(clip->channels[members[l < n ? l : n - 1]].node);
+        fill_group_keys(grp, clip, members, member_pre, w->merged > 0);
+    }
+    if (ok) {
+        int loose = 0;
+        for (int k = 0; k < moving; k++)
+            if (group_of[k] < 0) w->loose[loose++] = moving_channels[k];
+        w->loose_count = loose;
+        w->one = w->group_count == 1 && loose == 0 && !w->groups[0].each;
+        w->solo_palette = w->one && w->groups[0].solo && w->groups[0].channel_count == 1 && w->global_count == 0 &&
+                          w->palette_run == offsetof(skv_kernels, run_palette);
+        w->vector_palette = w->one && !w->groups[0].solo && w->affine &&
+                            w->palette_run == offsetof(skv_kernels, run_palette) && globals_in_work(w) &&
+                            vector_width_fits(w);
+        if (w->vector_palette && !vector_lists(w)) ok = 0;
+        w->vector_run = w->groups[0].channel_count > 4 ? offsetof(skv_kernels, vector_wide)
+                                                       : offsetof(skv_kernels, vector_palette);
+        w->owed = w->deferred_count > 0 ? w : NULL;
+        if (w->solo_palette) prepare_terms(w, terms_room);
+        prepare_arcs(w, arc_room);
+        w->frame = walk_frame_for(w);
+    }
+    free(group_of), free(members), free(member_pre), free(times), free(strides);
+    return ok ? 0 : -1;
+}
+/* Every rotation key with a length the reference normalises (its float
+ * sum of squares > 0 and finite): a key it takes as the identity (anim.h,
+ * anim_quat_mat4) would be the parent's rotation once the parent is
+ * taken into the keys, where parent * 0 = 0 gives the identity. */
+static int rotations_foldable(const skv_channel *ch)
+{
+    for (int k = 0; k < ch->rotation_count; k++) {
+        const float *q = ch->rotations[k].value;
+        float len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+        if (!(len2 > 0.0f) || !isfinite(len2)) return 0;
+    }
+    return 1;
+}
+
+skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
+{
+    const skv_skeleton *sk = &model->skeleton;
+    size_t nodes = sk->node_count > 0 ? (size_t)sk->node_count : 1;
+    size_t bones = sk->bone_count > 0 ? (size_t)sk->bone_count : 1;
+    /* Steps address matrices by 32-bit byte offsets. */
+    if (nodes + bones + 2 > (size_t)INT32_MAX / (2 * sizeof(mat4))) return NULL;
+    skv_walk *w = calloc(1, sizeof *w);
+    compiler cc = {.sk = sk, .walk = w};
+    if (w) {
+        w->node_count = sk->node_count;
+        w->frame = walk_frame_for(w); /* the general one; group_channels may pick another */
+        /* Bounds: each node adds at most one step to one list and one
+         * constant, each bone one palette entry and one constant. */
+        w->loose = malloc(nodes * sizeof *w->loose);
+        w->globals = malloc(nodes * sizeof *w->globals);
+        w->deferred = malloc(nodes * sizeof *w->deferred);
+        w->palette = malloc(bones * sizeof *w->palette);
+        w->fixed = malloc(bones * sizeof *w->fixed);
+        w->constants = malloc((nodes + bones + 2) * sizeof(mat4));
+        cc.state = malloc(nodes);
+        cc.ref = malloc(nodes * sizeof *cc.ref);
+        cc.anchor = malloc(nodes * sizeof *cc.anchor);
+        cc.chain = malloc(nodes * sizeof *cc.chain);
+        cc.moving = malloc(nodes * sizeof *cc.moving);
+        cc.pre = calloc(nodes, sizeof *cc.pre);
+    }
+    if (!w || !w->loose || !w->globals || !w->deferred || !w->palette || !w->fixed || !w->constants ||
+        !cc.state || !cc.ref || !cc.anchor || !cc.chain || !cc.moving || !cc.pre) {
+        walk_free(w);
+        free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain), free(cc.moving), free(cc.pre);
+        return NULL;
+    }
+    mat4 identity = GLM_MAT4_IDENTITY_INIT;
+    int32_t one = add_constant(&cc, identity);
+    int32_t root = add_constant(&cc, model->global_inverse);
+    const int32_t local_base = global_at(sk->node_count);
+
+    for (int n = 0; n < sk->node_count; n++) {
+        int p = sk->parents[n];
+        int ch = clip ? clip->node_channel[n] : -1;
+        int moves = ch >= 0 && !channel_constant(&clip->channels[ch]);
+        mat4 key_local;
+        if (ch >= 0 && !moves) channel_first_local(&clip->channels[ch], key_local);
+        const float *fixed_local = ch >= 0 ? (const float *)key_local : (const float *)sk->rest_local[n];
+        if (!moves && (p < 0 || cc.state[p] == NODE_FIXED)) {
+            /* Posed once, here. */
+            mat4 g;
+            glm_mat4_mul((vec4 *)(p < 0 ? constant(&cc, root) : constant(&cc, cc.ref[p])), (vec4 *)fixed_local, g);
+            cc.state[n] = NODE_FIXED;
+            cc.ref[n] = add_constant(&cc, g);
+        } else if (moves) {
+            int32_t parent;
+            if (p < 0) parent = root;
+            else if (cc.state[p] != NODE_DEFERRED) parent = cc.ref[p];
+            else {
+                /* The first moving child of a rigid chain's end: that
+                 * global is formed once per frame, for all its children. */
+                add_step(w->globals, &w->global_count, cc.anchor[p], cc.chain[p], global_at(p));
+                cc.state[p] = NODE_WORK;
+                cc.ref[p] = parent = global_at(p);
+            }
+            int moving_index = w->sample_count++;
+            cc.moving[moving_index] = ch; /* sorted into groups and loose ones below */
+            cc.state[n] = NODE_WORK;
+            const double *unused_times;
+            size_t unused_stride;
+            int unused_count;
+            float unused_q[4], unused_s;
+            if (parent < 0 && !is_identity(constant(&cc, parent)) &&
+                shared_times(&clip->channels[ch], &unused_times, &unused_stride, &unused_count) &&
+                similarity(constant(&cc, parent), unused_q, &unused_s) && rotations_foldable(&clip->channels[ch])) {
+                /* Under a constant similarity (a root under a scaling or
+                 * turning globalInverse, often) and in a time group: the
+                 * parent goes into the group's copy of the keys
+                 * (similarity, fill_group_keys) and the local is the
+                 * global, as under an identity below. */
+                cc.pre[moving_index] = parent;
+                w->folded++;
+                cc.ref[n] = local_base + global_at(n);
+                add_step(w->deferred, &w->deferred_count, one, cc.ref[n], global_at(n));
+            } else if (parent < 0 && is_identity(constant(&cc, parent))) {
+                /* Under an identity (often the root with an identity
+                 * globalInverse, or a scene node that is): the global is
+                 * the local itself, a product a frame saved; the products
+                 * read it where the sampler wrote it, and pose_globals
+                 * copies it into place (identity * local, exact). */
+                cc.ref[n] = local_base + global_at(n);
+                add_step(w->deferred, &w->deferred_count, one, cc.ref[n], global_at(n));
+            } else {
+                add_step(w->globals, &w->global_count, parent, local_base + global_at(n), global_at(n));
+                cc.ref[n] = global_at(n);
+            }
+        } else if (cc.state[p] == NODE_WORK) {
+            /* Rigid under a moving parent: not formed unless needed. */
+            cc.state[n] = NODE_DEFERRED;
+            cc.anchor[n] = cc.ref[p];
+            cc.chain[n] = add_constant(&cc, (vec4 *)fixed_local);
+        } else {
+            /* Rigid under a rigid chain: the chain grows by one node. */
+            mat4 chain;
+            glm_mat4_mul((vec4 *)constant(&cc, cc.chain[p]), (vec4 *)fixed_local, chain);
+            cc.state[n] = NODE_DEFERRED;
+            cc.anchor[n] = cc.anchor[p];
+            cc.chain[n] = add_constant(&cc, chain);
+        }
+    }
+
+    for (int b = 0; b < sk->bone_count; b++) {
+        int n = sk->bone_node[b];
+        int32_t out = global_at(b);
+        if (n < 0) {
+            add_step(w->fixed, &w->fixed_count, one, one, out); /* stays in bind pose */
+        } else if (cc.state[n] == NODE_FIXED) {
+            mat4 entry;
+            glm_mat4_mul((vec4 *)constant(&cc, cc.ref[n]), sk->bone_offset[b], entry);
+            add_step(w->fixed, &w->fixed_count, one, add_constant(&cc, entry), out);
+        } else if (cc.state[n] == NODE_WORK) {
+            add_step(w->palette, &w->palette_count, cc.ref[n], add_constant(&cc, sk->bone_offset[b]), out);
+        } else {
+            mat4 folded; /* the rigid chain times the offset */
+            glm_mat4_mul((vec4 *)constant(&cc, cc.chain[n]), sk->bone_offset[b], folded);
+            add_step(w->palette, &w->palette_count, cc.anchor[n], add_constant(&cc, folded), out);
+        }
+    }
+    for (int n = 0; n < sk->node_count; n++) {
+        if (cc.state[n] == NODE_FIXED) add_step(w->deferred, &w->deferred_count, one, cc.ref[n], global_at(n));
+        else if (cc.state[n] == NODE_DEFERRED)
+            add_step(w->deferred, &w->deferred_count, cc.anchor[n], cc.chain[n], global_at(n));
+    }
+    if (!by_depth(w->globals, w->global_count, sk->node_count)) {
+        walk_free(w);
+        free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain), free(cc.moving), free(cc.pre);
+        return NULL;
+    }
+    w->affine = steps_affine(&cc, w->globals, w->global_count) && steps_affine(&cc, w->palette, w->palette_count);
+    w->palette_split = 1;
+    for (int k = 0; k < w->palette_count; k++) w->palette_split &= w->palette[k].a >= 0 && w->palette[k].b < 0;
+    if (w->palette_split && w->palette_count > 0 && steps_affine(&cc, w->palette, w->palette_count))
+        w->rows_pairs = rows_pairs(w); /* NULL if memory ran out: run_rows serves */
+    /* Links: steps reading the step before's product (after by_depth,
+     * only where a level holds one node: a tentacle, a long spine). */
+    int links = 0;
+    for (int k = 1; k < w->global_count; k++) links += w->globals[k].a == w->globals[k - 1].out;
+    w->globals_run = !w->affine                          ? offsetof(skv_kernels, run)
+                   : links > 0 && 2 * links >= w->global_count ? offsetof(skv_kernels, run_chain)
+                                                         : offsetof(skv_kernels, run_affine);
+    w->palette_run = !w->affine        ? offsetof(skv_kernels, run)
+                   : w->palette_split ? offsetof(skv_kernels, run_palette)
+                                      : offsetof(skv_kernels, run_affine);
+    free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain);
+    size_t room = model->walk_terms_bytes < SOLO_MODEL_BYTES ? SOLO_MODEL_BYTES - model->walk_terms_bytes : 0;
+    size_t arc_room = model->walk_arc_bytes < ARC_MODEL_BYTES ? ARC_MODEL_BYTES - model->walk_arc_bytes : 0;
+    int grouped = !clip || group_channels(w, clip, cc.moving, cc.pre, local_base, room, arc_room) == 0;
+    free(cc.moving), free(cc.pre);
+    if (!grouped) {
+        walk_free(w);
+        return NULL;
+    }
+    /* The model is heap memory the loader owns (walk_clip_compile): its
+     * count of prepared bytes is the cache's too. */
+    ((skv_model *)model)->walk_terms_bytes += w->terms_bytes;
+    ((skv_model *)model)->walk_arc_bytes += w->arc_bytes;
+    return w;
+}
+
+
+skv_result walk_compile_all(skv_model *model)
+{
+    int ok = 1;
+    walk_forget(model); /* every walk's prepared pairs given back first */
+    ok &= (model->rest_walk = walk_compile(model, NULL)) != NULL;
+    atomic_store_explicit(&model->rest_walk_ready, 1, memory_order_release);
+    for (int c = 0; c < model->clip_count; c++) {
+        ok &= (model->clips[c].walk = walk_compile(model, &model->clips[c])) != NULL;
+        atomic_store_explicit(&model->clips[c].walk_ready, 1, memory_order_release);
+    }
+    return ok ? SKV_OK : SKV_ERR_MEMORY;
+}
+
+void walk_forget(skv_model *model)
+{
+    walk_free(model->rest_walk);
+    model->rest_walk = NULL;
+    atomic_store_explicit(&model->rest_walk_ready, 0, memory_order_release);
+    for (int c = 0; c < model->clip_count; c++) {
+        walk_free(model->clips[c].walk);
+        model->clips[c].walk = NULL;
+        atomic_store_explicit(&model->clips[c].walk_ready, 0, memory_order_release);
+    }
+    model->walk_terms_bytes = 0, model->walk_arc_bytes = 0;
+}
+
+/* One lock for every model: a clip is compiled once in its model's life,
+ * so waiting on another model's compilation costs nothing that matters. */
+static pthread_mutex_t compile_lock = PTHREAD_MUTEX_INITIALIZER;
+
+const skv_walk *walk_clip_compile(const skv_model *model, int c)
+{
+    /* The model is heap memory the loader owns, not a const object: the
+     * cache may be filled through it. */
+    skv_model *m = (skv_model *)model;
+    skv_clip *clip = c >= 0 ? &m->clips[c] : NULL;
+    atomic_int *ready = clip ? &clip->walk_ready : &m->rest_walk_ready;
+    struct skv_walk **walk = clip ? &clip->walk : &m->rest_walk;
+    if (atomic_load_explicit(ready, memory_order_acquire)) return *walk;
+    pthread_mutex_lock(&compile_lock);
+    if (!atomic_load_explicit(ready, memory_order_relaxed)) {
+        *walk = walk_compile(model, clip);
+        atomic_store_explicit(ready, 1, memory_order_release); /* after the walk is written */
+    }
+    pthread_mutex_unlock(&compile_lock);
+    return *walk;
+}
+
+void walk_stats(const skv_walk *w, skv_walk_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    out->moving = w->sample_count;
+    out->groups = w->group_count;
+    out->loose = w->loose_count;
+    out->globals = w->global_count;
+    out->palette = w->palette_count;
+    out->fixed = w->fixed_count;
+    out->deferred = w->deferred_count;
+    out->affine = w->affine;
+    out->rows_prepared = w->rows_pairs != NULL;
+    out->chain = w->globals_run == offsetof(skv_kernels, run_chain);
+    out->folded = w->folded;
+    out->solo_palette = w->solo_palette;
+    out->merged = w->merged;
+    out->vector_palette = w->vector_palette;
+    out->translations = w->vector_palette ? w->lists.translation_count : 0;
+    out->t_fixed = w->vector_palette && w->lists.t_fixed;
+    out->leaves = w->vector_palette ? w->lists.leaf_count : 0;
+    out->leaf_translations = w->vector_palette ? w->lists.leaf_translations : 0;
+    out->solo_terms = !w->terms ? 0 : w->solo.weighted ? 2 : 1;
+    for (int g = 0; g < w->group_count; g++) {
+        const walk_group *grp = &w->groups[g];
+        out->grouped += grp->channel_count;
+        size_t key_floats = grp->each || grp->solo ? (size_t)grp->channel_count * SKV_EACH_KEY_FLOATS
+                                                   : grp->key_floats;
+        size_t values = grp->arc ? (size_t)grp->key_count - 1 : (size_t)grp->key_count; /* arcs: one per pair */
+        out->key_bytes += values * key_floats * sizeof(float) +
+                          (size_t)grp->key_count * (sizeof(float) + 2 * sizeof(double));
+        out->each += grp->each ? grp->channel_count : 0;
+        out->solo += grp->solo ? grp->channel_count : 0;
+        out->even += grp->key_rate > 0.0;
+        out->arc += grp->arc ? grp->channel_count : 0;
+    }
+}

@@ -1,0 +1,131 @@
+/* walk_internal.h - what walk_compile.c (compiling a clip's walk) and
+ * walk.c (running it per frame) share and nothing else sees: the walk's
+ * layout, and the few calls the compile makes into the running side. */
+#ifndef SKV_WALK_INTERNAL_H
+#define SKV_WALK_INTERNAL_H
+
+#include "walk.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Moving channels keyed at the same times (often every channel of a
+ * file): one key search and one factor serve all; the kernel samples
+ * them a vector of lanes at a time from the group's own copy of the keys
+ * (kernels.h: SKV_LANE_BLOCK lanes per block, component by component). */
+typedef struct walk_group {
+    int key_count;     /* >= 2 */
+    int channel_count; /* channels in the group */
+    /* Fewer channels than a vector holds: its keys are stored channel by
+     * channel, SKV_EACH_KEY_FLOATS per key, and its lanes share vectors
+     * with the other such groups' (kernels.h, sample_each). */
+    unsigned char each;
+    /* One channel where no other group shares vectors: sampled without
+     * lanes (kernels.h, sample_solo); keys stored as each's. */
+    unsigned char solo;
+    /* `keys` holds the key pairs prepared as arcs (kernels.h,
+     * SKV_ARC_M; prepare_arcs), key_floats apart: sampled by sample_arc.
+     * Chars, so that the struct stays 80 bytes (key_rate's comment). */
+    unsigned char arc;
+    int lane_count;    /* channel_count rounded up to whole blocks (each, solo: channel_count) */
+    int channel;       /* the first channel: its cursor serves the group */
+    size_t key_floats; /* floats from one key to the next (each, solo: in one channel's keys) */
+    float *search;     /* key times as float: the binary search reads these */
+    double *times;     /* the exact times: the factor and the search's last step */
+    double *inv_span;  /* per key pair: 1 / time span (0 for an empty span) */
+    /* Key times evenly spaced (every BVH, most baked and mocap clips):
+     * keys per tick, so that a seek computes its key pair instead of
+     * searching for it; 0 where they are not (even_key_rate). With it the
+     * struct is 80 bytes, as before it (`channel` moved up into padding):
+     * the frame's loop over the groups indexes them in two instructions. */
+    double key_rate;
+    float *keys;       /* key_count * SKV_KEY_FLOATS(lane_count / SKV_LANE_BLOCK), 64-byte aligned
+                        * (each, solo: channel_count * key_count * SKV_EACH_KEY_FLOATS) */
+    int32_t *out;      /* per lane: its local's byte offset in the work block */
+} walk_group;
+
+/* The hierarchy walk of one clip (or of the rest pose). Nodes that neither
+ * move nor hang under anything that moves are posed here, once. A chain
+ * of nodes that do not move relative to their parent is multiplied out
+ * here too: a bone below one costs one product per frame, not one per
+ * node in between. */
+struct skv_walk {
+    skv_walk_frame frame; /* first: walk.h's walk_frame calls it */
+    int node_count;
+    int sample_count;        /* moving channels */
+    int loose_count;
+    int *loose;              /* moving channels sampled one by one (T, R, S keyed at different times) */
+    int group_count;
+    walk_group *groups;      /* the other moving channels */
+    int global_count;
+    skv_walk_step *globals;  /* in order: every global the frame needs */
+    int palette_count;
+    skv_walk_step *palette;  /* palette entries that move */
+    int fixed_count;
+    skv_walk_step *fixed;    /* palette entries that never move (written once per clip change) */
+    int deferred_count;
+    skv_walk_step *deferred; /* the other globals, for pose_globals */
+    int constant_count;
+    mat4 *constants;
+    /* Every b of the globals' and the palette's steps is affine (kernels.h,
+     * run_affine): the locals always, the constants checked. */
+    int affine;
+    /* The palette's steps take a from work and b from the constants
+     * (kernels.h, run_palette; checked when compiling). */
+    int palette_split;
+    int one; /* one group, not each, nothing loose: walk_pose's short path */
+    /* one, and that group a single solo channel; no global products; the
+     * palette's steps on run_palette: the frame is kernels.h's solo_palette,
+     * one call (walk_frame). */
+    int solo_palette;
+    /* solo_palette, its key pairs prepared once (kernels.h,
+     * kernels_solo_pair), and `solo` what the frame kernel (solo_frame,
+     * or solo_frame_weighted where the rotation keys are not all of unit
+     * length) reads. NULL where the pairs would take more than
+     * SOLO_TERMS_BYTES, or a key is 0. */
+    float *terms;
+    size_t terms_bytes;
+    size_t arc_bytes;           /* the groups' prepared arcs (prepare_arcs) */
+    skv_solo solo;
+    int solo_cursor;            /* the group's cursor: its index in the pose's cursors */
+    /* Which of the kernels' product functions the globals' and the
+     * palette's steps take (run, run_affine, run_palette), as offsets in
+     * skv_kernels: chosen once here, one load a frame. */
+    size_t globals_run, palette_run;
+    int folded; /* moving channels whose constant parent went into their keys */
+    int merged; /* time lines keyed as one (merge_time_lines); 0: none */
+    /* one, its group not solo, affine products with the palette's on
+     * run_palette, past 4 channels as vector_width_fits says: the frame
+     * is kernels.h's vector_palette, one call (frame_vector) on `lists`. */
+    int vector_palette;
+    size_t vector_run; /* its kernel: vector_palette, or vector_wide past 4 channels */
+    const skv_walk *owed; /* the walk itself if it defers globals (pose.h globals_owed), else NULL */
+    /* The palette's steps as a crowd's rows take them (kernels.h,
+     * rows_palette), (palette_count + 1) / 2 pairs, where every a is in
+     * work and every b a constant with an exact 0 0 0 1 bottom row; else
+     * NULL, and run_rows transposes each b a frame. */
+    skv_rows_pair *rows_pairs;
+    skv_walk_lists lists;
+    skv_walk_step *vector_steps; /* lists' palette steps, then its translations */
+    skv_walk_step *vector_globals; /* lists' globals: the walk's less those its leaves took (vector_leaves) */
+    skv_walk_step *vector_leaves;  /* lists' leaves, two steps each */
+};
+
+/* Key k's time in a key array whose times are `stride` bytes apart from
+ * first_time's. */
+#define TIME_AT(base, stride, k) (*(const double *)((const char *)(base) + (size_t)(k) * (stride)))
+
+/* The last key index whose time is <= t (0 before the first): the
+ * search a running loose channel takes (walk.c). */
+int walk_key_before(const double *first_time, size_t stride, int count, double t);
+
+/* solo_frame's search where playback's step does not find the pair
+ * (skv_solo's key_at; walk.c). */
+int walk_solo_key_at(const skv_solo *solo, double ticks, int *cursor, float *f);
+
+/* The frame function (walk.h, walk_frame) for what the compile settled
+ * (w->terms, solo_palette, vector_palette, one; none of them: the
+ * general frame), built for this CPU (walk.c). */
+skv_walk_frame walk_frame_for(const skv_walk *w);
+
+#endif
