@@ -35,6 +35,14 @@ void anim_sample_quat(const skv_quat_key *keys, int count, double t, float out[4
  * `a` unchanged below ~1e-3 rad). Output is unit length. */
 void anim_quat_slerp(const float a[4], const float b[4], float f, float out[4]);
 
+/* The inverse of m (cglm's glm_mat4_inv). Where m's bottom row is exactly
+ * 0 0 0 1 (an affine transform) the inverse's is set to exactly that, as
+ * the exact inverse has it: the general formula leaves it an ulp off
+ * (0.99999994, 1.00000012), and a walk takes its affine products
+ * (kernels.h, run_affine) only where every constant's bottom row is
+ * exact. */
+void anim_inverse(const mat4 m, mat4 out);
+
 /* T, R (unit quaternion) and S of an affine matrix; a mirroring matrix
  * keeps its reflection in s[0]. */
 void anim_decompose(const mat4 m, float t[3], float q[4], float s[3]);

@@ -184,6 +184,13 @@ void skin_palette(const skv_skeleton *skeleton, const mat4 *global,
     }
 }
 
+void anim_inverse(const mat4 m, mat4 out)
+{
+    int affine = m[0][3] == 0.0f && m[1][3] == 0.0f && m[2][3] == 0.0f && m[3][3] == 1.0f;
+    glm_mat4_inv((vec4 *)m, out);
+    if (affine) out[0][3] = 0.0f, out[1][3] = 0.0f, out[2][3] = 0.0f, out[3][3] = 1.0f;
+}
+
 void anim_decompose(const mat4 m, float t_out[3], float q_out[4], float s_out[3])
 {
     vec4 t;

@@ -1,5 +1,6 @@
 /* stick.c - the stick figure of a skeleton without a mesh (stick.h). */
 #include "stick.h"
+#include "anim.h"
 
 #include <float.h>
 #include <math.h>
@@ -152,7 +153,7 @@ skv_result stick_figure_build(skv_model *model, const unsigned char *moving)
         if (!sk->bone_names[b]) goto done;
         sk->bone_node[b] = n;
         sk->bone_from_file[b] = 1; /* the file's own joints, though it bound no mesh to them */
-        glm_mat4_inv(global[n], sk->bone_offset[b]);
+        anim_inverse(global[n], sk->bone_offset[b]);
         bone_of[n] = b;
         sk->bone_count++;
         for (int a = 0; a < 3; a++) {

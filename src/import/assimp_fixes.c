@@ -8,6 +8,7 @@
  * the functions named in the row's comment; assimp_fix_applies() answers
  * the series and format check for all of them. */
 #include "private/import_internal.h"
+#include "anim.h"
 
 #include <assimp/version.h>
 #include <dirent.h>
@@ -95,7 +96,7 @@ void offset_from_rest(const importer *im, int node, const mat4 m, mat4 out)
     const skv_skeleton *sk = &im->model->skeleton;
     mat4 global = GLM_MAT4_IDENTITY_INIT;
     for (int n = node; n >= 0; n = sk->parents[n]) glm_mat4_mul(sk->rest_local[n], global, global);
-    glm_mat4_inv(global, global);
+    anim_inverse(global, global);
     mat4 result;
     glm_mat4_mul(global, (vec4 *)m, result);
     glm_mat4_copy(result, out);
@@ -117,7 +118,7 @@ void fbx_mesh_correction(const importer *im, int mesh_node, mat4 correction)
     }
     int parent = sk->parents[chain_top];
     mat4 parent_inverse = GLM_MAT4_IDENTITY_INIT;
-    if (parent >= 0) glm_mat4_inv((vec4 *)sk->rest_local[parent], parent_inverse);
+    if (parent >= 0) anim_inverse(sk->rest_local[parent], parent_inverse);
     glm_mat4_mul(parent_inverse, global, correction);
 }
 

@@ -151,7 +151,7 @@ static skv_result flatten_nodes(importer *im)
         glm_mat4_identity(root);
     }
     glm_mat4_copy(root, im->model->upright);
-    glm_mat4_inv(root, im->model->global_inverse);
+    anim_inverse(root, im->model->global_inverse);
     return SKV_OK;
 }
 
