@@ -241,9 +241,13 @@ typedef struct skv_model {
      * walks are compiled: under walk_compile.c's lock, or by walk_compile_all
      * and walk_forget, which no other thread runs beside. */
     size_t walk_terms_bytes;
-    /* Bytes of time groups' prepared arcs its walks hold (walk.c bounds
-     * them per model apart from the pairs above; written as they are). */
+    /* Bytes of time groups' prepared arcs its walks hold (walk_compile.c
+     * bounds them per model apart from the pairs above; written as they
+     * are). */
     size_t walk_arc_bytes;
+    /* Bytes of time groups keyed as one past three times their keys
+     * (walk_compile.c, merge_time_lines; bounded and written as the arcs). */
+    size_t walk_merge_bytes;
 
     /* Things the importer noticed and worked around, one line each. */
     int warning_count;

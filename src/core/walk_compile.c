@@ -279,15 +279,28 @@ static int group_set_times(walk_group *grp, const double *times, int count)
     return 1;
 }
 
+/* Past three times the keys, a merge is still taken where the merged
+ * group's keys take at most MERGE_GROUP_BYTES, and a model's such merges
+ * all together at most MERGE_MODEL_BYTES (w->merge_bytes, charged to the
+ * model as the arcs are): a file whose exporter reduced each curve's keys
+ * on its own (ozz's run.fbx: 55 channels on 21 time lines, 930 keys, their
+ * union 163 times, 10.7x) otherwise pays a key pair, a cursor and a lane
+ * gathering per line each frame (run.fbx 132.9 -> 82.7 Ir/bone, 13.0 ->
+ * ~8 ns/bone keyed as one, its keys 77 KB -> 417 KB). 1 MB of keys leaves
+ * their arcs (~2.1x) inside ARC_GROUP_BYTES. */
+enum { MERGE_GROUP_BYTES = 1 << 20, MERGE_MODEL_BYTES = 32 << 20 };
+
 /* The time groups as one keyed at the union of their times, where that
  * costs at most three times the keys they hold (twice until 2026-11-25:
  * Seymour's 5 groups of 11 channels, keyed as one at 3x, 11.1 -> 8.3
  * ns/bone; three channels on three lines that share no time always reach
- * exactly 3x): every group's times strictly
- * increasing (a step, two keys at one time, stays as it is) and every
- * member's rotations unit. group_of's groups all become group 0. Returns
- * 0 (kept or merged), -1 if memory ran out. */
-static int merge_time_lines(skv_walk *w, const skv_clip *clip, const int *moving_channels, int *group_of, int moving)
+ * exactly 3x) or, past that, fits MERGE_GROUP_BYTES and `room` (the
+ * model's MERGE_MODEL_BYTES left; charged to w->merge_bytes): every
+ * group's times strictly increasing (a step, two keys at one time, stays
+ * as it is) and every member's rotations unit. group_of's groups all
+ * become group 0. Returns 0 (kept or merged), -1 if memory ran out. */
+static int merge_time_lines(skv_walk *w, const skv_clip *clip, const int *moving_channels, int *group_of, int moving,
+                            size_t room)
 {
     if (w->group_count < 2) return 0;
     size_t total = 0, channel_keys = 0;
@@ -311,10 +324,18 @@ static int merge_time_lines(skv_walk *w, const skv_clip *clip, const int *moving
     size_t count = 0;
     for (size_t i = 0; i < total; i++)
         if (count == 0 || all[i] != all[count - 1]) all[count++] = all[i];
-    if (count * (size_t)channels > 3 * channel_keys || count > INT32_MAX) {
+    /* The merged keys' bytes: every lane block's keys, as fill_group_keys
+     * lays out a vector group (a group of fewer than 4 channels takes less). */
+    size_t blocks = ((size_t)channels + SKV_LANE_BLOCK - 1) / SKV_LANE_BLOCK;
+    size_t bytes = count <= SIZE_MAX / (SKV_KEY_FLOATS(blocks) * sizeof(float))
+                       ? count * SKV_KEY_FLOATS(blocks) * sizeof(float)
+                       : SIZE_MAX;
+    int within_keys = count * (size_t)channels <= 3 * channel_keys;
+    if ((!within_keys && (bytes > MERGE_GROUP_BYTES || bytes > room)) || count > INT32_MAX) {
         free(all);
         return 0;
     }
+    if (!within_keys) w->merge_bytes = bytes;
     int lines = w->group_count;
     for (int g = 0; g < lines; g++) {
         walk_group *grp = &w->groups[g];
@@ -738,7 +759,7 @@ static void prepare_arcs(skv_walk *w, size_t room)
  * into time groups; the channels whose arrays are keyed at times of their
  * own are sampled one by one (w->loose). */
 static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_channels, const int32_t *pre,
-                          int32_t local_base, size_t terms_room, size_t arc_room)
+                          int32_t local_base, size_t terms_room, size_t arc_room, size_t merge_room)
 {
     int moving = w->sample_count;
     size_t cap = moving > 0 ? (size_t)moving : 1;
@@ -773,7 +794,7 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
         }
         w->groups[group_of[k]].channel_count++;
     }
-    if (ok && merge_time_lines(w, clip, moving_channels, group_of, moving) != 0) ok = 0;
+    if (ok && merge_time_lines(w, clip, moving_channels, group_of, moving, merge_room) != 0) ok = 0;
     int small_groups = 0, small_channels = 0;
     for (int g = 0; ok && g < w->group_count; g++)
         if (w->groups[g].channel_count < 4) small_groups++, small_channels += w->groups[g].channel_count;
@@ -997,7 +1018,8 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
     free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain);
     size_t room = model->walk_terms_bytes < SOLO_MODEL_BYTES ? SOLO_MODEL_BYTES - model->walk_terms_bytes : 0;
     size_t arc_room = model->walk_arc_bytes < ARC_MODEL_BYTES ? ARC_MODEL_BYTES - model->walk_arc_bytes : 0;
-    int grouped = !clip || group_channels(w, clip, cc.moving, cc.pre, local_base, room, arc_room) == 0;
+    size_t merge_room = model->walk_merge_bytes < MERGE_MODEL_BYTES ? MERGE_MODEL_BYTES - model->walk_merge_bytes : 0;
+    int grouped = !clip || group_channels(w, clip, cc.moving, cc.pre, local_base, room, arc_room, merge_room) == 0;
     free(cc.moving), free(cc.pre);
     if (!grouped) {
         walk_free(w);
@@ -1007,6 +1029,7 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
      * count of prepared bytes is the cache's too. */
     ((skv_model *)model)->walk_terms_bytes += w->terms_bytes;
     ((skv_model *)model)->walk_arc_bytes += w->arc_bytes;
+    ((skv_model *)model)->walk_merge_bytes += w->merge_bytes;
     return w;
 }
 
@@ -1034,7 +1057,7 @@ void walk_forget(skv_model *model)
         model->clips[c].walk = NULL;
         atomic_store_explicit(&model->clips[c].walk_ready, 0, memory_order_release);
     }
-    model->walk_terms_bytes = 0, model->walk_arc_bytes = 0;
+    model->walk_terms_bytes = 0, model->walk_arc_bytes = 0, model->walk_merge_bytes = 0;
 }
 
 /* One lock for every model: a clip is compiled once in its model's life,

@@ -954,7 +954,7 @@ static void test_small_clips(void)
         {1, {0}, 1, 0, 1, 0, 0, 0},
         {1, {0}, 1, 0, 1, 0, 0, 0},
         {1, {0}, 1, 0, 1, 0, 0, 0},
-        {4, {0, 1, 2, 3}, 0, 4, 1, 0, 0, 0},    /* 21 union keys x 4 > 3 x 24: kept apart, shared vectors */
+        {4, {0, 1, 2, 3}, 0, 0, 1, 4, 0, 0},    /* 21 union keys x 4 > 3 x 24, 13 KB: keyed as one (MERGE_GROUP_BYTES) */
     };
     const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     unsigned seed = 31;
@@ -1204,9 +1204,10 @@ static void test_seeks(void)
         {1, {0}, {LINE_TICKS}, {50000}, 1, 0},                                       /* a huge clip, one channel */
         {5, {0, 0, 0, 0, 0}, {LINE_ROUNDED}, {2000}, 1, 0},                          /* one vector group */
         {6, {0, 0, 0, 0, 0, 1}, {LINE_NUDGED, LINE_JITTER}, {40, 12}, 1, 0},         /* a vector and a solo group */
-        /* Four shared-vector groups (three lines that share no time would
-         * be keyed as one: walk.c, merge_time_lines). */
-        {4, {0, 1, 2, 3}, {LINE_OFF, LINE_FAR, LINE_FAR_JITTER, LINE_TICKS}, {30, 300, 300, 40}, 2, 0},
+        /* Four shared-vector groups: keyed as one, their union (2,070
+         * times) would take 1.3 MB, over 3x their keys and over
+         * walk_compile.c's MERGE_GROUP_BYTES. */
+        {4, {0, 1, 2, 3}, {LINE_OFF, LINE_FAR, LINE_FAR_JITTER, LINE_TICKS}, {30, 1000, 1000, 40}, 2, 0},
         /* Two lines of unit keys: keyed as one (walk.c, merge_time_lines),
          * an uneven group of two solo channels. */
         {2, {0, 1}, {LINE_FAR_JITTER, LINE_TICKS}, {500, 2}, 0, 0},
@@ -2226,6 +2227,71 @@ static void test_arc_budget(void)
     CHECK(model.walk_arc_bytes == 0 && model.walk_terms_bytes == 0);
 }
 
+/* Time lines keyed as one past three times their keys (walk_compile.c,
+ * merge_time_lines): 4 channels on 4 lines that share no time, 400 keys
+ * each, are one group of 1,600 keys (1,024,000 bytes, within
+ * MERGE_GROUP_BYTES); 500 keys each (1.28 MB, the first clip, while the
+ * model's budget is whole) stay 4 groups; a model's such merges stop at
+ * MERGE_MODEL_BYTES (32 of the next 33 clips), and every clip poses as
+ * the reference does either way. */
+static void test_merge_budget(void)
+{
+    enum { NODES = 5, CH = 4, KEYS = 400, MORE = 500, CLIPS = 33 };
+    static int parents[NODES], node_channel[NODES], bone_node[CH];
+    static mat4 rest[NODES], offsets[CH];
+    static skv_vec3_key positions[CH][MORE], scales[CH][MORE];
+    static skv_quat_key rotations[CH][MORE];
+    static skv_channel channels[CH], longer[CH];
+    static skv_clip clips[CLIPS + 1];
+    for (int n = 0; n < NODES; n++) {
+        parents[n] = n ? n - 1 : -1, node_channel[n] = n - 1;
+        glm_mat4_identity(rest[n]);
+        rest[n][3][1] = 0.5f;
+    }
+    for (int b = 0; b < CH; b++) {
+        bone_node[b] = 1 + b;
+        glm_mat4_identity(offsets[b]);
+        offsets[b][3][1] = -0.5f * (float)(b + 1);
+        for (int k = 0; k < MORE; k++) {
+            double t = k + 0.25 * b; /* line b: its own times */
+            positions[b][k] = (skv_vec3_key){t, {0.1f * (float)(k % 3), 0.5f, 0.0f}, 0.0f};
+            scales[b][k] = (skv_vec3_key){t, {1.0f, 1.0f + 0.01f * (float)(k % 5), 1.0f}, 0.0f};
+            rotations[b][k].time = t;
+            axis_angle(0.6f, 0.0f, 0.8f, 0.3 * sin(0.1 * k + b), rotations[b][k].value);
+        }
+        channels[b] = (skv_channel){.node = b + 1, .position_count = KEYS, .rotation_count = KEYS, .scale_count = KEYS,
+                                    .positions = positions[b], .rotations = rotations[b], .scales = scales[b]};
+        longer[b] = channels[b];
+        longer[b].position_count = longer[b].rotation_count = longer[b].scale_count = MORE;
+    }
+    clips[0] = (skv_clip){.duration_ticks = MORE, .ticks_per_second = 1.0, .channel_count = CH,
+                          .channels = longer, .node_channel = node_channel};
+    for (int c = 1; c <= CLIPS; c++)
+        clips[c] = (skv_clip){.duration_ticks = KEYS, .ticks_per_second = 1.0, .channel_count = CH,
+                              .channels = channels, .node_channel = node_channel};
+    skv_model model;
+    model_of_clips(&model, clips, CLIPS + 1, NODES, parents, rest, CH, bone_node, offsets);
+    CHECK(walk_compile_all(&model) == SKV_OK);
+    skv_walk_stats st;
+    walk_stats(walk_clip(&model, 0), &st);
+    int merged = 0;
+    for (int c = 1; c <= CLIPS; c++) {
+        skv_walk_stats clip_st;
+        walk_stats(walk_clip(&model, c), &clip_st);
+        CHECK(clip_st.merged == 0 || (clip_st.merged == CH && clip_st.groups == 1 && c == merged + 1)); /* the first, while it lasts */
+        merged += clip_st.merged == CH;
+    }
+    printf("merge budget: %d of %d clips keyed as one (4 lines, 1,600 times, 1,024,000 bytes each), %zu bytes; "
+           "1,280,000 bytes: %d groups\n", merged, CLIPS, model.walk_merge_bytes, st.groups);
+    CHECK(merged == 32 && model.walk_merge_bytes == (size_t)32 * 1600 * SKV_KEY_FLOATS(1) * sizeof(float));
+    CHECK(st.merged == 0 && st.groups == CH);
+    CHECK(palette_gap(&model, 0, 200, 2.3) < 1e-5);
+    CHECK(palette_gap(&model, 1, 200, 1.7) < 1e-5);
+    CHECK(palette_gap(&model, CLIPS, 200, 1.7) < 1e-5);
+    walk_forget(&model);
+    CHECK(model.walk_merge_bytes == 0);
+}
+
 /* Two keys at the first key's time (a step at the start; the importer
  * keeps keys of equal times): at exactly that time the reference takes
  * the first key (anim_sample_quat: t not after keys[0]), just after it
@@ -2541,6 +2607,7 @@ int main(void)
     test_walk_arcs();
     test_solo_unit_tolerance();
     test_arc_budget();
+    test_merge_budget();
     test_first_key_twice();
     test_chain();
     test_vector_leaves();
