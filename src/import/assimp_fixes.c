@@ -128,29 +128,41 @@ int ends_with_nocase(const char *s, const char *suffix)
     return n >= k && strcasecmp(s + n - k, suffix) == 0;
 }
 
-/* Assimp loads an .md5mesh's clip from "<base>.md5anim" beside it, spelt
- * exactly so. Finds one whose name differs only in case; 0 if none. */
+/* An .md5mesh's clip: "<base>.md5anim" beside it, found by a name that
+ * may differ in letter case (Assimp would look for the exact name only;
+ * the importer reads it itself, import.c import_once). 0 if none, or if
+ * its path does not fit `out`. */
 int find_md5anim(const char *mesh_path, char *out, size_t size)
 {
-    char folder[2048];
-    snprintf(folder, sizeof folder, "%s", mesh_path);
+    char *folder = strdup(mesh_path);
+    if (!folder) return 0;
     char *slash = strrchr(folder, '/');
-    const char *file = slash ? slash + 1 : mesh_path;
+    const char *file = slash ? mesh_path + (slash - folder) + 1 : mesh_path;
     if (slash) *slash = '\0';
-    else snprintf(folder, sizeof folder, ".");
     size_t base_len = strlen(file) - strlen(".md5mesh");
-    DIR *dir = opendir(folder);
-    if (!dir) return 0;
+    DIR *dir = opendir(slash ? folder : ".");
     int found = 0;
-    for (struct dirent *e; !found && (e = readdir(dir));) {
+    for (struct dirent *e; dir && !found && (e = readdir(dir));) {
         if (strlen(e->d_name) == base_len + strlen(".md5anim") && strncasecmp(e->d_name, file, base_len) == 0 &&
             ends_with_nocase(e->d_name, ".md5anim")) {
-            snprintf(out, size, "%s/%s", folder, e->d_name);
-            found = 1;
+            int n = snprintf(out, size, "%s/%s", slash ? folder : ".", e->d_name);
+            found = n > 0 && (size_t)n < size;
         }
     }
-    closedir(dir);
+    if (dir) closedir(dir);
+    free(folder);
     return found;
+}
+
+/* Whether find_md5anim's `anim_path` is "<base>.md5anim" spelt as the
+ * mesh's base: the name Assimp itself would have read. */
+int md5anim_exact(const char *mesh_path, const char *anim_path)
+{
+    const char *mesh = strrchr(mesh_path, '/'), *anim = strrchr(anim_path, '/');
+    mesh = mesh ? mesh + 1 : mesh_path, anim = anim ? anim + 1 : anim_path;
+    size_t base_len = strlen(mesh) - strlen(".md5mesh");
+    return strlen(anim) == base_len + strlen(".md5anim") && strncmp(anim, mesh, base_len) == 0 &&
+           strcmp(anim + base_len, ".md5anim") == 0;
 }
 
 /* Assimp 5.4's Collada parser reads each <vcount> number with no whitespace

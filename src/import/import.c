@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 
 #include <assimp/cimport.h>
+#include <assimp/config.h>
 #include <assimp/postprocess.h>
 #include <assimp/version.h>
 #include <errno.h>
@@ -72,7 +73,10 @@ static const struct aiScene *import_md5anim(const char *path)
 static const struct aiScene *import_md5anim_checked(const char *path, import_mode mode, skv_error *why)
 {
     const struct aiScene *scene = import_md5anim(path);
-    const char *refused = !scene ? aiGetErrorString() : mode == IMPORT_IN_CHILD ? scene_refused(scene, path, -1) : NULL;
+    /* An empty or unreadable file never reaches Assimp: no message of its own. */
+    const char *refused = scene                   ? (mode == IMPORT_IN_CHILD ? scene_refused(scene, path, -1) : NULL)
+                        : aiGetErrorString()[0] ? aiGetErrorString()
+                                                : "empty, or not a regular file that can be read";
     if (refused) {
         fail_import(why, refused);
         if (scene) aiReleaseImport(scene);
@@ -97,10 +101,24 @@ static const struct aiScene *import_md5anim_checked(const char *path, import_mod
  * (too_many_bones, skip_join): on them a step can be quadratic. */
 enum { PEEK_FILE_BYTES = 4 << 20 };
 
+/* Assimp's MD5 reader would read "<base>.md5anim" itself, inside the
+ * mesh's import: a broken one failed the whole import (a sound mesh
+ * refused: "MD5: Keyframe index is out of range"), and a FIFO of that name
+ * stalled it until the guard's timeout. It is told not to; the importer
+ * reads the .md5anim on its own (find_md5anim, import_md5anim_checked),
+ * and a broken one leaves the mesh in its rest pose with a warning. */
 static const struct aiScene *import_once(const char *path, const unsigned char *bytes, long size, const char *hint,
                                          unsigned flags)
 {
-    return bytes ? aiImportFileFromMemory((const char *)bytes, (unsigned)size, flags, hint) : aiImportFile(path, flags);
+    struct aiPropertyStore *props = aiCreatePropertyStore();
+    if (!props)
+        return bytes ? aiImportFileFromMemory((const char *)bytes, (unsigned)size, flags, hint) : aiImportFile(path, flags);
+    aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_MD5_NO_ANIM_AUTOLOAD, 1);
+    const struct aiScene *scene =
+        bytes ? aiImportFileFromMemoryWithProperties((const char *)bytes, (unsigned)size, flags, hint, props)
+              : aiImportFileExWithProperties(path, flags, NULL, props);
+    aiReleasePropertyStore(props);
+    return scene;
 }
 
 const struct aiScene *read_scene(const char *path, const unsigned char *bytes, long size, const char *hint,
@@ -202,9 +220,10 @@ static skv_result import_in_process(const char *path, const skv_import_desc *des
     r = convert_scene(scene, anim_scene && anim_scene->mNumAnimations ? anim_scene : scene,
                       anim_scene && anim_scene->mNumAnimations ? NULL : file_durations, path, desc, model, err);
     free(file_durations);
-    if (r == SKV_OK && anim_scene && anim_scene->mNumAnimations)
-        model_warn(model, "clip read from %s (Assimp looks for the exact name only)", anim_path);
-    else if (r == SKV_OK && anim_scene)
+    if (r == SKV_OK && anim_scene && anim_scene->mNumAnimations) {
+        if (!md5anim_exact(path, anim_path))
+            model_warn(model, "clip read from %s (Assimp looks for the exact name only)", anim_path);
+    } else if (r == SKV_OK && anim_scene)
         model_warn(model, "%s has no usable animation; shown in rest pose", anim_path);
     else if (r == SKV_OK && anim_refused)
         model_warn(model, "%s: %s; shown in rest pose", anim_path, anim_refused);

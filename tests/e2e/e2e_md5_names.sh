@@ -35,4 +35,30 @@ cp "$assets/arm.md5mesh" "$tmp/corrupt/Arm.md5mesh"
 cat "$tmp/corrupt.err"
 grep -q "^clips: 0" "$tmp/corrupt.txt"
 [ "$(grep -c 'ARM.MD5ANIM.*rest pose' "$tmp/corrupt.err")" -eq 1 ]
+# The same with the exact name, which Assimp's MD5 reader would read itself
+# inside the mesh's import (a broken one failed it: the sound mesh refused,
+# exit 4) and an empty one or a FIFO of that name (a FIFO stalled the
+# import until the guard's 60 s timeout, with --trust for good): the
+# importer reads it, the mesh in rest pose, one warning, quickly.
+mkdir "$tmp/exact"
+cp "$assets/arm.md5mesh" "$tmp/exact/arm.md5mesh"
+for broken in corrupt empty fifo; do
+  rm -f "$tmp/exact/arm.md5anim"
+  case $broken in
+    corrupt) head -c 3000 "$assets/arm.md5anim" > "$tmp/exact/arm.md5anim" ;;
+    empty) : > "$tmp/exact/arm.md5anim" ;;
+    fifo) mkfifo "$tmp/exact/arm.md5anim" ;;
+  esac
+  for trust in "" --trust; do
+    timeout 20 "$skinview" "$tmp/exact/arm.md5mesh" --list $trust > "$tmp/exact.txt" 2> "$tmp/exact.err"
+    cat "$tmp/exact.err"
+    grep -q "^clips: 0" "$tmp/exact.txt"
+    [ "$(grep -c 'arm.md5anim: cannot import: .*; shown in rest pose' "$tmp/exact.err")" -eq 1 ]
+  done
+done
+# A sound one by the exact name: its clip, no warning about it.
+cp "$assets/arm.md5anim" "$tmp/exact/arm.md5anim.tmp" && rm -f "$tmp/exact/arm.md5anim" && mv "$tmp/exact/arm.md5anim.tmp" "$tmp/exact/arm.md5anim"
+"$skinview" "$tmp/exact/arm.md5mesh" --list > "$tmp/exact.txt" 2> "$tmp/exact.err"
+grep -q "^clips: 1" "$tmp/exact.txt"
+! grep -q "md5anim" "$tmp/exact.err"
 echo "md5 name checks ok"

@@ -125,9 +125,10 @@ void offset_from_rest(const importer *im, int node, const mat4 m, mat4 out);
 /* inverse(parent local) * global(mesh node): turns a 5.4 FBX offset into the right one. */
 void fbx_mesh_correction(const importer *im, int mesh_node, mat4 correction);
 int ends_with_nocase(const char *s, const char *suffix);
-/* Assimp loads an .md5mesh's clip from "<base>.md5anim" beside it, spelt
- * exactly so. Finds one whose name differs only in case; 0 if none. */
+/* An .md5mesh's "<base>.md5anim" beside it, its name's letter case as it
+ * may be (assimp_fixes.c); md5anim_exact: spelt as Assimp would look. */
 int find_md5anim(const char *mesh_path, char *out, size_t size);
+int md5anim_exact(const char *mesh_path, const char *anim_path);
 unsigned char *collada_trimmed_vcounts(const char *path, long *out_size);
 int collada_has_curves(const char *path);
 int skip_join(const struct aiScene *scene);
