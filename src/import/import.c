@@ -8,16 +8,19 @@
 #include <limits.h>
 #include <stdatomic.h>
 
+#include <assimp/cfileio.h>
 #include <assimp/cimport.h>
 #include <assimp/config.h>
 #include <assimp/postprocess.h>
 #include <assimp/version.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <stb_ds.h>
 
@@ -101,6 +104,77 @@ static const struct aiScene *import_md5anim_checked(const char *path, import_mod
  * (too_many_bones, skip_join): on them a step can be quadratic. */
 enum { PEEK_FILE_BYTES = 4 << 20 };
 
+/* --- the files Assimp opens ------------------------------------------------
+ * Assimp opens files beside the model itself (glTF's .bin, OBJ's .mtl,
+ * X's and Collada's references) with a blocking fopen: a FIFO there
+ * stalled the import until the guard's timeout (60 s), and with --trust
+ * for good. It gets them through these instead: regular files only,
+ * opened without blocking and checked after opening (read_whole_file's
+ * rule), read only. */
+#define OPENED(file) ((FILE *)(void *)(file)->UserData)
+
+static size_t opened_read(struct aiFile *file, char *buffer, size_t size, size_t count)
+{
+    return fread(buffer, size, count, OPENED(file));
+}
+
+static size_t opened_write(struct aiFile *file, const char *buffer, size_t size, size_t count)
+{
+    (void)file, (void)buffer, (void)size, (void)count;
+    return 0;
+}
+
+static size_t opened_tell(struct aiFile *file)
+{
+    off_t at = ftello(OPENED(file));
+    return at < 0 ? 0 : (size_t)at;
+}
+
+static size_t opened_size(struct aiFile *file)
+{
+    struct stat st;
+    return fstat(fileno(OPENED(file)), &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : 0;
+}
+
+static enum aiReturn opened_seek(struct aiFile *file, size_t offset, enum aiOrigin origin)
+{
+    int whence = origin == aiOrigin_SET ? SEEK_SET : origin == aiOrigin_CUR ? SEEK_CUR : SEEK_END;
+    if (offset > (size_t)LLONG_MAX) return aiReturn_FAILURE;
+    return fseeko(OPENED(file), (off_t)offset, whence) == 0 ? aiReturn_SUCCESS : aiReturn_FAILURE;
+}
+
+static void opened_flush(struct aiFile *file)
+{
+    (void)file;
+}
+
+static struct aiFile *regular_open(struct aiFileIO *io, const char *path, const char *mode)
+{
+    (void)io;
+    if (!path || !mode || strpbrk(mode, "wa+")) return NULL;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    struct stat st;
+    FILE *f = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "rb") : NULL;
+    struct aiFile *file = f ? malloc(sizeof *file) : NULL;
+    if (!file) {
+        if (f) fclose(f);
+        else close(fd);
+        return NULL;
+    }
+    *file = (struct aiFile){opened_read, opened_write, opened_tell, opened_size, opened_seek, opened_flush,
+                            (aiUserData)(void *)f};
+    return file;
+}
+
+static void regular_close(struct aiFileIO *io, struct aiFile *file)
+{
+    (void)io;
+    if (!file) return;
+    fclose(OPENED(file));
+    free(file);
+}
+
 /* Assimp's MD5 reader would read "<base>.md5anim" itself, inside the
  * mesh's import: a broken one failed the whole import (a sound mesh
  * refused: "MD5: Keyframe index is out of range"), and a FIFO of that name
@@ -110,13 +184,15 @@ enum { PEEK_FILE_BYTES = 4 << 20 };
 static const struct aiScene *import_once(const char *path, const unsigned char *bytes, long size, const char *hint,
                                          unsigned flags)
 {
+    struct aiFileIO io = {regular_open, regular_close, NULL};
     struct aiPropertyStore *props = aiCreatePropertyStore();
     if (!props)
-        return bytes ? aiImportFileFromMemory((const char *)bytes, (unsigned)size, flags, hint) : aiImportFile(path, flags);
+        return bytes ? aiImportFileFromMemory((const char *)bytes, (unsigned)size, flags, hint)
+                     : aiImportFileEx(path, flags, &io);
     aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_MD5_NO_ANIM_AUTOLOAD, 1);
     const struct aiScene *scene =
         bytes ? aiImportFileFromMemoryWithProperties((const char *)bytes, (unsigned)size, flags, hint, props)
-              : aiImportFileExWithProperties(path, flags, NULL, props);
+              : aiImportFileExWithProperties(path, flags, &io, props);
     aiReleasePropertyStore(props);
     return scene;
 }
