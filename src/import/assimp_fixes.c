@@ -130,8 +130,9 @@ int ends_with_nocase(const char *s, const char *suffix)
 
 /* An .md5mesh's clip: "<base>.md5anim" beside it, found by a name that
  * may differ in letter case (Assimp would look for the exact name only;
- * the importer reads it itself, import.c import_once). 0 if none, or if
- * its path does not fit `out`. */
+ * the importer reads it itself, import.c import_once), the exact name
+ * first where both are there. 0 if none, or if its path does not fit
+ * `out`. */
 int find_md5anim(const char *mesh_path, char *out, size_t size)
 {
     char *folder = strdup(mesh_path);
@@ -141,17 +142,19 @@ int find_md5anim(const char *mesh_path, char *out, size_t size)
     if (slash) *slash = '\0';
     size_t base_len = strlen(file) - strlen(".md5mesh");
     DIR *dir = opendir(slash ? folder : ".");
-    int found = 0;
-    for (struct dirent *e; dir && !found && (e = readdir(dir));) {
+    int found = 0; /* 1: a case variant, 2: the exact name */
+    for (struct dirent *e; dir && found < 2 && (e = readdir(dir));) {
         if (strlen(e->d_name) == base_len + strlen(".md5anim") && strncasecmp(e->d_name, file, base_len) == 0 &&
             ends_with_nocase(e->d_name, ".md5anim")) {
+            int exact = strncmp(e->d_name, file, base_len) == 0 && strcmp(e->d_name + base_len, ".md5anim") == 0;
+            if (found && !exact) continue;
             int n = snprintf(out, size, "%s/%s", slash ? folder : ".", e->d_name);
-            found = n > 0 && (size_t)n < size;
+            found = n > 0 && (size_t)n < size ? 1 + exact : 0;
         }
     }
     if (dir) closedir(dir);
     free(folder);
-    return found;
+    return found > 0;
 }
 
 /* Whether find_md5anim's `anim_path` is "<base>.md5anim" spelt as the

@@ -56,8 +56,10 @@ for broken in corrupt empty fifo; do
     [ "$(grep -c 'arm.md5anim: cannot import: .*; shown in rest pose' "$tmp/exact.err")" -eq 1 ]
   done
 done
-# A sound one by the exact name: its clip, no warning about it.
+# A sound one by the exact name: its clip, no warning about it, though an
+# empty case variant sits beside it (the exact name is taken first).
 cp "$assets/arm.md5anim" "$tmp/exact/arm.md5anim.tmp" && rm -f "$tmp/exact/arm.md5anim" && mv "$tmp/exact/arm.md5anim.tmp" "$tmp/exact/arm.md5anim"
+: > "$tmp/exact/ARM.md5anim"
 "$skinview" "$tmp/exact/arm.md5mesh" --list > "$tmp/exact.txt" 2> "$tmp/exact.err"
 grep -q "^clips: 1" "$tmp/exact.txt"
 ! grep -q "md5anim" "$tmp/exact.err"
