@@ -86,7 +86,7 @@ struct skv_walk {
     float *terms;
     size_t terms_bytes;
     size_t arc_bytes;           /* the groups' prepared arcs (prepare_arcs) */
-    size_t merge_bytes;         /* a merge's keys past 3x the keys it merged (merge_time_lines) */
+    size_t merge_bytes;         /* the keys of a merge taken past 3x the keys it merged (merge_time_lines) */
     skv_solo solo;
     int solo_cursor;            /* the group's cursor: its index in the pose's cursors */
     /* Which of the kernels' product functions the globals' and the

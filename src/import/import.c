@@ -110,7 +110,8 @@ enum { PEEK_FILE_BYTES = 4 << 20 };
  * stalled the import until the guard's timeout (60 s), and with --trust
  * for good. It gets them through these instead: regular files only,
  * opened without blocking and checked after opening (read_whole_file's
- * rule), read only. */
+ * rule), read only. (A file handed over from memory, the trimmed Collada,
+ * keeps Assimp's own access: its reader opens nothing beside it.) */
 #define OPENED(file) ((FILE *)(void *)(file)->UserData)
 
 static size_t opened_read(struct aiFile *file, char *buffer, size_t size, size_t count)
