@@ -518,9 +518,27 @@ void walk_deferred(const skv_walk *w, float *work, const skv_kernels *kernels)
     kernels->run(w->deferred, w->deferred_count, work, w->constants, work);
 }
 
+/* A walk where nothing moves (a clip of one pose: Testwuson's Wuson_Bind,
+ * most HL1 .mdl idles, a one-frame SMD): every palette entry is fixed,
+ * written when the clip was settled (walk_fixed), and no global is formed
+ * a frame; what is left is whether pose_globals owes the deferred ones.
+ * The general frame did the same work in 92-97 instructions (the clip
+ * time, the empty group loop, an empty product call). */
+static void frame_still(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose)
+{
+    (void)clip, (void)seconds;
+    pose->globals_owed = w->owed;
+}
+
+int walk_is_still(const skv_walk *w)
+{
+    return w->sample_count == 0 && w->global_count == 0 && w->palette_count == 0;
+}
+
 skv_walk_frame walk_frame_for(const skv_walk *w)
 {
-    return w->terms            ? (w->solo.weighted ? frame_terms_weighted : frame_terms)
+    return walk_is_still(w)    ? frame_still
+         : w->terms            ? (w->solo.weighted ? frame_terms_weighted : frame_terms)
          : w->solo_palette     ? frame_solo
          : w->vector_palette   ? vector_frame()
          : w->one              ? one_frame()

@@ -150,6 +150,7 @@ typedef struct skv_walk_stats {
     int rows_prepared; /* a crowd's rows take the palette's prepared steps (kernels.h rows_palette) */
     int chain;      /* the globals take kernels.h's run_chain (most steps read the step before's product) */
     int arc;        /* grouped channels whose key pairs are prepared arcs (kernels.h sample_arc) */
+    int still;      /* nothing moves: the frame forms nothing (every palette entry fixed) */
 } skv_walk_stats;
 void walk_stats(const skv_walk *w, skv_walk_stats *out);
 

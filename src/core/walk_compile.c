@@ -843,10 +843,8 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
         if (w->vector_palette && !vector_lists(w)) ok = 0;
         w->vector_run = w->groups[0].channel_count > 4 ? offsetof(skv_kernels, vector_wide)
                                                        : offsetof(skv_kernels, vector_palette);
-        w->owed = w->deferred_count > 0 ? w : NULL;
         if (w->solo_palette) prepare_terms(w, terms_room);
         prepare_arcs(w, arc_room);
-        w->frame = walk_frame_for(w);
     }
     free(group_of), free(members), free(member_pre), free(times), free(strides);
     return ok ? 0 : -1;
@@ -876,7 +874,6 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
     compiler cc = {.sk = sk, .walk = w};
     if (w) {
         w->node_count = sk->node_count;
-        w->frame = walk_frame_for(w); /* the general one; group_channels may pick another */
         /* Bounds: each node adds at most one step to one list and one
          * constant, each bone one palette entry and one constant. */
         w->loose = malloc(nodes * sizeof *w->loose);
@@ -1025,6 +1022,8 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
         walk_free(w);
         return NULL;
     }
+    w->owed = w->deferred_count > 0 ? w : NULL;
+    w->frame = walk_frame_for(w); /* last: it reads what the compile settled */
     /* The model is heap memory the loader owns (walk_clip_compile): its
      * count of prepared bytes is the cache's too. */
     ((skv_model *)model)->walk_terms_bytes += w->terms_bytes;
@@ -1104,6 +1103,7 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
     out->leaves = w->vector_palette ? w->lists.leaf_count : 0;
     out->leaf_translations = w->vector_palette ? w->lists.leaf_translations : 0;
     out->solo_terms = !w->terms ? 0 : w->solo.weighted ? 2 : 1;
+    out->still = walk_is_still(w);
     for (int g = 0; g < w->group_count; g++) {
         const walk_group *grp = &w->groups[g];
         out->grouped += grp->channel_count;

@@ -2292,6 +2292,83 @@ static void test_merge_budget(void)
     CHECK(model.walk_merge_bytes == 0);
 }
 
+/* A clip where nothing moves (every channel keyed once: Testwuson's
+ * Wuson_Bind, the HL1 idles): its frame forms nothing (walk.c,
+ * frame_still; 31 Ir a frame against the general frame's 92-97), its
+ * palette is the fixed entries, its globals pose_globals' deferred ones;
+ * every kernel, a crowd's rows too, switching to a moving clip and back. */
+static void test_still_clip(void)
+{
+    enum { NODES = 4 };
+    int parents[NODES] = {-1, 0, 1, 1}, bone_node[NODES] = {0, 1, 2, 3}, node_channel[NODES] = {0, 1, 2, -1};
+    mat4 rest[NODES], offsets[NODES];
+    unsigned seed = 4242;
+    for (int n = 0; n < NODES; n++) {
+        float q[4] = {frand(&seed), frand(&seed), frand(&seed), frand(&seed)};
+        anim_quat_mat4(q, rest[n]);
+        rest[n][3][0] = frand(&seed), rest[n][3][2] = frand(&seed);
+        float o[4] = {frand(&seed), frand(&seed), frand(&seed), frand(&seed)};
+        anim_quat_mat4(o, offsets[n]);
+        offsets[n][3][1] = frand(&seed);
+    }
+    skv_vec3_key t[3][2], sc[3][2];
+    skv_quat_key r[3][2];
+    skv_channel still[3], moving[3];
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; i < 2; i++) {
+            t[k][i] = (skv_vec3_key){i * 2.0, {frand(&seed), frand(&seed), frand(&seed)}, 0.0f};
+            sc[k][i] = (skv_vec3_key){i * 2.0, {1.0f + 0.3f * frand(&seed), 1.0f, 1.0f}, 0.0f};
+            r[k][i].time = i * 2.0;
+            axis_angle(0.0f, 0.6f, 0.8f, 0.7 * frand(&seed), r[k][i].value);
+        }
+        still[k] = (skv_channel){.node = k, .position_count = 1, .rotation_count = 1, .scale_count = 1,
+                                 .positions = t[k], .rotations = r[k], .scales = sc[k]};
+        moving[k] = still[k];
+        moving[k].position_count = moving[k].rotation_count = moving[k].scale_count = 2;
+    }
+    skv_clip clips[2] = {
+        {.duration_ticks = 2.0, .ticks_per_second = 1.0, .channel_count = 3, .channels = still, .node_channel = node_channel},
+        {.duration_ticks = 2.0, .ticks_per_second = 1.0, .channel_count = 3, .channels = moving, .node_channel = node_channel},
+    };
+    skv_model model;
+    model_of_clips(&model, clips, 2, NODES, parents, rest, NODES, bone_node, offsets);
+    glm_translate_make(model.global_inverse, (vec3){0.2f, 0.5f, -1.0f});
+    CHECK(walk_compile_all(&model) == SKV_OK);
+    skv_walk_stats st, st_moving;
+    walk_stats(walk_clip(&model, 0), &st);
+    walk_stats(walk_clip(&model, 1), &st_moving);
+    CHECK(st.still && st.moving == 0 && !st_moving.still);
+    double worst = 0.0, worst_global = 0.0;
+    for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
+        if (!kernels_get((skv_walk_kernel)kernel)) continue;
+        skv_pose fast, ref;
+        CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
+        CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
+        fast.walk_kernel = kernel;
+        for (int i = 0; i < 60; i++) {
+            int clip = i % 20 < 15 ? 0 : 1; /* the still clip, a moving one, the still one again */
+            double time = 0.05 + i * 0.137;
+            pose_evaluate(&fast, &model, clip, time);
+            pose_evaluate_reference(&ref, &model, clip, time);
+            for (int b = 0; b < NODES; b++)
+                for (int k = 0; k < 16; k++)
+                    worst = fmax(worst, fabs(fast.palette[b][k / 4][k % 4] - ref.palette[b][k / 4][k % 4]));
+            if (i % 2 == 0) {
+                const mat4 *g = pose_globals(&fast);
+                for (int n = 0; n < NODES; n++) {
+                    mat4 expect;
+                    glm_mat4_mul(model.global_inverse, ref.global[n], expect);
+                    for (int k = 0; k < 16; k++) worst_global = fmax(worst_global, fabs(g[n][k / 4][k % 4] - expect[k / 4][k % 4]));
+                }
+            }
+        }
+        pose_destroy(&fast), pose_destroy(&ref);
+    }
+    printf("still clip: palettes %.2g, globals %.2g from the reference\n", worst, worst_global);
+    CHECK(worst < 1e-5 && worst_global < 1e-5);
+    walk_forget(&model);
+}
+
 /* Two keys at the first key's time (a step at the start; the importer
  * keeps keys of equal times): at exactly that time the reference takes
  * the first key (anim_sample_quat: t not after keys[0]), just after it
@@ -2608,6 +2685,7 @@ int main(void)
     test_solo_unit_tolerance();
     test_arc_budget();
     test_merge_budget();
+    test_still_clip();
     test_first_key_twice();
     test_chain();
     test_vector_leaves();
