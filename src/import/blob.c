@@ -760,7 +760,7 @@ static skv_result read_block(const unsigned char *bytes, size_t size, int in_pla
         /* The caches: none came with the block; rebuilt here. */
         for (int c = 0; c < model->clip_count; c++) atomic_init(&model->clips[c].walk_ready, 0);
         atomic_init(&model->rest_walk_ready, 0);
-        model->walk_terms_bytes = 0, model->walk_arc_bytes = 0;
+        model->walk_terms_bytes = 0, model->walk_arc_bytes = 0, model->walk_merge_bytes = 0;
         if (blob_check(model, err) != SKV_OK) rd.failed = 1;
     }
     if (rd.failed) {

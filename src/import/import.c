@@ -62,10 +62,11 @@ unsigned import_read_flags(void)
 
 /* Assimp tells .md5anim from .md5mesh by the extension, case-sensitively,
  * so the file is handed over from memory with the right type hint. */
-static const struct aiScene *import_md5anim(const char *path)
+static const struct aiScene *import_md5anim(const char *path, int *read)
 {
     long size = 0;
     unsigned char *bytes = read_whole_file(path, &size);
+    *read = bytes != NULL;
     const struct aiScene *scene = bytes ? aiImportFileFromMemory((const char *)bytes, (unsigned)size, 0, "md5anim") : NULL;
     free(bytes);
     return scene;
@@ -75,11 +76,13 @@ static const struct aiScene *import_md5anim(const char *path)
  * scene passes scene_refused too. NULL with `why` filled when it failed. */
 static const struct aiScene *import_md5anim_checked(const char *path, import_mode mode, skv_error *why)
 {
-    const struct aiScene *scene = import_md5anim(path);
-    /* An empty or unreadable file never reaches Assimp: no message of its own. */
-    const char *refused = scene                   ? (mode == IMPORT_IN_CHILD ? scene_refused(scene, path, -1) : NULL)
-                        : aiGetErrorString()[0] ? aiGetErrorString()
-                                                : "empty, or not a regular file that can be read";
+    int read = 0;
+    const struct aiScene *scene = import_md5anim(path, &read);
+    /* An empty or unreadable file never reaches Assimp, whose last message
+     * is then another file's. */
+    const char *refused = scene  ? (mode == IMPORT_IN_CHILD ? scene_refused(scene, path, -1) : NULL)
+                        : read ? aiGetErrorString()
+                               : "empty, or not a regular file that can be read";
     if (refused) {
         fail_import(why, refused);
         if (scene) aiReleaseImport(scene);
@@ -140,8 +143,9 @@ static size_t opened_size(struct aiFile *file)
 static enum aiReturn opened_seek(struct aiFile *file, size_t offset, enum aiOrigin origin)
 {
     int whence = origin == aiOrigin_SET ? SEEK_SET : origin == aiOrigin_CUR ? SEEK_CUR : SEEK_END;
-    if (offset > (size_t)LLONG_MAX) return aiReturn_FAILURE;
-    return fseeko(OPENED(file), (off_t)offset, whence) == 0 ? aiReturn_SUCCESS : aiReturn_FAILURE;
+    /* A backwards move comes as a wrapped size_t, as Assimp's own stream
+     * takes it (a cast to a signed offset). */
+    return fseeko(OPENED(file), (off_t)(long long)offset, whence) == 0 ? aiReturn_SUCCESS : aiReturn_FAILURE;
 }
 
 static void opened_flush(struct aiFile *file)
@@ -185,7 +189,10 @@ static void regular_close(struct aiFileIO *io, struct aiFile *file)
 static const struct aiScene *import_once(const char *path, const unsigned char *bytes, long size, const char *hint,
                                          unsigned flags)
 {
-    struct aiFileIO io = {regular_open, regular_close, NULL};
+    /* Static: Assimp keeps a pointer to it in the importer for the scene's
+     * life (read_scene's aiApplyPostProcessing runs after this returns);
+     * never written. */
+    static struct aiFileIO io = {regular_open, regular_close, NULL};
     struct aiPropertyStore *props = aiCreatePropertyStore();
     if (!props)
         return bytes ? aiImportFileFromMemory((const char *)bytes, (unsigned)size, flags, hint)
@@ -359,8 +366,25 @@ static skv_result add_clips_in_process(skv_model *model, const char *path, const
         *added = -1;
         return SKV_OK;
     }
-    if (scene->mNumAnimations == 0 || !scene->mRootNode) {
+    /* An .md5mesh's clips are in its .md5anim, read as the model's are
+     * (import_in_process). */
+    const struct aiScene *anim_scene = scene;
+    char anim_path[4096];
+    if (scene->mNumAnimations == 0 && ends_with_nocase(path, ".md5mesh") &&
+        find_md5anim(path, anim_path, sizeof anim_path)) {
+        memory_bound_begin(&bound, anim_path, desc);
+        const struct aiScene *md5anim = import_md5anim_checked(anim_path, mode, &why);
+        memory_bound_end(&bound);
+        if (!md5anim) {
+            free(file_durations);
+            aiReleaseImport(scene);
+            return skv_fail(err, SKV_ERR_ANIM, "animation file %s: %s: %s", path, anim_path, why.message);
+        }
+        anim_scene = md5anim;
+    }
+    if (anim_scene->mNumAnimations == 0 || !scene->mRootNode) {
         free(file_durations);
+        if (anim_scene != scene) aiReleaseImport(anim_scene);
         aiReleaseImport(scene);
         return skv_fail(err, SKV_ERR_ANIM, "animation file %s: no clips in it", path);
     }
@@ -369,8 +393,8 @@ static skv_result add_clips_in_process(skv_model *model, const char *path, const
      * model that shares it (folding pivots changes the model's own rest
      * pose), then moved over. */
     skv_model scratch = {.skeleton = model->skeleton, .influence_slots = model->influence_slots};
-    importer im = {.scene = scene, .anim_scene = scene, .file_durations = file_durations, .model = &scratch,
-                   .err = err, .existing = model};
+    importer im = {.scene = scene, .anim_scene = anim_scene, .file_durations = anim_scene == scene ? file_durations : NULL,
+                   .model = &scratch, .err = err, .existing = model};
     skv_skeleton *sk = &model->skeleton;
     for (int n = 0; n < sk->node_count; n++) {
         if (shgeti(im.node_by_name, sk->node_names[n]) < 0) shput(im.node_by_name, sk->node_names[n], n);
@@ -405,6 +429,7 @@ static skv_result add_clips_in_process(skv_model *model, const char *path, const
     free(scratch.warnings);
     importer_free(&im);
     free(file_durations);
+    if (anim_scene != scene) aiReleaseImport(anim_scene);
     aiReleaseImport(scene);
     if (r == SKV_OK && *added == 0)
         r = skv_fail(err, SKV_ERR_ANIM, "animation file %s: none of its %d clip(s) moves a node of the model", path,

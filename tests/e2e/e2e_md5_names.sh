@@ -63,4 +63,8 @@ cp "$assets/arm.md5anim" "$tmp/exact/arm.md5anim.tmp" && rm -f "$tmp/exact/arm.m
 "$skinview" "$tmp/exact/arm.md5mesh" --list > "$tmp/exact.txt" 2> "$tmp/exact.err"
 grep -q "^clips: 1" "$tmp/exact.txt"
 ! grep -q "md5anim" "$tmp/exact.err"
+# An .md5mesh given as --anim-file brings its .md5anim's clip, as the
+# model's does (Assimp's own lookup is off: it had given "no clips in it").
+"$skinview" "$tmp/exact/arm.md5mesh" --anim-file "$tmp/exact/arm.md5mesh" --list > "$tmp/exact.txt"
+grep -q "^clips: 2" "$tmp/exact.txt"
 echo "md5 name checks ok"
