@@ -190,17 +190,18 @@ static const struct aiScene *import_once(const char *path, const unsigned char *
                                          unsigned flags)
 {
     /* Static: Assimp keeps a pointer to it in the importer for the scene's
-     * life (read_scene's aiApplyPostProcessing runs after this returns);
-     * never written. */
-    static struct aiFileIO io = {regular_open, regular_close, NULL};
+     * life (read_scene's aiApplyPostProcessing runs after this returns).
+     * Const: Assimp's C API takes it without, and never writes it. */
+    static const struct aiFileIO regular_files = {regular_open, regular_close, NULL};
+    struct aiFileIO *io = (struct aiFileIO *)&regular_files;
     struct aiPropertyStore *props = aiCreatePropertyStore();
     if (!props)
         return bytes ? aiImportFileFromMemory((const char *)bytes, (unsigned)size, flags, hint)
-                     : aiImportFileEx(path, flags, &io);
+                     : aiImportFileEx(path, flags, io);
     aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_MD5_NO_ANIM_AUTOLOAD, 1);
     const struct aiScene *scene =
         bytes ? aiImportFileFromMemoryWithProperties((const char *)bytes, (unsigned)size, flags, hint, props)
-              : aiImportFileExWithProperties(path, flags, &io, props);
+              : aiImportFileExWithProperties(path, flags, io, props);
     aiReleasePropertyStore(props);
     return scene;
 }
