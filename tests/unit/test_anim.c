@@ -911,6 +911,18 @@ static void model_of_clip(skv_model *model, skv_clip *clip, int nodes, int *pare
  * reference on every kernel: playback over several loops, backwards,
  * seeks, times before the first key and after the last. Each case says
  * how many channels it expects to go to the one-channel sampler. */
+/* A node's rest transform and its bone's offset, turned and moved at
+ * random (from `seed`). */
+static void random_node(mat4 rest, mat4 offset, unsigned *seed)
+{
+    float q[4] = {frand(seed), frand(seed), frand(seed), frand(seed)};
+    anim_quat_mat4(q, rest);
+    rest[3][0] = frand(seed), rest[3][2] = frand(seed);
+    float o[4] = {frand(seed), frand(seed), frand(seed), frand(seed)};
+    anim_quat_mat4(o, offset);
+    offset[3][1] = frand(seed);
+}
+
 static void test_small_clips(void)
 {
     enum { NODES = 6, MAX_CH = 5 };
@@ -965,12 +977,7 @@ static void test_small_clips(void)
         skv_channel channels[MAX_CH];
         memset(channels, 0, sizeof channels);
         for (int n = 0; n < NODES; n++) {
-            float q[4] = {frand(&seed), frand(&seed), frand(&seed), frand(&seed)};
-            anim_quat_mat4(q, rest[n]);
-            rest[n][3][0] = frand(&seed), rest[n][3][2] = frand(&seed);
-            float o[4] = {frand(&seed), frand(&seed), frand(&seed), frand(&seed)};
-            anim_quat_mat4(o, offsets[n]);
-            offsets[n][3][1] = frand(&seed);
+            random_node(rest[n], offsets[n], &seed);
             /* In the odd cases, node 1's offset the identity and node 3's
              * a translation (vector_palette's translations). */
             if (ci % 2 && (n == 1 || n == 3)) {
@@ -2303,14 +2310,7 @@ static void test_still_clip(void)
     int parents[NODES] = {-1, 0, 1, 1}, bone_node[NODES] = {0, 1, 2, 3}, node_channel[NODES] = {0, 1, 2, -1};
     mat4 rest[NODES], offsets[NODES];
     unsigned seed = 4242;
-    for (int n = 0; n < NODES; n++) {
-        float q[4] = {frand(&seed), frand(&seed), frand(&seed), frand(&seed)};
-        anim_quat_mat4(q, rest[n]);
-        rest[n][3][0] = frand(&seed), rest[n][3][2] = frand(&seed);
-        float o[4] = {frand(&seed), frand(&seed), frand(&seed), frand(&seed)};
-        anim_quat_mat4(o, offsets[n]);
-        offsets[n][3][1] = frand(&seed);
-    }
+    for (int n = 0; n < NODES; n++) random_node(rest[n], offsets[n], &seed);
     skv_vec3_key t[3][2], sc[3][2];
     skv_quat_key r[3][2];
     skv_channel still[3], moving[3];
