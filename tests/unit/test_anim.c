@@ -412,7 +412,7 @@ static void test_slerp_lanes_exact(void)
                 glm_quat_normalize(q);
                 memcpy(qb[j], q, sizeof q);
                 float dot = qa[j][0] * qb[j][0] + qa[j][1] * qb[j][1] + qa[j][2] * qb[j][2] + qa[j][3] * qb[j][3];
-                if (dot < 0.0f) /* one hemisphere, as walk.c prepares keys */
+                if (dot < 0.0f) /* one hemisphere, as walk_compile.c prepares keys */
                     for (int k = 0; k < 4; k++) qb[j][k] = -qb[j][k];
                 for (int c = 0; c < 4; c++) a[(3 + c) * LANES + j] = qa[j][c], b[(3 + c) * LANES + j] = qb[j][c];
                 for (int c = 0; c < 3; c++) a[(7 + c) * LANES + j] = b[(7 + c) * LANES + j] = 1.0f;
@@ -552,7 +552,7 @@ static void test_sample_arc(void)
                     q0[j % 3] = sinf(a0 / 2.0f), q0[3] = cosf(a0 / 2.0f);
                     q1[j % 3] = sinf(a1 / 2.0f), q1[3] = cosf(a1 / 2.0f);
                 }
-                if (glm_vec4_dot(q0, q1) < 0.0f) glm_vec4_negate(q1); /* one hemisphere, as walk.c turns keys */
+                if (glm_vec4_dot(q0, q1) < 0.0f) glm_vec4_negate(q1); /* one hemisphere, as walk_compile.c turns keys */
                 size_t at = kernels_lane_at(j, SKV_KEY_FLOATS(1));
                 for (int c = 0; c < 4; c++) {
                     qa[j][c] = q0[c], qb[j][c] = q1[c];
@@ -703,7 +703,7 @@ static struct {
     int shared; /* channels with T and R on one time line */
 } rm;
 /* Set: every fifth node (1, 6, 11, ...) a root and globalInverse the
- * identity, so moving roots hang under an identity (walk.c then uses
+ * identity, so moving roots hang under an identity (walk_compile.c then uses
  * their locals as globals, without a product). */
 static int rm_identity_roots;
 
@@ -929,7 +929,7 @@ static void test_small_clips(void)
     /* lines[k]: the time line of channel k (channels on one line share a
      * group); solo: channels expected on the one-channel sampler. */
     /* unit: rotation keys of unit length, so that time lines may be
-     * keyed as one (walk.c, merge_time_lines: merged, how many) and a walk
+     * keyed as one (walk_compile.c, merge_time_lines: merged, how many) and a walk
      * of one channel prepares its key pairs (kernels.h, solo_frame);
      * uneven: the globalInverse scaled unevenly, as in case 4; t_once: T
      * keyed once (vector_palette's t_fixed). */
@@ -1195,7 +1195,7 @@ static double seek_line_time(int kind, int i, unsigned *seed)
 }
 
 /* Seeks against the reference where the walk computes a group's key pair
- * from evenly spaced times (walk.c, even_key_rate) or searches the float
+ * from evenly spaced times (walk_compile.c, even_key_rate) or searches the float
  * times without branches, then settles it on the exact times: every
  * kernel, the one-channel frame (solo_palette), one vector group and the
  * general loop with small groups; times at every key, one ulp either
@@ -1215,7 +1215,7 @@ static void test_seeks(void)
          * times) would take 1.3 MB, over 3x their keys and over
          * walk_compile.c's MERGE_GROUP_BYTES. */
         {4, {0, 1, 2, 3}, {LINE_OFF, LINE_FAR, LINE_FAR_JITTER, LINE_TICKS}, {30, 1000, 1000, 40}, 2, 0},
-        /* Two lines of unit keys: keyed as one (walk.c, merge_time_lines),
+        /* Two lines of unit keys: keyed as one (walk_compile.c, merge_time_lines),
          * an uneven group of two solo channels. */
         {2, {0, 1}, {LINE_FAR_JITTER, LINE_TICKS}, {500, 2}, 0, 0},
         {1, {0}, {LINE_JITTER, LINE_TICKS, LINE_FAR_JITTER}, {33, 300, 200}, 0, 1},  /* T, R, S apart: loose */
@@ -1335,7 +1335,7 @@ static void test_seeks(void)
         CHECK(st.even == cases[ci].even);
         CHECK((st.merged != 0) == (ci == 4)); /* others: over 3x the keys, a repeated time, one line */
         /* The one-channel frames' seeks too: case 0's 50,000 pairs exceed
-         * what a walk prepares (walk.c, SOLO_TERMS_BYTES), cases 6-8 are
+         * what a walk prepares (walk_compile.c, SOLO_TERMS_BYTES), cases 6-8 are
          * prepared (kernels.h, kernels_solo_seek). */
         if (ci == 0 || ci >= 6) CHECK(st.solo_palette && st.solo_terms == (ci >= 6));
         double worst = 0.0;
@@ -1728,7 +1728,7 @@ static double leaves_time(int i)
     return i < 300 ? i / 60.0 : i % 3 == 0 ? -0.3 : fmod(i * 0.618034, 1.0) * 6.0;
 }
 
-/* vector_palette's leaves (walk.c, vector_leaves): a palette entry G b
+/* vector_palette's leaves (walk_compile.c, vector_leaves): a palette entry G b
  * whose global G = A L is read by nothing else and whose A is a product
  * of the frame is formed as A (L b), and G by pose_globals only. Five
  * small rigs under an identity globalInverse (one 4-lane vector each),
@@ -2046,7 +2046,7 @@ static void test_solo_terms_budget(void)
 }
 
 /* Groups whose rotation keys are all of unit length take prepared arcs
- * (walk.c, prepare_arcs): one 4-lane vector (vector_palette) and a tree
+ * (walk_compile.c, prepare_arcs): one 4-lane vector (vector_palette) and a tree
  * of 20 (8 lanes and a tail); a key 1.01 long keeps the lanes' sampler.
  * Every case against the reference, on every kernel. */
 /* test_walk_arcs' times: playback, then seeks. */
@@ -2099,7 +2099,7 @@ static void test_walk_arcs(void)
         walk_stats(walk_clip(&model, 0), &st);
         CHECK(st.grouped == moving && st.arc == (longer ? 0 : moving));
         /* More than 4 channels: vector_palette where its sampler is as
-         * wide as this CPU's (walk.c, vector_width_fits). */
+         * wide as this CPU's (walk_compile.c, vector_width_fits). */
         CHECK(st.vector_palette == (moving <= 4 || kernels_get(SKV_WALK_AUTO)->lanes <= 8));
         double worst_global = 0.0, worst_crowd = 0.0;
         double worst = worst_on_every_kernel_globals(&model, 299, arc_test_time, &worst_global);
@@ -2170,7 +2170,7 @@ static void test_solo_unit_tolerance(void)
     }
 }
 
-/* Prepared arcs have a budget of their own per model (walk.c,
+/* Prepared arcs have a budget of their own per model (walk_compile.c,
  * ARC_MODEL_BYTES): clips of 16 channels and 2,900 keys (3.9 MB of arcs
  * each) get arcs until it is spent, and a one-channel clip compiled
  * after them still gets its prepared pairs (when arcs were charged to
