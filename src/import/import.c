@@ -67,7 +67,10 @@ static const struct aiScene *import_md5anim(const char *path, int *read)
     long size = 0;
     unsigned char *bytes = read_whole_file(path, &size);
     *read = bytes != NULL;
-    const struct aiScene *scene = bytes ? aiImportFileFromMemory((const char *)bytes, (unsigned)size, 0, "md5anim") : NULL;
+    /* Validated, as Assimp's own lookup had it validated with the mesh. */
+    const struct aiScene *scene =
+        bytes ? aiImportFileFromMemory((const char *)bytes, (unsigned)size, aiProcess_ValidateDataStructure, "md5anim")
+              : NULL;
     free(bytes);
     return scene;
 }
