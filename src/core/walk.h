@@ -105,10 +105,11 @@ int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursor
  * bone file's frame was mostly the calls in between. */
 struct skv_pose;
 typedef void (*skv_walk_frame)(const skv_walk *w, const skv_clip *clip, double seconds, struct skv_pose *pose);
-/* The walk's compile picks the function (one for a walk of one channel,
- * kernels.h solo_palette; one for a walk of one time group with affine
- * products, kernels.h vector_palette or vector_wide; one for any other
- * walk of one group; one for the rest) and keeps it as the walk's first
+/* The walk's compile picks the function (one for a walk where nothing
+ * moves, which forms nothing; one for a walk of one channel, kernels.h
+ * solo_palette; one for a walk of one time group with affine products,
+ * kernels.h vector_palette or vector_wide; one for any other walk of one
+ * group; one for the rest) and keeps it as the walk's first
  * member: one indirect jump, straight into the walk's own kind of
  * frame (C11 6.7.2.1: a pointer to a struct, converted, points to its
  * first member). */

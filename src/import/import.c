@@ -94,6 +94,25 @@ static const struct aiScene *import_md5anim_checked(const char *path, import_mod
     return scene;
 }
 
+/* The .md5anim beside an .md5mesh whose scene has no clip (find_md5anim),
+ * read as the mesh was (import_md5anim_checked, under the same memory
+ * bound). NULL with anim_path empty where there is none; NULL with `why`
+ * filled where it could not be read. */
+static const struct aiScene *md5anim_beside(const struct aiScene *scene, const char *path,
+                                            const skv_import_desc *desc, import_mode mode, char *anim_path,
+                                            size_t size, skv_error *why)
+{
+    if (scene->mNumAnimations != 0 || !ends_with_nocase(path, ".md5mesh") || !find_md5anim(path, anim_path, size)) {
+        anim_path[0] = '\0';
+        return NULL;
+    }
+    memory_bound bound;
+    memory_bound_begin(&bound, anim_path, desc);
+    const struct aiScene *anim = import_md5anim_checked(anim_path, mode, why);
+    memory_bound_end(&bound);
+    return anim;
+}
+
 /* Reads a file (or `bytes`, with the extension `hint`) the way both the
  * guarded child and the real import do. Assimp's validation rejects a clip
  * whose keys run past its duration (B3D files such as Minetest's
@@ -295,16 +314,11 @@ static skv_result import_in_process(const char *path, const skv_import_desc *des
     if (channel) guard_expect(channel, scene_block_estimate(scene, desc && desc->influences > 4 ? desc->influences : 4));
 
     const struct aiScene *anim_scene = NULL;
-    char *anim_refused = NULL; /* why the guarded read of a case-variant .md5anim failed */
+    char *anim_refused = NULL; /* why the .md5anim could not be read */
     char anim_path[4096];
-    if (scene->mNumAnimations == 0 && ends_with_nocase(path, ".md5mesh") &&
-        find_md5anim(path, anim_path, sizeof anim_path)) {
-        skv_error why = {{0}};
-        memory_bound_begin(&bound, anim_path, desc);
-        anim_scene = import_md5anim_checked(anim_path, mode, &why);
-        memory_bound_end(&bound);
-        if (!anim_scene && why.message[0]) anim_refused = strdup(why.message);
-    }
+    skv_error why = {{0}};
+    anim_scene = md5anim_beside(scene, path, desc, mode, anim_path, sizeof anim_path, &why);
+    if (!anim_scene && anim_path[0]) anim_refused = strdup(why.message);
     r = convert_scene(scene, anim_scene && anim_scene->mNumAnimations ? anim_scene : scene,
                       anim_scene && anim_scene->mNumAnimations ? NULL : file_durations, path, desc, model, err);
     free(file_durations);
@@ -372,20 +386,14 @@ static skv_result add_clips_in_process(skv_model *model, const char *path, const
     }
     /* An .md5mesh's clips are in its .md5anim, read as the model's are
      * (import_in_process). */
-    const struct aiScene *anim_scene = scene;
     char anim_path[4096];
-    if (scene->mNumAnimations == 0 && ends_with_nocase(path, ".md5mesh") &&
-        find_md5anim(path, anim_path, sizeof anim_path)) {
-        memory_bound_begin(&bound, anim_path, desc);
-        const struct aiScene *md5anim = import_md5anim_checked(anim_path, mode, &why);
-        memory_bound_end(&bound);
-        if (!md5anim) {
-            free(file_durations);
-            aiReleaseImport(scene);
-            return skv_fail(err, SKV_ERR_ANIM, "animation file %s: %s: %s", path, anim_path, why.message);
-        }
-        anim_scene = md5anim;
+    const struct aiScene *md5anim = md5anim_beside(scene, path, desc, mode, anim_path, sizeof anim_path, &why);
+    if (!md5anim && anim_path[0]) {
+        free(file_durations);
+        aiReleaseImport(scene);
+        return skv_fail(err, SKV_ERR_ANIM, "animation file %s: %s: %s", path, anim_path, why.message);
     }
+    const struct aiScene *anim_scene = md5anim ? md5anim : scene;
     if (anim_scene->mNumAnimations == 0 || !scene->mRootNode) {
         free(file_durations);
         if (anim_scene != scene) aiReleaseImport(anim_scene);
