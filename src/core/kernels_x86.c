@@ -623,6 +623,15 @@ __attribute__((target("avx2,fma"), flatten)) static void vector_wide_avx2(const 
     VECTOR_WIDE_BODY(avx2, avx2);
 }
 
+/* AVX-512's vector_wide: its 16-lane sampler, AVX2's products (the
+ * table's comment below). */
+__attribute__((target("avx512f,avx512dq,avx2,fma"), flatten)) static void
+vector_wide_avx512(const float *a, const float *b, float f, const int32_t *out, float *work,
+                   const skv_walk_lists *lists, float *palette)
+{
+    VECTOR_WIDE_BODY(avx512, avx2);
+}
+
 static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_affine_sse2, run_affine_sse2, run_palette_sse2, run_rows_sse2, rows_palette_sse2,
                                          fence_x86, sample_sse2, sample_arc_sse2, sample_each_sse2, sample_solo_sse2,
                                          solo_palette_sse2, vector_palette_sse2, vector_wide_sse2, solo_frame_sse2,
@@ -632,12 +641,13 @@ static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, r
                                          solo_palette_avx2, vector_palette_avx2, vector_wide_avx2, solo_frame_avx2,
                                          solo_frame_weighted_avx2};
 /* The rows are 48 bytes: 128-bit streams, as AVX2's. vector_palette and
- * a walk of one channel's frame (solo_frame) are AVX2's too (vector_wide
- * as well, which the walk does not pick on such a CPU: walk_compile.c,
- * vector_width_fits): no machine here (nor valgrind) runs AVX-512 to
- * test builds of their own (written for vector_palette, affine_avx512
- * for the globals: removed unrun); one 512-bit register a matrix would
- * save ~7 instructions of solo_frame.
+ * a walk of one channel's frame (solo_frame) are AVX2's too: no machine
+ * here (nor valgrind) runs AVX-512 to test builds of their own (written
+ * for vector_palette, affine_avx512 for the globals: removed unrun); one
+ * 512-bit register a matrix would save ~7 instructions of solo_frame.
+ * vector_wide samples 16 lanes (sample_arc_avx512) and forms AVX2's
+ * products: on a lent Xeon (bench/NOTES.md v7r) that ran ozz's run.fbx
+ * at 12.3 ns/bone, AVX2's sampler there 14.3.
  * Chains are AVX2's run_chain_avx2, which hands each product to the next
  * link in registers: run_affine_avx512 stores every link and loads it
  * back, and on a Xeon with AVX-512 (lent once, bench/NOTES.md v7n) that
@@ -646,7 +656,7 @@ static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, r
 static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_affine_avx512, run_chain_avx2, run_palette_avx512,
                                             run_rows_avx2, rows_palette_avx2, fence_x86, sample_avx512, sample_arc_avx512,
                                             sample_each_avx2,
-                                            sample_solo_avx2x4, solo_palette_avx512, vector_palette_avx2, vector_wide_avx2,
+                                            sample_solo_avx2x4, solo_palette_avx512, vector_palette_avx2, vector_wide_avx512,
                                             solo_frame_avx2, solo_frame_weighted_avx2};
 
 const skv_kernels *kernels_x86(skv_walk_kernel which)

@@ -646,18 +646,18 @@ static int globals_in_work(const skv_walk *w)
 }
 
 /* vector_palette takes one 4-lane vector; more channels take vector_wide,
- * the sampler of its set (AVX2's 8 lanes) and the same products in one
- * call: frame_one's bookkeeping and two product calls saved (huesitos.fbx
- * 114.7 -> 109.7 Ir a bone, 10.4-11.1 -> 10.0-10.4 ns; Fox 84.4 -> 80.0
- * Ir; bench/NOTES.md v7p). Not a chain's globals (run_chain keeps each
- * link in registers; the affine steps one after the other made the
- * tentacle 9.5 -> 12.1 ns/bone), and not where this CPU's sampler is
- * wider than vector_wide's (AVX-512's 16 lanes: not timed against AVX2's
- * 8 on that machine). */
-static int vector_width_fits(const skv_walk *w)
+ * the sampler of its set (AVX2's 8 lanes, AVX-512's 16) and the same
+ * products in one call: frame_one's bookkeeping and two product calls
+ * saved (huesitos.fbx 114.7 -> 109.7 Ir a bone, 10.4-11.1 -> 10.0-10.4
+ * ns; Fox 84.4 -> 80.0 Ir; bench/NOTES.md v7p). Not a chain's globals
+ * (run_chain keeps each link in registers; the affine steps one after the
+ * other made the tentacle 9.5 -> 12.1 ns/bone). On the AVX-512 Xeon
+ * (bench/NOTES.md v7r) vector_wide was also the faster frame: RiggedFigure
+ * 5.3 -> 3.8 ns/bone, Bob 6.8 -> 6.3, robot 8.0 -> 7.4. */
+static int vector_frame_fits(const skv_walk *w)
 {
     if (w->groups[0].channel_count <= 4) return 1;
-    return w->globals_run == offsetof(skv_kernels, run_affine) && kernels_get(SKV_WALK_AUTO)->lanes <= 8;
+    return w->globals_run == offsetof(skv_kernels, run_affine);
 }
 
 /* A one-channel walk's pairs as solo_frame takes them take this much at
@@ -839,7 +839,7 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
                           w->palette_run == offsetof(skv_kernels, run_palette);
         w->vector_palette = w->one && !w->groups[0].solo && w->affine &&
                             w->palette_run == offsetof(skv_kernels, run_palette) && globals_in_work(w) &&
-                            vector_width_fits(w);
+                            vector_frame_fits(w);
         if (w->vector_palette && !vector_lists(w)) ok = 0;
         w->vector_run = w->groups[0].channel_count > 4 ? offsetof(skv_kernels, vector_wide)
                                                        : offsetof(skv_kernels, vector_palette);

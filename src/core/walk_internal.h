@@ -96,7 +96,7 @@ struct skv_walk {
     int folded; /* moving channels whose constant parent went into their keys */
     int merged; /* time lines keyed as one (merge_time_lines); 0: none */
     /* one, its group not solo, affine products with the palette's on
-     * run_palette, past 4 channels as vector_width_fits says: the frame
+     * run_palette, past 4 channels as vector_frame_fits says: the frame
      * is kernels.h's vector_palette, one call (frame_vector) on `lists`. */
     int vector_palette;
     size_t vector_run; /* its kernel: vector_palette, or vector_wide past 4 channels */
