@@ -257,19 +257,21 @@ static double even_key_rate(const double *times, int count)
     return 1.0 / span;
 }
 
-/* A group's time arrays for `count` times (the search's floats, the
- * spans' inverses); 0 if memory ran out. */
+/* A group's time arrays for `count` times (the search's floats, then
+ * SKV_SEEK_AHEAD infinities for walk.c's look past the cursor; the spans'
+ * inverses); 0 if memory ran out. */
 static int group_set_times(walk_group *grp, const double *times, int count)
 {
     grp->key_count = count;
     grp->times = malloc((size_t)count * sizeof *grp->times);
     grp->inv_span = malloc((size_t)count * sizeof *grp->inv_span);
-    grp->search = malloc((size_t)count * sizeof *grp->search);
+    grp->search = malloc(((size_t)count + SKV_SEEK_AHEAD) * sizeof *grp->search);
     if (!grp->times || !grp->inv_span || !grp->search) return 0;
     for (int i = 0; i < count; i++) {
         grp->times[i] = times[i];
         grp->search[i] = (float)times[i];
     }
+    for (int i = 0; i < SKV_SEEK_AHEAD; i++) grp->search[count + i] = INFINITY;
     for (int i = 0; i + 1 < count; i++) {
         double span = times[i + 1] - times[i];
         grp->inv_span[i] = span > 0.0 ? 1.0 / span : 0.0;

@@ -30,7 +30,7 @@ typedef struct walk_group {
     int lane_count;    /* channel_count rounded up to whole blocks (each, solo: channel_count) */
     int channel;       /* the first channel: its cursor serves the group */
     size_t key_floats; /* floats from one key to the next (each, solo: in one channel's keys) */
-    float *search;     /* key times as float: the binary search reads these */
+    float *search;     /* key times as float, then SKV_SEEK_AHEAD infinities: the searches read these */
     double *times;     /* the exact times: the factor and the search's last step */
     double *inv_span;  /* per key pair: 1 / time span (0 for an empty span) */
     /* Key times evenly spaced (every BVH, most baked and mocap clips):
@@ -43,6 +43,9 @@ typedef struct walk_group {
                         * (each, solo: channel_count * key_count * SKV_EACH_KEY_FLOATS) */
     int32_t *out;      /* per lane: its local's byte offset in the work block */
 } walk_group;
+
+/* Keys walk.c's seek looks at past the cursor's before it searches. */
+enum { SKV_SEEK_AHEAD = 8 };
 
 /* The hierarchy walk of one clip (or of the rest pose). Nodes that neither
  * move nor hang under anything that moves are posed here, once. A chain
