@@ -87,7 +87,7 @@ static void sample_scalar(const float *a, const float *b, float f, const int32_t
 static void arc_one(const float *p, float f, float *out)
 {
 #define ARC(c) p[(size_t)(c) * SKV_LANE_BLOCK]
-    float y = (f - 0.5f) * ARC(SKV_ARC_THETA), z = y * y;
+    float y = (f - 0.5f) * ARC(SKV_ARC_THETA), z = fmaxf(y * y, 0x1p-30f); /* as arc_polys (kernels_x86_lanes.h) */
     float sy = y * (1.0f + z * (KERNELS_ARC_S1 + z * (KERNELS_ARC_S2 + z * KERNELS_ARC_S3)));
     float cy = 1.0f + z * (KERNELS_ARC_C1 + z * (KERNELS_ARC_C2 + z * (KERNELS_ARC_C3 + z * KERNELS_ARC_C4)));
     float q[4], t[3], s[3];
@@ -200,6 +200,20 @@ static void quat_form(const double q[4], double m[3][3])
     m[2][0] = 2.0 * (x * z + w * y), m[2][1] = 2.0 * (y * z - w * x), m[2][2] = w * w - x * x - y * y + z * z;
 }
 
+/* v, or 0 where it is under 2^-32: an arc's rotation components and
+ * angle (unit quaternions, angles <= pi) that small are an exporter's
+ * rounding noise (1e-20 and less in ozz's walk.fbx, Fox.glb; twist.dae's
+ * held keys 2.2e-16 apart), and the frame's products of two or three of
+ * them (sin y n, the rotation's xy, zz, ..., y^3 of a sine) fall under
+ * float's normal range: a CPU takes such a subnormal result
+ * through a slow path (on Intel, a microcode assist of ~100+ cycles an
+ * instruction; bench/NOTES.md v7r). The rotation moves by 2^-32 rad at
+ * most, far under a float entry's rounding (2^-24). */
+static double arc_flush(double v)
+{
+    return fabs(v) < 0x1p-32 ? 0.0 : v;
+}
+
 /* The arc from unit keys q0 to q1 (double): their angle theta and dot
  * product *d, and p, the unit part of q1 orthogonal to q0 (0 for equal
  * keys): q0 cos t + p sin t runs along the arc. kernels_solo_pair's and
@@ -238,7 +252,7 @@ static int arc_forms(const float *ka, const float *kb, int weighted, double k[3]
     if (weighted && !(fmin(l0, l1) >= 1e-9 && fmax(l0, l1) <= 1e17)) return 0;
     double d, p[4], mid[4];
     for (int c = 0; c < 4; c++) q0[c] /= l0, q1[c] /= l1;
-    double theta = arc_basis(q0, q1, p, &d);
+    double theta = arc_flush(arc_basis(q0, q1, p, &d));
     /* Equal keys: p = 0, whose form is 0; then K0 = K1 = R(q0) / 2, K2 =
      * 0 and every angle gives R(q0). */
     for (int c = 0; c < 4; c++) mid[c] = (q0[c] + p[c]) * sqrt(0.5);
@@ -369,12 +383,13 @@ static int lane_arc(const float *a, const float *b, float *p)
     double u[4], theta = arc_basis(q0, q1, u, &d); /* equal keys: theta 0, u 0, n unused */
     if (!(d >= -1e-7)) return 0;
     double ch = cos(theta / 2.0), sh = sin(theta / 2.0);
-    for (int c = 0; c < 4; c++) SET(SKV_ARC_M + c, ch * q0[c] + sh * u[c]), SET(SKV_ARC_N + c, ch * u[c] - sh * q0[c]);
+    for (int c = 0; c < 4; c++)
+        SET(SKV_ARC_M + c, arc_flush(ch * q0[c] + sh * u[c])), SET(SKV_ARC_N + c, arc_flush(ch * u[c] - sh * q0[c]));
     for (int c = 0; c < 3; c++) {
         SET(SKV_ARC_T0 + c, KEY(a, c)), SET(SKV_ARC_DT + c, KEY(b, c) - KEY(a, c));
         SET(SKV_ARC_S0 + c, KEY(a, 7 + c)), SET(SKV_ARC_DS + c, KEY(b, 7 + c) - KEY(a, 7 + c));
     }
-    SET(SKV_ARC_THETA, theta);
+    SET(SKV_ARC_THETA, arc_flush(theta));
 #undef KEY
 #undef SET
     return 1;

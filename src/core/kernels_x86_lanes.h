@@ -192,10 +192,15 @@ TARGET static inline void SUFFIX(sample_vector)(const float *a, const float *b, 
 
 /* sin y / y and cos y on the arc (kernels.h's KERNELS_ARC_ polynomials
  * in z = y^2, Estrin's order): arc_vector's and arc_lane's, so that both
- * form the same numbers. */
+ * form the same numbers. z is taken as at least 2^-30, where both
+ * polynomials round to exactly 1 as they do for any smaller z: the same
+ * numbers, but z^2 and its products no longer fall under float's normal
+ * range for small y (an Intel CPU takes each such instruction through a
+ * microcode assist: ozz's run.fbx had one in 2,101 of 2,400 frames,
+ * bench/NOTES.md v7r). */
 TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_polys)(VEC y, VEC *ps, VEC *pc)
 {
-    VEC one = SET1(1.0f), z = MUL(y, y), z2 = MUL(z, z);
+    VEC one = SET1(1.0f), z = MAX(MUL(y, y), SET1(0x1p-30f)), z2 = MUL(z, z);
     *ps = FMA(z2, FMA(z, SET1(KERNELS_ARC_S3), SET1(KERNELS_ARC_S2)), FMA(z, SET1(KERNELS_ARC_S1), one));
     *pc = FMA(z, FMA(z2, FMA(z, SET1(KERNELS_ARC_C4), SET1(KERNELS_ARC_C3)), FMA(z, SET1(KERNELS_ARC_C2), SET1(KERNELS_ARC_C1))),
               one);
