@@ -393,7 +393,12 @@ static inline int kernels_solo_seek(const skv_solo *solo, double t, int *cursor,
  * multiply-adds where it is built for FMA). */
 static inline void kernels_sin_cos(float y, float *s, float *c)
 {
-    float y2 = y * y;
+    /* y^2 taken as at least 2^-30, as arc_polys takes its z
+     * (kernels_x86_lanes.h): the same s and c for every float y (checked,
+     * with and without fused multiply-adds), but y^3 no longer falls under
+     * float's normal range for small y (twist.dae's held keys; each such
+     * instruction an Intel CPU's microcode assist, bench/NOTES.md v7r). */
+    float y2 = fmaxf(y * y, 0x1p-30f);
     float ps = 2.600054813e-6f, pc = -2.607710599e-7f;
     ps = ps * y2 - 1.980661473e-4f, pc = pc * y2 + 2.476188638e-5f;
     ps = ps * y2 + 8.333017118e-3f, pc = pc * y2 - 1.388840377e-3f;
@@ -425,7 +430,7 @@ static inline void kernels_sin_cos(float y, float *s, float *c)
  * Taylor to x^10, the next term under 4e-8 there; theta 0 gives k. */
 static inline float kernels_arc_weight(float k, float theta)
 {
-    float x = k * theta, x2 = x * x;
+    float x = k * theta, x2 = fmaxf(x * x, 0x1p-30f); /* as the lanes' arc_weight */
     float p = -1.0f / 39916800.0f;
     p = p * x2 + 1.0f / 362880.0f;
     p = p * x2 - 1.0f / 5040.0f;

@@ -37,7 +37,9 @@ TARGET static inline VEC SUFFIX(acos01)(VEC d)
 TARGET static inline VEC SUFFIX(arc_weight)(VEC k, VEC theta)
 {
     VEC x = MUL(k, theta);
-    VEC x2 = MUL(x, x), x4 = MUL(x2, x2), x8 = MUL(x4, x4);
+    /* x^2 at least 2^-30, as arc_polys' z: the same weights, no x^8 under
+     * float's normal range (BCN_Epileptic.X's frames near a key). */
+    VEC x2 = MAX(MUL(x, x), SET1(0x1p-30f)), x4 = MUL(x2, x2), x8 = MUL(x4, x4);
     /* Estrin's order, as acos01. */
     VEC p = FMA(FMA(SET1(-1.0f / 39916800.0f), x2, SET1(1.0f / 362880.0f)), x8,
                 FMA(FMA(SET1(-1.0f / 5040.0f), x2, SET1(1.0f / 120.0f)), x4, FMA(SET1(-1.0f / 6.0f), x2, SET1(1.0f))));
@@ -68,7 +70,9 @@ TARGET static inline void SUFFIX(arc_weights)(VEC d, VEC f, VEC *wa, VEC *wb)
          * sample_trs). */
         VEC t2 = MUL(FMA(FMA(SET1(1.0f / 35.0f), x, SET1(4.0f / 45.0f)), MUL(x, x), FMA(SET1(1.0f / 3.0f), x, SET1(2.0f))),
                      x);
-        VEC ya = MUL(MUL(k, k), t2), yb = MUL(MUL(f, f), t2);
+        /* ya, yb at least 2^-30 (the same weights, as arc_weight's x^2):
+         * a factor near 1 made (k^2 t2)^2 subnormal (BCN_Epileptic.X). */
+        VEC tiny = SET1(0x1p-30f), ya = MAX(MUL(MUL(k, k), t2), tiny), yb = MAX(MUL(MUL(f, f), t2), tiny);
         VEC pa = FMA(FMA(SET1(-1.0f / 5040.0f), ya, SET1(1.0f / 120.0f)), MUL(ya, ya), FMA(SET1(-1.0f / 6.0f), ya, one));
         VEC pb = FMA(FMA(SET1(-1.0f / 5040.0f), yb, SET1(1.0f / 120.0f)), MUL(yb, yb), FMA(SET1(-1.0f / 6.0f), yb, one));
         *wa = MUL(k, pa);

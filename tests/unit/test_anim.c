@@ -11,6 +11,7 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <cpuid.h>
+#include <xmmintrin.h>
 /* 1 if the upper halves of the vector registers hold state (XINUSE bit 2,
  * read by XGETBV with ECX = 1), 0 if not, -1 where the CPU cannot say. */
 static int vex_upper_dirty(void)
@@ -2577,6 +2578,102 @@ static void test_kernels_leave_upper_clean(void)
     CHECK(checked >= 3);
 }
 
+
+/* Frames that take no number under float's normal range (a subnormal
+ * result or operand is an Intel CPU's microcode assist, ~100+ cycles an
+ * instruction: bench/NOTES.md v7r). Rotation keys as files have them:
+ * held keys (an arc of angle ~1e-16 from double rounding: twist.dae),
+ * keys 1e-6 and 1e-3 rad apart, components of 1e-20 (ozz's FBX clips, Fox.glb), on the lanes' arc
+ * sampler, on keys the walk cannot prepare (one key 1.01 long: the
+ * lanes' slerp weights), and on one channel's prepared pairs; sampled at
+ * factors a float step from 0, 1/2 and 1, where the sines' arguments and
+ * the weights' squares are smallest. Checks the CPU's sticky underflow
+ * and denormal-operand flags around every kernel's pose_evaluate, and
+ * the poses against the reference. */
+static double subnormal_test_time(int i)
+{
+    static const double at[] = {0.0, 0x1p-23, 0.25, 0.5 - 0x1p-24, 0.5, 0.5 + 0x1p-24, 0.75, 1.0 - 0x1p-24};
+    return (double)(i / 8 % 4) + at[i % 8];
+}
+
+static void test_no_subnormal_frames(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    enum { NODES = 7, KEYS = 5, CASES = 4 };
+    int parents[NODES] = {-1, 0, 1, 2, 0, 4, 5}, bone_node[NODES], node_channel[NODES];
+    mat4 rest[NODES], offsets[NODES];
+    static skv_vec3_key positions[NODES - 1][KEYS], scales[NODES - 1][KEYS];
+    static skv_quat_key rotations[NODES - 1][KEYS];
+    skv_channel channels[NODES - 1];
+    unsigned seed = 41;
+    for (int n = 0; n < NODES; n++) {
+        random_node(rest[n], offsets[n], &seed);
+        bone_node[n] = n, node_channel[n] = n - 1;
+    }
+    for (int c = 0; c < NODES - 1; c++) {
+        for (int k = 0; k < KEYS; k++) {
+            positions[c][k] = (skv_vec3_key){.time = k, .value = {0.1f * (float)c, 1.0f, 0.0f}};
+            scales[c][k] = (skv_vec3_key){.time = k, .value = {1.0f, 1.0f, 1.0f}};
+            float *q = rotations[c][k].value;
+            rotations[c][k].time = k;
+            if (c == 3) /* held: one key throughout */
+                q[0] = 0.0f, q[1] = 0.6f, q[2] = 0.0f, q[3] = 0.8f;
+            else if (c == 0 || c == 5) /* creeping: 1e-6 and 1e-3 rad a key */
+                axis_angle(0.0f, 0.6f, 0.8f, (c == 0 ? 1e-6 : 1e-3) * k, q);
+            else if (c % 3 == 1) /* turning about y, x and z at 1e-20 */
+                q[0] = 1e-20f, q[1] = sinf(0.1f * (float)k), q[2] = -1e-20f, q[3] = cosf(0.1f * (float)k);
+            else
+                axis_angle(0.6f, 0.0f, 0.8f, 0.3 * k, q);
+        }
+        channels[c] = (skv_channel){.node = c + 1, .position_count = KEYS, .rotation_count = KEYS,
+                                    .scale_count = KEYS, .positions = positions[c], .rotations = rotations[c],
+                                    .scales = scales[c]};
+    }
+    /* 0: six channels on the lanes' arc sampler; 1: the same with a key
+     * 1.01 long (no arcs: the lanes' slerp); 2, 3: the creeping channel
+     * and the held one alone (prepared pairs, solo_frame). */
+    for (int use = 0; use < CASES; use++) {
+        if (use == 1)
+            for (int k = 0; k < 4; k++) rotations[2][3].value[k] *= 1.01f;
+        int solo = use >= 2;
+        skv_channel alone = channels[use == 3 ? 3 : 0];
+        alone.node = 1;
+        skv_clip clip = {.duration_ticks = KEYS - 1, .ticks_per_second = 1.0, .channel_count = solo ? 1 : NODES - 1,
+                         .channels = solo ? &alone : channels, .node_channel = node_channel};
+        skv_model model;
+        model_of_clip(&model, &clip, solo ? 2 : NODES, parents, rest, bone_node, offsets);
+        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walk_stats st;
+        walk_stats(walk_clip(&model, 0), &st);
+        CHECK(solo ? st.solo_palette && st.solo_terms : st.arc == (use == 0 ? NODES - 1 : 0));
+        int flagged = 0;
+        for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
+            if (!kernels_get((skv_walk_kernel)kernel)) continue;
+            skv_pose fast;
+            CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
+            fast.walk_kernel = kernel;
+            for (int i = 0; i < 8 * 4; i++) {
+                unsigned csr = _mm_getcsr();
+                _mm_setcsr(csr & ~0x3Fu); /* the sticky flags cleared */
+                pose_evaluate(&fast, &model, 0, subnormal_test_time(i));
+                unsigned after = _mm_getcsr();
+                _mm_setcsr(csr);
+                if (after & 0x12u) { /* underflow, denormal operand */
+                    if (!flagged++)
+                        printf("subnormal case %d, kernel %d, t = %.9g: MXCSR flags 0x%x\n", use, kernel,
+                               subnormal_test_time(i), after & 0x3Fu);
+                }
+            }
+            pose_destroy(&fast);
+        }
+        CHECK(flagged == 0);
+        double worst = worst_on_every_kernel(&model, 8 * 4 - 1, subnormal_test_time);
+        CHECK(worst < 1e-5);
+        walk_forget(&model);
+    }
+#endif
+}
+
 /* anim_inverse: the inverse of an affine matrix has a bottom row of
  * exactly 0 0 0 1 (glm_mat4_inv's general formula leaves some an ulp
  * off, and then no walk of the model takes the affine products), the
@@ -2672,6 +2769,7 @@ static void test_inverse_affine(void)
 int main(void)
 {
     test_inverse_affine();
+    test_no_subnormal_frames();
     test_walk_kernels();
     test_kernels_leave_upper_clean();
     test_fast_matches_reference();
