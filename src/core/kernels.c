@@ -87,7 +87,7 @@ static void sample_scalar(const float *a, const float *b, float f, const int32_t
 static void arc_one(const float *p, float f, float *out)
 {
 #define ARC(c) p[(size_t)(c) * SKV_LANE_BLOCK]
-    float y = (f - 0.5f) * ARC(SKV_ARC_THETA), z = fmaxf(y * y, 0x1p-30f); /* as arc_polys (kernels_x86_lanes.h) */
+    float y = (f - 0.5f) * ARC(SKV_ARC_THETA), z = kernels_square_floor(y * y);
     float sy = y * (1.0f + z * (KERNELS_ARC_S1 + z * (KERNELS_ARC_S2 + z * KERNELS_ARC_S3)));
     float cy = 1.0f + z * (KERNELS_ARC_C1 + z * (KERNELS_ARC_C2 + z * (KERNELS_ARC_C3 + z * KERNELS_ARC_C4)));
     float q[4], t[3], s[3];

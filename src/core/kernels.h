@@ -391,14 +391,24 @@ static inline int kernels_solo_seek(const skv_solo *solo, double t, int *cursor,
  * coefficients in double; in float arithmetic, the rounding of the
  * result, ~1.3e-7, dominates). Scalar, inline in each kernel (fused
  * multiply-adds where it is built for FMA). */
+/* A square taken as at least 2^-30 (kernels_sin_cos, the arc weights,
+ * arc_polys' z): every polynomial here rounds to its constant term below
+ * that, so the values are the same, but no power of it falls under
+ * float's normal range (a subnormal number is an Intel CPU's microcode
+ * assist, ~100+ cycles an instruction: bench/NOTES.md v7r). Written as a
+ * comparison, not fmaxf, which GCC calls out of line without
+ * -ffinite-math-only; a NaN square stays NaN. */
+static inline float kernels_square_floor(float square)
+{
+    return square < 0x1p-30f ? 0x1p-30f : square;
+}
+
 static inline void kernels_sin_cos(float y, float *s, float *c)
 {
-    /* y^2 taken as at least 2^-30, as arc_polys takes its z
-     * (kernels_x86_lanes.h): the same s and c for every float y (checked,
-     * with and without fused multiply-adds), but y^3 no longer falls under
-     * float's normal range for small y (twist.dae's held keys; each such
-     * instruction an Intel CPU's microcode assist, bench/NOTES.md v7r). */
-    float y2 = fmaxf(y * y, 0x1p-30f);
+    /* The same s and c for every float y (checked, with and without fused
+     * multiply-adds); y^3 no longer subnormal for small y (twist.dae's
+     * held keys). */
+    float y2 = kernels_square_floor(y * y);
     float ps = 2.600054813e-6f, pc = -2.607710599e-7f;
     ps = ps * y2 - 1.980661473e-4f, pc = pc * y2 + 2.476188638e-5f;
     ps = ps * y2 + 8.333017118e-3f, pc = pc * y2 - 1.388840377e-3f;
@@ -430,7 +440,7 @@ static inline void kernels_sin_cos(float y, float *s, float *c)
  * Taylor to x^10, the next term under 4e-8 there; theta 0 gives k. */
 static inline float kernels_arc_weight(float k, float theta)
 {
-    float x = k * theta, x2 = fmaxf(x * x, 0x1p-30f); /* as the lanes' arc_weight */
+    float x = k * theta, x2 = kernels_square_floor(x * x);
     float p = -1.0f / 39916800.0f;
     p = p * x2 + 1.0f / 362880.0f;
     p = p * x2 - 1.0f / 5040.0f;

@@ -39,7 +39,7 @@ TARGET static inline VEC SUFFIX(arc_weight)(VEC k, VEC theta)
     VEC x = MUL(k, theta);
     /* x^2 at least 2^-30, as arc_polys' z: the same weights, no x^8 under
      * float's normal range (BCN_Epileptic.X's frames near a key). */
-    VEC x2 = MAX(MUL(x, x), SET1(0x1p-30f)), x4 = MUL(x2, x2), x8 = MUL(x4, x4);
+    VEC x2 = MAX(SET1(0x1p-30f), MUL(x, x)), x4 = MUL(x2, x2), x8 = MUL(x4, x4);
     /* Estrin's order, as acos01. */
     VEC p = FMA(FMA(SET1(-1.0f / 39916800.0f), x2, SET1(1.0f / 362880.0f)), x8,
                 FMA(FMA(SET1(-1.0f / 5040.0f), x2, SET1(1.0f / 120.0f)), x4, FMA(SET1(-1.0f / 6.0f), x2, SET1(1.0f))));
@@ -72,7 +72,7 @@ TARGET static inline void SUFFIX(arc_weights)(VEC d, VEC f, VEC *wa, VEC *wb)
                      x);
         /* ya, yb at least 2^-30 (the same weights, as arc_weight's x^2):
          * a factor near 1 made (k^2 t2)^2 subnormal (BCN_Epileptic.X). */
-        VEC tiny = SET1(0x1p-30f), ya = MAX(MUL(MUL(k, k), t2), tiny), yb = MAX(MUL(MUL(f, f), t2), tiny);
+        VEC tiny = SET1(0x1p-30f), ya = MAX(tiny, MUL(MUL(k, k), t2)), yb = MAX(tiny, MUL(MUL(f, f), t2));
         VEC pa = FMA(FMA(SET1(-1.0f / 5040.0f), ya, SET1(1.0f / 120.0f)), MUL(ya, ya), FMA(SET1(-1.0f / 6.0f), ya, one));
         VEC pb = FMA(FMA(SET1(-1.0f / 5040.0f), yb, SET1(1.0f / 120.0f)), MUL(yb, yb), FMA(SET1(-1.0f / 6.0f), yb, one));
         *wa = MUL(k, pa);
@@ -201,10 +201,11 @@ TARGET static inline void SUFFIX(sample_vector)(const float *a, const float *b, 
  * numbers, but z^2 and its products no longer fall under float's normal
  * range for small y (an Intel CPU takes each such instruction through a
  * microcode assist: ozz's run.fbx had one in 2,101 of 2,400 frames,
- * bench/NOTES.md v7r). */
+ * bench/NOTES.md v7r). The floor first: MAX returns its second operand
+ * where either is NaN, so a NaN stays NaN. */
 TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_polys)(VEC y, VEC *ps, VEC *pc)
 {
-    VEC one = SET1(1.0f), z = MAX(MUL(y, y), SET1(0x1p-30f)), z2 = MUL(z, z);
+    VEC one = SET1(1.0f), z = MAX(SET1(0x1p-30f), MUL(y, y)), z2 = MUL(z, z);
     *ps = FMA(z2, FMA(z, SET1(KERNELS_ARC_S3), SET1(KERNELS_ARC_S2)), FMA(z, SET1(KERNELS_ARC_S1), one));
     *pc = FMA(z, FMA(z2, FMA(z, SET1(KERNELS_ARC_C4), SET1(KERNELS_ARC_C3)), FMA(z, SET1(KERNELS_ARC_C2), SET1(KERNELS_ARC_C1))),
               one);
