@@ -391,8 +391,7 @@ static inline int kernels_solo_seek(const skv_solo *solo, double t, int *cursor,
  * coefficients in double; in float arithmetic, the rounding of the
  * result, ~1.3e-7, dominates). Scalar, inline in each kernel (fused
  * multiply-adds where it is built for FMA). */
-/* A square taken as at least 2^-30 (kernels_sin_cos, the arc weights,
- * arc_polys' z): every polynomial here rounds to its constant term below
+/* A square taken as at least 2^-30 (the arc weights, arc_polys' z): every polynomial here rounds to its constant term below
  * that, so the values are the same, but no power of it falls under
  * float's normal range (a subnormal number is an Intel CPU's microcode
  * assist, ~100+ cycles an instruction: bench/NOTES.md v7r). Written as a
@@ -405,16 +404,19 @@ static inline float kernels_square_floor(float square)
 
 static inline void kernels_sin_cos(float y, float *s, float *c)
 {
-    /* The same s and c for every float y (checked, with and without fused
-     * multiply-adds); y^3 no longer subnormal for small y (twist.dae's
-     * held keys). */
-    float y2 = kernels_square_floor(y * y);
+    float y2 = y * y;
     float ps = 2.600054813e-6f, pc = -2.607710599e-7f;
     ps = ps * y2 - 1.980661473e-4f, pc = pc * y2 + 2.476188638e-5f;
     ps = ps * y2 + 8.333017118e-3f, pc = pc * y2 - 1.388840377e-3f;
     ps = ps * y2 - 1.666665673e-1f, pc = pc * y2 + 4.166664183e-2f;
     pc = pc * y2 - 0.5f;
-    *s = y * y2 * ps + y;
+    /* y (1 + y^2 P), not y y^2 P + y: y^3 is subnormal for |y| < 2.3e-13
+     * (creeping keys near a pair's middle; twist.dae's held keys before
+     * kernels.c's arc_flush), a microcode assist on Intel CPUs
+     * (bench/NOTES.md v7r), with or without fused multiply-adds; y^2 P
+     * stays normal down to |y| ~ 2.6e-19. As many instructions, one more
+     * rounding (the result's ~1.3e-7 above still dominates). */
+    *s = y * (y2 * ps + 1.0f);
     *c = pc * y2 + 1.0f;
 }
 
