@@ -1179,6 +1179,9 @@ skv_result convert_clips(importer *im)
             clip->channel_count++;
             if (ch->position_count < 0 || ch->rotation_count < 0 || ch->scale_count < 0)
                 return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+            if (im->md5_scale_fix) /* assimp_fixes.c, md5_scale_fix_applies */
+                for (int k = 0; k < ch->scale_count; k++)
+                    for (int i = 0; i < 3; i++) ch->scales[k].value[i] = 1.0f;
             clip->node_channel[node] = clip->channel_count - 1;
             last_key = fmax(last_key, ch->positions[ch->position_count - 1].time);
             last_key = fmax(last_key, ch->rotations[ch->rotation_count - 1].time);
@@ -1386,7 +1389,8 @@ skv_result convert_scene(const struct aiScene *scene, const struct aiScene *anim
     model->influence_lists = desc && desc->influences == SKV_INFLUENCES_ALL;
     importer im = {.scene = scene, .anim_scene = anim_scene, .file_durations = file_durations,
                    .model = model, .err = err,
-                   .fbx_offset_fix = fbx_offset_fix_applies(path), .fbx_bind_fix = fbx_bind_fix_applies(path)};
+                   .fbx_offset_fix = fbx_offset_fix_applies(path), .fbx_bind_fix = fbx_bind_fix_applies(path),
+                   .md5_scale_fix = md5_scale_fix_applies(path)};
     model->path = strdup(path);
     im.folder = strdup(path);
     if (!model->path || !im.folder) {

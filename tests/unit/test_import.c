@@ -370,6 +370,47 @@ static void test_merge_order(void)
     free_node(root);
 }
 
+/* MD5 has no scale: the scale keys Assimp's MD5 reader gives (1.0000006,
+ * 1.00000131, ...) become exact 1s for .md5mesh and .md5anim files
+ * (assimp_fixes.c, md5_scale_fix_applies); any other format keeps its
+ * scale keys as they are. */
+static void test_md5_scale(void)
+{
+    static const char *const paths[3] = {"/nowhere/bob.md5mesh", "/nowhere/BOB.MD5ANIM", "/nowhere/bob.fbx"};
+    for (int p = 0; p < 3; p++) {
+        struct aiNode *root = node("root", NULL);
+        node("origin", root);
+        attach_mesh(root, 0);
+        struct aiMesh *mesh = quad_mesh("quad");
+        struct aiMesh *meshes[1] = {mesh};
+        struct aiVectorKey positions[2] = {{.mTime = 0.0, .mValue = {0, 0, 0}}, {.mTime = 4.0, .mValue = {1, 0, 0}}};
+        struct aiVectorKey scales[2] = {{.mTime = 0.0, .mValue = {1.0000006f, 1.00000131f, 1.0000006f}},
+                                        {.mTime = 4.0, .mValue = {0.999998927f, 0.999999106f, 0.999999523f}}};
+        struct aiNodeAnim channel = {.mNumPositionKeys = 2, .mPositionKeys = positions, .mNumScalingKeys = 2,
+                                     .mScalingKeys = scales};
+        set_name(&channel.mNodeName, "origin");
+        struct aiNodeAnim *channels[1] = {&channel};
+        struct aiAnimation anim = {.mDuration = 4.0, .mTicksPerSecond = 24.0};
+        skv_model model;
+        skv_error err = {{0}};
+        skv_result r = import_one_clip(root, meshes, 1, &anim, "idle", channels, 1, paths[p], &model, &err);
+        CHECK(r == SKV_OK);
+        if (r == SKV_OK) {
+            const skv_channel *ch = &model.clips[0].channels[0];
+            CHECK(model.clip_count == 1 && ch->scale_count == 2);
+            for (int k = 0; k < ch->scale_count && k < 2; k++)
+                for (int i = 0; i < 3; i++)
+                    CHECK(ch->scales[k].value[i] == (p < 2 ? 1.0f
+                                                           : i == 0 ? scales[k].mValue.x
+                                                           : i == 1 ? scales[k].mValue.y
+                                                                    : scales[k].mValue.z));
+            model_free(&model);
+        }
+        free_mesh(mesh);
+        free_node(root);
+    }
+}
+
 /* to_mat4: a bottom row within rounding of 0 0 0 1 (Assimp's MD5 loader
  * gives some 1.19e-7 off) becomes exact, so the walk takes the affine
  * products; a bottom row that is really not 0 0 0 1 is kept as it is. */
@@ -394,6 +435,7 @@ int main(void)
     test_fbx_offsets();
     test_defensive();
     test_merge_order();
+    test_md5_scale();
     /* root (scale 2) -> armature -> boneA -> boneB
      *      -> body (skinned meshes 0 and 1)
      *      -> prop at x = 5 (rigid mesh 2) */
