@@ -385,23 +385,25 @@ static inline int kernels_solo_seek(const skv_solo *solo, double t, int *cursor,
     return i;
 }
 
+/* A square taken as at least 2^-30 (arc_one's z, kernels_arc_weight's
+ * x^2; the lanes' floors in kernels_x86_lanes.h): every polynomial there
+ * rounds to its constant term below that, so the values are the same,
+ * but no power of the square falls under float's normal range (a
+ * subnormal number is an Intel CPU's microcode assist, ~100+ cycles an
+ * instruction: bench/NOTES.md v7r). Written as a comparison, not fmaxf,
+ * which GCC calls out of line without -ffinite-math-only; a NaN square
+ * stays NaN. */
+static inline float kernels_square_floor(float square)
+{
+    return square < 0x1p-30f ? 0x1p-30f : square;
+}
+
 /* sin y and cos y for |y| <= pi/2 (solo_frame's weights): y + y^3 P(y^2)
  * and 1 + y^2 Q(y^2), P of degree 3 and Q of degree 4 fitted for the
  * least largest error there (Remez: 4.6e-9 and 2.4e-10 with these
  * coefficients in double; in float arithmetic, the rounding of the
  * result, ~1.3e-7, dominates). Scalar, inline in each kernel (fused
  * multiply-adds where it is built for FMA). */
-/* A square taken as at least 2^-30 (the arc weights, arc_polys' z): every polynomial here rounds to its constant term below
- * that, so the values are the same, but no power of it falls under
- * float's normal range (a subnormal number is an Intel CPU's microcode
- * assist, ~100+ cycles an instruction: bench/NOTES.md v7r). Written as a
- * comparison, not fmaxf, which GCC calls out of line without
- * -ffinite-math-only; a NaN square stays NaN. */
-static inline float kernels_square_floor(float square)
-{
-    return square < 0x1p-30f ? 0x1p-30f : square;
-}
-
 static inline void kernels_sin_cos(float y, float *s, float *c)
 {
     float y2 = y * y;
