@@ -207,8 +207,9 @@ static void quat_form(const double q[4], double m[3][3])
  * them (sin y n, the rotation's xy, zz, ..., y^3 of a sine) fall under
  * float's normal range: a CPU takes such a subnormal result
  * through a slow path (on Intel, a microcode assist of ~100+ cycles an
- * instruction; bench/NOTES.md v7r). The rotation moves by 2^-32 rad at
- * most, far under a float entry's rounding (2^-24). */
+ * instruction; bench/NOTES.md v7r). Up to three components each under
+ * 2^-32 move the quaternion by sqrt(3) 2^-32 at most, the rotation by
+ * about 2^-30 rad: far under a float entry's rounding (2^-24). */
 static double arc_flush(double v)
 {
     return fabs(v) < 0x1p-32 ? 0.0 : v;

@@ -415,9 +415,12 @@ static inline void kernels_sin_cos(float y, float *s, float *c)
     /* y (1 + y^2 P), not y y^2 P + y: y^3 is subnormal for |y| < 2.3e-13
      * (creeping keys near a pair's middle; twist.dae's held keys before
      * kernels.c's arc_flush), a microcode assist on Intel CPUs
-     * (bench/NOTES.md v7r), with or without fused multiply-adds; y^2 P
-     * stays normal down to |y| ~ 2.6e-19. As many instructions, one more
-     * rounding (the result's ~1.3e-7 above still dominates). */
+     * (bench/NOTES.md v7r). With fused multiply-adds nothing here is
+     * subnormal down to |y| ~ 1e-19; without them (the portable and scalar
+     * kernels) Horner's first products, 2.6e-6 y^2, are below |y| ~ 7e-17
+     * (keys creeping a float step apart: left, as those kernels run only
+     * where FMA is missing). As many instructions, one more rounding (the
+     * result's ~1.3e-7 above still dominates). */
     *s = y * (y2 * ps + 1.0f);
     *c = pc * y2 + 1.0f;
 }

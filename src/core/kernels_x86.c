@@ -645,8 +645,8 @@ static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, r
  * here (nor valgrind) runs AVX-512 to test builds of their own (written
  * for vector_palette, affine_avx512 for the globals: removed unrun); one
  * 512-bit register a matrix would save ~7 instructions of solo_frame.
- * vector_wide samples 16 lanes (sample_arc_avx512) and forms AVX2's
- * products: on a lent Xeon (bench/NOTES.md v7r) that ran ozz's run.fbx
+ * vector_wide samples 16 lanes (sample_arc_avx512; sample_avx512 for
+ * keys without arcs) and forms AVX2's products: on a lent Xeon (bench/NOTES.md v7r) that ran ozz's run.fbx
  * at 12.3 ns/bone, AVX2's sampler there 14.3.
  * Chains are AVX2's run_chain_avx2, which hands each product to the next
  * link in registers: run_affine_avx512 stores every link and loads it

@@ -79,7 +79,8 @@ static int float_key_before_branches(const float *search, int n, float tf)
 }
 
 /* The last float key time at or before tf among the SKV_SEEK_AHEAD keys
- * after `cursor`'s (search[cursor] <= tf), or -1 if tf is past them:
+ * after `cursor`'s (search[cursor] <= tf), or -1 if tf is at or past
+ * the last of them:
  * playback where keys are denser than frames steps over several a frame
  * (ozz's run.fbx, 163 merged times in 0.67 s: 4 a frame at 60 fps, and
  * 95% of its frames came here). The compares are independent, where the
@@ -112,8 +113,9 @@ static inline int seek_guess(const walk_group *grp, double t, int cursor)
 /* group_key's search: t strictly inside the keys and not in the
  * cursor's two pairs (a seek, or playback that steps over more than one
  * key a frame: 120 Hz mocap at 60 fps). Evenly spaced times compute the
- * pair (key_rate), the others search the float times (4 bytes a key, in
- * cache); either guess is then settled on the exact times, where floats
+ * pair (key_rate), the others look at the keys after the cursor's
+ * (seek_guess) or search the float times (4 bytes a key, in cache);
+ * either guess is then settled on the exact times, where floats
  * round two keys together or the grid is off by one, so any guess gives
  * the reference's pair. Inline: out of line it cost the walks of several
  * groups playback instructions (Seymour 1918.5 -> 1924.7 Ir a frame). */

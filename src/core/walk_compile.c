@@ -425,7 +425,7 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
             /* Components under 2^-32 of the key's length are 0 here, as
              * kernels.c's arc_flush makes them in arcs: their products
              * in the frame would be subnormal (a microcode assist each on
-             * Intel CPUs); the rotation moves by 2^-32 rad at most. */
+             * Intel CPUs); the rotation moves by ~2^-30 rad at most. */
             double length = sqrt((double)r[0] * r[0] + (double)r[1] * r[1] + (double)r[2] * r[2] + (double)r[3] * r[3]);
             for (int c = 0; c < 4; c++) COMPONENT(3 + c) = fabs(r[c]) < 0x1p-32 * length ? 0.0f : sign * r[c];
             if (rows) key[3] = key[11] = 0.0f; /* the rows' 4th floats */
