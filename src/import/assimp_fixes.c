@@ -34,6 +34,8 @@ const assimp_fix assimp_fixes[ASSIMP_FIX_COUNT] = {
                                    "curves)"},
     /* detect and repair: find_md5anim (the warning names the file) */
     [ASSIMP_FIX_MD5ANIM_CASE] = {0, 0, ".md5mesh", ".md5anim found by its exact name only", NULL},
+    /* detect and repair: md5mesh_case_variant, in import.c's file access */
+    [ASSIMP_FIX_MD5_EXTENSION_CASE] = {0, 0, ".md5mesh", "reopens BOB.MD5MESH as BOB.md5mesh", NULL},
     /* detect: md5_scale_fix_applies; repair: convert_clips sets the scale keys to 1 */
     [ASSIMP_FIX_MD5_SCALE_NOISE] = {0, 0, ".md5mesh", "scale keys of 1 +- 1.3e-6 in a format without scale", NULL},
     /* detect: last_key_time past mDuration; repair: read_scene extends the duration */
@@ -171,6 +173,36 @@ int find_md5anim(const char *mesh_path, char *out, size_t size)
     if (dir) closedir(dir);
     free(folder);
     return found > 0;
+}
+
+/* Assimp's MD5 reader opens an .md5mesh a second time by its base name
+ * and a lower-case "md5mesh": BOB.MD5MESH became BOB.md5mesh, which a
+ * case-sensitive file system does not have ("Failed to read valid
+ * contents out of this MD5* file"). Asked for "<base>.md5mesh" that is not
+ * there, the file access opens the file of that base whose extension
+ * differs only in case. (Its .md5anim, read by the importer from memory,
+ * is not reopened so.) */
+int md5mesh_case_variant(const char *path, char *out, size_t size)
+{
+    size_t len = strlen(path), ext = strlen(".md5mesh");
+    if (len < ext || strcmp(path + len - ext, ".md5mesh") != 0) return 0;
+    char *folder = strdup(path);
+    if (!folder) return 0;
+    char *slash = strrchr(folder, '/');
+    const char *file = slash ? path + (slash - folder) + 1 : path;
+    if (slash) *slash = '\0';
+    size_t base_len = strlen(file) - ext;
+    DIR *dir = opendir(slash ? (*folder ? folder : "/") : ".");
+    int found = 0;
+    for (struct dirent *e; dir && !found && (e = readdir(dir));)
+        if (strlen(e->d_name) == base_len + ext && strncmp(e->d_name, file, base_len) == 0 &&
+            strcasecmp(e->d_name + base_len, ".md5mesh") == 0 && strcmp(e->d_name + base_len, ".md5mesh") != 0) {
+            int n = snprintf(out, size, "%s/%s", slash ? folder : ".", e->d_name);
+            found = n > 0 && (size_t)n < size;
+        }
+    if (dir) closedir(dir);
+    free(folder);
+    return found;
 }
 
 /* Whether find_md5anim's `anim_path` is "<base>.md5anim" spelt as the

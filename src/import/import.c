@@ -180,7 +180,12 @@ static struct aiFile *regular_open(struct aiFileIO *io, const char *path, const 
     (void)io;
     if (!path || !mode || strpbrk(mode, "wa+")) return NULL;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return NULL;
+    if (fd < 0) {
+        char variant[4096]; /* assimp_fixes.c, md5mesh_case_variant */
+        if (errno == ENOENT && md5mesh_case_variant(path, variant, sizeof variant))
+            return regular_open(io, variant, mode);
+        return NULL;
+    }
     struct stat st;
     FILE *f = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "rb") : NULL;
     struct aiFile *file = f ? malloc(sizeof *file) : NULL;
