@@ -889,6 +889,18 @@ static void test_fast_matches_reference(void)
 /* `model` holding `clip_count` clips over a skeleton of `nodes` nodes
  * and `bones` bones (bone_node, offsets), globalInverse the identity; the
  * arrays are the caller's. */
+/* For the tests' loops over the kernels: 0 where this CPU lacks
+ * `kernel`; else `fast` posing on it and, unless NULL, `ref` (for the
+ * reference), both created. */
+static int kernel_poses(const skv_skeleton *skeleton, int kernel, skv_pose *fast, skv_pose *ref)
+{
+    if (!kernels_get((skv_walk_kernel)kernel)) return 0;
+    CHECK(pose_create(fast, skeleton) == SKV_OK);
+    if (ref) CHECK(pose_create(ref, skeleton) == SKV_OK);
+    fast->walk_kernel = kernel;
+    return 1;
+}
+
 static void model_of_clips(skv_model *model, skv_clip *clips, int clip_count, int nodes, int *parents, mat4 *rest,
                            int bones, int *bone_node, mat4 *offsets)
 {
@@ -1079,11 +1091,8 @@ static void test_small_clips(void)
         solo_total += st.solo;
         double worst = 0.0, worst_global = 0.0;
         for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
-            if (!kernels_get((skv_walk_kernel)kernel)) continue;
             skv_pose fast, ref;
-            CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
-            CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
-            fast.walk_kernel = kernel;
+            if (!kernel_poses(&model.skeleton, kernel, &fast, &ref)) continue;
             unsigned tseed = 3;
             for (int i = 0; i < 1000; i++) {
                 double t = i < 700 ? i / 60.0                            /* playback, 2.6 loops */
@@ -1341,11 +1350,8 @@ static void test_seeks(void)
         if (ci == 0 || ci >= 6) CHECK(st.solo_palette && st.solo_terms == (ci >= 6));
         double worst = 0.0;
         for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
-            if (!kernels_get((skv_walk_kernel)kernel)) continue;
             skv_pose fast, ref;
-            CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
-            CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
-            fast.walk_kernel = kernel;
+            if (!kernel_poses(&model.skeleton, kernel, &fast, &ref)) continue;
             double worst_kernel = 0.0;
             for (int i = 0; i < n_times; i++) {
                 pose_evaluate(&fast, &model, 0, times[i]);
@@ -1593,11 +1599,8 @@ static double worst_on_every_kernel_globals(const skv_model *model, int last, do
 {
     double worst = 0.0;
     for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
-        if (!kernels_get((skv_walk_kernel)kernel)) continue;
         skv_pose fast, ref;
-        CHECK(pose_create(&fast, &model->skeleton) == SKV_OK);
-        CHECK(pose_create(&ref, &model->skeleton) == SKV_OK);
-        fast.walk_kernel = kernel;
+        if (!kernel_poses(&model->skeleton, kernel, &fast, &ref)) continue;
         for (int i = 0; i <= last; i++) {
             double t = time_at ? time_at(i) : i / 64.0;
             pose_evaluate(&fast, model, 0, t);
@@ -2341,11 +2344,8 @@ static void test_still_clip(void)
     CHECK(st.still && st.moving == 0 && !st_moving.still);
     double worst = 0.0, worst_global = 0.0;
     for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
-        if (!kernels_get((skv_walk_kernel)kernel)) continue;
         skv_pose fast, ref;
-        CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
-        CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
-        fast.walk_kernel = kernel;
+        if (!kernel_poses(&model.skeleton, kernel, &fast, &ref)) continue;
         for (int i = 0; i < 60; i++) {
             int clip = i % 20 < 15 ? 0 : 1; /* the still clip, a moving one, the still one again */
             double time = 0.05 + i * 0.137;
@@ -2648,10 +2648,8 @@ static void test_no_subnormal_frames(void)
         CHECK(solo ? st.solo_palette && st.solo_terms : st.arc == (use == 0 ? NODES - 1 : 0));
         int flagged = 0;
         for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
-            if (!kernels_get((skv_walk_kernel)kernel)) continue;
             skv_pose fast;
-            CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
-            fast.walk_kernel = kernel;
+            if (!kernel_poses(&model.skeleton, kernel, &fast, NULL)) continue;
             for (int i = 0; i < 8 * 4; i++) {
                 unsigned csr = _mm_getcsr();
                 _mm_setcsr(csr & ~0x3Fu); /* the sticky flags cleared */
