@@ -34,8 +34,10 @@ const assimp_fix assimp_fixes[ASSIMP_FIX_COUNT] = {
                                    "curves)"},
     /* detect and repair: find_md5anim (the warning names the file) */
     [ASSIMP_FIX_MD5ANIM_CASE] = {0, 0, ".md5mesh", ".md5anim found by its exact name only", NULL},
-    /* detect and repair: md5mesh_case_variant, in import.c's file access */
-    [ASSIMP_FIX_MD5_EXTENSION_CASE] = {0, 0, ".md5mesh", "reopens BOB.MD5MESH as BOB.md5mesh", NULL},
+    /* detect and repair: md5_case_variant, in import.c's file access (for
+     * the .md5mesh and for an .md5anim given as --anim-file) */
+    [ASSIMP_FIX_MD5_EXTENSION_CASE] = {0, 0, ".md5mesh", "reopens BOB.MD5MESH as BOB.md5mesh, X.MD5ANIM as X.md5anim",
+                                       NULL},
     /* detect: md5_scale_fix_applies; repair: convert_clips sets the scale keys to 1 */
     [ASSIMP_FIX_MD5_SCALE_NOISE] = {0, 0, ".md5mesh", "scale keys of 1 +- 1.3e-6 in a format without scale", NULL},
     /* detect: last_key_time past mDuration; repair: read_scene extends the duration */
@@ -189,20 +191,25 @@ int find_md5anim(const char *mesh_path, char *out, size_t size)
     return find_beside(mesh_path, strlen(file) - strlen(".md5mesh"), ".md5anim", 1, out, size);
 }
 
-/* Assimp's MD5 reader opens an .md5mesh a second time by its base name
- * and a lower-case "md5mesh": BOB.MD5MESH became BOB.md5mesh, which a
+/* Assimp's MD5 reader opens an .md5mesh or .md5anim a second time by its
+ * base name and a lower-case extension: BOB.MD5MESH became BOB.md5mesh
+ * and Walk.Md5Anim (given as --anim-file) Walk.md5anim, which a
  * case-sensitive file system does not have ("Failed to read valid
- * contents out of this MD5* file"). Asked for "<base>.md5mesh" that is not
- * there, the file access opens the file of that base whose extension
- * differs only in case. (Its .md5anim, read by the importer from memory,
- * is not reopened so.) */
-int md5mesh_case_variant(const char *path, char *out, size_t size)
+ * contents out of this MD5* file"). Asked for "<base>.md5mesh" or
+ * "<base>.md5anim" that is not there, the file access opens the file of
+ * that base whose extension differs only in case. */
+int md5_case_variant(const char *path, char *out, size_t size)
 {
+    static const char *const lower_case[] = {".md5mesh", ".md5anim"};
     const char *file = strrchr(path, '/');
     file = file ? file + 1 : path;
-    size_t len = strlen(file), ext = strlen(".md5mesh");
-    return len >= ext && strcmp(file + len - ext, ".md5mesh") == 0 &&
-           find_beside(path, len - ext, ".md5mesh", 0, out, size) && strcmp(out, path) != 0;
+    size_t len = strlen(file);
+    for (int e = 0; e < 2; e++) {
+        size_t ext = strlen(lower_case[e]);
+        if (len >= ext && strcmp(file + len - ext, lower_case[e]) == 0)
+            return find_beside(path, len - ext, lower_case[e], 0, out, size) && strcmp(out, path) != 0;
+    }
+    return 0;
 }
 
 /* Whether find_md5anim's `anim_path` is "<base>.md5anim" spelt as the

@@ -181,8 +181,8 @@ static struct aiFile *regular_open(struct aiFileIO *io, const char *path, const 
     if (!path || !mode || strpbrk(mode, "wa+")) return NULL;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
-        char variant[4096]; /* assimp_fixes.c, md5mesh_case_variant */
-        if (errno == ENOENT && md5mesh_case_variant(path, variant, sizeof variant))
+        char variant[4096]; /* assimp_fixes.c, md5_case_variant */
+        if (errno == ENOENT && md5_case_variant(path, variant, sizeof variant))
             return regular_open(io, variant, mode);
         return NULL;
     }

@@ -32,6 +32,18 @@ for trust in "" --trust; do
 done
 "$skinview" "$tmp/upper/ARM.MD5MESH" --time 1.0 --size 256x256 --screenshot "$tmp/upper.png"
 "$check" golden "$tmp/upper.png" "$golden" "$tmp/upper.diff.png" "$TOLERANCE" "$MAX_FRACTION"
+# The same for an .md5anim given as --anim-file: Walk.Md5Anim was reopened
+# as Walk.md5anim (exit 4); its clip is added to the model's.
+mkdir "$tmp/anim"
+cp "$assets/arm.md5mesh" "$assets/arm_skin.png" "$tmp/anim/"
+cp "$assets/arm.md5anim" "$tmp/anim/Walk.Md5Anim"
+for trust in "" --trust; do
+  "$skinview" "$tmp/anim/arm.md5mesh" --anim-file "$tmp/anim/Walk.Md5Anim" --list $trust > "$tmp/anim.txt"
+  grep -q "^clips: 1" "$tmp/anim.txt"
+done
+"$skinview" "$tmp/anim/arm.md5mesh" --anim-file "$tmp/anim/Walk.Md5Anim" --time 1.0 --size 256x256 \
+  --screenshot "$tmp/anim.png"
+"$check" golden "$tmp/anim.png" "$golden" "$tmp/anim.diff.png" "$TOLERANCE" "$MAX_FRACTION"
 
 cp "$assets/arm.md5mesh" "$assets/arm_skin.png" "$tmp/alone/"
 "$skinview" "$tmp/alone/arm.md5mesh" --list | tee "$tmp/alone.txt"
