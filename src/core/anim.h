@@ -89,8 +89,11 @@ typedef struct skv_pose {
      * kernels_clip_ticks_from): a hint, any integer value is safe. */
     double clip_loops;
     /* The clip (-1: rest pose) whose never-moving palette entries
-     * (walk_fixed) are in the palette; -2: none. */
+     * (walk_fixed) are in the palette; -2: none. They are its walk's of
+     * the model's walk_generation `walk_generation` (model.h): walks
+     * compiled again after a rest pose change fix other entries. */
     int walk_clip;
+    unsigned walk_generation;
     /* The walk whose deferred globals the last pose_evaluate skipped. */
     const struct skv_walk *globals_owed;
     int walk_kernel;      /* skv_walk_kernel (kernels.h): 0 = the best the CPU has; tests and the benchmark compare them */

@@ -236,6 +236,10 @@ typedef struct skv_model {
     mat4 upright;
     struct skv_walk *rest_walk; /* the rest pose's compiled walk (walk_clip(model, -1)) */
     atomic_int rest_walk_ready;
+    /* How many times walk_forget dropped the walks (as import_add_clips
+     * does, after moving the clips): a pose settled before a change
+     * (skv_pose walk_generation) settles again. */
+    unsigned walk_generation;
     /* Bytes of prepared key pairs its walks hold (walk_compile.c bounds it per
      * model: a file's clips each compile a walk). Written only where
      * walks are compiled: under walk_compile.c's lock, or by walk_compile_all

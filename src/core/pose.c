@@ -170,9 +170,9 @@ static __attribute__((noinline)) void pose_evaluate_settle(skv_pose *pose, const
     }
     double ticks = c ? walk_clip_ticks(c, seconds) : 0.0;
     int clip_key = c ? clip : -1;
-    if (pose->walk_clip != clip_key) {
+    if (pose->walk_clip != clip_key || pose->walk_generation != model->walk_generation) {
         walk_fixed(w, pose->work, (float *)pose->palette, kernels, pose->palette_rows);
-        pose->walk_clip = clip_key;
+        pose->walk_clip = clip_key, pose->walk_generation = model->walk_generation;
     }
     /* The same clip as last frame: its cursors as they are (pose_cursors' own test, inline). */
     int *cursors = !c ? NULL

@@ -1064,6 +1064,7 @@ void walk_forget(skv_model *model)
         atomic_store_explicit(&model->clips[c].walk_ready, 0, memory_order_release);
     }
     model->walk_terms_bytes = 0, model->walk_arc_bytes = 0, model->walk_merge_bytes = 0;
+    model->walk_generation++;
 }
 
 /* One lock for every model: a clip is compiled once in its model's life,

@@ -880,6 +880,38 @@ static void fast_matches_reference(int identity_roots)
     random_model_free();
 }
 
+/* walk_forget after a rest pose change (as import_add_clips does) frees
+ * the clip's walk; it is compiled again on first use. The playing pose's
+ * next frame must pose the new rest (node 3 keeps its rest in clip 0:
+ * its palette entry is fixed, written when a pose settles on a walk) and
+ * use no freed walk (ASan). */
+static void test_playing_after_forget(void)
+{
+    random_model_build();
+    skv_model *model = &rm.model;
+    skv_pose fast, ref;
+    CHECK(pose_create(&fast, &model->skeleton) == SKV_OK);
+    CHECK(pose_create(&ref, &model->skeleton) == SKV_OK);
+    CHECK(model->clips[0].node_channel[3] < 0);
+    double worst = 0.0;
+    for (int i = 0; i < 40; i++) {
+        if (i == 20) {
+            rm.rest[3][3][0] += 0.5f;
+            walk_forget(model);
+        }
+        pose_evaluate(&fast, model, 0, i / 60.0);
+        pose_evaluate_reference(&ref, model, 0, i / 60.0);
+        for (int b = 0; b < RM_NODES; b++)
+            for (int c = 0; c < 4; c++)
+                for (int r = 0; r < 4; r++) worst = fmax(worst, fabs(fast.palette[b][c][r] - ref.palette[b][c][r]));
+    }
+    printf("playback across walk_forget (a rest pose changed): max abs palette difference %.2g\n", worst);
+    CHECK(worst < 1e-4);
+    pose_destroy(&fast);
+    pose_destroy(&ref);
+    random_model_free();
+}
+
 static void test_fast_matches_reference(void)
 {
     fast_matches_reference(0);
@@ -2771,6 +2803,7 @@ int main(void)
     test_walk_kernels();
     test_kernels_leave_upper_clean();
     test_fast_matches_reference();
+    test_playing_after_forget();
     test_small_clips();
     test_seeks();
     test_tiny_blend();
