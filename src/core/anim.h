@@ -94,6 +94,15 @@ typedef struct skv_pose {
      * compiled again after a rest pose change fix other entries. */
     int walk_clip;
     unsigned walk_generation;
+    /* Playback's state, settled (pose_evaluate_settle): while
+     * pose_evaluate is asked for `playing_clip` of `playing_model`, whose
+     * walks are still those of walk_generation, with the same
+     * walk_kernel, it goes straight to `playing_walk`'s frame (walk.h,
+     * walk_frame). playing_model NULL: not settled. */
+    const struct skv_model *playing_model;
+    const struct skv_clip *playing_c;
+    const struct skv_walk *playing_walk;
+    int playing_clip;
     /* The walk whose deferred globals the last pose_evaluate skipped. */
     const struct skv_walk *globals_owed;
     int walk_kernel;      /* skv_walk_kernel (kernels.h): 0 = the best the CPU has; tests and the benchmark compare them */

@@ -63,6 +63,7 @@ void pose_evaluate_reference(skv_pose *pose, const skv_model *model, int clip, d
     const skv_clip *c = clip >= 0 && clip < model->clip_count ? &model->clips[clip] : NULL;
     double ticks = c ? anim_clip_ticks(c, seconds) : 0.0;
     pose->walk_clip = -2; /* every palette entry is rewritten here */
+    pose->playing_model = NULL;
     pose->globals_owed = NULL;
     anim_sample(&model->skeleton, c, ticks, pose->local);
     skeleton_pose(&model->skeleton, pose->local, pose->global);
@@ -150,6 +151,7 @@ static __attribute__((noinline)) void pose_evaluate_settle(skv_pose *pose, const
 {
     const skv_clip *c = clip >= 0 && clip < model->clip_count ? &model->clips[clip] : NULL;
     const skv_walk *w = walk_clip(model, c ? clip : -1);
+    pose->playing_model = NULL;
     if (!w && pose->palette_rows) {
         /* No walk (memory ran out) and no room for the reference's 4x4
          * palette: the bind pose, identity rows. */
@@ -181,23 +183,25 @@ static __attribute__((noinline)) void pose_evaluate_settle(skv_pose *pose, const
                      : pose_cursors(pose, clip, c->channel_count);
     int deferred = walk_pose(w, c, ticks, cursors, pose->work, (float *)pose->palette, kernels, pose->palette_rows);
     pose->globals_owed = deferred ? w : NULL;
+    /* Settled for playback: this clip's fixed entries in the palette, the
+     * kernels looked up, the cursors this clip's. */
+    if (c && cursors) {
+        pose->playing_model = model, pose->playing_c = c, pose->playing_walk = w;
+        pose->playing_clip = clip;
+    }
 }
 
 void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seconds)
 {
-    /* Playback: the same clip as the last frame, whose fixed entries the
-     * palette holds (walk_clip == clip is set only by the settling path,
-     * after it looked up the kernels; the reference and blends reset it),
-     * the kernels still the ones asked for, the cursors this clip's. Then
-     * one jump to walk_frame; anything else settles first. */
-    if ((unsigned)clip < (unsigned)model->clip_count && pose->walk_clip == clip &&
-        pose->kernels_for == pose->walk_kernel && pose->cursor_clip == clip) {
-        const skv_clip *c = &model->clips[clip];
-        const skv_walk *w = atomic_load_explicit(&c->walk_ready, memory_order_acquire) ? c->walk : NULL;
-        if (w && c->channel_count <= pose->cursor_capacity) {
-            walk_frame(w, c, seconds, pose);
-            return;
-        }
+    /* Playback: the clip settled last (its walk ready, its fixed entries
+     * in the palette, the cursors its own; the reference and blends unset
+     * it), its model's walks not dropped since, the kernels still the ones
+     * asked for. Then one jump to walk_frame; anything else settles
+     * first. */
+    if (pose->playing_model == model && pose->playing_clip == clip &&
+        pose->walk_generation == model->walk_generation && pose->kernels_for == pose->walk_kernel) {
+        walk_frame(pose->playing_walk, pose->playing_c, seconds, pose);
+        return;
     }
     pose_evaluate_settle(pose, model, clip, seconds);
 }
@@ -251,6 +255,7 @@ void pose_evaluate_blend(skv_pose *pose, const skv_model *model, int clip_a, dou
     double ticks_a = a ? anim_clip_ticks(a, seconds_a) : 0.0, ticks_b = b ? anim_clip_ticks(b, seconds_b) : 0.0;
     float w = weight > 0.0f ? (weight < 1.0f ? weight : 1.0f) : 0.0f;
     pose->walk_clip = -2; /* every global and palette entry is rewritten here */
+    pose->playing_model = NULL;
     pose->globals_owed = NULL;
     const skv_trs *rest = pose_rest_trs(pose, sk);
 

@@ -880,32 +880,39 @@ static void fast_matches_reference(int identity_roots)
     random_model_free();
 }
 
-/* walk_forget after a rest pose change (as import_add_clips does) frees
- * the clip's walk; it is compiled again on first use. The playing pose's
- * next frame must pose the new rest (node 3 keeps its rest in clip 0:
- * its palette entry is fixed, written when a pose settles on a walk) and
- * use no freed walk (ASan). */
-static void test_playing_after_forget(void)
+/* What a playing pose must settle again for (pose.c: playback jumps
+ * straight to the walk it settled on): walk_forget after a rest pose
+ * change (as import_add_clips does) frees the clip's walk, compiled
+ * again on first use; the frame after it must pose the new rest (node 3
+ * keeps its rest in clip 0: its palette entry is fixed, written when a
+ * pose settles on a walk) and use no freed walk (ASan). A blend, or the
+ * reference's pose of another clip, on the same pose rewrites every
+ * palette entry, fixed ones included: clip 0 played after either must
+ * write its own again. */
+static void test_playing_settles(void)
 {
     random_model_build();
     skv_model *model = &rm.model;
     skv_pose fast, ref;
     CHECK(pose_create(&fast, &model->skeleton) == SKV_OK);
     CHECK(pose_create(&ref, &model->skeleton) == SKV_OK);
-    CHECK(model->clips[0].node_channel[3] < 0);
+    CHECK(model->clips[0].node_channel[3] < 0 && model->clips[1].node_channel[3] >= 0);
     double worst = 0.0;
-    for (int i = 0; i < 40; i++) {
+    for (int i = 0; i < 60; i++) {
         if (i == 20) {
             rm.rest[3][3][0] += 0.5f;
             walk_forget(model);
         }
+        if (i == 30) pose_evaluate_blend(&fast, model, 0, i / 60.0, 1, i / 60.0, 0.5f);
+        if (i == 40) pose_evaluate_reference(&fast, model, 1, i / 60.0);
         pose_evaluate(&fast, model, 0, i / 60.0);
         pose_evaluate_reference(&ref, model, 0, i / 60.0);
         for (int b = 0; b < RM_NODES; b++)
             for (int c = 0; c < 4; c++)
                 for (int r = 0; r < 4; r++) worst = fmax(worst, fabs(fast.palette[b][c][r] - ref.palette[b][c][r]));
     }
-    printf("playback across walk_forget (a rest pose changed): max abs palette difference %.2g\n", worst);
+    printf("playback across walk_forget (a rest pose changed), a blend and another clip's reference pose: max abs "
+           "palette difference %.2g\n", worst);
     CHECK(worst < 1e-4);
     pose_destroy(&fast);
     pose_destroy(&ref);
@@ -2803,7 +2810,7 @@ int main(void)
     test_walk_kernels();
     test_kernels_leave_upper_clean();
     test_fast_matches_reference();
-    test_playing_after_forget();
+    test_playing_settles();
     test_small_clips();
     test_seeks();
     test_tiny_blend();
