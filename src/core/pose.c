@@ -184,8 +184,9 @@ static __attribute__((noinline)) void pose_evaluate_settle(skv_pose *pose, const
     int deferred = walk_pose(w, c, ticks, cursors, pose->work, (float *)pose->palette, kernels, pose->palette_rows);
     pose->globals_owed = deferred ? w : NULL;
     /* Settled for playback: this clip's fixed entries in the palette, the
-     * kernels looked up, the cursors this clip's. */
-    if (c && cursors) {
+     * kernels looked up, the cursors this clip's. The rest pose (no clip)
+     * too: its walk is still, and its frame reads no clip. */
+    if (c ? cursors != NULL : walk_is_still(w)) {
         pose->playing_model = model, pose->playing_c = c, pose->playing_walk = w;
         pose->playing_clip = clip;
     }

@@ -118,6 +118,10 @@ static inline void walk_frame(const skv_walk *w, const skv_clip *clip, double se
     (*(const skv_walk_frame *)(const void *)w)(w, clip, seconds, pose);
 }
 
+/* Nothing moves in it: its frame has nothing to form and reads no clip
+ * (walk.c, frame_still); the rest pose's walk is one. */
+int walk_is_still(const skv_walk *w);
+
 /* The palette entries that never move in this clip (once per clip change). */
 void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernels *kernels, int rows);
 

@@ -132,7 +132,4 @@ int walk_solo_key_at(const skv_solo *solo, double ticks, int *cursor, float *f);
  * general frame), built for this CPU (walk.c). */
 skv_walk_frame walk_frame_for(const skv_walk *w);
 
-/* Nothing moves in it: its frame has nothing to form (walk.c, frame_still). */
-int walk_is_still(const skv_walk *w);
-
 #endif

@@ -888,7 +888,7 @@ static void fast_matches_reference(int identity_roots)
  * pose settles on a walk) and use no freed walk (ASan). A blend, or the
  * reference's pose of another clip, on the same pose rewrites every
  * palette entry, fixed ones included: clip 0 played after either must
- * write its own again. */
+ * write its own again. The rest pose (clip -1) plays the same way. */
 static void test_playing_settles(void)
 {
     random_model_build();
@@ -898,21 +898,22 @@ static void test_playing_settles(void)
     CHECK(pose_create(&ref, &model->skeleton) == SKV_OK);
     CHECK(model->clips[0].node_channel[3] < 0 && model->clips[1].node_channel[3] >= 0);
     double worst = 0.0;
-    for (int i = 0; i < 60; i++) {
-        if (i == 20) {
+    for (int i = 0; i < 70; i++) {
+        if (i == 20 || i == 53) {
             rm.rest[3][3][0] += 0.5f;
             walk_forget(model);
         }
         if (i == 30) pose_evaluate_blend(&fast, model, 0, i / 60.0, 1, i / 60.0, 0.5f);
         if (i == 40) pose_evaluate_reference(&fast, model, 1, i / 60.0);
-        pose_evaluate(&fast, model, 0, i / 60.0);
-        pose_evaluate_reference(&ref, model, 0, i / 60.0);
+        int clip = i >= 50 && i < 60 ? -1 : 0; /* the rest pose's still walk, as clip 0's */
+        pose_evaluate(&fast, model, clip, i / 60.0);
+        pose_evaluate_reference(&ref, model, clip, i / 60.0);
         for (int b = 0; b < RM_NODES; b++)
             for (int c = 0; c < 4; c++)
                 for (int r = 0; r < 4; r++) worst = fmax(worst, fabs(fast.palette[b][c][r] - ref.palette[b][c][r]));
     }
-    printf("playback across walk_forget (a rest pose changed), a blend and another clip's reference pose: max abs "
-           "palette difference %.2g\n", worst);
+    printf("playback across walk_forget (a rest pose changed), a blend, another clip's reference pose, and the "
+           "rest pose: max abs palette difference %.2g\n", worst);
     CHECK(worst < 1e-4);
     pose_destroy(&fast);
     pose_destroy(&ref);
