@@ -118,6 +118,9 @@ typedef struct skv_pose {
     skv_trs *rest_trs;    /* pose_evaluate_blend: every node's rest T, R, S, made once */
 } skv_pose;
 
+/* A pose belongs to the model whose skeleton it was created for: it
+ * keeps pointers into that model's clips and walks (playing_c,
+ * playing_walk), so it is destroyed before the model is freed. */
 skv_result pose_create(skv_pose *pose, const skv_skeleton *skeleton); /* SKV_ERR_MEMORY when memory runs out */
 /* Same, with the palette written to the caller's `palette` (bone_count
  * matrices, e.g. one character's slice of a crowd's buffer), which the

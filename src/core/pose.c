@@ -158,6 +158,7 @@ static __attribute__((noinline)) void pose_evaluate_settle(skv_pose *pose, const
         float *rows = (float *)(void *)pose->palette;
         for (int b = 0; b < pose->bone_count; b++)
             for (int k = 0; k < SKV_ROWS_FLOATS; k++) rows[b * SKV_ROWS_FLOATS + k] = k % 5 == 0 ? 1.0f : 0.0f;
+        pose->walk_clip = -2; /* every entry rewritten, fixed ones included */
         return;
     }
     if (!w) {

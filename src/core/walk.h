@@ -83,8 +83,10 @@ static inline double walk_clip_ticks_from(const skv_clip *clip, double seconds, 
 skv_result walk_compile_all(skv_model *model);
 
 /* Drops every compiled walk of the model (they are compiled again on
- * first use): after its skeleton's rest pose changed. Not while another
- * thread poses the model. */
+ * first use): after its skeleton's rest pose changed, or its clips moved
+ * (import_add_clips calls it). Counts model->walk_generation up, so that
+ * poses settled on the old walks and clips settle again. Not while
+ * another thread poses the model. */
 void walk_forget(skv_model *model);
 
 /* One frame of the walk (returns whether it skipped globals that

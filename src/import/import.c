@@ -527,6 +527,7 @@ static skv_result adopt_added_clips(skv_model *model, skv_model *grown, skv_erro
     for (int c = model->clip_count; c < grown->clip_count; c++) {
         if (model_clip_own(grown, &grown->clips[c]) != SKV_OK) {
             model_free(grown);
+            walk_forget(model); /* the clips moved: poses settle again */
             return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
         }
     }
@@ -547,8 +548,14 @@ skv_result import_add_clips(skv_model *model, const char *path, const skv_import
                             int *added, skv_error *err)
 {
     *added = 0;
-    if (desc && desc->trusted)
-        return add_clips_in_process(model, path, desc, IMPORT_TRUSTED, only_without_mesh, added, err);
+    if (desc && desc->trusted) {
+        skv_result r = add_clips_in_process(model, path, desc, IMPORT_TRUSTED, only_without_mesh, added, err);
+        /* The clips may have moved (realloc), and folding the file's FBX
+         * pivots may have changed the rest pose, failed or not: walks
+         * compiled again, poses settled again (as adopt_added_clips). */
+        walk_forget(model);
+        return r;
+    }
     skv_error why = {{0}};
     skv_result r = check_path(path, &why);
     if (r != SKV_OK) return skv_fail(err, r, "animation file %s: %s", path, why.message);

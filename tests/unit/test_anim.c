@@ -920,6 +920,48 @@ static void test_playing_settles(void)
     random_model_free();
 }
 
+/* A crowd's pose (3x4 rows) on a clip without a walk (memory ran out:
+ * walk_clip gives NULL) shows identity rows, the documented fallback;
+ * every entry is rewritten, so the clip played before must write its
+ * fixed entries again when it comes back (it kept identity there: 0.46
+ * off on robot.glb, a helper's review). */
+static void test_lent_without_walk(void)
+{
+    random_model_build();
+    skv_model *model = &rm.model;
+    walk_free(rm.clips[0].walk);
+    rm.clips[0].walk = NULL; /* ready, and NULL: as when memory ran out */
+    size_t rows_floats = (size_t)RM_NODES * SKV_ROWS_FLOATS;
+    float *rows = aligned_alloc(64, rows_floats * sizeof(float));
+    float *work = aligned_alloc(64, 2 * RM_NODES * sizeof(mat4));
+    skv_pose lent, ref;
+    CHECK(rows && work && pose_create_lent(&lent, &model->skeleton, rows) == SKV_OK);
+    CHECK(pose_create(&ref, &model->skeleton) == SKV_OK);
+    static const int clips[] = {1, 1, 0, 1, 1, 0, 0, 1};
+    double worst = 0.0, identity_off = 0.0;
+    for (int i = 0; i < (int)(sizeof clips / sizeof clips[0]); i++) {
+        double t = 0.1 + i / 30.0;
+        pose_evaluate_lent(&lent, model, clips[i], t, work);
+        pose_evaluate_reference(&ref, model, clips[i], t);
+        for (int b = 0; b < RM_NODES; b++)
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 4; c++) {
+                    float mine = rows[b * SKV_ROWS_FLOATS + 4 * r + c];
+                    if (clips[i] == 0) identity_off = fmax(identity_off, fabs(mine - (r == c ? 1.0f : 0.0f)));
+                    else worst = fmax(worst, fabs(mine - ref.palette[b][c][r]));
+                }
+    }
+    printf("a crowd's pose on a clip without a walk: identity rows (%.2g off), and the other clip after it %.2g off "
+           "the reference\n", identity_off, worst);
+    CHECK(identity_off == 0.0);
+    CHECK(worst < 1e-4);
+    pose_destroy(&lent);
+    pose_destroy(&ref);
+    free(rows);
+    free(work);
+    random_model_free();
+}
+
 static void test_fast_matches_reference(void)
 {
     fast_matches_reference(0);
@@ -2812,6 +2854,7 @@ int main(void)
     test_kernels_leave_upper_clean();
     test_fast_matches_reference();
     test_playing_settles();
+    test_lent_without_walk();
     test_small_clips();
     test_seeks();
     test_tiny_blend();
