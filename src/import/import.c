@@ -181,8 +181,8 @@ static struct aiFile *regular_open(struct aiFileIO *io, const char *path, const 
     if (!path || !mode || strpbrk(mode, "wa+")) return NULL;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
-        char variant[4096]; /* assimp_fixes.c, md5_case_variant */
-        if (errno == ENOENT && md5_case_variant(path, variant, sizeof variant))
+        char variant[4096]; /* assimp_fixes.c, md5mesh_case_variant */
+        if (errno == ENOENT && md5mesh_case_variant(path, variant, sizeof variant))
             return regular_open(io, variant, mode);
         return NULL;
     }
@@ -373,8 +373,15 @@ static skv_result add_clips_in_process(skv_model *model, const char *path, const
     double *file_durations = NULL;
     memory_bound bound;
     memory_bound_begin(&bound, path, desc);
-    const struct aiScene *scene = read_scene(path, NULL, 0, NULL, import_flags, &file_durations);
+    /* An .md5anim is read as the model's own is (import_md5anim_checked,
+     * from memory): Assimp's MD5 reader opens the file a second time by
+     * its base name and a lower-case extension, which is another file or
+     * none where the name's case differs (Walk.Md5Anim). */
+    int md5anim_file = ends_with_nocase(path, ".md5anim");
+    const struct aiScene *scene = md5anim_file ? import_md5anim_checked(path, mode, &why)
+                                               : read_scene(path, NULL, 0, NULL, import_flags, &file_durations);
     memory_bound_end(&bound);
+    if (!scene && md5anim_file) return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: %s", path, why.message);
     if (!scene) return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: cannot import: %s", path, aiGetErrorString());
     const char *refused = mode == IMPORT_IN_CHILD ? scene_refused(scene, path, -1) : NULL;
     if (refused) {

@@ -32,14 +32,29 @@ for trust in "" --trust; do
 done
 "$skinview" "$tmp/upper/ARM.MD5MESH" --time 1.0 --size 256x256 --screenshot "$tmp/upper.png"
 "$check" golden "$tmp/upper.png" "$golden" "$tmp/upper.diff.png" "$TOLERANCE" "$MAX_FRACTION"
-# The same for an .md5anim given as --anim-file: Walk.Md5Anim was reopened
-# as Walk.md5anim (exit 4); its clip is added to the model's.
+# A folder named as another case variant beside it is passed over, in
+# whatever order the folder lists them.
+mkdir "$tmp/upper/ARM.Md5Mesh" "$tmp/upper/ARM.md5MESH"
+for trust in "" --trust; do
+  "$skinview" "$tmp/upper/ARM.MD5MESH" --list $trust > "$tmp/upper.txt"
+  grep -q "^clips: 1" "$tmp/upper.txt"
+done
+# An .md5anim given as --anim-file: Assimp's MD5 reader reopened
+# Walk.Md5Anim as Walk.md5anim (exit 4); it is read from memory, the file
+# named, though a broken case variant sits beside it.
 mkdir "$tmp/anim"
 cp "$assets/arm.md5mesh" "$assets/arm_skin.png" "$tmp/anim/"
 cp "$assets/arm.md5anim" "$tmp/anim/Walk.Md5Anim"
+echo "not an md5anim" > "$tmp/anim/Walk.MD5ANIM"
 for trust in "" --trust; do
   "$skinview" "$tmp/anim/arm.md5mesh" --anim-file "$tmp/anim/Walk.Md5Anim" --list $trust > "$tmp/anim.txt"
   grep -q "^clips: 1" "$tmp/anim.txt"
+  # and the broken one, named, is refused in one line (exit 4)
+  status=0
+  "$skinview" "$tmp/anim/arm.md5mesh" --anim-file "$tmp/anim/Walk.MD5ANIM" --list $trust > /dev/null 2> "$tmp/anim.err" ||
+    status=$?
+  cat "$tmp/anim.err"
+  [ "$status" -ne 0 ] && [ "$(wc -l < "$tmp/anim.err")" -eq 1 ] && grep -q "Walk.MD5ANIM" "$tmp/anim.err"
 done
 "$skinview" "$tmp/anim/arm.md5mesh" --anim-file "$tmp/anim/Walk.Md5Anim" --time 1.0 --size 256x256 \
   --screenshot "$tmp/anim.png"
