@@ -89,9 +89,9 @@ typedef struct skv_pose {
      * kernels_clip_ticks_from): a hint, any integer value is safe. */
     double clip_loops;
     /* The clip (-1: rest pose) whose never-moving palette entries
-     * (walk_fixed) are in the palette; -2: none. They are its walk's of
-     * the model's walk_generation `walk_generation` (model.h): walks
-     * compiled again after a rest pose change fix other entries. */
+     * (walk_fixed) are in the palette; -2: none. walk_generation: the
+     * model's (model.h) when they were written; walks compiled again
+     * after a rest pose change fix other entries. */
     int walk_clip;
     unsigned walk_generation;
     /* Playback's state, settled (pose_evaluate_settle): while
