@@ -120,7 +120,9 @@ typedef struct skv_pose {
 
 /* A pose belongs to the model whose skeleton it was created for: it
  * keeps pointers into that model's clips and walks (playing_c,
- * playing_walk), so it is destroyed before the model is freed. */
+ * playing_walk) and knows the model by its address, so it is destroyed
+ * with it (a pose kept for a model imported again into the same struct
+ * would play the old one's freed walks). */
 skv_result pose_create(skv_pose *pose, const skv_skeleton *skeleton); /* SKV_ERR_MEMORY when memory runs out */
 /* Same, with the palette written to the caller's `palette` (bone_count
  * matrices, e.g. one character's slice of a crowd's buffer), which the
@@ -149,7 +151,8 @@ void pose_evaluate_lent(skv_pose *pose, const skv_model *model, int clip, double
 void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seconds);
 
 /* Every node's global (model space) for the pose last evaluated: the walk
- * forms only the globals the palette needs, this forms the rest. */
+ * forms only the globals the palette needs, this forms the rest, with
+ * that walk (so not after walk_forget dropped it: evaluate again first). */
 const mat4 *pose_globals(skv_pose *pose);
 
 /* Two clips mixed: clip_a at seconds_a and clip_b at seconds_b (each

@@ -85,8 +85,10 @@ skv_result walk_compile_all(skv_model *model);
 /* Drops every compiled walk of the model (they are compiled again on
  * first use): after its skeleton's rest pose changed, or its clips moved
  * (import_add_clips calls it). Counts model->walk_generation up, so that
- * poses settled on the old walks and clips settle again. Not while
- * another thread poses the model. */
+ * poses settled on the old walks and clips settle again in their next
+ * pose_evaluate; until then a pose has no globals to give (pose_globals
+ * would form them with a dropped walk). Not while another thread poses
+ * the model. */
 void walk_forget(skv_model *model);
 
 /* One frame of the walk (returns whether it skipped globals that

@@ -383,7 +383,8 @@ static skv_result add_clips_in_process(skv_model *model, const char *path, const
     memory_bound_end(&bound);
     if (!scene && md5anim_file) return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: %s", path, why.message);
     if (!scene) return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: cannot import: %s", path, aiGetErrorString());
-    const char *refused = mode == IMPORT_IN_CHILD ? scene_refused(scene, path, -1) : NULL;
+    /* (import_md5anim_checked has looked already.) */
+    const char *refused = mode == IMPORT_IN_CHILD && !md5anim_file ? scene_refused(scene, path, -1) : NULL;
     if (refused) {
         free(file_durations);
         aiReleaseImport(scene);
@@ -429,6 +430,11 @@ static skv_result add_clips_in_process(skv_model *model, const char *path, const
     if (r == SKV_OK) r = convert_clips(&im);
     if (r == SKV_OK) r = merge_single_channel_clips(&im);
     model->skeleton = scratch.skeleton; /* the same arrays; only fold_fbx_pivots wrote to them */
+    /* From here the model changes: its rest pose and parents (folded
+     * pivots, failed or not) and its clips (moved by realloc). Walks are
+     * compiled again and poses settle again, as after adopt_added_clips
+     * (the guarded path's). */
+    walk_forget(model);
     int usable = 0;
     for (int c = 0; c < scratch.clip_count; c++) usable += scratch.clips[c].channel_count > 0;
     skv_clip *grown = r == SKV_OK && usable ? realloc(model->clips, (size_t)(model->clip_count + usable) * sizeof *grown)
@@ -514,7 +520,8 @@ static skv_result clips_in_child(void *arg, guard_channel *channel, skv_model *o
 
 /* Takes what the child added to its copy of `model` (`grown`, checked by
  * blob_read) into `model`: the new clips and warnings, and the rest pose
- * (folding FBX pivots for the new clips changes it). `grown` is freed. */
+ * and parents (folding FBX pivots for the new clips changes them).
+ * `grown` is freed. */
 static skv_result adopt_added_clips(skv_model *model, skv_model *grown, skv_error *err)
 {
     const skv_skeleton *sk = &model->skeleton;
@@ -544,7 +551,10 @@ static skv_result adopt_added_clips(skv_model *model, skv_model *grown, skv_erro
         memset(&grown->clips[c], 0, sizeof grown->clips[c]);
     }
     model->clip_count = grown->clip_count;
+    /* Folding the new file's FBX pivots (fold_fbx_pivots) rewrites a
+     * node's rest transform and its parent: both come over. */
     memcpy(model->skeleton.rest_local, grown->skeleton.rest_local, (size_t)sk->node_count * sizeof(mat4));
+    memcpy(model->skeleton.parents, grown->skeleton.parents, (size_t)sk->node_count * sizeof(int));
     for (int w = model->warning_count; w < grown->warning_count; w++) model_warn(model, "%s", grown->warnings[w]);
     model_free(grown);
     walk_forget(model); /* walks compiled on the old rest pose */
@@ -555,14 +565,8 @@ skv_result import_add_clips(skv_model *model, const char *path, const skv_import
                             int *added, skv_error *err)
 {
     *added = 0;
-    if (desc && desc->trusted) {
-        skv_result r = add_clips_in_process(model, path, desc, IMPORT_TRUSTED, only_without_mesh, added, err);
-        /* The clips may have moved (realloc), and folding the file's FBX
-         * pivots may have changed the rest pose, failed or not: walks
-         * compiled again, poses settled again (as adopt_added_clips). */
-        walk_forget(model);
-        return r;
-    }
+    if (desc && desc->trusted)
+        return add_clips_in_process(model, path, desc, IMPORT_TRUSTED, only_without_mesh, added, err);
     skv_error why = {{0}};
     skv_result r = check_path(path, &why);
     if (r != SKV_OK) return skv_fail(err, r, "animation file %s: %s", path, why.message);
