@@ -53,18 +53,28 @@ static rlim_t import_memory_budget(const char *path, const skv_import_desc *desc
     return limit;
 }
 
-void memory_bound_begin(memory_bound *bound, const char *path, const skv_import_desc *desc)
+/* The process's address space now (/proc/self/statm's first field), in
+ * bytes; 0 if unknown. A bound on Assimp's memory is this plus its
+ * budget: the libraries, and a host's own data (a viewer's model, which
+ * a guarded child inherits), are not Assimp's. */
+static rlim_t address_space_now(void)
 {
-    bound->active = 0;
-#ifndef SKV_SANITIZE
     long pages = 0;
     FILE *f = fopen("/proc/self/statm", "r");
     if (f) {
         if (fscanf(f, "%ld", &pages) != 1) pages = 0;
         fclose(f);
     }
-    if (pages <= 0 || getrlimit(RLIMIT_AS, &bound->saved) != 0) return;
-    rlim_t want = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + import_memory_budget(path, desc);
+    return pages > 0 ? (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) : 0;
+}
+
+void memory_bound_begin(memory_bound *bound, const char *path, const skv_import_desc *desc)
+{
+    bound->active = 0;
+#ifndef SKV_SANITIZE
+    rlim_t now = address_space_now();
+    if (now == 0 || getrlimit(RLIMIT_AS, &bound->saved) != 0) return;
+    rlim_t want = now + import_memory_budget(path, desc);
     if (bound->saved.rlim_cur != RLIM_INFINITY && bound->saved.rlim_cur <= want) return; /* tighter already */
     if (bound->saved.rlim_max != RLIM_INFINITY && want > bound->saved.rlim_max) return;
     struct rlimit limit = {want, bound->saved.rlim_max};
@@ -357,7 +367,11 @@ static void run_child(const char *path, const skv_import_desc *desc, guarded_wor
 #endif
     rlim_t budget = import_memory_budget(path, desc);
 #ifndef SKV_SANITIZE
-    struct rlimit memory = {budget, budget};
+    /* On top of what the child already maps, as memory_bound_begin: the
+     * budget alone, below that, failed every mapping and the stack's
+     * growth (--import-memory 16: SIGSEGV on any file, even worm.dae). */
+    rlim_t bound = address_space_now() + budget;
+    struct rlimit memory = {bound, bound};
     setrlimit(RLIMIT_AS, &memory);
 #endif
     /* CPU seconds: the parent's wall-clock timeout stops a hang; this

@@ -82,10 +82,15 @@ static const struct aiScene *import_md5anim_checked(const char *path, import_mod
     int read = 0;
     const struct aiScene *scene = import_md5anim(path, &read);
     /* An empty or unreadable file never reaches Assimp, whose last message
-     * is then another file's. */
+     * is then another file's; a regular file with bytes in it that was not
+     * read did not fit (read_whole_file's 1 GiB, or malloc under the
+     * memory bound). */
+    struct stat st;
+    int sized = !read && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
     const char *refused = scene  ? (mode == IMPORT_IN_CHILD ? scene_refused(scene, path, -1) : NULL)
-                        : read ? aiGetErrorString()
-                               : "empty, or not a regular file that can be read";
+                        : read   ? aiGetErrorString()
+                        : sized  ? "too large to read into memory (1 GiB or more, or past --import-memory)"
+                                 : "empty, or not a regular file that can be read";
     if (refused) {
         fail_import(why, refused);
         if (scene) aiReleaseImport(scene);
