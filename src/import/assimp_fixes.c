@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 const assimp_fix assimp_fixes[ASSIMP_FIX_COUNT] = {
     /* detect: the mesh has bones; repair: fbx_mesh_correction */
@@ -35,8 +34,8 @@ const assimp_fix assimp_fixes[ASSIMP_FIX_COUNT] = {
                                    "curves)"},
     /* detect and repair: find_md5anim (the warning names the file) */
     [ASSIMP_FIX_MD5ANIM_CASE] = {0, 0, ".md5mesh", ".md5anim found by its exact name only", NULL},
-    /* detect and repair: md5mesh_case_variant, in import.c's file access;
-     * an .md5anim is read from memory (import.c import_md5anim) */
+    /* repair: import.c reads both MD5 files from memory (md5mesh_bytes,
+     * import_md5anim), where the second opening reads the same bytes */
     [ASSIMP_FIX_MD5_EXTENSION_CASE] = {0, 0, ".md5mesh", "reopens BOB.MD5MESH as BOB.md5mesh", NULL},
     /* detect: md5_scale_fix_applies; repair: convert_clips sets the scale keys to 1 */
     [ASSIMP_FIX_MD5_SCALE_NOISE] = {0, 0, ".md5mesh", "scale keys of 1 +- 1.3e-6 in a format without scale", NULL},
@@ -146,17 +145,12 @@ int ends_with_nocase(const char *s, const char *suffix)
     return n >= k && strcasecmp(s + n - k, suffix) == 0;
 }
 
-enum { BESIDE_BASE_ANY_CASE = 1, BESIDE_REGULAR_ONLY = 2 };
-
 /* The file beside `path` named its first `base_len` characters then
- * `ext`: the extension in any letter case, the base spelt as in `path`
- * or (BESIDE_BASE_ANY_CASE in `how`) in any case; spelt exactly so (base
- * as in `path`, `ext` as given) first where both are there; with
- * BESIDE_REGULAR_ONLY, a regular file (or a link to one). Its path in
- * `out`; 0 if none, or if it does not fit. */
-static int find_beside(const char *path, size_t base_len, const char *ext, unsigned how, char *out, size_t size)
+ * `ext`, both in any letter case; spelt exactly so (base as in `path`,
+ * `ext` as given) first where both are there. Its path in `out`; 0 if
+ * none, or if it does not fit. */
+static int find_beside(const char *path, size_t base_len, const char *ext, char *out, size_t size)
 {
-    int base_any_case = (how & BESIDE_BASE_ANY_CASE) != 0;
     char *folder = strdup(path);
     if (!folder) return 0;
     char *slash = strrchr(folder, '/');
@@ -169,19 +163,13 @@ static int find_beside(const char *path, size_t base_len, const char *ext, unsig
     for (struct dirent *e; dir && found < 2 && (e = readdir(dir));) {
         const char *name = e->d_name;
         int base_same = strncmp(name, file, base_len) == 0;
-        if (strlen(name) != base_len + ext_len || !(base_same || (base_any_case && strncasecmp(name, file, base_len) == 0)) ||
+        if (strlen(name) != base_len + ext_len || !(base_same || strncasecmp(name, file, base_len) == 0) ||
             strcasecmp(name + base_len, ext) != 0)
             continue;
         int exact = base_same && strcmp(name + base_len, ext) == 0;
         if (found && !exact) continue;
-        char candidate[4096];
-        int n = snprintf(candidate, sizeof candidate, "%s/%s", slash ? folder : ".", name);
-        struct stat st;
-        if (n <= 0 || (size_t)n >= size || (size_t)n >= sizeof candidate ||
-            ((how & BESIDE_REGULAR_ONLY) && !(stat(candidate, &st) == 0 && S_ISREG(st.st_mode))))
-            continue;
-        memcpy(out, candidate, (size_t)n + 1);
-        found = 1 + exact;
+        int n = snprintf(out, size, "%s/%s", slash ? folder : ".", name);
+        found = n > 0 && (size_t)n < size ? 1 + exact : 0;
     }
     if (dir) closedir(dir);
     free(folder);
@@ -197,24 +185,7 @@ int find_md5anim(const char *mesh_path, char *out, size_t size)
 {
     const char *file = strrchr(mesh_path, '/');
     file = file ? file + 1 : mesh_path;
-    return find_beside(mesh_path, strlen(file) - strlen(".md5mesh"), ".md5anim", BESIDE_BASE_ANY_CASE, out, size);
-}
-
-/* Assimp's MD5 reader opens an .md5mesh a second time by its base name
- * and a lower-case "md5mesh": BOB.MD5MESH became BOB.md5mesh, which a
- * case-sensitive file system does not have ("Failed to read valid
- * contents out of this MD5* file"). Asked for "<base>.md5mesh" that is not
- * there, the file access opens the regular file of that base whose
- * extension differs only in case (a folder of such a name is passed
- * over; of two such files, either). (An .md5anim, the model's own or
- * given as --anim-file, is read from memory: import.c import_md5anim.) */
-int md5mesh_case_variant(const char *path, char *out, size_t size)
-{
-    const char *file = strrchr(path, '/');
-    file = file ? file + 1 : path;
-    size_t len = strlen(file), ext = strlen(".md5mesh");
-    return len >= ext && strcmp(file + len - ext, ".md5mesh") == 0 &&
-           find_beside(path, len - ext, ".md5mesh", BESIDE_REGULAR_ONLY, out, size) && strcmp(out, path) != 0;
+    return find_beside(mesh_path, strlen(file) - strlen(".md5mesh"), ".md5anim", out, size);
 }
 
 /* Whether find_md5anim's `anim_path` is "<base>.md5anim" spelt as the

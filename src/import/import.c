@@ -99,6 +99,17 @@ static const struct aiScene *import_md5anim_checked(const char *path, import_mod
     return scene;
 }
 
+/* An .md5mesh's bytes, for Assimp to read from memory (NULL for any
+ * other file, or one that cannot be read: Assimp then opens it itself and
+ * says why). Assimp's MD5 reader opens the file a second time by its base
+ * name and a lower-case "md5mesh": BOB.MD5MESH became BOB.md5mesh, which
+ * is another file or none where the name's case differs. From memory the
+ * second opening reads the same bytes. */
+static unsigned char *md5mesh_bytes(const char *path, long *size)
+{
+    return ends_with_nocase(path, ".md5mesh") ? read_whole_file(path, size) : NULL;
+}
+
 /* The .md5anim beside an .md5mesh whose scene has no clip (find_md5anim),
  * read as the mesh was (import_md5anim_checked, under the same memory
  * bound). NULL with anim_path empty where there is none; NULL with `why`
@@ -185,12 +196,7 @@ static struct aiFile *regular_open(struct aiFileIO *io, const char *path, const 
     (void)io;
     if (!path || !mode || strpbrk(mode, "wa+")) return NULL;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        char variant[4096]; /* assimp_fixes.c, md5mesh_case_variant */
-        if (errno == ENOENT && md5mesh_case_variant(path, variant, sizeof variant))
-            return regular_open(io, variant, mode);
-        return NULL;
-    }
+    if (fd < 0) return NULL;
     struct stat st;
     FILE *f = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "rb") : NULL;
     struct aiFile *file = f ? malloc(sizeof *file) : NULL;
@@ -309,8 +315,12 @@ static skv_result import_in_process(const char *path, const skv_import_desc *des
     double *file_durations = NULL;
     memory_bound bound;
     memory_bound_begin(&bound, path, desc);
-    const struct aiScene *scene = read_scene(path, trimmed, trimmed_size, "dae", flags, &file_durations);
+    long md5mesh_size = 0;
+    unsigned char *md5mesh = md5mesh_bytes(path, &md5mesh_size);
+    const struct aiScene *scene = md5mesh ? read_scene(path, md5mesh, md5mesh_size, "md5mesh", flags, &file_durations)
+                                          : read_scene(path, trimmed, trimmed_size, "dae", flags, &file_durations);
     memory_bound_end(&bound);
+    free(md5mesh);
     int vcounts_trimmed = trimmed != NULL;
     free(trimmed);
     if (!scene) return fail_import(err, aiGetErrorString());
@@ -383,9 +393,13 @@ static skv_result add_clips_in_process(skv_model *model, const char *path, const
      * its base name and a lower-case extension, which is another file or
      * none where the name's case differs (Walk.Md5Anim). */
     int md5anim_file = ends_with_nocase(path, ".md5anim");
-    const struct aiScene *scene = md5anim_file ? import_md5anim_checked(path, mode, &why)
-                                               : read_scene(path, NULL, 0, NULL, import_flags, &file_durations);
+    long md5mesh_size = 0;
+    unsigned char *md5mesh = md5anim_file ? NULL : md5mesh_bytes(path, &md5mesh_size);
+    const struct aiScene *scene =
+        md5anim_file ? import_md5anim_checked(path, mode, &why)
+                     : read_scene(path, md5mesh, md5mesh_size, md5mesh ? "md5mesh" : NULL, import_flags, &file_durations);
     memory_bound_end(&bound);
+    free(md5mesh);
     if (!scene && md5anim_file) return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: %s", path, why.message);
     if (!scene) return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: cannot import: %s", path, aiGetErrorString());
     /* (import_md5anim_checked has looked already.) */

@@ -133,9 +133,6 @@ int ends_with_nocase(const char *s, const char *suffix);
  * may be (assimp_fixes.c); md5anim_exact: spelt as Assimp would look. */
 int find_md5anim(const char *mesh_path, char *out, size_t size);
 int md5anim_exact(const char *mesh_path, const char *anim_path);
-/* The file "<base>.md5mesh" names where only a case variant of that
- * extension exists (assimp_fixes.c): its path in `out`; 0 if none. */
-int md5mesh_case_variant(const char *path, char *out, size_t size);
 unsigned char *collada_trimmed_vcounts(const char *path, long *out_size);
 int collada_has_curves(const char *path);
 int skip_join(const struct aiScene *scene);
