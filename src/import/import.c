@@ -60,6 +60,21 @@ unsigned import_read_flags(void)
     return import_flags;
 }
 
+/* Why read_whole_file gave nothing for `path`: not a regular file with
+ * bytes in it that this process may open, or one that did not fit
+ * (read_whole_file's 1 GiB, or malloc under the memory bound). */
+static const char *unread_why(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
+        return "empty, or not a regular file that can be read";
+    if (st.st_size >= (1L << 30)) return "1 GiB or more, too large to read into memory";
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return "empty, or not a regular file that can be read";
+    close(fd);
+    return "too large to read into memory (past --import-memory)";
+}
+
 /* Assimp tells .md5anim from .md5mesh by the extension, case-sensitively,
  * so the file is handed over from memory with the right type hint. */
 static const struct aiScene *import_md5anim(const char *path, int *read)
@@ -81,16 +96,11 @@ static const struct aiScene *import_md5anim_checked(const char *path, import_mod
 {
     int read = 0;
     const struct aiScene *scene = import_md5anim(path, &read);
-    /* An empty or unreadable file never reaches Assimp, whose last message
-     * is then another file's; a regular file with bytes in it that was not
-     * read did not fit (read_whole_file's 1 GiB, or malloc under the
-     * memory bound). */
-    struct stat st;
-    int sized = !read && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
-    const char *refused = scene  ? (mode == IMPORT_IN_CHILD ? scene_refused(scene, path, -1) : NULL)
-                        : read   ? aiGetErrorString()
-                        : sized  ? "too large to read into memory (1 GiB or more, or past --import-memory)"
-                                 : "empty, or not a regular file that can be read";
+    /* A file not read never reaches Assimp, whose last message is then
+     * another file's. */
+    const char *refused = scene ? (mode == IMPORT_IN_CHILD ? scene_refused(scene, path, -1) : NULL)
+                        : read  ? aiGetErrorString()
+                                : unread_why(path);
     if (refused) {
         fail_import(why, refused);
         if (scene) aiReleaseImport(scene);
@@ -99,15 +109,20 @@ static const struct aiScene *import_md5anim_checked(const char *path, import_mod
     return scene;
 }
 
-/* An .md5mesh's bytes, for Assimp to read from memory (NULL for any
- * other file, or one that cannot be read: Assimp then opens it itself and
- * says why). Assimp's MD5 reader opens the file a second time by its base
- * name and a lower-case "md5mesh": BOB.MD5MESH became BOB.md5mesh, which
- * is another file or none where the name's case differs. From memory the
- * second opening reads the same bytes. */
-static unsigned char *md5mesh_bytes(const char *path, long *size)
+/* An .md5mesh's bytes, for Assimp to read from memory; NULL for any
+ * other file, and for an .md5mesh that could not be read, with `why`
+ * set (unread_why: it is not read by its path instead). Assimp's MD5
+ * reader opens the file a second time by its base name and a lower-case
+ * "md5mesh": BOB.MD5MESH became BOB.md5mesh, which is another file or
+ * none where the name's case differs. From memory the second opening
+ * reads the same bytes. */
+static unsigned char *md5mesh_bytes(const char *path, long *size, const char **why)
 {
-    return ends_with_nocase(path, ".md5mesh") ? read_whole_file(path, size) : NULL;
+    *why = NULL;
+    if (!ends_with_nocase(path, ".md5mesh")) return NULL;
+    unsigned char *bytes = read_whole_file(path, size);
+    if (!bytes) *why = unread_why(path);
+    return bytes;
 }
 
 /* The .md5anim beside an .md5mesh whose scene has no clip (find_md5anim),
@@ -316,14 +331,16 @@ static skv_result import_in_process(const char *path, const skv_import_desc *des
     memory_bound bound;
     memory_bound_begin(&bound, path, desc);
     long md5mesh_size = 0;
-    unsigned char *md5mesh = md5mesh_bytes(path, &md5mesh_size);
-    const struct aiScene *scene = md5mesh ? read_scene(path, md5mesh, md5mesh_size, "md5mesh", flags, &file_durations)
-                                          : read_scene(path, trimmed, trimmed_size, "dae", flags, &file_durations);
+    const char *unread = NULL;
+    unsigned char *md5mesh = md5mesh_bytes(path, &md5mesh_size, &unread);
+    const struct aiScene *scene = unread    ? NULL
+                                : md5mesh   ? read_scene(path, md5mesh, md5mesh_size, "md5mesh", flags, &file_durations)
+                                            : read_scene(path, trimmed, trimmed_size, "dae", flags, &file_durations);
     memory_bound_end(&bound);
     free(md5mesh);
     int vcounts_trimmed = trimmed != NULL;
     free(trimmed);
-    if (!scene) return fail_import(err, aiGetErrorString());
+    if (!scene) return fail_import(err, unread ? unread : aiGetErrorString());
     const char *refused = mode == IMPORT_IN_CHILD ? scene_refused(scene, path, vcounts_trimmed ? trimmed_size : -1) : NULL;
     if (refused) {
         free(file_durations);
@@ -394,14 +411,18 @@ static skv_result add_clips_in_process(skv_model *model, const char *path, const
      * none where the name's case differs (Walk.Md5Anim). */
     int md5anim_file = ends_with_nocase(path, ".md5anim");
     long md5mesh_size = 0;
-    unsigned char *md5mesh = md5anim_file ? NULL : md5mesh_bytes(path, &md5mesh_size);
+    const char *unread = NULL;
+    unsigned char *md5mesh = md5anim_file ? NULL : md5mesh_bytes(path, &md5mesh_size, &unread);
     const struct aiScene *scene =
         md5anim_file ? import_md5anim_checked(path, mode, &why)
+        : unread     ? NULL
                      : read_scene(path, md5mesh, md5mesh_size, md5mesh ? "md5mesh" : NULL, import_flags, &file_durations);
     memory_bound_end(&bound);
     free(md5mesh);
     if (!scene && md5anim_file) return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: %s", path, why.message);
-    if (!scene) return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: cannot import: %s", path, aiGetErrorString());
+    if (!scene)
+        return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: cannot import: %s", path,
+                        unread ? unread : aiGetErrorString());
     /* (import_md5anim_checked has looked already.) */
     const char *refused = mode == IMPORT_IN_CHILD && !md5anim_file ? scene_refused(scene, path, -1) : NULL;
     if (refused) {

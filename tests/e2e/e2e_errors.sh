@@ -90,9 +90,15 @@ if [ -z "${SKV_SANITIZER_BUILD:-}" ]; then
   # budget says so (it had said "empty, or not a regular file").
   mkdir "$tmp/big"
   { cat "$shared/md5/Bob.md5anim"; head -c 40000000 /dev/zero | tr '\0' ' '; } > "$tmp/big/Big.md5anim"
+  # So is an .md5mesh: one past the budget fails so, and is not read by
+  # its path instead (Assimp would reopen BIG.MD5MESH as BIG.md5mesh,
+  # another file).
+  { cat "$shared/md5/Bob.md5mesh"; head -c 3000000 /dev/zero | tr '\0' ' '; } > "$tmp/big/BIG.MD5MESH"
+  cp "$shared/md5/Bob.md5anim" "$tmp/big/BIG.md5mesh"
   for trust in "" --trust; do
     expect 4 "too large to read into memory" -- "$shared/md5/Bob.md5mesh" --anim-file "$tmp/big/Big.md5anim" \
       --import-memory 16 --list $trust
+    expect 4 "too large to read into memory" -- "$tmp/big/BIG.MD5MESH" --import-memory 2 --list $trust
   done
 fi
 expect 2 "bad value for --import-memory" -- "$shared/gltf/robot.glb" --import-memory 0 --list

@@ -7,8 +7,8 @@
 set -euo pipefail
 skinview=$1 check=$2 assets=$3 golden=$4
 . "$(dirname "$0")/golden_tolerance.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+tmp=$(mktemp -d) far=$(mktemp -d)
+trap 'rm -rf "$tmp" "$far"' EXIT
 
 mkdir "$tmp/case" "$tmp/alone"
 cp "$assets/arm.md5mesh" "$tmp/case/Arm.md5mesh"
@@ -103,13 +103,24 @@ for broken in corrupt empty fifo; do
     [ "$(grep -c 'arm.md5anim: cannot import: .*; shown in rest pose' "$tmp/exact.err")" -eq 1 ]
   done
 done
+# A link to one out of the guarded child's reach (beneath the model's
+# folder's parent): it cannot open it, which is not "too large" (a third
+# review: that message was given for any regular file not read).
+rm -f "$tmp/exact/arm.md5anim"
+cp "$assets/arm.md5anim" "$far/arm.md5anim"
+ln -s "$far/arm.md5anim" "$tmp/exact/arm.md5anim"
+"$skinview" "$tmp/exact/arm.md5mesh" --list > "$tmp/exact.txt" 2> "$tmp/exact.err"
+cat "$tmp/exact.err"
+grep -q "^clips: 0" "$tmp/exact.txt"
+grep -q "arm.md5anim: cannot import: empty, or not a regular file that can be read; shown in rest pose" "$tmp/exact.err"
 # A sound one by the exact name: its clip, no warning about it, though an
 # empty case variant sits beside it (the exact name is taken first).
 cp "$assets/arm.md5anim" "$tmp/exact/arm.md5anim.tmp" && rm -f "$tmp/exact/arm.md5anim" && mv "$tmp/exact/arm.md5anim.tmp" "$tmp/exact/arm.md5anim"
 : > "$tmp/exact/ARM.md5anim"
 "$skinview" "$tmp/exact/arm.md5mesh" --list > "$tmp/exact.txt" 2> "$tmp/exact.err"
 grep -q "^clips: 1" "$tmp/exact.txt"
-! grep -q "md5anim" "$tmp/exact.err"
+# (Not `! grep`: set -e does not stop on a negated command.)
+if grep -q "md5anim" "$tmp/exact.err"; then exit 1; fi
 # An .md5mesh given as --anim-file brings its .md5anim's clip, as the
 # model's does (Assimp's own lookup is off: it had given "no clips in it").
 "$skinview" "$tmp/exact/arm.md5mesh" --anim-file "$tmp/exact/arm.md5mesh" --list > "$tmp/exact.txt"
