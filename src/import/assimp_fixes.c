@@ -145,37 +145,6 @@ int ends_with_nocase(const char *s, const char *suffix)
     return n >= k && strcasecmp(s + n - k, suffix) == 0;
 }
 
-/* The file beside `path` named its first `base_len` characters then
- * `ext`, both in any letter case; spelt exactly so (base as in `path`,
- * `ext` as given) first where both are there. Its path in `out`; 0 if
- * none, or if it does not fit. */
-static int find_beside(const char *path, size_t base_len, const char *ext, char *out, size_t size)
-{
-    char *folder = strdup(path);
-    if (!folder) return 0;
-    char *slash = strrchr(folder, '/');
-    const char *file = slash ? path + (slash - folder) + 1 : path;
-    if (slash) *slash = '\0';
-    const char *dir_name = slash ? (*folder ? folder : "/") : ".";
-    size_t ext_len = strlen(ext);
-    DIR *dir = opendir(dir_name);
-    int found = 0; /* 1: a case variant, 2: the exact spelling */
-    for (struct dirent *e; dir && found < 2 && (e = readdir(dir));) {
-        const char *name = e->d_name;
-        int base_same = strncmp(name, file, base_len) == 0;
-        if (strlen(name) != base_len + ext_len || !(base_same || strncasecmp(name, file, base_len) == 0) ||
-            strcasecmp(name + base_len, ext) != 0)
-            continue;
-        int exact = base_same && strcmp(name + base_len, ext) == 0;
-        if (found && !exact) continue;
-        int n = snprintf(out, size, "%s/%s", slash ? folder : ".", name);
-        found = n > 0 && (size_t)n < size ? 1 + exact : 0;
-    }
-    if (dir) closedir(dir);
-    free(folder);
-    return found > 0;
-}
-
 /* An .md5mesh's clip: "<base>.md5anim" beside it, found by a name that
  * may differ in letter case (Assimp would look for the exact name only;
  * the importer reads it itself, import.c import_once), the exact name
@@ -183,9 +152,26 @@ static int find_beside(const char *path, size_t base_len, const char *ext, char 
  * `out`. */
 int find_md5anim(const char *mesh_path, char *out, size_t size)
 {
-    const char *file = strrchr(mesh_path, '/');
-    file = file ? file + 1 : mesh_path;
-    return find_beside(mesh_path, strlen(file) - strlen(".md5mesh"), ".md5anim", out, size);
+    char *folder = strdup(mesh_path);
+    if (!folder) return 0;
+    char *slash = strrchr(folder, '/');
+    const char *file = slash ? mesh_path + (slash - folder) + 1 : mesh_path;
+    if (slash) *slash = '\0';
+    size_t base_len = strlen(file) - strlen(".md5mesh");
+    DIR *dir = opendir(slash ? (*folder ? folder : "/") : "."); /* a model in / */
+    int found = 0; /* 1: a case variant, 2: the exact name */
+    for (struct dirent *e; dir && found < 2 && (e = readdir(dir));) {
+        if (strlen(e->d_name) == base_len + strlen(".md5anim") && strncasecmp(e->d_name, file, base_len) == 0 &&
+            ends_with_nocase(e->d_name, ".md5anim")) {
+            int exact = strncmp(e->d_name, file, base_len) == 0 && strcmp(e->d_name + base_len, ".md5anim") == 0;
+            if (found && !exact) continue;
+            int n = snprintf(out, size, "%s/%s", slash ? folder : ".", e->d_name);
+            found = n > 0 && (size_t)n < size ? 1 + exact : 0;
+        }
+    }
+    if (dir) closedir(dir);
+    free(folder);
+    return found > 0;
 }
 
 /* Whether find_md5anim's `anim_path` is "<base>.md5anim" spelt as the
