@@ -34,7 +34,7 @@ const assimp_fix assimp_fixes[ASSIMP_FIX_COUNT] = {
                                    "curves)"},
     /* detect and repair: find_md5anim (the warning names the file) */
     [ASSIMP_FIX_MD5ANIM_CASE] = {0, 0, ".md5mesh", ".md5anim found by its exact name only", NULL},
-    /* repair: import.c reads both MD5 files from memory (md5mesh_bytes,
+    /* repair: import.c reads both MD5 files from memory (read_model_file,
      * import_md5anim), where the second opening reads the same bytes */
     [ASSIMP_FIX_MD5_EXTENSION_CASE] = {0, 0, ".md5mesh", "reopens BOB.MD5MESH as BOB.md5mesh", NULL},
     /* detect: md5_scale_fix_applies; repair: convert_clips sets the scale keys to 1 */

@@ -109,20 +109,30 @@ static const struct aiScene *import_md5anim_checked(const char *path, import_mod
     return scene;
 }
 
-/* An .md5mesh's bytes, for Assimp to read from memory; NULL for any
- * other file, and for an .md5mesh that could not be read, with `why`
- * set (unread_why: it is not read by its path instead). Assimp's MD5
- * reader opens the file a second time by its base name and a lower-case
- * "md5mesh": BOB.MD5MESH became BOB.md5mesh, which is another file or
- * none where the name's case differs. From memory the second opening
- * reads the same bytes. */
-static unsigned char *md5mesh_bytes(const char *path, long *size, const char **why)
+/* read_scene on a file (or on `bytes`, of type `hint`), an .md5mesh
+ * handed over from memory: Assimp's MD5 reader opens the file a second
+ * time by its base name and a lower-case "md5mesh" (BOB.MD5MESH became
+ * BOB.md5mesh, which is another file or none where the name's case
+ * differs); from memory that reads the same bytes. An .md5mesh that
+ * cannot be read into memory is not read by its path instead: NULL with
+ * `*unread` saying why (unread_why); other failures leave Assimp's
+ * message in aiGetErrorString(). */
+static const struct aiScene *read_model_file(const char *path, const unsigned char *bytes, long size,
+                                             const char *hint, unsigned flags, double **durations,
+                                             const char **unread)
 {
-    *why = NULL;
-    if (!ends_with_nocase(path, ".md5mesh")) return NULL;
-    unsigned char *bytes = read_whole_file(path, size);
-    if (!bytes) *why = unread_why(path);
-    return bytes;
+    *unread = NULL;
+    if (bytes || !ends_with_nocase(path, ".md5mesh")) return read_scene(path, bytes, size, hint, flags, durations);
+    long md5mesh_size = 0;
+    unsigned char *md5mesh = read_whole_file(path, &md5mesh_size);
+    if (!md5mesh) {
+        *unread = unread_why(path);
+        if (durations) *durations = NULL;
+        return NULL;
+    }
+    const struct aiScene *scene = read_scene(path, md5mesh, md5mesh_size, "md5mesh", flags, durations);
+    free(md5mesh);
+    return scene;
 }
 
 /* The .md5anim beside an .md5mesh whose scene has no clip (find_md5anim),
@@ -330,14 +340,10 @@ static skv_result import_in_process(const char *path, const skv_import_desc *des
     double *file_durations = NULL;
     memory_bound bound;
     memory_bound_begin(&bound, path, desc);
-    long md5mesh_size = 0;
-    const char *unread = NULL;
-    unsigned char *md5mesh = md5mesh_bytes(path, &md5mesh_size, &unread);
-    const struct aiScene *scene = unread    ? NULL
-                                : md5mesh   ? read_scene(path, md5mesh, md5mesh_size, "md5mesh", flags, &file_durations)
-                                            : read_scene(path, trimmed, trimmed_size, "dae", flags, &file_durations);
+    const char *unread;
+    const struct aiScene *scene =
+        read_model_file(path, trimmed, trimmed_size, "dae", flags, &file_durations, &unread);
     memory_bound_end(&bound);
-    free(md5mesh);
     int vcounts_trimmed = trimmed != NULL;
     free(trimmed);
     if (!scene) return fail_import(err, unread ? unread : aiGetErrorString());
@@ -410,15 +416,11 @@ static skv_result add_clips_in_process(skv_model *model, const char *path, const
      * its base name and a lower-case extension, which is another file or
      * none where the name's case differs (Walk.Md5Anim). */
     int md5anim_file = ends_with_nocase(path, ".md5anim");
-    long md5mesh_size = 0;
     const char *unread = NULL;
-    unsigned char *md5mesh = md5anim_file ? NULL : md5mesh_bytes(path, &md5mesh_size, &unread);
     const struct aiScene *scene =
         md5anim_file ? import_md5anim_checked(path, mode, &why)
-        : unread     ? NULL
-                     : read_scene(path, md5mesh, md5mesh_size, md5mesh ? "md5mesh" : NULL, import_flags, &file_durations);
+                     : read_model_file(path, NULL, 0, NULL, import_flags, &file_durations, &unread);
     memory_bound_end(&bound);
-    free(md5mesh);
     if (!scene && md5anim_file) return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: %s", path, why.message);
     if (!scene)
         return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: cannot import: %s", path,
