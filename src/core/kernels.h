@@ -386,7 +386,8 @@ static inline int kernels_solo_seek(const skv_solo *solo, double t, int *cursor,
 }
 
 /* A square taken as at least 2^-30 (arc_one's z, kernels_arc_weight's
- * x^2; the lanes' floors in kernels_x86_lanes.h): every polynomial there
+ * x^2; the lanes' floors in kernels_x86_lanes.h are the same, but for
+ * their arc_weight's 2^-24, see there): every polynomial there
  * rounds to its constant term below that, so the values are the same,
  * but no power of the square falls under float's normal range (a
  * subnormal number is an Intel CPU's microcode assist, ~100+ cycles an
