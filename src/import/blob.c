@@ -451,6 +451,12 @@ static int measure(const skv_model *model, uint64_t *total, uint64_t *model_at)
     return m.failed ? -1 : 0;
 }
 
+uint64_t blob_size(const skv_model *model)
+{
+    uint64_t total, model_at;
+    return measure(model, &total, &model_at) == 0 ? total : 0;
+}
+
 skv_result blob_write(const skv_model *model, int64_t extra, unsigned char **bytes, size_t *size, skv_error *err)
 {
     uint64_t total, model_at;

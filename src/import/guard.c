@@ -68,9 +68,27 @@ static rlim_t address_space_now(void)
     return pages > 0 ? (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) : 0;
 }
 
+/* Assimp's log line for an allocation that failed: the exception's own
+ * text, as its readers log what they catch ("Error, T0: std::bad_alloc"). */
+static void watch_for_bad_alloc(const char *message, char *user)
+{
+    memory_bound *bound = (memory_bound *)(void *)user;
+    size_t length = strlen(message);
+    while (length > 0 && (message[length - 1] == '\n' || message[length - 1] == '\r')) length--;
+    static const char what[] = "std::bad_alloc";
+    if (strncmp(message, "Error,", 6) == 0 && length >= sizeof what - 1 &&
+        memcmp(message + length - (sizeof what - 1), what, sizeof what - 1) == 0)
+        bound->ran_out = 1;
+}
+
 void memory_bound_begin(memory_bound *bound, const char *path, const skv_import_desc *desc)
 {
     bound->active = 0;
+    /* Assimp's log is process-wide; imports here run one at a time. */
+    bound->ran_out = 0;
+    bound->watch.callback = watch_for_bad_alloc;
+    bound->watch.user = (char *)(void *)bound;
+    aiAttachLogStream(&bound->watch);
 #ifndef SKV_SANITIZE
     rlim_t now = address_space_now();
     if (now == 0 || getrlimit(RLIMIT_AS, &bound->saved) != 0) return;
@@ -88,6 +106,7 @@ void memory_bound_end(memory_bound *bound)
 {
     if (bound->active) setrlimit(RLIMIT_AS, &bound->saved);
     bound->active = 0;
+    aiDetachLogStream(&bound->watch);
 }
 
 /* Assimp can quote the rest of a broken file in its message (a mangled
@@ -163,6 +182,7 @@ static int model_room(child_output *out, size_t more)
         if (declared >= want && declared <= out->model_limit) cap = (size_t)declared;
     }
     if (cap < want) cap = want;
+    if (cap > out->model_limit) cap = out->model_limit; /* want is within it (above) */
     unsigned char *grown = realloc(out->model, cap);
     if (!grown) return ENOMEM;
     out->model = grown, out->model_capacity = cap;
@@ -340,8 +360,8 @@ uint64_t scene_block_estimate(const struct aiScene *scene, int slots)
 
 /* The guarded child: limits, sandbox (sandbox.h), the work, the block.
  * Never returns. */
-static void run_child(const char *path, const skv_import_desc *desc, guarded_work work, void *arg, int message_fd,
-                      int model_fd, int expect_fd, int shared_fd, double timeout)
+static void run_child(const char *path, const skv_import_desc *desc, guarded_work work, void *arg, uint64_t carried,
+                      int message_fd, int model_fd, int expect_fd, int shared_fd, double timeout)
 {
     /* Only the import runs here; what it (or a sanitizer inside it) would
      * print is summed up by the parent's one line instead. */
@@ -377,9 +397,10 @@ static void run_child(const char *path, const skv_import_desc *desc, guarded_wor
     /* CPU seconds: the parent's wall-clock timeout stops a hang; this
      * stops a child the parent could not watch. Output: the only file it
      * can write is the memfd for the model block (sandbox.h), which may
-     * not outgrow the memory budget. */
-    rlim_t seconds = (rlim_t)ceil(timeout) + 1;
-    struct rlimit cpu = {seconds, seconds}, output = {budget, budget};
+     * not outgrow the memory budget (and what it carries: a clip job's
+     * host model). */
+    rlim_t seconds = (rlim_t)ceil(timeout) + 1, block = budget + (rlim_t)carried;
+    struct rlimit cpu = {seconds, seconds}, output = {block, block};
     setrlimit(RLIMIT_CPU, &cpu);
     setrlimit(RLIMIT_FSIZE, &output);
 
@@ -418,6 +439,9 @@ static void run_child(const char *path, const skv_import_desc *desc, guarded_wor
                 r = blob_write_fd(&model, extra, model_fd, &error, &err);
         }
     }
+    if (r == SKV_ERR_MEMORY) /* past the budget above, as Assimp's own run-out (fail_import) */
+        r = skv_fail(&err, SKV_ERR_IMPORT, "cannot import: converting it ran out of the memory it may use for "
+                     "one file (--import-memory)");
     if (r != SKV_OK) {
         /* The parent keeps only the start; no need to send more. */
         size_t length = strlen(err.message);
@@ -471,7 +495,7 @@ static skv_result take_block(int shared_fd, const child_output *out, skv_model *
 }
 
 skv_result guarded_import(const char *path, const skv_import_desc *desc, guarded_work work, void *arg,
-                          skv_model *model, int64_t *extra, skv_error *err)
+                          uint64_t carried, skv_model *model, int64_t *extra, skv_error *err)
 {
     memset(model, 0, sizeof *model);
     *extra = 0;
@@ -508,10 +532,10 @@ skv_result guarded_import(const char *path, const skv_import_desc *desc, guarded
     }
     if (child == 0) {
         close(pipe_fd[0]), close(model_pipe[0]), close(expect_pipe[0]);
-        run_child(path, desc, work, arg, pipe_fd[1], model_pipe[1], expect_pipe[1], shared_fd, timeout);
+        run_child(path, desc, work, arg, carried, pipe_fd[1], model_pipe[1], expect_pipe[1], shared_fd, timeout);
     }
     close(pipe_fd[1]), close(model_pipe[1]), close(expect_pipe[1]);
-    child_output out = {.model_limit = (size_t)import_memory_budget(path, desc)};
+    child_output out = {.model_limit = (size_t)(import_memory_budget(path, desc) + carried)};
     int watched = watch_child(pipe_fd[0], model_pipe[0], expect_pipe[0], shared_fd, timeout, &out);
     close(pipe_fd[0]), close(model_pipe[0]), close(expect_pipe[0]);
     /* What reserve_block set aside past the block's end is given back:

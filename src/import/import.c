@@ -3,6 +3,7 @@
  * (convert.c), and add the clips of other files; version reporting.
  * Releases every aiScene before returning. */
 #include "private/import_internal.h"
+#include "private/blob.h"
 #include "walk.h"
 
 #include <limits.h>
@@ -151,6 +152,11 @@ static const struct aiScene *md5anim_beside(const struct aiScene *scene, const c
     memory_bound_begin(&bound, anim_path, desc);
     const struct aiScene *anim = import_md5anim_checked(anim_path, mode, why);
     memory_bound_end(&bound);
+    if (bound.ran_out) {
+        if (anim) aiReleaseImport(anim);
+        fail_import(why, "std::bad_alloc");
+        return NULL;
+    }
     return anim;
 }
 
@@ -346,7 +352,12 @@ static skv_result import_in_process(const char *path, const skv_import_desc *des
     memory_bound_end(&bound);
     int vcounts_trimmed = trimmed != NULL;
     free(trimmed);
-    if (!scene) return fail_import(err, unread ? unread : aiGetErrorString());
+    if (scene && bound.ran_out) { /* not whole, though Assimp returned it */
+        aiReleaseImport(scene);
+        free(file_durations);
+        scene = NULL;
+    }
+    if (!scene) return fail_import(err, bound.ran_out ? "std::bad_alloc" : unread ? unread : aiGetErrorString());
     const char *refused = mode == IMPORT_IN_CHILD ? scene_refused(scene, path, vcounts_trimmed ? trimmed_size : -1) : NULL;
     if (refused) {
         free(file_durations);
@@ -421,10 +432,17 @@ static skv_result add_clips_in_process(skv_model *model, const char *path, const
         md5anim_file ? import_md5anim_checked(path, mode, &why)
                      : read_model_file(path, NULL, 0, NULL, import_flags, &file_durations, &unread);
     memory_bound_end(&bound);
+    if (bound.ran_out) { /* not whole, though Assimp may have returned it */
+        if (scene) aiReleaseImport(scene);
+        free(file_durations);
+        fail_import(&why, "std::bad_alloc");
+        return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: %s", path, why.message);
+    }
     if (!scene && md5anim_file) return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: %s", path, why.message);
-    if (!scene)
-        return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: cannot import: %s", path,
-                        unread ? unread : aiGetErrorString());
+    if (!scene) {
+        fail_import(&why, unread ? unread : aiGetErrorString());
+        return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: %s", path, why.message);
+    }
     /* (import_md5anim_checked has looked already.) */
     const char *refused = mode == IMPORT_IN_CHILD && !md5anim_file ? scene_refused(scene, path, -1) : NULL;
     if (refused) {
@@ -531,7 +549,7 @@ skv_result import_model(const char *path, const skv_import_desc *desc, skv_model
     if (desc && desc->trusted) return import_in_process(path, desc, IMPORT_TRUSTED, NULL, model, err);
     model_job job = {path, desc};
     int64_t extra = 0;
-    return guarded_import(path, desc, model_in_child, &job, model, &extra, err);
+    return guarded_import(path, desc, model_in_child, &job, 0, model, &extra, err);
 }
 
 typedef struct clips_job {
@@ -615,7 +633,9 @@ skv_result import_add_clips(skv_model *model, const char *path, const skv_import
     clips_job job = {model, path, desc, only_without_mesh};
     skv_model grown;
     int64_t extra = 0;
-    r = guarded_import(path, desc, clips_in_child, &job, &grown, &extra, err);
+    /* The child's block is the whole model with the new clips: the
+     * model's own bytes come on top of the file's budget. */
+    r = guarded_import(path, desc, clips_in_child, &job, blob_size(model), &grown, &extra, err);
     if (r != SKV_OK) return r;
     if (extra < 0) { /* a file with meshes, left alone (only_without_mesh) */
         model_free(&grown);

@@ -28,6 +28,10 @@
  * SKV_ERR_MEMORY. */
 skv_result blob_write(const skv_model *model, int64_t extra, unsigned char **bytes, size_t *size, skv_error *err);
 
+/* The size blob_write would give `model`'s block; 0 if it cannot be
+ * measured (memory). */
+uint64_t blob_size(const skv_model *model);
+
 /* The same block written to `fd` as it is made (the big arrays straight
  * from the model's memory). On a failed write returns an error with its
  * line and sets *error to the errno value (0: memory ran out). */

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/resource.h>
+#include <assimp/cimport.h> /* aiLogStream */
 #include <assimp/scene.h>
 
 #include "error.h"
@@ -79,6 +80,11 @@ typedef struct importer {
 typedef struct memory_bound {
     struct rlimit saved;
     int active;
+    /* Set where Assimp logged an allocation it could not make and went on
+     * (memory_bound_begin watches its log): FBX's reader drops the object
+     * it was building (a mesh, a skin) and returns the rest as if whole. */
+    int ran_out;
+    struct aiLogStream watch;
 } memory_bound;
 
 /* --- convert.c --- */
@@ -184,8 +190,10 @@ typedef skv_result (*guarded_work)(void *arg, guard_channel *channel, skv_model 
 /* Runs `work` in a child process under limits and hands its model back
  * checked (blob_read) into `model`, with its `extra`. A crash, hang or
  * refused block is an error with one line; the child's own error comes
- * back with its code and line. */
+ * back with its code and line. `carried`: bytes of the block that are
+ * not the file's (a clip job hands back the host's model with the new
+ * clips), allowed on top of the file's budget. */
 skv_result guarded_import(const char *path, const skv_import_desc *desc, guarded_work work, void *arg,
-                          skv_model *model, int64_t *extra, skv_error *err);
+                          uint64_t carried, skv_model *model, int64_t *extra, skv_error *err);
 
 #endif
