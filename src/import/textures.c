@@ -46,6 +46,15 @@ unsigned char *read_whole_file(const char *path, long *size)
 
 /* Appends a texture; takes `rgba` or `encoded` (malloc'd), freeing it on
  * failure. */
+/* Why a texture's memory could not be had: the guarded child's budget,
+ * usually (the conversion runs under it too). */
+static int texture_out_of_memory(importer *im)
+{
+    snprintf(im->texture_refused, sizeof im->texture_refused,
+             "out of memory (the guarded import's budget: --import-memory)");
+    return -1;
+}
+
 static int add_texture(importer *im, skv_texture texture, const char *key)
 {
     skv_model *model = im->model;
@@ -53,13 +62,15 @@ static int add_texture(importer *im, skv_texture texture, const char *key)
     if (grown) model->textures = grown;
     char **keys = realloc(im->texture_keys, (size_t)(model->texture_count + 1) * sizeof *keys);
     if (keys) im->texture_keys = keys;
-    if ((!texture.rgba && !texture.encoded) || !grown || !keys) {
+    char *key_copy = grown && keys ? strdup(key) : NULL; /* resolve_texture compares every key */
+    if (!texture.rgba && !texture.encoded) return texture_out_of_memory(im); /* the callers' allocation */
+    if (!key_copy) {
         free(texture.rgba);
         free(texture.encoded);
-        return -1;
+        return texture_out_of_memory(im);
     }
     grown[model->texture_count] = texture;
-    keys[model->texture_count] = strdup(key);
+    keys[model->texture_count] = key_copy;
     return model->texture_count++;
 }
 
@@ -99,8 +110,9 @@ static int texture_from_owned(importer *im, unsigned char *bytes, int size, cons
 
 static int texture_from_memory(importer *im, const unsigned char *bytes, int size, const char *key)
 {
-    unsigned char *copy = size > 0 ? malloc((size_t)size) : NULL;
-    if (!copy) return -1;
+    if (size <= 0) return -1;
+    unsigned char *copy = malloc((size_t)size);
+    if (!copy) return texture_out_of_memory(im);
     memcpy(copy, bytes, (size_t)size);
     return texture_from_owned(im, copy, size, key);
 }
@@ -139,6 +151,8 @@ static int texture_from_file(importer *im, const char *file, const char *key)
         snprintf(im->texture_refused, sizeof im->texture_refused,
                  "%s is outside the model's folder, the only one the guarded import may read (--trust reads it)",
                  file);
+    else if (!bytes && errno == ENOMEM)
+        texture_out_of_memory(im);
     return bytes ? texture_from_owned(im, bytes, (int)size, key) : -1; /* no copy of the file */
 }
 
