@@ -68,17 +68,34 @@ static rlim_t address_space_now(void)
     return pages > 0 ? (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) : 0;
 }
 
-/* Assimp's log line for an allocation that failed: the exception's own
- * text, as its readers log what they catch ("Error, T0: std::bad_alloc"). */
+int is_bad_alloc_message(const char *message, size_t length)
+{
+    static const char *const forms[] = {"std::bad_alloc", "std::exception: std::bad_alloc",
+                                        "std::exception(\"std::bad_alloc\")"};
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
+        if (length == strlen(forms[i]) && memcmp(message, forms[i], length) == 0) return 1;
+    return 0;
+}
+
+/* Assimp's log line for an allocation that failed: "Error, T0: " and the
+ * message alone (is_bad_alloc_message), as its readers log what they
+ * catch. Not a line that only ends so (an OBJ's "Unable to locate
+ * material file std::bad_alloc"). */
 static void watch_for_bad_alloc(const char *message, char *user)
 {
     memory_bound *bound = (memory_bound *)(void *)user;
-    size_t length = strlen(message);
-    while (length > 0 && (message[length - 1] == '\n' || message[length - 1] == '\r')) length--;
-    static const char what[] = "std::bad_alloc";
-    if (strncmp(message, "Error,", 6) == 0 && length >= sizeof what - 1 &&
-        memcmp(message + length - (sizeof what - 1), what, sizeof what - 1) == 0)
-        bound->ran_out = 1;
+    if (strncmp(message, "Error,", 6) != 0) return;
+    const char *p = message + 6;
+    while (*p == ' ') p++;
+    if (*p == 'T') { /* the thread's number */
+        const char *q = p + 1;
+        while (*q >= '0' && *q <= '9') q++;
+        if (q > p + 1 && *q == ':') p = q + 1;
+    }
+    while (*p == ' ') p++;
+    size_t length = strlen(p);
+    while (length > 0 && (p[length - 1] == '\n' || p[length - 1] == '\r')) length--;
+    if (is_bad_alloc_message(p, length)) bound->ran_out = 1;
 }
 
 void memory_bound_begin(memory_bound *bound, const char *path, const skv_import_desc *desc)
@@ -119,7 +136,7 @@ enum { MESSAGE_CHARS = 300, GUARD_MESSAGE_BYTES = 4 * MESSAGE_CHARS + 16 };
 /* "cannot import: " and Assimp's message, cut and escaped to one line. */
 skv_result fail_import(skv_error *err, const char *message)
 {
-    if (strstr(message, "bad_alloc"))
+    if (is_bad_alloc_message(message, strlen(message)))
         return skv_fail(err, SKV_ERR_IMPORT, "cannot import: Assimp ran out of the memory it may use for one file "
                         "(--import-memory)");
     char line[sizeof(skv_error) - sizeof "cannot import: "]; /* so the "…" is not cut off */
@@ -221,12 +238,14 @@ static int watch_child(int message_fd, int model_fd, int expect_fd, int shared_f
                 into = out->expected + out->expected_got;
                 room = sizeof out->expected - out->expected_got;
             }
-            if (i == 1) { /* the model block: straight into its buffer */
+            if (i == 1 && out->model_size < out->model_limit) { /* the model block: straight into its buffer */
                 int failed = model_room(out, 1);
                 if (failed) return failed;
                 into = out->model + out->model_size;
                 room = out->model_capacity - out->model_size;
                 if (out->model_size < 24 && room > 24 - out->model_size) room = 24 - out->model_size;
+            } else if (i == 1) { /* at the limit: only the block's end may follow */
+                room = 1;
             }
             ssize_t got = read(watched[i].fd, into, room);
             if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
@@ -236,6 +255,7 @@ static int watch_child(int message_fd, int model_fd, int expect_fd, int shared_f
                 continue;
             }
             if (i == 1) {
+                if (into == chunk) return WATCH_TOO_LARGE;
                 out->model_size += (size_t)got;
                 continue;
             }

@@ -559,6 +559,31 @@ typedef struct clips_job {
     int only_without_mesh;
 } clips_job;
 
+/* A model's textures as a clip job hands them back: sizes only, no
+ * texels or file bytes (the parent keeps its own). */
+static void strip_textures(skv_texture *textures, int count)
+{
+    for (int t = 0; t < count; t++) {
+        textures[t].rgba = NULL, textures[t].encoded = NULL;
+        textures[t].encoded_size = 0;
+    }
+}
+
+/* The size of the block a clip job hands back before its new clips:
+ * the model less its textures' bytes (clips_in_child); 0 if it cannot be
+ * measured (memory: the budget alone then bounds the block). */
+static uint64_t clip_job_carried(const skv_model *model)
+{
+    skv_model bare = *model;
+    bare.textures = model->texture_count > 0 ? malloc((size_t)model->texture_count * sizeof *bare.textures) : NULL;
+    if (model->texture_count > 0 && !bare.textures) return 0;
+    if (bare.textures) memcpy(bare.textures, model->textures, (size_t)model->texture_count * sizeof *bare.textures);
+    strip_textures(bare.textures, bare.texture_count);
+    uint64_t size = blob_size(&bare);
+    free(bare.textures);
+    return size;
+}
+
 /* In the child: adds the clips to its copy of the model and hands that
  * back whole, less its textures (the parent keeps its own). */
 static skv_result clips_in_child(void *arg, guard_channel *channel, skv_model *out, int64_t *extra, skv_error *err)
@@ -571,10 +596,7 @@ static skv_result clips_in_child(void *arg, guard_channel *channel, skv_model *o
     *extra = added;
     if (r != SKV_OK) return r;
     *out = *job->model;
-    for (int t = 0; t < out->texture_count; t++) {
-        out->textures[t].rgba = NULL, out->textures[t].encoded = NULL;
-        out->textures[t].encoded_size = 0;
-    }
+    strip_textures(out->textures, out->texture_count);
     return SKV_OK;
 }
 
@@ -634,8 +656,9 @@ skv_result import_add_clips(skv_model *model, const char *path, const skv_import
     skv_model grown;
     int64_t extra = 0;
     /* The child's block is the whole model with the new clips: the
-     * model's own bytes come on top of the file's budget. */
-    r = guarded_import(path, desc, clips_in_child, &job, blob_size(model), &grown, &extra, err);
+     * model's own bytes (as the child hands them back: no texels) come
+     * on top of the file's budget, which then bounds what it adds. */
+    r = guarded_import(path, desc, clips_in_child, &job, clip_job_carried(model), &grown, &extra, err);
     if (r != SKV_OK) return r;
     if (extra < 0) { /* a file with meshes, left alone (only_without_mesh) */
         model_free(&grown);

@@ -93,10 +93,12 @@ if [ -z "${SKV_SANITIZER_BUILD:-}" ]; then
   # each import, alone and with --anim-file, is whole or out of memory; or
   # (a texture the guarded conversion could not copy: alpha_test.mdl at 2 MB,
   # minigun.MDL at 10-12, which said "could not be loaded") shown in its
-  # material colour with a warning that says memory ran out.
+  # material colour with a warning that says memory ran out. 01_01.bvh's
+  # conversion runs out in the guarded child at 6-7 MB (it said "out of
+  # memory", status 9).
   mdl=/usr/share/assimp/models/MDL
   for files in "$shared/ozz/arnaud.fbx" "$shared/ozz/arnaud.fbx --anim-file $shared/ozz/walk.fbx" \
-    "$mdl/MDL (HL1)/alpha_test.mdl" "$mdl/MDL3 (3DGS A4)/minigun.MDL"; do
+    "$mdl/MDL (HL1)/alpha_test.mdl" "$mdl/MDL3 (3DGS A4)/minigun.MDL" /usr/share/assimp/models/BVH/01_01.bvh; do
     if [ -f "$files" ]; then args=("$files"); else read -r -a args <<<"$files"; fi
     "$skinview" "${args[@]}" --list >"$tmp/whole" 2>&1
     for trust in "" --trust; do
@@ -128,6 +130,21 @@ if [ -z "${SKV_SANITIZER_BUILD:-}" ]; then
       fi
     done
   done
+  # Only Assimp's own words for a failed allocation count: not an OBJ
+  # whose material file is named std::bad_alloc (Assimp logs that it
+  # cannot find it, and reads on), nor a file named bad_alloc.xyz.
+  printf 'mtllib std::bad_alloc\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n' >"$tmp/named.obj"
+  printf 'not a model\n' >"$tmp/bad_alloc.xyz"
+  for trust in "" --trust; do
+    if "$skinview" "$tmp/named.obj" --list $trust >"$tmp/out" 2>"$tmp/err" && grep -q "^meshes: 1 " "$tmp/out"; then
+      echo "ok: an OBJ naming its material file std::bad_alloc imports $trust"
+    else
+      echo "FAIL: an OBJ naming its material file std::bad_alloc $trust:"; sed 's/^/    /' "$tmp/err"
+      failures=$((failures + 1))
+    fi
+    expect 4 "No suitable reader" -- "$shared/gltf/Fox.glb" --anim-file "$tmp/bad_alloc.xyz" --list $trust
+  done
+  expect 4 "No suitable reader" -- "$tmp/bad_alloc.xyz" --list
   # An .md5anim is read into memory before Assimp sees it: one past the
   # budget says so (it had said "empty, or not a regular file").
   mkdir "$tmp/big"

@@ -159,6 +159,9 @@ const struct aiScene *read_scene(const char *path, const unsigned char *bytes, l
 /* --- guard.c --- */
 void memory_bound_begin(memory_bound *bound, const char *path, const skv_import_desc *desc);
 void memory_bound_end(memory_bound *bound);
+/* 1 if Assimp's message (`length` bytes) is its words for a
+ * std::bad_alloc it caught, and nothing else. */
+int is_bad_alloc_message(const char *message, size_t length);
 /* "cannot import: " and Assimp's message, cut and escaped to one line. */
 skv_result fail_import(skv_error *err, const char *message);
 /* Checks the guarded child makes on a scene before converting it: NULL
