@@ -641,10 +641,13 @@ static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, r
                                          solo_palette_avx2, vector_palette_avx2, vector_wide_avx2, solo_frame_avx2,
                                          solo_frame_weighted_avx2};
 /* The rows are 48 bytes: 128-bit streams, as AVX2's. vector_palette and
- * a walk of one channel's frame (solo_frame) are AVX2's too: no machine
- * here (nor valgrind) runs AVX-512 to test builds of their own (written
- * for vector_palette, affine_avx512 for the globals: removed unrun); one
- * 512-bit register a matrix would save ~7 instructions of solo_frame.
+ * a walk of one channel's frame (solo_frame) are AVX2's too. A
+ * vector_palette on affine_avx512's products (~11 instructions a product
+ * against ~22) ran slower on an AVX-512 EPYC (Zen 4, bench/NOTES.md v7t):
+ * worm 9.7 -> 11.3 ns/bone, snake 7.2 -> 8.6, arm 7.5 -> 8.4; the next
+ * product's 128-bit broadcasts of a 512-bit store wait for it, as in the
+ * chains below. One 512-bit register a matrix would save ~7 instructions
+ * of solo_frame (not written: the same wait).
  * vector_wide samples 16 lanes (sample_arc_avx512; sample_avx512 for
  * keys without arcs) and forms AVX2's products: on a lent Xeon (bench/NOTES.md v7r) that ran ozz's run.fbx
  * at 12.3 ns/bone, AVX2's sampler there 14.3.
