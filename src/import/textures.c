@@ -44,8 +44,6 @@ unsigned char *read_whole_file(const char *path, long *size)
     return bytes;
 }
 
-/* Appends a texture; takes `rgba` or `encoded` (malloc'd), freeing it on
- * failure. */
 /* Why a texture's memory could not be had: the guarded child's budget,
  * usually (the conversion runs under it too). */
 static int texture_out_of_memory(importer *im)
@@ -55,15 +53,17 @@ static int texture_out_of_memory(importer *im)
     return -1;
 }
 
+/* Appends a texture; takes `rgba` or `encoded` (malloc'd), freeing it on
+ * failure. Neither: the caller's allocation failed. */
 static int add_texture(importer *im, skv_texture texture, const char *key)
 {
+    if (!texture.rgba && !texture.encoded) return texture_out_of_memory(im);
     skv_model *model = im->model;
     skv_texture *grown = realloc(model->textures, (size_t)(model->texture_count + 1) * sizeof *grown);
     if (grown) model->textures = grown;
     char **keys = realloc(im->texture_keys, (size_t)(model->texture_count + 1) * sizeof *keys);
     if (keys) im->texture_keys = keys;
     char *key_copy = grown && keys ? strdup(key) : NULL; /* resolve_texture compares every key */
-    if (!texture.rgba && !texture.encoded) return texture_out_of_memory(im); /* the callers' allocation */
     if (!key_copy) {
         free(texture.rgba);
         free(texture.encoded);
