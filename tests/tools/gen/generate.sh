@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Writes the generated test models into OUT_DIR (each generator's top
 # comment says what its file holds and why).
-# Usage: tests/tools/gen/generate.sh OUT_DIR SHARED_MODELS_DIR
+# Usage: tests/tools/gen/generate.sh OUT_DIR SHARED_MODELS_DIR [TEST_MODELS_DIR]
 set -euo pipefail
 gen=$(cd "$(dirname "$0")" && pwd)
-out=$1 shared=$2
+out=$1 shared=$2 testmodels=${3:-/usr/share/assimp/models}
 mkdir -p "$out"
 python3 "$gen/gltf_name_clash.py" "$out/name_clash.gltf"
 python3 "$gen/b3d_keys_past_end.py" "$out/keys_past_end.b3d"
@@ -13,6 +13,11 @@ python3 "$gen/fbx_pivots.py" "$out/fbx_pivots.fbx" --variant pivots
 python3 "$gen/fbx_pivots.py" "$out/fbx_mixamo_offsets.fbx" --variant prerotation --transform-mesh
 # library_animation_clips.dae's clip "bend" alone, for the Collada evaluator.
 python3 "$gen/collada_clip.py" "$shared/collada/library_animation_clips.dae" "$out/library_animation_clips_bend.dae" bend
+# Testwuson.X's AnimationSets one at a time, for Irrlicht (it reads all
+# of a file's sets onto one time line).
+for set in Wuson_Run Wuson_Walk Wuson_Bind; do
+  python3 "$gen/x_clip.py" "$testmodels/X/Testwuson.X" "$out/Testwuson_$set.X" "$set"
+done
 python3 "$gen/gltf_morph_skin.py" "$out/morph_skin.gltf"
 python3 "$gen/md5_many_weights.py" "$out/md5_many_weights.md5mesh"
 python3 "$gen/gltf_split.py" "$out/split"
