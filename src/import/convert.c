@@ -685,10 +685,27 @@ int has_own_meshes(const struct aiScene *scene)
     return 0;
 }
 
+/* An FBX Null (Assimp's node metadata IsNull): a helper, not a bone, as
+ * 3ds Max's "Bip01 Footsteps" below the hips (keyed in ozz's clips: a
+ * stick from the hips to the ground, which three.js does not draw). */
+static int fbx_null(const struct aiNode *node)
+{
+    const struct aiMetadata *meta = node ? node->mMetaData : NULL;
+    for (unsigned i = 0; meta && i < meta->mNumProperties; i++)
+        if (meta->mValues[i].mType == AI_BOOL && meta->mValues[i].mData && strcmp(meta->mKeys[i].data, "IsNull") == 0)
+            return *(const unsigned char *)meta->mValues[i].mData != 0; /* a C++ bool */
+    return 0;
+}
+
 /* A file with clips and no mesh (an animation library, a mocap take, a
- * Mixamo download "without skin"): its animated nodes are the skeleton,
- * shown as a stick figure (stick.h). A channel on an FBX pivot helper
- * (NAME_$AssimpFbx$_Rotation) moves the joint NAME. */
+ * Mixamo download "without skin"): its animated nodes and the nodes below
+ * them are the skeleton, shown as a stick figure (stick.h). A channel on
+ * an FBX pivot helper (NAME_$AssimpFbx$_Rotation) moves the joint NAME;
+ * the helpers themselves are no joints, nor FBX Nulls (fbx_null). The
+ * nodes below count because a rig's end joints (a head's or a finger's
+ * tip) are often not keyed: in ozz's run.fbx and jog.fbx 13 of them,
+ * which walk.fbx keys, so the same skeleton showed 55 joints or 68 by
+ * the clip; now 67 in each, three.js's bones. */
 static skv_result convert_skeleton_only(importer *im)
 {
     const struct aiScene *anims = im->anim_scene;
@@ -706,6 +723,21 @@ static skv_result convert_skeleton_only(importer *im)
             int node = channel_node(im, name);
             if (node >= 0 && !joint[node]) joint[node] = 1, joints++;
         }
+    /* FBX Nulls are no joints where the rig has bones that are not
+     * (a rig of Nulls alone keeps them): 2 marks a node the joints reach
+     * through to the nodes below, cleared after. */
+    int bones = 0;
+    for (int n = 0; n < sk->node_count; n++) bones += joint[n] && !fbx_null(im->nodes[n]);
+    for (int n = 0; bones > 0 && n < sk->node_count; n++)
+        if (joint[n] && fbx_null(im->nodes[n])) joint[n] = 2, joints--;
+    /* Nodes come parent first. */
+    for (int n = 0; joints > 0 && n < sk->node_count; n++) {
+        int parent = sk->parents[n];
+        if (joint[n] || parent < 0 || !joint[parent]) continue;
+        joint[n] = 2;
+        if (!strstr(sk->node_names[n], fbx_helper_tag) && !(bones > 0 && fbx_null(im->nodes[n]))) joint[n] = 1, joints++;
+    }
+    for (int n = 0; n < sk->node_count; n++) joint[n] = joint[n] == 1;
     skv_result r = SKV_OK;
     if (joints == 0)
         r = skv_fail(im->err, SKV_ERR_CONTENT, "nothing to show: no triangle meshes, and no clip moves a node");
