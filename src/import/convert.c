@@ -697,15 +697,26 @@ static int fbx_null(const struct aiNode *node)
     return 0;
 }
 
+/* A camera or light of the scene: a node of that name. */
+static int camera_or_light(const struct aiScene *scene, const char *name)
+{
+    for (unsigned i = 0; i < scene->mNumCameras; i++)
+        if (scene->mCameras[i] && strcmp(scene->mCameras[i]->mName.data, name) == 0) return 1;
+    for (unsigned i = 0; i < scene->mNumLights; i++)
+        if (scene->mLights[i] && strcmp(scene->mLights[i]->mName.data, name) == 0) return 1;
+    return 0;
+}
+
 /* A file with clips and no mesh (an animation library, a mocap take, a
  * Mixamo download "without skin"): its animated nodes and the nodes below
  * them are the skeleton, shown as a stick figure (stick.h). A channel on
  * an FBX pivot helper (NAME_$AssimpFbx$_Rotation) moves the joint NAME;
- * the helpers themselves are no joints, nor FBX Nulls (fbx_null). The
- * nodes below count because a rig's end joints (a head's or a finger's
- * tip) are often not keyed: in ozz's run.fbx and jog.fbx 13 of them,
- * which walk.fbx keys, so the same skeleton showed 55 joints or 68 by
- * the clip; now 67 in each, three.js's bones. */
+ * the helpers themselves are no joints, nor cameras and lights below a
+ * joint, nor FBX Nulls that hold no joint (fbx_null). The nodes below
+ * count because a rig's end joints (a head's or a finger's tip) are often
+ * not keyed: in ozz's run.fbx and jog.fbx 13 of them, which walk.fbx
+ * keys, so the same skeleton showed 55 joints or 68 by the clip; now 67
+ * in each, three.js's bones. */
 static skv_result convert_skeleton_only(importer *im)
 {
     const struct aiScene *anims = im->anim_scene;
@@ -723,20 +734,37 @@ static skv_result convert_skeleton_only(importer *im)
             int node = channel_node(im, name);
             if (node >= 0 && !joint[node]) joint[node] = 1, joints++;
         }
-    /* FBX Nulls are no joints where the rig has bones that are not
-     * (a rig of Nulls alone keeps them): 2 marks a node the joints reach
-     * through to the nodes below, cleared after. */
-    int bones = 0;
-    for (int n = 0; n < sk->node_count; n++) bones += joint[n] && !fbx_null(im->nodes[n]);
-    for (int n = 0; bones > 0 && n < sk->node_count; n++)
-        if (joint[n] && fbx_null(im->nodes[n])) joint[n] = 2, joints--;
-    /* Nodes come parent first. */
+    /* The nodes below a joint are joints too (end joints are often not
+     * keyed), but for FBX pivot helpers (2: reached through, cleared
+     * after) and cameras and lights (nor what hangs below them). Nodes
+     * come parent first. */
     for (int n = 0; joints > 0 && n < sk->node_count; n++) {
         int parent = sk->parents[n];
-        if (joint[n] || parent < 0 || !joint[parent]) continue;
-        joint[n] = 2;
-        if (!strstr(sk->node_names[n], fbx_helper_tag) && !(bones > 0 && fbx_null(im->nodes[n]))) joint[n] = 1, joints++;
+        if (joint[n] || parent < 0 || !joint[parent] || camera_or_light(im->scene, sk->node_names[n]) ||
+            camera_or_light(im->scene, sk->node_names[parent]))
+            continue;
+        joint[n] = strstr(sk->node_names[n], fbx_helper_tag) ? 2 : 1;
+        joints += joint[n] == 1;
     }
+    /* An FBX Null with no joint below it ("Bip01 Footsteps") is no joint
+     * where the rig has bones that are not Nulls, cameras or lights (a
+     * rig of Nulls alone keeps them); a Null holding joints stays, so
+     * that they stay one tree. Backwards, children before parents: a node
+     * knows whether a joint is below it (held). */
+    int bones = 0;
+    for (int n = 0; n < sk->node_count; n++)
+        bones += joint[n] == 1 && !fbx_null(im->nodes[n]) && !camera_or_light(im->scene, sk->node_names[n]);
+    unsigned char *held = bones > 0 ? calloc((size_t)sk->node_count, 1) : NULL;
+    if (bones > 0 && !held) {
+        free(joint);
+        return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+    }
+    for (int n = sk->node_count - 1; bones > 0 && n >= 0; n--) {
+        if (joint[n] == 1 && !held[n] && fbx_null(im->nodes[n])) joint[n] = 0, joints--;
+        int parent = sk->parents[n];
+        if (parent >= 0 && (joint[n] == 1 || held[n])) held[parent] = 1;
+    }
+    free(held);
     for (int n = 0; n < sk->node_count; n++) joint[n] = joint[n] == 1;
     skv_result r = SKV_OK;
     if (joints == 0)

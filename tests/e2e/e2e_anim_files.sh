@@ -4,6 +4,7 @@
 #   SPLIT_DIR: tests/tools/gen/gltf_split.py's files; OZZ_DIR: ../shared/models/ozz
 set -uo pipefail
 skinview=$1 split=$2 ozz=$3 out=$4
+generated=$(dirname "$split") # the generated models (tests/tools/gen/generate.sh)
 mkdir -p "$out"
 status=0
 fail() { echo "FAIL: $*"; status=1; }
@@ -53,5 +54,11 @@ grep -q "holds its 67 joints as points and its bones as lines" "$out/walk_export
 [ "$(grep -c '^v ' "$out/walk.obj")" -eq 67 ] || fail "walk.obj: $(grep -c '^v ' "$out/walk.obj") joints, not 67"
 [ "$(grep -c '^l ' "$out/walk.obj")" -eq 66 ] || fail "walk.obj: $(grep -c '^l ' "$out/walk.obj") bones, not 66"
 grep -q '^f ' "$out/walk.obj" && fail "walk.obj holds faces"
+# Which nodes are joints (tests/tools/gen/fbx_rigs.py says why each count).
+for rig in limbs:4 nulls:4 holder:4; do
+  file=$generated/rigs/${rig%%:*}.fbx want=${rig##*:}
+  "$skinview" "$file" --list >/dev/null 2>"$out/rig.err" || fail "${rig%%:*}.fbx --list exited $?"
+  grep -q "its skeleton ($want joints)" "$out/rig.err" || fail "${rig%%:*}.fbx: $(cat "$out/rig.err"), want $want joints"
+done
 [ "$status" -eq 0 ] && echo "e2e_anim_files: all checks passed"
 exit $status

@@ -15,10 +15,16 @@ python3 "$gen/fbx_pivots.py" "$out/fbx_mixamo_offsets.fbx" --variant prerotation
 python3 "$gen/collada_clip.py" "$shared/collada/library_animation_clips.dae" "$out/library_animation_clips_bend.dae" bend
 # Testwuson.X's AnimationSets one at a time, for Irrlicht (it reads all
 # of a file's sets onto one time line).
-for set in Wuson_Run Wuson_Walk Wuson_Bind; do
-  python3 "$gen/x_clip.py" "$testmodels/X/Testwuson.X" "$out/Testwuson_$set.X" "$set"
-done
+if [ -f "$testmodels/X/Testwuson.X" ]; then
+  for set in Wuson_Run Wuson_Walk Wuson_Bind; do
+    python3 "$gen/x_clip.py" "$testmodels/X/Testwuson.X" "$out/Testwuson_$set.X" "$set"
+  done
+else # the reference_x_testwuson* cases then fail for want of their copies
+  echo "generate.sh: $testmodels/X/Testwuson.X not found (assimp-testmodels): its clip copies not written" >&2
+fi
 python3 "$gen/gltf_morph_skin.py" "$out/morph_skin.gltf"
+# Clips without a mesh: which nodes the stick figure makes joints.
+python3 "$gen/fbx_rigs.py" "$out/rigs"
 python3 "$gen/md5_many_weights.py" "$out/md5_many_weights.md5mesh"
 python3 "$gen/gltf_split.py" "$out/split"
 # Materials (issue #19): transparency, sRGB, normal maps, metal and roughness.
