@@ -697,14 +697,21 @@ static int fbx_null(const struct aiNode *node)
     return 0;
 }
 
-/* A camera or light of the scene: a node of that name. */
-static int camera_or_light(const struct aiScene *scene, const char *name)
+/* Marks the scene's cameras and lights in `fixture` (per node): each is
+ * the node of its name. One lookup each, not a search per node (a file
+ * may hold as many as it likes). */
+static void mark_cameras_and_lights(importer *im, unsigned char *fixture)
 {
-    for (unsigned i = 0; i < scene->mNumCameras; i++)
-        if (scene->mCameras[i] && strcmp(scene->mCameras[i]->mName.data, name) == 0) return 1;
-    for (unsigned i = 0; i < scene->mNumLights; i++)
-        if (scene->mLights[i] && strcmp(scene->mLights[i]->mName.data, name) == 0) return 1;
-    return 0;
+    const struct aiScene *scene = im->scene;
+    for (unsigned i = 0; i < scene->mNumCameras + scene->mNumLights; i++) {
+        const struct aiString *name = i < scene->mNumCameras
+                                          ? (scene->mCameras[i] ? &scene->mCameras[i]->mName : NULL)
+                                          : (scene->mLights[i - scene->mNumCameras]
+                                                 ? &scene->mLights[i - scene->mNumCameras]->mName
+                                                 : NULL);
+        int node = name ? lookup(&im->node_by_name, name->data) : -1;
+        if (node >= 0) fixture[node] = 1;
+    }
 }
 
 /* A file with clips and no mesh (an animation library, a mocap take, a
@@ -721,8 +728,12 @@ static skv_result convert_skeleton_only(importer *im)
 {
     const struct aiScene *anims = im->anim_scene;
     skv_skeleton *sk = &im->model->skeleton;
-    unsigned char *joint = calloc((size_t)sk->node_count, 1);
+    /* Per node: joint (0, 1, or 2: below); a camera or light; a joint
+     * below it (the Nulls' pass). */
+    unsigned char *joint = calloc((size_t)sk->node_count, 3);
     if (!joint) return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+    unsigned char *fixture = joint + sk->node_count, *held = fixture + sk->node_count;
+    mark_cameras_and_lights(im, fixture);
     int joints = 0;
     for (unsigned a = 0; a < anims->mNumAnimations; a++)
         for (unsigned c = 0; c < anims->mAnimations[a]->mNumChannels; c++) {
@@ -740,9 +751,7 @@ static skv_result convert_skeleton_only(importer *im)
      * come parent first. */
     for (int n = 0; joints > 0 && n < sk->node_count; n++) {
         int parent = sk->parents[n];
-        if (joint[n] || parent < 0 || !joint[parent] || camera_or_light(im->scene, sk->node_names[n]) ||
-            camera_or_light(im->scene, sk->node_names[parent]))
-            continue;
+        if (joint[n] || parent < 0 || !joint[parent] || fixture[n] || fixture[parent]) continue;
         joint[n] = strstr(sk->node_names[n], fbx_helper_tag) ? 2 : 1;
         joints += joint[n] == 1;
     }
@@ -752,19 +761,12 @@ static skv_result convert_skeleton_only(importer *im)
      * that they stay one tree. Backwards, children before parents: a node
      * knows whether a joint is below it (held). */
     int bones = 0;
-    for (int n = 0; n < sk->node_count; n++)
-        bones += joint[n] == 1 && !fbx_null(im->nodes[n]) && !camera_or_light(im->scene, sk->node_names[n]);
-    unsigned char *held = bones > 0 ? calloc((size_t)sk->node_count, 1) : NULL;
-    if (bones > 0 && !held) {
-        free(joint);
-        return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
-    }
+    for (int n = 0; n < sk->node_count; n++) bones += joint[n] == 1 && !fixture[n] && !fbx_null(im->nodes[n]);
     for (int n = sk->node_count - 1; bones > 0 && n >= 0; n--) {
         if (joint[n] == 1 && !held[n] && fbx_null(im->nodes[n])) joint[n] = 0, joints--;
         int parent = sk->parents[n];
         if (parent >= 0 && (joint[n] == 1 || held[n])) held[parent] = 1;
     }
-    free(held);
     for (int n = 0; n < sk->node_count; n++) joint[n] = joint[n] == 1;
     skv_result r = SKV_OK;
     if (joints == 0)
