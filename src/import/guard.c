@@ -133,12 +133,18 @@ void memory_bound_end(memory_bound *bound)
  * character is at most 4 bytes), so the line shows that it was cut. */
 enum { MESSAGE_CHARS = 300, GUARD_MESSAGE_BYTES = 4 * MESSAGE_CHARS + 16 };
 
+/* The budget's words, wherever it ran out. */
+#define RAN_OUT "ran out of the memory it may use for one file (--import-memory)"
+
+skv_result fail_ran_out(skv_error *err)
+{
+    return skv_fail(err, SKV_ERR_IMPORT, "cannot import: Assimp " RAN_OUT);
+}
+
 /* "cannot import: " and Assimp's message, cut and escaped to one line. */
 skv_result fail_import(skv_error *err, const char *message)
 {
-    if (is_bad_alloc_message(message, strlen(message)))
-        return skv_fail(err, SKV_ERR_IMPORT, "cannot import: Assimp ran out of the memory it may use for one file "
-                        "(--import-memory)");
+    if (is_bad_alloc_message(message, strlen(message))) return fail_ran_out(err);
     char line[sizeof(skv_error) - sizeof "cannot import: "]; /* so the "…" is not cut off */
     return skv_fail(err, SKV_ERR_IMPORT, "cannot import: %s", text_line(line, sizeof line, message, MESSAGE_CHARS));
 }
@@ -460,8 +466,7 @@ static void run_child(const char *path, const skv_import_desc *desc, guarded_wor
         }
     }
     if (r == SKV_ERR_MEMORY) /* past the budget above, as Assimp's own run-out (fail_import) */
-        r = skv_fail(&err, SKV_ERR_IMPORT, "cannot import: converting it ran out of the memory it may use for "
-                     "one file (--import-memory)");
+        r = skv_fail(&err, SKV_ERR_IMPORT, "cannot import: converting it " RAN_OUT);
     if (r != SKV_OK) {
         /* The parent keeps only the start; no need to send more. */
         size_t length = strlen(err.message);

@@ -136,6 +136,23 @@ static const struct aiScene *read_model_file(const char *path, const unsigned ch
     return scene;
 }
 
+/* Ends the read's memory bound; where Assimp ran out of memory while it
+ * read (memory_bound, ran_out) the scene it may still have returned is
+ * not whole: released, with its durations, and *scene NULL. Returns
+ * ran_out. */
+static int read_end(memory_bound *bound, const struct aiScene **scene, double **durations)
+{
+    memory_bound_end(bound);
+    if (!bound->ran_out) return 0;
+    if (*scene) aiReleaseImport(*scene);
+    *scene = NULL;
+    if (durations) {
+        free(*durations);
+        *durations = NULL;
+    }
+    return 1;
+}
+
 /* The .md5anim beside an .md5mesh whose scene has no clip (find_md5anim),
  * read as the mesh was (import_md5anim_checked, under the same memory
  * bound). NULL with anim_path empty where there is none; NULL with `why`
@@ -151,12 +168,7 @@ static const struct aiScene *md5anim_beside(const struct aiScene *scene, const c
     memory_bound bound;
     memory_bound_begin(&bound, anim_path, desc);
     const struct aiScene *anim = import_md5anim_checked(anim_path, mode, why);
-    memory_bound_end(&bound);
-    if (bound.ran_out) {
-        if (anim) aiReleaseImport(anim);
-        fail_import(why, "std::bad_alloc");
-        return NULL;
-    }
+    if (read_end(&bound, &anim, NULL)) fail_ran_out(why);
     return anim;
 }
 
@@ -349,15 +361,11 @@ static skv_result import_in_process(const char *path, const skv_import_desc *des
     const char *unread;
     const struct aiScene *scene =
         read_model_file(path, trimmed, trimmed_size, "dae", flags, &file_durations, &unread);
-    memory_bound_end(&bound);
+    int ran_out = read_end(&bound, &scene, &file_durations);
     int vcounts_trimmed = trimmed != NULL;
     free(trimmed);
-    if (scene && bound.ran_out) { /* not whole, though Assimp returned it */
-        aiReleaseImport(scene);
-        free(file_durations);
-        scene = NULL;
-    }
-    if (!scene) return fail_import(err, bound.ran_out ? "std::bad_alloc" : unread ? unread : aiGetErrorString());
+    if (ran_out) return fail_ran_out(err);
+    if (!scene) return fail_import(err, unread ? unread : aiGetErrorString());
     const char *refused = mode == IMPORT_IN_CHILD ? scene_refused(scene, path, vcounts_trimmed ? trimmed_size : -1) : NULL;
     if (refused) {
         free(file_durations);
@@ -431,11 +439,8 @@ static skv_result add_clips_in_process(skv_model *model, const char *path, const
     const struct aiScene *scene =
         md5anim_file ? import_md5anim_checked(path, mode, &why)
                      : read_model_file(path, NULL, 0, NULL, import_flags, &file_durations, &unread);
-    memory_bound_end(&bound);
-    if (bound.ran_out) { /* not whole, though Assimp may have returned it */
-        if (scene) aiReleaseImport(scene);
-        free(file_durations);
-        fail_import(&why, "std::bad_alloc");
+    if (read_end(&bound, &scene, &file_durations)) {
+        fail_ran_out(&why);
         return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: %s", path, why.message);
     }
     if (!scene && md5anim_file) return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: %s", path, why.message);

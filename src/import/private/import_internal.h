@@ -162,6 +162,8 @@ void memory_bound_end(memory_bound *bound);
 /* 1 if Assimp's message (`length` bytes) is its words for a
  * std::bad_alloc it caught, and nothing else. */
 int is_bad_alloc_message(const char *message, size_t length);
+/* "cannot import: " and that Assimp ran out of the memory budget. */
+skv_result fail_ran_out(skv_error *err);
 /* "cannot import: " and Assimp's message, cut and escaped to one line. */
 skv_result fail_import(skv_error *err, const char *message);
 /* Checks the guarded child makes on a scene before converting it: NULL
