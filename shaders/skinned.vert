@@ -9,15 +9,57 @@
 layout(location = SKV_ATTR_POSITION) in vec3 a_position;
 layout(location = SKV_ATTR_NORMAL) in vec3 a_normal;
 layout(location = SKV_ATTR_UV) in vec2 a_uv;
-layout(location = SKV_ATTR_BONE_IDS) in ivec4 a_bone_ids; // integer attribute
-layout(location = SKV_ATTR_WEIGHTS) in vec4 a_weights;
 // Tangents (models with normal maps): xyz along +u, w the bitangent's
 // side. Without the attribute GL supplies (0, 0, 0, 1): no tangent.
 layout(location = SKV_ATTR_TANGENT) in vec4 a_tangent;
+
+// The vertex's slots: bone IDs and weights, largest weight first, 0 in
+// those it does not use (skin.c, skin_pack_influences); slots 5-8 in the
+// _1 pair with 8 slots. A single draw reads them as vertex attributes. A
+// crowd pulls them by gl_VertexID from buffer textures over the same
+// buffers: on a lent H100, whose few graphics units fetch vertex
+// attributes slowly, the attributes were the crowd draw's limit. Pulled,
+// BCN's crowd at 60 fps went from 1,280 characters to 1,920-2,048 (8
+// slots: 960 to 1,664-1,792), Fox's from 7,680-8,192 to 11,264; the
+// lists, which read no slot attribute, held 2,048 already. llvmpipe
+// draws the same within noise (bench/NOTES.md v7u).
+ivec4 slot_ids;
+vec4 slot_weights;
 #if SKV_INFLUENCE_SLOTS > 4
-layout(location = SKV_ATTR_BONE_IDS_1) in ivec4 a_bone_ids_1; // slots 5-8
+ivec4 slot_ids_1;
+vec4 slot_weights_1;
+#endif
+#if SKV_INSTANCED
+uniform usamplerBuffer u_slot_ids;  // RGBA16UI: SKV_INFLUENCE_SLOTS / 4 texels a GPU vertex
+uniform samplerBuffer u_slot_weights; // RGBA32F, likewise
+#else
+layout(location = SKV_ATTR_BONE_IDS) in ivec4 a_bone_ids; // integer attribute
+layout(location = SKV_ATTR_WEIGHTS) in vec4 a_weights;
+#if SKV_INFLUENCE_SLOTS > 4
+layout(location = SKV_ATTR_BONE_IDS_1) in ivec4 a_bone_ids_1;
 layout(location = SKV_ATTR_WEIGHTS_1) in vec4 a_weights_1;
 #endif
+#endif
+
+void read_slots()
+{
+#if SKV_INSTANCED
+    int first = gl_VertexID * (SKV_INFLUENCE_SLOTS / 4);
+    slot_ids = ivec4(texelFetch(u_slot_ids, first));
+    slot_weights = texelFetch(u_slot_weights, first);
+#if SKV_INFLUENCE_SLOTS > 4
+    slot_ids_1 = ivec4(texelFetch(u_slot_ids, first + 1));
+    slot_weights_1 = texelFetch(u_slot_weights, first + 1);
+#endif
+#else
+    slot_ids = a_bone_ids;
+    slot_weights = a_weights;
+#if SKV_INFLUENCE_SLOTS > 4
+    slot_ids_1 = a_bone_ids_1;
+    slot_weights_1 = a_weights_1;
+#endif
+#endif
+}
 
 #if SKV_MORPH && !SKV_INSTANCED
 // Morph targets (blend shapes), added before skinning (src/morph.h;
@@ -182,6 +224,9 @@ void main()
 {
     vec3 position = a_position;
     vec3 normal = a_normal;
+#if !SKV_INFLUENCE_LISTS
+    read_slots();
+#endif
 #if SKV_MORPH && !SKV_INSTANCED
     morph(position, normal);
 #endif
@@ -199,16 +244,16 @@ void main()
         add_influence(int(pair.x), pair.y, pivot);
     }
 #else
-    vec4 pivot = dq_real[a_bone_ids.x];
-    add_influence(a_bone_ids.x, a_weights.x, pivot);
-    add_influence(a_bone_ids.y, a_weights.y, pivot);
-    add_influence(a_bone_ids.z, a_weights.z, pivot);
-    add_influence(a_bone_ids.w, a_weights.w, pivot);
+    vec4 pivot = dq_real[slot_ids.x];
+    add_influence(slot_ids.x, slot_weights.x, pivot);
+    add_influence(slot_ids.y, slot_weights.y, pivot);
+    add_influence(slot_ids.z, slot_weights.z, pivot);
+    add_influence(slot_ids.w, slot_weights.w, pivot);
 #if SKV_INFLUENCE_SLOTS > 4
-    add_influence(a_bone_ids_1.x, a_weights_1.x, pivot);
-    add_influence(a_bone_ids_1.y, a_weights_1.y, pivot);
-    add_influence(a_bone_ids_1.z, a_weights_1.z, pivot);
-    add_influence(a_bone_ids_1.w, a_weights_1.w, pivot);
+    add_influence(slot_ids_1.x, slot_weights_1.x, pivot);
+    add_influence(slot_ids_1.y, slot_weights_1.y, pivot);
+    add_influence(slot_ids_1.z, slot_weights_1.z, pivot);
+    add_influence(slot_ids_1.w, slot_weights_1.w, pivot);
 #endif
 #endif
     float len = length(blend_real);
@@ -235,15 +280,15 @@ void main()
     // Tangents lie in the surface: they move like positions, not normals.
     vec3 skinned_tangent = mat3(skin) * a_tangent.xyz;
 #else
-    mat4 skin = bone(a_bone_ids.x) * a_weights.x
-              + bone(a_bone_ids.y) * a_weights.y
-              + bone(a_bone_ids.z) * a_weights.z
-              + bone(a_bone_ids.w) * a_weights.w;
+    mat4 skin = bone(slot_ids.x) * slot_weights.x
+              + bone(slot_ids.y) * slot_weights.y
+              + bone(slot_ids.z) * slot_weights.z
+              + bone(slot_ids.w) * slot_weights.w;
 #if SKV_INFLUENCE_SLOTS > 4
-    skin += bone(a_bone_ids_1.x) * a_weights_1.x
-          + bone(a_bone_ids_1.y) * a_weights_1.y
-          + bone(a_bone_ids_1.z) * a_weights_1.z
-          + bone(a_bone_ids_1.w) * a_weights_1.w;
+    skin += bone(slot_ids_1.x) * slot_weights_1.x
+          + bone(slot_ids_1.y) * slot_weights_1.y
+          + bone(slot_ids_1.z) * slot_weights_1.z
+          + bone(slot_ids_1.w) * slot_weights_1.w;
 #endif
     vec4 skinned = skin * vec4(position, 1.0);
     // Inverse transpose (up to a factor): stays right under non-uniform scale.
@@ -280,17 +325,17 @@ void main()
     }
 #else
     if (u_shade_mode == SKV_SHADE_WEIGHTS) {
-        v_value = (a_bone_ids.x == u_selected_bone ? a_weights.x : 0.0) + (a_bone_ids.y == u_selected_bone ? a_weights.y : 0.0)
-                + (a_bone_ids.z == u_selected_bone ? a_weights.z : 0.0) + (a_bone_ids.w == u_selected_bone ? a_weights.w : 0.0);
+        v_value = (slot_ids.x == u_selected_bone ? slot_weights.x : 0.0) + (slot_ids.y == u_selected_bone ? slot_weights.y : 0.0)
+                + (slot_ids.z == u_selected_bone ? slot_weights.z : 0.0) + (slot_ids.w == u_selected_bone ? slot_weights.w : 0.0);
 #if SKV_INFLUENCE_SLOTS > 4
-        v_value += (a_bone_ids_1.x == u_selected_bone ? a_weights_1.x : 0.0) + (a_bone_ids_1.y == u_selected_bone ? a_weights_1.y : 0.0)
-                 + (a_bone_ids_1.z == u_selected_bone ? a_weights_1.z : 0.0) + (a_bone_ids_1.w == u_selected_bone ? a_weights_1.w : 0.0);
+        v_value += (slot_ids_1.x == u_selected_bone ? slot_weights_1.x : 0.0) + (slot_ids_1.y == u_selected_bone ? slot_weights_1.y : 0.0)
+                 + (slot_ids_1.z == u_selected_bone ? slot_weights_1.z : 0.0) + (slot_ids_1.w == u_selected_bone ? slot_weights_1.w : 0.0);
 #endif
     } else if (u_shade_mode == SKV_SHADE_INFLUENCES) {
-        vec4 used = step(vec4(1e-6), a_weights);
+        vec4 used = step(vec4(1e-6), slot_weights);
         v_value = dot(used, vec4(1.0));
 #if SKV_INFLUENCE_SLOTS > 4
-        v_value += dot(step(vec4(1e-6), a_weights_1), vec4(1.0));
+        v_value += dot(step(vec4(1e-6), slot_weights_1), vec4(1.0));
 #endif
     }
 #endif

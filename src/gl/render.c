@@ -198,16 +198,21 @@ static void find_uniforms(GLuint p, skv_uniforms *u)
     u->morph_first_vertex = glGetUniformLocation(p, "u_morph_first_vertex");
     u->influence_starts = glGetUniformLocation(p, "u_influence_starts");
     u->influence_pairs = glGetUniformLocation(p, "u_influence_pairs");
+    u->slot_ids = glGetUniformLocation(p, "u_slot_ids");
+    u->slot_weights = glGetUniformLocation(p, "u_slot_weights");
 }
 
 /* Texture units: 0 the material's base colour, 1 the crowd's palettes,
  * 2-3 morph targets, 4-7 the material's other maps, 8-9 the influence
- * lists (--influences all; read by the vertex shader). */
+ * lists (--influences all; read by the vertex shader), 10-11 the crowd's
+ * slots (bone IDs, weights). */
 #define MORPH_DELTA_UNIT 2
 #define MORPH_WEIGHT_UNIT 3
 #define MAP_UNIT_FIRST 4 /* + slot - 1 for SKV_TEX_METAL_ROUGH .. SKV_TEX_EMISSIVE */
 #define INFLUENCE_START_UNIT 8
 #define INFLUENCE_PAIR_UNIT 9
+#define SLOT_ID_UNIT 10
+#define SLOT_WEIGHT_UNIT 11
 
 /* The morph targets' buffers (render.h). Returns 0, or -1 when memory
  * runs out; a GPU that cannot hold them shows as a GL error. */
@@ -597,6 +602,7 @@ void render_destroy(skv_renderer *renderer)
     if (renderer->morph_textures[0]) glDeleteTextures(2, renderer->morph_textures);
     if (renderer->influence_buffers[0]) glDeleteBuffers(2, renderer->influence_buffers);
     if (renderer->influence_textures[0]) glDeleteTextures(2, renderer->influence_textures);
+    if (renderer->slot_textures[0]) glDeleteTextures(2, renderer->slot_textures);
     free(renderer->draw_palette);
     free(renderer->dq_bones);
     free(renderer->dq_upload);
@@ -867,6 +873,22 @@ skv_result render_enable_crowd_with(skv_renderer *renderer, const skv_model *mod
         return skv_fail(err, SKV_ERR_GPU, "a crowd of %d: %lld palette texels, the GPU takes %d", max_instances,
                         texels, (int)max_texels);
     }
+    /* The slots' buffer textures: 4 slots a texel. */
+    int gpu_vertices = renderer->draws.split ? renderer->draws.vertex_count : model->vertex_count;
+    long long slot_texels = (long long)gpu_vertices * (model->influence_slots / 4);
+    if (slot_texels > max_texels) {
+        if (program) glDeleteProgram(program);
+        return skv_fail(err, SKV_ERR_GPU, "a crowd of this model: %lld texels of bone slots, the GPU takes %d",
+                        slot_texels, (int)max_texels);
+    }
+    if (!renderer->slot_textures[0]) {
+        glGenTextures(2, renderer->slot_textures);
+        glBindTexture(GL_TEXTURE_BUFFER, renderer->slot_textures[0]);
+        glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA16UI, renderer->buffers[3]);
+        glBindTexture(GL_TEXTURE_BUFFER, renderer->slot_textures[1]);
+        glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, renderer->buffers[4]);
+        glBindTexture(GL_TEXTURE_BUFFER, 0);
+    }
     if (program && renderer->crowd_program && program != renderer->crowd_program) {
         glDeleteProgram(renderer->crowd_program);
         renderer->crowd_program = 0;
@@ -911,6 +933,8 @@ static void bind_crowd(skv_renderer *renderer, const skv_model *model, const flo
     glUniform1i(u->grid_columns, grid_columns > 0 ? grid_columns : 1);
     glUniform1f(u->grid_spacing, grid_spacing);
     bind_influence_lists(renderer, u);
+    if (u->slot_ids >= 0)
+        bind_buffer_textures(renderer->slot_textures, SLOT_ID_UNIT, SLOT_WEIGHT_UNIT, u->slot_ids, u->slot_weights);
 }
 
 /* All characters: their palettes into the texture buffer (one upload),

@@ -52,6 +52,7 @@ typedef struct skv_uniforms {
     GLint morph_deltas, morph_weights, morph_first_target, morph_count, morph_base, morph_vertices,
         morph_first_vertex; /* programs with morph targets */
     GLint influence_starts, influence_pairs; /* programs with influence lists */
+    GLint slot_ids, slot_weights;            /* the crowd's program: the slots as buffer textures */
 } skv_uniforms;
 
 /* How the model's surface is coloured (skinned.frag). The shaders get
@@ -92,6 +93,10 @@ typedef struct skv_renderer {
     GLuint crowd_program;
     skv_uniforms crowd_uniforms;
     GLuint crowd_buffer, crowd_texture;
+    /* The crowd's vertices read their slots by gl_VertexID from these
+     * views of buffers[3] (bone IDs, RGBA16UI) and buffers[4] (weights,
+     * RGBA32F), not as vertex attributes (skinned.vert says why). */
+    GLuint slot_textures[2];
     /* Dual-quaternion skinning (render_enable_dual_quaternion), and the
      * per-upload conversion buffers. */
     GLuint dq_program;
