@@ -4,22 +4,34 @@
 // tools/setup-oracle.sh installed three.js (it copies this file there).
 //
 //   node three_skeleton.mjs MODEL OUT_{t}.json --time T[,T...] [--action NAME]
-//        [--anim-file FILE]... [--joints]
+//        [--anim-file FILE]... [--joints | --stick-mesh]
 //
-// MODEL and each --anim-file are read with three's FBXLoader (.fbx) or
-// GLTFLoader (.gltf/.glb). The clip NAME (default: the first) is taken from
+// MODEL and each --anim-file are read with three's FBXLoader (.fbx),
+// GLTFLoader (.gltf/.glb) or BVHLoader (.bvh: one skeleton, one clip).
+// The clip NAME (default: the first) is taken from
 // the anim files if any, else from MODEL, and played on MODEL with
 // three's AnimationMixer, which binds tracks to objects by name - the way
 // Skinview's --anim-file binds channels to nodes. Output (the skinned-points
 // JSON of ../shared/oracle/compare.py): with --joints, the world position
 // of every bone of MODEL (joints of a skeleton without a mesh); else every
-// skinned vertex (CPU linear blend, three's applyBoneTransform). FBX: the
+// skinned vertex (CPU linear blend, three's applyBoneTransform); with
+// --stick-mesh, the mesh Assimp builds for a skeleton without one (its
+// SkeletonMeshBuilder, which the BVH reader calls), posed by three's bones:
+// per joint, a pointer of 12 points to each child further than 1e-4
+// (the child's rest position, and +-front, +-side at a tenth of its
+// distance around the joint: up the child's direction, front = up x
+// (1,0,0), or x (0,1,0) where up is within acos 0.99 of x; side = front x
+// up); at a joint without children a knob of 24 points, +-0.18 x its own
+// rest offset's length on each axis. Each point rides its joint rigidly,
+// as Assimp weights them. Only the shape is Assimp's; the pose is three's
+// reading of the file. FBX: the
 // loader's Z-up root rotation is undone, as Assimp keeps the file's axes.
 // Time: absolute seconds on the clip's time line.
 import fs from 'fs';
 import * as THREE from 'three';
 import { FBXLoader } from 'three/examples/jsm/loaders/FBXLoader.js';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
 
 globalThis.window ??= { innerWidth: 1, innerHeight: 1 };
 globalThis.ProgressEvent ??= class extends Event {};
@@ -29,13 +41,19 @@ const value = (flag, fallback) => (args.includes(flag) ? args[args.indexOf(flag)
 const values = flag => args.flatMap((a, i) => (a === flag ? [args[i + 1]] : []));
 const [model, out] = args.filter((a, i) => !a.startsWith('--') && !(i > 0 && ['--time', '--action', '--anim-file'].includes(args[i - 1])));
 if (!model || !out) {
-  console.error('usage: node three_skeleton.mjs MODEL OUT_{t}.json --time T[,T...] [--action NAME] [--anim-file FILE]... [--joints]');
+  console.error('usage: node three_skeleton.mjs MODEL OUT_{t}.json --time T[,T...] [--action NAME] [--anim-file FILE]... [--joints | --stick-mesh]');
   process.exit(2);
 }
 
 async function load(file) {
   const bytes = fs.readFileSync(file);
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  if (/\.bvh$/i.test(file)) {
+    const { skeleton, clip } = new BVHLoader().parse(bytes.toString('latin1'));
+    const group = new THREE.Group();
+    group.add(skeleton.bones[0]);
+    return { scene: group, animations: [clip] };
+  }
   if (/\.fbx$/i.test(file)) {
     const group = new FBXLoader().parse(buffer, '');
     group.rotation.set(0, 0, 0);
@@ -54,6 +72,32 @@ if (!clip) {
   process.exit(1);
 }
 const root = base.scene;
+// The stick mesh's points in each joint's own frame, from the rest pose
+// (before the clip moves anything).
+const stick = [];
+if (args.includes('--stick-mesh')) {
+  root.traverse(o => {
+    if (!o.isBone) return;
+    const local = [];
+    const children = o.children.filter(c => c.isBone);
+    if (children.length) {
+      for (const c of children) {
+        const to = c.position.clone(), length = to.length();
+        if (length < 1e-4) continue;
+        const up = to.clone().normalize();
+        const orth = Math.abs(up.x) > 0.99 ? new THREE.Vector3(0, 1, 0) : new THREE.Vector3(1, 0, 0);
+        const front = up.clone().cross(orth).normalize(), side = front.clone().cross(up).normalize();
+        const f = front.multiplyScalar(0.1 * length), s = side.multiplyScalar(0.1 * length);
+        local.push(f.clone().negate(), to, s.clone().negate(), s.clone().negate(), to, f, f, to, s, s, to, f.clone().negate());
+      }
+    } else {
+      const k = 0.18 * o.position.length();
+      for (const [x, y, z] of [[-k, 0, 0], [k, 0, 0], [0, -k, 0], [0, k, 0], [0, 0, -k], [0, 0, k]])
+        for (let n = 0; n < 4; n++) local.push(new THREE.Vector3(x, y, z)); // the knob's 24 corners: 4 at each tip
+    }
+    stick.push({ joint: o, local: local.map(v => v.clone()) });
+  });
+}
 const mixer = new THREE.AnimationMixer(root);
 const action = mixer.clipAction(clip);
 action.setLoop(THREE.LoopOnce);
@@ -65,7 +109,13 @@ for (const token of value('--time', '0').split(',')) {
   root.updateMatrixWorld(true);
   const positions = [];
   const v = new THREE.Vector3();
-  if (args.includes('--joints')) {
+  if (args.includes('--stick-mesh')) {
+    for (const { joint, local } of stick)
+      for (const p of local) {
+        v.copy(p).applyMatrix4(joint.matrixWorld);
+        positions.push(v.x, v.y, v.z);
+      }
+  } else if (args.includes('--joints')) {
     root.traverse(o => {
       if (o.isBone) {
         v.setFromMatrixPosition(o.matrixWorld);
