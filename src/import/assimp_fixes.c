@@ -39,6 +39,8 @@ const assimp_fix assimp_fixes[ASSIMP_FIX_COUNT] = {
     [ASSIMP_FIX_MD5_EXTENSION_CASE] = {0, 0, ".md5mesh", "reopens BOB.MD5MESH as BOB.md5mesh", NULL},
     /* detect: md5_scale_fix_applies; repair: convert_clips sets the scale keys to 1 */
     [ASSIMP_FIX_MD5_SCALE_NOISE] = {0, 0, ".md5mesh", "scale keys of 1 +- 1.3e-6 in a format without scale", NULL},
+    /* detect and repair: hl1_duration, in convert_clips */
+    [ASSIMP_FIX_HL1_DURATION] = {0, 0, ".mdl", "HL1 clips last fps x frames ticks: a second a frame", NULL},
     /* detect: last_key_time past mDuration; repair: read_scene extends the duration */
     [ASSIMP_FIX_KEYS_PAST_DURATION] = {0, 0, NULL, "validation rejects keys past a clip's duration", NULL},
     /* detect and repair: skip_join */
@@ -260,6 +262,23 @@ int skip_join(const struct aiScene *scene)
         if (corners >= 2 * (size_t)mesh->mNumVertices) return 1;
     }
     return 0;
+}
+
+/* Assimp's HL1 MDL reader (5.2 and 5.4 alike) keys a sequence's frames at
+ * ticks 0 .. numframes - 1, ticks per second the sequence's fps, and gives
+ * the clip a duration of fps x numframes ticks: a second for every frame.
+ * man.mdl's walk, 26 frames at 30 fps, lasts 26 s, of which 0.83 s move
+ * (chrome_sphere's idle: 221 s, 8.8 s moving). A Half-Life sequence loops
+ * over numframes - 1 frames at fps (its last frame is its first again),
+ * as Irrlicht's reader also plays it, so that is the clip's duration: its
+ * last key. Only a clip of that exact signature, in a scene of Assimp's
+ * HL1 reader (root "<MDL_root>"), is changed; 0 stays 0 (the conversion's
+ * rule for a clip without a duration then holds its one frame). Returns
+ * the duration to use. */
+double hl1_duration(const struct aiScene *scene, double duration, double ticks_per_second, double last_key)
+{
+    if (!scene || !scene->mRootNode || strcmp(scene->mRootNode->mName.data, "<MDL_root>") != 0) return duration;
+    return duration > 0.0 && duration == ticks_per_second * (last_key + 1.0) ? last_key : duration;
 }
 
 /* The latest key time of a clip, over every kind of channel. */

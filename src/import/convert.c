@@ -1252,6 +1252,7 @@ skv_result convert_clips(importer *im)
         if (convert_morph_channels(im, src, clip, &last_key) != 0)
             return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
         double file_duration = im->file_durations ? im->file_durations[a] : src->mDuration;
+        if (im->hl1_fix) file_duration = hl1_duration(scene, file_duration, src->mTicksPerSecond, last_key_time(src));
         clip->duration_ticks = file_duration;
         if (!(clip->duration_ticks > 0.0) || !isfinite(clip->duration_ticks)) {
             clip->duration_ticks = last_key;
@@ -1452,7 +1453,8 @@ skv_result convert_scene(const struct aiScene *scene, const struct aiScene *anim
     importer im = {.scene = scene, .anim_scene = anim_scene, .file_durations = file_durations,
                    .model = model, .err = err,
                    .fbx_offset_fix = fbx_offset_fix_applies(path), .fbx_bind_fix = fbx_bind_fix_applies(path),
-                   .md5_scale_fix = md5_scale_fix_applies(path)};
+                   .md5_scale_fix = md5_scale_fix_applies(path),
+                   .hl1_fix = assimp_fix_applies(ASSIMP_FIX_HL1_DURATION, path)};
     model->path = strdup(path);
     im.folder = strdup(path);
     if (!model->path || !im.folder) {

@@ -484,7 +484,8 @@ static skv_result add_clips_in_process(skv_model *model, const char *path, const
      * pose), then moved over. */
     skv_model scratch = {.skeleton = model->skeleton, .influence_slots = model->influence_slots};
     importer im = {.scene = scene, .anim_scene = anim_scene, .file_durations = anim_scene == scene ? file_durations : NULL,
-                   .model = &scratch, .err = err, .existing = model, .md5_scale_fix = md5_scale_fix_applies(path)};
+                   .model = &scratch, .err = err, .existing = model, .md5_scale_fix = md5_scale_fix_applies(path),
+                   .hl1_fix = assimp_fix_applies(ASSIMP_FIX_HL1_DURATION, path)};
     skv_skeleton *sk = &model->skeleton;
     for (int n = 0; n < sk->node_count; n++) {
         if (shgeti(im.node_by_name, sk->node_names[n]) < 0) shput(im.node_by_name, sk->node_names[n], n);

@@ -62,6 +62,7 @@ typedef struct importer {
     int fbx_offset_fix;  /* fbx_mesh_correction applies (Assimp 5.4 FBX) */
     int fbx_bind_fix;    /* fbx_offsets_from_rest may apply (Assimp 5.2 FBX) */
     int md5_scale_fix;   /* the clips' scale keys are 1 (md5_scale_fix_applies) */
+    int hl1_fix;         /* an .mdl: its clips may need hl1_duration */
     int huge_offsets;    /* bone offsets beyond SKV_MAX_MAGNITUDE, replaced by identity */
 } importer;
 
@@ -110,6 +111,7 @@ typedef enum assimp_fix_id {
     ASSIMP_FIX_MD5ANIM_CASE,          /* MD5 */
     ASSIMP_FIX_MD5_SCALE_NOISE,       /* MD5 */
     ASSIMP_FIX_MD5_EXTENSION_CASE,    /* MD5 */
+    ASSIMP_FIX_HL1_DURATION,          /* HL1 MDL */
     ASSIMP_FIX_KEYS_PAST_DURATION,    /* every format (B3D) */
     ASSIMP_FIX_JOIN_QUADRATIC,        /* every format */
     ASSIMP_FIX_COUNT
@@ -128,6 +130,7 @@ int assimp_fix_applies(assimp_fix_id id, const char *path);
 int fbx_offset_fix_applies(const char *path);
 int fbx_bind_fix_applies(const char *path);
 int md5_scale_fix_applies(const char *path);
+double hl1_duration(const struct aiScene *scene, double duration, double ticks_per_second, double last_key);
 int offsets_all_equal(const struct aiMesh *src);
 /* inverse(rest global of node) * m, the offset a bone of that node should
  * have had (see fbx_bind_fix_applies). */
