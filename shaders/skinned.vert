@@ -17,12 +17,13 @@ layout(location = SKV_ATTR_TANGENT) in vec4 a_tangent;
 // those it does not use (skin.c, skin_pack_influences); slots 5-8 in the
 // _1 pair with 8 slots. A single draw reads them as vertex attributes. A
 // crowd pulls them by gl_VertexID from buffer textures over the same
-// buffers: on a lent H100, whose few graphics units fetch vertex
-// attributes slowly, the attributes were the crowd draw's limit. Pulled,
-// BCN's crowd at 60 fps went from 1,280 characters to 1,920-2,048 (8
-// slots: 960 to 1,664-1,792), Fox's from 7,680-8,192 to 11,264; the
-// lists, which read no slot attribute, held 2,048 already. llvmpipe
-// draws the same within noise (bench/NOTES.md v7u).
+// buffers: on a lent H100 (a compute part with few graphics units) the
+// crowd's vertex rate fell with each attribute a vertex read (Fox: 0.33 G
+// vertices/s with the lists' 3, 0.22 G with 4 slots' 5, 0.167 G with 8
+// slots' 7). Pulled, BCN's crowd at 60 fps went from 1,280 characters to
+// 1,920-2,048 (8 slots: 960 to 1,664-1,792), Fox's from 7,680-8,192 to
+// 11,264; the lists, which read no slot attribute, held 1,920-2,048
+// already. llvmpipe draws the same within noise (bench/NOTES.md v7u).
 ivec4 slot_ids;
 vec4 slot_weights;
 #if SKV_INFLUENCE_SLOTS > 4

@@ -514,7 +514,20 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
     const uint32_t *indices = set->split ? set->indices : model->indices;
     glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)index_count * (GLsizeiptr)sizeof(uint32_t), indices, GL_STATIC_DRAW);
     if (model->morph_target_count > 0 && upload_morphs(renderer, model, nv, source) != 0) gathered = -1;
-    if (model->influence_lists && upload_influence_lists(renderer, model) != 0) gathered = -1;
+    if (model->influence_lists) {
+        /* Past the driver's buffer-texture size a fetch reads 0: a
+         * model whose lists do not fit is refused, not drawn torn. */
+        GLint max_texels = 0;
+        glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &max_texels);
+        const int *starts = set->split ? set->list_start : model->influence_start;
+        long long pairs = starts[nv], texels = pairs > (long long)nv + 1 ? pairs : (long long)nv + 1;
+        if (texels > max_texels) {
+            glBindVertexArray(0);
+            return skv_fail(err, SKV_ERR_GPU, "--influences all: %lld texels of influence lists, the GPU takes %d",
+                            texels, (int)max_texels);
+        }
+        if (upload_influence_lists(renderer, model) != 0) gathered = -1;
+    }
     glBindVertexArray(0);
     if (gathered) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
 
@@ -873,9 +886,10 @@ skv_result render_enable_crowd_with(skv_renderer *renderer, const skv_model *mod
         return skv_fail(err, SKV_ERR_GPU, "a crowd of %d: %lld palette texels, the GPU takes %d", max_instances,
                         texels, (int)max_texels);
     }
-    /* The slots' buffer textures: 4 slots a texel. */
+    /* The slots' buffer textures: 4 slots a texel (a crowd with lists
+     * reads the lists instead, checked at render_create). */
     int gpu_vertices = renderer->draws.split ? renderer->draws.vertex_count : model->vertex_count;
-    long long slot_texels = (long long)gpu_vertices * (model->influence_slots / 4);
+    long long slot_texels = model->influence_lists ? 0 : (long long)gpu_vertices * (model->influence_slots / 4);
     if (slot_texels > max_texels) {
         if (program) glDeleteProgram(program);
         return skv_fail(err, SKV_ERR_GPU, "a crowd of this model: %lld texels of bone slots, the GPU takes %d",

@@ -7,7 +7,9 @@
  * For every case and both times, the skinned positions and normals that
  * shaders/skinned.vert computes are captured by transform feedback (one
  * point per vertex, rasteriser off) from the same vertex buffers, integer
- * bone-ID attribute and uniform-block palette the renderer draws with, and
+ * bone-ID attribute and uniform-block palette the renderer draws with (a
+ * crowd's capture: the same ID and weight buffers read as buffer
+ * textures, and its texture-buffer palettes), and
  * compared with skin_blend() on the CPU: the largest position error must
  * stay under 1e-4 of the model's bounds diagonal, the largest normal error
  * under 1e-4. A second reference blends every influence of each vertex, not
