@@ -11,6 +11,7 @@
 #include "anim.h"
 
 #include <assimp/version.h>
+#include <stb_ds.h>
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -41,6 +42,8 @@ const assimp_fix assimp_fixes[ASSIMP_FIX_COUNT] = {
     [ASSIMP_FIX_MD5_SCALE_NOISE] = {0, 0, ".md5mesh", "scale keys of 1 +- 1.3e-6 in a format without scale", NULL},
     /* detect and repair: hl1_duration, in convert_clips */
     [ASSIMP_FIX_HL1_DURATION] = {0, 0, ".mdl", "HL1 clips last fps x frames ticks: a second a frame", NULL},
+    /* detect and repair: hl1_bone_parents, in flatten_nodes */
+    [ASSIMP_FIX_HL1_FLAT_BONES] = {5, 2, ".mdl", "HL1 bones listed flat, each under <MDL_bones> (assimp #5002)", NULL},
     /* detect: last_key_time past mDuration; repair: read_scene extends the duration */
     [ASSIMP_FIX_KEYS_PAST_DURATION] = {0, 0, NULL, "validation rejects keys past a clip's duration", NULL},
     /* detect and repair: skip_join */
@@ -279,6 +282,35 @@ double hl1_duration(const struct aiScene *scene, double duration, double ticks_p
 {
     if (!scene || !scene->mRootNode || strcmp(scene->mRootNode->mName.data, "<MDL_root>") != 0) return duration;
     return duration > 0.0 && duration == ticks_per_second * (last_key + 1.0) ? last_key : duration;
+}
+
+/* Assimp 5.2's HL1 MDL reader lists every bone as a child of <MDL_bones>
+ * (assimp #5002, fixed by PR #5007 in 5.3), though each bone's transform
+ * is relative to its real parent, which its mParent names: man.mdl's legs,
+ * arms and neck came out of their pelvis and spine, 0.3 of the diagonal
+ * from Irrlicht's pose. In a scene of Assimp's HL1 reader, a node whose
+ * mParent is an earlier node (nodes[] is parent first: Half-Life orders
+ * bones so) that is not already one of its ancestors is moved under it.
+ * `parents` is the flattened tree's (nodes[i]'s parent index, -1 for the
+ * root). Returns how many nodes moved. */
+int hl1_bone_parents(const struct aiScene *scene, const struct aiNode *const *nodes, int *parents, int count)
+{
+    if (!scene || !scene->mRootNode || strcmp(scene->mRootNode->mName.data, "<MDL_root>") != 0) return 0;
+    struct { const struct aiNode *key; int value; } *index = NULL;
+    for (int i = 0; i < count; i++) hmput(index, nodes[i], i);
+    int moved = 0;
+    for (int i = 1; i < count; i++) {
+        ptrdiff_t at = hmgeti(index, nodes[i]->mParent);
+        int want = at < 0 ? -1 : index[at].value;
+        if (want < 0 || want >= i || want == parents[i]) continue;
+        int ancestor = parents[i];
+        while (ancestor >= 0 && ancestor != want) ancestor = parents[ancestor];
+        if (ancestor == want) continue; /* a level skipped (the root bone's mParent is the scene root) */
+        parents[i] = want;
+        moved++;
+    }
+    hmfree(index);
+    return moved;
 }
 
 /* The latest key time of a clip, over every kind of channel. */

@@ -137,6 +137,8 @@ static skv_result flatten_nodes(importer *im)
             arrput(stack, ((pending){p.node->mChildren[i], index}));
     }
     arrfree(stack);
+    if (assimp_fix_applies(ASSIMP_FIX_HL1_FLAT_BONES, im->model->path))
+        hl1_bone_parents(im->scene, im->nodes, sk->parents, sk->node_count);
     if (bad_transforms)
         model_warn(im->model, "%d node transform(s) contain NaN/Inf; replaced by identity", bad_transforms);
     if (huge_transforms)

@@ -22,7 +22,11 @@
 # EVALUATOR: three (glTF, GLB, FBX), dae (Collada, by hand), md5, irr
 #            (.x, .b3d, .ms3d through Irrlicht); three-skeleton
 #            (tests/tools/oracle/three_skeleton.mjs: three.js on a model with
-#            clips from other files, or on a skeleton without a mesh).
+#            clips from other files, or on a skeleton without a mesh);
+#            irr-hl1 (tests/tools/oracle/irr_hl1.py: Half-Life 1 .mdl
+#            through Irrlicht, in the space of the Assimp Skinview links;
+#            only at times (k + 0.255) / fps, the frames Irrlicht poses;
+#            the clip through --oracle "--anim NAME").
 # ORACLE_DIR: what tools/setup-oracle.sh set up (three.js, irr_pose).
 # T1 "static": one time only (the model has no motion).
 set -euo pipefail
@@ -81,6 +85,8 @@ case "$evaluator" in
   md5) "$py" "$shared_oracle/md5_pose.py" "$reference_model" "$base.ref.{t}.json" --time "$list" --space assimp "${oracle_args[@]}" ;;
   irr) "$py" "$shared_oracle/irr_json.py" "$reference_model" "$base.ref.{t}.json" --time "$list" --space assimp \
            --exe "$oracle_dir/irr_pose" "${oracle_args[@]}" ;;
+  irr-hl1) "$py" "$here/../tools/oracle/irr_hl1.py" "$reference_model" "$base.ref.{t}.json" --time "$list" \
+               --assimp "$("$skinview" --version)" --exe "$oracle_dir/irr_pose" "${oracle_args[@]}" ;;
   *) echo "reference_case.sh: unknown evaluator '$evaluator'"; exit 2 ;;
 esac >"$base.oracle.log" 2>&1 || { echo "FAIL: the $evaluator evaluator failed:"; tail -5 "$base.oracle.log"; exit 1; }
 

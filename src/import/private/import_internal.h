@@ -112,6 +112,7 @@ typedef enum assimp_fix_id {
     ASSIMP_FIX_MD5_SCALE_NOISE,       /* MD5 */
     ASSIMP_FIX_MD5_EXTENSION_CASE,    /* MD5 */
     ASSIMP_FIX_HL1_DURATION,          /* HL1 MDL */
+    ASSIMP_FIX_HL1_FLAT_BONES,        /* 5.2 HL1 MDL */
     ASSIMP_FIX_KEYS_PAST_DURATION,    /* every format (B3D) */
     ASSIMP_FIX_JOIN_QUADRATIC,        /* every format */
     ASSIMP_FIX_COUNT
@@ -131,6 +132,7 @@ int fbx_offset_fix_applies(const char *path);
 int fbx_bind_fix_applies(const char *path);
 int md5_scale_fix_applies(const char *path);
 double hl1_duration(const struct aiScene *scene, double duration, double ticks_per_second, double last_key);
+int hl1_bone_parents(const struct aiScene *scene, const struct aiNode *const *nodes, int *parents, int count);
 int offsets_all_equal(const struct aiMesh *src);
 /* inverse(rest global of node) * m, the offset a bone of that node should
  * have had (see fbx_bind_fix_applies). */
