@@ -553,6 +553,40 @@ static int repair_normals(skv_model *model, const skv_mesh *mesh)
     return bad;
 }
 
+/* A Half-Life 1 model's body parts (a head, a weapon) each offer
+ * submodels, alternatives of which the game draws one: the body value
+ * picks them, and its default, 0, the first of each part (HLMV and Half-Life
+ * Asset Manager open a model so). Assimp's HL1 reader puts every submodel
+ * under its part (<MDL_bodyparts>, then the part, then its submodels), so
+ * drawn as read, man.mdl wears its three heads in one place. The meshes of
+ * every submodel but each part's first are hidden (im->hidden_meshes), with
+ * a warning. Returns 0, or -1 when out of memory. */
+static int hl1_default_body(importer *im)
+{
+    const skv_skeleton *sk = &im->model->skeleton;
+    if (!im->hl1_fix || strcmp(im->scene->mRootNode->mName.data, "<MDL_root>") != 0) return 0;
+    int hidden = 0;
+    for (int n = 0; n < sk->node_count; n++) {
+        int part = sk->parents[n], list = part >= 0 ? sk->parents[part] : -1;
+        if (list < 0 || strcmp(im->nodes[list]->mName.data, "<MDL_bodyparts>") != 0) continue;
+        const struct aiNode *p = im->nodes[part];
+        if (p->mNumChildren == 0 || p->mChildren[0] == im->nodes[n] || im->nodes[n]->mNumMeshes == 0) continue;
+        if (!im->hidden_meshes && !(im->hidden_meshes = calloc((size_t)sk->node_count, 1))) return -1;
+        im->hidden_meshes[n] = 1;
+        hidden++;
+    }
+    if (hidden)
+        model_warn(im->model, "Half-Life body parts: %d submodel(s) hidden; each part shows its first, as the "
+                   "game's default body does", hidden);
+    return 0;
+}
+
+/* The meshes a node draws: its own, or none where they are hidden. */
+static unsigned node_mesh_count(const importer *im, int node)
+{
+    return im->hidden_meshes && im->hidden_meshes[node] ? 0 : im->nodes[node]->mNumMeshes;
+}
+
 static skv_result convert_meshes(importer *im)
 {
     const struct aiScene *scene = im->scene;
@@ -562,9 +596,10 @@ static skv_result convert_meshes(importer *im)
     /* Count the mesh instances (a mesh under two nodes is drawn twice). */
     int instances = 0, skipped = 0;
     long vertices = 0, indices = 0;
+    if (hl1_default_body(im) != 0) return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
     for (int n = 0; n < sk->node_count; n++) {
         const struct aiNode *node = im->nodes[n];
-        for (unsigned i = 0; i < node->mNumMeshes; i++) {
+        for (unsigned i = 0; i < node_mesh_count(im, n); i++) {
             if (node->mMeshes[i] >= scene->mNumMeshes) continue;
             const struct aiMesh *m = scene->mMeshes[node->mMeshes[i]];
             if (!is_triangle_mesh(m)) {
@@ -599,7 +634,7 @@ static skv_result convert_meshes(importer *im)
     int bad_positions = 0, bad_normals = 0, bad_uvs = 0;
     for (int n = 0; n < sk->node_count; n++) {
         const struct aiNode *node = im->nodes[n];
-        for (unsigned i = 0; i < node->mNumMeshes; i++) {
+        for (unsigned i = 0; i < node_mesh_count(im, n); i++) {
             if (node->mMeshes[i] >= scene->mNumMeshes) continue;
             const struct aiMesh *src = scene->mMeshes[node->mMeshes[i]];
             if (!is_triangle_mesh(src)) continue;
@@ -1062,7 +1097,7 @@ static skv_result convert_morph_targets(importer *im)
         mesh_index = 0;
         for (int n = 0; n < model->skeleton.node_count; n++) {
             const struct aiNode *node = im->nodes[n];
-            for (unsigned i = 0; i < node->mNumMeshes; i++) {
+            for (unsigned i = 0; i < node_mesh_count(im, n); i++) {
                 if (node->mMeshes[i] >= scene->mNumMeshes) continue;
                 const struct aiMesh *src = scene->mMeshes[node->mMeshes[i]];
                 if (!is_triangle_mesh(src) || mesh_index >= model->mesh_count) continue;
@@ -1407,6 +1442,7 @@ void importer_free(importer *im)
     free(im->folder);
     free(im->nodes);
     free(im->node_bone);
+    free(im->hidden_meshes);
     shfree(im->node_by_name);
     shfree(im->joint_by_name);
     shfree(im->node_by_bare);

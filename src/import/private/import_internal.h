@@ -63,6 +63,7 @@ typedef struct importer {
     int fbx_bind_fix;    /* fbx_offsets_from_rest may apply (Assimp 5.2 FBX) */
     int md5_scale_fix;   /* the clips' scale keys are 1 (md5_scale_fix_applies) */
     int hl1_fix;         /* an .mdl: its clips may need hl1_duration */
+    unsigned char *hidden_meshes; /* per node: its meshes are not drawn (hl1_default_body); NULL: none */
     int huge_offsets;    /* bone offsets beyond SKV_MAX_MAGNITUDE, replaced by identity */
 } importer;
 

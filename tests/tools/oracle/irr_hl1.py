@@ -44,7 +44,9 @@ the texture and sequence-group files Irrlicht opens by name);
 Also refused: a sequence of one frame (Irrlicht interpolates past its data;
 Skinview holds the frame), and a sequence whose motion type has X, Y or Z
 (Irrlicht zeroes the motion bone's position on those axes, Assimp keeps it).
-Irrlicht poses every submodel of every body part, as Assimp imports them.
+Submodels. Irrlicht builds a mesh buffer for every mesh of every submodel of
+every body part, in that order; Skinview draws each part's first submodel (the
+game's default body), so only those buffers are kept.
 """
 import argparse, json, math, os, re, shutil, struct, subprocess, sys, tempfile
 
@@ -64,13 +66,18 @@ def read_mdl(path):
     i32 = lambda off: struct.unpack_from('<i', data, off)[0]
     num_controllers, controller_index = i32(148), i32(152)
     num_seq, seq_index = i32(164), i32(168)
+    num_parts, part_index = i32(204), i32(208)
+    # Per body part (mstudiobodyparts_t: name[64], nummodels, base, modelindex)
+    # the mesh count of each submodel (mstudiomodel_t, 112 bytes: nummesh at 72).
+    parts = [[i32(i32(part_index + 76 * b + 72) + 112 * m + 72) for m in range(i32(part_index + 76 * b + 64))]
+             for b in range(num_parts)]
     seqs = []
     for s in range(num_seq):
         o = seq_index + 176 * s  # mstudioseqdesc_t
         seqs.append({'label': data[o:o + 32].split(b'\0')[0].decode('latin-1'),
                      'fps': struct.unpack_from('<f', data, o + 32)[0],
                      'numframes': i32(o + 56), 'motiontype': i32(o + 68), 'numblends': i32(o + 120)})
-    return {'data': data, 'seqs': seqs, 'num_seqgroups': i32(172),
+    return {'data': data, 'seqs': seqs, 'num_seqgroups': i32(172), 'parts': parts,
             'controllers': [controller_index + 24 * c for c in range(num_controllers)]}
 
 
@@ -178,6 +185,13 @@ def main():
             die("Irrlicht's frame line has %d frames, the sequence table %d" % (d['frame_count'], sum(spans)))
         lo, hi = [math.inf] * 3, [-math.inf] * 3
         total = 0
+        shown, first = [], 0
+        for part in mdl['parts']:  # each part's first submodel's buffers
+            shown += range(first, first + (part[0] if part else 0))
+            first += sum(part)
+        if first != len(d['meshes']):
+            die('Irrlicht made %d mesh buffers; the body parts hold %d meshes' % (len(d['meshes']), first))
+        d['meshes'] = [d['meshes'][i] for i in shown]
         for m in d['meshes']:
             p = m['positions']
             for i in range(0, len(p), 3):
