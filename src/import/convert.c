@@ -560,7 +560,10 @@ static int repair_normals(skv_model *model, const skv_mesh *mesh)
  * under its part (<MDL_bodyparts>, then the part, then its submodels), so
  * drawn as read, man.mdl wears its three heads in one place. The meshes of
  * every submodel but each part's first are hidden (im->hidden_meshes), with
- * a warning. Returns 0, or -1 when out of memory. */
+ * a warning. A default body with nothing to draw (every part's first
+ * submodel blank) would leave an empty model: then every submodel shows.
+ * Bones only hidden submodels use are no palette entries. Returns 0, or -1
+ * when out of memory. */
 static int hl1_default_body(importer *im)
 {
     const skv_skeleton *sk = &im->model->skeleton;
@@ -575,9 +578,22 @@ static int hl1_default_body(importer *im)
         im->hidden_meshes[n] = 1;
         hidden++;
     }
-    if (hidden)
-        model_warn(im->model, "Half-Life body parts: %d submodel(s) hidden; each part shows its first, as the "
-                   "game's default body does", hidden);
+    if (!hidden) return 0;
+    int shown = 0;
+    for (int n = 0; n < sk->node_count && !shown; n++)
+        for (unsigned i = 0; !im->hidden_meshes[n] && i < im->nodes[n]->mNumMeshes; i++)
+            if (im->nodes[n]->mMeshes[i] < im->scene->mNumMeshes &&
+                is_triangle_mesh(im->scene->mMeshes[im->nodes[n]->mMeshes[i]]))
+                shown = 1;
+    if (!shown) {
+        free(im->hidden_meshes);
+        im->hidden_meshes = NULL;
+        model_warn(im->model, "Half-Life body parts: the default body draws nothing (each part's first submodel is "
+                   "blank); all %d other submodel(s) shown", hidden);
+        return 0;
+    }
+    model_warn(im->model, "Half-Life body parts: %d submodel(s) hidden; each part shows its first, as the "
+               "game's default body does", hidden);
     return 0;
 }
 

@@ -3,9 +3,13 @@
 # reader keys frames 0 .. n-1 at the sequence's fps but says the clip lasts
 # fps x n ticks, so man.mdl's walk (26 frames at 30 fps) would move for
 # 0.83 s of 26 and stand still for the rest (assimp_fixes.c, hl1_duration).
-# Usage: e2e_hl1_clips.sh SKINVIEW HL1_DIR OUT_DIR
+# And body parts show their first submodel, as the game's default body
+# does, or every submodel where that body draws nothing (convert.c,
+# hl1_default_body).
+# Usage: e2e_hl1_clips.sh SKINVIEW HL1_DIR OUT_DIR BLANK_BODY_MDL
+#   BLANK_BODY_MDL: tests/tools/gen/hl1_blank_body.py's copy of duplicate_submodels.mdl
 set -uo pipefail
-skinview=$1 hl1=$2 out=$3
+skinview=$1 hl1=$2 out=$3 blank=$4
 mkdir -p "$out"
 status=0
 fail() { echo "FAIL: $*"; status=1; }
@@ -42,5 +46,17 @@ moved = max(abs(x - y) for p, q in zip(a, c) for x, y in zip(p, q))
 print('0.5 s against one loop later: %.2g; against 0.8 s: %.2g' % (same, moved))
 assert len(a) == len(b) == len(c) > 0 and same < 1e-4 and moved > 0.1
 PY
-[ $status -eq 0 ] && echo "PASS: HL1 clips last n - 1 frames and loop"
+# Body parts: man.mdl's three heads are one part's submodels (2 hidden, 3
+# meshes left of 5); duplicate_submodels.mdl's three parts hold two each.
+check_body() { # FILE MESHES WARNING
+  "$skinview" "$1" --list >"$out/body.txt" 2>"$out/body.err" || fail "$1: --list exited $?"
+  grep -q "^meshes: $2 " "$out/body.txt" || fail "$1: not $2 meshes: $(grep '^meshes' "$out/body.txt")"
+  grep -q "$3" "$out/body.err" || fail "$1: no warning '$3': $(cat "$out/body.err")"
+}
+check_body "$hl1/man.mdl" 3 "Half-Life body parts: 2 submodel(s) hidden; each part shows its first"
+check_body "$hl1/duplicate_submodels.mdl" 3 "Half-Life body parts: 3 submodel(s) hidden; each part shows its first"
+# Every part's first submodel blank: the default body draws nothing, so
+# every other submodel shows, not an empty model (which is refused).
+check_body "$blank" 3 "the default body draws nothing (each part's first submodel is blank); all 3 other"
+[ $status -eq 0 ] && echo "PASS: HL1 clips last n - 1 frames and loop; body parts show their default body"
 exit $status

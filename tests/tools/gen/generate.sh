@@ -22,6 +22,13 @@ if [ -f "$testmodels/X/Testwuson.X" ]; then
 else # the reference_x_testwuson* cases then fail for want of their copies
   echo "generate.sh: $testmodels/X/Testwuson.X not found (assimp-testmodels): its clip copies not written" >&2
 fi
+# A Half-Life model whose default body draws nothing (e2e_hl1_clips).
+hl1="$testmodels/MDL/MDL (HL1)/duplicate_submodels.mdl"
+if [ -f "$hl1" ]; then
+  python3 "$gen/hl1_blank_body.py" "$hl1" "$out/hl1_blank_body.mdl"
+else # e2e_hl1_clips then fails for want of it
+  echo "generate.sh: $hl1 not found (assimp-testmodels): hl1_blank_body.mdl not written" >&2
+fi
 python3 "$gen/gltf_morph_skin.py" "$out/morph_skin.gltf"
 # Clips without a mesh: which nodes the stick figure makes joints.
 python3 "$gen/fbx_rigs.py" "$out/rigs"

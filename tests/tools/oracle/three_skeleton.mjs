@@ -17,7 +17,7 @@
 // skinned vertex (CPU linear blend, three's applyBoneTransform); with
 // --stick-mesh, the mesh Assimp builds for a skeleton without one (its
 // SkeletonMeshBuilder, which the BVH reader calls), posed by three's bones:
-// per joint, a pointer of 12 points to each child further than 1e-4
+// per joint, a pointer of 12 points to each child further than 1e-6 (ai_epsilon)
 // (the child's rest position, and +-front, +-side at a tenth of its
 // distance around the joint: up the child's direction, front = up x
 // (1,0,0), or x (0,1,0) where up is within acos 0.99 of x; side = front x
@@ -83,7 +83,7 @@ if (args.includes('--stick-mesh')) {
     if (children.length) {
       for (const c of children) {
         const to = c.position.clone(), length = to.length();
-        if (length < 1e-4) continue;
+        if (length < 1e-6) continue;
         const up = to.clone().normalize();
         const orth = Math.abs(up.x) > 0.99 ? new THREE.Vector3(0, 1, 0) : new THREE.Vector3(1, 0, 0);
         const front = up.clone().cross(orth).normalize(), side = front.clone().cross(up).normalize();
