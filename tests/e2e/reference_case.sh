@@ -23,6 +23,8 @@
 #            (.x, .b3d, .ms3d through Irrlicht); three-skeleton
 #            (tests/tools/oracle/three_skeleton.mjs: three.js on a model with
 #            clips from other files, or on a skeleton without a mesh);
+#            smd (tests/tools/oracle/smd_pose.py: Studiomdl Data read by
+#            hand, at Assimp's 25 frames a second);
 #            irr-hl1 (tests/tools/oracle/irr_hl1.py: Half-Life 1 .mdl
 #            through Irrlicht, in the space of the Assimp Skinview links;
 #            only at times (k + 0.255) / fps, the frames Irrlicht poses;
@@ -85,6 +87,7 @@ case "$evaluator" in
   md5) "$py" "$shared_oracle/md5_pose.py" "$reference_model" "$base.ref.{t}.json" --time "$list" --space assimp "${oracle_args[@]}" ;;
   irr) "$py" "$shared_oracle/irr_json.py" "$reference_model" "$base.ref.{t}.json" --time "$list" --space assimp \
            --exe "$oracle_dir/irr_pose" "${oracle_args[@]}" ;;
+  smd) "$py" "$here/../tools/oracle/smd_pose.py" "$reference_model" "$base.ref.{t}.json" --time "$list" "${oracle_args[@]}" ;;
   irr-hl1) "$py" "$here/../tools/oracle/irr_hl1.py" "$reference_model" "$base.ref.{t}.json" --time "$list" \
                --assimp "$("$skinview" --version)" --exe "$oracle_dir/irr_pose" "${oracle_args[@]}" ;;
   *) echo "reference_case.sh: unknown evaluator '$evaluator'"; exit 2 ;;

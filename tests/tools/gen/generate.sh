@@ -22,6 +22,8 @@ if [ -f "$testmodels/X/Testwuson.X" ]; then
 else # the reference_x_testwuson* cases then fail for want of their copies
   echo "generate.sh: $testmodels/X/Testwuson.X not found (assimp-testmodels): its clip copies not written" >&2
 fi
+# An animated three-bone SMD, for the SMD evaluator (the corpus's are one bone, one frame).
+python3 "$gen/smd_chain.py" "$out/smd_chain.smd"
 # A Half-Life model whose default body draws nothing (e2e_hl1_clips).
 hl1="$testmodels/MDL/MDL (HL1)/duplicate_submodels.mdl"
 if [ -f "$hl1" ]; then
