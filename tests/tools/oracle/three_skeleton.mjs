@@ -4,7 +4,7 @@
 // tools/setup-oracle.sh installed three.js (it copies this file there).
 //
 //   node three_skeleton.mjs MODEL OUT_{t}.json --time T[,T...] [--action NAME]
-//        [--anim-file FILE]... [--joints | --stick-mesh]
+//        [--anim-file FILE]... [--joints | --stick-mesh] [--blend A,B,W]
 //
 // MODEL and each --anim-file are read with three's FBXLoader (.fbx),
 // GLTFLoader (.gltf/.glb) or BVHLoader (.bvh: one skeleton, one clip).
@@ -27,6 +27,11 @@
 // reading of the file. FBX: the
 // loader's Z-up root rotation is undone, as Assimp keeps the file's axes.
 // Time: absolute seconds on the clip's time line.
+// --blend A,B,W: clips A and B (names) played together, at effective
+// weights 1 - W and W: three's mixer slerps the rotations and lerps the
+// positions and scales by W, and a node only one clip animates is mixed
+// with its rest transform for the other's share (Skinview's --blend, in
+// the same words).
 import fs from 'fs';
 import * as THREE from 'three';
 import { FBXLoader } from 'three/examples/jsm/loaders/FBXLoader.js';
@@ -41,7 +46,7 @@ const value = (flag, fallback) => (args.includes(flag) ? args[args.indexOf(flag)
 const values = flag => args.flatMap((a, i) => (a === flag ? [args[i + 1]] : []));
 const [model, out] = args.filter((a, i) => !a.startsWith('--') && !(i > 0 && ['--time', '--action', '--anim-file'].includes(args[i - 1])));
 if (!model || !out) {
-  console.error('usage: node three_skeleton.mjs MODEL OUT_{t}.json --time T[,T...] [--action NAME] [--anim-file FILE]... [--joints | --stick-mesh]');
+  console.error('usage: node three_skeleton.mjs MODEL OUT_{t}.json --time T[,T...] [--action NAME] [--anim-file FILE]... [--joints | --stick-mesh] [--blend A,B,W]');
   process.exit(2);
 }
 
@@ -59,7 +64,27 @@ async function load(file) {
     group.rotation.set(0, 0, 0);
     return { scene: group, animations: group.animations };
   }
-  return await new Promise((resolve, reject) => new GLTFLoader().parse(buffer, '', resolve, reject));
+  // glTF: read as one JSON with its buffers inline and no images or
+  // materials (node has no image decoder; poses need none).
+  let json, chunk = null;
+  if (bytes.length >= 12 && bytes.readUInt32LE(0) === 0x46546c67) { // a GLB: chunks after a 12-byte header
+    for (let at = 12; at + 8 <= bytes.length;) {
+      const size = bytes.readUInt32LE(at), kind = bytes.readUInt32LE(at + 4), data = bytes.subarray(at + 8, at + 8 + size);
+      if (kind === 0x4e4f534a) json = JSON.parse(data.toString('utf8'));
+      else if (kind === 0x004e4942) chunk = data;
+      at += 8 + size;
+    }
+  } else {
+    json = JSON.parse(bytes.toString('utf8'));
+  }
+  for (const b of json.buffers || []) {
+    if (b.uri !== undefined && b.uri.startsWith('data:')) continue;
+    const data = b.uri === undefined ? chunk : fs.readFileSync(`${file.replace(/[^/]*$/, '')}${decodeURIComponent(b.uri)}`);
+    b.uri = `data:application/octet-stream;base64,${Buffer.from(data).toString('base64')}`;
+  }
+  for (const key of ['images', 'textures', 'samplers', 'materials']) delete json[key];
+  for (const mesh of json.meshes || []) for (const p of mesh.primitives || []) delete p.material;
+  return await new Promise((resolve, reject) => new GLTFLoader().parse(JSON.stringify(json), '', resolve, reject));
 }
 
 const base = await load(model);
@@ -99,10 +124,28 @@ if (args.includes('--stick-mesh')) {
   });
 }
 const mixer = new THREE.AnimationMixer(root);
-const action = mixer.clipAction(clip);
-action.setLoop(THREE.LoopOnce);
-action.clampWhenFinished = true;
-action.play();
+const blend = value('--blend', undefined);
+const plays = [];
+if (blend !== undefined) {
+  const [a, b, w] = blend.split(',');
+  for (const [name, weight] of [[a, 1 - Number(w)], [b, Number(w)]]) {
+    const c = clips.find(k => k.name === name);
+    if (!c || !(weight >= 0 && weight <= 1)) {
+      console.error(`three_skeleton: --blend ${blend}: no clip ${name} or a weight outside 0..1`);
+      process.exit(1);
+    }
+    plays.push([c, weight]);
+  }
+} else {
+  plays.push([clip, 1]);
+}
+for (const [c, weight] of plays) {
+  const action = mixer.clipAction(c);
+  action.setLoop(THREE.LoopOnce);
+  action.clampWhenFinished = true;
+  action.setEffectiveWeight(weight);
+  action.play();
+}
 
 for (const token of value('--time', '0').split(',')) {
   mixer.setTime(Number(token));
@@ -135,12 +178,13 @@ for (const token of value('--time', '0').split(',')) {
       }
     });
   }
+  const played = plays.map(([c, weight]) => (plays.length > 1 ? `${c.name} x ${weight}` : c.name)).join(' + ');
   const lo = [0, 1, 2].map(k => Math.min(...positions.filter((_, i) => i % 3 === k)));
   const hi = [0, 1, 2].map(k => Math.max(...positions.filter((_, i) => i % 3 === k)));
   const file = out.replace('{t}', token);
   fs.writeFileSync(file, JSON.stringify({
-    generator: `three.js r${THREE.REVISION} three_skeleton.mjs`, model, t: Number(token), clip: clip.name,
+    generator: `three.js r${THREE.REVISION} three_skeleton.mjs`, model, t: Number(token), clip: played,
     num_points_total: positions.length / 3, aabb: { min: lo, max: hi }, meshes: [{ positions }],
   }));
-  console.log(`three_skeleton: wrote ${file} (${positions.length / 3} points, clip ${clip.name})`);
+  console.log(`three_skeleton: wrote ${file} (${positions.length / 3} points, clip ${played})`);
 }
