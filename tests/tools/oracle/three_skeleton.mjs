@@ -4,10 +4,14 @@
 // tools/setup-oracle.sh installed three.js (it copies this file there).
 //
 //   node three_skeleton.mjs MODEL OUT_{t}.json --time T[,T...] [--action NAME]
-//        [--anim-file FILE]... [--joints | --stick-mesh] [--blend A,B,W]
+//        [--anim-file FILE]... [--joints | --stick-mesh | --dual-quaternion] [--blend A,B,W]
 //
 // MODEL and each --anim-file are read with three's FBXLoader (.fbx),
-// GLTFLoader (.gltf/.glb) or BVHLoader (.bvh: one skeleton, one clip).
+// GLTFLoader (.gltf/.glb), BVHLoader (.bvh: one skeleton, one clip) or
+// ColladaLoader (.dae, kept in the file's units and axes, as Assimp keeps a
+// Y-up metre file; the loader averages a joint's separately animated
+// <rotate> channels, so only files without them fit: ../shared/oracle's
+// README).
 // The clip NAME (default: the first) is taken from
 // the anim files if any, else from MODEL, and played on MODEL with
 // three's AnimationMixer, which binds tracks to objects by name - the way
@@ -26,6 +30,11 @@
 // as Assimp weights them. Only the shape is Assimp's; the pose is three's
 // reading of the file. FBX: the
 // loader's Z-up root rotation is undone, as Assimp keeps the file's axes.
+// --dual-quaternion: every skinned vertex blended as dual quaternions
+// (Kavan et al. 2007) from three's skin matrices, which must be rigid: each
+// matrix's rotation and translation as a unit dual quaternion, each turned
+// to the hemisphere of the vertex's largest-weight bone's, summed by weight,
+// divided by the rotation part's length, applied.
 // Time: absolute seconds on the clip's time line.
 // --blend A,B,W: clips A and B (names) played together, at effective
 // weights 1 - W and W: three's mixer slerps the rotations and lerps the
@@ -37,6 +46,7 @@ import * as THREE from 'three';
 import { FBXLoader } from 'three/examples/jsm/loaders/FBXLoader.js';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
+import { ColladaLoader } from 'three/examples/jsm/loaders/ColladaLoader.js';
 
 globalThis.window ??= { innerWidth: 1, innerHeight: 1 };
 globalThis.ProgressEvent ??= class extends Event {};
@@ -58,6 +68,13 @@ async function load(file) {
     const group = new THREE.Group();
     group.add(skeleton.bones[0]);
     return { scene: group, animations: [clip] };
+  }
+  if (/\.dae$/i.test(file)) {
+    globalThis.DOMParser ??= (await import('@xmldom/xmldom')).DOMParser;
+    const { scene } = new ColladaLoader().parse(bytes.toString('utf8').replace(/<library_images>[\s\S]*?<\/library_images>/, ''), '');
+    scene.rotation.set(0, 0, 0);
+    scene.scale.set(1, 1, 1);
+    return { scene, animations: scene.animations };
   }
   if (/\.fbx$/i.test(file)) {
     const group = new FBXLoader().parse(buffer, '');
@@ -147,6 +164,37 @@ for (const [c, weight] of plays) {
   action.play();
 }
 
+// --dual-quaternion: vertex i of skinned mesh `o`, in place (bind space
+// in, the mesh's space out, as applyBoneTransform).
+const dualQuaternion = args.includes('--dual-quaternion');
+function dqSkin(o, i, v) {
+  const index = o.geometry.attributes.skinIndex, weight = o.geometry.attributes.skinWeight;
+  const influences = [0, 1, 2, 3].map(k => [index.getComponent(i, k), weight.getComponent(i, k)]).filter(([, w]) => w > 0);
+  influences.sort((a, b) => b[1] - a[1]);
+  const m = new THREE.Matrix4(), q = new THREE.Quaternion(), t = new THREE.Vector3(), s = new THREE.Vector3();
+  const real = [0, 0, 0, 0], dual = [0, 0, 0, 0];
+  let pivot = null;
+  for (const [bone, w] of influences) {
+    // The skin matrix in bind space: bindMatrixInverse x boneWorld x boneInverse x bindMatrix.
+    m.multiplyMatrices(o.skeleton.bones[bone].matrixWorld, o.skeleton.boneInverses[bone]);
+    m.premultiply(o.bindMatrixInverse).multiply(o.bindMatrix);
+    m.decompose(t, q, s);
+    let r = [q.x, q.y, q.z, q.w];
+    pivot ??= r;
+    if (r[0] * pivot[0] + r[1] * pivot[1] + r[2] * pivot[2] + r[3] * pivot[3] < 0) r = r.map(c => -c);
+    // dual part: 0.5 x (t, 0) x r
+    const d = [0.5 * (t.x * r[3] + t.y * r[2] - t.z * r[1]), 0.5 * (-t.x * r[2] + t.y * r[3] + t.z * r[0]),
+      0.5 * (t.x * r[1] - t.y * r[0] + t.z * r[3]), -0.5 * (t.x * r[0] + t.y * r[1] + t.z * r[2])];
+    for (let c = 0; c < 4; c++) real[c] += w * r[c], dual[c] += w * d[c];
+  }
+  const n = Math.hypot(...real);
+  const [x, y, z, w] = real.map(c => c / n), [dx, dy, dz, dw] = dual.map(c => c / n);
+  // translation: 2 x dual x conjugate(real)
+  const tx = 2 * (-dw * x + dx * w - dy * z + dz * y), ty = 2 * (-dw * y + dx * z + dy * w - dz * x),
+    tz = 2 * (-dw * z - dx * y + dy * x + dz * w);
+  v.applyQuaternion(new THREE.Quaternion(x, y, z, w)).add(new THREE.Vector3(tx, ty, tz));
+}
+
 for (const token of value('--time', '0').split(',')) {
   mixer.setTime(Number(token));
   root.updateMatrixWorld(true);
@@ -172,7 +220,8 @@ for (const token of value('--time', '0').split(',')) {
       if (o.isSkinnedMesh) o.skeleton.update();
       for (let i = 0; i < p.count; i++) {
         v.fromBufferAttribute(p, i);
-        if (o.isSkinnedMesh) o.applyBoneTransform(i, v);
+        if (o.isSkinnedMesh && dualQuaternion) dqSkin(o, i, v);
+        else if (o.isSkinnedMesh) o.applyBoneTransform(i, v);
         v.applyMatrix4(o.matrixWorld);
         positions.push(v.x, v.y, v.z);
       }
