@@ -4,7 +4,7 @@
 // tools/setup-oracle.sh installed three.js (it copies this file there).
 //
 //   node three_skeleton.mjs MODEL OUT_{t}.json --time T[,T...] [--action NAME]
-//        [--anim-file FILE]... [--joints | --stick-mesh | --dual-quaternion] [--blend A,B,W]
+//        [--anim-file FILE]... [--joints | --stick-mesh | --dual-quaternion] [--blend A,B,W] [--bind-pose]
 //
 // MODEL and each --anim-file are read with three's FBXLoader (.fbx),
 // GLTFLoader (.gltf/.glb), BVHLoader (.bvh: one skeleton, one clip) or
@@ -35,6 +35,9 @@
 // matrix's rotation and translation as a unit dual quaternion, each turned
 // to the hemisphere of the vertex's largest-weight bone's, summed by weight,
 // divided by the rotation part's length, applied.
+// --bind-pose: no clip plays; each skinned mesh's skeleton is put in the
+// pose its inverse bind matrices define (three's Skeleton.pose()), so the
+// vertices are where the file binds them.
 // Time: absolute seconds on the clip's time line.
 // --blend A,B,W: clips A and B (names) played together, at effective
 // weights 1 - W and W: three's mixer slerps the rotations and lerps the
@@ -156,7 +159,7 @@ if (blend !== undefined) {
 } else {
   plays.push([clip, 1]);
 }
-for (const [c, weight] of plays) {
+for (const [c, weight] of args.includes('--bind-pose') ? [] : plays) {
   const action = mixer.clipAction(c);
   action.setLoop(THREE.LoopOnce);
   action.clampWhenFinished = true;
@@ -198,6 +201,10 @@ function dqSkin(o, i, v) {
 for (const token of value('--time', '0').split(',')) {
   mixer.setTime(Number(token));
   root.updateMatrixWorld(true);
+  if (args.includes('--bind-pose')) {
+    root.traverse(o => o.isSkinnedMesh && o.skeleton.pose());
+    root.updateMatrixWorld(true);
+  }
   const positions = [];
   const v = new THREE.Vector3();
   if (args.includes('--stick-mesh')) {
@@ -227,7 +234,8 @@ for (const token of value('--time', '0').split(',')) {
       }
     });
   }
-  const played = plays.map(([c, weight]) => (plays.length > 1 ? `${c.name} x ${weight}` : c.name)).join(' + ');
+  const played = args.includes('--bind-pose') ? 'none (bind pose)'
+    : plays.map(([c, weight]) => (plays.length > 1 ? `${c.name} x ${weight}` : c.name)).join(' + ');
   const lo = [0, 1, 2].map(k => Math.min(...positions.filter((_, i) => i % 3 === k)));
   const hi = [0, 1, 2].map(k => Math.max(...positions.filter((_, i) => i % 3 === k)));
   const file = out.replace('{t}', token);
