@@ -112,7 +112,7 @@ const sources = values('--anim-file');
 const clips = sources.length ? (await Promise.all(sources.map(load))).flatMap(s => s.animations) : base.animations;
 const wanted = value('--action', undefined);
 const clip = wanted === undefined ? clips[0] : clips.find(c => c.name === wanted);
-if (!clip) {
+if (!clip && (wanted !== undefined || clips.length > 0)) { // a file without clips is posed as it rests
   console.error(`three_skeleton: no clip ${wanted ?? ''}; there are: ${clips.map(c => c.name).join(', ')}`);
   process.exit(1);
 }
@@ -156,7 +156,7 @@ if (blend !== undefined) {
     }
     plays.push([c, weight]);
   }
-} else {
+} else if (clip) {
   plays.push([clip, 1]);
 }
 for (const [c, weight] of args.includes('--bind-pose') ? [] : plays) {
@@ -234,7 +234,7 @@ for (const token of value('--time', '0').split(',')) {
       }
     });
   }
-  const played = args.includes('--bind-pose') ? 'none (bind pose)'
+  const played = args.includes('--bind-pose') ? 'none (bind pose)' : plays.length === 0 ? 'none (the file has none)'
     : plays.map(([c, weight]) => (plays.length > 1 ? `${c.name} x ${weight}` : c.name)).join(' + ');
   const lo = [0, 1, 2].map(k => Math.min(...positions.filter((_, i) => i % 3 === k)));
   const hi = [0, 1, 2].map(k => Math.max(...positions.filter((_, i) => i % 3 === k)));
