@@ -15,15 +15,18 @@ angle convention):
   space); a bone a block leaves out keeps its last pose.
 - triangles: a material line, then three vertex lines: parent bone,
   position, normal, UV, and optionally a link count and (bone, weight)
-  pairs. A vertex follows its links; what their weights leave of 1 goes to
-  its parent bone (all of it where there are no links).
+  pairs. A vertex with links follows them, their weights divided by their
+  sum, its parent bone ignored (Source's studiomdl does so); one without
+  follows its parent bone. (Assimp gives what links leave of 1 to the parent
+  instead: the two agree where the links sum to 1, as in smd_chain.py.)
 Time: frame N at N / fps seconds (an SMD stores no rate: a QC's $sequence
-gives it; --fps, 25 by default, is Assimp's choice, which Skinview shows);
+gives it, studiomdl's default 30; --fps, 25 by default, is Assimp's choice,
+which Skinview shows: this is a convention, not a check);
 between frames, positions are lerped and rotations slerped (as quaternions);
 after the last frame it holds. Skinned vertex: the sum over its bones of
 weight x G_t(bone) x inverse(G_ref(bone)) x position, G the bone's global
 transform. Output in the file's space (Z up)."""
-import argparse, json, math, sys
+import argparse, json, math, re, sys
 
 
 def die(msg):
@@ -104,8 +107,10 @@ def read_smd(path):
             section = None
             continue
         if section == 'nodes':
-            a = l.split('"')
-            nodes[int(a[0])] = (a[1], int(a[2]))
+            m = re.match(r'(-?\d+)\s+(?:"([^"]*)"|(\S+))\s+(-?\d+)', l)  # a name quoted or bare
+            if not m:
+                die('%s: a node line reads %r' % (path, l))
+            nodes[int(m.group(1))] = (m.group(2) if m.group(2) is not None else m.group(3), int(m.group(4)))
         elif section == 'skeleton':
             if l.startswith('time'):
                 frames.append((int(l.split()[1]), dict(frames[-1][1]) if frames else {}))
@@ -114,18 +119,27 @@ def read_smd(path):
                 frames[-1][1][int(v[0])] = ([float(x) for x in v[1:4]], [float(x) for x in v[4:7]])
         else:  # triangles: a material line, then three vertices
             for _ in range(3):
+                while i < len(lines) and not lines[i]:
+                    i += 1
+                if i >= len(lines):
+                    die('%s: a triangle ends early' % path)
                 v = lines[i].split()
                 i += 1
                 parent, pos = int(v[0]), [float(x) for x in v[1:4]]
                 links = []
-                if len(v) > 9:
+                if len(v) > 9 and int(v[9]) > 0:
                     links = [(int(v[10 + 2 * k]), float(v[11 + 2 * k])) for k in range(int(v[9]))]
-                rest = 1.0 - sum(w for _, w in links)
-                if rest > 1e-6:
-                    links.append((parent, rest))
+                    total = sum(w for _, w in links)
+                    if not total > 0:
+                        die('%s: a vertex\'s links weigh nothing' % path)
+                    links = [(b, w / total) for b, w in links]
+                else:
+                    links = [(parent, 1.0)]
                 verts.append((pos, links))
     if not nodes or not frames or not verts:
         die('%s: nodes, skeleton and triangles expected' % path)
+    if set(frames[0][1]) != set(nodes):
+        die('%s: the first frame (the reference pose) does not place every node' % path)
     return nodes, frames, verts
 
 

@@ -4,14 +4,13 @@
 // tools/setup-oracle.sh installed three.js (it copies this file there).
 //
 //   node three_skeleton.mjs MODEL OUT_{t}.json --time T[,T...] [--action NAME]
-//        [--anim-file FILE]... [--joints | --stick-mesh | --dual-quaternion] [--blend A,B,W] [--bind-pose]
+//        [--anim-file FILE]... [--joints | --stick-mesh | --dual-quaternion] [--blend A,B,W] [--rest-pose]
 //
 // MODEL and each --anim-file are read with three's FBXLoader (.fbx),
 // GLTFLoader (.gltf/.glb), BVHLoader (.bvh: one skeleton, one clip) or
-// ColladaLoader (.dae, kept in the file's units and axes, as Assimp keeps a
-// Y-up metre file; the loader averages a joint's separately animated
-// <rotate> channels, so only files without them fit: ../shared/oracle's
-// README).
+// ColladaLoader (.dae, its root turned to Y up and scaled to metres, as
+// Assimp does; the loader averages a joint's separately animated <rotate>
+// channels, so only files without them fit: ../shared/oracle's README).
 // The clip NAME (default: the first) is taken from
 // the anim files if any, else from MODEL, and played on MODEL with
 // three's AnimationMixer, which binds tracks to objects by name - the way
@@ -34,16 +33,18 @@
 // (Kavan et al. 2007) from three's skin matrices, which must be rigid: each
 // matrix's rotation and translation as a unit dual quaternion, each turned
 // to the hemisphere of the vertex's largest-weight bone's, summed by weight,
-// divided by the rotation part's length, applied.
-// --bind-pose: no clip plays; each skinned mesh's skeleton is put in the
-// pose its inverse bind matrices define (three's Skeleton.pose()), so the
-// vertices are where the file binds them.
+// divided by the rotation part's length, applied. A skin matrix with scale
+// (beyond 1e-4) is refused: this blend has no place for it.
+// --rest-pose: no clip plays; every node keeps its own transform (the
+// file's rest pose, what Skinview's --bind-pose exports: for nearly every
+// file the pose the mesh was bound in, but not where the inverse bind
+// matrices say otherwise, e.g. SimpleSkin.gltf).
 // Time: absolute seconds on the clip's time line.
-// --blend A,B,W: clips A and B (names) played together, at effective
-// weights 1 - W and W: three's mixer slerps the rotations and lerps the
-// positions and scales by W, and a node only one clip animates is mixed
-// with its rest transform for the other's share (Skinview's --blend, in
-// the same words).
+// --blend A,B,W: clips A and B (names) played together, each on its own
+// loop, at effective weights 1 - W and W: three's mixer slerps the
+// rotations and lerps the positions and scales by W, and a node only one
+// clip animates is mixed with its rest transform for the other's share
+// (Skinview's --blend, in the same words).
 import fs from 'fs';
 import * as THREE from 'three';
 import { FBXLoader } from 'three/examples/jsm/loaders/FBXLoader.js';
@@ -59,7 +60,8 @@ const value = (flag, fallback) => (args.includes(flag) ? args[args.indexOf(flag)
 const values = flag => args.flatMap((a, i) => (a === flag ? [args[i + 1]] : []));
 const [model, out] = args.filter((a, i) => !a.startsWith('--') && !(i > 0 && ['--time', '--action', '--anim-file'].includes(args[i - 1])));
 if (!model || !out) {
-  console.error('usage: node three_skeleton.mjs MODEL OUT_{t}.json --time T[,T...] [--action NAME] [--anim-file FILE]... [--joints | --stick-mesh] [--blend A,B,W]');
+  console.error('usage: node three_skeleton.mjs MODEL OUT_{t}.json --time T[,T...] [--action NAME] [--anim-file FILE]... ' +
+    '[--joints | --stick-mesh | --dual-quaternion] [--blend A,B,W] [--rest-pose]');
   process.exit(2);
 }
 
@@ -75,8 +77,6 @@ async function load(file) {
   if (/\.dae$/i.test(file)) {
     globalThis.DOMParser ??= (await import('@xmldom/xmldom')).DOMParser;
     const { scene } = new ColladaLoader().parse(bytes.toString('utf8').replace(/<library_images>[\s\S]*?<\/library_images>/, ''), '');
-    scene.rotation.set(0, 0, 0);
-    scene.scale.set(1, 1, 1);
     return { scene, animations: scene.animations };
   }
   if (/\.fbx$/i.test(file)) {
@@ -159,10 +159,14 @@ if (blend !== undefined) {
 } else if (clip) {
   plays.push([clip, 1]);
 }
-for (const [c, weight] of args.includes('--bind-pose') ? [] : plays) {
+for (const [c, weight] of args.includes('--rest-pose') ? [] : plays) {
   const action = mixer.clipAction(c);
-  action.setLoop(THREE.LoopOnce);
-  action.clampWhenFinished = true;
+  if (blend === undefined) {
+    action.setLoop(THREE.LoopOnce);
+    action.clampWhenFinished = true;
+  } else {
+    action.setLoop(THREE.LoopRepeat); // each clip on its own loop, as Skinview's --blend
+  }
   action.setEffectiveWeight(weight);
   action.play();
 }
@@ -182,6 +186,10 @@ function dqSkin(o, i, v) {
     m.multiplyMatrices(o.skeleton.bones[bone].matrixWorld, o.skeleton.boneInverses[bone]);
     m.premultiply(o.bindMatrixInverse).multiply(o.bindMatrix);
     m.decompose(t, q, s);
+    if (Math.max(Math.abs(s.x - 1), Math.abs(s.y - 1), Math.abs(s.z - 1)) > 1e-4) {
+      console.error(`three_skeleton: --dual-quaternion: bone ${bone}'s skin matrix scales (${s.x}, ${s.y}, ${s.z})`);
+      process.exit(1);
+    }
     let r = [q.x, q.y, q.z, q.w];
     pivot ??= r;
     if (r[0] * pivot[0] + r[1] * pivot[1] + r[2] * pivot[2] + r[3] * pivot[3] < 0) r = r.map(c => -c);
@@ -201,10 +209,6 @@ function dqSkin(o, i, v) {
 for (const token of value('--time', '0').split(',')) {
   mixer.setTime(Number(token));
   root.updateMatrixWorld(true);
-  if (args.includes('--bind-pose')) {
-    root.traverse(o => o.isSkinnedMesh && o.skeleton.pose());
-    root.updateMatrixWorld(true);
-  }
   const positions = [];
   const v = new THREE.Vector3();
   if (args.includes('--stick-mesh')) {
@@ -234,7 +238,7 @@ for (const token of value('--time', '0').split(',')) {
       }
     });
   }
-  const played = args.includes('--bind-pose') ? 'none (bind pose)' : plays.length === 0 ? 'none (the file has none)'
+  const played = args.includes('--rest-pose') ? 'none (rest pose)' : plays.length === 0 ? 'none (the file has none)'
     : plays.map(([c, weight]) => (plays.length > 1 ? `${c.name} x ${weight}` : c.name)).join(' + ');
   const lo = [0, 1, 2].map(k => Math.min(...positions.filter((_, i) => i % 3 === k)));
   const hi = [0, 1, 2].map(k => Math.max(...positions.filter((_, i) => i % 3 === k)));
