@@ -267,6 +267,13 @@ int skip_join(const struct aiScene *scene)
     return 0;
 }
 
+/* A scene of Assimp's HL1 MDL reader: its root is "<MDL_root>" (the
+ * other .mdl formats' readers name theirs otherwise). */
+int hl1_scene(const struct aiScene *scene)
+{
+    return scene && scene->mRootNode && strcmp(scene->mRootNode->mName.data, "<MDL_root>") == 0;
+}
+
 /* Assimp's HL1 MDL reader (5.2 and 5.4 alike) keys a sequence's frames at
  * ticks 0 .. numframes - 1, ticks per second the sequence's fps, and gives
  * the clip a duration of fps x numframes ticks: a second for every frame.
@@ -275,12 +282,12 @@ int skip_join(const struct aiScene *scene)
  * over numframes - 1 frames at fps (its last frame is its first again),
  * as Irrlicht's reader also plays it, so that is the clip's duration: its
  * last key. Only a clip of that exact signature, in a scene of Assimp's
- * HL1 reader (root "<MDL_root>"), is changed; 0 stays 0 (the conversion's
+ * HL1 reader (hl1_scene), is changed; 0 stays 0 (the conversion's
  * rule for a clip without a duration then holds its one frame). Returns
  * the duration to use. */
 double hl1_duration(const struct aiScene *scene, double duration, double ticks_per_second, double last_key)
 {
-    if (!scene || !scene->mRootNode || strcmp(scene->mRootNode->mName.data, "<MDL_root>") != 0) return duration;
+    if (!hl1_scene(scene)) return duration;
     return duration > 0.0 && duration == ticks_per_second * (last_key + 1.0) ? last_key : duration;
 }
 
@@ -295,7 +302,7 @@ double hl1_duration(const struct aiScene *scene, double duration, double ticks_p
  * root). Returns how many nodes moved. */
 int hl1_bone_parents(const struct aiScene *scene, const struct aiNode *const *nodes, int *parents, int count)
 {
-    if (!scene || !scene->mRootNode || strcmp(scene->mRootNode->mName.data, "<MDL_root>") != 0) return 0;
+    if (!hl1_scene(scene)) return 0;
     struct { const struct aiNode *key; int value; } *index = NULL;
     for (int i = 0; i < count; i++) hmput(index, nodes[i], i);
     int moved = 0;

@@ -567,7 +567,7 @@ static int repair_normals(skv_model *model, const skv_mesh *mesh)
 static int hl1_default_body(importer *im)
 {
     const skv_skeleton *sk = &im->model->skeleton;
-    if (!im->hl1_fix || strcmp(im->scene->mRootNode->mName.data, "<MDL_root>") != 0) return 0;
+    if (!im->hl1_fix || !hl1_scene(im->scene)) return 0;
     int hidden = 0;
     for (int n = 0; n < sk->node_count; n++) {
         int part = sk->parents[n], list = part >= 0 ? sk->parents[part] : -1;

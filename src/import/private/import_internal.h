@@ -132,6 +132,7 @@ int assimp_fix_applies(assimp_fix_id id, const char *path);
 int fbx_offset_fix_applies(const char *path);
 int fbx_bind_fix_applies(const char *path);
 int md5_scale_fix_applies(const char *path);
+int hl1_scene(const struct aiScene *scene);
 double hl1_duration(const struct aiScene *scene, double duration, double ticks_per_second, double last_key);
 int hl1_bone_parents(const struct aiScene *scene, const struct aiNode *const *nodes, int *parents, int count);
 int offsets_all_equal(const struct aiMesh *src);
