@@ -31,6 +31,7 @@ fi
 # resolves 'three' from its own folder).
 cp "$oracle_src/three_pose.mjs" "$dest/three_pose.mjs"
 cp "$root/tests/tools/oracle/three_skeleton.mjs" "$dest/three_skeleton.mjs" # Skinview's own, for split files
+cp "$root/tests/tools/oracle/fbx_influences.mjs" "$dest/fbx_influences.mjs" # three_skeleton.mjs --all-influences reads FBX clusters with it
 if [ ! -x "$dest/irr_pose" ] || [ "$oracle_src/irr_pose.cpp" -nt "$dest/irr_pose" ]; then
   echo "setup-oracle: building irr_pose"
   g++ -O2 -o "$dest/irr_pose" "$oracle_src/irr_pose.cpp" \

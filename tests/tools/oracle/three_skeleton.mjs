@@ -5,6 +5,7 @@
 //
 //   node three_skeleton.mjs MODEL OUT_{t}.json --time T[,T...] [--action NAME]
 //        [--anim-file FILE]... [--joints | --stick-mesh | --dual-quaternion] [--blend A,B,W] [--rest-pose]
+//        [--all-influences]
 //
 // MODEL and each --anim-file are read with three's FBXLoader (.fbx),
 // GLTFLoader (.gltf/.glb), BVHLoader (.bvh: one skeleton, one clip) or
@@ -39,6 +40,14 @@
 // file's rest pose, what Skinview's --bind-pose exports: for nearly every
 // file the pose the mesh was bound in, but not where the inverse bind
 // matrices say otherwise, e.g. SimpleSkin.gltf).
+// --all-influences: every skinned vertex blended linearly from every
+// influence the file gives it, not three's 4 (its loaders keep the 4
+// largest and drop the rest), the weights divided by their sum: glTF
+// from every JOINTS_n / WEIGHTS_n pair of the primitive, binary FBX from
+// its clusters read by hand (fbx_influences.mjs), matched to three's
+// vertices by position (a position two control points with different
+// influences share is refused, as is a geometric transform). Bones,
+// their inverses and the bind matrices are three's.
 // Time: absolute seconds on the clip's time line.
 // --blend A,B,W: clips A and B (names) played together, each on its own
 // loop, at effective weights 1 - W and W: three's mixer slerps the
@@ -51,6 +60,7 @@ import { FBXLoader } from 'three/examples/jsm/loaders/FBXLoader.js';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
 import { ColladaLoader } from 'three/examples/jsm/loaders/ColladaLoader.js';
+import { fbxInfluences } from './fbx_influences.mjs';
 
 globalThis.window ??= { innerWidth: 1, innerHeight: 1 };
 globalThis.ProgressEvent ??= class extends Event {};
@@ -61,7 +71,7 @@ const values = flag => args.flatMap((a, i) => (a === flag ? [args[i + 1]] : []))
 const [model, out] = args.filter((a, i) => !a.startsWith('--') && !(i > 0 && ['--time', '--action', '--anim-file'].includes(args[i - 1])));
 if (!model || !out) {
   console.error('usage: node three_skeleton.mjs MODEL OUT_{t}.json --time T[,T...] [--action NAME] [--anim-file FILE]... ' +
-    '[--joints | --stick-mesh | --dual-quaternion] [--blend A,B,W] [--rest-pose]');
+    '[--joints | --stick-mesh | --dual-quaternion] [--blend A,B,W] [--rest-pose] [--all-influences]');
   process.exit(2);
 }
 
@@ -82,7 +92,7 @@ async function load(file) {
   if (/\.fbx$/i.test(file)) {
     const group = new FBXLoader().parse(buffer, '');
     group.rotation.set(0, 0, 0);
-    return { scene: group, animations: group.animations };
+    return { scene: group, animations: group.animations, bytes };
   }
   // glTF: read as one JSON with its buffers inline and no images or
   // materials (node has no image decoder; poses need none).
@@ -104,7 +114,12 @@ async function load(file) {
   }
   for (const key of ['images', 'textures', 'samplers', 'materials']) delete json[key];
   for (const mesh of json.meshes || []) for (const p of mesh.primitives || []) delete p.material;
-  return await new Promise((resolve, reject) => new GLTFLoader().parse(JSON.stringify(json), '', resolve, reject));
+  const text = JSON.stringify(json);
+  const gltf = await new Promise((resolve, reject) => new GLTFLoader().parse(text, '', resolve, reject));
+  // The file as it was: three normalises a skinned mesh's WEIGHTS_0 in
+  // place, in the accessor its parser caches (--all-influences reads them
+  // here instead).
+  return { scene: gltf.scene, animations: gltf.animations, parser: gltf.parser, json: JSON.parse(text) };
 }
 
 const base = await load(model);
@@ -117,6 +132,98 @@ if (!clip && (wanted !== undefined || clips.length > 0)) { // a file without cli
   process.exit(1);
 }
 const root = base.scene;
+
+// --all-influences: per skinned mesh, per vertex, [bone index, weight]
+// pairs (every influence, weights summing to 1).
+const allInfluences = new Map();
+function fail(message) {
+  console.error(`three_skeleton: --all-influences: ${message}`);
+  process.exit(1);
+}
+function normalised(pairs) {
+  const kept = pairs.filter(([, w]) => w > 0), sum = kept.reduce((s, [, w]) => s + w, 0);
+  return sum > 0 ? kept.map(([b, w]) => [b, w / sum]) : [];
+}
+if (args.includes('--all-influences')) {
+  const skinned = [];
+  root.traverse(o => o.isSkinnedMesh && skinned.push(o));
+  if (base.parser) { // glTF: JOINTS_n / WEIGHTS_n of the primitive each mesh came from
+    for (const o of skinned) {
+      const at = base.parser.associations.get(o);
+      const primitive = at && base.parser.json.meshes[at.meshes].primitives[at.primitives];
+      if (!primitive) fail(`no glTF primitive for mesh ${o.name}`);
+      const lists = Array.from({ length: o.geometry.attributes.position.count }, () => []);
+      for (let n = 0; `JOINTS_${n}` in primitive.attributes; n++) {
+        const joints = gltfVec4(base.json, primitive.attributes[`JOINTS_${n}`]);
+        const weights = gltfVec4(base.json, primitive.attributes[`WEIGHTS_${n}`]);
+        if (joints.length !== lists.length || weights.length !== lists.length) fail(`JOINTS_${n} or WEIGHTS_${n} of mesh ${o.name} has another vertex count`);
+        for (let i = 0; i < lists.length; i++)
+          for (let k = 0; k < 4; k++) lists[i].push([joints[i][k], weights[i][k]]);
+      }
+      allInfluences.set(o, lists.map(normalised));
+    }
+  } else if (base.bytes) { // binary FBX: the clusters, read by hand
+    let geometries;
+    try {
+      geometries = fbxInfluences(base.bytes);
+    } catch (e) {
+      fail(e.message);
+    }
+    for (const o of skinned) {
+      const matches = geometries.filter(g => THREE.PropertyBinding.sanitizeNodeName(g.model) === o.name);
+      if (matches.length !== 1) fail(`mesh ${o.name} matches ${matches.length} skinned geometries of the file`);
+      const g = matches[0];
+      if (g.geometric) fail(`mesh ${o.name} has a geometric transform`);
+      const boneIndex = new Map();
+      o.skeleton.bones.forEach((b, i) => boneIndex.set(b.name, boneIndex.has(b.name) ? -1 : i));
+      // three's vertex positions are the control points rounded to float.
+      const byPosition = new Map();
+      for (let k = 0; k < g.influences.length; k++) {
+        const key = [0, 1, 2].map(c => Math.fround(g.positions[3 * k + c])).join(' ');
+        const pairs = g.influences[k].map(([name, w]) => {
+          const i = boneIndex.get(THREE.PropertyBinding.sanitizeNodeName(name));
+          if (i === undefined || i < 0) fail(`bone ${name} is ${i === undefined ? 'not' : 'twice'} in mesh ${o.name}'s skeleton`);
+          return [i, w];
+        });
+        const list = normalised(pairs), seen = byPosition.get(key);
+        if (seen !== undefined && JSON.stringify(seen) !== JSON.stringify(list)) fail(`two control points of mesh ${o.name} at ${key} weigh differently`);
+        byPosition.set(key, list);
+      }
+      const p = o.geometry.attributes.position;
+      allInfluences.set(o, Array.from({ length: p.count }, (_, i) => {
+        const list = byPosition.get([p.getX(i), p.getY(i), p.getZ(i)].join(' '));
+        if (list === undefined) fail(`vertex ${i} of mesh ${o.name} is at no control point`);
+        return list;
+      }));
+    }
+  } else {
+    fail('only glTF and binary FBX files are read for it');
+  }
+}
+// A VEC4 accessor of the glTF as written (buffers inline as data URIs):
+// one [x, y, z, w] a vertex, normalised integers as fractions.
+function gltfVec4(json, index) {
+  const a = json.accessors[index];
+  if (!a || a.type !== 'VEC4' || a.sparse || a.bufferView === undefined) fail(`accessor ${index} is not a plain VEC4`);
+  const view = json.bufferViews[a.bufferView];
+  const data = Buffer.from(json.buffers[view.buffer].uri.split(',')[1], 'base64');
+  const [width, read, scale] = { 5121: [1, 'readUInt8', 255], 5123: [2, 'readUInt16LE', 65535], 5126: [4, 'readFloatLE', 1] }[a.componentType] ?? fail(`accessor ${index}'s component type ${a.componentType}`);
+  const stride = view.byteStride || 4 * width, start = (view.byteOffset || 0) + (a.byteOffset || 0);
+  return Array.from({ length: a.count }, (_, i) => [0, 1, 2, 3].map(k => {
+    const v = data[read](start + i * stride + k * width);
+    return a.normalized && scale !== 1 ? v / scale : v;
+  }));
+}
+// Vertex i of skinned mesh o blended from every influence (as
+// applyBoneTransform, with the whole list).
+function allSkin(o, i, v) {
+  const base = v.clone().applyMatrix4(o.bindMatrix), m = new THREE.Matrix4(), sum = new THREE.Vector3();
+  for (const [bone, w] of allInfluences.get(o)[i]) {
+    m.multiplyMatrices(o.skeleton.bones[bone].matrixWorld, o.skeleton.boneInverses[bone]);
+    sum.addScaledVector(base.clone().applyMatrix4(m), w);
+  }
+  v.copy(sum).applyMatrix4(o.bindMatrixInverse);
+}
 // The stick mesh's points in each joint's own frame, from the rest pose
 // (before the clip moves anything).
 const stick = [];
@@ -232,6 +339,7 @@ for (const token of value('--time', '0').split(',')) {
       for (let i = 0; i < p.count; i++) {
         v.fromBufferAttribute(p, i);
         if (o.isSkinnedMesh && dualQuaternion) dqSkin(o, i, v);
+        else if (o.isSkinnedMesh && allInfluences.has(o)) allSkin(o, i, v);
         else if (o.isSkinnedMesh) o.applyBoneTransform(i, v);
         v.applyMatrix4(o.matrixWorld);
         positions.push(v.x, v.y, v.z);
