@@ -181,6 +181,11 @@ static skv_result render_frames(skv_scene *scene, const skv_headless_desc *desc,
     if (desc->debug) r = render_debug_begin(&debug, err);
     skv_renderer renderer = {0};
     if (r == SKV_OK) r = scene_renderer_create(scene, &renderer, err);
+    if (r == SKV_OK && renderer.lists_too_large)
+        say(desc, SKV_SAY_WARNING,
+            "%s: warning: the influence lists take %lld texels, past this driver's %d; the 4 largest influences of "
+            "each vertex blended",
+            scene->model.path, renderer.lists_too_large, renderer.max_list_texels);
     if (r == SKV_OK && renderer.textures_too_large)
         say(desc, SKV_SAY_WARNING,
             "%s: warning: %d texture(s) larger than this driver's %d texels a side; drawn in the material colour",

@@ -94,8 +94,8 @@ static const option_spec option_table[] = {
     OPTION("--skinning", OPT_CHOICE, F(dual_quaternion), "linear|dq", "linear blend (default) or dual-quaternion skinning",
      .choices = {"linear", "dq"}, .choice_values = {0, 1}),
     OPTION("--influences", OPT_CHOICE, F(influences), "4|8|all",
-           "bone influences kept per vertex (default 4); all: the\nlinear-blend shader reads every influence from "
-           "per-vertex\nlists",
+           "bone influences blended per vertex (default: every one,\nfrom per-vertex lists, where a vertex has "
+           "more than 4;\nelse 4 slots); 4 or 8: the largest in slots; all: lists\nfor every model",
            .choices = {"4", "8", "all"}, .choice_values = {4, 8, SKV_INFLUENCES_ALL}),
     OPTION("--morph", OPT_MORPH, F(morphs), "NAME=W",
      "morph target NAME (its name, or its number in --list)\nweighs W whatever the clip says; repeatable",

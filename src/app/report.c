@@ -182,8 +182,8 @@ void report_list(FILE *out, const skv_model *m)
         if (mesh->unweighted_vertices)
             fprintf(out, ", %d vertices without weights follow the node", mesh->unweighted_vertices);
         if (mesh->over_limit_vertices && m->influence_lists)
-            fprintf(out, ", %d vertices over %d, every influence blended (--influences all)", mesh->over_limit_vertices,
-                   m->influence_slots);
+            fprintf(out, ", %d vertices over %d, every influence blended (%s)", mesh->over_limit_vertices,
+                   m->influence_slots, m->influence_lists_auto ? "--influences 4 keeps the 4 largest" : "--influences all");
         else if (mesh->over_limit_vertices)
             fprintf(out, ", %d vertices over %d kept their %d largest", mesh->over_limit_vertices,
                    m->influence_slots, m->influence_slots);
@@ -205,8 +205,9 @@ void report_list(FILE *out, const skv_model *m)
     fprintf(out, "bones: %d (palette entries %d, shader limit %d)\n", m->file_bone_count, m->skeleton.bone_count,
            SKV_MAX_BONES);
     if (m->influence_lists) /* the slots stay for the weight views */
-        fprintf(out, "influences: every one, from per-vertex lists (--influences all); vertices over %d: %d\n",
-               m->influence_slots, model_over_limit_vertices(m));
+        fprintf(out, "influences: every one, from per-vertex lists (%s); vertices over %d: %d\n",
+               m->influence_lists_auto ? "the default past 4" : "--influences all", m->influence_slots,
+               model_over_limit_vertices(m));
     else
         fprintf(out, "influence slots: %d; vertices over %d influences: %d\n", m->influence_slots,
                m->influence_slots, model_over_limit_vertices(m));

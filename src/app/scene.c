@@ -71,6 +71,15 @@ static void frame_clip(skv_scene *scene)
     scene->home = scene->camera;
 }
 
+/* frame_clip, keeping the angles and zoom the user chose: only the
+ * framing changes. */
+static void reframe(skv_scene *scene)
+{
+    skv_camera user = scene->camera;
+    frame_clip(scene);
+    scene->camera.yaw = user.yaw, scene->camera.pitch = user.pitch, scene->camera.zoom = user.zoom;
+}
+
 skv_result scene_set_instances(skv_scene *scene, int count, int mixed_clips, skv_error *err)
 {
     if (scene->instances > 0) crowd_destroy(&scene->crowd);
@@ -162,10 +171,7 @@ void scene_set_motion(skv_scene *scene, int follow, int in_place, int frame_pose
     scene->in_place = in_place;
     scene->frame_pose = frame_pose;
     scene->frame_seconds = frame_seconds;
-    skv_camera user = scene->camera;
-    frame_clip(scene);
-    /* Keep the angles and zoom the user chose; only the framing changes. */
-    scene->camera.yaw = user.yaw, scene->camera.pitch = user.pitch, scene->camera.zoom = user.zoom;
+    reframe(scene);
 }
 
 void scene_placement(const skv_scene *scene, mat4 out)
@@ -461,9 +467,21 @@ skv_result scene_frame(skv_scene *scene, double seconds, int width, int height, 
     return r;
 }
 
-skv_result scene_renderer_create(const skv_scene *scene, skv_renderer *renderer, skv_error *err)
+skv_result scene_renderer_create(skv_scene *scene, skv_renderer *renderer, skv_error *err)
 {
     skv_result r = render_create(renderer, &scene->model, err);
+    if (r != SKV_OK && renderer->lists_too_large && scene->model.influence_lists_auto) {
+        /* Lists the default chose, past what this driver's buffer
+         * textures hold: the 4 largest influences, on screen and for the
+         * CPU alike; the caller warns (renderer->lists_too_large). */
+        long long texels = renderer->lists_too_large;
+        int most = renderer->max_list_texels;
+        render_destroy(renderer);
+        scene->model.influence_lists = 0;
+        reframe(scene); /* on the pose now drawn */
+        r = render_create(renderer, &scene->model, err);
+        renderer->lists_too_large = texels, renderer->max_list_texels = most;
+    }
     if (r == SKV_OK && scene->instances > 0) r = render_enable_crowd(renderer, &scene->model, scene->instances, err);
     if (r == SKV_OK && scene->skinning == SKV_SKINNING_DUAL_QUATERNION)
         r = render_enable_dual_quaternion(renderer, &scene->model, err);

@@ -193,8 +193,11 @@ skv_result scene_frame(skv_scene *scene, double seconds, int width, int height, 
 
 /* The renderer for this scene, made the same way for the window and
  * headless: the model's buffers and textures, and the programs its crowd
- * and skinning need. render_destroy frees it. */
-skv_result scene_renderer_create(const skv_scene *scene, skv_renderer *renderer, skv_error *err);
+ * and skinning need. render_destroy frees it. Influence lists the default
+ * chose (model.h, influence_lists_auto) that the driver cannot hold are
+ * dropped for the 4 slots, in the model too, with
+ * renderer->lists_too_large set for the caller's warning. */
+skv_result scene_renderer_create(skv_scene *scene, skv_renderer *renderer, skv_error *err);
 
 /* The one frame function of both drivers (headless.h, viewer.h): poses
  * the scene at `seconds` (scene_frame) and draws it into `target`, whose

@@ -103,11 +103,17 @@ static void say(viewer *v, const char *text)
     say_as(v, SKV_SAY_RESULT, text);
 }
 
-/* Textures past the driver's limit draw in their material colour. */
+/* Textures past the driver's limit draw in their material colour;
+ * influence lists past it leave the 4 largest influences. */
 static void say_textures_too_large(viewer *v)
 {
-    if (!v->renderer.textures_too_large) return;
     char text[160];
+    if (v->renderer.lists_too_large) {
+        snprintf(text, sizeof text, "influence lists of %lld texels, past this driver's %d: 4 largest influences",
+                 v->renderer.lists_too_large, v->renderer.max_list_texels);
+        say_as(v, SKV_SAY_WARNING, text);
+    }
+    if (!v->renderer.textures_too_large) return;
     snprintf(text, sizeof text, "%d texture(s) larger than this driver's %d texels a side: material colour",
              v->renderer.textures_too_large, v->renderer.max_texture_side);
     say_as(v, SKV_SAY_WARNING, text);

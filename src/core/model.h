@@ -185,11 +185,16 @@ typedef struct skv_model {
     float *uvs;         /* 2 per vertex */
     float *tangents;    /* 4 per vertex: xyz along +u, w = +-1 the bitangent's side; NULL: none in the model */
     int influence_slots; /* per vertex: 4 (default) or 8 */
-    /* --influences all: every influence of every vertex is blended, from
+    /* --influences all, and the default where a vertex has more than 4: every influence of every vertex is blended, from
      * influence_start / influences below, not the slots (by the shader,
      * crowds and dual quaternions too, and by the CPU: model_influence);
      * the slots stay filled. */
     int influence_lists;
+    /* influence_lists by default, not asked for (skv_import_desc's
+     * influences 0): some vertex has more influences than the slots. A
+     * renderer whose driver cannot hold the lists drops them
+     * (scene_renderer_create) where they were not asked for. */
+    int influence_lists_auto;
     uint16_t *bone_ids;  /* influence_slots per vertex */
     float *weights;      /* influence_slots per vertex, sum 1 */
     /* Every usable influence of every vertex, before the 4-slot cut (the

@@ -523,6 +523,7 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
         long long pairs = starts[nv], texels = pairs > (long long)nv + 1 ? pairs : (long long)nv + 1;
         if (texels > max_texels) {
             glBindVertexArray(0);
+            renderer->lists_too_large = texels, renderer->max_list_texels = (int)max_texels;
             return skv_fail(err, SKV_ERR_GPU, "--influences all: %lld texels of influence lists, the GPU takes %d",
                             texels, (int)max_texels);
         }

@@ -77,6 +77,10 @@ typedef struct skv_renderer {
     GLuint *textures;      /* per model texture: uploaded as sRGB (colour maps), or 0 */
     GLuint *data_textures; /* per model texture: uploaded linear (metal-rough, normal, occlusion maps), or 0 */
     int textures_too_large; /* not uploaded: past the driver's max_texture_side (the caller warns) */
+    /* render_create refused the model's influence lists: this many texels,
+     * past the driver's max_list_texels (GL_MAX_TEXTURE_BUFFER_SIZE). */
+    long long lists_too_large;
+    int max_list_texels;
     int max_texture_side;   /* GL_MAX_TEXTURE_SIZE */
     skv_draw_set draws; /* draws.h: palettes of at most SKV_MAX_BONES */
     /* Blended draws go last, far to near: per draw its bind-pose centre

@@ -1526,6 +1526,14 @@ skv_result convert_scene(const struct aiScene *scene, const struct aiScene *anim
     if (r == SKV_OK) r = flatten_nodes(&im);
     if (r == SKV_OK) r = fold_fbx_pivots(&im);
     if (r == SKV_OK) r = has_triangle_meshes(scene) ? convert_meshes(&im) : convert_skeleton_only(&im);
+    /* The default blends every influence where a vertex has more than the
+     * slots hold: it is the file's pose (three.js's bones blended from
+     * every influence agree, the 4 largest do not: tests/CMakeLists.txt,
+     * reference_*_all), and the lists cost about what 4 slots do
+     * (bench/NOTES.md v7v). A model within the slots keeps them: the same
+     * blend, and nothing to read per vertex but its attributes. */
+    if (r == SKV_OK && !(desc && desc->influences) && model_over_limit_vertices(model) > 0)
+        model->influence_lists = model->influence_lists_auto = 1;
     if (r == SKV_OK && im.huge_offsets)
         model_warn(model, "%d bone bind matrix(es) hold values beyond 1e15 (they overflow when multiplied); "
                    "replaced by identity", im.huge_offsets);

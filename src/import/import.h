@@ -19,12 +19,14 @@
 
 /* skv_import_desc.influences: the default slots, and the linear-blend
  * shader blends every influence of every vertex from the model's lists
- * (--influences all). */
+ * (--influences all). The default (0) does that too where some vertex has
+ * more influences than 4 slots hold (model.h, influence_lists_auto); 4
+ * keeps the 4 largest. */
 enum { SKV_INFLUENCES_ALL = -1 };
 
 /* Load options; zero-initialised means the defaults. */
 typedef struct skv_import_desc {
-    int influences; /* slots per vertex: 0 or 4 (default), or 8; or SKV_INFLUENCES_ALL */
+    int influences; /* 0 (default: 4 slots, lists where a vertex has more), 4 or 8 slots, or SKV_INFLUENCES_ALL */
     /* Assimp's parsers can crash, hang or allocate without bound on broken
      * files. Unless `trusted`, the file is imported and converted in a
      * child process under a memory limit and `timeout_seconds` (0: 60),
