@@ -70,6 +70,7 @@ if [ -n "$oracle_model" ]; then
   reference_model=$(cd "$(dirname "$oracle_model")" && pwd)/$(basename "$oracle_model")
 fi
 mkdir -p "$out"
+out=$(cd "$out" && pwd) # the three.js evaluators run in their own folder
 base=$out/$name
 times=("$t0" "$t1")
 [ "$t1" = static ] && times=("$t0")
