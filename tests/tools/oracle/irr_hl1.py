@@ -30,7 +30,11 @@ node, and Skinview's --export-pose includes it:
 Clip. --anim NAME: the first sequence of that name; --anim INDEX: Skinview's
 clip index, where Assimp makes one clip per blend of a sequence (man.mdl's
 arms_up is clips 2-5). Irrlicht sets both blend controllers to 0 and so plays
-a sequence's first blend only; a later blend is refused. Default: clip 0.
+a sequence's first blend only: for a later blend k it is given a copy of the
+file whose sequence starts its animation data at blend k's (animindex moved
+on by k x numbones x 12 bytes, the size of a blend's per-bone offset table;
+each bone's offsets are relative to its own entry, so they stay right).
+Only sequences in the file itself (group 0). Default: clip 0.
 
 Bone controllers. Irrlicht sets every controller to the value 0, which it
 quantises (255 steps from start to end) and applies: man.mdl's neck turns
@@ -64,7 +68,7 @@ def read_mdl(path):
     if len(data) < 244 or data[:4] != b'IDST' or struct.unpack_from('<i', data, 4)[0] != 10:
         die('%s: not a Half-Life 1 studio model (IDST, version 10)' % path)
     i32 = lambda off: struct.unpack_from('<i', data, off)[0]
-    num_controllers, controller_index = i32(148), i32(152)
+    num_bones, num_controllers, controller_index = i32(140), i32(148), i32(152)
     num_seq, seq_index = i32(164), i32(168)
     num_parts, part_index = i32(204), i32(208)
     # Per body part (mstudiobodyparts_t: name[64], nummodels, base, modelindex)
@@ -76,12 +80,14 @@ def read_mdl(path):
         o = seq_index + 176 * s  # mstudioseqdesc_t
         seqs.append({'label': data[o:o + 32].split(b'\0')[0].decode('latin-1'),
                      'fps': struct.unpack_from('<f', data, o + 32)[0],
-                     'numframes': i32(o + 56), 'motiontype': i32(o + 68), 'numblends': i32(o + 120)})
-    return {'data': data, 'seqs': seqs, 'num_seqgroups': i32(172), 'parts': parts,
+                     'numframes': i32(o + 56), 'motiontype': i32(o + 68), 'numblends': i32(o + 120),
+                     'animindex_at': o + 124, 'seqgroup': i32(o + 156)})
+    return {'data': data, 'seqs': seqs, 'num_seqgroups': i32(172), 'parts': parts, 'num_bones': num_bones,
             'controllers': [controller_index + 24 * c for c in range(num_controllers)]}
 
 
 def pick_sequence(mdl, anim):
+    """The sequence and the blend of it that the clip is."""
     seqs = mdl['seqs']
     if not seqs:
         die('the file has no sequence')
@@ -89,23 +95,28 @@ def pick_sequence(mdl, anim):
         clip = int(anim or 0)
         for s, seq in enumerate(seqs):  # Assimp: one clip per blend
             if clip < seq['numblends']:
-                if clip > 0:
-                    die('clip %s is blend %d of sequence %r: Irrlicht plays blend 0 only' % (anim, clip, seq['label']))
-                return s
+                if clip > 0 and seq['seqgroup'] != 0:
+                    die('clip %s is blend %d of sequence %r, whose data is in group file %d: not moved here'
+                        % (anim, clip, seq['label'], seq['seqgroup']))
+                return s, clip
             clip -= seq['numblends']
         die('no clip %s' % anim)
     for s, seq in enumerate(seqs):
         if seq['label'] == anim:
-            return s
+            return s, 0
     die('no sequence named %r' % anim)
 
 
-def neutral_copy(model, mdl, folder):
-    """A copy of MODEL whose bone controllers add nothing at the value 0."""
+def irrlicht_copy(model, mdl, folder, neutral, seq, blend):
+    """A copy of MODEL whose bone controllers add nothing at the value 0
+    (neutral), and whose sequence `seq` starts at its blend `blend`."""
     data = bytearray(mdl['data'])
-    for off in mdl['controllers']:  # mstudiobonecontroller_t: bone, type, start, end, rest, index
+    for off in mdl['controllers'] if neutral else []:  # mstudiobonecontroller_t: bone, type, start, end, rest, index
         end = struct.unpack_from('<f', data, off + 12)[0]
         struct.pack_into('<ff', data, off + 8, 0.0, end if end != 0.0 else 1.0)
+    if blend:
+        at = seq['animindex_at']
+        struct.pack_into('<i', data, at, struct.unpack_from('<i', data, at)[0] + blend * mdl['num_bones'] * 12)
     src_dir, name = os.path.split(os.path.abspath(model))
     stem = os.path.splitext(name)[0]
     copy = os.path.join(folder, name)
@@ -141,7 +152,7 @@ def main():
     space = to_assimp((int(version.group(1)), int(version.group(2))))
 
     mdl = read_mdl(a.model)
-    s = pick_sequence(mdl, a.anim)
+    s, blend = pick_sequence(mdl, a.anim)
     seq = mdl['seqs'][s]
     if seq['numframes'] < 2:
         die('sequence %r has %d frame(s): Irrlicht interpolates past its data' % (seq['label'], seq['numframes']))
@@ -166,9 +177,10 @@ def main():
     folder = None
     model = os.path.abspath(a.model)
     try:
-        if a.controllers == 'assimp' and mdl['controllers']:
+        neutral = a.controllers == 'assimp' and mdl['controllers']
+        if neutral or blend:
             folder = tempfile.mkdtemp(prefix='irr_hl1.')
-            model = neutral_copy(a.model, mdl, folder)
+            model = irrlicht_copy(a.model, mdl, folder, neutral, seq, blend)
         run = subprocess.run([a.exe, model] + [str(f) for f in frames], capture_output=True, text=True)
         if run.returncode != 0:
             die('irr_pose failed (%d): %s' % (run.returncode, run.stderr.strip()))
