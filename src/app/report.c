@@ -82,8 +82,11 @@ void report_list_json(FILE *out, const skv_model *m)
     json_string(out, m->path);
     fprintf(out, ",\"assimp\":");
     json_string(out, import_assimp_version());
-    fprintf(out, ",\"vertices\":%d,\"triangles\":%d,\"influence_slots\":%d,\"influence_lists\":%s,\"meshes\":[",
-           m->vertex_count, m->index_count / 3, m->influence_slots, m->influence_lists ? "true" : "false");
+    fprintf(out,
+            ",\"vertices\":%d,\"triangles\":%d,\"influence_slots\":%d,\"influence_lists\":%s,"
+            "\"influence_lists_by_default\":%s,\"meshes\":[",
+            m->vertex_count, m->index_count / 3, m->influence_slots, m->influence_lists ? "true" : "false",
+            m->influence_lists && m->influence_lists_auto ? "true" : "false");
     for (int i = 0; i < m->mesh_count; i++) {
         const skv_mesh *mesh = &m->meshes[i];
         fprintf(out, "%s{\"name\":", i ? "," : "");

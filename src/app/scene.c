@@ -71,13 +71,15 @@ static void frame_clip(skv_scene *scene)
     scene->home = scene->camera;
 }
 
-/* frame_clip, keeping the angles and zoom the user chose: only the
- * framing changes. */
+/* frame_clip, keeping the angles and zoom the user chose, both the
+ * camera's and those R returns to (scene_set_camera's): only the framing
+ * changes. */
 static void reframe(skv_scene *scene)
 {
-    skv_camera user = scene->camera;
+    skv_camera user = scene->camera, home = scene->home;
     frame_clip(scene);
     scene->camera.yaw = user.yaw, scene->camera.pitch = user.pitch, scene->camera.zoom = user.zoom;
+    scene->home.yaw = home.yaw, scene->home.pitch = home.pitch, scene->home.zoom = home.zoom;
 }
 
 skv_result scene_set_instances(skv_scene *scene, int count, int mixed_clips, skv_error *err)

@@ -19,6 +19,7 @@
 
 #include <stb_ds.h>
 
+#include "draws.h"
 #include "skin.h"
 #include "tangents.h"
 #include "stick.h"
@@ -1532,8 +1533,24 @@ skv_result convert_scene(const struct aiScene *scene, const struct aiScene *anim
      * reference_*_all), and the lists cost about what 4 slots do
      * (bench/NOTES.md v7v). A model within the slots keeps them: the same
      * blend, and nothing to read per vertex but its attributes. */
-    if (r == SKV_OK && !(desc && desc->influences) && model_over_limit_vertices(model) > 0)
+    if (r == SKV_OK && !(desc && desc->influences) && model_over_limit_vertices(model) > 0) {
         model->influence_lists = model->influence_lists_auto = 1;
+        if (model->skeleton.bone_count > SKV_MAX_BONES) {
+            /* Past 100 bones the draws hold whole lists, and a triangle
+             * whose lists name more bones than a draw holds cannot be
+             * drawn: the default then keeps the 4 largest (as it would
+             * have before, rather than refuse the model). */
+            skv_draw_set set;
+            skv_error why;
+            if (draws_build(model, SKV_MAX_BONES, &set, &why) == SKV_OK) {
+                draws_free(&set);
+            } else {
+                model->influence_lists = 0;
+                model_warn(model, "every influence cannot be drawn (%s); the 4 largest of each vertex are blended",
+                           why.message);
+            }
+        }
+    }
     if (r == SKV_OK && im.huge_offsets)
         model_warn(model, "%d bone bind matrix(es) hold values beyond 1e15 (they overflow when multiplied); "
                    "replaced by identity", im.huge_offsets);

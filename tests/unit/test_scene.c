@@ -88,6 +88,15 @@ int main(int argc, char **argv)
     CHECK(scene.clock.seconds == 0.0);
     CHECK(scene_set_clip(&scene, m->clip_count, NULL) == SKV_ERR_ANIM && scene.clip == run);
 
+    /* A reframe (follow, in place: T and I in the window) keeps the angles
+     * and zoom the user chose, and so does R after it. */
+    scene_set_camera(&scene, 120.0f, 40.0f, 1.5f);
+    scene_set_motion(&scene, 1, 0, 0, 0.0);
+    CHECK(scene.camera.yaw == 120.0f && scene.camera.pitch == 40.0f && scene.camera.zoom == 1.5f);
+    scene.camera.yaw = 10.0f;
+    scene_reset_camera(&scene);
+    CHECK(scene.camera.yaw == 120.0f && scene.camera.pitch == 40.0f && scene.camera.zoom == 1.5f);
+
     pose_destroy(&ref);
     scene_free(&scene);
     return check_summary();

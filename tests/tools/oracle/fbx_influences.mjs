@@ -18,8 +18,8 @@
 // then node records - end offset, property count, property bytes (each
 // 4 bytes before version 7500, 8 from it), a name length byte, the name,
 // the properties, nested records, and a record of zeros closing a list.
-// Property codes: Y C I F D L scalars; f d l i b arrays (length, encoding
-// 1 = zlib, compressed length, data); S R length-prefixed bytes.
+// Property codes: Y C I F D L scalars; f d l i b c arrays (length,
+// encoding 1 = zlib, compressed length, data); S R length-prefixed bytes.
 import zlib from 'zlib';
 
 function readNodes(bytes) {
@@ -28,7 +28,7 @@ function readNodes(bytes) {
   const version = bytes.readUInt32LE(23), wide = version >= 7500, word = wide ? 8 : 4;
   const uint = at => (wide ? Number(bytes.readBigUInt64LE(at)) : bytes.readUInt32LE(at));
   const scalar = { Y: [2, 'readInt16LE'], C: [1, 'readUInt8'], I: [4, 'readInt32LE'], F: [4, 'readFloatLE'], D: [8, 'readDoubleLE'] };
-  const array = { f: [4, 'readFloatLE'], d: [8, 'readDoubleLE'], i: [4, 'readInt32LE'], b: [1, 'readUInt8'] };
+  const array = { f: [4, 'readFloatLE'], d: [8, 'readDoubleLE'], i: [4, 'readInt32LE'], b: [1, 'readUInt8'], c: [1, 'readUInt8'] };
   function property(at) {
     const code = String.fromCharCode(bytes[at++]);
     if (scalar[code]) return [bytes[scalar[code][1]](at), at + scalar[code][0]];

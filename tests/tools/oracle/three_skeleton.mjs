@@ -47,7 +47,9 @@
 // its clusters read by hand (fbx_influences.mjs), matched to three's
 // vertices by position (a position two control points with different
 // influences share is refused, as is a geometric transform). Bones,
-// their inverses and the bind matrices are three's.
+// their inverses and the bind matrices are three's. With --dual-quaternion
+// the whole lists are blended as dual quaternions; a vertex the file
+// weights to nothing keeps three's own reading.
 // Time: absolute seconds on the clip's time line.
 // --blend A,B,W: clips A and B (names) played together, each on its own
 // loop, at effective weights 1 - W and W: three's mixer slerps the
@@ -215,10 +217,13 @@ function gltfVec4(json, index) {
   }));
 }
 // Vertex i of skinned mesh o blended from every influence (as
-// applyBoneTransform, with the whole list).
+// applyBoneTransform, with the whole list). A vertex the file weights to
+// nothing keeps three's own reading.
 function allSkin(o, i, v) {
+  const list = allInfluences.get(o)[i];
+  if (list.length === 0) return o.applyBoneTransform(i, v);
   const base = v.clone().applyMatrix4(o.bindMatrix), m = new THREE.Matrix4(), sum = new THREE.Vector3();
-  for (const [bone, w] of allInfluences.get(o)[i]) {
+  for (const [bone, w] of list) {
     m.multiplyMatrices(o.skeleton.bones[bone].matrixWorld, o.skeleton.boneInverses[bone]);
     sum.addScaledVector(base.clone().applyMatrix4(m), w);
   }
@@ -283,7 +288,9 @@ for (const [c, weight] of args.includes('--rest-pose') ? [] : plays) {
 const dualQuaternion = args.includes('--dual-quaternion');
 function dqSkin(o, i, v) {
   const index = o.geometry.attributes.skinIndex, weight = o.geometry.attributes.skinWeight;
-  const influences = [0, 1, 2, 3].map(k => [index.getComponent(i, k), weight.getComponent(i, k)]).filter(([, w]) => w > 0);
+  const listed = allInfluences.has(o) ? allInfluences.get(o)[i] : [];
+  const influences = listed.length ? [...listed]
+    : [0, 1, 2, 3].map(k => [index.getComponent(i, k), weight.getComponent(i, k)]).filter(([, w]) => w > 0);
   influences.sort((a, b) => b[1] - a[1]);
   const m = new THREE.Matrix4(), q = new THREE.Quaternion(), t = new THREE.Vector3(), s = new THREE.Vector3();
   const real = [0, 0, 0, 0], dual = [0, 0, 0, 0];
