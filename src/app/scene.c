@@ -474,8 +474,8 @@ skv_result scene_renderer_create(skv_scene *scene, skv_renderer *renderer, skv_e
     skv_result r = render_create(renderer, &scene->model, err);
     if (r != SKV_OK && renderer->lists_too_large && scene->model.influence_lists_auto) {
         /* Lists the default chose, past what this driver's buffer
-         * textures hold: the 4 largest influences, on screen and for the
-         * CPU alike; the caller warns (renderer->lists_too_large). */
+         * textures hold: the 4 largest influences, on screen and in the
+         * framing alike; the caller warns (renderer->lists_too_large). */
         long long texels = renderer->lists_too_large;
         int most = renderer->max_list_texels;
         render_destroy(renderer);

@@ -105,7 +105,7 @@ static void say(viewer *v, const char *text)
 
 /* Textures past the driver's limit draw in their material colour;
  * influence lists past it leave the 4 largest influences. */
-static void say_textures_too_large(viewer *v)
+static void say_driver_limits(viewer *v)
 {
     char text[160];
     if (v->renderer.lists_too_large) {
@@ -539,7 +539,7 @@ static skv_result open_dropped(viewer *v, skv_error *err)
     snprintf(text, sizeof text, "opened %s", v->scene->model.path);
     say(v, text);
     skv_result r = scene_renderer_create(v->scene, &v->renderer, err);
-    if (r == SKV_OK) say_textures_too_large(v);
+    if (r == SKV_OK) say_driver_limits(v);
     return r;
 }
 
@@ -601,7 +601,7 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
     skv_gl_debug debug = {0};
     skv_result r = desc->debug ? render_debug_begin(&debug, err) : SKV_OK;
     if (r == SKV_OK) r = scene_renderer_create(scene, &v.renderer, err);
-    if (r == SKV_OK) say_textures_too_large(&v);
+    if (r == SKV_OK) say_driver_limits(&v);
     if (r == SKV_OK) r = hud_create(&v, err);
     double last = glfwGetTime(), fps_time = last, fps = 0.0;
     int fps_frames = 0;

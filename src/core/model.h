@@ -185,10 +185,11 @@ typedef struct skv_model {
     float *uvs;         /* 2 per vertex */
     float *tangents;    /* 4 per vertex: xyz along +u, w = +-1 the bitangent's side; NULL: none in the model */
     int influence_slots; /* per vertex: 4 (default) or 8 */
-    /* --influences all, and the default where a vertex has more than 4: every influence of every vertex is blended, from
-     * influence_start / influences below, not the slots (by the shader,
-     * crowds and dual quaternions too, and by the CPU: model_influence);
-     * the slots stay filled. */
+    /* --influences all, and the default where a vertex has more than 4:
+     * every influence of every vertex is blended, from influence_start /
+     * influences below, not the slots (by the shader, crowds and dual
+     * quaternions too, and by the CPU: model_influence); the slots stay
+     * filled. */
     int influence_lists;
     /* influence_lists by default, not asked for (skv_import_desc's
      * influences 0): some vertex has more influences than the slots. A
