@@ -136,6 +136,7 @@ typedef struct skv_solo {
      * even_key_rate), else 0: a seek then computes its pair in the kernel
      * (kernels_solo_search) instead of calling key_at. */
     double key_rate;
+    double key_origin; /* times[0] x key_rate: the seek's estimate is one fused multiply-add */
 } skv_solo;
 
 /* Which code runs (tests and the benchmark compare them). */
@@ -375,7 +376,11 @@ static inline int kernels_solo_seek(const skv_solo *solo, double t, int *cursor,
 {
     const double *times = solo->times;
     int last = solo->key_count - 2;
-    double g = (t - times[0]) * solo->key_rate;
+    /* t x rate - origin: one fused multiply-add where the kernel has FMA
+     * (contracted), where (t - times[0]) x rate was a subtraction, then a
+     * product, on the seek's critical path (it is latency-bound: bench/NOTES.md
+     * v7v). A rounding apart; the steps below settle on the exact times. */
+    double g = t * solo->key_rate - solo->key_origin;
     int i = !(g > 0.0) ? 0 : g < (double)last ? (int)g : last;
     while (i > 0 && times[i] > t) i--;
     while (i < last && times[i + 1] <= t) i++;

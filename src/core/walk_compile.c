@@ -720,7 +720,8 @@ static void prepare_terms(skv_walk *w, size_t room)
     w->solo = (skv_solo){.times = grp->times, .inv_span = grp->inv_span, .key_count = grp->key_count,
                          .out = grp->out[0], .terms = terms, .pair_floats = floats, .steps = w->palette,
                          .steps_end = w->palette + w->palette_count, .weighted = weighted,
-                         .key_at = walk_solo_key_at, .group = grp, .key_rate = grp->key_rate};
+                         .key_at = walk_solo_key_at, .group = grp, .key_rate = grp->key_rate,
+                         .key_origin = grp->times[0] * grp->key_rate};
     w->solo_cursor = grp->channel * 3;
 }
 
