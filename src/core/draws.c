@@ -66,7 +66,10 @@ static skv_result split(const skv_model *model, int max_bones, skv_draw_set *set
                 int v = mesh->base_vertex + (int)tri[k];
                 for (int i = 0, n = model_influence_count(model, v); i < n; i++) {
                     int b;
-                    if (model_influence(model, v, i, &b) == 0.0f || slot_of_bone[b] >= 0) continue;
+                    /* A list adds every bone it names (below), a weight
+                     * that rounded to 0 too; slots only those they use. */
+                    float w = model_influence(model, v, i, &b);
+                    if ((w == 0.0f && !model->influence_lists) || slot_of_bone[b] >= 0) continue;
                     int seen = 0;
                     for (int j = 0; j < add_count; j++) seen |= added[j] == b;
                     if (!seen) added[add_count++] = b;
@@ -174,6 +177,41 @@ skv_result draws_build(const skv_model *model, int max_bones, skv_draw_set *set,
                                    .first_index = mesh->first_index, .index_count = mesh->index_count};
     }
     return SKV_OK;
+}
+
+skv_result draws_check_lists(const skv_model *model, int max_bones, skv_error *err)
+{
+    if (!model->influence_lists || model->skeleton.bone_count <= max_bones) return SKV_OK;
+    int *stamp = NULL; /* per bone: the last triangle (+ 1) that counted it */
+    skv_result r = SKV_OK;
+    for (int m = 0; m < model->mesh_count && r == SKV_OK; m++) {
+        const skv_mesh *mesh = &model->meshes[m];
+        for (int t = 0; t < mesh->index_count && r == SKV_OK; t += 3) {
+            const uint32_t *tri = &model->indices[mesh->first_index + t];
+            int named = 0;
+            for (int k = 0; k < 3; k++) {
+                int v = mesh->base_vertex + (int)tri[k];
+                named += model->influence_start[v + 1] - model->influence_start[v];
+            }
+            if (named <= max_bones) continue; /* the common case: no count needed */
+            if (!stamp && !(stamp = calloc((size_t)model->skeleton.bone_count, sizeof *stamp)))
+                return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+            int mark = mesh->first_index + t + 1, distinct = 0;
+            for (int k = 0; k < 3; k++) {
+                int v = mesh->base_vertex + (int)tri[k];
+                for (int i = model->influence_start[v]; i < model->influence_start[v + 1]; i++) {
+                    int b = model->influences[i].bone;
+                    if (stamp[b] != mark) stamp[b] = mark, distinct++;
+                }
+            }
+            if (distinct > max_bones)
+                r = skv_fail(err, SKV_ERR_ARGUMENT,
+                             "mesh %d: one triangle's vertices have %d bones among them, over the %d a draw holds", m,
+                             distinct, max_bones);
+        }
+    }
+    free(stamp);
+    return r;
 }
 
 void draws_free(skv_draw_set *set)

@@ -53,6 +53,11 @@ typedef struct skv_draw_set {
  * them (at the shader's 100 only with --influences all: 3 vertices of at
  * most 8 slots hold 24). */
 skv_result draws_build(const skv_model *model, int max_bones, skv_draw_set *set, skv_error *err);
+/* Whether draws_build would refuse the model's influence lists for a
+ * triangle naming more than `max_bones` bones (SKV_ERR_ARGUMENT, its
+ * message), without building anything: SKV_OK where the model has no
+ * lists or no more bones than a draw holds; SKV_ERR_MEMORY. */
+skv_result draws_check_lists(const skv_model *model, int max_bones, skv_error *err);
 void draws_free(skv_draw_set *set);
 
 /* Gathers draw `d`'s palette (split mode) from the model's full palette. */

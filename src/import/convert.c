@@ -1535,20 +1535,18 @@ skv_result convert_scene(const struct aiScene *scene, const struct aiScene *anim
      * blend, and nothing to read per vertex but its attributes. */
     if (r == SKV_OK && !(desc && desc->influences) && model_over_limit_vertices(model) > 0) {
         model->influence_lists = model->influence_lists_auto = 1;
-        if (model->skeleton.bone_count > SKV_MAX_BONES) {
-            /* Past 100 bones the draws hold whole lists, and a triangle
-             * whose lists name more bones than a draw holds cannot be
-             * drawn: the default then keeps the 4 largest (as it would
-             * have before, rather than refuse the model). */
-            skv_draw_set set;
-            skv_error why;
-            if (draws_build(model, SKV_MAX_BONES, &set, &why) == SKV_OK) {
-                draws_free(&set);
-            } else {
-                model->influence_lists = 0;
-                model_warn(model, "every influence cannot be drawn (%s); the 4 largest of each vertex are blended",
-                           why.message);
-            }
+        /* Past 100 bones the draws hold whole lists, and a triangle whose
+         * lists name more bones than a draw holds cannot be drawn: the
+         * default then keeps the 4 largest (as before it, rather than
+         * refuse the model). Out of memory is an error, not that. */
+        skv_error why;
+        skv_result fit = draws_check_lists(model, SKV_MAX_BONES, &why);
+        if (fit == SKV_ERR_ARGUMENT) {
+            model->influence_lists = 0;
+            model_warn(model, "every influence cannot be drawn (%s); the 4 largest of each vertex are blended",
+                       why.message);
+        } else if (fit != SKV_OK) {
+            r = skv_fail(err, fit, "%s", why.message);
         }
     }
     if (r == SKV_OK && im.huge_offsets)

@@ -1270,6 +1270,9 @@ enum {
     LINE_JITTER,      /* uneven, one time twice (an empty span): searched */
     LINE_FAR,         /* 1e6 + 0.01 i: floats round several keys together */
     LINE_FAR_JITTER,  /* the same, uneven: the float search's ties settled on the exact times */
+    LINE_HUGE,        /* 3e14 + 0.3125 i, every seventh key nudged: the one-channel seek's estimate far from 0 */
+    LINE_VERYHUGE,    /* 1e15 + 0.25 i: keys 2 ulps apart */
+    LINE_LATE,        /* 1e6 + i / 30, one key nudged: a 30 Hz clip starting late */
 };
 
 static double seek_line_time(int kind, int i, unsigned *seed)
@@ -1282,6 +1285,9 @@ static double seek_line_time(int kind, int i, unsigned *seed)
     case LINE_OFF: return 0.5 + i / 30.0 + (i == 7 ? 0.4 / 30.0 : 0.0);
     case LINE_JITTER: return 0.5 + (i + 0.45 * frand(seed)) / 30.0; /* key 5 is set to key 4's time */
     case LINE_FAR: return 1e6 + 0.01 * i;
+    case LINE_HUGE: return 3e14 + 0.3125 * i + (i % 7 == 3 ? 0.0625 : 0.0);
+    case LINE_VERYHUGE: return 1e15 + 0.25 * i;
+    case LINE_LATE: return 1e6 + i / 30.0 + (i == 7 ? 0.2 / 30.0 : 0.0);
     default: return 1e6 + 0.01 * (i + 0.4 * frand(seed));
     }
 }
@@ -1317,6 +1323,10 @@ static void test_seeks(void)
         {1, {0}, {LINE_NUDGED}, {40}, 1, 0},
         {1, {0}, {LINE_EARLY}, {40}, 1, 0},
         {1, {0}, {LINE_ROUNDED}, {300}, 1, 0},
+        {1, {0}, {LINE_HUGE}, {300}, 1, 0},
+        {1, {0}, {LINE_VERYHUGE}, {300}, 1, 0},
+        {1, {0}, {LINE_LATE}, {300}, 1, 0},
+        {1, {0}, {LINE_FAR}, {300}, 1, 0},
     };
     const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     unsigned seed = 77;

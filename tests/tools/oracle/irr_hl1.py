@@ -33,7 +33,8 @@ arms_up is clips 2-5). Irrlicht sets both blend controllers to 0 and so plays
 a sequence's first blend only: for a later blend k it is given a copy of the
 file whose sequence starts its animation data at blend k's (animindex moved
 on by k x numbones x 12 bytes, the size of a blend's per-bone offset table;
-each bone's offsets are relative to its own entry, so they stay right).
+each bone's offsets are relative to its own entry, so they stay right) and
+holds that one blend (numblends 1).
 Only sequences in the file itself (group 0). Default: clip 0.
 
 Bone controllers. Irrlicht sets every controller to the value 0, which it
@@ -117,6 +118,10 @@ def irrlicht_copy(model, mdl, folder, neutral, seq, blend):
     if blend:
         at = seq['animindex_at']
         struct.pack_into('<i', data, at, struct.unpack_from('<i', data, at)[0] + blend * mdl['num_bones'] * 12)
+        # One blend left: Irrlicht reads every blend numblends says, at
+        # weight 0 past the first, and those past the table would be read
+        # out of the file's bounds.
+        struct.pack_into('<i', data, at - 4, 1)
     src_dir, name = os.path.split(os.path.abspath(model))
     stem = os.path.splitext(name)[0]
     copy = os.path.join(folder, name)
