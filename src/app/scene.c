@@ -91,7 +91,7 @@ skv_result scene_set_instances(skv_scene *scene, int count, int mixed_clips, skv
         return skv_fail(err, SKV_ERR_MEMORY, "out of memory for %d characters", count);
     scene->instances = count;
     scene->mixed_clips = mixed_clips;
-    frame_clip(scene);
+    reframe(scene);
     return SKV_OK;
 }
 
@@ -163,7 +163,7 @@ skv_result scene_set_clip(skv_scene *scene, int clip, skv_error *err)
     scene->clip = clip;
     if (scene->instances > 0 && !scene->mixed_clips) /* a crowd of one clip: made again on the new one */
         return scene_set_instances(scene, scene->instances, 0, err); /* framed there */
-    frame_clip(scene);
+    reframe(scene);
     return SKV_OK;
 }
 
@@ -188,11 +188,11 @@ void scene_placement(const skv_scene *scene, mat4 out)
 
 void scene_set_view(skv_scene *scene, const skv_view_options *view)
 {
-    int reframe = view->bind_pose != scene->view.bind_pose;
+    int ghost_changed = view->bind_pose != scene->view.bind_pose;
     scene->view = *view;
     if (scene->view.weight_bone < 0 || scene->view.weight_bone >= scene->model.skeleton.bone_count)
         scene->view.weight_bone = 0;
-    if (reframe) frame_clip(scene);
+    if (ghost_changed) reframe(scene);
 }
 
 skv_result scene_skin(skv_scene *scene, float *positions, float *normals)

@@ -96,6 +96,17 @@ int main(int argc, char **argv)
     scene.camera.yaw = 10.0f;
     scene_reset_camera(&scene);
     CHECK(scene.camera.yaw == 120.0f && scene.camera.pitch == 40.0f && scene.camera.zoom == 1.5f);
+    /* So do a clip switch (N, P) and the bind-pose ghost (B): the camera
+     * stays where the user turned it; R still returns to the user's. */
+    scene.camera.yaw = 70.0f, scene.camera.pitch = 5.0f;
+    CHECK(scene_set_clip(&scene, walk, NULL) == SKV_OK);
+    CHECK(scene.camera.yaw == 70.0f && scene.camera.pitch == 5.0f);
+    skv_view_options ghost = scene.view;
+    ghost.bind_pose = !ghost.bind_pose;
+    scene_set_view(&scene, &ghost);
+    CHECK(scene.camera.yaw == 70.0f && scene.camera.pitch == 5.0f);
+    scene_reset_camera(&scene);
+    CHECK(scene.camera.yaw == 120.0f && scene.camera.pitch == 40.0f && scene.camera.zoom == 1.5f);
 
     pose_destroy(&ref);
     scene_free(&scene);
