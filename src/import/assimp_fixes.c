@@ -31,8 +31,8 @@ const assimp_fix assimp_fixes[ASSIMP_FIX_COUNT] = {
     /* detect: collada_has_curves; repair: none possible, the clips are marked */
     [ASSIMP_FIX_COLLADA_CURVES] = {0, 0, ".dae", "Bezier/Hermite tangents ignored",
                                    "the file animates on Bezier/Hermite curves; Assimp reads only their keys, so "
-                                   "between keys the motion is linear (several % of the model's size off the "
-                                   "curves: Seymour's up to 7%)"},
+                                   "between keys the motion is linear (off the curves by up to several % of the "
+                                   "model's size)"},
     /* detect and repair: find_md5anim (the warning names the file) */
     [ASSIMP_FIX_MD5ANIM_CASE] = {0, 0, ".md5mesh", ".md5anim found by its exact name only", NULL},
     /* repair: import.c reads both MD5 files from memory (read_model_file,
