@@ -137,6 +137,12 @@ typedef struct skv_solo {
      * (kernels_solo_search) instead of calling key_at. */
     double key_rate;
     double key_origin; /* times[0] x key_rate: the seek's estimate is one fused multiply-add */
+    /* Key k at exactly k x span from 0, span a power of two (whole
+     * ticks: Half-Life MDL, BVH, MD5): t x key_rate is exact, and its
+     * whole part and the rest are the pair and the factor, bit for bit
+     * what the exact times give (walk_compile.c, exact_grid; the x86
+     * kernels' solo_grid seeks so). */
+    int exact_grid;
 } skv_solo;
 
 /* Which code runs (tests and the benchmark compare them). */

@@ -479,6 +479,30 @@ TARGET static __attribute__((noinline)) void SUFFIX(solo_search)(const skv_solo 
 
 /* Times past 2^30 loops or before 0: the clip time by fmod (a call),
  * out of the way too. */
+/* solo_frame's seek on an exact grid (skv_solo's exact_grid): inside the
+ * keys, g = t x rate exactly, its whole part the pair and g - i the
+ * factor, both what the exact times give (t - i span is exact by
+ * Sterbenz, the scalings by a power of two): no key time on the way to
+ * the factor, where the seek is bound by latency (bench/NOTES.md v7v).
+ * The last key and outside: kernels_solo_seek. Out of line: inline, the
+ * frame needed a stack frame, +6 instructions in playback. */
+TARGET static __attribute__((noinline)) void SUFFIX(solo_grid)(const skv_solo *solo, double t, int *cursor,
+                                                              float *work, float *palette)
+{
+    double g = t * solo->key_rate;
+    int i;
+    float f;
+    if (g >= 0.0 && g < (double)(solo->key_count - 1)) {
+        i = (int)g;
+        *cursor = i;
+        f = (float)(g - (double)i);
+    } else {
+        i = kernels_solo_seek(solo, t, cursor, &f);
+    }
+    if (solo->weighted) SUFFIX(solo_sums)(solo, 1, i, f, work, palette);
+    else SUFFIX(solo_sums)(solo, 0, i, f, work, palette);
+}
+
 TARGET static __attribute__((noinline)) void SUFFIX(solo_far)(const skv_solo *solo, double seconds,
                                                               double ticks_per_second, double duration, int *cursor,
                                                               float *work, float *palette)
@@ -505,6 +529,10 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(solo_frame_any)(
     float f;
     int i;
     if (!kernels_solo_step(solo, t, cursor, &i, &f)) {
+        if (solo->exact_grid) {
+            SUFFIX(solo_grid)(solo, t, cursor, work, palette);
+            return;
+        }
         if (!(solo->key_rate > 0.0)) {
             SUFFIX(solo_search)(solo, t, cursor, work, palette);
             return;

@@ -667,6 +667,19 @@ static int vector_frame_fits(const skv_walk *w)
     return w->globals_run == offsetof(skv_kernels, run_affine);
 }
 
+/* Key k at exactly k x span, span a power of two, key_rate its inverse
+ * (kernels.h, skv_solo's exact_grid): whole ticks from 0. */
+static int exact_grid(const double *times, int count, double key_rate)
+{
+    if (!(key_rate > 0.0) || times[0] != 0.0) return 0;
+    int exponent;
+    double span = 1.0 / key_rate;
+    if (frexp(span, &exponent) != 0.5 || span * key_rate != 1.0) return 0;
+    for (int i = 1; i < count; i++)
+        if (times[i] != (double)i * span) return 0;
+    return 1;
+}
+
 /* A one-channel walk's pairs as solo_frame takes them take this much at
  * most (a pair is 832 bytes for one palette entry: ~5,000 keys), and a
  * model's walks all together this much: a pair grows with the palette
@@ -721,7 +734,8 @@ static void prepare_terms(skv_walk *w, size_t room)
                          .out = grp->out[0], .terms = terms, .pair_floats = floats, .steps = w->palette,
                          .steps_end = w->palette + w->palette_count, .weighted = weighted,
                          .key_at = walk_solo_key_at, .group = grp, .key_rate = grp->key_rate,
-                         .key_origin = grp->times[0] * grp->key_rate};
+                         .key_origin = grp->times[0] * grp->key_rate,
+                         .exact_grid = exact_grid(grp->times, grp->key_count, grp->key_rate)};
     w->solo_cursor = grp->channel * 3;
 }
 

@@ -1273,6 +1273,9 @@ enum {
     LINE_HUGE,        /* 3e14 + 0.3125 i, every seventh key nudged: the one-channel seek's estimate far from 0 */
     LINE_VERYHUGE,    /* 1e15 + 0.25 i: keys 2 ulps apart */
     LINE_LATE,        /* 1e6 + i / 30, one key nudged: a 30 Hz clip starting late */
+    LINE_GRID,        /* 0, 1, 2, ...: whole ticks from 0 (HL1 MDL, BVH, MD5): the x86 kernels' solo_grid */
+    LINE_GRID_QUARTER, /* 0.25 i: a power-of-two span, the same path */
+    LINE_GRID_NUDGED, /* whole ticks, one key 0.2 off: not a grid, kernels_solo_seek */
 };
 
 static double seek_line_time(int kind, int i, unsigned *seed)
@@ -1288,6 +1291,9 @@ static double seek_line_time(int kind, int i, unsigned *seed)
     case LINE_HUGE: return 3e14 + 0.3125 * i + (i % 7 == 3 ? 0.0625 : 0.0);
     case LINE_VERYHUGE: return 1e15 + 0.25 * i;
     case LINE_LATE: return 1e6 + i / 30.0 + (i == 7 ? 0.2 / 30.0 : 0.0);
+    case LINE_GRID: return (double)i;
+    case LINE_GRID_QUARTER: return 0.25 * i;
+    case LINE_GRID_NUDGED: return i + (i == 7 ? 0.2 : 0.0);
     default: return 1e6 + 0.01 * (i + 0.4 * frand(seed));
     }
 }
@@ -1327,6 +1333,10 @@ static void test_seeks(void)
         {1, {0}, {LINE_VERYHUGE}, {300}, 1, 0},
         {1, {0}, {LINE_LATE}, {300}, 1, 0},
         {1, {0}, {LINE_FAR}, {300}, 1, 0},
+        {1, {0}, {LINE_GRID}, {221}, 1, 0},
+        {1, {0}, {LINE_GRID}, {2000}, 1, 0},
+        {1, {0}, {LINE_GRID_QUARTER}, {300}, 1, 0},
+        {1, {0}, {LINE_GRID_NUDGED}, {40}, 1, 0},
     };
     const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     unsigned seed = 77;
