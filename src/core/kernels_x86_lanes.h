@@ -477,8 +477,6 @@ TARGET static __attribute__((noinline)) void SUFFIX(solo_search)(const skv_solo 
     else SUFFIX(solo_sums)(solo, 0, i, f, work, palette);
 }
 
-/* Times past 2^30 loops or before 0: the clip time by fmod (a call),
- * out of the way too. */
 /* solo_frame's seek on an exact grid (skv_solo's exact_grid): inside the
  * keys, g = t x rate exactly, its whole part the pair and g - i the
  * factor, both what the exact times give (t - i span is exact by
@@ -503,6 +501,8 @@ TARGET static __attribute__((noinline)) void SUFFIX(solo_grid)(const skv_solo *s
     else SUFFIX(solo_sums)(solo, 0, i, f, work, palette);
 }
 
+/* Times past 2^30 loops or before 0: the clip time by fmod (a call),
+ * out of the way too. */
 TARGET static __attribute__((noinline)) void SUFFIX(solo_far)(const skv_solo *solo, double seconds,
                                                               double ticks_per_second, double duration, int *cursor,
                                                               float *work, float *palette)
