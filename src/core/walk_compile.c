@@ -223,15 +223,26 @@ static void quat_value_at(const skv_quat_key *keys, int count, double t, float o
     for (int c = 0; c < 4; c++) out[c] = (float)(q[c] / sqrt(len2));
 }
 
-/* Every rotation key of unit length to float rounding (files normalise
- * theirs; a key that is not unit makes the reference's weights follow no
- * great circle, so a key added on it would move the curve). */
+/* |q|^2 of a rotation key that counts as unit: files normalise their
+ * keys, but many write them to six decimals (the X files' exporters),
+ * each component then up to 5e-7 off, and |q|^2 up to 2 x 5e-7 x
+ * (|x| + |y| + |z| + |w|) <= 2e-6 off 1 (Testwuson.X 1.9e-6,
+ * BCN_Epileptic.X 1.8e-6: until 2026-11-26 the bound was 1e-6, and
+ * Wuson_Walk's 31 channels stayed on 11 lines). Keys off unit by up to
+ * this much turn the reference's curve from the unit keys' by at most
+ * 0.9 x it in radians (2.2e-6 rad; measured over 100,000 random pairs
+ * and factors), far inside the palettes' 1e-5. */
+#define UNIT_LEN2_OFF 2.5e-6
+
+/* Every rotation key of unit length to UNIT_LEN2_OFF (a key far from unit
+ * makes the reference's weights follow no great circle at constant
+ * speed, so a key added on it would move the curve). */
 static int unit_rotations(const skv_channel *ch)
 {
     for (int k = 0; k < ch->rotation_count; k++) {
         const float *q = ch->rotations[k].value;
         double len2 = (double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3];
-        if (!(fabs(len2 - 1.0) <= 1e-6)) return 0;
+        if (!(fabs(len2 - 1.0) <= UNIT_LEN2_OFF)) return 0;
     }
     return 1;
 }
@@ -306,7 +317,7 @@ static int merge_time_lines(skv_walk *w, const skv_clip *clip, const int *moving
 {
     if (w->group_count < 2) return 0;
     size_t total = 0, channel_keys = 0;
-    int channels = 0;
+    int channels = 0, small_groups = 0, vector_blocks = 0;
     for (int g = 0; g < w->group_count; g++) {
         const walk_group *grp = &w->groups[g];
         for (int i = 0; i + 1 < grp->key_count; i++)
@@ -314,7 +325,16 @@ static int merge_time_lines(skv_walk *w, const skv_clip *clip, const int *moving
         total += (size_t)grp->key_count;
         channel_keys += (size_t)grp->key_count * (size_t)grp->channel_count;
         channels += grp->channel_count;
+        if (grp->channel_count < 4) small_groups++;
+        else vector_blocks += (grp->channel_count + SKV_LANE_BLOCK - 1) / SKV_LANE_BLOCK;
     }
+    /* One small group (under 4 channels: the one-channel sampler, or a
+     * 4-lane vector) beside groups of whole lane blocks costs less than a
+     * block of 16 lanes more: BCN_Epileptic.X, 16 channels and 1 on its
+     * own, keyed as one takes two blocks, 15 lanes padding (4.2 -> 4.4
+     * ns/bone on AVX-512). Two or more small groups are worth a block
+     * (Testwuson.X's Wuson_Run, 29 channels and 2 on their own). */
+    if (small_groups == 1 && (channels + SKV_LANE_BLOCK - 1) / SKV_LANE_BLOCK > vector_blocks) return 0;
     for (int k = 0; k < moving; k++)
         if (group_of[k] >= 0 && !unit_rotations(&clip->channels[moving_channels[k]])) return 0;
     double *all = malloc(total * sizeof *all);

@@ -2405,6 +2405,105 @@ static void test_merge_budget(void)
     CHECK(model.walk_merge_bytes == 0);
 }
 
+/* Time lines keyed as one where rotation keys are written to six decimals
+ * (the X exporters': Testwuson.X, BCN_Epileptic.X), |q|^2 up to 2e-6 off
+ * 1, which merge_time_lines took as not unit until 2026-11-26 (Wuson_Walk
+ * stayed 11 groups: seeks 1.5x playback); keys further off (|q|^2 1 +
+ * 4e-6) stay on their lines. And the lane blocks: one small group beside
+ * a full block of 16 channels stays apart (BCN: a second block of 15
+ * padding lanes cost more than the one-channel sampler), two are keyed
+ * with it, and one beside 15 channels joins their block. Every clip poses
+ * as the reference does. */
+static void test_merge_six_decimals(void)
+{
+    enum { CH = 18, NODES = CH + 1, KEYS = 40, CLIPS = 5 };
+    static int parents[NODES], bone_node[CH];
+    static mat4 rest[NODES], offsets[CH];
+    static skv_vec3_key positions[CH][KEYS], scales[CH][KEYS];
+    static skv_quat_key rotations[CH][KEYS], longer[CH][KEYS];
+    static skv_channel channels[CLIPS][CH];
+    static int node_channel[CLIPS][NODES];
+    static skv_clip clips[CLIPS];
+    /* Per clip: its channels, and the line of each (the rest on line 0). */
+    static const struct {
+        int count, lines[3], longer, merged, groups;
+    } cases[CLIPS] = {
+        {3, {0, 1, 2}, 0, 3, 1},  /* six decimals: keyed as one */
+        {3, {0, 1, 2}, 1, 0, 3},  /* |q|^2 1 + 4e-6: three lines */
+        {17, {0, 1, -1}, 0, 0, 2}, /* 16 + 1: stays apart */
+        {18, {0, 1, 2}, 0, 3, 1}, /* 16 + 1 + 1: one group */
+        {16, {0, 1, -1}, 0, 2, 1}, /* 15 + 1: one block */
+    };
+    for (int n = 0; n < NODES; n++) { /* every bone on the root: a bone's gap is its own channel's */
+        parents[n] = n ? 0 : -1;
+        glm_mat4_identity(rest[n]);
+        rest[n][3][1] = 0.5f;
+    }
+    double worst_len2 = 0.0;
+    for (int b = 0; b < CH; b++) {
+        bone_node[b] = 1 + b;
+        glm_mat4_identity(offsets[b]);
+        offsets[b][3][1] = -1.0f;
+        for (int k = 0; k < KEYS; k++) {
+            positions[b][k] = (skv_vec3_key){k, {0.1f * (float)(k % 3), 0.5f, 0.0f}, 0.0f};
+            scales[b][k] = (skv_vec3_key){k, {1.0f, 1.0f + 0.01f * (float)(k % 5), 1.0f}, 0.0f};
+            rotations[b][k].time = longer[b][k].time = k;
+            /* Up to 1.6 rad a key apart (the reference's acos branch), each
+             * component then written to six decimals. */
+            axis_angle(0.48f, 0.6f, 0.64f, 0.8 * sin(0.9 * k + b) + 0.1 * b, rotations[b][k].value);
+            double len2 = 0.0;
+            for (int c = 0; c < 4; c++) {
+                float *v = &rotations[b][k].value[c];
+                *v = (float)(nearbyint(*v * 1e6) / 1e6);
+                len2 += (double)*v * *v;
+            }
+            worst_len2 = fmax(worst_len2, fabs(len2 - 1.0));
+            for (int c = 0; c < 4; c++)
+                longer[b][k].value[c] = (float)(rotations[b][k].value[c] * sqrt((1.0 + 4e-6) / len2));
+        }
+    }
+    for (int c = 0; c < CLIPS; c++) {
+        for (int n = 0; n < NODES; n++) node_channel[c][n] = n - 1 < cases[c].count ? n - 1 : -1;
+        for (int b = 0; b < cases[c].count; b++) {
+            /* Three channels: the lines given; more: the last on lines[1],
+             * the one before it on lines[2] where that is a line. */
+            int line = cases[c].count == 3 ? cases[c].lines[b]
+                     : b == cases[c].count - 1 ? cases[c].lines[1]
+                     : b == cases[c].count - 2 && cases[c].lines[2] > 0 ? cases[c].lines[2] : 0;
+            /* Line L > 0 leaves out the keys k = 1 mod (2 + L): times of its
+             * own, on line 0's grid (as Wuson_Walk's lines). */
+            static skv_vec3_key lpos[CLIPS][CH][KEYS], lscale[CLIPS][CH][KEYS];
+            static skv_quat_key lrot[CLIPS][CH][KEYS];
+            int keys = 0;
+            for (int k = 0; k < KEYS; k++) {
+                if (line > 0 && k % (2 + line) == 1) continue;
+                lpos[c][b][keys] = positions[b][k], lscale[c][b][keys] = scales[b][k];
+                lrot[c][b][keys] = cases[c].longer ? longer[b][k] : rotations[b][k];
+                keys++;
+            }
+            channels[c][b] = (skv_channel){.node = b + 1, .position_count = keys, .rotation_count = keys,
+                                           .scale_count = keys, .positions = lpos[c][b], .rotations = lrot[c][b],
+                                           .scales = lscale[c][b]};
+        }
+        clips[c] = (skv_clip){.duration_ticks = KEYS - 1, .ticks_per_second = 1.0, .channel_count = cases[c].count,
+                              .channels = channels[c], .node_channel = node_channel[c]};
+    }
+    skv_model model;
+    model_of_clips(&model, clips, CLIPS, NODES, parents, rest, CH, bone_node, offsets);
+    CHECK(walk_compile_all(&model) == SKV_OK);
+    printf("six decimals: keys' |q|^2 up to %.2g off 1\n", worst_len2);
+    CHECK(worst_len2 > 1e-6 && worst_len2 <= 2e-6); /* past the old bound, within six decimals' */
+    for (int c = 0; c < CLIPS; c++) {
+        skv_walk_stats st;
+        walk_stats(walk_clip(&model, c), &st);
+        double gap = palette_gap(&model, c, 400, 0.1);
+        printf("six decimals clip %d: %d channels, %d lines keyed as one, %d groups; palette gap %.2g\n", c,
+               cases[c].count, st.merged, st.groups, gap);
+        CHECK(st.merged == cases[c].merged && st.groups == cases[c].groups);
+        CHECK(gap < 1e-5);
+    }
+}
+
 /* A clip where nothing moves (every channel keyed once: Testwuson's
  * Wuson_Bind, the HL1 idles): its frame forms nothing (walk.c,
  * frame_still; 31 Ir a frame against the general frame's 92-97), its
@@ -2885,6 +2984,7 @@ int main(void)
     test_solo_unit_tolerance();
     test_arc_budget();
     test_merge_budget();
+    test_merge_six_decimals();
     test_still_clip();
     test_first_key_twice();
     test_chain();
