@@ -193,11 +193,17 @@ static void vec3_value_at(const skv_vec3_key *keys, int count, double t, float o
                          : keys[j].value[a];
 }
 
-/* slerp in double along the shorter arc, picked as the reference picks
- * it (the sign of the keys' dot product in float, the same sum: keys
- * half a turn apart have a dot product near 0 whose sign only that sum
- * settles); the keys are unit to float rounding (merge_time_lines
- * checks), so the arc is the one the sampler's exact-arc weights follow. */
+/* The value at t on the reference's own curve (anim_ref.c quat_slerp),
+ * in double: the keys' dot product summed in float as the reference sums
+ * it (its sign picks the shorter arc; keys half a turn apart have a dot
+ * product near 0 whose sign only that sum settles), its normalised lerp
+ * above 0.9995, its weights on the keys at their lengths, normalised
+ * once. Keys off unit within UNIT_LEN2_OFF put that curve up to ~tau
+ * radians off the unit keys' arc, most where they are half a turn apart;
+ * a key added on the arc instead put all of it into the walk at the
+ * added key, and a chain adds it up (test_merge_half_turns: 2.3e-5 of
+ * the palette against 3.5e-6 here, 3.9e-6 on the lines apart; a
+ * helper's review). */
 static void quat_value_at(const skv_quat_key *keys, int count, double t, float out[4])
 {
     double u;
@@ -207,19 +213,15 @@ static void quat_value_at(const skv_quat_key *keys, int count, double t, float o
         return;
     }
     const float *fa = keys[j].value, *fb = keys[j + 1].value;
-    double sign = fa[0] * fb[0] + fa[1] * fb[1] + fa[2] * fb[2] + fa[3] * fb[3] < 0.0f ? -1.0 : 1.0;
-    double a[4], b[4], la = 0.0, lb = 0.0, d = 0.0;
-    for (int c = 0; c < 4; c++) {
-        a[c] = fa[c], b[c] = sign * fb[c];
-        la += a[c] * a[c], lb += b[c] * b[c];
-    }
-    la = sqrt(la), lb = sqrt(lb);
-    for (int c = 0; c < 4; c++) a[c] /= la, b[c] /= lb, d += a[c] * b[c];
-    double theta = acos(fmin(fmax(d, -1.0), 1.0));
+    float fd = fa[0] * fb[0] + fa[1] * fb[1] + fa[2] * fb[2] + fa[3] * fb[3];
+    double sign = fd < 0.0f ? -1.0 : 1.0, d = fabs((double)fd);
     double wa = 1.0 - u, wb = u;
-    if (theta > 1e-9) wa = sin((1.0 - u) * theta) / sin(theta), wb = sin(u * theta) / sin(theta);
+    if (!((float)d > 0.9995f)) {
+        double theta = acos(fmin(d, 1.0));
+        wa = sin((1.0 - u) * theta) / sin(theta), wb = sin(u * theta) / sin(theta);
+    }
     double q[4], len2 = 0.0;
-    for (int c = 0; c < 4; c++) q[c] = wa * a[c] + wb * b[c], len2 += q[c] * q[c];
+    for (int c = 0; c < 4; c++) q[c] = wa * fa[c] + sign * wb * fb[c], len2 += q[c] * q[c];
     for (int c = 0; c < 4; c++) out[c] = (float)(q[c] / sqrt(len2));
 }
 
@@ -228,15 +230,16 @@ static void quat_value_at(const skv_quat_key *keys, int count, double t, float o
  * each component then up to 5e-7 off, and |q|^2 up to 2 x 5e-7 x
  * (|x| + |y| + |z| + |w|) <= 2e-6 off 1 (Testwuson.X 1.9e-6,
  * BCN_Epileptic.X 1.8e-6: until 2026-11-26 the bound was 1e-6, and
- * Wuson_Walk's 31 channels stayed on 11 lines). Keys off unit by up to
- * this much turn the reference's curve from the unit keys' by at most
- * 0.9 x it in radians (2.2e-6 rad; measured over 100,000 random pairs
- * and factors), far inside the palettes' 1e-5. */
+ * Wuson_Walk's 31 channels stayed on 11 lines). The keys a merge adds
+ * lie on the reference's own curve (quat_value_at), and the lanes
+ * between them and such keys follow it as closely as between the keys
+ * themselves (test_merge_six_decimals, test_merge_half_turns). */
 #define UNIT_LEN2_OFF 2.5e-6
 
-/* Every rotation key of unit length to UNIT_LEN2_OFF (a key far from unit
- * makes the reference's weights follow no great circle at constant
- * speed, so a key added on it would move the curve). */
+/* Every rotation key of unit length to UNIT_LEN2_OFF. Between keys far
+ * from unit the reference's speed along its arc depends on their
+ * lengths, and a key added on a segment changes it: such channels keep
+ * their lines. */
 static int unit_rotations(const skv_channel *ch)
 {
     for (int k = 0; k < ch->rotation_count; k++) {
@@ -317,7 +320,7 @@ static int merge_time_lines(skv_walk *w, const skv_clip *clip, const int *moving
 {
     if (w->group_count < 2) return 0;
     size_t total = 0, channel_keys = 0;
-    int channels = 0, small_groups = 0, vector_blocks = 0;
+    int channels = 0;
     for (int g = 0; g < w->group_count; g++) {
         const walk_group *grp = &w->groups[g];
         for (int i = 0; i + 1 < grp->key_count; i++)
@@ -325,16 +328,19 @@ static int merge_time_lines(skv_walk *w, const skv_clip *clip, const int *moving
         total += (size_t)grp->key_count;
         channel_keys += (size_t)grp->key_count * (size_t)grp->channel_count;
         channels += grp->channel_count;
-        if (grp->channel_count < 4) small_groups++;
-        else vector_blocks += (grp->channel_count + SKV_LANE_BLOCK - 1) / SKV_LANE_BLOCK;
     }
-    /* One small group (under 4 channels: the one-channel sampler, or a
-     * 4-lane vector) beside groups of whole lane blocks costs less than a
-     * block of 16 lanes more: BCN_Epileptic.X, 16 channels and 1 on its
-     * own, keyed as one takes two blocks, 15 lanes padding (4.2 -> 4.4
-     * ns/bone on AVX-512). Two or more small groups are worth a block
-     * (Testwuson.X's Wuson_Run, 29 channels and 2 on their own). */
-    if (small_groups == 1 && (channels + SKV_LANE_BLOCK - 1) / SKV_LANE_BLOCK > vector_blocks) return 0;
+    /* Two lines, one of them a single channel (the one-channel sampler),
+     * where keyed as one the channels would take a block of 16 lanes more
+     * than the other line fills: BCN_Epileptic.X, 16 channels and 1,
+     * took two blocks, 15 lanes padding (4.2 -> 4.4 ns/bone on AVX-512).
+     * The only shape measured; two lines of one (Testwuson.X's Wuson_Run,
+     * 29 channels and 1 and 1) are keyed as one. */
+    if (w->group_count == 2) {
+        int alone = w->groups[0].channel_count == 1 ? 0 : w->groups[1].channel_count == 1 ? 1 : -1;
+        int other = alone < 0 ? 0 : w->groups[1 - alone].channel_count;
+        if (alone >= 0 && (channels + SKV_LANE_BLOCK - 1) / SKV_LANE_BLOCK >
+                                           (other + SKV_LANE_BLOCK - 1) / SKV_LANE_BLOCK) return 0;
+    }
     for (int k = 0; k < moving; k++)
         if (group_of[k] >= 0 && !unit_rotations(&clip->channels[moving_channels[k]])) return 0;
     double *all = malloc(total * sizeof *all);

@@ -2409,11 +2409,11 @@ static void test_merge_budget(void)
  * (the X exporters': Testwuson.X, BCN_Epileptic.X), |q|^2 up to 2e-6 off
  * 1, which merge_time_lines took as not unit until 2026-11-26 (Wuson_Walk
  * stayed 11 groups: seeks 1.5x playback); keys further off (|q|^2 1 +
- * 4e-6) stay on their lines. And the lane blocks: one small group beside
- * a full block of 16 channels stays apart (BCN: a second block of 15
- * padding lanes cost more than the one-channel sampler), two are keyed
- * with it, and one beside 15 channels joins their block. Every clip poses
- * as the reference does. */
+ * 4e-6) stay on their lines. And the lane blocks: one channel on a line
+ * of its own beside a line of 16 stays apart (BCN: a second block of 15
+ * padding lanes cost more than the one-channel sampler), two such
+ * channels are keyed with it, and one beside 15 channels joins their
+ * block. Every clip poses as the reference does. */
 static void test_merge_six_decimals(void)
 {
     enum { CH = 18, NODES = CH + 1, KEYS = 40, CLIPS = 5 };
@@ -2448,8 +2448,8 @@ static void test_merge_six_decimals(void)
             positions[b][k] = (skv_vec3_key){k, {0.1f * (float)(k % 3), 0.5f, 0.0f}, 0.0f};
             scales[b][k] = (skv_vec3_key){k, {1.0f, 1.0f + 0.01f * (float)(k % 5), 1.0f}, 0.0f};
             rotations[b][k].time = longer[b][k].time = k;
-            /* Up to 1.6 rad a key apart (the reference's acos branch), each
-             * component then written to six decimals. */
+            /* Up to 0.7 rad from one key to the next (the reference's acos
+             * branch), each component then written to six decimals. */
             axis_angle(0.48f, 0.6f, 0.64f, 0.8 * sin(0.9 * k + b) + 0.1 * b, rotations[b][k].value);
             double len2 = 0.0;
             for (int c = 0; c < 4; c++) {
@@ -2502,6 +2502,66 @@ static void test_merge_six_decimals(void)
         CHECK(st.merged == cases[c].merged && st.groups == cases[c].groups);
         CHECK(gap < 1e-5);
     }
+    walk_forget(&model);
+}
+
+/* Keys a little off unit (within UNIT_LEN2_OFF) nearly a half turn apart:
+ * the reference's curve between them is off the unit keys' arc by up to
+ * about tau radians, all of it at a key added midway. Six bones in a
+ * chain about one axis, each key 170 degrees from the last, |q|^2
+ * alternately 1 - 2.3e-6 and 1 + 2.3e-6, and a seventh channel keyed
+ * between their keys: keyed as one, each chain bone takes a key midway.
+ * Added on the unit keys' arc (as until the review of 2026-11-26) the
+ * chain's palette was 1.5e-5 from the reference; on the reference's own
+ * curve (quat_value_at) it stays near the lines' own gap. */
+static void test_merge_half_turns(void)
+{
+    enum { CHAIN = 6, CH = CHAIN + 1, NODES = CH + 1, KEYS = 21 };
+    static int parents[NODES], bone_node[CH], node_channel[NODES];
+    static mat4 rest[NODES], offsets[CH];
+    static skv_vec3_key positions[CH][KEYS], scales[CH][KEYS];
+    static skv_quat_key rotations[CH][KEYS];
+    static skv_channel channels[CH];
+    for (int n = 0; n < NODES; n++) {
+        parents[n] = n == 0 ? -1 : n <= CHAIN ? n - 1 : 0; /* nodes 1-6 a chain, 7 on the root */
+        glm_mat4_identity(rest[n]);
+        rest[n][3][1] = 0.5f;
+        node_channel[n] = n - 1;
+    }
+    for (int b = 0; b < CH; b++) {
+        bone_node[b] = b + 1;
+        glm_mat4_identity(offsets[b]);
+        offsets[b][3][0] = 1.0f;
+        int odd = b == CHAIN; /* the seventh channel: keyed between the others' keys */
+        for (int k = 0; k < KEYS; k++) {
+            double t = 2 * k + odd;
+            positions[b][k] = (skv_vec3_key){t, {0.0f, 0.5f, 0.0f}, 0.0f};
+            scales[b][k] = (skv_vec3_key){t, {1.0f, 1.0f, 1.0f}, 0.0f};
+            rotations[b][k].time = t;
+            axis_angle(0.0f, 0.0f, 1.0f, k * 170.0 * M_PI / 180.0, rotations[b][k].value);
+            if (odd) continue;
+            float *q = rotations[b][k].value;
+            double len2 = 0.0, want = k % 2 ? 1.0 + 2.3e-6 : 1.0 - 2.3e-6;
+            for (int c = 0; c < 4; c++) len2 += (double)q[c] * q[c];
+            for (int c = 0; c < 4; c++) q[c] = (float)(q[c] * sqrt(want / len2));
+        }
+        channels[b] = (skv_channel){.node = b + 1, .position_count = KEYS, .rotation_count = KEYS,
+                                    .scale_count = KEYS, .positions = positions[b], .rotations = rotations[b],
+                                    .scales = scales[b]};
+    }
+    skv_clip clip = {.duration_ticks = 2 * KEYS - 1, .ticks_per_second = 1.0, .channel_count = CH,
+                     .channels = channels, .node_channel = node_channel};
+    skv_model model;
+    model_of_clips(&model, &clip, 1, NODES, parents, rest, CH, bone_node, offsets);
+    CHECK(walk_compile_all(&model) == SKV_OK);
+    skv_walk_stats st;
+    walk_stats(walk_clip(&model, 0), &st);
+    double gap = fmax(palette_gap(&model, 0, 4 * KEYS, 0.5), palette_gap(&model, 0, 400, 0.1));
+    printf("half turns: %d lines keyed as one, %d groups; palette gap %.2g (keys at 1 -+ 2.3e-6, 170 degrees apart, "
+           "6 bones in a chain)\n", st.merged, st.groups, gap);
+    CHECK(st.merged == 2 && st.groups == 1);
+    CHECK(gap < 8e-6);
+    walk_forget(&model);
 }
 
 /* A clip where nothing moves (every channel keyed once: Testwuson's
@@ -2985,6 +3045,7 @@ int main(void)
     test_arc_budget();
     test_merge_budget();
     test_merge_six_decimals();
+    test_merge_half_turns();
     test_still_clip();
     test_first_key_twice();
     test_chain();
