@@ -313,8 +313,9 @@ enum { MERGE_GROUP_BYTES = 1 << 20, MERGE_MODEL_BYTES = 32 << 20 };
  * exactly 3x) or, past that, fits MERGE_GROUP_BYTES and `room` (the
  * model's MERGE_MODEL_BYTES left; charged to w->merge_bytes): every
  * group's times strictly increasing (a step, two keys at one time, stays
- * as it is) and every member's rotations unit. group_of's groups all
- * become group 0. Returns 0 (kept or merged), -1 if memory ran out. */
+ * as it is), every member's rotations unit, and not a single channel
+ * that would cost a lane block (below). group_of's groups all become
+ * group 0. Returns 0 (kept or merged), -1 if memory ran out. */
 static int merge_time_lines(skv_walk *w, const skv_clip *clip, const int *moving_channels, int *group_of, int moving,
                             size_t room)
 {
@@ -333,13 +334,12 @@ static int merge_time_lines(skv_walk *w, const skv_clip *clip, const int *moving
      * where keyed as one the channels would take a block of 16 lanes more
      * than the other line fills: BCN_Epileptic.X, 16 channels and 1,
      * took two blocks, 15 lanes padding (4.2 -> 4.4 ns/bone on AVX-512).
-     * The only shape measured; two lines of one (Testwuson.X's Wuson_Run,
-     * 29 channels and 1 and 1) are keyed as one. */
-    if (w->group_count == 2) {
-        int alone = w->groups[0].channel_count == 1 ? 0 : w->groups[1].channel_count == 1 ? 1 : -1;
-        int other = alone < 0 ? 0 : w->groups[1 - alone].channel_count;
-        if (alone >= 0 && (channels + SKV_LANE_BLOCK - 1) / SKV_LANE_BLOCK >
-                                           (other + SKV_LANE_BLOCK - 1) / SKV_LANE_BLOCK) return 0;
+     * The only shape measured; three lines and more are keyed as one
+     * (Testwuson.X's Wuson_Run: 29 channels, 1 and 1). */
+    if (w->group_count == 2 && (w->groups[0].channel_count == 1 || w->groups[1].channel_count == 1)) {
+        int other = w->groups[0].channel_count == 1 ? w->groups[1].channel_count : w->groups[0].channel_count;
+        int blocks = (channels + SKV_LANE_BLOCK - 1) / SKV_LANE_BLOCK;
+        if (blocks > (other + SKV_LANE_BLOCK - 1) / SKV_LANE_BLOCK) return 0;
     }
     for (int k = 0; k < moving; k++)
         if (group_of[k] >= 0 && !unit_rotations(&clip->channels[moving_channels[k]])) return 0;
