@@ -193,17 +193,24 @@ static void vec3_value_at(const skv_vec3_key *keys, int count, double t, float o
                          : keys[j].value[a];
 }
 
-/* The value at t on the reference's own curve (anim_ref.c quat_slerp),
- * in double: the keys' dot product summed in float as the reference sums
- * it (its sign picks the shorter arc; keys half a turn apart have a dot
- * product near 0 whose sign only that sum settles), its normalised lerp
- * above 0.9995, its weights on the keys at their lengths, normalised
- * once. Keys off unit within UNIT_LEN2_OFF put that curve up to ~tau
- * radians off the unit keys' arc, most where they are half a turn apart;
- * a key added on the arc instead put all of it into the walk at the
- * added key, and a chain adds it up (test_merge_half_turns: 2.3e-5 of
- * the palette against 3.5e-6 here, 3.9e-6 on the lines apart; a
- * helper's review). */
+/* The value at t between a channel's rotation keys, for a key a merge
+ * adds. The arc is the reference's (anim_ref.c quat_slerp): the keys'
+ * dot product summed in float as the reference sums it (its sign picks
+ * the shorter arc; keys half a turn apart have a dot product near 0 whose
+ * sign only that sum settles). Where the reference takes the acos branch,
+ * the point is on its own curve, its weights on the keys at their
+ * lengths: keys off unit within UNIT_LEN2_OFF put that curve up to ~tau
+ * radians off the unit keys' arc, most where they are half a turn apart,
+ * and a key added on the arc instead put all of it into the walk at the
+ * added key, summed along a chain (test_merge_near_keys: 2.3e-5 of the
+ * palette; 3.5e-6 on the reference's curve, 3.9e-6 on the lines apart).
+ * Where the reference nlerps (keys under ~3.6 degrees of rotation apart),
+ * the point is on the slerp arc of the normalised keys, which the walk's
+ * lanes follow there: on the nlerp curve the lanes' slerp into and out of
+ * the added key overshot it (an 8-bone chain 2.4e-5 from the reference;
+ * 1.8e-5 here and apart). Both were found by a helper's reviews. The
+ * point is on key j's side of the arc (fill_group_keys' signs rely on
+ * it). In double, normalised once. */
 static void quat_value_at(const skv_quat_key *keys, int count, double t, float out[4])
 {
     double u;
@@ -215,13 +222,20 @@ static void quat_value_at(const skv_quat_key *keys, int count, double t, float o
     const float *fa = keys[j].value, *fb = keys[j + 1].value;
     float fd = fa[0] * fb[0] + fa[1] * fb[1] + fa[2] * fb[2] + fa[3] * fb[3];
     double sign = fd < 0.0f ? -1.0 : 1.0, d = fabs((double)fd);
-    double wa = 1.0 - u, wb = u;
-    if (!((float)d > 0.9995f)) {
-        double theta = acos(fmin(d, 1.0));
-        wa = sin((1.0 - u) * theta) / sin(theta), wb = sin(u * theta) / sin(theta);
+    double a[4], b[4];
+    for (int c = 0; c < 4; c++) a[c] = fa[c], b[c] = sign * fb[c];
+    if ((float)d > 0.9995f) { /* the reference's nlerp: the normalised keys' arc */
+        double la = 0.0, lb = 0.0;
+        for (int c = 0; c < 4; c++) la += a[c] * a[c], lb += b[c] * b[c];
+        la = sqrt(la), lb = sqrt(lb);
+        d = 0.0;
+        for (int c = 0; c < 4; c++) a[c] /= la, b[c] /= lb, d += a[c] * b[c];
     }
+    double theta = acos(fmin(d, 1.0));
+    double wa = 1.0 - u, wb = u;
+    if (theta > 1e-9) wa = sin((1.0 - u) * theta) / sin(theta), wb = sin(u * theta) / sin(theta);
     double q[4], len2 = 0.0;
-    for (int c = 0; c < 4; c++) q[c] = wa * fa[c] + sign * wb * fb[c], len2 += q[c] * q[c];
+    for (int c = 0; c < 4; c++) q[c] = wa * a[c] + wb * b[c], len2 += q[c] * q[c];
     for (int c = 0; c < 4; c++) out[c] = (float)(q[c] / sqrt(len2));
 }
 
@@ -233,7 +247,7 @@ static void quat_value_at(const skv_quat_key *keys, int count, double t, float o
  * Wuson_Walk's 31 channels stayed on 11 lines). The keys a merge adds
  * lie on the reference's own curve (quat_value_at), and the lanes
  * between them and such keys follow it as closely as between the keys
- * themselves (test_merge_six_decimals, test_merge_half_turns). */
+ * themselves (test_merge_six_decimals, test_merge_near_keys). */
 #define UNIT_LEN2_OFF 2.5e-6
 
 /* Every rotation key of unit length to UNIT_LEN2_OFF. Between keys far
@@ -410,6 +424,7 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
          * not turned (a turned one gives -0 for an exact 0, which does
          * not turn, where the reference's pair is the other arc). */
         float previous[4] = {0}, sign = 1.0f;
+        int signed_key = 0; /* merged: the channel's own key whose sign `sign` is */
         for (int k = 0; k < grp->key_count; k++) {
             float *key = lane + (size_t)k * key_stride;
 #define COMPONENT(c) key[rows ? (size_t)each_at[c] : (size_t)(c) * lane_stride]
@@ -439,9 +454,24 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
                 mr[3] = m_q[3] * r[3] - m_q[0] * r[0] - m_q[1] * r[1] - m_q[2] * r[2];
                 t = mt, r = mr, s = ms;
             }
-            if (k > 0 && previous[0] * file_r[0] + previous[1] * file_r[1] + previous[2] * file_r[2] +
-                                 previous[3] * file_r[3] <
-                             0.0f)
+            if (merged) {
+                /* A merge's key takes the sign of the channel's own key
+                 * that starts its segment (quat_value_at puts an added key
+                 * on that key's side), and the turns are the reference's,
+                 * between the channel's own keys: a dot product with an
+                 * added key near one a half turn away can fall on the
+                 * other side of 0 (a helper's review: the lane went the
+                 * long way round, 1.67 of the palette; test_merge_near_keys). */
+                double u;
+                int j = key_span_at(&ch->rotations[0].time, sizeof ch->rotations[0], ch->rotation_count,
+                                    grp->times[k], &u);
+                for (; signed_key < j; signed_key++) {
+                    const float *x = ch->rotations[signed_key].value, *y = ch->rotations[signed_key + 1].value;
+                    if (x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] < 0.0f) sign = -sign;
+                }
+            } else if (k > 0 && previous[0] * file_r[0] + previous[1] * file_r[1] + previous[2] * file_r[2] +
+                                        previous[3] * file_r[3] <
+                                    0.0f)
                 sign = -sign;
             for (int c = 0; c < 4; c++) previous[c] = file_r[c];
             for (int c = 0; c < 3; c++) {

@@ -2412,11 +2412,11 @@ static void test_merge_budget(void)
  * 4e-6) stay on their lines. And the lane blocks: one channel on a line
  * of its own beside a line of 16 stays apart (BCN: a second block of 15
  * padding lanes cost more than the one-channel sampler), two such
- * channels are keyed with it, and one beside 15 channels joins their
- * block. Every clip poses as the reference does. */
+ * channels (on one line or two) are keyed with it, and one beside 15
+ * channels joins their block. Every clip poses as the reference does. */
 static void test_merge_six_decimals(void)
 {
-    enum { CH = 18, NODES = CH + 1, KEYS = 40, CLIPS = 5 };
+    enum { CH = 18, NODES = CH + 1, KEYS = 40, CLIPS = 6 };
     static int parents[NODES], bone_node[CH];
     static mat4 rest[NODES], offsets[CH];
     static skv_vec3_key positions[CH][KEYS], scales[CH][KEYS];
@@ -2433,6 +2433,7 @@ static void test_merge_six_decimals(void)
         {17, {0, 1, -1}, 0, 0, 2}, /* 16 + 1: stays apart */
         {18, {0, 1, 2}, 0, 3, 1}, /* 16 + 1 + 1: one group */
         {16, {0, 1, -1}, 0, 2, 1}, /* 15 + 1: one block */
+        {18, {0, 1, 1}, 0, 2, 1}, /* 16 + 2: one group (two lines, neither of one channel) */
     };
     for (int n = 0; n < NODES; n++) { /* every bone on the root: a bone's gap is its own channel's */
         parents[n] = n ? 0 : -1;
@@ -2505,62 +2506,128 @@ static void test_merge_six_decimals(void)
     walk_forget(&model);
 }
 
-/* Keys a little off unit (within UNIT_LEN2_OFF) nearly a half turn apart:
- * the reference's curve between them is off the unit keys' arc by up to
- * about tau radians, all of it at a key added midway. Six bones in a
- * chain about one axis, each key 170 degrees from the last, |q|^2
- * alternately 1 - 2.3e-6 and 1 + 2.3e-6, and a seventh channel keyed
- * between their keys: keyed as one, each chain bone takes a key midway.
- * Added on the unit keys' arc (as until the review of 2026-11-26) the
- * chain's palette was 1.5e-5 from the reference; on the reference's own
- * curve (quat_value_at) it stays near the lines' own gap. */
-static void test_merge_half_turns(void)
+/* A chain of `chain` bones about one axis, each key `step` radians of
+ * rotation from the last, |q|^2 alternately 1 - off and 1 + off, and a
+ * channel on the root keyed `shift` ticks after each of their keys (2
+ * apart): keyed as one, every chain bone takes a key in every segment.
+ * The same chain is posed again with that channel's keys 1e-5 off unit,
+ * which keeps the lines apart. Returns the palette's gap from the
+ * reference merged, and sets *apart to the lines-apart gap. */
+static double merge_chain_gap(int chain, double step, double off, double shift, double *apart)
 {
-    enum { CHAIN = 6, CH = CHAIN + 1, NODES = CH + 1, KEYS = 21 };
+    enum { MAX_CHAIN = 8, CH = MAX_CHAIN + 1, NODES = CH + 1, KEYS = 21 };
     static int parents[NODES], bone_node[CH], node_channel[NODES];
     static mat4 rest[NODES], offsets[CH];
     static skv_vec3_key positions[CH][KEYS], scales[CH][KEYS];
     static skv_quat_key rotations[CH][KEYS];
     static skv_channel channels[CH];
-    for (int n = 0; n < NODES; n++) {
-        parents[n] = n == 0 ? -1 : n <= CHAIN ? n - 1 : 0; /* nodes 1-6 a chain, 7 on the root */
-        glm_mat4_identity(rest[n]);
-        rest[n][3][1] = 0.5f;
-        node_channel[n] = n - 1;
-    }
-    for (int b = 0; b < CH; b++) {
-        bone_node[b] = b + 1;
-        glm_mat4_identity(offsets[b]);
-        offsets[b][3][0] = 1.0f;
-        int odd = b == CHAIN; /* the seventh channel: keyed between the others' keys */
-        for (int k = 0; k < KEYS; k++) {
-            double t = 2 * k + odd;
-            positions[b][k] = (skv_vec3_key){t, {0.0f, 0.5f, 0.0f}, 0.0f};
-            scales[b][k] = (skv_vec3_key){t, {1.0f, 1.0f, 1.0f}, 0.0f};
-            rotations[b][k].time = t;
-            axis_angle(0.0f, 0.0f, 1.0f, k * 170.0 * M_PI / 180.0, rotations[b][k].value);
-            if (odd) continue;
-            float *q = rotations[b][k].value;
-            double len2 = 0.0, want = k % 2 ? 1.0 + 2.3e-6 : 1.0 - 2.3e-6;
-            for (int c = 0; c < 4; c++) len2 += (double)q[c] * q[c];
-            for (int c = 0; c < 4; c++) q[c] = (float)(q[c] * sqrt(want / len2));
+    int ch_count = chain + 1, nodes = ch_count + 1;
+    double gaps[2];
+    for (int pass = 0; pass < 2; pass++) {
+        for (int n = 0; n < nodes; n++) {
+            parents[n] = n == 0 ? -1 : n <= chain ? n - 1 : 0; /* nodes 1..chain a chain, the last on the root */
+            glm_mat4_identity(rest[n]);
+            rest[n][3][1] = 0.5f;
+            node_channel[n] = n - 1;
         }
-        channels[b] = (skv_channel){.node = b + 1, .position_count = KEYS, .rotation_count = KEYS,
-                                    .scale_count = KEYS, .positions = positions[b], .rotations = rotations[b],
-                                    .scales = scales[b]};
+        for (int b = 0; b < ch_count; b++) {
+            bone_node[b] = b + 1;
+            glm_mat4_identity(offsets[b]);
+            offsets[b][3][0] = 1.0f;
+            int other = b == chain; /* the root's channel: keyed between the chain's keys */
+            for (int k = 0; k < KEYS; k++) {
+                double t = 2 * k + (other ? shift : 0.0);
+                positions[b][k] = (skv_vec3_key){t, {0.0f, 0.5f, 0.0f}, 0.0f};
+                scales[b][k] = (skv_vec3_key){t, {1.0f, 1.0f, 1.0f}, 0.0f};
+                rotations[b][k].time = t;
+                axis_angle(0.0f, 0.0f, 1.0f, other ? 0.1 * k : k * step, rotations[b][k].value);
+                double want = other ? (pass ? 1.0 + 1e-5 : 1.0) : k % 2 ? 1.0 + off : 1.0 - off;
+                float *q = rotations[b][k].value;
+                double len2 = 0.0;
+                for (int c = 0; c < 4; c++) len2 += (double)q[c] * q[c];
+                for (int c = 0; c < 4; c++) q[c] = (float)(q[c] * sqrt(want / len2));
+            }
+            channels[b] = (skv_channel){.node = b + 1, .position_count = KEYS, .rotation_count = KEYS,
+                                        .scale_count = KEYS, .positions = positions[b], .rotations = rotations[b],
+                                        .scales = scales[b]};
+        }
+        skv_clip clip = {.duration_ticks = 2 * KEYS, .ticks_per_second = 1.0, .channel_count = ch_count,
+                         .channels = channels, .node_channel = node_channel};
+        skv_model model;
+        model_of_clips(&model, &clip, 1, nodes, parents, rest, ch_count, bone_node, offsets);
+        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walk_stats st;
+        walk_stats(walk_clip(&model, 0), &st);
+        CHECK(pass ? st.merged == 0 && st.groups == 2 : st.merged == 2 && st.groups == 1);
+        gaps[pass] = fmax(palette_gap(&model, 0, 8 * KEYS, 0.25), palette_gap(&model, 0, 400, 0.1));
+        walk_forget(&model);
     }
-    skv_clip clip = {.duration_ticks = 2 * KEYS - 1, .ticks_per_second = 1.0, .channel_count = CH,
-                     .channels = channels, .node_channel = node_channel};
+    *apart = gaps[1];
+    return gaps[0];
+}
+
+/* Keys a merge adds, on a chain where each one counts (merge_chain_gap):
+ * - Keys within UNIT_LEN2_OFF of unit, 170 degrees apart (|q|^2 1 -+
+ *   2.3e-6), a key added midway: the reference's curve is up to ~tau
+ *   radians off the unit keys' arc there. Added on the arc (as until the
+ *   review of 2026-11-26) six bones were 2.3e-5 from the reference; on
+ *   the reference's own curve (quat_value_at) 3.5e-6, as apart (3.9e-6).
+ * - Unit keys 3.6 degrees apart (dot product 0.9995008, just inside the
+ *   reference's nlerp), a key added a quarter of the way: on the nlerp
+ *   curve eight bones were 2.4e-5 from the reference (the lanes slerp
+ *   into and out of it); on the slerp arc 1.8e-5, as apart. (That 1.8e-5
+ *   is the reference's nlerp against the lanes' slerp, summed along the
+ *   chain: the reference's own approximation.)
+ * - Keys a quarter turn apart as quaternions (a half turn of rotation)
+ *   whose float dot product is 1.5e-8, a key added 1e-9 after the first:
+ *   its dot product with the second key falls on the other side of 0, and
+ *   signing the added key by it sent the lane the long way round (1.67 of
+ *   the palette); fill_group_keys signs it by its segment's first key. */
+static void test_merge_near_keys(void)
+{
+    double apart, gap = merge_chain_gap(6, 170.0 * M_PI / 180.0, 2.3e-6, 1.0, &apart);
+    printf("merge, half turns: palette gap %.2g keyed as one, %.2g apart (6 bones, keys 170 degrees apart at 1 -+ "
+           "2.3e-6)\n", gap, apart);
+    CHECK(gap < 8e-6 && gap <= 1.05 * apart + 1e-7);
+    gap = merge_chain_gap(8, 2.0 * acos(0.9995008), 0.0, 0.5, &apart);
+    printf("merge, near keys: palette gap %.2g keyed as one, %.2g apart (8 bones, keys 3.6 degrees apart)\n", gap,
+           apart);
+    CHECK(gap <= 1.05 * apart + 1e-7);
+
+    int parents[3] = {-1, 0, 0}, node_channel[3] = {-1, 0, 1}, bone_node[3] = {0, 1, 2};
+    mat4 rest[3], offsets[3];
+    for (int n = 0; n < 3; n++) glm_mat4_identity(rest[n]), glm_mat4_identity(offsets[n]), offsets[n][3][0] = 1.0f;
+    const float a[4] = {0.034514229744672775f, 0.5080028176307678f, 0.6790691614151001f, -0.5287788510322571f};
+    const float b[4] = {-0.32721543312072754f, -0.7984181642532349f, 0.4708543121814728f, -0.18372449278831482f};
+    skv_vec3_key t0[3], s0[3], t1[3], s1[3];
+    skv_quat_key r0[3], r1[3];
+    const double times0[3] = {0.0, 1.0, 2.0}, times1[3] = {0.0, 1e-9, 2.0};
+    for (int k = 0; k < 3; k++) {
+        t0[k] = (skv_vec3_key){times0[k], {0.0f, 1.0f, 0.0f}, 0.0f}, s0[k] = (skv_vec3_key){times0[k], {1, 1, 1}, 0.0f};
+        t1[k] = (skv_vec3_key){times1[k], {0.0f, 1.0f, 0.0f}, 0.0f}, s1[k] = (skv_vec3_key){times1[k], {1, 1, 1}, 0.0f};
+        r0[k].time = times0[k];
+        memcpy(r0[k].value, k == 0 ? a : b, sizeof a);
+        r1[k].time = times1[k];
+        axis_angle(0.0f, 0.0f, 1.0f, 0.2 * k, r1[k].value);
+    }
+    skv_channel channels[2] = {
+        {.node = 1, .position_count = 3, .rotation_count = 3, .scale_count = 3, .positions = t0, .rotations = r0,
+         .scales = s0},
+        {.node = 2, .position_count = 3, .rotation_count = 3, .scale_count = 3, .positions = t1, .rotations = r1,
+         .scales = s1}};
+    skv_clip clip = {.duration_ticks = 2.0, .ticks_per_second = 1.0, .channel_count = 2, .channels = channels,
+                     .node_channel = node_channel};
     skv_model model;
-    model_of_clips(&model, &clip, 1, NODES, parents, rest, CH, bone_node, offsets);
+    model_of_clips(&model, &clip, 1, 3, parents, rest, 3, bone_node, offsets);
     CHECK(walk_compile_all(&model) == SKV_OK);
     skv_walk_stats st;
     walk_stats(walk_clip(&model, 0), &st);
-    double gap = fmax(palette_gap(&model, 0, 4 * KEYS, 0.5), palette_gap(&model, 0, 400, 0.1));
-    printf("half turns: %d lines keyed as one, %d groups; palette gap %.2g (keys at 1 -+ 2.3e-6, 170 degrees apart, "
-           "6 bones in a chain)\n", st.merged, st.groups, gap);
-    CHECK(st.merged == 2 && st.groups == 1);
-    CHECK(gap < 8e-6);
+    float fd = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+    gap = palette_gap(&model, 0, 200, 0.01);
+    printf("merge, a quarter turn apart: keys' float dot product %.2g, %d lines keyed as one; palette gap %.2g\n",
+           (double)fd, st.merged, gap);
+    CHECK(fabsf(fd) < 1e-7f && st.merged == 2);
+    CHECK(gap < 1e-5);
     walk_forget(&model);
 }
 
@@ -3045,7 +3112,7 @@ int main(void)
     test_arc_budget();
     test_merge_budget();
     test_merge_six_decimals();
-    test_merge_half_turns();
+    test_merge_near_keys();
     test_still_clip();
     test_first_key_twice();
     test_chain();
