@@ -193,6 +193,14 @@ static void vec3_value_at(const skv_vec3_key *keys, int count, double t, float o
                          : keys[j].value[a];
 }
 
+/* Two rotation keys' dot product as the reference sums it (anim_ref.c
+ * quat_slerp: in float, component by component in order): its sign picks
+ * the pair's arc, and near a half turn only that sum settles it. */
+static float reference_dot(const float a[4], const float b[4])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+}
+
 /* The value at t between a channel's rotation keys, for a key a merge
  * adds. The arc is the reference's (anim_ref.c quat_slerp): the keys'
  * dot product summed in float as the reference sums it (its sign picks
@@ -209,18 +217,18 @@ static void vec3_value_at(const skv_vec3_key *keys, int count, double t, float o
  * lanes follow there: on the nlerp curve the lanes' slerp into and out of
  * the added key overshot it (an 8-bone chain 2.4e-5 from the reference;
  * 1.8e-5 here and apart). Both were found by a helper's reviews. The
- * point is on key j's side of the arc (fill_group_keys' signs rely on
- * it). In double, normalised once. */
-static void quat_value_at(const skv_quat_key *keys, int count, double t, float out[4])
+ * point is on key j's side of the arc, j returned (fill_group_keys signs
+ * it as key j). In double, normalised once. */
+static int quat_value_at(const skv_quat_key *keys, int count, double t, float out[4])
 {
     double u;
     int j = key_span_at(&keys[0].time, sizeof keys[0], count, t, &u);
     if (u == 0.0) {
         for (int c = 0; c < 4; c++) out[c] = keys[j].value[c];
-        return;
+        return j;
     }
     const float *fa = keys[j].value, *fb = keys[j + 1].value;
-    float fd = fa[0] * fb[0] + fa[1] * fb[1] + fa[2] * fb[2] + fa[3] * fb[3];
+    float fd = reference_dot(fa, fb);
     double sign = fd < 0.0f ? -1.0 : 1.0, d = fabs((double)fd);
     double a[4], b[4];
     for (int c = 0; c < 4; c++) a[c] = fa[c], b[c] = sign * fb[c];
@@ -237,6 +245,7 @@ static void quat_value_at(const skv_quat_key *keys, int count, double t, float o
     double q[4], len2 = 0.0;
     for (int c = 0; c < 4; c++) q[c] = wa * a[c] + wb * b[c], len2 += q[c] * q[c];
     for (int c = 0; c < 4; c++) out[c] = (float)(q[c] / sqrt(len2));
+    return j;
 }
 
 /* |q|^2 of a rotation key that counts as unit: files normalise their
@@ -432,10 +441,11 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
             const float *r = ch->rotations[ch->rotation_count > 1 ? k : 0].value;
             const float *s = ch->scales[ch->scale_count > 1 ? k : 0].value;
             float at_t[3], at_r[4], at_s[3];
+            int segment = 0; /* merged: the channel's own rotation key that starts r's segment */
             if (merged) { /* the channel's own keys, or a key added on its curve */
                 double time = grp->times[k];
                 vec3_value_at(ch->positions, ch->position_count, time, at_t);
-                quat_value_at(ch->rotations, ch->rotation_count, time, at_r);
+                segment = quat_value_at(ch->rotations, ch->rotation_count, time, at_r);
                 vec3_value_at(ch->scales, ch->scale_count, time, at_s);
                 t = at_t, r = at_r, s = at_s;
             }
@@ -462,16 +472,10 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
                  * added key near one a half turn away can fall on the
                  * other side of 0 (a helper's review: the lane went the
                  * long way round, 1.67 of the palette; test_merge_near_keys). */
-                double u;
-                int j = key_span_at(&ch->rotations[0].time, sizeof ch->rotations[0], ch->rotation_count,
-                                    grp->times[k], &u);
-                for (; signed_key < j; signed_key++) {
-                    const float *x = ch->rotations[signed_key].value, *y = ch->rotations[signed_key + 1].value;
-                    if (x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] < 0.0f) sign = -sign;
-                }
-            } else if (k > 0 && previous[0] * file_r[0] + previous[1] * file_r[1] + previous[2] * file_r[2] +
-                                        previous[3] * file_r[3] <
-                                    0.0f)
+                for (; signed_key < segment; signed_key++)
+                    if (reference_dot(ch->rotations[signed_key].value, ch->rotations[signed_key + 1].value) < 0.0f)
+                        sign = -sign;
+            } else if (k > 0 && reference_dot(previous, file_r) < 0.0f)
                 sign = -sign;
             for (int c = 0; c < 4; c++) previous[c] = file_r[c];
             for (int c = 0; c < 3; c++) {
