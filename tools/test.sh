@@ -5,7 +5,7 @@
 # Debian 12's Assimp 5.2.5), and in a normal build against the current
 # Assimp 5.4.x (tools/build-assimp.sh; built once, cached outside the
 # clone); then the threaded tests under ThreadSanitizer; then fuzzes the
-# load path for a minute (clang, libFuzzer).
+# load path and each texture decoder for a minute (clang, libFuzzer).
 # Usage: tools/test.sh   (from anywhere; builds in build/, build-asan/,
 #                          build-current/, build-tsan/, build-fuzz/)
 set -euo pipefail
@@ -59,8 +59,8 @@ cmake --build build-tsan -j"$jobs"
 run_ctest --test-dir build-tsan --output-on-failure -L threads
 
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DSKINVIEW_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug
-cmake --build build-fuzz -j"$jobs" --target fuzz_import
-run_ctest --test-dir build-fuzz --output-on-failure
+cmake --build build-fuzz -j"$jobs"
+run_ctest --test-dir build-fuzz --output-on-failure -j"$jobs"
 
 # One closing line over all three runs.
 awk '{ for (i = 1; i <= NF; i++) if ($i == "out") { total += $(i + 2); failed += $(i - 3) } }
