@@ -224,7 +224,7 @@ typedef struct result {
     int bones, nodes, vertices;
     double naive_ns, playback_ns, seek_ns, cold_seek_ns, reference_ns; /* per frame */
     double max_diff;
-    double import_ms, convert_ms, textures_ms, skin_ns_per_vertex;
+    double import_ms, convert_ms, skin_ns_per_vertex;
     double screenshot_ms; /* whole skinview --screenshot process */
 } result;
 
@@ -240,7 +240,7 @@ static int bench_model(const char *path, int rounds, int frames, int kernel, int
     /* Loads: median of 5 (the first one pays for cold caches and page
      * faults); the last one's scene and model are kept for the rest. */
     enum { LOADS = 5 };
-    double import_t[LOADS], convert_t[LOADS], texture_t[LOADS];
+    double import_t[LOADS], convert_t[LOADS];
     const struct aiScene *scene = NULL;
     skv_model model;
     skv_error err;
@@ -262,15 +262,11 @@ static int bench_model(const char *path, int rounds, int frames, int kernel, int
             return -1;
         }
         double t2 = now_ns();
-        import_decode_textures(&model);
-        double t3 = now_ns();
         import_t[l] = (t1 - t0) / 1e6;
-        convert_t[l] = (t2 - t1) / 1e6;
-        texture_t[l] = (t3 - t2) / 1e6;
+        convert_t[l] = (t2 - t1) / 1e6; /* texture decoding included: the conversion's last step */
     }
     res->import_ms = median(import_t, LOADS);
     res->convert_ms = median(convert_t, LOADS);
-    res->textures_ms = median(texture_t, LOADS);
     res->bones = model.skeleton.bone_count;
     res->nodes = model.skeleton.node_count;
     res->vertices = model.vertex_count;
@@ -948,8 +944,8 @@ int main(int argc, char **argv)
     if (smoke) rounds = 1;
     int failed = 0;
     if (!json)
-        printf("%-28s %5s %5s %10s %9s %9s %9s %9s %8s %9s %9s %8s %8s %9s %8s\n", "model", "bones", "nodes", "naive ns/b",
-               "v0 ns/b", "play ns/b", "seek ns/b", "cold ns/b", "speedup", "max diff", "import ms", "convert", "tex ms", "skin ns/v",
+        printf("%-28s %5s %5s %10s %9s %9s %9s %9s %8s %9s %9s %8s %9s %8s\n", "model", "bones", "nodes", "naive ns/b",
+               "v0 ns/b", "play ns/b", "seek ns/b", "cold ns/b", "speedup", "max diff", "import ms", "convert", "skin ns/v",
                "shot ms");
     for (int i = 0; i < count; i++) {
         result r;
@@ -966,25 +962,25 @@ int main(int argc, char **argv)
         if (json) {
             printf("{\"model\":\"%s\",\"bones\":%d,\"nodes\":%d,\"naive_ns_per_bone\":%.2f,\"playback_ns_per_bone\":%.2f,"
                    "\"seek_ns_per_bone\":%.2f,\"cold_seek_ns_per_bone\":%.2f,\"speedup\":%.2f,\"max_abs_diff\":%.3g,\"import_ms\":%.3f,"
-                   "\"convert_ms\":%.3f,\"textures_ms\":%.3f,\"skin_ns_per_vertex\":%.2f,\"v0_ns_per_bone\":%.2f,"
+                   "\"convert_ms\":%.3f,\"skin_ns_per_vertex\":%.2f,\"v0_ns_per_bone\":%.2f,"
                    "\"screenshot_ms\":%.1f,\"kernel\":\"%s\"}\n",
                    base, r.bones, r.nodes, r.naive_ns / bones, r.playback_ns / bones, r.seek_ns / bones,
-                   r.cold_seek_ns / bones, r.naive_ns / r.playback_ns, r.max_diff, r.import_ms, r.convert_ms, r.textures_ms,
+                   r.cold_seek_ns / bones, r.naive_ns / r.playback_ns, r.max_diff, r.import_ms, r.convert_ms,
                    r.skin_ns_per_vertex, r.reference_ns / bones, r.screenshot_ms,
                    kernels[kernel == SKV_WALK_AUTO ? (int)kernels_best() : kernel]);
         } else {
-            printf("%-28s %5d %5d %10.1f %9.1f %9.1f %9.1f %9.1f %7.1fx %9.2g %9.2f %7.1f%% %8.2f %9.2f %8.1f %s\n", base, r.bones,
+            printf("%-28s %5d %5d %10.1f %9.1f %9.1f %9.1f %9.1f %7.1fx %9.2g %9.2f %7.1f%% %9.2f %8.1f %s\n", base, r.bones,
                    r.nodes, r.naive_ns / bones, r.reference_ns / bones, r.playback_ns / bones, r.seek_ns / bones,
                    r.cold_seek_ns / bones,
                    r.naive_ns / r.playback_ns, r.max_diff,
-                   r.import_ms, 100.0 * r.convert_ms / r.import_ms, r.textures_ms, r.skin_ns_per_vertex,
+                   r.import_ms, 100.0 * r.convert_ms / r.import_ms, r.skin_ns_per_vertex,
                    r.screenshot_ms, ok ? "" : "PALETTES DIFFER");
         }
     }
     struct rusage usage;
     getrusage(RUSAGE_SELF, &usage);
     free(evict);
-    if (!json) printf("peak RSS %ld MiB (%d MiB of it the cold seeks' eviction buffer); 'convert' is Skinview's processing as a share of Assimp's import time; 'tex ms': texture decoding, in parallel\n",
+    if (!json) printf("peak RSS %ld MiB (%d MiB of it the cold seeks' eviction buffer); 'convert' is Skinview's processing as a share of Assimp's import time (texture decoding, in parallel, included)\n",
                       usage.ru_maxrss / 1024, EVICT_BYTES >> 20);
     if (!json)
         printf("walk products: %s kernel\n", kernels[kernel == SKV_WALK_AUTO ? (int)kernels_best() : kernel]);

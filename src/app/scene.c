@@ -117,7 +117,6 @@ skv_result scene_load(skv_scene *scene, const char *path, const char *anim, cons
     /* A skeleton without a mesh shows as its stick figure: the skeleton
      * view marks its joints. */
     if (scene->model.skeleton_only) scene->view.skeleton = 1;
-    import_decode_textures(&scene->model); /* failures are warnings */
     if (scene->model.morph_target_count > 0) {
         size_t targets = (size_t)scene->model.morph_target_count;
         scene->morph_weights = malloc(targets * sizeof(float));

@@ -119,8 +119,8 @@ void model_free(skv_model *model)
     }
     free(model->materials);
     for (int i = 0; i < model->texture_count; i++) {
-        free(model->textures[i].rgba);
-        free(model->textures[i].encoded);
+        free_owned(model, model->textures[i].rgba);
+        free(model->textures[i].file);
     }
     free(model->textures);
 

@@ -126,14 +126,16 @@ typedef struct skv_mesh {
     int morph_delta_base;
 } skv_mesh;
 
-/* A texture as the file has it (PNG, JPEG, TGA ... bytes) until
- * import_decode_textures turns it into texels; decoding is most of a
- * textured model's load time, so it runs in parallel, after the import. */
+/* A texture's texels, decoded by the importer (in the guarded child,
+ * images.h) from the image file or embedded image the material names. */
 typedef struct skv_texture {
-    int width, height;
-    unsigned char *rgba;    /* width * height * 4, first row at the top; NULL until decoded */
-    unsigned char *encoded; /* the image file's bytes; NULL once decoded */
-    int encoded_size;
+    int width, height;   /* 0 x 0 until decoded */
+    unsigned char *rgba; /* width * height * 4, first row at the top; NULL: not decoded (drawn untextured) */
+    /* An image outside the model's folder that the guarded child may not
+     * read (beneath the folder's parent: a game pack's ../Textures): its
+     * real path, for the importer to read and have decoded in a sandbox
+     * of its own (import_model); NULL once it has, or where none. */
+    char *file;
 } skv_texture;
 
 /* How a material was described in its file. */

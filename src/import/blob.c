@@ -157,12 +157,6 @@ static long long texel_bytes(const void *owner, const skv_model *model)
     return (long long)t->width * t->height * 4;
 }
 
-static long long encoded_bytes(const void *owner, const skv_model *model)
-{
-    (void)model;
-    return ((const skv_texture *)owner)->encoded_size;
-}
-
 static const blob_row mesh_rows[] = {
     STRING(skv_mesh, name, 0),
 };
@@ -176,7 +170,7 @@ static const blob_row material_rows[] = {
 };
 static const blob_row texture_rows[] = {
     ARRAY_FN(skv_texture, rgba, texel_bytes, VALUES_ANY, 1),
-    ARRAY_FN(skv_texture, encoded, encoded_bytes, VALUES_ANY, 1),
+    STRING(skv_texture, file, 1),
 };
 static const blob_row channel_rows[] = {
     ARRAY(skv_channel, positions, position_count, 1, VALUES_KEY),
@@ -503,8 +497,8 @@ typedef struct reader {
 /* Arrays blob_adopt leaves in the block: the model's vertex arrays and
  * its clips' keys, the bulk of a big model (a mocap clip's keys: MBs in
  * thousands of arrays, each a fresh allocation to fault in if copied),
- * never resized or freed alone (model.h). Not textures (decoded in place,
- * textures.c), nor the skeleton (the importer grows its bone arrays).
+ * never resized or freed alone (model.h), and textures' texels. Not the
+ * skeleton (the importer grows its bone arrays).
  * Small vertex arrays are copied; keys of every size stay, never empty:
  * a pointer never points at the block's end. */
 enum { ADOPT_MIN_BYTES = 4096 };
@@ -518,6 +512,7 @@ static int adoptable(const reader *rd, const blob_type *type, const blob_row *ro
     };
     if (!rd->in_place || row->kind != ROW_ARRAY || bytes == 0) return 0;
     if (type == &channel_type || type == &morph_channel_type) return 1; /* every row of theirs is keys */
+    if (type == &texture_type) return row->field == offsetof(skv_texture, rgba); /* texels: the biggest of all */
     if (type != &model_type || bytes < ADOPT_MIN_BYTES) return 0;
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         if (row->field == fields[i]) return 1;
@@ -893,8 +888,11 @@ skv_result blob_check(const skv_model *model, skv_error *err)
     }
     for (int t = 0; t < model->texture_count; t++) {
         const skv_texture *tex = &model->textures[t];
-        CHECK(tex->width > 0 && tex->height > 0, "texture %d's size", t);
-        CHECK(tex->encoded_size >= 0 && (tex->encoded != NULL) == (tex->encoded_size > 0), "texture %d's bytes", t);
+        /* Texels at their size, or none and 0 x 0; a file left for the
+         * parent only where there are none yet. */
+        CHECK(tex->rgba ? tex->width > 0 && tex->height > 0 : tex->width == 0 && tex->height == 0,
+              "texture %d's size", t);
+        CHECK(!(tex->file && tex->rgba), "texture %d's file", t);
     }
 
     for (int c = 0; c < model->clip_count; c++) {

@@ -1469,6 +1469,13 @@ void importer_free(importer *im)
         for (int t = 0; t < im->model->texture_count; t++) free(im->texture_keys[t]);
         free(im->texture_keys);
     }
+    if (im->texture_sources) { /* what textures_decode did not reach (an error before it) */
+        for (int t = 0; t < im->model->texture_count; t++) {
+            free(im->texture_sources[t].bytes);
+            free(im->texture_sources[t].texels);
+        }
+        free(im->texture_sources);
+    }
 }
 
 /* More distinct bone names over the scene's meshes than 16-bit palette
@@ -1500,13 +1507,14 @@ int too_many_bones(const struct aiScene *scene)
 /* import_scene, with the clips taken from `anim_scene`. */
 skv_result convert_scene(const struct aiScene *scene, const struct aiScene *anim_scene,
                                 const double *file_durations, const char *path,
-                                const skv_import_desc *desc, skv_model *model, skv_error *err)
+                                const skv_import_desc *desc, const import_budget *budget, skv_model *model,
+                                skv_error *err)
 {
     memset(model, 0, sizeof *model);
     model->influence_slots = desc && desc->influences == 8 ? 8 : SKV_DEFAULT_INFLUENCES;
     model->influence_lists = desc && desc->influences == SKV_INFLUENCES_ALL;
     importer im = {.scene = scene, .anim_scene = anim_scene, .file_durations = file_durations,
-                   .model = model, .err = err,
+                   .model = model, .err = err, .budget = budget,
                    .fbx_offset_fix = fbx_offset_fix_applies(path), .fbx_bind_fix = fbx_bind_fix_applies(path),
                    .md5_scale_fix = md5_scale_fix_applies(path),
                    .hl1_fix = assimp_fix_applies(ASSIMP_FIX_HL1_DURATION, path)};
@@ -1557,6 +1565,8 @@ skv_result convert_scene(const struct aiScene *scene, const struct aiScene *anim
     if (r == SKV_OK && model_compute_tangents(model) != SKV_OK) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     if (r == SKV_OK) r = convert_clips(&im);
     if (r == SKV_OK) r = merge_single_channel_clips(&im);
+    /* Last: the budget left for texels is what the rest did not take. */
+    if (r == SKV_OK) r = textures_decode(&im);
     if (r == SKV_OK && im.joint_by_name)
         model_warn(model, "%d node name(s) belong to more than one node; bones and their channels bound to the "
                    "nodes that match their bind pose", (int)shlen(im.joint_by_name));
@@ -1573,5 +1583,5 @@ skv_result convert_scene(const struct aiScene *scene, const struct aiScene *anim
 skv_result import_scene(const struct aiScene *scene, const char *path, const skv_import_desc *desc,
                         skv_model *model, skv_error *err)
 {
-    return convert_scene(scene, scene, NULL, path, desc, model, err);
+    return convert_scene(scene, scene, NULL, path, desc, NULL, model, err);
 }

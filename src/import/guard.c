@@ -43,11 +43,11 @@
 /* Memory Assimp may take to read a file: generous for real models (Assimp
  * needs a small multiple of the file), far below what a broken header can
  * ask for; --import-memory sets it. */
-static rlim_t import_memory_budget(const char *path, const skv_import_desc *desc)
+uint64_t import_memory_budget(const char *path, const skv_import_desc *desc)
 {
     if (desc && desc->memory_limit_mb > 0) return (rlim_t)desc->memory_limit_mb << 20;
     struct stat st;
-    rlim_t file = stat(path, &st) == 0 ? (rlim_t)st.st_size : 0;
+    rlim_t file = path && stat(path, &st) == 0 ? (rlim_t)st.st_size : 0;
     rlim_t limit = (rlim_t)2 << 30; /* 2 GiB */
     if (file * 16 > limit) limit = file * 16;
     return limit;
@@ -373,6 +373,7 @@ uint64_t scene_block_estimate(const struct aiScene *scene, int slots)
                             (uint64_t)mesh->mNumFaces * 12);
     }
     free(uses);
+    bytes += scene_texel_estimate(scene); /* decoded in the child, within the block */
     for (unsigned a = 0; scene->mAnimations && a < scene->mNumAnimations; a++) {
         const struct aiAnimation *anim = scene->mAnimations[a];
         for (unsigned c = 0; anim && anim->mChannels && c < anim->mNumChannels; c++) {
@@ -437,7 +438,9 @@ static void run_child(const char *path, const skv_import_desc *desc, guarded_wor
     char folder_names[MAX_FOLDERS][4096];
     const char *folders[MAX_FOLDERS];
     int folder_count = 0;
-    for (int f = -1; f < (desc ? desc->anim_file_count : 0) && folder_count < MAX_FOLDERS; f++, folder_count++) {
+    /* No path (a decoding job, whose bytes come with it): no folder. */
+    for (int f = path ? -1 : 0; f < (desc ? desc->anim_file_count : 0) && folder_count < MAX_FOLDERS;
+         f++, folder_count++) {
         sandbox_reach_of(f < 0 ? path : desc->anim_files[f], folder_names[folder_count], sizeof folder_names[0]);
         folders[folder_count] = folder_names[folder_count];
     }

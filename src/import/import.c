@@ -21,11 +21,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <stb_ds.h>
 
 /* --- path checks --------------------------------------------------------- */
+
+static double monotonic_seconds(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
 
 static skv_result check_path(const char *path, skv_error *err)
 {
@@ -350,6 +358,7 @@ static skv_result import_in_process(const char *path, const skv_import_desc *des
                                     guard_channel *channel, skv_model *model, skv_error *err)
 {
     memset(model, 0, sizeof *model);
+    double started = monotonic_seconds();
     skv_result r = SKV_OK;
 
     unsigned flags = import_flags;
@@ -374,6 +383,12 @@ static skv_result import_in_process(const char *path, const skv_import_desc *des
     }
 
     if (channel) guard_expect(channel, scene_block_estimate(scene, desc && desc->influences > 4 ? desc->influences : 4));
+    /* The textures are decoded last, within what is left of the budget
+     * and, in the guarded child, well before the parent's timeout: a
+     * model whose textures take too long comes back without them. */
+    import_budget budget = {.memory_bytes = import_memory_budget(path, desc), .guarded = mode == IMPORT_IN_CHILD};
+    if (mode == IMPORT_IN_CHILD)
+        budget.deadline = started + 0.8 * (desc && desc->timeout_seconds > 0 ? desc->timeout_seconds : 60.0);
 
     const struct aiScene *anim_scene = NULL;
     char *anim_refused = NULL; /* why the .md5anim could not be read */
@@ -382,7 +397,8 @@ static skv_result import_in_process(const char *path, const skv_import_desc *des
     anim_scene = md5anim_beside(scene, path, desc, mode, anim_path, sizeof anim_path, &why);
     if (!anim_scene && anim_path[0]) anim_refused = strdup(why.message);
     r = convert_scene(scene, anim_scene && anim_scene->mNumAnimations ? anim_scene : scene,
-                      anim_scene && anim_scene->mNumAnimations ? NULL : file_durations, path, desc, model, err);
+                      anim_scene && anim_scene->mNumAnimations ? NULL : file_durations, path, desc, &budget, model,
+                      err);
     free(file_durations);
     if (r == SKV_OK && anim_scene && anim_scene->mNumAnimations) {
         if (!md5anim_exact(path, anim_path))
@@ -550,12 +566,20 @@ static skv_result model_in_child(void *arg, guard_channel *channel, skv_model *m
 skv_result import_model(const char *path, const skv_import_desc *desc, skv_model *model, skv_error *err)
 {
     memset(model, 0, sizeof *model);
+    double started = monotonic_seconds();
     skv_result r = check_path(path, err);
     if (r != SKV_OK) return r;
     if (desc && desc->trusted) return import_in_process(path, desc, IMPORT_TRUSTED, NULL, model, err);
     model_job job = {path, desc};
     int64_t extra = 0;
-    return guarded_import(path, desc, model_in_child, &job, 0, model, &extra, err);
+    r = guarded_import(path, desc, model_in_child, &job, 0, model, &extra, err);
+    if (r != SKV_OK) return r;
+    /* Images the child's sandbox could not reach, in a sandbox of their
+     * own, within what is left of the import's time. */
+    double timeout = desc && desc->timeout_seconds > 0 ? desc->timeout_seconds : 60.0;
+    r = outside_textures_decode(path, desc, timeout - (monotonic_seconds() - started), model, err);
+    if (r != SKV_OK) model_free(model);
+    return r;
 }
 
 typedef struct clips_job {
@@ -569,10 +593,7 @@ typedef struct clips_job {
  * texels or file bytes (the parent keeps its own). */
 static void strip_textures(skv_texture *textures, int count)
 {
-    for (int t = 0; t < count; t++) {
-        textures[t].rgba = NULL, textures[t].encoded = NULL;
-        textures[t].encoded_size = 0;
-    }
+    for (int t = 0; t < count; t++) textures[t] = (skv_texture){0};
 }
 
 /* The size of the block a clip job hands back before its new clips:

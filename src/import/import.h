@@ -9,8 +9,9 @@
  *
  * Order of calls: import_model (zero desc: guarded, 4 influence slots,
  * 60 s, the default memory budget), then import_add_clips for each file
- * of clips, then import_decode_textures before rendering; model_free
- * (model.h) releases the model. */
+ * of clips; model_free (model.h) releases the model. The model's
+ * textures come decoded (in the guarded child, within the same budget);
+ * one that could not be is a warning and has no texels. */
 #ifndef SKV_IMPORT_H
 #define SKV_IMPORT_H
 
@@ -61,12 +62,6 @@ skv_result import_model(const char *path, const skv_import_desc *desc, skv_model
  * number of clips added. */
 skv_result import_add_clips(skv_model *model, const char *path, const skv_import_desc *desc, int only_without_mesh,
                             int *added, skv_error *err);
-
-/* Decodes the model's textures (kept as the image files' bytes by
- * import_model) into texels, on up to as many threads as there are cores.
- * Call before rendering. A texture that fails to decode stays without
- * texels (drawn untextured) and adds a warning; returns how many failed. */
-int import_decode_textures(skv_model *model);
 
 /* Version of the Assimp library in use, e.g. "5.2.5". */
 const char *import_assimp_version(void);

@@ -1,9 +1,17 @@
 /* textures.c - a model's textures: embedded images and files beside the
- * model, kept as the image file's bytes at import (checked, not decoded),
- * and decoded into texels afterwards on a pool of threads. */
+ * model, checked by their headers as the materials name them, then
+ * decoded into texels (images.h) on a pool of threads at the end of the
+ * conversion, within the import's memory and time. In the guarded child
+ * that is all inside its sandbox; an image it may not read (outside the
+ * model's folder) is left for the parent to read and have decoded in a
+ * second sandboxed child (outside_textures_decode). */
 #include "private/import_internal.h"
+#include "private/blob.h"
+#include "private/images.h"
+#include "private/sandbox.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <errno.h>
 #include <math.h>
@@ -11,9 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
-
-#include <stb_image.h>
 
 /* --- materials and textures ---------------------------------------------- */
 
@@ -53,24 +60,30 @@ static int texture_out_of_memory(importer *im)
     return -1;
 }
 
-/* Appends a texture; takes `rgba` or `encoded` (malloc'd), freeing it on
- * failure. Neither: the caller's allocation failed. */
-static int add_texture(importer *im, skv_texture texture, const char *key)
+/* Appends a texture with its source (taking `source.bytes`, malloc'd,
+ * freeing it on failure); `file`: an image left for the parent (model.h).
+ * Neither bytes nor file: the caller's allocation failed. */
+static int add_texture(importer *im, texture_source source, const char *file, const char *key)
 {
-    if (!texture.rgba && !texture.encoded) return texture_out_of_memory(im);
+    if (!source.bytes && !source.texels && !file) return texture_out_of_memory(im);
     skv_model *model = im->model;
-    skv_texture *grown = realloc(model->textures, (size_t)(model->texture_count + 1) * sizeof *grown);
+    size_t count = (size_t)model->texture_count + 1;
+    skv_texture *grown = realloc(model->textures, count * sizeof *grown);
     if (grown) model->textures = grown;
-    char **keys = realloc(im->texture_keys, (size_t)(model->texture_count + 1) * sizeof *keys);
+    char **keys = realloc(im->texture_keys, count * sizeof *keys);
     if (keys) im->texture_keys = keys;
-    char *key_copy = grown && keys ? strdup(key) : NULL; /* resolve_texture compares every key */
-    if (!key_copy) {
-        free(texture.rgba);
-        free(texture.encoded);
+    texture_source *sources = realloc(im->texture_sources, count * sizeof *sources);
+    if (sources) im->texture_sources = sources;
+    char *key_copy = grown && keys && sources ? strdup(key) : NULL; /* resolve_texture compares every key */
+    char *file_copy = key_copy && file ? strdup(file) : NULL;
+    if (!key_copy || (file && !file_copy)) {
+        free(key_copy);
+        free(source.bytes);
         return texture_out_of_memory(im);
     }
-    grown[model->texture_count] = texture;
+    grown[model->texture_count] = (skv_texture){.file = file_copy};
     keys[model->texture_count] = key_copy;
+    sources[model->texture_count] = source;
     return model->texture_count++;
 }
 
@@ -81,79 +94,165 @@ static int add_texture(importer *im, skv_texture texture, const char *key)
 #define SKV_MAX_TEXTURE_SIDE 16384
 #define SKV_MAX_TEXTURE_BYTES ((size_t)256 << 20)
 
-static int texture_too_large(importer *im, unsigned width, unsigned height)
+static int texture_too_large(char *why, size_t size, unsigned width, unsigned height)
 {
     if (width > SKV_MAX_TEXTURE_SIDE || height > SKV_MAX_TEXTURE_SIDE)
-        snprintf(im->texture_refused, sizeof im->texture_refused, "%ux%u texels, more than %d on a side", width,
-                 height, SKV_MAX_TEXTURE_SIDE);
+        snprintf(why, size, "%ux%u texels, more than %d on a side", width, height, SKV_MAX_TEXTURE_SIDE);
     else if ((size_t)width * height * 4 > SKV_MAX_TEXTURE_BYTES)
-        snprintf(im->texture_refused, sizeof im->texture_refused, "%ux%u texels, more than %zu MiB decoded", width,
-                 height, SKV_MAX_TEXTURE_BYTES >> 20);
+        snprintf(why, size, "%ux%u texels, more than %zu MiB decoded", width, height, SKV_MAX_TEXTURE_BYTES >> 20);
     else
         return 0;
     return 1;
 }
 
-/* An image file's bytes, taken over by the texture and kept for
- * import_decode_textures once stb_image has read a valid header from
- * them (freed here if it cannot). */
-static int texture_from_owned(importer *im, unsigned char *bytes, int size, const char *key)
+/* An image's header checked (image_probe, the size limits): 0 with
+ * `info` filled, or -1 with why in `why`. */
+static int texture_header(const unsigned char *bytes, size_t size, image_info *info, char *why, size_t why_size)
 {
-    int w, h, channels;
-    if (size <= 0 || !stbi_info_from_memory(bytes, size, &w, &h, &channels) || w <= 0 || h <= 0 ||
-        texture_too_large(im, w, h)) {
+    if (size == 0) {
+        snprintf(why, why_size, "an empty image");
+        return -1;
+    }
+    if (image_probe(bytes, size, info, why, why_size) != 0) return -1;
+    return texture_too_large(why, why_size, (unsigned)info->width, (unsigned)info->height) ? -1 : 0;
+}
+
+/* An image file's bytes, taken over by the texture and kept for
+ * textures_decode once its header checks out (freed here if not). */
+static int texture_from_owned(importer *im, unsigned char *bytes, size_t size, const char *key)
+{
+    image_info info;
+    if (texture_header(bytes, size, &info, im->texture_refused, sizeof im->texture_refused) != 0) {
         free(bytes);
         return -1;
     }
-    return add_texture(im, (skv_texture){.width = w, .height = h, .encoded = bytes, .encoded_size = size}, key);
+    texture_source source = {.bytes = bytes, .size = size, .width = info.width, .height = info.height,
+                             .working_bytes = info.working_bytes};
+    return add_texture(im, source, NULL, key);
 }
 
-static int texture_from_memory(importer *im, const unsigned char *bytes, int size, const char *key)
+static int texture_from_memory(importer *im, const unsigned char *bytes, size_t size, const char *key)
 {
-    if (size <= 0) return -1;
-    unsigned char *copy = malloc((size_t)size);
+    if (size == 0) return -1;
+    unsigned char *copy = malloc(size);
     if (!copy) return texture_out_of_memory(im);
-    memcpy(copy, bytes, (size_t)size);
+    memcpy(copy, bytes, size);
     return texture_from_owned(im, copy, size, key);
 }
 
 static int texture_from_embedded(importer *im, const struct aiTexture *tex, const char *key)
 {
     if (tex->mHeight == 0) /* compressed (PNG, JPEG ...): mWidth is the byte size */
-        return texture_from_memory(im, (const unsigned char *)tex->pcData, (int)tex->mWidth, key);
+        return texture_from_memory(im, (const unsigned char *)tex->pcData, tex->mWidth, key);
 
-    /* Raw BGRA texels. */
-    if (texture_too_large(im, tex->mWidth, tex->mHeight)) return -1;
+    /* Raw BGRA texels: nothing to decode, but they are decoded all the
+     * same into the texture, at the end, within the budget. */
+    if (texture_too_large(im->texture_refused, sizeof im->texture_refused, tex->mWidth, tex->mHeight)) return -1;
     size_t count = (size_t)tex->mWidth * tex->mHeight;
     unsigned char *rgba = malloc(count * 4);
-    for (size_t i = 0; rgba && i < count; i++) {
+    if (!rgba) return texture_out_of_memory(im);
+    for (size_t i = 0; i < count; i++) {
         rgba[i * 4 + 0] = tex->pcData[i].r;
         rgba[i * 4 + 1] = tex->pcData[i].g;
         rgba[i * 4 + 2] = tex->pcData[i].b;
         rgba[i * 4 + 3] = tex->pcData[i].a;
     }
-    return add_texture(im, (skv_texture){.width = (int)tex->mWidth, .height = (int)tex->mHeight, .rgba = rgba}, key);
+    texture_source source = {.texels = rgba, .width = (int)tex->mWidth, .height = (int)tex->mHeight};
+    return add_texture(im, source, NULL, key);
 }
 
-/* -2: no such file (the caller tries another name), -1: unreadable. */
+uint64_t scene_texel_estimate(const struct aiScene *scene)
+{
+    uint64_t bytes = 0;
+    for (unsigned i = 0; scene->mTextures && i < scene->mNumTextures; i++) {
+        const struct aiTexture *tex = scene->mTextures[i];
+        if (!tex) continue;
+        image_info info;
+        char why[200];
+        if (tex->mHeight) bytes += (uint64_t)tex->mWidth * tex->mHeight * 4u;
+        else if (image_probe((const unsigned char *)tex->pcData, tex->mWidth, &info, why, sizeof why) == 0)
+            bytes += (uint64_t)info.width * (uint64_t)info.height * 4u;
+    }
+    return bytes;
+}
+
+/* Is `path` beneath `folder` (both real paths)? */
+static int beneath(const char *path, const char *folder)
+{
+    size_t n = strlen(folder);
+    if (n == 1 && folder[0] == '/') return 1;
+    return strncmp(path, folder, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+/* The real path of the folder an outside image may be read beneath: the
+ * model's folder's parent (a game pack's ../Textures), not the root.
+ * "" where there is none. */
+static void image_reach(const char *folder, char *out, size_t size)
+{
+    char real[PATH_MAX];
+    out[0] = '\0';
+    if (!realpath(folder, real)) return;
+    char *slash = strrchr(real, '/');
+    if (!slash || slash == real) return; /* the folder is the root or just under it */
+    *slash = '\0';
+    snprintf(out, size, "%s", real);
+}
+
+/* Why `file` (really `real`, a link's target, say) is not read: outside
+ * what a model reaches. */
+static void refuse_outside(char *why, size_t size, const char *file, const char *real)
+{
+    /* A long path is cut, as any warning's (the return value tested so
+     * that the compiler knows it is meant). */
+    int written = real && strcmp(file, real) != 0
+                      ? snprintf(why, size, "%s (really %s) is outside the model's folder and its parent's, where no "
+                                 "file is read", file, real)
+                      : snprintf(why, size, "%s is outside the model's folder and its parent's, where no file is read",
+                                 file);
+    if (written < 0) snprintf(why, size, "a file outside the model's folder and its parent's");
+}
+
+/* -2: no such file (the caller tries another name), -1: refused or
+ * unreadable (im->texture_refused says why where it can). The model's
+ * folder and below may be read; beneath its parent, only images, which
+ * the guarded child cannot reach: those become the parent's to read
+ * (skv_texture.file); anything else is refused by name. Judged by the
+ * file's real path: a link is where it points. */
 static int texture_from_file(importer *im, const char *file, const char *key)
 {
     if (access(file, F_OK) != 0) return -2;
+    char real[PATH_MAX], folder[PATH_MAX], reach[PATH_MAX];
+    if (!realpath(file, real) || !realpath(im->folder, folder)) {
+        snprintf(im->texture_refused, sizeof im->texture_refused, "%s cannot be resolved: %s", file, strerror(errno));
+        return -1;
+    }
     struct stat st;
-    if (stat(file, &st) == 0 && !S_ISREG(st.st_mode)) { /* read_whole_file refuses it too, after opening */
+    if (stat(real, &st) == 0 && !S_ISREG(st.st_mode)) { /* read_whole_file refuses it too, after opening */
         snprintf(im->texture_refused, sizeof im->texture_refused, "%s is not a regular file", file);
         return -1;
     }
+    int inside = beneath(real, folder);
+    if (!inside) {
+        image_reach(im->folder, reach, sizeof reach);
+        if (!reach[0] || !beneath(real, reach)) {
+            refuse_outside(im->texture_refused, sizeof im->texture_refused, file, real);
+            return -1;
+        }
+    }
     long size = 0;
     errno = 0;
-    unsigned char *bytes = read_whole_file(file, &size);
-    if (!bytes && (errno == EACCES || errno == EPERM)) /* the guarded import's sandbox (sandbox.h) */
-        snprintf(im->texture_refused, sizeof im->texture_refused,
-                 "%s is outside the model's folder, the only one the guarded import may read (--trust reads it)",
-                 file);
-    else if (!bytes && errno == ENOMEM)
-        texture_out_of_memory(im);
-    return bytes ? texture_from_owned(im, bytes, (int)size, key) : -1; /* no copy of the file */
+    unsigned char *bytes = read_whole_file(real, &size);
+    if (!bytes && !inside && (errno == EACCES || errno == EPERM) && im->budget && im->budget->guarded)
+        /* The guarded child's sandbox reaches the model's folder only
+         * (sandbox.h): the parent reads it, as an image alone. */
+        return add_texture(im, (texture_source){0}, real, key);
+    if (!bytes && errno == ENOMEM) return texture_out_of_memory(im);
+    if (!bytes) {
+        snprintf(im->texture_refused, sizeof im->texture_refused, "%s cannot be read: %s", file,
+                 errno ? strerror(errno) : "empty, or not a regular file");
+        return -1;
+    }
+    return texture_from_owned(im, bytes, (size_t)size, key); /* no copy of the file */
 }
 
 const char *base_name(const char *path)
@@ -205,52 +304,79 @@ int resolve_texture(importer *im, const char *reference)
 
 /* --- texture decoding ---------------------------------------------------- */
 
+/* Which name a warning gives texture `t`: the reference of the first
+ * material slot that uses it. */
+static const char *texture_name(const skv_model *model, int t)
+{
+    for (int m = 0; m < model->material_count; m++)
+        for (int k = 0; k < SKV_TEX_SLOTS; k++)
+            if (model->materials[m].textures[k] == t && model->materials[m].texture_paths[k])
+                return model->materials[m].texture_paths[k];
+    return "(unnamed)";
+}
+
+static double monotonic_seconds(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
+
+typedef struct decode_item {
+    const unsigned char *bytes;
+    size_t size;
+    int width, height; /* as the header said: the texels must be that */
+    image_limits limits;
+    unsigned char *texels; /* out */
+    char why[200];         /* out, where texels is NULL */
+} decode_item;
+
 typedef struct decode_job {
-    skv_texture *textures;
+    decode_item *items;
     int count;
     int next; /* shared; taken under the lock */
-    int failed;
     pthread_mutex_t lock;
 } decode_job;
+
+static void decode_one(decode_item *item)
+{
+    if (item->limits.deadline > 0.0 && monotonic_seconds() > item->limits.deadline) {
+        snprintf(item->why, sizeof item->why, "the import's time ran out first (--import-timeout)");
+        return;
+    }
+    int w = 0, h = 0;
+    item->texels = image_decode(item->bytes, item->size, &item->limits, &w, &h, item->why, sizeof item->why);
+    if (item->texels && (w != item->width || h != item->height)) {
+        free(item->texels);
+        item->texels = NULL;
+        snprintf(item->why, sizeof item->why, "it decoded to %dx%d where its header said %dx%d", w, h, item->width,
+                 item->height);
+    }
+}
 
 static void *decode_worker(void *arg)
 {
     decode_job *job = arg;
     for (;;) {
         pthread_mutex_lock(&job->lock);
-        int t = job->next < job->count ? job->next++ : -1;
+        int i = job->next < job->count ? job->next++ : -1;
         pthread_mutex_unlock(&job->lock);
-        if (t < 0) return NULL;
-        skv_texture *tex = &job->textures[t];
-        if (!tex->encoded) continue;
-        int w, h, channels;
-        /* libstb's stb_image allocates with malloc; it keeps no state
-         * between calls (the flip setting is never changed here). */
-        unsigned char *rgba = stbi_load_from_memory(tex->encoded, tex->encoded_size, &w, &h, &channels, 4);
-        free(tex->encoded);
-        tex->encoded = NULL;
-        tex->encoded_size = 0;
-        if (rgba && w == tex->width && h == tex->height) {
-            tex->rgba = rgba;
-        } else {
-            free(rgba);
-            pthread_mutex_lock(&job->lock);
-            job->failed++;
-            pthread_mutex_unlock(&job->lock);
-        }
+        if (i < 0) return NULL;
+        decode_one(&job->items[i]);
     }
 }
 
-int import_decode_textures(skv_model *model)
+/* Decodes `count` items on up to as many threads as there are cores (8
+ * at most). Where no thread can start (the guarded child's sandbox
+ * allows none for a user who is not root: RLIMIT_NPROC), on this one. */
+static void decode_all(decode_item *items, int count)
 {
-    decode_job job = {.textures = model->textures, .count = model->texture_count};
-    int pending = 0;
-    for (int t = 0; t < model->texture_count; t++) pending += model->textures[t].encoded != NULL;
-    if (pending == 0) return 0;
+    decode_job job = {.items = items, .count = count};
+    if (count == 0) return;
     pthread_mutex_init(&job.lock, NULL);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int workers = (int)(cores < 1 ? 1 : cores > 8 ? 8 : cores);
-    if (workers > pending) workers = pending;
+    if (workers > count) workers = count;
     pthread_t threads[8];
     int started = 0;
     for (int i = 1; i < workers; i++)
@@ -258,7 +384,266 @@ int import_decode_textures(skv_model *model)
     decode_worker(&job); /* this thread works too; alone if none started */
     for (int i = 0; i < started; i++) pthread_join(threads[i], NULL);
     pthread_mutex_destroy(&job.lock);
-    if (job.failed)
-        model_warn(model, "%d texture(s) could not be decoded; their materials are drawn untextured", job.failed);
-    return job.failed;
+}
+
+/* Of the import's budget, what texels may take: a quarter, for they are
+ * held several times over on their way to the screen (the block, the GL
+ * driver's copy, its mipmaps); the rest is the model's, and the
+ * decoders'. */
+static uint64_t texel_allowance(uint64_t budget)
+{
+    return budget / 4;
+}
+
+skv_result textures_decode(importer *im)
+{
+    skv_model *model = im->model;
+    const import_budget *budget = im->budget;
+    decode_item *items = model->texture_count ? calloc((size_t)model->texture_count, sizeof *items) : NULL;
+    int *item_of = model->texture_count ? malloc((size_t)model->texture_count * sizeof *item_of) : NULL;
+    if (model->texture_count && (!items || !item_of)) {
+        free(items);
+        free(item_of);
+        return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+    }
+    /* One budget for the model and its texels: what the model takes
+     * already comes off first, then each texture's texels in the
+     * materials' order, before anything is decoded; a texture that does
+     * not fit is left out with a warning, not the model. */
+    uint64_t left = 0;
+    if (budget && budget->memory_bytes) {
+        uint64_t used = blob_size(model), texels = texel_allowance(budget->memory_bytes);
+        left = used < budget->memory_bytes ? budget->memory_bytes - used : 1;
+        if (left > texels) left = texels;
+    }
+    int count = 0;
+    for (int t = 0; t < model->texture_count; t++) {
+        texture_source *src = &im->texture_sources[t];
+        item_of[t] = -1;
+        uint64_t texels = (uint64_t)src->width * (uint64_t)src->height * 4u;
+        if (!src->bytes && !src->texels) continue; /* the parent's to read (file) */
+        if (left && texels + src->working_bytes > left) {
+            model_warn(model, "texture '%s' not decoded: its %dx%d texels take %llu MiB to decode, more than the %llu "
+                       "MiB left of what the import's budget allows texels (a quarter of --import-memory); drawn "
+                       "untextured", texture_name(model, t),
+                       src->width, src->height, (unsigned long long)((texels + src->working_bytes + (1u << 20) - 1) >> 20),
+                       (unsigned long long)(left >> 20));
+            continue;
+        }
+        if (src->texels) { /* already texels (Assimp's raw images) */
+            model->textures[t].rgba = src->texels, src->texels = NULL;
+            model->textures[t].width = src->width, model->textures[t].height = src->height;
+        } else {
+            items[count] = (decode_item){.bytes = src->bytes, .size = src->size, .width = src->width,
+                                         .height = src->height,
+                                         .limits = {.max_bytes = left ? texels + src->working_bytes : 0,
+                                                    .deadline = budget ? budget->deadline : 0.0}};
+            item_of[t] = count++;
+        }
+        if (left) left -= texels;
+    }
+    decode_all(items, count);
+    for (int t = 0; t < model->texture_count; t++) {
+        texture_source *src = &im->texture_sources[t];
+        decode_item *item = item_of[t] >= 0 ? &items[item_of[t]] : NULL;
+        if (item && item->texels) {
+            model->textures[t].rgba = item->texels;
+            model->textures[t].width = item->width, model->textures[t].height = item->height;
+        } else if (item) {
+            model_warn(model, "texture '%s' could not be decoded: %s; drawn untextured", texture_name(model, t),
+                       item->why);
+        }
+        free(src->bytes);
+        free(src->texels);
+        src->bytes = src->texels = NULL;
+    }
+    free(items);
+    free(item_of);
+    return SKV_OK;
+}
+
+/* --- images outside the model's folder ------------------------------------ */
+
+/* An outside image as the parent vetted it: its bytes and header. */
+typedef struct outside_image {
+    int texture;
+    unsigned char *bytes;
+    size_t size;
+    image_info info;
+} outside_image;
+
+typedef struct outside_job {
+    const skv_model *model; /* the parent's, as the child inherits it */
+    outside_image *images;
+    int count;
+    uint64_t budget; /* bytes the texels may take */
+    double deadline;
+} outside_job;
+
+/* In the second child: the images decoded into a copy of the textures,
+ * handed back with the model (whose other arrays are the parent's own,
+ * and go back unchanged: the parent takes only the texels). */
+static skv_result outside_in_child(void *arg, guard_channel *channel, skv_model *out, int64_t *extra, skv_error *err)
+{
+    const outside_job *job = arg;
+    (void)channel;
+    *extra = 0;
+    *out = *job->model;
+    out->textures = malloc((size_t)job->model->texture_count * sizeof *out->textures);
+    if (!out->textures) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    for (int t = 0; t < out->texture_count; t++) out->textures[t] = (skv_texture){0};
+    decode_item *items = calloc((size_t)job->count, sizeof *items);
+    if (!items) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    uint64_t left = job->budget;
+    for (int i = 0; i < job->count; i++) {
+        const outside_image *image = &job->images[i];
+        uint64_t texels = (uint64_t)image->info.width * (uint64_t)image->info.height * 4u;
+        items[i] = (decode_item){.bytes = image->bytes, .size = image->size, .width = image->info.width,
+                                 .height = image->info.height,
+                                 .limits = {.max_bytes = texels + image->info.working_bytes, .deadline = job->deadline}};
+        if (texels + image->info.working_bytes > left) {
+            snprintf(items[i].why, sizeof items[i].why, "its texels pass the import's memory budget (--import-memory)");
+            items[i].bytes = NULL;
+            continue;
+        }
+        left -= texels;
+    }
+    /* Items refused above have no bytes: decode_one must not see them. */
+    for (int i = 0; i < job->count; i++)
+        if (items[i].bytes) decode_one(&items[i]);
+    out->warnings = NULL, out->warning_count = 0; /* only this job's: the parent keeps its own */
+    for (int i = 0; i < job->count; i++) {
+        skv_texture *tex = &out->textures[job->images[i].texture];
+        if (items[i].texels) {
+            tex->rgba = items[i].texels;
+            tex->width = items[i].width, tex->height = items[i].height;
+        } else {
+            model_warn(out, "texture '%s' could not be decoded: %s; drawn untextured",
+                       texture_name(job->model, job->images[i].texture), items[i].why);
+        }
+    }
+    free(items);
+    return SKV_OK;
+}
+
+/* The parent's part for a texture a guarded child left (skv_texture.file):
+ * the path is judged again here (the child is not trusted with it): a
+ * regular file beneath the model's folder's parent whose header is an
+ * image's (images.h); then its bytes are read. 0, or -1 with why. */
+static int vet_outside_image(const char *model_path, const char *file, outside_image *image, char *why, size_t size)
+{
+    char folder[PATH_MAX], reach[PATH_MAX], real[PATH_MAX];
+    sandbox_folder_of(model_path, folder, sizeof folder);
+    image_reach(folder, reach, sizeof reach);
+    int resolved = realpath(file, real) != NULL;
+    if (!reach[0] || !resolved || !beneath(real, reach)) {
+        refuse_outside(why, size, file, resolved ? real : NULL);
+        return -1;
+    }
+    long bytes_read = 0;
+    errno = 0;
+    image->bytes = read_whole_file(real, &bytes_read);
+    if (!image->bytes) {
+        snprintf(why, size, "%s cannot be read: %s", file, errno ? strerror(errno) : "empty, or not a regular file");
+        return -1;
+    }
+    image->size = (size_t)bytes_read;
+    if (texture_header(image->bytes, image->size, &image->info, why, size) != 0) {
+        free(image->bytes);
+        image->bytes = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* Takes the second child's texels for the vetted images into `model`:
+ * only where a texture comes back at the size the parent read in its
+ * header; the child's warnings too. `decoded` is freed. */
+static skv_result adopt_outside_texels(skv_model *model, skv_model *decoded, const outside_image *images, int count,
+                                       skv_error *err)
+{
+    if (decoded->texture_count != model->texture_count) {
+        model_free(decoded);
+        return skv_fail(err, SKV_ERR_IMPORT, "the guarded decoding's textures do not fit the model");
+    }
+    for (int i = 0; i < count; i++) {
+        skv_texture *from = &decoded->textures[images[i].texture], *to = &model->textures[images[i].texture];
+        if (!from->rgba) continue;
+        if (from->width != images[i].info.width || from->height != images[i].info.height) {
+            model_warn(model, "texture '%s' not loaded: its decoding came back at %dx%d, not the %dx%d of its "
+                       "header; drawn untextured", texture_name(model, images[i].texture), from->width, from->height,
+                       images[i].info.width, images[i].info.height);
+            continue;
+        }
+        /* Out of the job's block, which goes with it. */
+        size_t bytes = (size_t)from->width * (size_t)from->height * 4u;
+        unsigned char *texels = malloc(bytes);
+        if (!texels) {
+            model_free(decoded);
+            return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+        }
+        memcpy(texels, from->rgba, bytes);
+        *to = (skv_texture){.width = from->width, .height = from->height, .rgba = texels};
+    }
+    for (int w = 0; w < decoded->warning_count; w++) model_warn(model, "%s", decoded->warnings[w]);
+    model_free(decoded);
+    return SKV_OK;
+}
+
+skv_result outside_textures_decode(const char *path, const skv_import_desc *desc, double seconds_left,
+                                   skv_model *model, skv_error *err)
+{
+    int pending = 0;
+    for (int t = 0; t < model->texture_count; t++) pending += model->textures[t].file != NULL;
+    if (pending == 0) return SKV_OK;
+    outside_image *images = calloc((size_t)pending, sizeof *images);
+    if (!images) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    int count = 0;
+    for (int t = 0; t < model->texture_count; t++) {
+        skv_texture *tex = &model->textures[t];
+        if (!tex->file) continue;
+        char why[PATH_MAX + 200];
+        if (vet_outside_image(path, tex->file, &images[count], why, sizeof why) == 0) {
+            images[count++].texture = t;
+        } else {
+            model_warn(model, "texture '%s' not loaded: %s; drawn untextured", texture_name(model, t), why);
+        }
+        free(tex->file);
+        tex->file = NULL;
+    }
+    skv_result r = SKV_OK;
+    if (count > 0 && seconds_left <= 0.0) {
+        model_warn(model, "%d texture(s) outside the model's folder not decoded: the import's time ran out first "
+                   "(--import-timeout)", count);
+    } else if (count > 0) {
+        /* Its own sandbox, which reads no file at all (the bytes are its
+         * inheritance), and what is left of the import's time and memory. */
+        skv_import_desc limits = desc ? *desc : (skv_import_desc){0};
+        limits.timeout_seconds = seconds_left;
+        limits.anim_files = NULL, limits.anim_file_count = 0;
+        uint64_t used = blob_size(model), budget = import_memory_budget(path, desc), texels = 0;
+        for (int t = 0; t < model->texture_count; t++)
+            texels += (uint64_t)model->textures[t].width * (uint64_t)model->textures[t].height * 4u;
+        uint64_t allowance = texel_allowance(budget), left = used < budget ? budget - used : 0;
+        if (left > allowance - (texels < allowance ? texels : allowance))
+            left = allowance - (texels < allowance ? texels : allowance);
+        outside_job job = {model, images, count, left,
+                           monotonic_seconds() + 0.8 * seconds_left};
+        skv_model decoded;
+        int64_t extra = 0;
+        skv_error why = {{0}};
+        r = guarded_import(NULL, &limits, outside_in_child, &job, used, &decoded, &extra, &why);
+        if (r == SKV_OK) {
+            r = adopt_outside_texels(model, &decoded, images, count, err);
+        } else if (r != SKV_ERR_MEMORY) {
+            /* The model stands without them: say why once. */
+            model_warn(model, "%d texture(s) outside the model's folder not decoded: %s", count, why.message);
+            r = SKV_OK;
+        } else {
+            skv_fail(err, r, "%s", why.message);
+        }
+    }
+    for (int i = 0; i < count; i++) free(images[i].bytes);
+    free(images);
+    return r;
 }

@@ -92,18 +92,22 @@ if [ -z "${SKV_SANITIZER_BUILD:-}" ]; then
   # "nothing to show" (--trust). Over budgets from too small to enough,
   # each import, alone and with --anim-file, is whole or out of memory; or
   # (a texture the guarded conversion could not copy: alpha_test.mdl at 2 MB,
-  # minigun.MDL at 10-12, which said "could not be loaded") shown in its
-  # material colour with a warning that says memory ran out. 01_01.bvh's
+  # minigun.MDL at 10-12, which said "could not be loaded"; or whose texels
+  # pass their share of the budget) shown in its material colour with a
+  # warning that says memory ran out. 01_01.bvh's
   # conversion runs out in the guarded child at 6-7 MB (it said "out of
   # memory", status 9).
   mdl=/usr/share/assimp/models/MDL
+  # A texture short of memory: copying it, or its texels past their share
+  # of the budget, refused from its header before decoding.
+  texture_short="not loaded: out of memory|not decoded: .*\\(a quarter of --import-memory\\)"
   for files in "$shared/ozz/arnaud.fbx" "$shared/ozz/arnaud.fbx --anim-file $shared/ozz/walk.fbx" \
     "$mdl/MDL (HL1)/alpha_test.mdl" "$mdl/MDL3 (3DGS A4)/minigun.MDL" /usr/share/assimp/models/BVH/01_01.bvh; do
     if [ -f "$files" ]; then args=("$files"); else read -r -a args <<<"$files"; fi
     "$skinview" "${args[@]}" --list >"$tmp/whole" 2>&1
     for trust in "" --trust; do
       whole=0 short=0 bad=0
-      for mb in $(seq 1 16); do
+      for mb in $(seq 1 16) 24 32; do
         "$skinview" "${args[@]}" --import-memory "$mb" --list $trust >"$tmp/out" 2>"$tmp/err"
         status=$?
         if [ "$status" -eq 0 ] && cat "$tmp/err" "$tmp/out" | cmp -s - "$tmp/whole"; then
@@ -111,8 +115,8 @@ if [ -z "${SKV_SANITIZER_BUILD:-}" ]; then
         elif [ "$status" -eq 4 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
           grep -qF "ran out of the memory it may use for one file (--import-memory)" "$tmp/err"; then
           short=$((short + 1))
-        elif [ "$status" -eq 0 ] && grep -q "^skinview: .*: warning: texture .* not loaded: out of memory" "$tmp/err" &&
-          [ "$(grep -vc "not loaded: out of memory" "$tmp/err")" -eq 0 ]; then
+        elif [ "$status" -eq 0 ] && grep -qE "^skinview: .*: warning: texture .* ($texture_short)" "$tmp/err" &&
+          [ "$(grep -vcE "$texture_short" "$tmp/err")" -eq 0 ]; then
           short=$((short + 1))
         else
           echo "FAIL: ${args[*]##*/} --import-memory $mb $trust -> status $status:"
@@ -154,9 +158,14 @@ if [ -z "${SKV_SANITIZER_BUILD:-}" ]; then
   # another file).
   { cat "$shared/md5/Bob.md5mesh"; head -c 3000000 /dev/zero | tr '\0' ' '; } > "$tmp/big/BIG.MD5MESH"
   cp "$shared/md5/Bob.md5anim" "$tmp/big/BIG.md5mesh"
+  # With --trust the bound counts this process's own mappings as they
+  # are: malloc arenas the texture decoding's threads left reserved may
+  # hold the read, and the budget is then met inside Assimp instead.
+  expect 4 "too large to read into memory" -- "$shared/md5/Bob.md5mesh" --anim-file "$tmp/big/Big.md5anim" \
+    --import-memory 16 --list
+  expect 4 "(--import-memory)" -- "$shared/md5/Bob.md5mesh" --anim-file "$tmp/big/Big.md5anim" \
+    --import-memory 16 --list --trust
   for trust in "" --trust; do
-    expect 4 "too large to read into memory" -- "$shared/md5/Bob.md5mesh" --anim-file "$tmp/big/Big.md5anim" \
-      --import-memory 16 --list $trust
     expect 4 "too large to read into memory" -- "$tmp/big/BIG.MD5MESH" --import-memory 2 --list $trust
   done
 fi

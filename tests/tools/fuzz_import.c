@@ -70,7 +70,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     skv_error err;
     skv_import_desc desc = {.influences = (data[0] & 0x80) ? 8 : 4, .timeout_seconds = 5.0};
     if (import_model(path, &desc, &model, &err) == SKV_OK) {
-        import_decode_textures(&model);
         exercise(&model);
         model_free(&model);
     }

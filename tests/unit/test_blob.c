@@ -329,10 +329,7 @@ static skv_result hand_back(void *arg, guard_channel *channel, skv_model *out, i
 {
     (void)channel, (void)err;
     *out = *(const skv_model *)arg;
-    for (int t = 0; t < out->texture_count; t++) {
-        out->textures[t].rgba = NULL, out->textures[t].encoded = NULL;
-        out->textures[t].encoded_size = 0;
-    }
+    for (int t = 0; t < out->texture_count; t++) out->textures[t] = (skv_texture){0};
     *extra = 0;
     return SKV_OK;
 }

@@ -29,6 +29,27 @@
 #define AI_MAXLEN MAXLEN
 #endif
 
+/* A texture's image until textures_decode: the file's bytes and what its
+ * header says, or texels already (Assimp's raw embedded images). */
+typedef struct texture_source {
+    unsigned char *bytes; /* the image file's, malloc'd */
+    size_t size;
+    int width, height;
+    uint64_t working_bytes; /* images.h: memory its decoding takes besides the texels */
+    unsigned char *texels;  /* malloc'd RGBA8, where it came as texels */
+} texture_source;
+
+/* What the conversion's last step, decoding textures, may take: one
+ * budget with the model's own bytes (the guarded child's block holds
+ * both), and the time the parent allows. */
+typedef struct import_budget {
+    uint64_t memory_bytes; /* 0: no bound */
+    double deadline;       /* CLOCK_MONOTONIC seconds; 0: none */
+    /* In the guarded child: an image outside the model's folder, which
+     * its sandbox cannot read, is left to the parent (skv_texture.file). */
+    int guarded;
+} import_budget;
+
 /* Name -> index map (stb_ds string hash map). */
 typedef struct name_index {
     char *key;
@@ -58,6 +79,8 @@ typedef struct importer {
     int bone_capacity;
 
     char **texture_keys; /* per model texture: where it came from */
+    texture_source *texture_sources; /* per model texture: what textures_decode decodes */
+    const import_budget *budget;     /* NULL: no bound */
     char texture_refused[400]; /* why resolve_texture refused one, for its warning; "" if it says nothing */
     int fbx_offset_fix;  /* fbx_mesh_correction applies (Assimp 5.4 FBX) */
     int fbx_bind_fix;    /* fbx_offsets_from_rest may apply (Assimp 5.2 FBX) */
@@ -100,7 +123,8 @@ void importer_free(importer *im);
 int too_many_bones(const struct aiScene *scene);
 /* import_scene, with the clips taken from `anim_scene`. */
 skv_result convert_scene(const struct aiScene *scene, const struct aiScene *anim_scene, const double *file_durations,
-                         const char *path, const skv_import_desc *desc, skv_model *model, skv_error *err);
+                         const char *path, const skv_import_desc *desc, const import_budget *budget,
+                         skv_model *model, skv_error *err);
 
 /* --- assimp_fixes.c --- */
 /* One known Assimp defect (assimp_fixes.c). */
@@ -156,6 +180,21 @@ double last_key_time(const struct aiAnimation *anim);
 unsigned char *read_whole_file(const char *path, long *size);
 const char *base_name(const char *path);
 int resolve_texture(importer *im, const char *reference);
+/* The texels of the scene's embedded images, by their headers: the part
+ * of the block's size (scene_block_estimate) that images take. Files the
+ * materials name are not counted (not read yet). */
+uint64_t scene_texel_estimate(const struct aiScene *scene);
+/* Decodes every texture the conversion collected (texture_sources) into
+ * the model, within im->budget, on a pool of threads; one that fails or
+ * does not fit is a warning and stays undecoded. Errors: memory only. */
+skv_result textures_decode(importer *im);
+/* After a guarded import: reads the images the child left to this
+ * process (skv_texture.file), each judged again and checked to be an
+ * image by its header, and has them decoded in a second sandboxed child
+ * within `seconds_left` and the import's memory budget. What fails is a
+ * warning; errors: memory only. */
+skv_result outside_textures_decode(const char *path, const skv_import_desc *desc, double seconds_left,
+                                   skv_model *model, skv_error *err);
 
 /* --- import.c --- */
 /* The post-processing every model is read with (read_scene's `flags`). */
@@ -164,6 +203,10 @@ const struct aiScene *read_scene(const char *path, const unsigned char *bytes, l
                                  unsigned flags, double **durations);
 
 /* --- guard.c --- */
+/* The bytes one import may take (--import-memory, or the default for a
+ * file of that size): the guarded child's address space past what it
+ * maps already, its block, and the texels within it. */
+uint64_t import_memory_budget(const char *path, const skv_import_desc *desc);
 void memory_bound_begin(memory_bound *bound, const char *path, const skv_import_desc *desc);
 void memory_bound_end(memory_bound *bound);
 /* 1 if Assimp's message (`length` bytes) is its words for a
