@@ -4,6 +4,7 @@
  * errors, and the only place that turns results into exit statuses: one
  * line, naming the file. */
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,6 +168,10 @@ static skv_result configure_scene(skv_scene *scene, const skv_options *o, skv_er
 
 int main(int argc, char **argv)
 {
+    /* A write past the file-size limit (ulimit -f) fails with EFBIG and
+     * ends in one line and status 8, the temporary removed (outfile.h),
+     * instead of the signal killing skinview halfway through a file. */
+    signal(SIGXFSZ, SIG_IGN);
     skv_options o;
     skv_error err = {{0}};
     if (options_parse(argc, argv, &o, &err) != SKV_OK) {

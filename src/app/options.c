@@ -103,7 +103,7 @@ static const option_spec option_table[] = {
     OPTION("--import-timeout", OPT_NUMBER, F(import_timeout), "S",
      "give up on a file Assimp has not read in S seconds\n(default 60; 0.001..86400)", .min = 1e-3, .max = 86400),
     OPTION("--import-memory", OPT_WHOLE, F(import_memory), "MB",
-     "address space Assimp may take to read a file, guarded or\nnot (default 2048 or 16x the file; 1..1048576)", .min = 1, .max = 1048576),
+     "address space Assimp may take to read a file, guarded or\nnot (default 768 or 16x the file; 1..1048576)", .min = 1, .max = 1048576),
     OPTION("--trust", OPT_FLAG, F(trust), NULL, "read and convert the file here, not in the sandboxed\nchild process"),
     OPTION("--debug", OPT_FLAG, F(debug), NULL, "OpenGL debug context: any GL error fails the run (status 7)"),
     OPTION("--list", OPT_FLAG, F(list), NULL,

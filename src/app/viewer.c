@@ -13,6 +13,7 @@
 #include <glad/gl.h>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
+#include <X11/Xlib.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,7 @@ typedef struct viewer {
     int help;       /* H: the key map over the picture */
     int background_step;
     float first_background[3];
+    int x_error_said; /* say_x_error */
 
     GLuint hud_program, hud_vao, hud_vbo, hud_ibo;
     GLint hud_u_screen;
@@ -71,6 +73,25 @@ static char glfw_last_error[256];
 static void on_glfw_error(int code, const char *description)
 {
     snprintf(glfw_last_error, sizeof glfw_last_error, "%s (GLFW error 0x%x)", description, code);
+}
+
+/* X protocol errors outside the calls GLFW guards itself: an answer to a
+ * drop whose source window is gone (the file manager quit mid-drag: its
+ * Status and Finished draw BadWindow), a window id gone stale. Xlib's
+ * default handler ends the process on any of them (exit 1); they cost
+ * the viewer nothing, so this one notes the first and ignores them all.
+ * Process-wide, like the handler; the window's thread alone runs Xlib. */
+static struct {
+    int count;
+    Display *display; /* the first error's, to name it */
+    unsigned char code, request;
+} x_errors;
+
+static int on_x_error(Display *display, XErrorEvent *e)
+{
+    if (x_errors.count++ == 0)
+        x_errors.display = display, x_errors.code = e->error_code, x_errors.request = e->request_code;
+    return 0; /* Xlib ignores the return value */
 }
 
 int viewer_display_available(void)
@@ -493,6 +514,21 @@ static void hud_draw(viewer *v, double fps, int width, int height)
     hud_flush(v, &h, width, height);
 }
 
+/* The first ignored X error, once (on_x_error), named as Xlib names it;
+ * out of the handler, which may not call Xlib. */
+static void say_x_error(viewer *v)
+{
+    if (x_errors.count == 0 || v->x_error_said) return;
+    v->x_error_said = 1;
+    char what[160], number[16], request[64];
+    XGetErrorText(x_errors.display, x_errors.code, what, sizeof what);
+    snprintf(number, sizeof number, "%d", x_errors.request);
+    XGetErrorDatabaseText(x_errors.display, "XRequest", number, number, request, sizeof request);
+    char text[300];
+    snprintf(text, sizeof text, "X error ignored: %s in %s (any later ones are not shown)", what, request);
+    say(v, text);
+}
+
 /* Opens a file dropped on the window: a file of clips without a mesh adds
  * its clips to the current model (N/P reach them); any other file is
  * opened in place of the current model. On failure the current one stays
@@ -590,6 +626,10 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
         glfwTerminate();
         return skv_fail(err, SKV_ERR_GPU, "cannot load OpenGL functions");
     }
+    /* After the window and its context: GLFW 3.3 guards the calls that
+     * make them with a handler of its own and then puts back Xlib's
+     * default, not the one it found (3.4 restores it). */
+    XErrorHandler previous_x_handler = XSetErrorHandler(on_x_error);
     glfwSetWindowUserPointer(v.window, &v);
     glfwSetKeyCallback(v.window, on_key);
     glfwSetMouseButtonCallback(v.window, on_mouse_button);
@@ -647,6 +687,7 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
         hud_draw(&v, fps, width, height);
         glfwSwapBuffers(v.window);
         glfwPollEvents();
+        say_x_error(&v);
         if (r == SKV_OK) r = render_debug_result(&debug, err);
     }
     if (r == SKV_OK) r = render_debug_result(&debug, err);
@@ -656,5 +697,6 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
     render_destroy(&v.renderer);
     glfwDestroyWindow(v.window);
     glfwTerminate();
+    XSetErrorHandler(previous_x_handler);
     return r;
 }

@@ -40,15 +40,20 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Memory Assimp may take to read a file: generous for real models (Assimp
- * needs a small multiple of the file), far below what a broken header can
- * ask for; --import-memory sets it. */
+/* Memory one import may take (the guarded child's address space beyond
+ * what it maps, its block, the texels in it); --import-memory sets it.
+ * The floor is several times what the biggest real models need, and low
+ * enough that a small file that inflates (deflated FBX arrays, a gzip'd
+ * .blend, a zip of XML, a count that asks for gigabytes) cannot take
+ * skinview and its child together past 1 GiB (bad_input's bound, on
+ * tests/tools/gen's bombs). A big file gets 16 times its size: Assimp
+ * needs a small multiple of the file. */
 uint64_t import_memory_budget(const char *path, const skv_import_desc *desc)
 {
     if (desc && desc->memory_limit_mb > 0) return (rlim_t)desc->memory_limit_mb << 20;
     struct stat st;
     rlim_t file = path && stat(path, &st) == 0 ? (rlim_t)st.st_size : 0;
-    rlim_t limit = (rlim_t)2 << 30; /* 2 GiB */
+    rlim_t limit = (rlim_t)768 << 20; /* 768 MiB */
     if (file * 16 > limit) limit = file * 16;
     return limit;
 }

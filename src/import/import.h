@@ -36,7 +36,7 @@ typedef struct skv_import_desc {
     double timeout_seconds;
     /* Address space Assimp may take to read a file, in the guarded child
      * or (with `trusted`) in this process; also the most the child's model
-     * block may take; 0: the default, 2 GiB or 16 times the file,
+     * block may take; 0: the default, 768 MiB or 16 times the file,
      * whichever is more. */
     int memory_limit_mb;
     /* Files whose clips are added to the model (import_add_clips), in

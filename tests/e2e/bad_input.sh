@@ -9,18 +9,22 @@
 #     spaces and non-ASCII letters, an .md5mesh with a missing or
 #     mismatched .md5anim, a model without meshes (BVH), without animation.
 #   - the hostile files tests/tools/gen/ writes: numbers that overflow a pose
-#     (nan_mutations.py), names full of escapes (hostile_names.py), and
-#     files on which a step was quadratic (zero normals, 80,000 one-channel
-#     clips, 70,000 bones, 3,000 bones under 3,000 nodes, 3,000 clips x 3,000
-#     nodes).
+#     (nan_mutations.py), names full of escapes (hostile_names.py), files
+#     on which a step was quadratic (zero normals, 80,000 one-channel
+#     clips, 70,000 bones, 3,000 bones under 3,000 nodes, 3,000 clips x
+#     3,000 nodes), and memory bombs: small files Assimp inflates to
+#     gigabytes (fbx_zlib_bomb.py: deflated FBX arrays; memory_bombs.py:
+#     PLY and OFF counts, a gzip'd .blend, a 3MF zip of XML).
 # Runs `skinview --list` and `skinview --screenshot` on each with a time
 # bound. Each run must end in exit 0 (with a PNG for --screenshot) or a
 # documented non-zero status with exactly one error line naming the file.
 # Resources: with SKV_RESOURCE_CAP_KB set (the normal build), every run has
 # that address-space cap (ulimit -v) and a 10 s limit, and its time and
-# peak RSS are measured (/usr/bin/time): a table of every run, and any run
-# over either fails. (Sanitizer builds reserve terabytes of address space
-# and run slower: there only crashes, hangs and unclean errors count.)
+# peak RSS are measured (PEAK_RSS, tests/tools/peak_rss.c: skinview's own
+# peak plus its guarded child's, which time(1)'s %M folds into the larger
+# of the two): a table of every run, and any run over 10 s or over 1 GiB
+# fails. (Sanitizer builds reserve terabytes of address space and run
+# slower: there only crashes, hangs and unclean errors count.)
 # Prints the tables; fails on any crash, hang, unclean error or overrun.
 #
 # Then the structure-aware corpus (tests/tools/gen/structure_mutations.py: edited
@@ -34,12 +38,17 @@
 # not let through what the block check forbids). They
 # run with --import-memory 512 and --import-timeout 3: the many memory
 # bombs among them (a count or index set to 2^31) then fail in well under
-# a second instead of filling the default 2 GiB.
-# Under the sanitizers every fourth file, without the 5 s bound.
+# a second, whatever the default budget.
+# Under the sanitizers every fourth file, without the 5 s bound. In the
+# normal build these too are measured, and one over 1 GiB fails.
 #
-# Usage: bad_input.sh SKINVIEW SHARED_MODELS_DIR ASSETS_DIR
+# Ends with one line over both corpora: runs, crashes, runs over 10 s,
+# runs over 1 GiB (the last two counted in the normal build only).
+#
+# Usage: bad_input.sh SKINVIEW SHARED_MODELS_DIR ASSETS_DIR PEAK_RSS
 set -uo pipefail
-skinview=$1 shared=$2 assets=$3
+skinview=$1 shared=$2 assets=$3 peak_rss=$4
+memory_kb=1048576 # 1 GiB: the most a run (skinview and its child) may hold
 testmodels=/usr/share/assimp/models
 cap_kb=${SKV_RESOURCE_CAP_KB:-}
 limit=${SKV_BAD_INPUT_SECONDS:-30} # per run; generous for sanitizer builds
@@ -94,6 +103,10 @@ if [ -n "$cap_kb" ]; then
   python3 "$gen/gltf_many_bones.py" "$corpus/many_bones.glb"
   python3 "$gen/gltf_deep_bones.py" "$corpus/deep_bones.glb"
   python3 "$gen/gltf_many_clips.py" "$corpus/many_clips.glb"
+  # The sanitizer build's guarded child has no address-space limit: there
+  # the bombs would take what they ask for.
+  python3 "$gen/fbx_zlib_bomb.py" "$corpus/fbx_zlib_bomb.fbx" >/dev/null
+  python3 "$gen/memory_bombs.py" "$corpus" >/dev/null
 fi
 # Awkward paths.
 : >"$corpus/empty.dae"
@@ -107,7 +120,7 @@ cp "$shared/md5/Bob.md5anim" "$tmp/md5_mismatch/arm.md5anim" # other joints, oth
 cases=("$corpus"/* "$tmp/md5_missing/arm.md5mesh" "$tmp/md5_mismatch/arm.md5mesh"
        "$testmodels/BVH/Boxing_Toes.bvh" "$testmodels/MS3D/Wuson.ms3d" "$corpus/does not exist.fbx")
 
-tried=0 renders=0 clean=0 crashes=0 hangs=0 unclean=0 overruns=0
+tried=0 renders=0 clean=0 crashes=0 hangs=0 unclean=0 overruns=0 over_memory=0 largest_kb=0 largest_run=""
 run() { # run MODEL ARGS...
   local model=$1
   shift
@@ -124,23 +137,31 @@ run() { # run MODEL ARGS...
   # limit (see src/import/guard.c), so a runaway Assimp is stopped by time there.
   rm -f "$tmp/usage"
   if [ -n "$cap_kb" ]; then
-    # The cap in a subshell (ulimit holds for what it starts); time(1)
-    # measures skinview itself (--import-timeout: the guarded read's own
-    # bound, below the 10 s one).
+    # The cap in a subshell (ulimit holds for what it starts); peak_rss
+    # measures skinview and its child (--import-timeout: the guarded
+    # read's own bound, below the 10 s one).
     ( ulimit -v "$cap_kb"
-      timeout -s KILL "$limit" /usr/bin/time -f "%e %M" -o "$tmp/usage" \
+      timeout -s KILL "$limit" "$peak_rss" "$tmp/usage" \
         "${runner[@]}" "$skinview" "$model" "$@" --import-timeout 8 ) >"$tmp/stdout" 2>"$tmp/stderr"
   else
     "${runner[@]}" timeout -s KILL "$limit" "$skinview" "$model" "$@" --import-timeout 10 >"$tmp/stdout" 2>"$tmp/stderr"
   fi
   local status=$?
   if [ -n "$cap_kb" ]; then
-    local seconds=? rss=?
-    [ -s "$tmp/usage" ] && read -r seconds rss < <(tail -n 1 "$tmp/usage")
-    printf '%-48s %-13s %7s s %9s KB %s\n' "$(basename "$model")" "$1" "$seconds" "$rss" "$status" >>"$tmp/resources"
+    local seconds=? rss=? own=? child=? processes
+    [ -s "$tmp/usage" ] && read -r seconds rss own child processes <"$tmp/usage"
+    printf '%-48s %-13s %7s s %9s KB %9s KB %9s KB %s\n' "$(basename "$model")" "$1" "$seconds" "$rss" "$own" \
+      "$child" "$status" >>"$tmp/resources"
     if [ "$seconds" = "?" ] || awk -v s="$seconds" -v l="$limit" 'BEGIN { exit !(s > l) }'; then
       overruns=$((overruns + 1))
       echo "OVER ${limit} s: skinview '$model' $* ($seconds s)"
+    fi
+    if [ "$rss" != "?" ] && [ "$rss" -gt "$largest_kb" ]; then
+      largest_kb=$rss largest_run="$(basename "$model") $1"
+    fi
+    if [ "$rss" != "?" ] && [ "$rss" -gt "$memory_kb" ]; then
+      over_memory=$((over_memory + 1))
+      echo "OVER 1 GiB: skinview '$model' $* ($rss KB: $own KB itself, $child KB its child)"
     fi
   fi
   tried=$((tried + 1))
@@ -177,14 +198,14 @@ done
 
 if [ -n "$cap_kb" ]; then
   printf '\nresources per run (address space capped at %s KB, %s s each):\n' "$cap_kb" "$limit"
-  printf '%-48s %-13s %9s %12s %s\n' input mode time "peak RSS" status
+  printf '%-48s %-13s %9s %12s %12s %12s %s\n' input mode time "peak RSS" "skinview" "its child" status
   cat "$tmp/resources"
   sort -k3 -g "$tmp/resources" | tail -n 1 | awk '{ printf "slowest: %s %s, %s s\n", $1, $2, $3 }'
   sort -k5 -g "$tmp/resources" | tail -n 1 | awk '{ printf "largest: %s %s, %s KB\n", $1, $2, $5 }'
 fi
 printf '\n%-14s %6s\n' "bad input" "count"
 printf '%-14s %6d\n' "cases tried" "$tried" "renders" "$renders" "clean errors" "$clean" \
-  "crashes" "$crashes" "hangs" "$hangs" "unclean" "$unclean" "over limits" "$overruns"
+  "crashes" "$crashes" "hangs" "$hangs" "unclean" "$unclean" "over 10 s" "$overruns" "over 1 GiB" "$over_memory"
 
 # --- the structure-aware corpus ---------------------------------------------
 structured="$tmp/structured"
@@ -203,7 +224,9 @@ jobs=${SKV_TEST_JOBS:-$(nproc)}
 # guarded import's time limit ended it, whether the parent refused the
 # child's model block, mode, file.
 worker() {
-  local model=$1 mode out status start ms errors named nonfinite timedout refused
+  local model=$1 mode out status start ms errors named nonfinite timedout refused rss
+  local measure=()
+  [ -n "$cap_kb" ] && measure=("$peak_rss" "$model.usage")
   for mode in json obj; do
     out="$model.$mode.out"
     start=$(date +%s%N)
@@ -213,7 +236,7 @@ worker() {
       args=(--export-pose "$out" --time 0.5)
     fi
     ( [ -n "$cap_kb" ] && ulimit -v "$cap_kb"
-      exec timeout -s KILL 30 "$skinview" "$model" "${args[@]}" --import-timeout 3 --import-memory 512 ) \
+      exec timeout -s KILL 30 "${measure[@]}" "$skinview" "$model" "${args[@]}" --import-timeout 3 --import-memory 512 ) \
       >"$model.$mode.stdout" 2>"$model.$mode.stderr"
     status=$?
     ms=$((($(date +%s%N) - start) / 1000000))
@@ -235,17 +258,20 @@ worker() {
         LC_ALL=C grep -Eq '^(v|vn|vt) .*([Nn]a[Nn]|[Ii]nf)' "$out" && nonfinite=1
       fi
     fi
-    echo "$status $ms $errors $named $nonfinite $timedout $refused $mode $model"
-    rm -f "$out" "$model.$mode.stdout" "$model.$mode.stderr"
+    rss=0
+    [ -n "$cap_kb" ] && [ -s "$model.usage" ] && read -r _ rss _ <"$model.usage"
+    echo "$status $ms $errors $named $nonfinite $timedout $refused $rss $mode $model"
+    rm -f "$out" "$model.$mode.stdout" "$model.$mode.stderr" "$model.usage"
   done
 }
 export -f worker
-export skinview cap_kb
+export skinview cap_kb peak_rss
 start=$(date +%s%N)
 tr '\n' '\0' <"$tmp/structured.run" | xargs -0 -P "$jobs" -n 1 bash -c 'worker "$1"' _ >"$tmp/structured.results"
 wall=$((($(date +%s%N) - start) / 1000000))
 s_runs=0 s_ok=0 s_clean=0 s_crashes=0 s_hangs=0 s_unclean=0 s_slow=0 s_nonfinite=0 s_timeouts=0 s_refused=0 s_max=0
-while read -r status ms errors named nonfinite timedout refused mode model; do
+s_over_memory=0 s_largest_kb=0 s_largest_run="" s_over_10=0
+while read -r status ms errors named nonfinite timedout refused rss mode model; do
   s_runs=$((s_runs + 1))
   s_timeouts=$((s_timeouts + timedout))
   [ "$ms" -gt "$s_max" ] && s_max=$ms
@@ -260,8 +286,13 @@ while read -r status ms errors named nonfinite timedout refused mode model; do
   else
     s_unclean=$((s_unclean + 1)); echo "UNCLEAN (status $status, $errors error lines): skinview '$model' ($mode)"
   fi
+  [ "$ms" -gt 10000 ] && s_over_10=$((s_over_10 + 1))
   if [ -n "$cap_kb" ] && [ "$ms" -gt 5000 ]; then
     s_slow=$((s_slow + 1)); echo "OVER 5 s ($ms ms): skinview '$model' ($mode)"
+  fi
+  [ "$rss" -gt "$s_largest_kb" ] && s_largest_kb=$rss s_largest_run="$(basename "$model") ($mode)"
+  if [ "$rss" -gt "$memory_kb" ]; then
+    s_over_memory=$((s_over_memory + 1)); echo "OVER 1 GiB ($rss KB): skinview '$model' ($mode)"
   fi
   [ "$nonfinite" -eq 1 ] && { s_nonfinite=$((s_nonfinite + 1)); echo "NON-FINITE output: skinview '$model' ($mode)"; }
   [ "$refused" -ge 1 ] && { s_refused=$((s_refused + 1)); echo "BLOCK REFUSED: skinview '$model' ($mode)"; }
@@ -269,9 +300,22 @@ done <"$tmp/structured.results"
 printf '\n%-26s %6s\n' "structure-aware corpus" "count"
 printf '%-26s %6d\n' "files" "$(grep -c . "$tmp/structured.run")" "runs" "$s_runs" "status 0" "$s_ok" \
   "clean errors" "$s_clean" "crashes" "$s_crashes" "hangs" "$s_hangs" "unclean" "$s_unclean" \
-  "over 5 s" "$s_slow" "NaN/inf in an output" "$s_nonfinite" "child's block refused" "$s_refused" \
-  "import time limit (3 s)" "$s_timeouts"
+  "over 5 s" "$s_slow" "over 1 GiB" "$s_over_memory" "NaN/inf in an output" "$s_nonfinite" \
+  "child's block refused" "$s_refused" "import time limit (3 s)" "$s_timeouts"
 printf '%-26s %6d ms\n' "slowest run" "$s_max" "wall time ($jobs at once)" "$wall"
+[ -n "$cap_kb" ] && printf '%-26s %6d KB %s\n' "largest run" "$s_largest_kb" "$s_largest_run"
+
+# The one line over both: the hostile runs' figures.
+if [ -n "$cap_kb" ]; then
+  [ "$s_largest_kb" -gt "$largest_kb" ] && largest_kb=$s_largest_kb largest_run=$s_largest_run
+  printf '\nhostile runs: %d runs, %d crashes, %d over 10 s, %d over 1 GiB (largest %d MiB: %s)\n' \
+    $((tried + s_runs)) $((crashes + s_crashes)) $((overruns + s_over_10)) $((over_memory + s_over_memory)) \
+    $((largest_kb / 1024)) "$largest_run"
+else
+  printf '\nhostile runs: %d runs, %d crashes (time and memory not measured under the sanitizers)\n' \
+    $((tried + s_runs)) $((crashes + s_crashes))
+fi
 [ "$crashes" -eq 0 ] && [ "$hangs" -eq 0 ] && [ "$unclean" -eq 0 ] && [ "$overruns" -eq 0 ] &&
+  [ "$over_memory" -eq 0 ] && [ "$s_over_memory" -eq 0 ] &&
   [ "$s_crashes" -eq 0 ] && [ "$s_hangs" -eq 0 ] && [ "$s_unclean" -eq 0 ] && [ "$s_slow" -eq 0 ] &&
   [ "$s_nonfinite" -eq 0 ] && [ "$s_refused" -eq 0 ] && [ "$s_runs" -gt 0 ]

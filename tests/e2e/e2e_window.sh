@@ -12,6 +12,10 @@
 #  4. a file dropped on the window (XDND, tests/tools/xdnd_drop.c) opens (a
 #     file of clips without a mesh adds its clips instead): the
 #     viewer says so and the title names the new file.
+#  5. a drop whose source window is gone before the viewer answers (its
+#     answers draw BadWindow errors, which Xlib's default handler makes
+#     fatal): the viewer says so once, takes the next drop and quits
+#     cleanly.
 # Usage: e2e_window.sh SKINVIEW SKV_CHECK OUT_DIR MODEL GOLDEN.png TIME XDND_DROP DROP_MODEL
 set -euo pipefail
 skinview=$1 check=$2 out=$3 model=$4 golden=$5 time=$6 xdnd_drop=$7 drop_model=$8
@@ -78,6 +82,11 @@ status=0
 for i in 3 4 5; do
   "$check" differ "${model}_skinview_$i.png" "${model}_skinview_$((i + 1)).png" 0.001 || status=1
 done
+# Two drops from a window destroyed before the viewer answers: each
+# answer is a BadWindow error. The viewer lives on (the next drop must
+# finish) and says so once.
+"$xdnd_drop" --gone "$wid" "$drop_model" || status=1
+"$xdnd_drop" --gone "$wid" "$drop_model" || status=1
 # Drop a broken file on the window: it stays on its model and says why.
 printf 'not a model' >"$out/broken.fbx"
 "$xdnd_drop" "$wid" "$out/broken.fbx" || status=1
@@ -86,6 +95,7 @@ for _ in $(seq 1 50); do
   sleep 0.1
 done
 [ "$(xdotool getwindowname "$wid")" = "skinview - $(basename "$model")" ] || status=1
+kill -0 "$pid" 2>/dev/null || { echo "skinview died after a drop from a window that is gone"; exit 1; }
 # Drop another model on the window.
 "$xdnd_drop" "$wid" "$drop_model" || status=1
 for _ in $(seq 1 50); do
@@ -139,4 +149,6 @@ printf earlier | cmp -s - "${model}_skinview_1.png" || { echo "_1 was overwritte
 grep -q "^opened $drop_model\$" "$out/viewer.txt" || status=1
 grep -q "^added 1 clip(s) from $drop_clips: " "$out/viewer.txt" || status=1
 grep -q "^cannot open $out/broken.fbx: " "$out/viewer.txt" || status=1
+[ "$(grep -c '^X error ignored: BadWindow ' "$out/viewer.txt")" -eq 1 ] ||
+  { echo "want one 'X error ignored: BadWindow' line"; status=1; }
 [ "$exit_status" -eq 0 ] && [ "$status" -eq 0 ]

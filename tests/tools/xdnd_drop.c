@@ -2,11 +2,18 @@
  * (the XDND protocol, version 5), so the viewer's drop handling can be
  * tested under Xvfb: xdotool moves and clicks but does not drag files.
  *
- *   xdnd_drop WINDOW_ID FILE
+ *   xdnd_drop [--gone] WINDOW_ID FILE
  *
  * Enter -> Position -> (Status) -> Drop; the target then asks for the
  * XdndSelection as text/uri-list, gets "file://FILE", and says Finished.
- * Exit 0 when the target accepted and finished, 1 otherwise (5 s). */
+ * Exit 0 when the target accepted and finished, 1 otherwise (5 s).
+ *
+ * --gone: a drop the target answers too late, as when the file manager
+ * quit or closed its window mid-drag. The source window is destroyed
+ * before Enter, Position and Drop name it, so each answer the target
+ * sends (Status, Finished) draws an X protocol error (BadWindow). Exit 0
+ * once the messages are sent; whether the target survives is the
+ * caller's to check. */
 #include <X11/Xatom.h>
 #include <X11/Xlib.h>
 #include <stdio.h>
@@ -39,10 +46,12 @@ static void send_message(Display *d, Window target, Atom type, long l0, long l1,
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: xdnd_drop WINDOW_ID FILE\n");
+    int gone = argc == 4 && strcmp(argv[1], "--gone") == 0;
+    if (argc != 3 && !gone) {
+        fprintf(stderr, "usage: xdnd_drop [--gone] WINDOW_ID FILE\n");
         return 2;
     }
+    argv += gone, argc -= gone;
     Window target = (Window)strtoul(argv[1], NULL, 0);
     char uri[4200];
     snprintf(uri, sizeof uri, "file://%s\r\n", argv[2]);
@@ -78,6 +87,17 @@ int main(int argc, char **argv)
     XGetWindowAttributes(d, target, &attributes);
     XTranslateCoordinates(d, target, DefaultRootWindow(d), attributes.width / 2, attributes.height / 2, &x, &y, &child);
 
+    if (gone) {
+        XDestroyWindow(d, source);
+        XSync(d, False); /* gone before the target hears of it */
+        send_message(d, target, enter, (long)source, version << 24, (long)uri_list, None, None);
+        send_message(d, target, position, (long)source, 0, (long)x << 16 | y, CurrentTime, (long)copy);
+        send_message(d, target, drop, (long)source, 0, CurrentTime, 0, 0);
+        XSync(d, False);
+        printf("xdnd_drop: %s to 0x%lx from window 0x%lx, destroyed before the drop\n", argv[2], target, source);
+        XCloseDisplay(d);
+        return 0;
+    }
     send_message(d, target, enter, (long)source, version << 24, (long)uri_list, None, None);
     send_message(d, target, position, (long)source, 0, (long)x << 16 | y, CurrentTime, (long)copy);
     int accepted = 0, dropped = 0, done = 0;
