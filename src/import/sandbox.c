@@ -69,15 +69,9 @@ void sandbox_folder_of(const char *path, char *out, size_t size)
 
 void sandbox_reach_of(const char *path, char *out, size_t size)
 {
-    char folder[4096], real[PATH_MAX];
-    sandbox_folder_of(path, folder, sizeof folder);
-    if (!realpath(folder, real)) {
-        snprintf(out, size, "%s", folder);
-        return;
-    }
-    char *slash = strrchr(real, '/');
-    if (slash && slash != real) *slash = '\0'; /* its parent, unless that is the root */
-    snprintf(out, size, "%s", real);
+    char real[PATH_MAX];
+    if (realpath(path, real)) sandbox_folder_of(real, out, size);
+    else sandbox_folder_of(path, out, size); /* it cannot be read anyway: the import says why */
 }
 
 static void add_warning(char *warning, size_t size, const char *text)

@@ -4,7 +4,9 @@
  * test can tell a denial from a broken attempt) and once after
  * sandbox_enter, where it must work, fail (with the errno the filter
  * gives, where it names one), or kill the process (a call of another
- * ABI). See the table below for what is tried.
+ * ABI). See the table below for what is tried. The folder is what
+ * guard.c gives a model there (sandbox_reach_of): the model's own, not
+ * its parent, and through a link the real file's.
  *
  * With no Landlock on the kernel, the file checks the seccomp filter
  * alone cannot make (reading outside the folder) are reported as skipped
@@ -54,7 +56,7 @@ typedef struct attempt_kind {
 enum {
     READ_INSIDE, LIST_INSIDE, THREAD, MEMFD_WRITE, PIPE_WRITE, MAP_RW_THEN_RX, SIGNAL_SELF, LIMITS_READ,
     AFFINITY_READ, READ_GRANTED_FILE,
-    READ_OUTSIDE, READ_BESIDE_GRANTED_FILE, OPEN_FOR_WRITING, CREATE_FILE, REMOVE_FILE, RENAME_FILE, MAKE_FOLDER,
+    READ_OUTSIDE, READ_PARENT, READ_BESIDE_GRANTED_FILE, OPEN_FOR_WRITING, CREATE_FILE, REMOVE_FILE, RENAME_FILE, MAKE_FOLDER,
     OPEN_MANY, NPROC_ABOVE_ZERO, EXEC, FORK, VFORK, CLONE_NAMESPACE, CLONE3, TCP_SOCKET, UNIX_CONNECT, SOCKETPAIR,
     PTRACE_PARENT, SIGNAL_PARENT, TGKILL_PARENT, INHERITED_FD, SETSID, SETPGID, PRLIMIT_OTHER, SETRLIMIT_SELF,
     SETPRIORITY, SCHED_SETAFFINITY_OTHER, SCHED_SETSCHEDULER_OTHER, IOPRIO_SET, PIDFD_OPEN, PIDFD_GETFD,
@@ -74,6 +76,7 @@ static const attempt_kind kinds[ATTEMPT_COUNT] = {
     [AFFINITY_READ] = {"read its CPU affinity", WORKS, 0},
     [READ_GRANTED_FILE] = {"read a file granted alone", WORKS, 0},
     [READ_OUTSIDE] = {"read a file outside the folder", DENIED, 0},
+    [READ_PARENT] = {"read a file in the folder's parent", DENIED, 0},
     [READ_BESIDE_GRANTED_FILE] = {"read beside a file granted alone", DENIED, 0},
     [OPEN_FOR_WRITING] = {"open a file for writing", DENIED, EACCES},
     [CREATE_FILE] = {"create a file", DENIED, EACCES},
@@ -147,9 +150,13 @@ static int attempt(int which, const prep *p)
     switch (which) {
     case READ_INSIDE:
     case READ_OUTSIDE:
+    case READ_PARENT:
     case READ_GRANTED_FILE:
     case READ_BESIDE_GRANTED_FILE: {
-        const char *where = which == READ_INSIDE ? inside : which == READ_OUTSIDE ? outside : granted;
+        const char *where = which == READ_INSIDE    ? inside
+                            : which == READ_OUTSIDE ? outside
+                            : which == READ_PARENT  ? base
+                                                    : granted;
         const char *name = which == READ_GRANTED_FILE ? "granted.txt" : which == READ_BESIDE_GRANTED_FILE
                                                                              ? "beside.txt"
                                                                              : "existing.txt";
@@ -396,9 +403,12 @@ static int run_attempt(int which, int sandboxed, int *landlock_missing)
         sched_getaffinity(0, sizeof p.affinity, &p.affinity);
         int missing = 0;
         if (sandboxed) {
-            char file[4200];
+            /* What guard.c gives a model in `inside`: its reach. */
+            char model[4200], reach[4200], file[4200];
+            snprintf(model, sizeof model, "%s/model.gltf", inside);
+            sandbox_reach_of(model, reach, sizeof reach);
             snprintf(file, sizeof file, "%s/granted.txt", granted);
-            const char *folders[2] = {inside, file};
+            const char *folders[2] = {reach, file};
             const int keep[4] = {p.report, p.memfd, p.parent_pidfd, p.self_pidfd};
             char warning[300] = "";
             skv_error err = {{0}};
@@ -465,12 +475,28 @@ int main(void)
     write_file(inside, "remove.txt");
     write_file(inside, "rename.txt");
     write_file(outside, "existing.txt");
+    write_file(base, "existing.txt");
+    write_file(inside, "model.gltf");
     write_file(granted, "granted.txt");
     write_file(granted, "beside.txt");
     int listener = socket(AF_UNIX, SOCK_STREAM, 0);
     struct sockaddr_un addr = {.sun_family = AF_UNIX};
     snprintf(addr.sun_path, sizeof addr.sun_path, "%s", unix_path);
     CHECK(listener >= 0 && bind(listener, (struct sockaddr *)&addr, sizeof addr) == 0 && listen(listener, 4) == 0);
+
+    /* A model's reach is its own folder, not the parent (which held
+     * ../secret beside a download), and a model opened through a link
+     * from another folder reaches beside its real file. */
+    char real_inside[4096], reach[4200], model[4200], link[4200];
+    CHECK(realpath(inside, real_inside) != NULL);
+    snprintf(model, sizeof model, "%s/model.gltf", inside);
+    sandbox_reach_of(model, reach, sizeof reach);
+    CHECK(strcmp(reach, real_inside) == 0);
+    snprintf(link, sizeof link, "%s/link.gltf", outside);
+    CHECK(symlink(model, link) == 0);
+    sandbox_reach_of(link, reach, sizeof reach);
+    if (strcmp(reach, real_inside) != 0) fprintf(stderr, "reach of a link to %s: %s\n", model, reach);
+    CHECK(strcmp(reach, real_inside) == 0);
 
     int missing = 0;
     int allow_missing = getenv("SKV_SANDBOX_ALLOW_NO_LANDLOCK") && strcmp(getenv("SKV_SANDBOX_ALLOW_NO_LANDLOCK"), "1") == 0;
@@ -485,7 +511,7 @@ int main(void)
         int usable = k->after == KILLED ? before > -1000 : before == 1;
         if (!usable) fprintf(stderr, "cannot test '%s': unconfined it %s\n", k->name, said_before);
         CHECK(usable);
-        int landlock_only = a == READ_OUTSIDE || a == READ_BESIDE_GRANTED_FILE;
+        int landlock_only = a == READ_OUTSIDE || a == READ_PARENT || a == READ_BESIDE_GRANTED_FILE;
         int ok;
         switch (k->after) {
         case WORKS: ok = after == 1; break;

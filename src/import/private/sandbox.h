@@ -58,9 +58,10 @@ skv_result sandbox_enter(const char *const *folders, int count, const int *keep,
 /* The folder of `path` into `out` ("." for a bare name). */
 void sandbox_folder_of(const char *path, char *out, size_t size);
 
-/* The folder a guarded import of `path` may read beneath: the parent of
- * the file's folder (so ../textures beside it is reachable), or the
- * folder itself where that parent is the root. */
+/* The folder a guarded import of `path` may read beneath: the folder of
+ * the file `path` names once symbolic links are followed (a model opened
+ * through a link from elsewhere reads beside its real file), not above
+ * it. Where the path cannot be resolved, its own folder. */
 void sandbox_reach_of(const char *path, char *out, size_t size);
 
 #endif
