@@ -436,9 +436,10 @@ static void run_child(const char *path, const skv_import_desc *desc, guarded_wor
     setrlimit(RLIMIT_CPU, &cpu);
     setrlimit(RLIMIT_FSIZE, &output);
 
-    /* What it may read: beneath the model's folder's parent (the folder,
-     * and textures or buffers in a sibling such as ../textures, which
-     * Skinview supports: e2e_texture_paths), and each --anim-file's. */
+    /* What it may read: beneath the model's own folder, and each
+     * --anim-file's, their real ones where the path is a link (the import
+     * reads the real path: import.c); nothing above them, where a
+     * download's "../" reaches the user's other files. */
     enum { MAX_FOLDERS = 64 };
     char folder_names[MAX_FOLDERS][4096];
     const char *folders[MAX_FOLDERS];

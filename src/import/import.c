@@ -4,6 +4,7 @@
  * Releases every aiScene before returning. */
 #include "private/import_internal.h"
 #include "private/blob.h"
+#include "private/sandbox.h"
 #include "walk.h"
 
 #include <limits.h>
@@ -196,14 +197,90 @@ static const struct aiScene *md5anim_beside(const struct aiScene *scene, const c
  * (too_many_bones, skip_join): on them a step can be quadratic. */
 enum { PEEK_FILE_BYTES = 4 << 20 };
 
+/* --- the folder Assimp reads beneath -----------------------------------------
+ * A model names the other files it needs (glTF's buffers, OBJ's .mtl, X's
+ * and Collada's references) and Assimp opened them wherever they were: a
+ * glTF in ~/Downloads whose buffer is "../.ssh/id_rsa" exported that
+ * file's bytes as vertices. Assimp's opens (regular_open, below) are
+ * confined to beneath the real folder of the file it reads, a link judged
+ * by its target; a refused one is noted here, and becomes a warning, or
+ * the import's error where Assimp then fails. The guarded child's
+ * Landlock says the same (sandbox_reach_of); with --trust, which skips
+ * the sandbox and not the rule, this alone does. Imports run one at a
+ * time: one reach for the process, handed to regular_open as the
+ * aiFileIO's UserData. */
+enum { REFUSED_NAMED = 4 };
+typedef struct file_reach {
+    char folder[PATH_MAX]; /* real; "" before any read: nothing is opened */
+    int refused;           /* opens refused since reach_forget */
+    char names[REFUSED_NAMED][512]; /* the first ones, as Assimp asked for them */
+} file_reach;
+static file_reach reach;
+
+static void reach_forget(void)
+{
+    reach.refused = 0;
+}
+
+/* Whether `real` (a resolved path) is `folder` or beneath it. */
+static int beneath(const char *real, const char *folder)
+{
+    size_t n = strlen(folder);
+    if (n == 0) return 0;
+    if (n == 1 && folder[0] == '/') return real[0] == '/';
+    return strncmp(real, folder, n) == 0 && (real[n] == '/' || real[n] == '\0');
+}
+
+static void reach_refuse(file_reach *r, const char *asked)
+{
+    for (int i = 0; i < r->refused && i < REFUSED_NAMED; i++)
+        if (strncmp(r->names[i], asked, sizeof r->names[i] - 1) == 0) return; /* asked again (Exists, then Open) */
+    if (r->refused < REFUSED_NAMED) snprintf(r->names[r->refused], sizeof r->names[0], "%s", asked);
+    r->refused++;
+}
+
+/* The refused opens as warnings: the model's (`anim_file` NULL), or
+ * those of an animation file (its name leads each). */
+static void warn_refused(skv_model *model, const char *anim_file)
+{
+    const char *lead = anim_file ? anim_file : "", *colon = anim_file ? ": " : "";
+    const char *whose = anim_file ? "the animation file's" : "the model's";
+    for (int i = 0; i < reach.refused && i < REFUSED_NAMED; i++)
+        model_warn(model, "%s%s%s was not read: it is outside %s folder", lead, colon, reach.names[i], whose);
+    if (reach.refused > REFUSED_NAMED)
+        model_warn(model, "%s%s%d more files outside %s folder were not read", lead, colon,
+                   reach.refused - REFUSED_NAMED, whose);
+}
+
+/* "cannot import: " and Assimp's `message`, led by the first refused
+ * open where one was (Assimp's message then says only that it could
+ * not open it); `whose` folder: "the model's", "the animation file's". */
+static skv_result fail_import_reach(skv_error *err, const char *message, const char *whose)
+{
+    if (reach.refused == 0) return fail_import(err, message);
+    char line[1200];
+    snprintf(line, sizeof line, "%s was not read: it is outside %s folder (%s)", reach.names[0], whose, message);
+    return fail_import(err, line);
+}
+
+/* `path` resolved (links followed) into `real`, or `path` itself where it
+ * cannot be: the path every file operation of an import uses, so that a
+ * model opened through a link from elsewhere reads beside its real file;
+ * the user's path stays in messages and the model. */
+static const char *resolved(const char *path, char *real)
+{
+    return realpath(path, real) ? real : path;
+}
+
 /* --- the files Assimp opens ------------------------------------------------
  * Assimp opens files beside the model itself (glTF's .bin, OBJ's .mtl,
  * X's and Collada's references) with a blocking fopen: a FIFO there
  * stalled the import until the guard's timeout (60 s), and with --trust
- * for good. It gets them through these instead: regular files only,
- * opened without blocking and checked after opening (read_whole_file's
- * rule), read only. (A file handed over from memory, the trimmed Collada,
- * keeps Assimp's own access: its reader opens nothing beside it.) */
+ * for good. It gets them through these instead: beneath the reach only
+ * (above), regular files only, opened without blocking and checked after
+ * opening (read_whole_file's rule), read only. (A file handed over from
+ * memory, the trimmed Collada, keeps Assimp's own access: its reader
+ * opens nothing beside it.) */
 #define OPENED(file) ((FILE *)(void *)(file)->UserData)
 
 static size_t opened_read(struct aiFile *file, char *buffer, size_t size, size_t count)
@@ -244,9 +321,15 @@ static void opened_flush(struct aiFile *file)
 
 static struct aiFile *regular_open(struct aiFileIO *io, const char *path, const char *mode)
 {
-    (void)io;
+    file_reach *r = (file_reach *)(void *)io->UserData;
     if (!path || !mode || strpbrk(mode, "wa+")) return NULL;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    char real[PATH_MAX];
+    if (!realpath(path, real)) return NULL; /* none there: Assimp says it could not open it */
+    if (!beneath(real, r->folder)) {
+        reach_refuse(r, path);
+        return NULL;
+    }
+    int fd = open(real, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return NULL;
     struct stat st;
     FILE *f = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "rb") : NULL;
@@ -281,7 +364,7 @@ static const struct aiScene *import_once(const char *path, const unsigned char *
     /* Static: Assimp keeps a pointer to it in the importer for the scene's
      * life (read_scene's aiApplyPostProcessing runs after this returns).
      * Const: Assimp's C API takes it without, and never writes it. */
-    static const struct aiFileIO regular_files = {regular_open, regular_close, NULL};
+    static const struct aiFileIO regular_files = {regular_open, regular_close, (aiUserData)(void *)&reach};
     struct aiFileIO *io = (struct aiFileIO *)&regular_files;
     struct aiPropertyStore *props = aiCreatePropertyStore();
     if (!props)
@@ -299,6 +382,7 @@ const struct aiScene *read_scene(const char *path, const unsigned char *bytes, l
                                         unsigned flags, double **durations)
 {
     if (durations) *durations = NULL;
+    sandbox_reach_of(path, reach.folder, sizeof reach.folder); /* what Assimp may open beside it */
     struct stat st;
     long file_size = bytes ? size : stat(path, &st) == 0 ? (long)st.st_size : 0;
     /* Most files: one call, post-processing included. (aiApplyPostProcessing
@@ -360,22 +444,25 @@ static skv_result import_in_process(const char *path, const skv_import_desc *des
     memset(model, 0, sizeof *model);
     double started = monotonic_seconds();
     skv_result r = SKV_OK;
+    char real[PATH_MAX];
+    const char *file = resolved(path, real); /* read; `path` is the user's, for the model and messages */
 
     unsigned flags = import_flags;
     long trimmed_size = 0;
-    unsigned char *trimmed = collada_trimmed_vcounts(path, &trimmed_size);
+    unsigned char *trimmed = collada_trimmed_vcounts(file, &trimmed_size);
     double *file_durations = NULL;
     memory_bound bound;
-    memory_bound_begin(&bound, path, desc);
+    memory_bound_begin(&bound, file, desc);
     const char *unread;
+    reach_forget();
     const struct aiScene *scene =
-        read_model_file(path, trimmed, trimmed_size, "dae", flags, &file_durations, &unread);
+        read_model_file(file, trimmed, trimmed_size, "dae", flags, &file_durations, &unread);
     int ran_out = read_end(&bound, &scene, &file_durations);
     int vcounts_trimmed = trimmed != NULL;
     free(trimmed);
     if (ran_out) return fail_ran_out(err);
-    if (!scene) return fail_import(err, unread ? unread : aiGetErrorString());
-    const char *refused = mode == IMPORT_IN_CHILD ? scene_refused(scene, path, vcounts_trimmed ? trimmed_size : -1) : NULL;
+    if (!scene) return unread ? fail_import(err, unread) : fail_import_reach(err, aiGetErrorString(), "the model's");
+    const char *refused = mode == IMPORT_IN_CHILD ? scene_refused(scene, file, vcounts_trimmed ? trimmed_size : -1) : NULL;
     if (refused) {
         free(file_durations);
         aiReleaseImport(scene);
@@ -394,21 +481,34 @@ static skv_result import_in_process(const char *path, const skv_import_desc *des
     char *anim_refused = NULL; /* why the .md5anim could not be read */
     char anim_path[4096];
     skv_error why = {{0}};
-    anim_scene = md5anim_beside(scene, path, desc, mode, anim_path, sizeof anim_path, &why);
+    anim_scene = md5anim_beside(scene, file, desc, mode, anim_path, sizeof anim_path, &why);
     if (!anim_scene && anim_path[0]) anim_refused = strdup(why.message);
+    /* Textures are found beside the real file; the model keeps the
+     * user's path. */
     r = convert_scene(scene, anim_scene && anim_scene->mNumAnimations ? anim_scene : scene,
-                      anim_scene && anim_scene->mNumAnimations ? NULL : file_durations, path, desc, &budget, model,
+                      anim_scene && anim_scene->mNumAnimations ? NULL : file_durations, file, desc, &budget, model,
                       err);
     free(file_durations);
+    if (r == SKV_OK && file != path) {
+        char *given = strdup(path);
+        if (given) {
+            free(model->path);
+            model->path = given;
+        } else {
+            model_free(model);
+            r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+        }
+    }
+    if (r == SKV_OK) warn_refused(model, NULL);
     if (r == SKV_OK && anim_scene && anim_scene->mNumAnimations) {
-        if (!md5anim_exact(path, anim_path))
+        if (!md5anim_exact(file, anim_path))
             model_warn(model, "clip read from %s (Assimp looks for the exact name only)", anim_path);
     } else if (r == SKV_OK && anim_scene)
         model_warn(model, "%s has no usable animation; shown in rest pose", anim_path);
     else if (r == SKV_OK && anim_refused)
         model_warn(model, "%s: %s; shown in rest pose", anim_path, anim_refused);
     free(anim_refused);
-    if (r == SKV_OK && collada_has_curves(path)) {
+    if (r == SKV_OK && collada_has_curves(file)) {
         for (int c = 0; c < model->clip_count; c++) model->clips[c].notes |= SKV_CLIP_LINEAR_NOT_CURVE;
         if (model->clip_count)
             model_warn(model, "%s", assimp_fixes[ASSIMP_FIX_COLLADA_CURVES].warning);
@@ -443,29 +543,33 @@ static skv_result add_clips_in_process(skv_model *model, const char *path, const
     skv_error why = {{0}};
     skv_result r = check_path(path, &why);
     if (r != SKV_OK) return skv_fail(err, r, "animation file %s: %s", path, why.message);
+    char real[PATH_MAX];
+    const char *read_path = resolved(path, real); /* as import_in_process's `file` */
     double *file_durations = NULL;
     memory_bound bound;
-    memory_bound_begin(&bound, path, desc);
+    memory_bound_begin(&bound, read_path, desc);
     /* An .md5anim is read as the model's own is (import_md5anim_checked,
      * from memory): Assimp's MD5 reader opens the file a second time by
      * its base name and a lower-case extension, which is another file or
      * none where the name's case differs (Walk.Md5Anim). */
     int md5anim_file = ends_with_nocase(path, ".md5anim");
     const char *unread = NULL;
+    reach_forget();
     const struct aiScene *scene =
-        md5anim_file ? import_md5anim_checked(path, mode, &why)
-                     : read_model_file(path, NULL, 0, NULL, import_flags, &file_durations, &unread);
+        md5anim_file ? import_md5anim_checked(read_path, mode, &why)
+                     : read_model_file(read_path, NULL, 0, NULL, import_flags, &file_durations, &unread);
     if (read_end(&bound, &scene, &file_durations)) {
         fail_ran_out(&why);
         return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: %s", path, why.message);
     }
     if (!scene && md5anim_file) return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: %s", path, why.message);
     if (!scene) {
-        fail_import(&why, unread ? unread : aiGetErrorString());
+        if (unread) fail_import(&why, unread);
+        else fail_import_reach(&why, aiGetErrorString(), "the animation file's");
         return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: %s", path, why.message);
     }
     /* (import_md5anim_checked has looked already.) */
-    const char *refused = mode == IMPORT_IN_CHILD && !md5anim_file ? scene_refused(scene, path, -1) : NULL;
+    const char *refused = mode == IMPORT_IN_CHILD && !md5anim_file ? scene_refused(scene, read_path, -1) : NULL;
     if (refused) {
         free(file_durations);
         aiReleaseImport(scene);
@@ -481,7 +585,7 @@ static skv_result add_clips_in_process(skv_model *model, const char *path, const
     /* An .md5mesh's clips are in its .md5anim, read as the model's are
      * (import_in_process). */
     char anim_path[4096];
-    const struct aiScene *md5anim = md5anim_beside(scene, path, desc, mode, anim_path, sizeof anim_path, &why);
+    const struct aiScene *md5anim = md5anim_beside(scene, read_path, desc, mode, anim_path, sizeof anim_path, &why);
     if (!md5anim && anim_path[0]) {
         free(file_durations);
         aiReleaseImport(scene);
@@ -500,8 +604,8 @@ static skv_result add_clips_in_process(skv_model *model, const char *path, const
      * pose), then moved over. */
     skv_model scratch = {.skeleton = model->skeleton, .influence_slots = model->influence_slots};
     importer im = {.scene = scene, .anim_scene = anim_scene, .file_durations = anim_scene == scene ? file_durations : NULL,
-                   .model = &scratch, .err = err, .existing = model, .md5_scale_fix = md5_scale_fix_applies(path),
-                   .hl1_fix = assimp_fix_applies(ASSIMP_FIX_HL1_DURATION, path)};
+                   .model = &scratch, .err = err, .existing = model, .md5_scale_fix = md5_scale_fix_applies(read_path),
+                   .hl1_fix = assimp_fix_applies(ASSIMP_FIX_HL1_DURATION, read_path)};
     skv_skeleton *sk = &model->skeleton;
     for (int n = 0; n < sk->node_count; n++) {
         if (shgeti(im.node_by_name, sk->node_names[n]) < 0) shput(im.node_by_name, sk->node_names[n], n);
@@ -524,6 +628,7 @@ static skv_result add_clips_in_process(skv_model *model, const char *path, const
     if (grown) model->clips = grown;
     else if (r == SKV_OK && usable) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     for (int w = 0; w < scratch.warning_count; w++) model_warn(model, "%s: %s", file, scratch.warnings[w]);
+    warn_refused(model, file);
     for (int c = 0; c < scratch.clip_count; c++) {
         skv_clip *clip = &scratch.clips[c];
         if (r == SKV_OK && clip->channel_count > 0 && (clip->source = strdup(path))) {

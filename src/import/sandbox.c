@@ -1,13 +1,13 @@
-/* sandbox.c - Landlock and a seccomp filter for the guarded child
- * (sandbox.h), through raw system calls and the kernel's own headers
- * (linux-libc-dev): no library. */
+/* sandbox.c - limits, Landlock and a seccomp allowlist for the guarded
+ * child (sandbox.h): Landlock through raw system calls and the kernel's
+ * own headers (linux-libc-dev); the filter as libseccomp compiled it at
+ * build time (sandbox_allowlist.c), loaded with one system call. */
 #define _GNU_SOURCE
 #include "private/sandbox.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/landlock.h>
 #include <linux/seccomp.h>
@@ -17,8 +17,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+#ifndef RUNNING_ON_VALGRIND
+#define RUNNING_ON_VALGRIND 0 /* no valgrind headers: not built for it */
+#endif
+
+#include "seccomp_allowlist.h" /* generated at build time by sandbox_allowlist.c */
 
 /* Landlock rights and fields newer than some distributions' headers (the
  * kernel's ABI numbers; the header may lack them, the kernel may too:
@@ -57,15 +69,9 @@ void sandbox_folder_of(const char *path, char *out, size_t size)
 
 void sandbox_reach_of(const char *path, char *out, size_t size)
 {
-    char folder[4096], real[PATH_MAX];
-    sandbox_folder_of(path, folder, sizeof folder);
-    if (!realpath(folder, real)) {
-        snprintf(out, size, "%s", folder);
-        return;
-    }
-    char *slash = strrchr(real, '/');
-    if (slash && slash != real) *slash = '\0'; /* its parent, unless that is the root */
-    snprintf(out, size, "%s", real);
+    char real[PATH_MAX];
+    if (realpath(path, real)) sandbox_folder_of(real, out, size);
+    else sandbox_folder_of(path, out, size); /* it cannot be read anyway: the import says why */
 }
 
 static void add_warning(char *warning, size_t size, const char *text)
@@ -101,10 +107,17 @@ static int enter_landlock(const char *const *folders, int count)
     int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0);
     if (ruleset < 0) return -1;
     for (int i = 0; i < count; i++) {
-        int folder = open(folders[i], O_PATH | O_CLOEXEC | O_DIRECTORY);
+        int folder = open(folders[i], O_PATH | O_CLOEXEC);
+        struct stat st;
+        if (folder >= 0 && fstat(folder, &st) != 0) {
+            close(folder);
+            folder = -1;
+        }
         if (folder < 0) continue; /* then nothing beneath it is read: the import says why */
+        /* A file alone: reading it (the kernel refuses folder rights on a file). */
         struct landlock_path_beneath_attr beneath = {
-            .allowed_access = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR, .parent_fd = folder};
+            .allowed_access = LANDLOCK_ACCESS_FS_READ_FILE | (S_ISDIR(st.st_mode) ? LANDLOCK_ACCESS_FS_READ_DIR : 0),
+            .parent_fd = folder};
         long added = syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &beneath, 0);
         int saved = errno;
         close(folder);
@@ -123,131 +136,47 @@ static int enter_landlock(const char *const *folders, int count)
 
 /* --- seccomp ---------------------------------------------------------------- */
 
-#if defined(__x86_64__)
-#define SANDBOX_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define SANDBOX_ARCH AUDIT_ARCH_AARCH64
-#endif
-
-#ifdef SANDBOX_ARCH
-typedef struct program {
-    struct sock_filter code[256];
-    int length;
-} program;
-
-static void emit(program *p, struct sock_filter op)
-{
-    if (p->length < (int)(sizeof p->code / sizeof p->code[0])) p->code[p->length] = op;
-    p->length++;
-}
-
-#define RET(value) BPF_STMT(BPF_RET | BPF_K, (value))
-#define DENY(err) RET(SECCOMP_RET_ERRNO | (err))
-/* The low 32 bits of argument i (little-endian; the kernel reads pids,
- * flags and modes as int). */
-#define LOAD_ARG(i) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[i]))
-
-static void deny(program *p, int nr, int err)
-{
-    emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 1));
-    emit(p, (struct sock_filter)DENY(err));
-}
-
-/* Call `nr` is allowed unless argument `arg` has any of `bits`. */
-static void deny_bits(program *p, int nr, int arg, uint32_t bits, int err)
-{
-    emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 4));
-    emit(p, (struct sock_filter)LOAD_ARG(arg));
-    emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, bits, 0, 1));
-    emit(p, (struct sock_filter)DENY(err));
-    emit(p, (struct sock_filter)RET(SECCOMP_RET_ALLOW));
-}
-
-/* Call `nr` is allowed only when argument `arg` is `value`. */
-static void only_when(program *p, int nr, int arg, uint32_t value, int err)
-{
-    emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 4));
-    emit(p, (struct sock_filter)LOAD_ARG(arg));
-    emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, value, 0, 1));
-    emit(p, (struct sock_filter)RET(SECCOMP_RET_ALLOW));
-    emit(p, (struct sock_filter)DENY(err));
-}
-
-/* 0, 1 (the kernel has no seccomp filters: skipped), or -1 with errno. */
+#ifdef ALLOWLIST_PID_STAND_IN
+/* 0, 1 (the kernel has no seccomp filters: skipped), or -1 with errno.
+ * Allocates nothing: the filter was compiled at build time
+ * (sandbox_allowlist.c). */
 static int enter_seccomp(void)
 {
-    static const int denied[] = {
-        /* running anything else, or reaching into another process */
-        SYS_execve, SYS_execveat, SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev, SYS_kcmp,
-        SYS_pidfd_getfd, SYS_pidfd_send_signal, SYS_tkill, SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo,
-        /* the network */
-        SYS_socket, SYS_socketpair, SYS_connect, SYS_bind, SYS_listen, SYS_accept, SYS_accept4,
-        /* the system */
-        SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot, SYS_unshare, SYS_setns, SYS_bpf, SYS_perf_event_open,
-        SYS_userfaultfd, SYS_keyctl, SYS_add_key, SYS_request_key, SYS_init_module, SYS_finit_module,
-        SYS_delete_module, SYS_kexec_load, SYS_reboot, SYS_swapon, SYS_swapoff, SYS_io_uring_setup,
-        SYS_io_uring_enter, SYS_io_uring_register, SYS_open_by_handle_at, SYS_name_to_handle_at,
-        /* files made, removed, renamed, re-permitted (Landlock covers the
-         * folders; this covers a kernel without it) */
-        SYS_mkdirat, SYS_mknodat, SYS_unlinkat, SYS_renameat2, SYS_linkat, SYS_symlinkat, SYS_fchmodat,
-        SYS_fchmod, SYS_fchownat, SYS_fchown, SYS_truncate, SYS_utimensat, SYS_setxattr, SYS_lsetxattr,
-        SYS_fsetxattr, SYS_removexattr, SYS_lremovexattr, SYS_fremovexattr,
-#ifdef SYS_open
-        SYS_creat, SYS_mkdir, SYS_mknod, SYS_unlink, SYS_rmdir, SYS_rename, SYS_renameat, SYS_link, SYS_symlink,
-        SYS_chmod, SYS_chown, SYS_lchown, SYS_utime, SYS_utimes, SYS_futimesat,
-#endif
-    };
-    program p = {.length = 0};
-    emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
-    emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SANDBOX_ARCH, 1, 0));
-    emit(&p, (struct sock_filter)RET(SECCOMP_RET_KILL_PROCESS)); /* another ABI's numbers mean other calls */
-    emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
-#ifdef __x86_64__
-    /* x32 calls share the architecture tag: refuse them all. */
-    emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1));
-    emit(&p, (struct sock_filter)DENY(EPERM));
-#endif
-    for (size_t i = 0; i < sizeof denied / sizeof denied[0]; i++) deny(&p, denied[i], EPERM);
-    /* clone3's flags sit in memory a filter cannot read: glibc falls back
-     * to clone, whose flags it can. openat2 likewise, to openat. */
-    deny(&p, SYS_clone3, ENOSYS);
-    deny(&p, SYS_openat2, ENOSYS);
-    const uint32_t write_flags = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND | (O_TMPFILE & ~O_DIRECTORY);
-#ifdef SYS_open
-    deny_bits(&p, SYS_open, 1, write_flags, EACCES);
-#endif
-    deny_bits(&p, SYS_openat, 2, write_flags, EACCES);
-    /* Threads, but no new process (one could outlive the child and
-     * still write to the block it hands over) and no namespace. */
-#ifdef SYS_fork
-    deny(&p, SYS_fork, EPERM);
-    deny(&p, SYS_vfork, EPERM);
-#endif
-    const uint32_t namespaces = CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC |
-                                CLONE_NEWUTS | CLONE_NEWCGROUP;
-    emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 5));
-    emit(&p, (struct sock_filter)LOAD_ARG(0));
-    emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, namespaces, 2, 0));
-    emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1));
-    emit(&p, (struct sock_filter)RET(SECCOMP_RET_ALLOW));
-    emit(&p, (struct sock_filter)DENY(EPERM));
-    /* Signals to itself only (abort() raises SIGABRT with tgkill). */
+    const struct sock_filter *compiled = RUNNING_ON_VALGRIND ? allowlist_valgrind : allowlist;
+    size_t length = RUNNING_ON_VALGRIND ? sizeof allowlist_valgrind / sizeof *allowlist_valgrind
+                                        : sizeof allowlist / sizeof *allowlist;
+    _Static_assert(sizeof allowlist / sizeof *allowlist <= BPF_MAXINSNS &&
+                       sizeof allowlist_valgrind / sizeof *allowlist_valgrind <= BPF_MAXINSNS,
+                   "the kernel's limit on a filter's length");
+    /* The stand-in replaced by its pid: only as an operand of the
+     * comparisons libseccomp wrote for the rules that name it. */
+    struct sock_filter code[BPF_MAXINSNS];
+    memcpy(code, compiled, length * sizeof *code);
     uint32_t self = (uint32_t)getpid();
-    only_when(&p, SYS_kill, 0, self, EPERM);
-    only_when(&p, SYS_tgkill, 0, self, EPERM);
-    emit(&p, (struct sock_filter)RET(SECCOMP_RET_ALLOW));
-    if (p.length > (int)(sizeof p.code / sizeof p.code[0])) {
-        errno = E2BIG;
+    int replaced = 0;
+    for (size_t i = 0; i < length; i++) {
+        if (code[i].k != ALLOWLIST_PID_STAND_IN) continue;
+        if (BPF_CLASS(code[i].code) != BPF_JMP) {
+            errno = EINVAL;
+            return -1;
+        }
+        code[i].k = self;
+        replaced++;
+    }
+    if (!replaced) {
+        errno = EINVAL;
         return -1;
     }
-    struct sock_fprog prog = {.len = (unsigned short)p.length, .filter = p.code};
-    if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0) return 0;
+    struct sock_fprog program = {.len = (unsigned short)length, .filter = code};
+    if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &program) == 0) return 0;
+    /* valgrind 3.19 knows prctl's form only */
+    if (errno == ENOSYS && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0) == 0) return 0;
     return errno == ENOSYS || errno == EINVAL ? 1 : -1;
 }
 #else
 static int enter_seccomp(void)
 {
-    return 1; /* no filter written for this architecture */
+    return 1; /* no allowlist written for this architecture */
 }
 #endif
 
@@ -288,12 +217,34 @@ static int close_inherited(const int *keep, int keep_count)
     return 0;
 }
 
+/* How many descriptors the child may hold: its pipes and memfd, and the
+ * few files Assimp holds at once for a multi-file format (counted over
+ * the corpus by tools/sandbox_syscalls.py), with room to spare. */
+enum { SANDBOX_FILES = 32 };
+
+/* No new process, nor thread for a user other than root (the kernel
+ * counts a user's threads against RLIMIT_NPROC; root is exempt): the
+ * filter refuses processes, this backs it. Few descriptors. Hard limits
+ * too, where it may: the filter then keeps them from being raised. */
+static int set_limits(void)
+{
+    struct rlimit none = {0, 0}, files;
+    if (setrlimit(RLIMIT_NPROC, &none) != 0 || getrlimit(RLIMIT_NOFILE, &files) != 0) return -1;
+    rlim_t want = files.rlim_cur != RLIM_INFINITY && files.rlim_cur < SANDBOX_FILES ? files.rlim_cur : SANDBOX_FILES;
+    struct rlimit limit = {want, want};
+    if (setrlimit(RLIMIT_NOFILE, &limit) == 0) return 0;
+    limit.rlim_max = files.rlim_max; /* valgrind keeps the hard limit for its own descriptors */
+    return setrlimit(RLIMIT_NOFILE, &limit);
+}
+
 skv_result sandbox_enter(const char *const *folders, int count, const int *keep, int keep_count, char *warning,
                          size_t size, skv_error *err)
 {
     warning[0] = '\0';
     if (close_inherited(keep, keep_count) != 0)
         return skv_fail(err, SKV_ERR_IMPORT, "cannot set up the import's sandbox: /dev/null: %s", strerror(errno));
+    if (set_limits() != 0)
+        return skv_fail(err, SKV_ERR_IMPORT, "cannot set up the import's sandbox: limits: %s", strerror(errno));
     /* Both Landlock and an unprivileged seccomp filter need it; it also
      * keeps set-user-ID programs from gaining anything (none can run). */
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)

@@ -532,8 +532,10 @@ static skv_result outside_in_child(void *arg, guard_channel *channel, skv_model 
  * image's (images.h); then its bytes are read. 0, or -1 with why. */
 static int vet_outside_image(const char *model_path, const char *file, outside_image *image, char *why, size_t size)
 {
-    char folder[PATH_MAX], reach[PATH_MAX], real[PATH_MAX];
-    sandbox_folder_of(model_path, folder, sizeof folder);
+    char model_real[PATH_MAX], folder[PATH_MAX], reach[PATH_MAX], real[PATH_MAX];
+    /* Beside the real file, as the child resolved it (a link to a model
+     * reads beside its target). */
+    sandbox_folder_of(realpath(model_path, model_real) ? model_real : model_path, folder, sizeof folder);
     image_reach(folder, reach, sizeof reach);
     int resolved = realpath(file, real) != NULL;
     if (!reach[0] || !resolved || !beneath(real, reach)) {
@@ -554,6 +556,26 @@ static int vet_outside_image(const char *model_path, const char *file, outside_i
         return -1;
     }
     return 0;
+}
+
+/* A texture refused before decoding, as the conversion refuses one
+ * (convert.c, material_texture): its slots name no texture, and one
+ * warning in the same words. */
+static void refuse_texture(skv_model *model, int t, const char *why)
+{
+    int warned = 0;
+    for (int m = 0; m < model->material_count; m++) {
+        skv_material *mat = &model->materials[m];
+        for (int k = 0; k < SKV_TEX_SLOTS; k++) {
+            if (mat->textures[k] != t) continue;
+            mat->textures[k] = -1;
+            if (k == SKV_TEX_BASE_COLOR) mat->texture = -1;
+            if (warned++) continue;
+            model_warn(model, "texture '%s' of material '%s' not loaded: %s; %s",
+                       mat->texture_paths[k] ? mat->texture_paths[k] : "(unnamed)", mat->name ? mat->name : "",
+                       why, k == SKV_TEX_BASE_COLOR ? "using the material colour" : "drawn without it");
+        }
+    }
 }
 
 /* Takes the second child's texels for the vetted images into `model`:
@@ -603,11 +625,10 @@ skv_result outside_textures_decode(const char *path, const skv_import_desc *desc
         skv_texture *tex = &model->textures[t];
         if (!tex->file) continue;
         char why[PATH_MAX + 200];
-        if (vet_outside_image(path, tex->file, &images[count], why, sizeof why) == 0) {
+        if (vet_outside_image(path, tex->file, &images[count], why, sizeof why) == 0)
             images[count++].texture = t;
-        } else {
-            model_warn(model, "texture '%s' not loaded: %s; drawn untextured", texture_name(model, t), why);
-        }
+        else
+            refuse_texture(model, t, why);
         free(tex->file);
         tex->file = NULL;
     }

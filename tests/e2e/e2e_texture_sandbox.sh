@@ -87,6 +87,18 @@ assert errors.count("outside the model's folder and its parent's") == 2, errors
 PY
   run "outside.shot$t" 3 "texture" "$out/pack/models/pack.gltf" --size 128x64 --screenshot "$out/outside$t.png" $trust
 done
+# Guarded, the child's sandbox reaches the model's folder only: the image
+# beside it is opened by skinview itself (bytes read, not decoded: a second
+# sandboxed child decodes them), the child never opens it, and the file
+# beyond the parent is opened by no process at all.
+strace -f -qq -e trace=open,openat -o "$out/opens.log" "$skinview" "$out/pack/models/pack.gltf" --list >/dev/null 2>&1 ||
+  fail "outside under strace"
+main_pid=$(awk 'NR == 1 { print $1 }' "$out/opens.log")
+skin_pids=$(grep 'skin.png", O_RDONLY' "$out/opens.log" | grep -v ENOENT | grep -v EACCES | awk '{ print $1 }' | sort -u)
+[ "$skin_pids" = "$main_pid" ] || fail "outside: skin.png opened by '$skin_pids', want skinview ($main_pid) alone"
+if grep -q 'far.png", O_RDONLY' "$out/opens.log" | grep -qv "EACCES\|ENOENT"; then fail "outside: far.png opened"; fi
+grep 'far.png", O_RDONLY' "$out/opens.log" | grep -v "EACCES\|ENOENT" && fail "outside: far.png opened"
+
 # Drawn: the skin's blues on the first quad, where none of the four is
 # drawn in the material colour; the same picture both ways.
 python3 "$gen/texture_hostile.py" uris "$out/pack/models/none.gltf" none1.png none2.png none3.png none4.png
