@@ -50,10 +50,25 @@ skv_result blob_read(const unsigned char *bytes, size_t size, skv_model *model, 
  * same result otherwise. */
 skv_result blob_adopt(void *mapped, size_t size, skv_model *model, int64_t *extra, skv_error *err);
 
-/* The checks blob_read makes on a model: every count non-negative, every
- * range within its array, every index within what it indexes, floats
- * finite, nodes parent-first. SKV_OK, or SKV_ERR_IMPORT naming the first
- * defect. */
+/* The checks blob_read makes on a model as a whole, for what the
+ * parent's consumers (draws.c, skin.c, morph.c, the walk, report.c,
+ * output.c, the renderer) take for granted: every count non-negative and
+ * within what the consumers count in ints, every range within its array,
+ * every index within what it indexes (a mesh's indices within its
+ * vertices, three to a triangle), nodes parent-first, one channel per
+ * node as the clip's map says, slots the first of their vertex's list
+ * where the lists are blended, material, texture and note values the
+ * consumers know, padding zero. (The reader checks, as it reads each
+ * array: its offset and count, its record's padding, strings terminated
+ * at their end and at most 64 KB, floats finite, and key values, rest
+ * transforms and bone offsets within the importer's 1e15.) SKV_OK, or
+ * SKV_ERR_IMPORT naming the first defect. */
 skv_result blob_check(const skv_model *model, skv_error *err);
+
+/* Is the padding of every struct of `model` (the model, its meshes,
+ * materials, textures, clips and their channels) zero, as blob_read
+ * wants it in a block? For tests: a field missing from blob.c's field
+ * lists reads as padding, and one that holds a value fails this. */
+int blob_padding_clean(const skv_model *model);
 
 #endif
