@@ -777,12 +777,35 @@ static int floats_bounded(const unsigned char *p, size_t count)
     return top <= magnitude_bits();
 }
 
+/* A clip's keys, the block's longest arrays after the vertices', in
+ * one pass without a branch: each time's exponent bits (finite), the
+ * largest of the values' bits without their sign (within
+ * SKV_MAX_MAGNITUDE), a vector key's padding float's bits (zero). */
+_Static_assert(sizeof(skv_vec3_key) == sizeof(skv_quat_key) && offsetof(skv_vec3_key, value) == sizeof(double) &&
+                   offsetof(skv_quat_key, value) == sizeof(double) && offsetof(skv_vec3_key, zero) == 20,
+               "keys_ok reads both kinds of key as a double and 4 floats");
+static int keys_ok(const unsigned char *p, size_t count, int vec3)
+{
+    uint64_t bad = 0;
+    uint32_t top = 0, pad = 0;
+    for (size_t i = 0; i < count; i++, p += sizeof(skv_quat_key)) {
+        uint64_t time;
+        uint32_t v[4];
+        memcpy(&time, p, sizeof time);
+        memcpy(v, p + sizeof time, sizeof v);
+        bad |= (time & 0x7ff0000000000000ull) + 0x0010000000000000ull; /* bit 63: inf or NaN */
+        for (int k = 0; k < 3; k++) top = (v[k] & 0x7fffffffu) > top ? v[k] & 0x7fffffffu : top;
+        uint32_t last = vec3 ? 0 : v[3] & 0x7fffffffu;
+        top = last > top ? last : top;
+        pad |= vec3 ? v[3] : 0;
+    }
+    return !(bad >> 63) && top <= magnitude_bits() && pad == 0;
+}
+
 /* As floats_finite, for elements that mix types: per element, the
- * double's exponent bits (VALUES_DOUBLES, the keys) and each float's
- * after it, gathered without a branch: a clip's keys and a model's
- * influences are the block's other long arrays. A key's floats are held
- * to SKV_MAX_MAGNITUDE (the largest of their bits), a vector key's
- * padding float to zero. */
+ * double's exponent bits (VALUES_DOUBLES) and each float's after it,
+ * gathered without a branch: a model's influences are the block's other
+ * long array; the keys are keys_ok's. */
 static int values_ok(const void *data, size_t count, size_t elem_size, row_values values)
 {
     const unsigned char *p = data;
@@ -790,15 +813,14 @@ static int values_ok(const void *data, size_t count, size_t elem_size, row_value
         return floats_finite(p, count * (elem_size / sizeof(float)));
     if (values == VALUES_BOUNDED && elem_size % sizeof(float) == 0)
         return floats_bounded(p, count * (elem_size / sizeof(float)));
-    int keys = values == VALUES_VEC3_KEY || values == VALUES_QUAT_KEY;
+    if ((values == VALUES_VEC3_KEY || values == VALUES_QUAT_KEY) && elem_size == sizeof(skv_quat_key))
+        return keys_ok(p, count, values == VALUES_VEC3_KEY);
     size_t floats_at;
-    if (values == VALUES_DOUBLES || keys) floats_at = sizeof(double);
+    if (values == VALUES_DOUBLES) floats_at = sizeof(double);
     else if (values == VALUES_INFLUENCE) floats_at = offsetof(skv_influence, weight);
-    else return 1;
+    else return values == VALUES_ANY;
     size_t floats = values == VALUES_DOUBLES ? 0 : (elem_size - floats_at) / sizeof(float);
-    size_t bounded = values == VALUES_VEC3_KEY ? 3 : floats; /* then skv_vec3_key.zero */
     uint64_t bad = 0;
-    uint32_t top = 0, pad = 0;
     for (size_t i = 0; i < count; i++, p += elem_size) {
         if (floats_at == sizeof(double)) {
             uint64_t bits;
@@ -808,17 +830,10 @@ static int values_ok(const void *data, size_t count, size_t elem_size, row_value
         for (size_t f = 0; f < floats; f++) {
             uint32_t bits;
             memcpy(&bits, p + floats_at + f * sizeof bits, sizeof bits);
-            if (!keys) {
-                bad |= (uint64_t)((bits & 0x7f800000u) + 0x00800000u) << 32; /* bit 31 -> 63 */
-            } else if (f < bounded) {
-                bits &= 0x7fffffffu;
-                top = bits > top ? bits : top;
-            } else {
-                pad |= bits;
-            }
+            bad |= (uint64_t)((bits & 0x7f800000u) + 0x00800000u) << 32; /* bit 31 -> 63 */
         }
     }
-    return !(bad >> 63) && top <= magnitude_bits() && pad == 0;
+    return !(bad >> 63);
 }
 
 /* A copy of the string record at `offset`, or NULL (and `rd` failed). */
@@ -1100,15 +1115,15 @@ skv_result blob_check(const skv_model *model, skv_error *err)
          * the slots must be the list's first (the importer packs the
          * largest first, skin_pack_influences), unused slots weigh 0. A
          * slot naming another bone overfilled the draw's bone array. */
-        int slots_per = model->influence_slots;
+        int slots_per = model->influence_slots, apart = 0; /* gathered: no branch a slot */
         for (int v = 0; v < model->vertex_count; v++) {
             int first = model->influence_start[v], count = model->influence_start[v + 1] - first;
-            for (int i = 0; i < slots_per; i++) {
-                size_t at = (size_t)v * (size_t)slots_per + (size_t)i;
-                CHECK(i < count ? model->bone_ids[at] == model->influences[first + i].bone : model->weights[at] == 0.0f,
-                      "vertex %d's slots and its influence list", v);
-            }
+            const uint16_t *ids = &model->bone_ids[(size_t)v * (size_t)slots_per];
+            const float *weights = &model->weights[(size_t)v * (size_t)slots_per];
+            for (int i = 0; i < slots_per; i++)
+                apart |= i < count ? ids[i] != model->influences[first + i].bone : weights[i] != 0.0f;
         }
+        CHECK(!apart, "a vertex's slots and its influence list");
     }
 
     long long over_limit = 0;
