@@ -1,9 +1,10 @@
 /* blob.c - skv_model <-> one flat block of bytes (blob.h).
  *
- * Layout: a header, then records, each 8-byte aligned. A record is a
- * count and an element size (two uint64) followed by the elements. A
- * struct travels as its own bytes with every pointer field replaced by
- * the offset of the record that holds what it pointed to (0: NULL).
+ * Layout: a header, then records, each 8-byte aligned (zeros pad
+ * between them). A record is a count and an element size (two uint64)
+ * followed by the elements. A struct travels as its own bytes with every
+ * pointer field replaced by the offset of the record that holds what it
+ * pointed to (0: NULL), its padding zero.
  * Which fields are pointers, what they hold and how many elements they
  * must have is the table below: one row per pointer field. The reader
  * trusts nothing in the block: offsets, counts and sizes are checked
@@ -717,7 +718,7 @@ static const unsigned char *record_at(reader *rd, uint64_t offset, long long cou
         refuse(rd, name, "runs past the block");
         return NULL;
     }
-    /* The padding to the next record (blob.c writes zeros). */
+    /* The padding to the next record: zeros (the writer's pad). */
     const unsigned char *data = rd->bytes + offset + sizeof head;
     uint64_t used = head.count * elem_size, padded = (used + 7) & ~(uint64_t)7;
     unsigned char seen = 0;

@@ -2,17 +2,22 @@
  *
  * The guarded child (guard.c) imports and converts an untrusted file and
  * hands the model to the parent this way: counts and offsets, no
- * pointers. The parent treats the block as hostile: blob_read checks the
- * header, every offset and count, every index against what it indexes,
- * that floats are finite and nodes parent-first, before the model is
+ * pointers. The parent treats the block as hostile (its child may have
+ * been taken over by the file): blob_read checks the header, every
+ * offset and count, every index against what it indexes, that floats are
+ * finite, padding zero, nodes parent-first and everything else the
+ * parent's consumers take for granted (blob_check), before the model is
  * used; then it rebuilds what is derived (anim_channel_finish, the rest
- * walk). No Assimp type here.
+ * walk). tests/tools/fuzz_blob.c runs the consumers on what it accepts.
+ * No Assimp type here.
  *
  * The layout is table-driven (blob.c, rows[]): a struct is copied as it
  * is, with each pointer field replaced by the offset of its array; every
  * pointer field of the model's structs has a row, one line each (an
  * array, a string, an array of strings or of structs, or a derived cache
- * that is not sent). A field added to model.h needs its row. */
+ * that is not sent). A field added to model.h needs its row if it is a
+ * pointer, and in any case its line in its struct's field list (blob.c:
+ * the bytes no field covers are padding, which must be zero). */
 #ifndef SKV_BLOB_H
 #define SKV_BLOB_H
 
