@@ -5,7 +5,8 @@
 # Debian 12's Assimp 5.2.5), and in a normal build against the current
 # Assimp 5.4.x (tools/build-assimp.sh; built once, cached outside the
 # clone); then the threaded tests under ThreadSanitizer; then fuzzes the
-# load path and each texture decoder for a minute (clang, libFuzzer).
+# load path, the guarded child's model block and each texture decoder for
+# a minute each (clang, libFuzzer).
 # Usage: tools/test.sh   (from anywhere; builds in build/, build-asan/,
 #                          build-current/, build-tsan/, build-fuzz/)
 set -euo pipefail
@@ -58,6 +59,9 @@ cmake -S . -B build-tsan -DSKINVIEW_SANITIZE_THREAD=ON -DCMAKE_BUILD_TYPE=Debug
 cmake --build build-tsan -j"$jobs"
 run_ctest --test-dir build-tsan --output-on-failure -L threads
 
+# Two fuzzers, a minute each, side by side: the whole load path
+# (fuzz_import) and the model block a guarded child hands back with the
+# parent's use of it (fuzz_blob).
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DSKINVIEW_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug
 cmake --build build-fuzz -j"$jobs"
 run_ctest --test-dir build-fuzz --output-on-failure -j"$jobs"

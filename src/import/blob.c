@@ -1,15 +1,17 @@
 /* blob.c - skv_model <-> one flat block of bytes (blob.h).
  *
- * Layout: a header, then records, each 8-byte aligned. A record is a
- * count and an element size (two uint64) followed by the elements. A
- * struct travels as its own bytes with every pointer field replaced by
- * the offset of the record that holds what it pointed to (0: NULL).
+ * Layout: a header, then records, each 8-byte aligned (zeros pad
+ * between them). A record is a count and an element size (two uint64)
+ * followed by the elements. A struct travels as its own bytes with every
+ * pointer field replaced by the offset of the record that holds what it
+ * pointed to (0: NULL), its padding zero.
  * Which fields are pointers, what they hold and how many elements they
  * must have is the table below: one row per pointer field. The reader
  * trusts nothing in the block: offsets, counts and sizes are checked
  * before anything is read, and blob_check then checks the finished model
  * as a whole. */
 #include "private/blob.h"
+#include "private/import_internal.h" /* SKV_MAX_MAGNITUDE */
 #include "anim.h"
 #include "walk.h"
 
@@ -25,6 +27,10 @@
 enum { BLOB_VERSION = 1 };
 /* The importer refuses textures past this side (textures.c). */
 enum { BLOB_MAX_TEXTURE_SIDE = 16384 };
+/* The longest string a block may hold, its NUL included: the importer's
+ * are names (Assimp's aiString: at most 1 KB), paths and one-line
+ * warnings. */
+enum { BLOB_MAX_STRING = 1 << 16 };
 static const char blob_magic[8] = {'S', 'K', 'V', 'M', 'O', 'D', 'E', 'L'};
 
 typedef struct blob_header {
@@ -50,9 +56,21 @@ typedef enum row_kind {
     ROW_DERIVED, /* a cache rebuilt after reading: not sent, NULL on arrival */
 } row_kind;
 
-/* What every element must hold to be finite: nothing, floats, doubles, a
- * key (a double time, then floats), an influence (an int, then a float). */
-typedef enum row_values { VALUES_ANY, VALUES_FLOATS, VALUES_DOUBLES, VALUES_KEY, VALUES_INFLUENCE } row_values;
+/* What every element must hold: anything; finite floats; floats within
+ * the importer's bound (SKV_MAX_MAGNITUDE: it drops or replaces larger
+ * key values, rest transforms and bone offsets, whose products overflow);
+ * finite doubles; a vector key (a finite time, 3 bounded floats, then
+ * its padding float, zero) or a rotation key (a finite time, 4 bounded
+ * floats); an influence (an int, then a finite float). */
+typedef enum row_values {
+    VALUES_ANY,
+    VALUES_FLOATS,
+    VALUES_BOUNDED,
+    VALUES_DOUBLES,
+    VALUES_VEC3_KEY,
+    VALUES_QUAT_KEY,
+    VALUES_INFLUENCE
+} row_values;
 
 typedef struct blob_type blob_type;
 
@@ -73,11 +91,21 @@ typedef struct blob_row {
     const blob_type *type; /* ROW_STRUCTS: the element's rows */
 } blob_row;
 
+/* One field of a struct: where it is and how long. */
+typedef struct field_span {
+    size_t at, size;
+} field_span;
+
 struct blob_type {
     const char *name;
     size_t size;
     const blob_row *rows;
     int row_count;
+    /* Every field, in order: the bytes between and after them are the
+     * struct's padding, zero in a block (the writer clears it, the reader
+     * refuses a struct where it is not). */
+    const field_span *fields;
+    int field_count;
 };
 
 /* One line per pointer field. */
@@ -91,7 +119,9 @@ struct blob_type {
 #define STRUCTS(T, f, count_field, type) \
     {#f, ROW_STRUCTS, offsetof(T, f), sizeof *((T *)0)->f, offsetof(T, count_field), 1, NULL, VALUES_ANY, 0, &type}
 #define DERIVED(T, f) {#f, ROW_DERIVED, offsetof(T, f), 0, -1, 0, NULL, VALUES_ANY, 0, NULL}
-#define TYPE(T, rows) {#T, sizeof(T), rows, (int)(sizeof rows / sizeof rows[0])}
+#define TYPE(T, rows, fields) \
+    {#T, sizeof(T), rows, (int)(sizeof rows / sizeof rows[0]), fields, (int)(sizeof fields / sizeof fields[0])}
+#define FIELD(T, f) {offsetof(T, f), sizeof((T *)0)->f}
 
 static long long influence_count(const void *owner, const skv_model *model)
 {
@@ -173,16 +203,108 @@ static const blob_row texture_rows[] = {
     STRING(skv_texture, file, 1),
 };
 static const blob_row channel_rows[] = {
-    ARRAY(skv_channel, positions, position_count, 1, VALUES_KEY),
-    ARRAY(skv_channel, rotations, rotation_count, 1, VALUES_KEY),
-    ARRAY(skv_channel, scales, scale_count, 1, VALUES_KEY),
+    ARRAY(skv_channel, positions, position_count, 1, VALUES_VEC3_KEY),
+    ARRAY(skv_channel, rotations, rotation_count, 1, VALUES_QUAT_KEY),
+    ARRAY(skv_channel, scales, scale_count, 1, VALUES_VEC3_KEY),
 };
 static const blob_row morph_channel_rows[] = {
     ARRAY(skv_morph_channel, times, key_count, 1, VALUES_DOUBLES),
     ARRAY_FN(skv_morph_channel, weights, morph_channel_weights, VALUES_FLOATS, 0),
 };
-static const blob_type channel_type = TYPE(skv_channel, channel_rows);
-static const blob_type morph_channel_type = TYPE(skv_morph_channel, morph_channel_rows);
+/* Every field of each struct, in order (blob_type.fields): a field
+ * added to model.h needs its line here too, or it reads as padding,
+ * cleared by the writer (test_blob: a trusted model's padding is zero,
+ * blob_padding_clean, which a missing field with a value fails). */
+static const field_span channel_fields[] = {
+    FIELD(skv_channel, node),      FIELD(skv_channel, position_count), FIELD(skv_channel, rotation_count),
+    FIELD(skv_channel, scale_count), FIELD(skv_channel, positions),    FIELD(skv_channel, rotations),
+    FIELD(skv_channel, scales),
+};
+static const field_span morph_channel_fields[] = {
+    FIELD(skv_morph_channel, mesh), FIELD(skv_morph_channel, key_count), FIELD(skv_morph_channel, times),
+    FIELD(skv_morph_channel, weights),
+};
+static const field_span clip_fields[] = {
+    FIELD(skv_clip, name),          FIELD(skv_clip, duration_ticks), FIELD(skv_clip, ticks_per_second),
+    FIELD(skv_clip, channel_count), FIELD(skv_clip, channels),       FIELD(skv_clip, node_channel),
+    FIELD(skv_clip, merged_from),   FIELD(skv_clip, morph_channel_count), FIELD(skv_clip, morph_channels),
+    FIELD(skv_clip, notes),         FIELD(skv_clip, source),         FIELD(skv_clip, file_channels),
+    FIELD(skv_clip, walk),          FIELD(skv_clip, walk_ready),
+};
+static const field_span mesh_fields[] = {
+    FIELD(skv_mesh, name),          FIELD(skv_mesh, base_vertex),        FIELD(skv_mesh, vertex_count),
+    FIELD(skv_mesh, first_index),   FIELD(skv_mesh, index_count),        FIELD(skv_mesh, material),
+    FIELD(skv_mesh, node),          FIELD(skv_mesh, skinned),            FIELD(skv_mesh, bone_count),
+    FIELD(skv_mesh, max_influences), FIELD(skv_mesh, over_limit_vertices), FIELD(skv_mesh, unweighted_vertices),
+    FIELD(skv_mesh, morph_target_count), FIELD(skv_mesh, first_morph_target), FIELD(skv_mesh, morph_delta_base),
+};
+static const field_span material_fields[] = {
+    FIELD(skv_material, name),         FIELD(skv_material, diffuse),      FIELD(skv_material, texture),
+    FIELD(skv_material, shading),      FIELD(skv_material, metallic),     FIELD(skv_material, roughness),
+    FIELD(skv_material, emissive),     FIELD(skv_material, normal_scale), FIELD(skv_material, occlusion_strength),
+    FIELD(skv_material, alpha_mode),   FIELD(skv_material, alpha_cutoff), FIELD(skv_material, double_sided),
+    FIELD(skv_material, textures),     FIELD(skv_material, texture_paths),
+};
+static const field_span texture_fields[] = {
+    FIELD(skv_texture, width), FIELD(skv_texture, height), FIELD(skv_texture, rgba), FIELD(skv_texture, file),
+};
+static const field_span model_fields[] = {
+    FIELD(skv_model, path),
+    FIELD(skv_model, vertex_count),
+    FIELD(skv_model, positions),
+    FIELD(skv_model, normals),
+    FIELD(skv_model, uvs),
+    FIELD(skv_model, tangents),
+    FIELD(skv_model, influence_slots),
+    FIELD(skv_model, influence_lists),
+    FIELD(skv_model, influence_lists_auto),
+    FIELD(skv_model, bone_ids),
+    FIELD(skv_model, weights),
+    FIELD(skv_model, influence_start),
+    FIELD(skv_model, influences),
+    FIELD(skv_model, index_count),
+    FIELD(skv_model, indices),
+    FIELD(skv_model, mesh_count),
+    FIELD(skv_model, meshes),
+    FIELD(skv_model, material_count),
+    FIELD(skv_model, materials),
+    FIELD(skv_model, texture_count),
+    FIELD(skv_model, textures),
+    FIELD(skv_model, morph_target_count),
+    FIELD(skv_model, morph_target_names),
+    FIELD(skv_model, morph_default_weights),
+    FIELD(skv_model, morph_delta_count),
+    FIELD(skv_model, morph_position_deltas),
+    FIELD(skv_model, morph_normal_deltas),
+    FIELD(skv_model, skeleton.node_count),
+    FIELD(skv_model, skeleton.node_names),
+    FIELD(skv_model, skeleton.parents),
+    FIELD(skv_model, skeleton.rest_local),
+    FIELD(skv_model, skeleton.bone_count),
+    FIELD(skv_model, skeleton.bone_names),
+    FIELD(skv_model, skeleton.bone_node),
+    FIELD(skv_model, skeleton.bone_offset),
+    FIELD(skv_model, skeleton.bone_from_file),
+    FIELD(skv_model, file_bone_count),
+    FIELD(skv_model, clip_count),
+    FIELD(skv_model, clips),
+    FIELD(skv_model, skeleton_only),
+    FIELD(skv_model, global_inverse),
+    FIELD(skv_model, upright),
+    FIELD(skv_model, rest_walk),
+    FIELD(skv_model, rest_walk_ready),
+    FIELD(skv_model, walk_generation),
+    FIELD(skv_model, walk_terms_bytes),
+    FIELD(skv_model, walk_arc_bytes),
+    FIELD(skv_model, walk_merge_bytes),
+    FIELD(skv_model, warning_count),
+    FIELD(skv_model, warnings),
+    FIELD(skv_model, block),
+    FIELD(skv_model, block_size),
+};
+
+static const blob_type channel_type = TYPE(skv_channel, channel_rows, channel_fields);
+static const blob_type morph_channel_type = TYPE(skv_morph_channel, morph_channel_rows, morph_channel_fields);
 static const blob_row clip_rows[] = {
     STRING(skv_clip, name, 0),
     STRUCTS(skv_clip, channels, channel_count, channel_type),
@@ -191,10 +313,10 @@ static const blob_row clip_rows[] = {
     STRING(skv_clip, source, 1),
     DERIVED(skv_clip, walk),
 };
-static const blob_type mesh_type = TYPE(skv_mesh, mesh_rows);
-static const blob_type material_type = TYPE(skv_material, material_rows);
-static const blob_type texture_type = TYPE(skv_texture, texture_rows);
-static const blob_type clip_type = TYPE(skv_clip, clip_rows);
+static const blob_type mesh_type = TYPE(skv_mesh, mesh_rows, mesh_fields);
+static const blob_type material_type = TYPE(skv_material, material_rows, material_fields);
+static const blob_type texture_type = TYPE(skv_texture, texture_rows, texture_fields);
+static const blob_type clip_type = TYPE(skv_clip, clip_rows, clip_fields);
 
 /* In order: an array's count may depend on one read before it
  * (influences on influence_start, a morph channel's weights on meshes). */
@@ -218,16 +340,45 @@ static const blob_row model_rows[] = {
     ARRAY_FN(skv_model, morph_normal_deltas, morph_delta_floats, VALUES_FLOATS, 1),
     STRINGS(skv_model, skeleton.node_names, skeleton.node_count, 0),
     ARRAY(skv_model, skeleton.parents, skeleton.node_count, 1, VALUES_ANY),
-    ARRAY(skv_model, skeleton.rest_local, skeleton.node_count, 1, VALUES_FLOATS),
+    ARRAY(skv_model, skeleton.rest_local, skeleton.node_count, 1, VALUES_BOUNDED),
     STRINGS(skv_model, skeleton.bone_names, skeleton.bone_count, 0),
     ARRAY(skv_model, skeleton.bone_node, skeleton.bone_count, 1, VALUES_ANY),
-    ARRAY(skv_model, skeleton.bone_offset, skeleton.bone_count, 1, VALUES_FLOATS),
+    ARRAY(skv_model, skeleton.bone_offset, skeleton.bone_count, 1, VALUES_BOUNDED),
     ARRAY_FN(skv_model, skeleton.bone_from_file, bone_count, VALUES_ANY, 1),
     STRUCTS(skv_model, clips, clip_count, clip_type),
     DERIVED(skv_model, rest_walk),
     STRINGS(skv_model, warnings, warning_count, 0),
 };
-static const blob_type model_type = TYPE(skv_model, model_rows);
+static const blob_type model_type = TYPE(skv_model, model_rows, model_fields);
+
+/* A struct's padding, run by run: before field f (f < field_count), or
+ * after the last (f == field_count); `from` is where the field before
+ * ends. Returns the run's end, the next field's start. */
+static size_t padding_run(const blob_type *type, int f, size_t *from)
+{
+    if (f > 0) {
+        size_t end = type->fields[f - 1].at + type->fields[f - 1].size;
+        if (end > *from) *from = end;
+    }
+    return f < type->field_count ? type->fields[f].at : type->size;
+}
+
+static void clear_padding(const blob_type *type, unsigned char *image)
+{
+    size_t at = 0;
+    for (int f = 0; f <= type->field_count; f++)
+        for (size_t end = padding_run(type, f, &at); at < end; at++) image[at] = 0;
+}
+
+/* Is the padding of the struct at `image` all zero? */
+static int padding_zero(const blob_type *type, const unsigned char *image)
+{
+    unsigned char seen = 0;
+    size_t at = 0;
+    for (int f = 0; f <= type->field_count; f++)
+        for (size_t end = padding_run(type, f, &at); at < end; at++) seen |= image[at];
+    return seen == 0;
+}
 
 /* Elements `row` must have in `owner`; -1 if the owner's count is bad. */
 static long long row_count(const blob_row *row, const void *owner, const skv_model *model)
@@ -372,6 +523,9 @@ static uint64_t write_structs(writer *w, const blob_type *type, const void *src,
         skv_model *image = (skv_model *)images;
         image->block = NULL, image->block_size = 0;
     }
+    /* Whatever the compiler's padding held in this process: zero, as the
+     * reader wants it. */
+    for (size_t i = 0; i < count; i++) clear_padding(type, images + i * type->size);
     for (size_t i = 0; i < count && !w->failed; i++)
         for (int r = 0; r < type->row_count; r++) {
             const blob_row *row = &type->rows[r];
@@ -558,8 +712,17 @@ static const unsigned char *record_at(reader *rd, uint64_t offset, long long cou
         refuse(rd, name, "runs past the block");
         return NULL;
     }
+    /* The padding to the next record: zeros (the writer's pad). */
+    const unsigned char *data = rd->bytes + offset + sizeof head;
+    uint64_t used = head.count * elem_size, padded = (used + 7) & ~(uint64_t)7;
+    unsigned char seen = 0;
+    for (uint64_t i = used; i < padded && i < room; i++) seen |= data[i];
+    if (seen) {
+        refuse(rd, name, "has padding that is not zero");
+        return NULL;
+    }
     *got = head.count;
-    return rd->bytes + offset + sizeof head;
+    return data;
 }
 
 /* Are all `count` floats at `p` finite? (All exponent bits set: inf or
@@ -585,19 +748,72 @@ static int floats_finite(const unsigned char *p, size_t count)
     return !(bad & 0x8000000080000000ull);
 }
 
+/* The bits of SKV_MAX_MAGNITUDE: a float's bits without the sign are at
+ * most these exactly when it lies within the bound (inf and NaN are
+ * above), so a bound is one unsigned maximum over the bits. */
+static uint32_t magnitude_bits(void)
+{
+    float bound = SKV_MAX_MAGNITUDE;
+    uint32_t bits;
+    memcpy(&bits, &bound, sizeof bits);
+    return bits;
+}
+
+/* Are all `count` floats at `p` within SKV_MAX_MAGNITUDE? */
+static int floats_bounded(const unsigned char *p, size_t count)
+{
+    uint32_t top = 0;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t bits;
+        memcpy(&bits, p + i * sizeof bits, sizeof bits);
+        bits &= 0x7fffffffu;
+        top = bits > top ? bits : top;
+    }
+    return top <= magnitude_bits();
+}
+
+/* A clip's keys, the block's longest arrays after the vertices', in
+ * one pass without a branch: each time's exponent bits (finite), the
+ * largest of the values' bits without their sign (within
+ * SKV_MAX_MAGNITUDE), a vector key's padding float's bits (zero). */
+_Static_assert(sizeof(skv_vec3_key) == sizeof(skv_quat_key) && offsetof(skv_vec3_key, value) == sizeof(double) &&
+                   offsetof(skv_quat_key, value) == sizeof(double) && offsetof(skv_vec3_key, zero) == 20,
+               "keys_ok reads both kinds of key as a double and 4 floats");
+static int keys_ok(const unsigned char *p, size_t count, int vec3)
+{
+    uint64_t bad = 0;
+    uint32_t top = 0, pad = 0;
+    for (size_t i = 0; i < count; i++, p += sizeof(skv_quat_key)) {
+        uint64_t time;
+        uint32_t v[4];
+        memcpy(&time, p, sizeof time);
+        memcpy(v, p + sizeof time, sizeof v);
+        bad |= (time & 0x7ff0000000000000ull) + 0x0010000000000000ull; /* bit 63: inf or NaN */
+        for (int k = 0; k < 3; k++) top = (v[k] & 0x7fffffffu) > top ? v[k] & 0x7fffffffu : top;
+        uint32_t last = vec3 ? 0 : v[3] & 0x7fffffffu;
+        top = last > top ? last : top;
+        pad |= vec3 ? v[3] : 0;
+    }
+    return !(bad >> 63) && top <= magnitude_bits() && pad == 0;
+}
+
 /* As floats_finite, for elements that mix types: per element, the
- * double's exponent bits (VALUES_DOUBLES, VALUES_KEY) and each float's
- * after it, gathered without a branch: a clip's keys and a model's
- * influences are the block's other long arrays. */
-static int values_finite(const void *data, size_t count, size_t elem_size, row_values values)
+ * double's exponent bits (VALUES_DOUBLES) and each float's after it,
+ * gathered without a branch: a model's influences are the block's other
+ * long array; the keys are keys_ok's. */
+static int values_ok(const void *data, size_t count, size_t elem_size, row_values values)
 {
     const unsigned char *p = data;
     if (values == VALUES_FLOATS && elem_size % sizeof(float) == 0)
         return floats_finite(p, count * (elem_size / sizeof(float)));
+    if (values == VALUES_BOUNDED && elem_size % sizeof(float) == 0)
+        return floats_bounded(p, count * (elem_size / sizeof(float)));
+    if ((values == VALUES_VEC3_KEY || values == VALUES_QUAT_KEY) && elem_size == sizeof(skv_quat_key))
+        return keys_ok(p, count, values == VALUES_VEC3_KEY);
     size_t floats_at;
-    if (values == VALUES_DOUBLES || values == VALUES_KEY) floats_at = sizeof(double);
+    if (values == VALUES_DOUBLES) floats_at = sizeof(double);
     else if (values == VALUES_INFLUENCE) floats_at = offsetof(skv_influence, weight);
-    else return 1;
+    else return values == VALUES_ANY;
     size_t floats = values == VALUES_DOUBLES ? 0 : (elem_size - floats_at) / sizeof(float);
     uint64_t bad = 0;
     for (size_t i = 0; i < count; i++, p += elem_size) {
@@ -621,8 +837,12 @@ static char *read_string(reader *rd, uint64_t offset, const char *name)
     uint64_t n = 0;
     const unsigned char *s = record_at(rd, offset, -1, 1, &n, name);
     if (!s) return NULL;
-    if (n == 0 || s[n - 1] != '\0') {
-        refuse(rd, name, "is not a terminated string");
+    if (n == 0 || s[n - 1] != '\0' || memchr(s, '\0', n - 1)) {
+        refuse(rd, name, "is not a terminated string (or has a NUL inside)");
+        return NULL;
+    }
+    if (n > BLOB_MAX_STRING) {
+        refuse(rd, name, "is too long a string");
         return NULL;
     }
     char *copy = malloc(n);
@@ -697,8 +917,11 @@ static void read_rows(reader *rd, const blob_type *type, const unsigned char *im
         uint64_t n = 0;
         const unsigned char *data = record_at(rd, offset, count, row->elem_size, &n, row->name);
         if (!data) return;
-        if (row->kind == ROW_ARRAY && !values_finite(data, n, row->elem_size, row->values)) {
-            refuse(rd, row->name, "holds a value that is not finite");
+        if (row->kind == ROW_ARRAY && !values_ok(data, n, row->elem_size, row->values)) {
+            refuse(rd, row->name,
+                   row->values == VALUES_FLOATS || row->values == VALUES_DOUBLES || row->values == VALUES_INFLUENCE
+                       ? "holds a value that is not finite"
+                       : "holds a value that is not finite, past 1e15, or padding that is not zero");
             return;
         }
         if (adoptable(rd, type, row, n * row->elem_size)) {
@@ -726,6 +949,12 @@ static void read_rows(reader *rd, const blob_type *type, const unsigned char *im
                 else if (!row->nullable) refuse(rd, row->name, "has a missing string");
             }
         } else { /* ROW_STRUCTS */
+            for (uint64_t i = 0; i < n; i++)
+                if (!padding_zero(row->type, data + i * row->elem_size)) {
+                    free(copy);
+                    refuse(rd, row->name, "has padding that is not zero");
+                    return;
+                }
             memcpy(copy, data, n * row->elem_size);
             for (uint64_t i = 0; i < n; i++) clear_pointers(row->type, (char *)copy + i * row->elem_size);
             set_ptr(dst, row->field, copy);
@@ -752,6 +981,8 @@ static skv_result read_block(const unsigned char *bytes, size_t size, int in_pla
         return skv_fail(err, SKV_ERR_IMPORT, "the guarded import's model is malformed: wrong sizes");
     reader rd = {bytes, size, err, 0, in_place};
     const unsigned char *image = bytes + head.model;
+    if (!padding_zero(&model_type, image))
+        return skv_fail(err, SKV_ERR_IMPORT, "the guarded import's model is malformed: padding that is not zero");
     memcpy(model, image, sizeof *model);
     clear_pointers(&model_type, model);
     /* Not a row (not sent): the sender's own block means nothing here. */
@@ -782,6 +1013,25 @@ skv_result blob_read(const unsigned char *bytes, size_t size, skv_model *model, 
 skv_result blob_adopt(void *mapped, size_t size, skv_model *model, int64_t *extra, skv_error *err)
 {
     return read_block(mapped, size, 1, model, extra, err);
+}
+
+int blob_padding_clean(const skv_model *model)
+{
+    int clean = padding_zero(&model_type, (const unsigned char *)model);
+    for (int m = 0; m < model->mesh_count; m++) clean &= padding_zero(&mesh_type, (const void *)&model->meshes[m]);
+    for (int t = 0; t < model->material_count; t++)
+        clean &= padding_zero(&material_type, (const void *)&model->materials[t]);
+    for (int t = 0; t < model->texture_count; t++)
+        clean &= padding_zero(&texture_type, (const void *)&model->textures[t]);
+    for (int c = 0; c < model->clip_count; c++) {
+        const skv_clip *clip = &model->clips[c];
+        clean &= padding_zero(&clip_type, (const void *)clip);
+        for (int i = 0; i < clip->channel_count; i++)
+            clean &= padding_zero(&channel_type, (const void *)&clip->channels[i]);
+        for (int i = 0; i < clip->morph_channel_count; i++)
+            clean &= padding_zero(&morph_channel_type, (const void *)&clip->morph_channels[i]);
+    }
+    return clean;
 }
 
 /* --- the model as a whole --------------------------------------------------- */
@@ -816,6 +1066,13 @@ skv_result blob_check(const skv_model *model, skv_error *err)
               model->clip_count >= 0 && model->warning_count >= 0,
           "a negative count");
     CHECK(model->influence_slots == 4 || model->influence_slots == 8, "influence slots");
+    /* Slot numbers (vertex x slots) and floats per vertex are ints in the
+     * consumers (draws.c, render.c); before any array is looked at. */
+    CHECK((long long)model->vertex_count * model->influence_slots <= INT_MAX, "more vertices than ints number");
+    /* Triangles: the consumers read indices three at a time (draws.c,
+     * output.c, tangents.c): a count of 4 took two indices past the mesh,
+     * even past the array, as vertex numbers. */
+    CHECK(model->index_count % 3 == 0, "an index count not a multiple of 3");
     CHECK(sk->node_count >= 1 && sk->bone_count >= 0 && model->file_bone_count >= 0 &&
               model->file_bone_count <= sk->bone_count,
           "skeleton counts");
@@ -847,7 +1104,24 @@ skv_result blob_check(const skv_model *model, skv_error *err)
         for (int i = 0; i < model->influence_start[model->vertex_count]; i++)
             CHECK(model->influences[i].bone >= 0 && model->influences[i].bone < sk->bone_count, "an influence's bone");
     }
+    if (model->influence_lists) {
+        /* Blended from the lists, a draw (draws.c split) counts a
+         * triangle's bones from them and then gives the slots theirs:
+         * the slots must be the list's first (the importer packs the
+         * largest first, skin_pack_influences), unused slots weigh 0. A
+         * slot naming another bone overfilled the draw's bone array. */
+        int slots_per = model->influence_slots, apart = 0; /* gathered: no branch a slot */
+        for (int v = 0; v < model->vertex_count; v++) {
+            int first = model->influence_start[v], count = model->influence_start[v + 1] - first;
+            const uint16_t *ids = &model->bone_ids[(size_t)v * (size_t)slots_per];
+            const float *weights = &model->weights[(size_t)v * (size_t)slots_per];
+            for (int i = 0; i < slots_per; i++)
+                apart |= i < count ? ids[i] != model->influences[first + i].bone : weights[i] != 0.0f;
+        }
+        CHECK(!apart, "a vertex's slots and its influence list");
+    }
 
+    long long over_limit = 0;
     for (int m = 0; m < model->mesh_count; m++) {
         const skv_mesh *mesh = &model->meshes[m];
         CHECK(mesh->base_vertex >= 0 && mesh->vertex_count >= 0 &&
@@ -856,10 +1130,19 @@ skv_result blob_check(const skv_model *model, skv_error *err)
         CHECK(mesh->first_index >= 0 && mesh->index_count >= 0 &&
                   mesh->index_count <= model->index_count - mesh->first_index,
               "mesh %d's index range", m);
+        CHECK(mesh->index_count % 3 == 0, "mesh %d's index count is not a multiple of 3", m);
         uint32_t top_index = 0; /* as for the bone indices */
-        const uint32_t *indices = model->indices + mesh->first_index;
-        for (int i = 0; i < mesh->index_count; i++) top_index = indices[i] > top_index ? indices[i] : top_index;
+        if (mesh->index_count > 0) { /* (NULL indices where there are none) */
+            const uint32_t *indices = model->indices + mesh->first_index;
+            for (int i = 0; i < mesh->index_count; i++) top_index = indices[i] > top_index ? indices[i] : top_index;
+        }
         CHECK(mesh->index_count == 0 || top_index < (uint32_t)mesh->vertex_count, "mesh %d's indices", m);
+        /* Counts --list prints and adds up (model_over_limit_vertices). */
+        CHECK(mesh->bone_count >= 0 && mesh->max_influences >= 0 && mesh->over_limit_vertices >= 0 &&
+                  mesh->over_limit_vertices <= mesh->vertex_count && mesh->unweighted_vertices >= 0 &&
+                  mesh->unweighted_vertices <= mesh->vertex_count,
+              "mesh %d's counts", m);
+        over_limit += mesh->over_limit_vertices;
         CHECK(mesh->material >= 0 && mesh->material < model->material_count, "mesh %d's material", m);
         CHECK(mesh->node >= 0 && mesh->node < sk->node_count, "mesh %d's node", m);
         CHECK(mesh->morph_target_count >= 0 && mesh->first_morph_target >= 0 &&
@@ -871,12 +1154,24 @@ skv_result blob_check(const skv_model *model, skv_error *err)
                        (long long)model->morph_delta_count - mesh->morph_delta_base),
               "mesh %d's morph deltas", m);
     }
+    CHECK(over_limit <= INT_MAX, "vertices over the slots");
     CHECK(model->morph_target_count == 0 || (model->morph_position_deltas && model->morph_normal_deltas &&
                                              model->morph_default_weights),
           "morph arrays");
+    /* The deltas' 3 floats of padding (a 4-wide load of the last delta
+     * reads them): zero, as the importer leaves them. */
+    const float *deltas[2] = {model->morph_position_deltas, model->morph_normal_deltas};
+    for (int d = 0; d < 2; d++) {
+        if (!deltas[d]) continue;
+        uint32_t pad[3];
+        memcpy(pad, deltas[d] + (size_t)model->morph_delta_count * 3, sizeof pad);
+        CHECK((pad[0] | pad[1] | pad[2]) == 0, "the morph deltas' padding");
+    }
     for (int t = 0; t < model->material_count; t++) {
         const skv_material *mat = &model->materials[t];
-        CHECK(mat->texture < model->texture_count, "material %d's texture", t); /* negative: none */
+        /* Negative: none (the importer leaves -1, or -2 for a file that
+         * is not there: textures.c), as every reader takes it. */
+        CHECK(mat->texture < model->texture_count, "material %d's texture", t);
         for (int k = 0; k < SKV_TEX_SLOTS; k++) CHECK(mat->textures[k] < model->texture_count, "material %d's textures", t);
         for (int i = 0; i < 4; i++) CHECK(isfinite(mat->diffuse[i]), "material %d's colour", t);
         for (int i = 0; i < 3; i++) CHECK(isfinite(mat->emissive[i]), "material %d's emission", t);
@@ -900,11 +1195,18 @@ skv_result blob_check(const skv_model *model, skv_error *err)
         CHECK(isfinite(clip->duration_ticks) && clip->duration_ticks >= 0.0, "clip %d's duration", c);
         CHECK(isfinite(clip->ticks_per_second) && clip->ticks_per_second > 0.0, "clip %d's tick rate", c);
         CHECK(clip->channel_count >= 0 && clip->morph_channel_count >= 0, "clip %d's counts", c);
+        for (unsigned bit = 1; bit; bit <<= 1) /* --list names each */
+            CHECK(!(clip->notes & bit) || model_clip_note_key(bit), "clip %d's notes", c);
         for (int n = 0; n < sk->node_count; n++)
             CHECK(clip->node_channel[n] >= -1 && clip->node_channel[n] < clip->channel_count, "clip %d's node map", c);
         for (int i = 0; i < clip->channel_count; i++) {
             const skv_channel *ch = &clip->channels[i];
             CHECK(ch->node >= 0 && ch->node < sk->node_count, "clip %d channel %d's node", c, i);
+            /* One channel per node, the map's: the reference samples
+             * channel node_channel[n] for node n, the compiled walk
+             * writes a channel's local at its own node (walk_compile.c):
+             * apart, the walk read locals nothing wrote. */
+            CHECK(clip->node_channel[ch->node] == i, "clip %d channel %d and the node map", c, i);
             CHECK(ch->position_count >= 1 && ch->rotation_count >= 1 && ch->scale_count >= 1,
                   "clip %d channel %d has an empty key array", c, i);
             if (check_keys(ch->positions, ch->position_count, sizeof *ch->positions, err) != SKV_OK ||
@@ -915,6 +1217,8 @@ skv_result blob_check(const skv_model *model, skv_error *err)
         for (int i = 0; i < clip->morph_channel_count; i++) {
             const skv_morph_channel *mc = &clip->morph_channels[i];
             CHECK(mc->key_count >= 1, "clip %d morph channel %d has no keys", c, i);
+            /* (its mesh is checked as the block is read: its weights' count) */
+            CHECK(model->meshes[mc->mesh].morph_target_count >= 1, "clip %d morph channel %d's mesh", c, i);
             if (check_keys(mc->times, mc->key_count, sizeof *mc->times, err) != SKV_OK) return SKV_ERR_IMPORT;
         }
     }

@@ -36,6 +36,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -217,27 +218,41 @@ static int model_room(child_output *out, size_t more)
     return 0;
 }
 
+/* Now on the monotonic clock, in seconds: the guarded import's deadline
+ * is on it. */
+static double monotonic_seconds(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
+
+/* Milliseconds for poll until `deadline`, rounded up (0 once it passed). */
+static int poll_ms(double deadline)
+{
+    double left = deadline - monotonic_seconds();
+    if (!(left > 0.0)) return 0;
+    return left >= INT_MAX / 1000 ? INT_MAX : (int)ceil(left * 1000.0);
+}
+
 /* Reads the guarded child's message (`message_fd`), model block
  * (`model_fd`) and expected size (`expect_fd`, acted on at once:
  * reserve_block into `shared_fd`) while the child runs, until all three
- * reach end of file (the child has exited: it is the only writer) or
- * `timeout` seconds pass; the child would block writing more than a pipe
- * holds if nobody read it. Returns 0, WATCH_TIMED_OUT, WATCH_TOO_LARGE,
- * or an errno value. */
-static int watch_child(int message_fd, int model_fd, int expect_fd, int shared_fd, double timeout,
+ * reach end of file (the child closed them, or exited) or `deadline`
+ * (monotonic_seconds) passes; the child would block writing more than a
+ * pipe holds if nobody read it. Returns 0, WATCH_TIMED_OUT,
+ * WATCH_TOO_LARGE, or an errno value. */
+static int watch_child(int message_fd, int model_fd, int expect_fd, int shared_fd, double deadline,
                        child_output *out)
 {
-    struct timespec start, now;
-    clock_gettime(CLOCK_MONOTONIC, &start);
     out->why[0] = '\0';
     struct pollfd watched[3] = {{.fd = message_fd, .events = POLLIN},
                                 {.fd = model_fd, .events = POLLIN},
                                 {.fd = expect_fd, .events = POLLIN}};
     while (watched[0].fd >= 0 || watched[1].fd >= 0 || watched[2].fd >= 0) {
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        double left = timeout - ((double)(now.tv_sec - start.tv_sec) + 1e-9 * (double)(now.tv_nsec - start.tv_nsec));
-        if (left <= 0.0) return WATCH_TIMED_OUT;
-        int ready = poll(watched, 3, left >= INT_MAX / 1000 ? INT_MAX : (int)ceil(left * 1000.0));
+        int ms = poll_ms(deadline);
+        if (ms == 0) return WATCH_TIMED_OUT;
+        int ready = poll(watched, 3, ms);
         if (ready < 0 && errno != EINTR) return errno;
         if (ready <= 0) continue; /* interrupted, or the time is up: checked above */
         for (int i = 0; i < 3; i++) {
@@ -491,6 +506,40 @@ static void run_child(const char *path, const skv_import_desc *desc, guarded_wor
     _exit(r == SKV_OK ? 0 : (int)r);
 }
 
+/* Waits for `child` to end until `deadline` (monotonic_seconds): 1 once
+ * it has (reaped, its status in *status; also where it was reaped
+ * elsewhere: a host that ignores SIGCHLD), 0 if it still runs then. A
+ * child that closed its pipes ends at once unless it was taken over: it
+ * may then sleep or spin, and must not keep this process waiting past
+ * the deadline. Woken by the child's pidfd; without one (a kernel before
+ * 5.3), by polling every millisecond. */
+static int wait_until(pid_t child, double deadline, int *status)
+{
+    int pidfd = -1;
+#ifdef SYS_pidfd_open
+    pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+#endif
+    int ended = 0;
+    for (;;) {
+        pid_t got = waitpid(child, status, WNOHANG);
+        if (got == child || (got < 0 && errno != EINTR)) {
+            ended = 1;
+            break;
+        }
+        int ms = poll_ms(deadline);
+        if (ms == 0) break;
+        if (pidfd >= 0) {
+            struct pollfd exit_fd = {.fd = pidfd, .events = POLLIN};
+            poll(&exit_fd, 1, ms); /* readable once it exits; interrupted or timed out: looked at again */
+        } else {
+            struct timespec step = {0, 1000000};
+            nanosleep(&step, NULL);
+        }
+    }
+    if (pidfd >= 0) close(pidfd);
+    return ended;
+}
+
 /* The exit status a child may give: the import's own codes. */
 static skv_result child_code(int status)
 {
@@ -534,6 +583,10 @@ skv_result guarded_import(const char *path, const skv_import_desc *desc, guarded
     memset(model, 0, sizeof *model);
     *extra = 0;
     double timeout = desc && desc->timeout_seconds > 0 ? desc->timeout_seconds : 60.0;
+    /* One deadline for the whole import: the child's work, its block's
+     * hand-over and its end. By then the child is killed and reaped,
+     * whatever it does (issue #48). */
+    double deadline = monotonic_seconds() + timeout;
     /* The child's model block goes into a memfd this process then maps;
      * a pipe takes it instead where the user's output-size limit (ulimit
      * -f, which the child cannot raise) stops writes to the memfd. A
@@ -570,7 +623,7 @@ skv_result guarded_import(const char *path, const skv_import_desc *desc, guarded
     }
     close(pipe_fd[1]), close(model_pipe[1]), close(expect_pipe[1]);
     child_output out = {.model_limit = (size_t)(import_memory_budget(path, desc) + carried)};
-    int watched = watch_child(pipe_fd[0], model_pipe[0], expect_pipe[0], shared_fd, timeout, &out);
+    int watched = watch_child(pipe_fd[0], model_pipe[0], expect_pipe[0], shared_fd, deadline, &out);
     close(pipe_fd[0]), close(model_pipe[0]), close(expect_pipe[0]);
     /* What reserve_block set aside past the block's end is given back:
      * the model keeps the memfd's pages mapped as long as it lives. The
@@ -612,12 +665,21 @@ skv_result guarded_import(const char *path, const skv_import_desc *desc, guarded
         free(out.model);
         return SKV_OK;
     }
-    int status = 0;
-    if (watched != 0) kill(child, SIGKILL); /* hung, or cannot be watched: it must not outlive us */
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    /* Its pipes ended: a child that is done exits now; its status is
+     * waited for until the deadline, no longer (one that closed its pipes
+     * and lingers, sleeping or spinning, was taken over). */
+    int status = 0, late = 0;
+    int ended = watched == 0 && wait_until(child, deadline, &status);
+    if (!ended) {
+        /* Hung, lingering past the deadline, or not watched: it must not
+         * outlive this import. Killed, it ends at once. */
+        late = watched == 0;
+        kill(child, SIGKILL);
+        while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+        }
     }
     skv_result r = SKV_OK;
-    if (watched == WATCH_TIMED_OUT)
+    if (watched == WATCH_TIMED_OUT || late)
         r = skv_fail(err, SKV_ERR_IMPORT, "Assimp did not finish reading it within %g s (see --trust)", timeout);
     else if (watched == WATCH_TOO_LARGE)
         r = skv_fail(err, SKV_ERR_IMPORT, "the guarded import's model is larger than its memory budget (--import-memory)");
