@@ -2,6 +2,7 @@
  * the file's bytes is checked against their size; every size product is
  * taken in 64 bits before anything is allocated. */
 #include "private/images.h"
+#include "private/images_dds.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,6 +35,7 @@ const char *image_format_name(image_format format)
     case IMAGE_JPEG: return "JPEG";
     case IMAGE_TGA: return "TGA";
     case IMAGE_BMP: return "BMP";
+    case IMAGE_DDS: return "DDS";
     default: return "unknown";
     }
 }
@@ -303,7 +305,7 @@ static int tga_header_read(const unsigned char *bytes, size_t size, tga_header *
     unsigned base = t->type & ~8u; /* 9, 10, 11: the run-length kinds of 1, 2, 3 */
     int mapped = base == 1, truecolour = base == 2, grey = base == 3;
     if (!(mapped || truecolour || grey) || t->type > 11 || t->map_type > 1 || (mapped && t->map_type != 1))
-        return say(why, n, "not a PNG, JPEG, TGA or BMP image");
+        return say(why, n, "not a PNG, JPEG, TGA, BMP or DDS image");
     if (t->width == 0 || t->height == 0) return say(why, n, "a TGA of %ux%u", t->width, t->height);
     if ((mapped && t->bits != 8 && t->bits != 16) || (truecolour && t->bits != 15 && t->bits != 16 && t->bits != 24 &&
                                                        t->bits != 32) || (grey && t->bits != 8))
@@ -549,7 +551,7 @@ static const char *unsupported_format(const unsigned char *bytes, size_t size)
         const char *name;
     } known[] = {
         {"GIF8", 4, "GIF"}, {"8BPS", 4, "Photoshop (PSD)"}, {"#?RADIANCE", 10, "Radiance HDR"}, {"#?RGBE", 6, "Radiance HDR"},
-        {"DDS ", 4, "DDS"}, {"\xabKTX", 4, "KTX"}, {"II*\0", 4, "TIFF"}, {"MM\0*", 4, "TIFF"},
+        {"\xabKTX", 4, "KTX"}, {"II*\0", 4, "TIFF"}, {"MM\0*", 4, "TIFF"},
         {"\0\0\0\x0cjP  ", 8, "JPEG 2000"}, {"qoif", 4, "QOI"},
     };
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
@@ -567,6 +569,7 @@ static image_format sniff(const unsigned char *bytes, size_t size)
     if (size >= 8 && memcmp(bytes, png, 8) == 0) return IMAGE_PNG;
     if (size >= 3 && bytes[0] == 0xff && bytes[1] == 0xd8 && bytes[2] == 0xff) return IMAGE_JPEG;
     if (size >= 2 && bytes[0] == 'B' && bytes[1] == 'M') return IMAGE_BMP;
+    if (size >= 4 && memcmp(bytes, "DDS ", 4) == 0) return IMAGE_DDS;
     if (unsupported_format(bytes, size)) return IMAGE_UNKNOWN;
     /* TGA has no magic: what is left is read as TGA only if its header
      * holds together (tga_header_read). */
@@ -582,9 +585,10 @@ int image_probe(const unsigned char *bytes, size_t size, image_info *info, char 
     case IMAGE_PNG: failed = png_probe(bytes, size, info, why, why_size); break;
     case IMAGE_JPEG: failed = jpeg_probe(bytes, size, info, why, why_size); break;
     case IMAGE_UNKNOWN:
-        failed = say(why, why_size, "a %s image, not one that is read (PNG, JPEG, TGA, BMP)",
+        failed = say(why, why_size, "a %s image, not one that is read (PNG, JPEG, TGA, BMP, DDS)",
                      unsupported_format(bytes, size));
         break;
+    case IMAGE_DDS: failed = dds_probe(bytes, size, &info->width, &info->height, why, why_size); break;
     case IMAGE_BMP: {
         bmp_header b;
         failed = bmp_header_read(bytes, size, &b, why, why_size);
@@ -619,8 +623,15 @@ unsigned char *image_decode(const unsigned char *bytes, size_t size, const image
     case IMAGE_JPEG: return jpeg_decode(bytes, size, limits, width, height, why, why_size);
     case IMAGE_BMP: return bmp_decode(bytes, size, limits, width, height, why, why_size);
     case IMAGE_UNKNOWN:
-        say(why, why_size, "a %s image, not one that is read (PNG, JPEG, TGA, BMP)", unsupported_format(bytes, size));
+        say(why, why_size, "a %s image, not one that is read (PNG, JPEG, TGA, BMP, DDS)",
+            unsupported_format(bytes, size));
         return NULL;
+    case IMAGE_DDS: {
+        int w, h;
+        if (dds_probe(bytes, size, &w, &h, why, why_size) != 0 || within_budget(limits, w, h, 0, why, why_size) != 0)
+            return NULL;
+        return dds_decode(bytes, size, width, height, why, why_size);
+    }
     default: return tga_decode(bytes, size, limits, width, height, why, why_size);
     }
 }

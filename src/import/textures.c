@@ -290,13 +290,16 @@ int resolve_texture(importer *im, const char *reference)
         if (name[0] && strcmp(base_name(name), base_name(ref)) == 0) return texture_from_embedded(im, tex, ref);
     }
 
-    /* A file: as given relative to the model's folder, then by base name. */
+    /* A file: as given relative to the model's folder, then by base name
+     * there, then in a Textures folder beside it (game packs and the DirectX
+     * books keep Models/ and Textures/ side by side). */
     char file[4096];
     if (ref[0] == '/') snprintf(file, sizeof file, "%s", ref);
     else snprintf(file, sizeof file, "%s/%s", im->folder, ref);
     int t = texture_from_file(im, file, ref);
-    if (t == -2) {
-        snprintf(file, sizeof file, "%s/%s", im->folder, base_name(ref));
+    static const char *const beside[] = {"%s/%s", "%s/../Textures/%s", "%s/../textures/%s"};
+    for (size_t i = 0; t == -2 && i < sizeof beside / sizeof beside[0]; i++) {
+        snprintf(file, sizeof file, beside[i], im->folder, base_name(ref));
         t = texture_from_file(im, file, ref);
     }
     return t;

@@ -2,7 +2,7 @@
  * src/import/images.c, chosen at build time (FUZZ_FORMAT: 1 PNG, 2 JPEG,
  * 3 TGA, 4 BMP): the input's first bytes are made that format's magic,
  * so that every input reaches the decoder under test rather than the
- * dispatch. Decodes within a budget, as the importer does, and checks
+ * dispatch (5: DDS). Decodes within a budget, as the importer does, and checks
  * what it claims: texels of the size the header gives. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #include "images.h"
 
 #ifndef FUZZ_FORMAT
-#error "FUZZ_FORMAT: 1 PNG, 2 JPEG, 3 TGA, 4 BMP"
+#error "FUZZ_FORMAT: 1 PNG, 2 JPEG, 3 TGA, 4 BMP, 5 DDS"
 #endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -25,6 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case IMAGE_PNG: memcpy(bytes, png, size < 8 ? size : 8); break;
     case IMAGE_JPEG: memcpy(bytes, jpeg, size < 3 ? size : 3); break;
     case IMAGE_BMP: memcpy(bytes, "BM", size < 2 ? size : 2); break;
+    case IMAGE_DDS: memcpy(bytes, "DDS ", size < 4 ? size : 4); break;
     default: /* TGA has no magic: keep it from looking like another format */
         if (size > 0 && (bytes[0] == 0x89 || bytes[0] == 0xff || bytes[0] == 'B' || bytes[0] == 'G' ||
                          bytes[0] == 'P' || bytes[0] == 'D' || bytes[0] == '#' || bytes[0] == '8'))

@@ -1,10 +1,10 @@
 /* images.h - texture image files decoded into RGBA8 texels, for the
  * importer only: PNG through libspng, JPEG through libjpeg-turbo (both
  * Debian's, maintained and fuzzed for hostile input), and the two
- * headerless-by-magic formats model packs still ship, TGA and BMP, by
- * small decoders of our own that check every size against the bytes
- * (tests/tools/fuzz_images.c fuzzes each). Anything else (GIF, PSD, PNM,
- * HDR ...) is refused by name.
+ * formats model packs still ship, TGA, BMP and DDS (block-compressed, as
+ * games ship textures: images_dds.c), by decoders of our own that check
+ * every size against the bytes (tests/tools/fuzz_images.c fuzzes each).
+ * Anything else (GIF, PSD, PNM, HDR ...) is refused by name.
  *
  * The bytes are untrusted: these run in the guarded import's sandboxed
  * child (guard.c), never in the process that draws, but for --trust. No
@@ -22,6 +22,7 @@ typedef enum image_format {
     IMAGE_JPEG,
     IMAGE_TGA,
     IMAGE_BMP,
+    IMAGE_DDS,
 } image_format;
 
 /* What a file's header says, before any decoding. */
