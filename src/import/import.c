@@ -4,6 +4,7 @@
  * Releases every aiScene before returning. */
 #include "private/import_internal.h"
 #include "private/blob.h"
+#include "private/m3d.h"
 #include "private/sandbox.h"
 #include "walk.h"
 
@@ -119,6 +120,45 @@ static const struct aiScene *import_md5anim_checked(const char *path, import_mod
     return scene;
 }
 
+/* Does the file open as the DirectX 11 book's .m3d does (m3d.h)? By its
+ * header, not its name: Assimp's own M3D format shares the extension. */
+static int file_is_m3d(const char *path)
+{
+    unsigned char head[128];
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    size_t got = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return m3d_recognised(head, got);
+}
+
+/* An .m3d, rewritten into a glTF binary in memory (m3d.c) and read by
+ * Assimp from there. NULL with `*unread` (its words in `why`) where the
+ * file itself is refused. */
+static const struct aiScene *read_m3d(const char *path, unsigned flags, double **durations, const char **unread,
+                                      skv_error *why)
+{
+    long size = 0;
+    unsigned char *text = read_whole_file(path, &size);
+    if (durations) *durations = NULL;
+    if (!text) {
+        *unread = unread_why(path);
+        return NULL;
+    }
+    unsigned char *glb = NULL;
+    size_t glb_size = 0;
+    skv_result r = m3d_to_glb(text, (size_t)size, &glb, &glb_size, why);
+    free(text);
+    if (r != SKV_OK) {
+        *unread = r == SKV_ERR_MEMORY ? "out of memory reading the .m3d (--import-memory)" : why->message;
+        return NULL;
+    }
+    const struct aiScene *scene = glb_size <= LONG_MAX ? read_scene(path, glb, (long)glb_size, "glb", flags, durations)
+                                                       : NULL;
+    free(glb);
+    return scene;
+}
+
 /* read_scene on a file (or on `bytes`, of type `hint`), an .md5mesh
  * handed over from memory: Assimp's MD5 reader opens the file a second
  * time by its base name and a lower-case "md5mesh" (BOB.MD5MESH became
@@ -129,9 +169,18 @@ static const struct aiScene *import_md5anim_checked(const char *path, import_mod
  * message in aiGetErrorString(). */
 static const struct aiScene *read_model_file(const char *path, const unsigned char *bytes, long size,
                                              const char *hint, unsigned flags, double **durations,
-                                             const char **unread)
+                                             const char **unread, skv_error *why)
 {
     *unread = NULL;
+    if (!bytes && file_is_m3d(path)) return read_m3d(path, flags, durations, unread, why);
+    if (!bytes && ends_with_nocase(path, ".m3d")) {
+        /* Not the book's: whichever of Assimp's readers claims the text
+         * last (its DXF reader) would name itself; this says what it is. */
+        if (durations) *durations = NULL;
+        *unread = "not a model file Skinview reads: an .m3d without the DirectX 11 book's header (Skinview reads "
+                  "those; the other .m3d format, Model 3D, Assimp no longer reads)";
+        return NULL;
+    }
     if (bytes || !ends_with_nocase(path, ".md5mesh")) return read_scene(path, bytes, size, hint, flags, durations);
     long md5mesh_size = 0;
     unsigned char *md5mesh = read_whole_file(path, &md5mesh_size);
@@ -454,9 +503,10 @@ static skv_result import_in_process(const char *path, const skv_import_desc *des
     memory_bound bound;
     memory_bound_begin(&bound, file, desc);
     const char *unread;
+    skv_error unread_why_buf = {{0}};
     reach_forget();
     const struct aiScene *scene =
-        read_model_file(file, trimmed, trimmed_size, "dae", flags, &file_durations, &unread);
+        read_model_file(file, trimmed, trimmed_size, "dae", flags, &file_durations, &unread, &unread_why_buf);
     int ran_out = read_end(&bound, &scene, &file_durations);
     int vcounts_trimmed = trimmed != NULL;
     free(trimmed);
@@ -554,10 +604,11 @@ static skv_result add_clips_in_process(skv_model *model, const char *path, const
      * none where the name's case differs (Walk.Md5Anim). */
     int md5anim_file = ends_with_nocase(path, ".md5anim");
     const char *unread = NULL;
+    skv_error m3d_why = {{0}};
     reach_forget();
     const struct aiScene *scene =
         md5anim_file ? import_md5anim_checked(read_path, mode, &why)
-                     : read_model_file(read_path, NULL, 0, NULL, import_flags, &file_durations, &unread);
+                     : read_model_file(read_path, NULL, 0, NULL, import_flags, &file_durations, &unread, &m3d_why);
     if (read_end(&bound, &scene, &file_durations)) {
         fail_ran_out(&why);
         return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: %s", path, why.message);

@@ -28,7 +28,9 @@
 #            irr-hl1 (tests/tools/oracle/irr_hl1.py: Half-Life 1 .mdl
 #            through Irrlicht, in the space of the Assimp Skinview links;
 #            only at times (k + 0.255) / fps, the frames Irrlicht poses;
-#            the clip through --oracle "--anim NAME").
+#            the clip through --oracle "--anim NAME");
+#            m3d (tests/tools/oracle/m3d_pose.py: the DirectX 11 book's
+#            .m3d by its playback rules, z negated).
 # ORACLE_DIR: what tools/setup-oracle.sh set up (three.js, irr_pose).
 # T1 "static": one time only (the model has no motion).
 set -euo pipefail
@@ -89,6 +91,7 @@ case "$evaluator" in
   irr) "$py" "$shared_oracle/irr_json.py" "$reference_model" "$base.ref.{t}.json" --time "$list" --space assimp \
            --exe "$oracle_dir/irr_pose" "${oracle_args[@]}" ;;
   smd) "$py" "$here/../tools/oracle/smd_pose.py" "$reference_model" "$base.ref.{t}.json" --time "$list" "${oracle_args[@]}" ;;
+  m3d) "$py" "$here/../tools/oracle/m3d_pose.py" "$reference_model" "$base.ref.{t}.json" --time "$list" "${oracle_args[@]}" ;;
   irr-hl1) "$py" "$here/../tools/oracle/irr_hl1.py" "$reference_model" "$base.ref.{t}.json" --time "$list" \
                --assimp "$("$skinview" --version)" --exe "$oracle_dir/irr_pose" "${oracle_args[@]}" ;;
   *) echo "reference_case.sh: unknown evaluator '$evaluator'"; exit 2 ;;

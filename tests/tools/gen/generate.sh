@@ -32,6 +32,9 @@ else # e2e_hl1_clips then fails for want of it
   echo "generate.sh: $hl1 not found (assimp-testmodels): hl1_blank_body.mdl not written" >&2
 fi
 python3 "$gen/gltf_morph_skin.py" "$out/morph_skin.gltf"
+# The DirectX 11 book's .m3d (issue #43): a skinned tube, its second clip,
+# a static box, broken ones.
+python3 "$gen/m3d_files.py" "$out/m3d"
 # Clips without a mesh: which nodes the stick figure makes joints.
 python3 "$gen/fbx_rigs.py" "$out/rigs"
 python3 "$gen/md5_many_weights.py" "$out/md5_many_weights.md5mesh"
