@@ -9,7 +9,9 @@
 #   build:   only the importers Skinview reads, no exporters (the asset
 #            generator uses assimp-utils, i.e. the system Assimp), no tools,
 #            tests, docs or samples. Debian's patches are applied (system
-#            pugixml, rapidjson, stb, draco).
+#            pugixml, rapidjson, stb, draco), and Draco decoding enabled as
+#            Debian's own build does (ASSIMP_ENABLE_DRACO: glTF's
+#            KHR_draco_mesh_compression; Debian 12's 5.2.5 reads it too).
 #   result:  $cache/assimp-<debian version>/install (a CMake prefix with
 #            lib/pkgconfig/assimp.pc) and the link $cache/assimp-current to it.
 #
@@ -25,7 +27,8 @@ want_upstream=5.4    # any 5.4.x: the suite's current revision is taken
 cache=${SKINVIEW_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/skinview}
 mkdir -p "$cache"
 
-complete() { [ -f "$1/install/.complete" ] && [ -f "$1/install/lib/pkgconfig/assimp.pc" ]; }
+complete() { [ -f "$1/install/.complete" ] && [ -f "$1/install/lib/pkgconfig/assimp.pc" ] &&
+             [ "$(cat "$1/install/.options" 2>/dev/null)" = "$options" ]; }
 
 # Everything below that is not the result goes to stderr, and so does
 # anything the tools it runs print (dpkg's "Setting up ..." lines are on
@@ -51,7 +54,11 @@ fi
 
 # Reuse: the last complete build, with no network. (After the dependency
 # check: the built library links the runtime parts of those packages.)
-if [ -L "$cache/assimp-current" ] && complete "$cache/assimp-current"; then
+# The build's options, stamped in the install: a build with others is not
+# reused (the fast path below cannot know the version, which names the key).
+options="importers+draco"
+if [ -L "$cache/assimp-current" ] && complete "$cache/assimp-current" &&
+   [ "$(cat "$cache/assimp-current/install/.options" 2>/dev/null)" = "$options" ]; then
   echo "build-assimp: reusing $(readlink -f "$cache/assimp-current")/install"
   readlink -f "$cache/assimp-current/install" >&3
   exit 0
@@ -81,7 +88,8 @@ case "$version" in
   "$want_upstream".*) ;;
   *) echo "build-assimp: $suite carries assimp '$version', not $want_upstream.x" >&2; exit 1 ;;
 esac
-key=assimp-$version
+# The key names the build's options too: a change here builds anew.
+key=assimp-$version-$options
 dest=$cache/$key
 if ! complete "$dest"; then
   rm -rf "$dest"
@@ -97,6 +105,7 @@ if ! complete "$dest"; then
     -DBUILD_SHARED_LIBS=ON -DASSIMP_BUILD_ZLIB=OFF -DASSIMP_NO_EXPORT=ON \
     -DASSIMP_BUILD_ASSIMP_TOOLS=OFF -DASSIMP_BUILD_TESTS=OFF -DASSIMP_BUILD_DOCS=OFF \
     -DASSIMP_BUILD_SAMPLES=OFF -DASSIMP_BUILD_DRACO=OFF -DASSIMP_WARNINGS_AS_ERRORS=OFF \
+    "-DCMAKE_CXX_FLAGS=-DASSIMP_ENABLE_DRACO=1" \
     -DASSIMP_INJECT_DEBUG_POSTFIX=OFF -DASSIMP_BUILD_USE_CCACHE=OFF \
     -DASSIMP_BUILD_ALL_IMPORTERS_BY_DEFAULT=OFF \
     $(for f in COLLADA FBX MD5 GLTF X SMD MDL MD2 HMP MS3D B3D BVH OBJ OFF PLY 3DS; do
@@ -105,6 +114,7 @@ if ! complete "$dest"; then
   cmake --install "$dest/build"
   end=$(date +%s)
   echo "build-assimp: built $key in $((end - start)) s on $(nproc) cores"
+  echo "$options" >"$dest/install/.options"
   touch "$dest/install/.complete"
   rm -rf "$dest/build"   # object files: ~200 MB, not needed once installed
 fi

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up the independent pose evaluators of ../shared/oracle (see its
 # README) for the reference_* tests, in BUILD_DIR/oracle:
-#   three.js r187 and @xmldom/xmldom from npm (pinned), beside copies of
+#   three.js r187, @xmldom/xmldom and @gltf-transform/cli from npm
+#   (pinned), beside copies of
 #   three_pose.mjs and tests/tools/oracle/three_skeleton.mjs (they import
 #   'three' from their own folder);
 #   irr_pose, built with g++ against Debian's libirrlicht-dev.
@@ -18,14 +19,19 @@ build=${1:?usage: tools/setup-oracle.sh BUILD_DIR}
 dest=$(mkdir -p "$build/oracle" && cd "$build/oracle" && pwd)
 three_version=0.187.0
 xmldom_version=0.8.10
+# glTF-Transform re-encodes the shared glTF models as the web optimisers
+# do (quantize, meshopt, draco) for e2e_gltf_web.
+gltf_transform_version=4.5.1
 
 if [ ! -f "$dest/node_modules/three/package.json" ] ||
    ! grep -q "\"version\": \"$three_version\"" "$dest/node_modules/three/package.json" ||
-   [ ! -d "$dest/node_modules/@xmldom/xmldom" ]; then
-  echo "setup-oracle: npm install three@$three_version @xmldom/xmldom@$xmldom_version in $dest"
+   [ ! -d "$dest/node_modules/@xmldom/xmldom" ] ||
+   ! grep -qs "\"version\": \"$gltf_transform_version\"" "$dest/node_modules/@gltf-transform/cli/package.json"; then
+  echo "setup-oracle: npm install three@$three_version @xmldom/xmldom@$xmldom_version" \
+       "@gltf-transform/cli@$gltf_transform_version in $dest"
   [ -f "$dest/package.json" ] || echo '{"name": "skinview-oracle", "private": true}' >"$dest/package.json"
   (cd "$dest" && npm install --no-audit --no-fund --loglevel=error \
-      "three@$three_version" "@xmldom/xmldom@$xmldom_version")
+      "three@$three_version" "@xmldom/xmldom@$xmldom_version" "@gltf-transform/cli@$gltf_transform_version")
 fi
 # The scripts are read from ../shared each time (copied: three_pose.mjs
 # resolves 'three' from its own folder).

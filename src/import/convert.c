@@ -193,6 +193,17 @@ static int resolve_bone_node(importer *im, const char *name, const mat4 offset, 
     for (int n = first; n < sk->node_count && count < 2; n++) count += strcmp(sk->node_names[n], name) == 0;
     if (count < 2) return first;
 
+    /* A node that holds meshes is a mesh node: where only one node of the
+     * name holds none, that one is the joint (a quantized glTF folds its
+     * dequantization into each mesh's inverse binds, where the bind test
+     * below no longer tells the two apart: glTF-Transform's robot.glb). */
+    int bare = -1, bare_count = 0;
+    for (int n = first; n < sk->node_count; n++)
+        if (strcmp(sk->node_names[n], name) == 0 && im->nodes[n] && im->nodes[n]->mNumMeshes == 0) bare = n, bare_count++;
+    if (bare_count == 1) {
+        shput(im->joint_by_name, sk->node_names[bare], bare);
+        return bare;
+    }
     mat4 mesh_global, identity = GLM_MAT4_IDENTITY_INIT;
     rest_global(sk, mesh_node, mesh_global);
     int best = first;

@@ -5,6 +5,7 @@
 #include "private/import_internal.h"
 #include "private/blob.h"
 #include "private/m3d.h"
+#include "private/gltf_prep.h"
 #include "private/sandbox.h"
 #include "walk.h"
 
@@ -159,6 +160,36 @@ static const struct aiScene *read_m3d(const char *path, unsigned flags, double *
     return scene;
 }
 
+/* A glTF the web optimisers left (gltf_prep.h) rewritten in memory and
+ * read from there; *done 0 where the file needs nothing (read as it is). */
+static const struct aiScene *read_gltf_prepared(const char *path, unsigned flags, double **durations,
+                                                const char **unread, skv_error *why, int *done)
+{
+    *done = 0;
+    long size = 0;
+    unsigned char *bytes = read_whole_file(path, &size);
+    if (!bytes || !gltf_prep_wanted(bytes, (size_t)size)) {
+        free(bytes);
+        return NULL;
+    }
+    unsigned char *glb = NULL;
+    size_t glb_size = 0;
+    skv_result r = gltf_prep(path, bytes, (size_t)size, &glb, &glb_size, why);
+    free(bytes);
+    if (durations) *durations = NULL;
+    if (r != SKV_OK) {
+        *done = 1;
+        *unread = r == SKV_ERR_MEMORY ? "out of memory preparing the glTF (--import-memory)" : why->message;
+        return NULL;
+    }
+    if (!glb) return NULL;
+    *done = 1;
+    const struct aiScene *scene = glb_size <= LONG_MAX ? read_scene(path, glb, (long)glb_size, "glb", flags, durations)
+                                                       : NULL;
+    free(glb);
+    return scene;
+}
+
 /* read_scene on a file (or on `bytes`, of type `hint`), an .md5mesh
  * handed over from memory: Assimp's MD5 reader opens the file a second
  * time by its base name and a lower-case "md5mesh" (BOB.MD5MESH became
@@ -173,6 +204,11 @@ static const struct aiScene *read_model_file(const char *path, const unsigned ch
 {
     *unread = NULL;
     if (!bytes && file_is_m3d(path)) return read_m3d(path, flags, durations, unread, why);
+    if (!bytes && (ends_with_nocase(path, ".gltf") || ends_with_nocase(path, ".glb"))) {
+        int done = 0;
+        const struct aiScene *scene = read_gltf_prepared(path, flags, durations, unread, why, &done);
+        if (done) return scene;
+    }
     if (!bytes && ends_with_nocase(path, ".m3d")) {
         /* Not the book's: whichever of Assimp's readers claims the text
          * last (its DXF reader) would name itself; this says what it is. */

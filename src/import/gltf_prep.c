@@ -1,0 +1,548 @@
+/* gltf_prep.c - glTF files as the web optimisers leave them, made plain
+ * for Assimp (private/gltf_prep.h). Assimp 5.2 and 5.4 read neither
+ * KHR_mesh_quantization (integer attributes: it took their bytes for
+ * floats, vertices at 1e34) nor EXT_meshopt_compression (it refused the
+ * file). Such a file is rewritten in memory, before Assimp sees it, into
+ * a glTF binary of one buffer: meshopt buffer views decoded by Debian's
+ * meshoptimizer (with their filters), integer vertex attributes and
+ * animation outputs turned into floats as the specification says
+ * (normalized: c / (2^(n-1) - 1) at least -1, or c / (2^n - 1)), the two
+ * extensions dropped from the file's lists. Everything else is left as
+ * the file has it. A file that requires an extension nothing here or in
+ * Assimp reads is refused by name rather than drawn wrong. */
+#define _GNU_SOURCE /* memmem */
+#include "private/gltf_prep.h"
+#include "private/sandbox.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <meshoptimizer.h>
+
+/* Far past real files, far below what a lying count asks to allocate
+ * (each is checked against the bytes it names too). */
+enum { PREP_MAX_ELEMENTS = 1 << 26 };
+
+/* Extensions a file may require: Assimp reads them, or this file does. */
+static const char *const readable_required[] = {
+    "KHR_mesh_quantization", "EXT_meshopt_compression", "KHR_draco_mesh_compression", "KHR_texture_transform",
+    "KHR_materials_pbrSpecularGlossiness", "KHR_materials_unlit", "KHR_materials_emissive_strength",
+    "KHR_materials_sheen", "KHR_materials_clearcoat", "KHR_materials_transmission", "KHR_materials_volume",
+    "KHR_materials_ior", "KHR_materials_specular", "KHR_lights_punctual",
+};
+
+static skv_result fail(skv_error *err, const char *format, ...)
+{
+    char what[300];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(what, sizeof what, format, args);
+    va_end(args);
+    return skv_fail(err, SKV_ERR_IMPORT, "glTF: %s", what);
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static int is_glb(const unsigned char *bytes, size_t size)
+{
+    return size >= 20 && memcmp(bytes, "glTF", 4) == 0;
+}
+
+/* The JSON text of a .gltf or a .glb, and a .glb's BIN chunk. */
+static int split_file(const unsigned char *bytes, size_t size, const char **json, size_t *json_size,
+                      const unsigned char **bin, size_t *bin_size)
+{
+    *bin = NULL, *bin_size = 0;
+    if (!is_glb(bytes, size)) {
+        *json = (const char *)bytes, *json_size = size;
+        return 0;
+    }
+    uint32_t length = get32(bytes + 8), chunk = get32(bytes + 12), type = get32(bytes + 16);
+    if (length > size || type != 0x4E4F534Au || chunk > size - 20) return -1;
+    *json = (const char *)bytes + 20, *json_size = chunk;
+    size_t at = 20 + (size_t)chunk;
+    if (at + 8 <= size && get32(bytes + at + 4) == 0x004E4942u) {
+        uint32_t bin_length = get32(bytes + at);
+        if (bin_length <= size - at - 8) *bin = bytes + at + 8, *bin_size = bin_length;
+    }
+    return 0;
+}
+
+static int has_string(const cJSON *array, const char *s)
+{
+    const cJSON *item;
+    cJSON_ArrayForEach(item, array)
+        if (cJSON_IsString(item) && strcmp(item->valuestring, s) == 0) return 1;
+    return 0;
+}
+
+int gltf_prep_wanted(const unsigned char *bytes, size_t size)
+{
+    const char *json;
+    size_t json_size;
+    const unsigned char *bin;
+    size_t bin_size;
+    if (split_file(bytes, size, &json, &json_size, &bin, &bin_size) != 0) return 0;
+    /* Cheap before the parse: most files name neither extension. */
+    if (!memmem(json, json_size, "KHR_mesh_quantization", 21) && !memmem(json, json_size, "EXT_meshopt_compression", 23) &&
+        !memmem(json, json_size, "extensionsRequired", 18))
+        return 0;
+    return 1;
+}
+
+/* --- buffers ----------------------------------------------------------------- */
+
+typedef struct blob {
+    unsigned char *bytes;
+    size_t size;
+    int owned;
+} blob;
+
+static int base64_value(int c)
+{
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+' || c == '-') return 62;
+    if (c == '/' || c == '_') return 63;
+    return -1;
+}
+
+static int data_uri(const char *uri, blob *out)
+{
+    const char *comma = strchr(uri, ',');
+    if (!comma || !strstr(uri, ";base64")) return -1;
+    const char *p = comma + 1;
+    size_t n = strlen(p);
+    out->bytes = malloc(n / 4 * 3 + 3);
+    if (!out->bytes) return -1;
+    out->owned = 1, out->size = 0;
+    unsigned acc = 0;
+    int bits = 0;
+    for (; *p && *p != '='; p++) {
+        int v = base64_value((unsigned char)*p);
+        if (v < 0) return -1;
+        acc = acc << 6 | (unsigned)v, bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out->bytes[out->size++] = (unsigned char)(acc >> bits);
+        }
+    }
+    return 0;
+}
+
+/* A buffer's URI percent-decoded into `out`. */
+static void percent_decoded(const char *uri, char *out, size_t size)
+{
+    size_t n = 0;
+    for (const char *p = uri; *p && n + 1 < size; p++) {
+        int hi, lo;
+        if (p[0] == '%' && (hi = p[1] >= 'a' ? p[1] - 'a' + 10 : p[1] >= 'A' ? p[1] - 'A' + 10 : p[1] - '0') >= 0 &&
+            hi < 16 && p[2] && (lo = p[2] >= 'a' ? p[2] - 'a' + 10 : p[2] >= 'A' ? p[2] - 'A' + 10 : p[2] - '0') >= 0 &&
+            lo < 16) {
+            out[n++] = (char)(hi * 16 + lo);
+            p += 2;
+        } else {
+            out[n++] = *p;
+        }
+    }
+    out[n] = '\0';
+}
+
+/* Buffer `index`'s bytes: the BIN chunk, a data URI, or a file beneath the
+ * model's real folder (the rule every file the model names follows). */
+static skv_result load_buffer(const char *path, const cJSON *buffer, int index, const unsigned char *bin,
+                              size_t bin_size, blob *out, skv_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const cJSON *uri = cJSON_GetObjectItemCaseSensitive(buffer, "uri");
+    const cJSON *length = cJSON_GetObjectItemCaseSensitive(buffer, "byteLength");
+    if (!cJSON_IsNumber(length) || length->valuedouble < 0) return fail(err, "buffer %d has no byteLength", index);
+    if (!cJSON_IsString(uri)) {
+        /* A meshopt fallback buffer holds nothing: its views are decoded. */
+        const cJSON *ext = cJSON_GetObjectItemCaseSensitive(buffer, "extensions");
+        const cJSON *meshopt = cJSON_GetObjectItemCaseSensitive(ext, "EXT_meshopt_compression");
+        if (meshopt || index != 0 || !bin) return SKV_OK;
+        out->bytes = (unsigned char *)bin, out->size = bin_size;
+        return SKV_OK;
+    }
+    if (strncmp(uri->valuestring, "data:", 5) == 0) {
+        if (data_uri(uri->valuestring, out) != 0) {
+            if (out->owned) free(out->bytes);
+            return fail(err, "buffer %d's data URI is not base64", index);
+        }
+        return SKV_OK;
+    }
+    char folder[PATH_MAX], name[PATH_MAX], file[PATH_MAX * 2], real[PATH_MAX];
+    sandbox_reach_of(path, folder, sizeof folder);
+    percent_decoded(uri->valuestring, name, sizeof name);
+    snprintf(file, sizeof file, "%s/%s", folder, name);
+    size_t n = strlen(folder);
+    if (!realpath(file, real) || strncmp(real, folder, n) != 0 || (real[n] != '/' && real[n] != '\0'))
+        return fail(err, "buffer '%.200s' was not read: it is not a file beneath the model's folder", uri->valuestring);
+    long size = 0;
+    errno = 0;
+    out->bytes = read_whole_file(real, &size);
+    out->size = (size_t)size, out->owned = 1;
+    if (!out->bytes && errno == ENOMEM) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    if (!out->bytes) return fail(err, "buffer '%.200s' cannot be read", uri->valuestring);
+    return SKV_OK;
+}
+
+/* --- the rewrite ---------------------------------------------------------- */
+
+typedef struct prep {
+    const char *path;
+    cJSON *root;
+    blob *buffers;
+    int buffer_count;
+    blob *views; /* each buffer view's bytes, decoded where meshopt-compressed */
+    int view_count;
+    unsigned char *bin; /* the new single buffer */
+    size_t bin_size, bin_capacity;
+    skv_error *err;
+} prep;
+
+static int json_int(const cJSON *object, const char *key, long fallback, long *out)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, key);
+    if (!item) {
+        *out = fallback;
+        return 0;
+    }
+    if (!cJSON_IsNumber(item) || item->valuedouble != floor(item->valuedouble) || item->valuedouble < 0 ||
+        item->valuedouble > (double)LONG_MAX / 2)
+        return -1;
+    *out = (long)item->valuedouble;
+    return 0;
+}
+
+static skv_result bin_append(prep *p, const void *bytes, size_t n, size_t *offset)
+{
+    size_t pad = (4 - p->bin_size % 4) % 4;
+    if (p->bin_size + pad + n > p->bin_capacity) {
+        size_t cap = p->bin_capacity ? p->bin_capacity : 1 << 16;
+        while (cap < p->bin_size + pad + n) cap *= 2;
+        unsigned char *grown = realloc(p->bin, cap);
+        if (!grown) return skv_fail(p->err, SKV_ERR_MEMORY, "out of memory");
+        p->bin = grown, p->bin_capacity = cap;
+    }
+    memset(p->bin + p->bin_size, 0, pad);
+    p->bin_size += pad;
+    *offset = p->bin_size;
+    if (n) memcpy(p->bin + p->bin_size, bytes, n);
+    p->bin_size += n;
+    return SKV_OK;
+}
+
+/* Every buffer view's bytes, meshopt's decoded. */
+static skv_result load_views(prep *p)
+{
+    cJSON *views = cJSON_GetObjectItemCaseSensitive(p->root, "bufferViews");
+    p->view_count = cJSON_GetArraySize(views);
+    p->views = calloc((size_t)p->view_count + 1, sizeof *p->views);
+    if (!p->views) return skv_fail(p->err, SKV_ERR_MEMORY, "out of memory");
+    for (int v = 0; v < p->view_count; v++) {
+        cJSON *view = cJSON_GetArrayItem(views, v);
+        const cJSON *ext = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(view, "extensions"),
+                                                            "EXT_meshopt_compression");
+        const cJSON *source = ext ? ext : view;
+        long buffer, offset, length;
+        if (json_int(source, "buffer", -1, &buffer) || json_int(source, "byteOffset", 0, &offset) ||
+            json_int(source, "byteLength", -1, &length) || buffer < 0 || buffer >= p->buffer_count || length < 0)
+            return fail(p->err, "buffer view %d is malformed", v);
+        const blob *b = &p->buffers[buffer];
+        if (!b->bytes || (size_t)offset > b->size || (size_t)length > b->size - (size_t)offset)
+            return fail(p->err, "buffer view %d lies outside its buffer", v);
+        if (!ext) {
+            p->views[v] = (blob){b->bytes + offset, (size_t)length, 0};
+            continue;
+        }
+        long count, stride;
+        const cJSON *mode = cJSON_GetObjectItemCaseSensitive(ext, "mode");
+        const cJSON *filter = cJSON_GetObjectItemCaseSensitive(ext, "filter");
+        if (json_int(ext, "count", -1, &count) || json_int(ext, "byteStride", -1, &stride) || count < 0 ||
+            stride <= 0 || stride > 256 || count > PREP_MAX_ELEMENTS || !cJSON_IsString(mode))
+            return fail(p->err, "buffer view %d's meshopt compression is malformed", v);
+        size_t decoded_size = (size_t)count * (size_t)stride;
+        unsigned char *decoded = malloc(decoded_size ? decoded_size : 1);
+        if (!decoded) return skv_fail(p->err, SKV_ERR_MEMORY, "out of memory");
+        p->views[v] = (blob){decoded, decoded_size, 1};
+        const unsigned char *src = b->bytes + offset;
+        int rc;
+        if (strcmp(mode->valuestring, "ATTRIBUTES") == 0) {
+            rc = stride % 4 ? -1 : meshopt_decodeVertexBuffer(decoded, (size_t)count, (size_t)stride, src, (size_t)length);
+            const char *f = cJSON_IsString(filter) ? filter->valuestring : "NONE";
+            if (rc == 0 && strcmp(f, "OCTAHEDRAL") == 0 && (stride == 4 || stride == 8))
+                meshopt_decodeFilterOct(decoded, (size_t)count, (size_t)stride);
+            else if (rc == 0 && strcmp(f, "QUATERNION") == 0 && stride == 8)
+                meshopt_decodeFilterQuat(decoded, (size_t)count, (size_t)stride);
+            else if (rc == 0 && strcmp(f, "EXPONENTIAL") == 0)
+                meshopt_decodeFilterExp(decoded, (size_t)count, (size_t)stride);
+            else if (rc == 0 && strcmp(f, "NONE") != 0)
+                return fail(p->err, "buffer view %d's meshopt filter '%.40s' is not one the extension names", v, f);
+        } else if (strcmp(mode->valuestring, "TRIANGLES") == 0 && (stride == 2 || stride == 4) && count % 3 == 0) {
+            rc = meshopt_decodeIndexBuffer(decoded, (size_t)count, (size_t)stride, src, (size_t)length);
+        } else if (strcmp(mode->valuestring, "INDICES") == 0 && (stride == 2 || stride == 4)) {
+            rc = meshopt_decodeIndexSequence(decoded, (size_t)count, (size_t)stride, src, (size_t)length);
+        } else {
+            return fail(p->err, "buffer view %d's meshopt mode '%.40s' is not one the extension names", v,
+                        mode->valuestring);
+        }
+        if (rc != 0) return fail(p->err, "buffer view %d's meshopt data does not decode", v);
+    }
+    return SKV_OK;
+}
+
+/* Component size and range, by glTF componentType. */
+static int component_bytes(long type)
+{
+    switch (type) {
+    case 5120: case 5121: return 1;
+    case 5122: case 5123: return 2;
+    case 5125: case 5126: return 4;
+    default: return 0;
+    }
+}
+
+static double component_value(const unsigned char *p, long type, int normalized)
+{
+    switch (type) {
+    case 5120: { int8_t v = (int8_t)p[0]; return normalized ? fmax(v / 127.0, -1.0) : v; }
+    case 5121: return normalized ? p[0] / 255.0 : p[0];
+    case 5122: { int16_t v; memcpy(&v, p, 2); return normalized ? fmax(v / 32767.0, -1.0) : v; }
+    case 5123: { uint16_t v; memcpy(&v, p, 2); return normalized ? v / 65535.0 : v; }
+    case 5125: { uint32_t v; memcpy(&v, p, 4); return normalized ? v / 4294967295.0 : v; }
+    default: { float v; memcpy(&v, p, 4); return v; }
+    }
+}
+
+static int type_components(const char *type)
+{
+    static const struct { const char *name; int n; } types[] = {
+        {"SCALAR", 1}, {"VEC2", 2}, {"VEC3", 3}, {"VEC4", 4}, {"MAT2", 4}, {"MAT3", 9}, {"MAT4", 16}};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(type, types[i].name) == 0) return types[i].n;
+    return 0;
+}
+
+/* Accessor `index` as floats, in a buffer view of its own. */
+static skv_result to_float(prep *p, int index)
+{
+    cJSON *accessor = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p->root, "accessors"), index);
+    if (!accessor) return fail(p->err, "accessor %d is named but not there", index);
+    long type, count, view, offset;
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(accessor, "type");
+    if (json_int(accessor, "componentType", -1, &type) || json_int(accessor, "count", -1, &count) ||
+        json_int(accessor, "bufferView", -1, &view) || json_int(accessor, "byteOffset", 0, &offset) ||
+        !cJSON_IsString(kind) || count < 0 || count > PREP_MAX_ELEMENTS)
+        return fail(p->err, "accessor %d is malformed", index);
+    if (type == 5126) return SKV_OK;
+    int bytes = component_bytes(type), components = type_components(kind->valuestring);
+    if (!bytes || !components) return fail(p->err, "accessor %d's type is not one glTF has", index);
+    if (cJSON_GetObjectItemCaseSensitive(accessor, "sparse"))
+        return fail(p->err, "accessor %d is sparse and quantized, which is not read", index);
+    int normalized = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(accessor, "normalized"));
+    size_t element = (size_t)bytes * (size_t)components, stride = element;
+    float *floats = malloc((size_t)count * (size_t)components * sizeof(float) + 1);
+    if (!floats) return skv_fail(p->err, SKV_ERR_MEMORY, "out of memory");
+    if (view >= 0) {
+        if (view >= p->view_count) {
+            free(floats);
+            return fail(p->err, "accessor %d's buffer view is not there", index);
+        }
+        long view_stride;
+        cJSON *v = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p->root, "bufferViews"), (int)view);
+        if (json_int(v, "byteStride", 0, &view_stride) == 0 && view_stride > 0) stride = (size_t)view_stride;
+        const blob *data = &p->views[view];
+        if (count > 0 && ((size_t)offset > data->size ||
+                          (size_t)(count - 1) * stride + element > data->size - (size_t)offset)) {
+            free(floats);
+            return fail(p->err, "accessor %d reads past its buffer view", index);
+        }
+        /* Matrices' columns are 4-byte aligned for 1- and 2-byte types: not
+         * in vertex attributes or animation outputs, the only ones here. */
+        for (long e = 0; e < count; e++)
+            for (int c = 0; c < components; c++)
+                floats[e * components + c] =
+                    (float)component_value(data->bytes + offset + (size_t)e * stride + (size_t)c * bytes, type, normalized);
+    } else {
+        memset(floats, 0, (size_t)count * (size_t)components * sizeof(float));
+    }
+    size_t at;
+    skv_result r = bin_append(p, floats, (size_t)count * (size_t)components * sizeof(float), &at);
+    free(floats);
+    if (r != SKV_OK) return r;
+    cJSON *views = cJSON_GetObjectItemCaseSensitive(p->root, "bufferViews");
+    cJSON *fresh = cJSON_CreateObject();
+    if (!fresh || !cJSON_AddNumberToObject(fresh, "buffer", 0) || !cJSON_AddNumberToObject(fresh, "byteOffset", (double)at) ||
+        !cJSON_AddNumberToObject(fresh, "byteLength", (double)((size_t)count * (size_t)components * 4))) {
+        cJSON_Delete(fresh);
+        return skv_fail(p->err, SKV_ERR_MEMORY, "out of memory");
+    }
+    cJSON_AddItemToArray(views, fresh);
+    cJSON_DeleteItemFromObjectCaseSensitive(accessor, "bufferView");
+    cJSON_DeleteItemFromObjectCaseSensitive(accessor, "byteOffset");
+    cJSON_DeleteItemFromObjectCaseSensitive(accessor, "normalized");
+    cJSON_AddNumberToObject(accessor, "bufferView", cJSON_GetArraySize(views) - 1);
+    cJSON_ReplaceItemInObjectCaseSensitive(accessor, "componentType", cJSON_CreateNumber(5126));
+    /* min and max: the same values, as floats. */
+    static const char *const bounds[2] = {"min", "max"};
+    for (int i = 0; i < 2; i++) {
+        cJSON *bound = cJSON_GetObjectItemCaseSensitive(accessor, bounds[i]), *value;
+        if (!normalized) continue;
+        cJSON_ArrayForEach(value, bound) {
+            if (!cJSON_IsNumber(value)) continue;
+            double limit = type == 5120 ? 127.0 : type == 5121 ? 255.0 : type == 5122 ? 32767.0 : type == 5123 ? 65535.0 : 4294967295.0;
+            double v = value->valuedouble / limit;
+            cJSON_SetNumberHelper(value, v < -1.0 ? -1.0 : v);
+        }
+    }
+    return SKV_OK;
+}
+
+/* Every accessor a mesh attribute (morph targets' too, JOINTS_n aside:
+ * indices by definition) or an animation output uses, as floats. Those of
+ * Draco-compressed primitives are Assimp's to decode. */
+static skv_result accessors_to_float(prep *p)
+{
+    cJSON *mesh, *primitive, *attribute, *target, *animation, *sampler;
+    cJSON_ArrayForEach(mesh, cJSON_GetObjectItemCaseSensitive(p->root, "meshes"))
+        cJSON_ArrayForEach(primitive, cJSON_GetObjectItemCaseSensitive(mesh, "primitives")) {
+            if (cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(primitive, "extensions"),
+                                                 "KHR_draco_mesh_compression"))
+                continue;
+            cJSON_ArrayForEach(attribute, cJSON_GetObjectItemCaseSensitive(primitive, "attributes"))
+                if (cJSON_IsNumber(attribute) && strncmp(attribute->string, "JOINTS_", 7) != 0 &&
+                    to_float(p, attribute->valueint) != SKV_OK)
+                    return SKV_ERR_IMPORT;
+            cJSON_ArrayForEach(target, cJSON_GetObjectItemCaseSensitive(primitive, "targets"))
+                cJSON_ArrayForEach(attribute, target)
+                    if (cJSON_IsNumber(attribute) && to_float(p, attribute->valueint) != SKV_OK) return SKV_ERR_IMPORT;
+        }
+    cJSON_ArrayForEach(animation, cJSON_GetObjectItemCaseSensitive(p->root, "animations"))
+        cJSON_ArrayForEach(sampler, cJSON_GetObjectItemCaseSensitive(animation, "samplers")) {
+            const cJSON *output = cJSON_GetObjectItemCaseSensitive(sampler, "output");
+            if (cJSON_IsNumber(output) && to_float(p, output->valueint) != SKV_OK) return SKV_ERR_IMPORT;
+        }
+    return SKV_OK;
+}
+
+static void drop_from_list(cJSON *root, const char *list, const char *name)
+{
+    cJSON *array = cJSON_GetObjectItemCaseSensitive(root, list);
+    for (int i = cJSON_GetArraySize(array) - 1; i >= 0; i--) {
+        cJSON *item = cJSON_GetArrayItem(array, i);
+        if (cJSON_IsString(item) && strcmp(item->valuestring, name) == 0) cJSON_DeleteItemFromArray(array, i);
+    }
+}
+
+static skv_result check_required(const cJSON *root, skv_error *err)
+{
+    const cJSON *item;
+    cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(root, "extensionsRequired")) {
+        if (!cJSON_IsString(item)) return fail(err, "extensionsRequired holds a value that is not a name");
+        int known = 0;
+        for (size_t i = 0; i < sizeof readable_required / sizeof readable_required[0]; i++)
+            known |= strcmp(item->valuestring, readable_required[i]) == 0;
+        if (!known)
+            return fail(err, "the file requires the extension %.80s, which Skinview does not read", item->valuestring);
+    }
+    return SKV_OK;
+}
+
+static skv_result rewrite(prep *p, unsigned char **out, size_t *out_size)
+{
+    skv_result r = load_views(p);
+    /* Every view into the new buffer, in order, rebased. */
+    cJSON *views = cJSON_GetObjectItemCaseSensitive(p->root, "bufferViews");
+    for (int v = 0; r == SKV_OK && v < p->view_count; v++) {
+        size_t at;
+        r = bin_append(p, p->views[v].bytes, p->views[v].size, &at);
+        if (r != SKV_OK) break;
+        cJSON *view = cJSON_GetArrayItem(views, v);
+        cJSON_DeleteItemFromObjectCaseSensitive(view, "extensions");
+        cJSON_ReplaceItemInObjectCaseSensitive(view, "buffer", cJSON_CreateNumber(0));
+        cJSON_DeleteItemFromObjectCaseSensitive(view, "byteOffset");
+        cJSON_AddNumberToObject(view, "byteOffset", (double)at);
+        cJSON_ReplaceItemInObjectCaseSensitive(view, "byteLength", cJSON_CreateNumber((double)p->views[v].size));
+    }
+    if (r == SKV_OK) r = accessors_to_float(p);
+    if (r != SKV_OK) return r;
+    cJSON *buffers = cJSON_CreateArray(), *one = cJSON_CreateObject();
+    if (!buffers || !one || !cJSON_AddNumberToObject(one, "byteLength", (double)p->bin_size)) {
+        cJSON_Delete(buffers), cJSON_Delete(one);
+        return skv_fail(p->err, SKV_ERR_MEMORY, "out of memory");
+    }
+    cJSON_AddItemToArray(buffers, one);
+    cJSON_ReplaceItemInObjectCaseSensitive(p->root, "buffers", buffers);
+    drop_from_list(p->root, "extensionsUsed", "KHR_mesh_quantization");
+    drop_from_list(p->root, "extensionsUsed", "EXT_meshopt_compression");
+    drop_from_list(p->root, "extensionsRequired", "KHR_mesh_quantization");
+    drop_from_list(p->root, "extensionsRequired", "EXT_meshopt_compression");
+    char *json = cJSON_PrintUnformatted(p->root);
+    if (!json) return skv_fail(p->err, SKV_ERR_MEMORY, "out of memory");
+    size_t json_size = strlen(json), json_padded = json_size + (4 - json_size % 4) % 4;
+    size_t bin_padded = p->bin_size + (4 - p->bin_size % 4) % 4;
+    size_t total = 12 + 8 + json_padded + 8 + bin_padded;
+    unsigned char *file = total <= UINT32_MAX ? malloc(total) : NULL;
+    if (!file) {
+        free(json);
+        return total > UINT32_MAX ? fail(p->err, "the file is too large to rewrite")
+                                  : skv_fail(p->err, SKV_ERR_MEMORY, "out of memory");
+    }
+    uint32_t head[5] = {0x46546C67u, 2, (uint32_t)total, (uint32_t)json_padded, 0x4E4F534Au};
+    memcpy(file, head, sizeof head);
+    memcpy(file + 20, json, json_size);
+    memset(file + 20 + json_size, ' ', json_padded - json_size);
+    uint32_t bin_head[2] = {(uint32_t)bin_padded, 0x004E4942u};
+    memcpy(file + 20 + json_padded, bin_head, sizeof bin_head);
+    if (p->bin_size) memcpy(file + 28 + json_padded, p->bin, p->bin_size);
+    memset(file + 28 + json_padded + p->bin_size, 0, bin_padded - p->bin_size);
+    free(json);
+    *out = file, *out_size = total;
+    return SKV_OK;
+}
+
+skv_result gltf_prep(const char *path, const unsigned char *bytes, size_t size, unsigned char **out, size_t *out_size,
+                     skv_error *err)
+{
+    *out = NULL, *out_size = 0;
+    const char *json;
+    size_t json_size;
+    const unsigned char *bin;
+    size_t bin_size;
+    if (split_file(bytes, size, &json, &json_size, &bin, &bin_size) != 0) return fail(err, "a malformed binary glTF");
+    prep p = {.path = path, .err = err};
+    p.root = cJSON_ParseWithLength(json, json_size);
+    if (!p.root) return fail(err, "its JSON does not parse");
+    skv_result r = check_required(p.root, err);
+    const cJSON *used = cJSON_GetObjectItemCaseSensitive(p.root, "extensionsUsed");
+    int wanted = has_string(used, "KHR_mesh_quantization") || has_string(used, "EXT_meshopt_compression");
+    if (r == SKV_OK && wanted) {
+        cJSON *buffers = cJSON_GetObjectItemCaseSensitive(p.root, "buffers");
+        p.buffer_count = cJSON_GetArraySize(buffers);
+        p.buffers = calloc((size_t)p.buffer_count + 1, sizeof *p.buffers);
+        if (!p.buffers) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+        for (int b = 0; r == SKV_OK && b < p.buffer_count; b++)
+            r = load_buffer(path, cJSON_GetArrayItem(buffers, b), b, bin, bin_size, &p.buffers[b], err);
+        if (r == SKV_OK) r = rewrite(&p, out, out_size);
+    }
+    for (int b = 0; p.buffers && b < p.buffer_count; b++)
+        if (p.buffers[b].owned) free(p.buffers[b].bytes);
+    for (int v = 0; p.views && v < p.view_count; v++)
+        if (p.views[v].owned) free(p.views[v].bytes);
+    free(p.buffers), free(p.views), free(p.bin);
+    cJSON_Delete(p.root);
+    return r;
+}
