@@ -117,7 +117,7 @@ static const char *hint(skv_result r)
 
 /* What the options ask of the loaded scene: views, morph weights, the
  * blend, the crowd, the camera. */
-static skv_result configure_scene(skv_scene *scene, const skv_options *o, skv_error *err)
+static skv_result configure_scene(skv_scene *scene, const char *path, const skv_options *o, skv_error *err)
 {
     skv_view_options view = scene->view;
     view.skeleton = o->skeleton || scene->view.skeleton; /* a stick figure shows its joints */
@@ -137,11 +137,27 @@ static skv_result configure_scene(skv_scene *scene, const skv_options *o, skv_er
         const char *eq = strrchr(o->morphs[i], '=');
         char name[256];
         snprintf(name, sizeof name, "%.*s", (int)(eq - o->morphs[i]), o->morphs[i]);
-        int target = morph_find_target(&scene->model, name);
-        if (target < 0)
+        /* Every target of the name, on every mesh. */
+        const skv_model *m = &scene->model;
+        int *targets = m->morph_target_count ? malloc((size_t)m->morph_target_count * sizeof *targets) : NULL;
+        int found = targets ? morph_find_targets(m, name, targets, m->morph_target_count) : 0;
+        if (found == 0) {
+            free(targets);
             return skv_fail(err, SKV_ERR_ARGUMENT, "--morph: no morph target '%s' (it has %d; see --list)", name,
-                            scene->model.morph_target_count);
-        scene_set_morph(scene, target, (float)atof(eq + 1));
+                            m->morph_target_count);
+        }
+        char meshes[512] = "";
+        for (int k = 0; k < found; k++) {
+            scene_set_morph(scene, targets[k], (float)atof(eq + 1));
+            int mesh = morph_mesh_of_target(m, targets[k]);
+            size_t used = strlen(meshes);
+            if (mesh >= 0 && used < sizeof meshes - 1)
+                snprintf(meshes + used, sizeof meshes - used, "%s'%s'", used ? ", " : "",
+                         m->meshes[mesh].name ? m->meshes[mesh].name : "");
+        }
+        free(targets);
+        print_error("%s: note: --morph %s set %d target%s (mesh%s %s)", path, o->morphs[i], found, found == 1 ? "" : "s",
+                    found == 1 ? "" : "es", meshes);
     }
     if (o->fade >= 0) scene_set_fade(scene, o->fade);
     if (o->dual_quaternion) scene_set_skinning(scene, SKV_SKINNING_DUAL_QUATERNION);
@@ -198,7 +214,7 @@ int main(int argc, char **argv)
         print_error("%s: %s%s", path, err.message, hint(r));
         return exit_status(r);
     }
-    r = configure_scene(&scene, &o, &err);
+    r = configure_scene(&scene, path, &o, &err);
     for (int i = 0; r == SKV_OK && i < scene.model.warning_count; i++)
         print_error("%s: warning: %s", path, scene.model.warnings[i]);
 

@@ -85,6 +85,29 @@ int morph_find_target(const skv_model *model, const char *name_or_index)
     return -1;
 }
 
+int morph_find_targets(const skv_model *model, const char *name_or_index, int *targets, int capacity)
+{
+    int found = 0;
+    for (int t = 0; t < model->morph_target_count; t++)
+        if (model->morph_target_names[t] && strcmp(model->morph_target_names[t], name_or_index) == 0) {
+            if (found < capacity) targets[found] = t;
+            found++;
+        }
+    if (found > 0) return found;
+    int one = morph_find_target(model, name_or_index);
+    if (one >= 0 && capacity > 0) targets[0] = one;
+    return one >= 0 ? 1 : 0;
+}
+
+int morph_mesh_of_target(const skv_model *model, int target)
+{
+    for (int m = 0; m < model->mesh_count; m++) {
+        const skv_mesh *mesh = &model->meshes[m];
+        if (target >= mesh->first_morph_target && target < mesh->first_morph_target + mesh->morph_target_count) return m;
+    }
+    return -1;
+}
+
 int morph_mesh_of_vertex(const skv_model *model, int v, int *cursor)
 {
     if (*cursor < 0 || *cursor >= model->mesh_count) *cursor = 0;

@@ -29,6 +29,15 @@ void morph_vertex(const skv_model *model, const float *weights, int mesh, int v,
  * meshes); -1 if none. */
 int morph_find_target(const skv_model *model, const char *name_or_index);
 
+/* Every target called `name`, over all meshes (a character split into
+ * head, teeth and eyes names "blink" on each), into `targets` (at most
+ * `capacity`); else the one its number names. Returns how many there
+ * are (possibly more than `capacity`). */
+int morph_find_targets(const skv_model *model, const char *name_or_index, int *targets, int capacity);
+
+/* The mesh target `target` belongs to; -1 if none. */
+int morph_mesh_of_target(const skv_model *model, int target);
+
 /* The mesh owning model vertex v, walking `cursor` (start it at 0; vertex
  * order is fastest); -1 when no mesh holds it. */
 int morph_mesh_of_vertex(const skv_model *model, int v, int *cursor);
