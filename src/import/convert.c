@@ -7,6 +7,7 @@
  * indices here, once). The aiScene is only read. */
 #include "private/import_internal.h"
 #include "private/import_scene.h"
+#include "private/fbx_scan.h"
 #include "anim.h"
 
 #include <assimp/cimport.h>
@@ -1187,6 +1188,34 @@ static skv_result convert_morph_targets(importer *im)
     return SKV_OK;
 }
 
+/* FBX blend shapes rest at their channel's DeformPercent; Assimp's FBX
+ * reader gives every one weight 1 (a shape at 0% showed in full, where
+ * three.js and Blender show the rest shape). The percents are read from
+ * the file (fbx_scan.h) and matched to the targets by name. */
+static skv_result fbx_morph_defaults(importer *im, const char *path)
+{
+    skv_model *model = im->model;
+    if (model->morph_target_count == 0 || !ends_with_nocase(path, ".fbx")) return SKV_OK;
+    long size = 0;
+    unsigned char *bytes = read_whole_file(path, &size);
+    if (!bytes) return SKV_OK; /* Assimp read it: only memory could stop this, and then 1 stays */
+    enum { MAX_CHANNELS = 4096 };
+    fbx_percent *percents = malloc(MAX_CHANNELS * sizeof *percents);
+    int count = percents ? fbx_deform_percents(bytes, (size_t)size, percents, MAX_CHANNELS) : 0;
+    free(bytes);
+    if (count > MAX_CHANNELS) count = MAX_CHANNELS;
+    for (int t = 0; t < model->morph_target_count; t++) {
+        const char *name = model->morph_target_names[t];
+        for (int i = 0; name && i < count; i++)
+            if (strcmp(percents[i].name, name) == 0 && isfinite(percents[i].percent)) {
+                model->morph_default_weights[t] = (float)(percents[i].percent / 100.0);
+                break;
+            }
+    }
+    free(percents);
+    return SKV_OK;
+}
+
 /* The clip's morph weight channels (aiMeshMorphAnim). Assimp's glTF
  * reader names each after the node that holds the mesh (5.2.5 and 5.4);
  * a channel drives every morphed mesh under that node (a glTF mesh of
@@ -1572,6 +1601,7 @@ skv_result convert_scene(const struct aiScene *scene, const struct aiScene *anim
         model_warn(model, "%d bone bind matrix(es) hold values beyond 1e15 (they overflow when multiplied); "
                    "replaced by identity", im.huge_offsets);
     if (r == SKV_OK && has_triangle_meshes(scene)) r = convert_morph_targets(&im);
+    if (r == SKV_OK) r = fbx_morph_defaults(&im, path);
     if (r == SKV_OK) r = convert_materials(&im);
     if (r == SKV_OK && model_compute_tangents(model) != SKV_OK) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     if (r == SKV_OK) r = convert_clips(&im);
