@@ -1204,13 +1204,18 @@ static skv_result fbx_morph_defaults(importer *im, const char *path)
     int count = percents ? fbx_deform_percents(bytes, (size_t)size, percents, MAX_CHANNELS) : 0;
     free(bytes);
     if (count > MAX_CHANNELS) count = MAX_CHANNELS;
+    /* Assimp 5.2 names a target as its channel, 5.4 "channel.shape". */
     for (int t = 0; t < model->morph_target_count; t++) {
         const char *name = model->morph_target_names[t];
-        for (int i = 0; name && i < count; i++)
-            if (strcmp(percents[i].name, name) == 0 && isfinite(percents[i].percent)) {
-                model->morph_default_weights[t] = (float)(percents[i].percent / 100.0);
-                break;
-            }
+        int match = -1;
+        for (int i = 0; name && i < count && match < 0; i++)
+            if (strcmp(percents[i].name, name) == 0) match = i;
+        for (int i = 0; name && i < count && match < 0; i++) {
+            size_t n = strlen(percents[i].name);
+            if (n && strncmp(percents[i].name, name, n) == 0 && name[n] == '.') match = i;
+        }
+        if (match >= 0 && isfinite(percents[match].percent))
+            model->morph_default_weights[t] = (float)(percents[match].percent / 100.0);
     }
     free(percents);
     return SKV_OK;

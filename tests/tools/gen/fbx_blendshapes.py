@@ -7,8 +7,9 @@ so a shape at 0% showed in full).
 
 A flat grid of 5 x 5 vertices in the xz-plane, no skin, no clip. One
 BlendShape deformer with three BlendShapeChannels, each with one Shape
-(FBX stores a shape as the indices of the vertices it moves and their
-offsets):
+named as the channel with "Shape" after it (Assimp 5.2 names a target by
+its channel, 5.4 "channel.shape"); FBX stores a shape as the indices of
+the vertices it moves and their offsets:
   "Lift"  DeformPercent 0    moves the middle row up 1 (y)
   "Push"  DeformPercent 35   moves the left column -0.5 in x
   "Dent"  DeformPercent 100  moves the centre vertex down 0.8
@@ -50,7 +51,7 @@ def write(path):
     for i, (name, percent, moves) in enumerate(SHAPES):
         o.append(f'\tDeformer: {50 + i}, "SubDeformer::{name}", "BlendShapeChannel" {{\n\t\tVersion: 100\n'
                  f'\t\tDeformPercent: {num(percent)}\n' + arr("FullWeights", [100], "\t\t") + '\t}\n')
-        o.append(f'\tGeometry: {60 + i}, "Geometry::{name}", "Shape" {{\n\t\tVersion: 100\n'
+        o.append(f'\tGeometry: {60 + i}, "Geometry::{name}Shape", "Shape" {{\n\t\tVersion: 100\n'
                  + arr("Indexes", [m[0] for m in moves], "\t\t")
                  + arr("Vertices", [v for m in moves for v in m[1]], "\t\t")
                  + arr("Normals", [0.0] * (3 * len(moves)), "\t\t") + '\t}\n')
@@ -118,7 +119,7 @@ def write_binary(path):
                                                 ('S', 'BlendShapeChannel')], [
             binary_node('Version', [('I', 100)]), binary_node('DeformPercent', [('D', percent)]),
             binary_node('FullWeights', [('d', [100.0])])]))
-        objects.append(binary_node('Geometry', [('L', 60 + i), ('S', name + '\x00\x01Geometry'), ('S', 'Shape')], [
+        objects.append(binary_node('Geometry', [('L', 60 + i), ('S', name + 'Shape\x00\x01Geometry'), ('S', 'Shape')], [
             binary_node('Version', [('I', 100)]), binary_node('Indexes', [('i', [m[0] for m in moves])]),
             binary_node('Vertices', [('d', [v for m in moves for v in m[1]])]),
             binary_node('Normals', [('d', [0.0] * (3 * len(moves)))])]))
