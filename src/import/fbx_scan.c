@@ -87,7 +87,7 @@ static int walk(scan *s, size_t at, size_t end, int depth, const unsigned char *
         if (record_end == 0) return 0; /* the null record that closes a list */
         if (record_end <= at || record_end > end || at + header + name_len > end) return -1;
         const unsigned char *record_name = r + header, *p = record_name + name_len;
-        if (list > (uint64_t)(record_end - (uint64_t)(p - s->bytes))) return -1;
+        if ((uint64_t)(p - s->bytes) > record_end || list > record_end - (uint64_t)(p - s->bytes)) return -1;
         const unsigned char *props_end = p + list;
         /* Properties: a channel deformer's name and class; a percent's value. */
         const unsigned char *texts[3] = {NULL};

@@ -179,6 +179,7 @@ static skv_result load_buffer(const char *path, const cJSON *buffer, int index, 
     if (strncmp(uri->valuestring, "data:", 5) == 0) {
         if (data_uri(uri->valuestring, out) != 0) {
             if (out->owned) free(out->bytes);
+            memset(out, 0, sizeof *out);
             return fail(err, "buffer %d's data URI is not base64", index);
         }
         return SKV_OK;
@@ -227,6 +228,15 @@ static int json_int(const cJSON *object, const char *key, long fallback, long *o
     return 0;
 }
 
+/* `object`'s `key` set to `item` whether or not it had one (cJSON's
+ * replace fails where there is none, and the item would leak). */
+static void set_item(cJSON *object, const char *key, cJSON *item)
+{
+    if (!item) return;
+    cJSON_DeleteItemFromObjectCaseSensitive(object, key);
+    if (!cJSON_AddItemToObject(object, key, item)) cJSON_Delete(item);
+}
+
 static skv_result bin_append(prep *p, const void *bytes, size_t n, size_t *offset)
 {
     size_t pad = (4 - p->bin_size % 4) % 4;
@@ -237,7 +247,7 @@ static skv_result bin_append(prep *p, const void *bytes, size_t n, size_t *offse
         if (!grown) return skv_fail(p->err, SKV_ERR_MEMORY, "out of memory");
         p->bin = grown, p->bin_capacity = cap;
     }
-    memset(p->bin + p->bin_size, 0, pad);
+    if (pad) memset(p->bin + p->bin_size, 0, pad);
     p->bin_size += pad;
     *offset = p->bin_size;
     if (n) memcpy(p->bin + p->bin_size, bytes, n);
@@ -390,12 +400,15 @@ static skv_result to_float(prep *p, int index)
         cJSON_Delete(fresh);
         return skv_fail(p->err, SKV_ERR_MEMORY, "out of memory");
     }
-    cJSON_AddItemToArray(views, fresh);
+    if (!cJSON_IsArray(views) || !cJSON_AddItemToArray(views, fresh)) {
+        cJSON_Delete(fresh);
+        return fail(p->err, "accessor %d has no buffer views to join", index);
+    }
     cJSON_DeleteItemFromObjectCaseSensitive(accessor, "bufferView");
     cJSON_DeleteItemFromObjectCaseSensitive(accessor, "byteOffset");
     cJSON_DeleteItemFromObjectCaseSensitive(accessor, "normalized");
     cJSON_AddNumberToObject(accessor, "bufferView", cJSON_GetArraySize(views) - 1);
-    cJSON_ReplaceItemInObjectCaseSensitive(accessor, "componentType", cJSON_CreateNumber(5126));
+    set_item(accessor, "componentType", cJSON_CreateNumber(5126));
     /* min and max: the same values, as floats. */
     static const char *const bounds[2] = {"min", "max"};
     for (int i = 0; i < 2; i++) {
@@ -472,10 +485,10 @@ static skv_result rewrite(prep *p, unsigned char **out, size_t *out_size)
         if (r != SKV_OK) break;
         cJSON *view = cJSON_GetArrayItem(views, v);
         cJSON_DeleteItemFromObjectCaseSensitive(view, "extensions");
-        cJSON_ReplaceItemInObjectCaseSensitive(view, "buffer", cJSON_CreateNumber(0));
+        set_item(view, "buffer", cJSON_CreateNumber(0));
         cJSON_DeleteItemFromObjectCaseSensitive(view, "byteOffset");
         cJSON_AddNumberToObject(view, "byteOffset", (double)at);
-        cJSON_ReplaceItemInObjectCaseSensitive(view, "byteLength", cJSON_CreateNumber((double)p->views[v].size));
+        set_item(view, "byteLength", cJSON_CreateNumber((double)p->views[v].size));
     }
     if (r == SKV_OK) r = accessors_to_float(p);
     if (r != SKV_OK) return r;
@@ -485,7 +498,7 @@ static skv_result rewrite(prep *p, unsigned char **out, size_t *out_size)
         return skv_fail(p->err, SKV_ERR_MEMORY, "out of memory");
     }
     cJSON_AddItemToArray(buffers, one);
-    cJSON_ReplaceItemInObjectCaseSensitive(p->root, "buffers", buffers);
+    set_item(p->root, "buffers", buffers);
     drop_from_list(p->root, "extensionsUsed", "KHR_mesh_quantization");
     drop_from_list(p->root, "extensionsUsed", "EXT_meshopt_compression");
     drop_from_list(p->root, "extensionsRequired", "KHR_mesh_quantization");

@@ -396,7 +396,7 @@ typedef struct bytes_out {
 
 static void put(bytes_out *b, const void *p, size_t n)
 {
-    if (b->failed) return;
+    if (b->failed || n == 0) return;
     if (b->size + n > b->capacity) {
         size_t cap = b->capacity ? b->capacity * 2 : 4096;
         while (cap < b->size + n) cap *= 2;

@@ -10,7 +10,7 @@
 
 #include "images.h"
 
-#ifndef FUZZ_FORMAT
+#if !defined(FUZZ_FORMAT) || FUZZ_FORMAT < 1 || FUZZ_FORMAT > 5
 #error "FUZZ_FORMAT: 1 PNG, 2 JPEG, 3 TGA, 4 BMP, 5 DDS"
 #endif
 
