@@ -7,117 +7,6 @@
 
 #include "skin.h"
 #include "skv_limits.h"
-#include "shader_source.h"
-
-/* Prepended to every shader: the single definition of the shared limits. */
-static void shader_preamble(char *out, size_t size, const skv_shader_variant *variant)
-{
-    snprintf(out, size,
-             "#version 330 core\n"
-             "#define SKV_INSTANCED %d\n"
-             "#define SKV_DUAL_QUATERNION %d\n"
-             "#define SKV_MAX_BONES %d\n"
-             "#define SKV_INFLUENCE_SLOTS %d\n"
-             "#define SKV_ATTR_POSITION %d\n"
-             "#define SKV_ATTR_NORMAL %d\n"
-             "#define SKV_ATTR_UV %d\n"
-             "#define SKV_ATTR_BONE_IDS %d\n"
-             "#define SKV_ATTR_WEIGHTS %d\n"
-             "#define SKV_ATTR_BONE_IDS_1 %d\n"
-             "#define SKV_ATTR_WEIGHTS_1 %d\n"
-             "#define SKV_MORPH %d\n"
-             "#define SKV_ATTR_VERTEX %d\n"
-             "#define SKV_ATTR_TANGENT %d\n"
-             "#define SKV_SHADE_MATERIAL %d\n"
-             "#define SKV_SHADE_WEIGHTS %d\n"
-             "#define SKV_SHADE_INFLUENCES %d\n"
-             "#define SKV_SHADE_SOLID %d\n"
-             "#define SKV_SHADE_FLAT %d\n"
-             "#define SKV_INFLUENCE_LISTS %d\n"
-             "#define SKV_CROWD_SPLIT %d\n"
-             "#line 1\n",
-             variant->instanced, variant->dual_quaternion, SKV_MAX_BONES, variant->influence_slots, SKV_ATTR_POSITION, SKV_ATTR_NORMAL, SKV_ATTR_UV, SKV_ATTR_BONE_IDS,
-             SKV_ATTR_WEIGHTS, SKV_ATTR_BONE_IDS_1, SKV_ATTR_WEIGHTS_1, variant->morph, SKV_ATTR_VERTEX, SKV_ATTR_TANGENT,
-             SKV_SHADE_MATERIAL, SKV_SHADE_WEIGHTS, SKV_SHADE_INFLUENCES, SKV_SHADE_SOLID, SKV_SHADE_FLAT,
-             variant->influence_lists, variant->instanced && variant->split);
-}
-
-/* A shader's or program's log as one line (errors are one line). */
-static const char *info_log_line(GLuint object, int is_program, char *log, GLsizei size)
-{
-    log[0] = '\0';
-    if (is_program) glGetProgramInfoLog(object, size, NULL, log);
-    else glGetShaderInfoLog(object, size, NULL, log);
-    for (char *c = log; *c; c++)
-        if (*c == '\n' || *c == '\r') *c = ' ';
-    return log;
-}
-
-static GLuint compile(GLenum stage, const char *name, const skv_shader_variant *variant, skv_error *err)
-{
-    const char *body = shader_source(name);
-    if (!body) {
-        skv_fail(err, SKV_ERR_GPU, "shader %s is not embedded", name);
-        return 0;
-    }
-    char preamble[1024];
-    shader_preamble(preamble, sizeof preamble, variant);
-    const char *parts[2] = {preamble, body};
-    GLuint shader = glCreateShader(stage);
-    glShaderSource(shader, 2, parts, NULL);
-    glCompileShader(shader);
-    GLint ok = 0;
-    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-    if (!ok) {
-        char log[400];
-        skv_fail(err, SKV_ERR_GPU, "shader %s does not compile: %s", name, info_log_line(shader, 0, log, sizeof log));
-        glDeleteShader(shader);
-        return 0;
-    }
-    return shader;
-}
-
-GLuint render_program_feedback(const char *vertex_name, const char *fragment_name, const char *const *varyings,
-                              int varying_count, int influence_slots, skv_error *err)
-{
-    skv_shader_variant variant = {.influence_slots = influence_slots};
-    return render_program_variant(vertex_name, fragment_name, varyings, varying_count, &variant, err);
-}
-
-GLuint render_program(const char *vertex_name, const char *fragment_name, skv_error *err)
-{
-    return render_program_feedback(vertex_name, fragment_name, NULL, 0, SKV_DEFAULT_INFLUENCES, err);
-}
-
-GLuint render_program_variant(const char *vertex_name, const char *fragment_name, const char *const *varyings,
-                              int varying_count, const skv_shader_variant *variant, skv_error *err)
-{
-    GLuint vs = compile(GL_VERTEX_SHADER, vertex_name, variant, err);
-    if (!vs) return 0;
-    GLuint fs = compile(GL_FRAGMENT_SHADER, fragment_name, variant, err);
-    if (!fs) {
-        glDeleteShader(vs);
-        return 0;
-    }
-    GLuint program = glCreateProgram();
-    glAttachShader(program, vs);
-    glAttachShader(program, fs);
-    if (varying_count > 0)
-        glTransformFeedbackVaryings(program, varying_count, (const GLchar *const *)varyings, GL_INTERLEAVED_ATTRIBS);
-    glLinkProgram(program);
-    glDeleteShader(vs);
-    glDeleteShader(fs);
-    GLint ok = 0;
-    glGetProgramiv(program, GL_LINK_STATUS, &ok);
-    if (!ok) {
-        char log[400];
-        skv_fail(err, SKV_ERR_GPU, "shaders %s + %s do not link: %s", vertex_name, fragment_name,
-                 info_log_line(program, 1, log, sizeof log));
-        glDeleteProgram(program);
-        return 0;
-    }
-    return program;
-}
 
 /* Colour maps (base colour, emissive) hold sRGB values: GL_SRGB8_ALPHA8
  * makes the sampler return linear ones (and filters them in linear).
@@ -158,48 +47,6 @@ static int float_attribute(GLuint buffer, GLuint location, int components, const
                           components * (GLsizei)sizeof(float), NULL);
     free(gathered);
     return 0;
-}
-
-static void find_uniforms(GLuint p, skv_uniforms *u)
-{
-    u->model = glGetUniformLocation(p, "u_model");
-    u->view = glGetUniformLocation(p, "u_view");
-    u->projection = glGetUniformLocation(p, "u_projection");
-    u->view_normal = glGetUniformLocation(p, "u_view_normal");
-    u->diffuse = glGetUniformLocation(p, "u_diffuse");
-    u->has_texture = glGetUniformLocation(p, "u_has_texture");
-    u->texture = glGetUniformLocation(p, "u_texture");
-    u->palettes = glGetUniformLocation(p, "u_palettes");
-    u->bones_per_instance = glGetUniformLocation(p, "u_bones_per_instance");
-    u->crowd_bones = glGetUniformLocation(p, "u_crowd_bones");
-    u->grid_columns = glGetUniformLocation(p, "u_grid_columns");
-    u->grid_spacing = glGetUniformLocation(p, "u_grid_spacing");
-    u->shade_mode = glGetUniformLocation(p, "u_shade_mode");
-    u->selected_bone = glGetUniformLocation(p, "u_selected_bone");
-    u->metallic = glGetUniformLocation(p, "u_metallic");
-    u->roughness = glGetUniformLocation(p, "u_roughness");
-    u->emissive = glGetUniformLocation(p, "u_emissive");
-    u->normal_scale = glGetUniformLocation(p, "u_normal_scale");
-    u->occlusion_strength = glGetUniformLocation(p, "u_occlusion_strength");
-    u->alpha_mode = glGetUniformLocation(p, "u_alpha_mode");
-    u->alpha_cutoff = glGetUniformLocation(p, "u_alpha_cutoff");
-    u->maps = glGetUniformLocation(p, "u_maps");
-    u->metal_rough_map = glGetUniformLocation(p, "u_metal_rough_map");
-    u->normal_map = glGetUniformLocation(p, "u_normal_map");
-    u->occlusion_map = glGetUniformLocation(p, "u_occlusion_map");
-    u->emissive_map = glGetUniformLocation(p, "u_emissive_map");
-    u->view_up = glGetUniformLocation(p, "u_view_up");
-    u->morph_deltas = glGetUniformLocation(p, "u_morph_deltas");
-    u->morph_weights = glGetUniformLocation(p, "u_morph_weights");
-    u->morph_first_target = glGetUniformLocation(p, "u_morph_first_target");
-    u->morph_count = glGetUniformLocation(p, "u_morph_count");
-    u->morph_base = glGetUniformLocation(p, "u_morph_base");
-    u->morph_vertices = glGetUniformLocation(p, "u_morph_vertices");
-    u->morph_first_vertex = glGetUniformLocation(p, "u_morph_first_vertex");
-    u->influence_starts = glGetUniformLocation(p, "u_influence_starts");
-    u->influence_pairs = glGetUniformLocation(p, "u_influence_pairs");
-    u->slot_ids = glGetUniformLocation(p, "u_slot_ids");
-    u->slot_weights = glGetUniformLocation(p, "u_slot_weights");
 }
 
 /* Texture units: 0 the material's base colour, 1 the crowd's palettes,
@@ -471,10 +318,8 @@ skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GL
                                 : render_program_variant("skinned.vert", "skinned.frag", NULL, 0, &variant, err);
     if (!renderer->program) return SKV_ERR_GPU;
     GLuint p = renderer->program;
-    find_uniforms(p, &renderer->uniforms);
-    GLuint block = glGetUniformBlockIndex(p, "Bones");
-    if (block == GL_INVALID_INDEX) return skv_fail(err, SKV_ERR_GPU, "shader has no Bones block");
-    glUniformBlockBinding(p, block, SKV_BONES_BINDING);
+    program_find_uniforms(p, &renderer->uniforms);
+    if (program_bind_bones(p) != 0) return skv_fail(err, SKV_ERR_GPU, "shader has no Bones block");
 
     glGenVertexArrays(1, &renderer->vao);
     glBindVertexArray(renderer->vao);
@@ -860,13 +705,11 @@ skv_result render_enable_dual_quaternion(skv_renderer *renderer, const skv_model
                                   .morph = model->morph_target_count > 0, .influence_lists = model->influence_lists};
     GLuint p = render_program_variant("skinned.vert", "skinned.frag", NULL, 0, &variant, err);
     if (!p) return SKV_ERR_GPU;
-    GLuint block = glGetUniformBlockIndex(p, "Bones");
-    if (block == GL_INVALID_INDEX) {
+    if (program_bind_bones(p) != 0) {
         glDeleteProgram(p);
         return skv_fail(err, SKV_ERR_GPU, "dual-quaternion shader has no Bones block");
     }
-    glUniformBlockBinding(p, block, SKV_BONES_BINDING);
-    find_uniforms(p, &renderer->dq_uniforms);
+    program_find_uniforms(p, &renderer->dq_uniforms);
     renderer->dq_program = p;
     return SKV_OK;
 }
@@ -917,7 +760,7 @@ skv_result render_enable_crowd_with(skv_renderer *renderer, const skv_model *mod
         renderer->crowd_program =
             program ? program : render_program_variant("skinned.vert", "skinned.frag", NULL, 0, &variant, err);
         if (!renderer->crowd_program) return SKV_ERR_GPU;
-        find_uniforms(renderer->crowd_program, &renderer->crowd_uniforms);
+        program_find_uniforms(renderer->crowd_program, &renderer->crowd_uniforms);
         if (!renderer->crowd_buffer) glGenBuffers(1, &renderer->crowd_buffer);
         if (!renderer->crowd_texture) glGenTextures(1, &renderer->crowd_texture);
     }
@@ -1064,108 +907,4 @@ skv_result render_debug_result(const skv_gl_debug *debug, skv_error *err)
 {
     if (!debug->errors) return SKV_OK;
     return skv_fail(err, SKV_ERR_GPU, "GL reported %d error(s); the first: %s", debug->errors, debug->first);
-}
-
-/* A framebuffer of colour + depth renderbuffers with `samples` per pixel
- * (0: not multisampled). */
-static GLenum framebuffer_create(GLuint *framebuffer, GLuint *color, GLuint *depth, int width, int height, int samples)
-{
-    glGenFramebuffers(1, framebuffer);
-    glBindFramebuffer(GL_FRAMEBUFFER, *framebuffer);
-    glGenRenderbuffers(1, color);
-    glBindRenderbuffer(GL_RENDERBUFFER, *color);
-    glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_RGBA8, width, height);
-    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, *color);
-    glGenRenderbuffers(1, depth);
-    glBindRenderbuffer(GL_RENDERBUFFER, *depth);
-    glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_DEPTH24_STENCIL8, width, height);
-    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, *depth);
-    GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    return status;
-}
-
-skv_result target_create(skv_target *target, int width, int height, skv_error *err)
-{
-    return target_create_msaa(target, width, height, 1, err);
-}
-
-skv_result target_create_msaa(skv_target *target, int width, int height, int samples, skv_error *err)
-{
-    memset(target, 0, sizeof *target);
-    target->width = width;
-    target->height = height;
-    target->samples = samples > 1 ? samples : 1;
-    if (target->samples > 1) {
-        GLint max_samples = 0;
-        glGetIntegerv(GL_MAX_SAMPLES, &max_samples);
-        if (target->samples > max_samples)
-            return skv_fail(err, SKV_ERR_GPU, "%d samples per pixel: this driver takes at most %d", samples,
-                            (int)max_samples);
-    }
-    GLenum status = framebuffer_create(&target->framebuffer, &target->color, &target->depth, width, height, 0);
-    if (status == GL_FRAMEBUFFER_COMPLETE && target->samples > 1)
-        status = framebuffer_create(&target->msaa_framebuffer, &target->msaa_color, &target->msaa_depth, width, height,
-                                    target->samples);
-    if (status != GL_FRAMEBUFFER_COMPLETE) {
-        target_destroy(target);
-        return skv_fail(err, SKV_ERR_GPU, "offscreen framebuffer %dx%d (%d samples) incomplete (0x%x)", width, height,
-                        samples, status);
-    }
-    return SKV_OK;
-}
-
-void target_destroy(skv_target *target)
-{
-    if (target->framebuffer) glDeleteFramebuffers(1, &target->framebuffer);
-    if (target->color) glDeleteRenderbuffers(1, &target->color);
-    if (target->depth) glDeleteRenderbuffers(1, &target->depth);
-    if (target->msaa_framebuffer) glDeleteFramebuffers(1, &target->msaa_framebuffer);
-    if (target->msaa_color) glDeleteRenderbuffers(1, &target->msaa_color);
-    if (target->msaa_depth) glDeleteRenderbuffers(1, &target->msaa_depth);
-    memset(target, 0, sizeof *target);
-}
-
-void target_bind(const skv_target *target)
-{
-    glBindFramebuffer(GL_FRAMEBUFFER, target->msaa_framebuffer ? target->msaa_framebuffer : target->framebuffer);
-    glViewport(0, 0, target->width, target->height);
-}
-
-void target_resolve(const skv_target *target)
-{
-    if (!target->msaa_framebuffer) return;
-    GLint draw = 0;
-    glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &draw);
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, target->msaa_framebuffer);
-    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target->framebuffer);
-    glBlitFramebuffer(0, 0, target->width, target->height, 0, 0, target->width, target->height,
-                      GL_COLOR_BUFFER_BIT, GL_NEAREST);
-    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, (GLuint)draw);
-}
-
-void render_flip_rows(unsigned char *rgba, int width, int height)
-{
-    /* Swapped through a small stack buffer, a piece at a time: no
-     * allocation that could fail and leave the image upside down. */
-    unsigned char piece[256];
-    size_t row = (size_t)width * 4;
-    for (int y = 0; y < height / 2; y++) {
-        unsigned char *a = rgba + (size_t)y * row, *b = rgba + (size_t)(height - 1 - y) * row;
-        for (size_t at = 0; at < row; at += sizeof piece) {
-            size_t n = row - at < sizeof piece ? row - at : sizeof piece;
-            memcpy(piece, a + at, n);
-            memcpy(a + at, b + at, n);
-            memcpy(b + at, piece, n);
-        }
-    }
-}
-
-void target_read_rgba(const skv_target *target, unsigned char *rgba)
-{
-    target_resolve(target);
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, target->framebuffer);
-    glPixelStorei(GL_PACK_ALIGNMENT, 1);
-    glReadPixels(0, 0, target->width, target->height, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
-    render_flip_rows(rgba, target->width, target->height); /* GL's first row is the bottom one */
 }
