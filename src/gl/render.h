@@ -1,5 +1,7 @@
-/* render.h - OpenGL side: shaders, model buffers, textures, materials,
- * the offscreen target, and drawing one skinned frame.
+/* render.h - OpenGL side: the renderer (programs, the model's buffers
+ * and textures, materials) and drawing one skinned frame into the
+ * offscreen target (target.h). Programs: program.h; what render_create
+ * uploads from the model: upload.h.
  *
  * Needs a current GL 3.3 core context (gpu.h for headless, the viewer's
  * GLFW window otherwise) with glad loaded. The window and the headless
