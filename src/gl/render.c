@@ -1,4 +1,6 @@
-/* render.c - shaders, buffers, textures, offscreen target, drawing. */
+/* render.c - the renderer: render_create as a sequence of resources, each
+ * with its destroy (the model's own data on the GPU: upload.c), the crowd
+ * and dual-quaternion programs added on request, and drawing a frame. */
 #include "render.h"
 
 #include <stdio.h>
@@ -7,200 +9,13 @@
 
 #include "skin.h"
 #include "skv_limits.h"
-#include "shader_source.h"
+#include "upload.h"
 
-/* Prepended to every shader: the single definition of the shared limits. */
-static void shader_preamble(char *out, size_t size, const skv_shader_variant *variant)
-{
-    snprintf(out, size,
-             "#version 330 core\n"
-             "#define SKV_INSTANCED %d\n"
-             "#define SKV_DUAL_QUATERNION %d\n"
-             "#define SKV_MAX_BONES %d\n"
-             "#define SKV_INFLUENCE_SLOTS %d\n"
-             "#define SKV_ATTR_POSITION %d\n"
-             "#define SKV_ATTR_NORMAL %d\n"
-             "#define SKV_ATTR_UV %d\n"
-             "#define SKV_ATTR_BONE_IDS %d\n"
-             "#define SKV_ATTR_WEIGHTS %d\n"
-             "#define SKV_ATTR_BONE_IDS_1 %d\n"
-             "#define SKV_ATTR_WEIGHTS_1 %d\n"
-             "#define SKV_MORPH %d\n"
-             "#define SKV_ATTR_VERTEX %d\n"
-             "#define SKV_ATTR_TANGENT %d\n"
-             "#define SKV_SHADE_MATERIAL %d\n"
-             "#define SKV_SHADE_WEIGHTS %d\n"
-             "#define SKV_SHADE_INFLUENCES %d\n"
-             "#define SKV_SHADE_SOLID %d\n"
-             "#define SKV_SHADE_FLAT %d\n"
-             "#define SKV_INFLUENCE_LISTS %d\n"
-             "#define SKV_CROWD_SPLIT %d\n"
-             "#line 1\n",
-             variant->instanced, variant->dual_quaternion, SKV_MAX_BONES, variant->influence_slots, SKV_ATTR_POSITION, SKV_ATTR_NORMAL, SKV_ATTR_UV, SKV_ATTR_BONE_IDS,
-             SKV_ATTR_WEIGHTS, SKV_ATTR_BONE_IDS_1, SKV_ATTR_WEIGHTS_1, variant->morph, SKV_ATTR_VERTEX, SKV_ATTR_TANGENT,
-             SKV_SHADE_MATERIAL, SKV_SHADE_WEIGHTS, SKV_SHADE_INFLUENCES, SKV_SHADE_SOLID, SKV_SHADE_FLAT,
-             variant->influence_lists, variant->instanced && variant->split);
-}
-
-/* A shader's or program's log as one line (errors are one line). */
-static const char *info_log_line(GLuint object, int is_program, char *log, GLsizei size)
-{
-    log[0] = '\0';
-    if (is_program) glGetProgramInfoLog(object, size, NULL, log);
-    else glGetShaderInfoLog(object, size, NULL, log);
-    for (char *c = log; *c; c++)
-        if (*c == '\n' || *c == '\r') *c = ' ';
-    return log;
-}
-
-static GLuint compile(GLenum stage, const char *name, const skv_shader_variant *variant, skv_error *err)
-{
-    const char *body = shader_source(name);
-    if (!body) {
-        skv_fail(err, SKV_ERR_GPU, "shader %s is not embedded", name);
-        return 0;
-    }
-    char preamble[1024];
-    shader_preamble(preamble, sizeof preamble, variant);
-    const char *parts[2] = {preamble, body};
-    GLuint shader = glCreateShader(stage);
-    glShaderSource(shader, 2, parts, NULL);
-    glCompileShader(shader);
-    GLint ok = 0;
-    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-    if (!ok) {
-        char log[400];
-        skv_fail(err, SKV_ERR_GPU, "shader %s does not compile: %s", name, info_log_line(shader, 0, log, sizeof log));
-        glDeleteShader(shader);
-        return 0;
-    }
-    return shader;
-}
-
-GLuint render_program_feedback(const char *vertex_name, const char *fragment_name, const char *const *varyings,
-                              int varying_count, int influence_slots, skv_error *err)
-{
-    skv_shader_variant variant = {.influence_slots = influence_slots};
-    return render_program_variant(vertex_name, fragment_name, varyings, varying_count, &variant, err);
-}
-
-GLuint render_program(const char *vertex_name, const char *fragment_name, skv_error *err)
-{
-    return render_program_feedback(vertex_name, fragment_name, NULL, 0, SKV_DEFAULT_INFLUENCES, err);
-}
-
-GLuint render_program_variant(const char *vertex_name, const char *fragment_name, const char *const *varyings,
-                              int varying_count, const skv_shader_variant *variant, skv_error *err)
-{
-    GLuint vs = compile(GL_VERTEX_SHADER, vertex_name, variant, err);
-    if (!vs) return 0;
-    GLuint fs = compile(GL_FRAGMENT_SHADER, fragment_name, variant, err);
-    if (!fs) {
-        glDeleteShader(vs);
-        return 0;
-    }
-    GLuint program = glCreateProgram();
-    glAttachShader(program, vs);
-    glAttachShader(program, fs);
-    if (varying_count > 0)
-        glTransformFeedbackVaryings(program, varying_count, (const GLchar *const *)varyings, GL_INTERLEAVED_ATTRIBS);
-    glLinkProgram(program);
-    glDeleteShader(vs);
-    glDeleteShader(fs);
-    GLint ok = 0;
-    glGetProgramiv(program, GL_LINK_STATUS, &ok);
-    if (!ok) {
-        char log[400];
-        skv_fail(err, SKV_ERR_GPU, "shaders %s + %s do not link: %s", vertex_name, fragment_name,
-                 info_log_line(program, 1, log, sizeof log));
-        glDeleteProgram(program);
-        return 0;
-    }
-    return program;
-}
-
-/* Colour maps (base colour, emissive) hold sRGB values: GL_SRGB8_ALPHA8
- * makes the sampler return linear ones (and filters them in linear).
- * Data maps (metal-rough, normal, occlusion) are linear as they are. */
-static GLuint upload_texture(const skv_texture *tex, int srgb)
-{
-    GLuint id;
-    glGenTextures(1, &id);
-    glBindTexture(GL_TEXTURE_2D, id);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glTexImage2D(GL_TEXTURE_2D, 0, srgb ? GL_SRGB8_ALPHA8 : GL_RGBA8, tex->width, tex->height, 0, GL_RGBA, GL_UNSIGNED_BYTE, tex->rgba);
-    glGenerateMipmap(GL_TEXTURE_2D);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_REPEAT);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_REPEAT);
-    return id;
-}
-
-/* Uploads `components` floats per vertex and points `location` at the
- * first (up to) 4 of them; with `source` (split mode), vertex i of the
- * buffer is model vertex source[i]. Returns -1 when memory runs out. */
-static int float_attribute(GLuint buffer, GLuint location, int components, const float *data, int vertex_count,
-                           const int *source)
-{
-    float *gathered = NULL;
-    if (source) {
-        gathered = malloc((size_t)vertex_count * (size_t)components * sizeof *gathered);
-        if (!gathered) return -1;
-        for (int v = 0; v < vertex_count; v++)
-            memcpy(&gathered[(size_t)v * components], &data[(size_t)source[v] * components], (size_t)components * sizeof(float));
-        data = gathered;
-    }
-    glBindBuffer(GL_ARRAY_BUFFER, buffer);
-    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)vertex_count * components * (GLsizeiptr)sizeof(float), data, GL_STATIC_DRAW);
-    glEnableVertexAttribArray(location);
-    glVertexAttribPointer(location, components < 4 ? components : 4, GL_FLOAT, GL_FALSE,
-                          components * (GLsizei)sizeof(float), NULL);
-    free(gathered);
-    return 0;
-}
-
-static void find_uniforms(GLuint p, skv_uniforms *u)
-{
-    u->model = glGetUniformLocation(p, "u_model");
-    u->view = glGetUniformLocation(p, "u_view");
-    u->projection = glGetUniformLocation(p, "u_projection");
-    u->view_normal = glGetUniformLocation(p, "u_view_normal");
-    u->diffuse = glGetUniformLocation(p, "u_diffuse");
-    u->has_texture = glGetUniformLocation(p, "u_has_texture");
-    u->texture = glGetUniformLocation(p, "u_texture");
-    u->palettes = glGetUniformLocation(p, "u_palettes");
-    u->bones_per_instance = glGetUniformLocation(p, "u_bones_per_instance");
-    u->crowd_bones = glGetUniformLocation(p, "u_crowd_bones");
-    u->grid_columns = glGetUniformLocation(p, "u_grid_columns");
-    u->grid_spacing = glGetUniformLocation(p, "u_grid_spacing");
-    u->shade_mode = glGetUniformLocation(p, "u_shade_mode");
-    u->selected_bone = glGetUniformLocation(p, "u_selected_bone");
-    u->metallic = glGetUniformLocation(p, "u_metallic");
-    u->roughness = glGetUniformLocation(p, "u_roughness");
-    u->emissive = glGetUniformLocation(p, "u_emissive");
-    u->normal_scale = glGetUniformLocation(p, "u_normal_scale");
-    u->occlusion_strength = glGetUniformLocation(p, "u_occlusion_strength");
-    u->alpha_mode = glGetUniformLocation(p, "u_alpha_mode");
-    u->alpha_cutoff = glGetUniformLocation(p, "u_alpha_cutoff");
-    u->maps = glGetUniformLocation(p, "u_maps");
-    u->metal_rough_map = glGetUniformLocation(p, "u_metal_rough_map");
-    u->normal_map = glGetUniformLocation(p, "u_normal_map");
-    u->occlusion_map = glGetUniformLocation(p, "u_occlusion_map");
-    u->emissive_map = glGetUniformLocation(p, "u_emissive_map");
-    u->view_up = glGetUniformLocation(p, "u_view_up");
-    u->morph_deltas = glGetUniformLocation(p, "u_morph_deltas");
-    u->morph_weights = glGetUniformLocation(p, "u_morph_weights");
-    u->morph_first_target = glGetUniformLocation(p, "u_morph_first_target");
-    u->morph_count = glGetUniformLocation(p, "u_morph_count");
-    u->morph_base = glGetUniformLocation(p, "u_morph_base");
-    u->morph_vertices = glGetUniformLocation(p, "u_morph_vertices");
-    u->morph_first_vertex = glGetUniformLocation(p, "u_morph_first_vertex");
-    u->influence_starts = glGetUniformLocation(p, "u_influence_starts");
-    u->influence_pairs = glGetUniformLocation(p, "u_influence_pairs");
-    u->slot_ids = glGetUniformLocation(p, "u_slot_ids");
-    u->slot_weights = glGetUniformLocation(p, "u_slot_weights");
-}
+/* std140 layout of the dual-quaternion Bones block (skinned.vert). */
+#define DQ_REAL_OFFSET 0
+#define DQ_DUAL_OFFSET (SKV_MAX_BONES * 16)
+#define DQ_STRETCH_OFFSET (SKV_MAX_BONES * 32)
+#define DQ_BLOCK_SIZE (SKV_MAX_BONES * 96)
 
 /* Texture units: 0 the material's base colour, 1 the crowd's palettes,
  * 2-3 morph targets, 4-7 the material's other maps, 8-9 the influence
@@ -214,83 +29,321 @@ static void find_uniforms(GLuint p, skv_uniforms *u)
 #define SLOT_ID_UNIT 10
 #define SLOT_WEIGHT_UNIT 11
 
-/* The morph targets' buffers (render.h). Returns 0, or -1 when memory
- * runs out; a GPU that cannot hold them shows as a GL error. */
-static int upload_morphs(skv_renderer *renderer, const skv_model *model, int gpu_vertices, const int *source)
+/* --- creating and destroying: one pair of calls per resource ------------ */
+
+/* Per-upload scratch: split mode's gathered palette of one draw, and the
+ * dual-quaternion conversion (upload_palette). */
+static skv_result palette_scratch_create(skv_renderer *renderer, skv_error *err)
 {
-    renderer->morph = 1;
-    glGenBuffers(3, renderer->morph_buffers);
-    glGenTextures(2, renderer->morph_textures);
-    /* Two RGBA32F texels per pair (RGB32F buffer textures are GL 4.0). */
-    size_t pairs = (size_t)model->morph_delta_count;
-    float *texels = malloc((pairs > 0 ? pairs : 1) * 8 * sizeof(float));
-    int *vertex = malloc((size_t)(gpu_vertices > 0 ? gpu_vertices : 1) * sizeof(int));
-    if (!texels || !vertex) {
-        free(texels);
-        free(vertex);
-        return -1;
-    }
-    for (size_t i = 0; i < pairs; i++) {
-        memcpy(&texels[i * 8], &model->morph_position_deltas[i * 3], 3 * sizeof(float));
-        memcpy(&texels[i * 8 + 4], &model->morph_normal_deltas[i * 3], 3 * sizeof(float));
-        texels[i * 8 + 3] = texels[i * 8 + 7] = 0.0f;
-    }
-    glBindBuffer(GL_TEXTURE_BUFFER, renderer->morph_buffers[0]);
-    glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)((pairs > 0 ? pairs : 1) * 8 * sizeof(float)), texels, GL_STATIC_DRAW);
-    glBindTexture(GL_TEXTURE_BUFFER, renderer->morph_textures[0]);
-    glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, renderer->morph_buffers[0]);
-    glBindBuffer(GL_TEXTURE_BUFFER, renderer->morph_buffers[1]);
-    glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)model->morph_target_count * (GLsizeiptr)sizeof(float),
-                 model->morph_default_weights, GL_DYNAMIC_DRAW);
-    glBindTexture(GL_TEXTURE_BUFFER, renderer->morph_textures[1]);
-    glTexBuffer(GL_TEXTURE_BUFFER, GL_R32F, renderer->morph_buffers[1]);
-    glBindTexture(GL_TEXTURE_BUFFER, 0);
-    glBindBuffer(GL_TEXTURE_BUFFER, 0);
-    /* Split mode's copies keep the index of the vertex they copy. */
-    for (int v = 0; v < gpu_vertices; v++) vertex[v] = source ? source[v] : v;
-    glBindBuffer(GL_ARRAY_BUFFER, renderer->morph_buffers[2]);
-    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)gpu_vertices * (GLsizeiptr)sizeof(int), vertex, GL_STATIC_DRAW);
-    glEnableVertexAttribArray(SKV_ATTR_VERTEX);
-    glVertexAttribIPointer(SKV_ATTR_VERTEX, 1, GL_INT, sizeof(int), NULL);
-    free(texels);
-    free(vertex);
-    return 0;
+    renderer->draw_palette = malloc(SKV_MAX_BONES * sizeof(mat4));
+    renderer->dq_bones = malloc(SKV_MAX_BONES * sizeof *renderer->dq_bones);
+    renderer->dq_upload = calloc(DQ_BLOCK_SIZE / 4, sizeof(float));
+    if (!renderer->draw_palette || !renderer->dq_bones || !renderer->dq_upload)
+        return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    return SKV_OK;
 }
 
-/* The frame's weights and the morph textures, before the draws. */
-/* --influences all: each GPU vertex's start in the pair list (R32I,
- * vertex count + 1) and the (bone, weight) pairs (RG32F; bone indices are
- * exact as floats below 2^24): the model's own lists, or in split mode the
- * draw set's, whose bones are draw-local (draws.h). */
-static int upload_influence_lists(skv_renderer *renderer, const skv_model *model)
+static void palette_scratch_destroy(skv_renderer *renderer)
 {
-    const skv_draw_set *set = &renderer->draws;
-    const int vertices = set->split ? set->vertex_count : model->vertex_count;
-    const int *starts = set->split ? set->list_start : model->influence_start;
-    const skv_influence *list = set->split ? set->list_pairs : model->influences;
-    size_t pairs = (size_t)starts[vertices];
-    float *texels = malloc((pairs > 0 ? pairs : 1) * 2 * sizeof(float));
-    if (!texels) return -1;
-    for (size_t i = 0; i < pairs; i++) {
-        texels[2 * i] = (float)list[i].bone;
-        texels[2 * i + 1] = list[i].weight;
-    }
-    glGenBuffers(2, renderer->influence_buffers);
-    glGenTextures(2, renderer->influence_textures);
-    glBindBuffer(GL_TEXTURE_BUFFER, renderer->influence_buffers[0]);
-    glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)((size_t)vertices + 1) * (GLsizeiptr)sizeof(int), starts,
-                 GL_STATIC_DRAW);
-    glBindTexture(GL_TEXTURE_BUFFER, renderer->influence_textures[0]);
-    glTexBuffer(GL_TEXTURE_BUFFER, GL_R32I, renderer->influence_buffers[0]);
-    glBindBuffer(GL_TEXTURE_BUFFER, renderer->influence_buffers[1]);
-    glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)((pairs > 0 ? pairs : 1) * 2 * sizeof(float)), texels, GL_STATIC_DRAW);
-    glBindTexture(GL_TEXTURE_BUFFER, renderer->influence_textures[1]);
-    glTexBuffer(GL_TEXTURE_BUFFER, GL_RG32F, renderer->influence_buffers[1]);
-    glBindTexture(GL_TEXTURE_BUFFER, 0);
-    glBindBuffer(GL_TEXTURE_BUFFER, 0);
-    free(texels);
-    return 0;
+    free(renderer->draw_palette);
+    free(renderer->dq_bones);
+    free(renderer->dq_upload);
+    renderer->draw_palette = NULL;
+    renderer->dq_bones = NULL;
+    renderer->dq_upload = NULL;
 }
+
+/* The program that draws the model: `program` (the caller's, adopted) or
+ * skinned.vert/.frag built for the model's slots, morphs and lists. */
+static skv_result skinning_program_create(skv_renderer *renderer, const skv_model *model, GLuint program,
+                                          skv_error *err)
+{
+    skv_shader_variant variant = {.influence_slots = model->influence_slots, .morph = model->morph_target_count > 0,
+                                  .influence_lists = model->influence_lists};
+    renderer->program = program ? program
+                                : render_program_variant("skinned.vert", "skinned.frag", NULL, 0, &variant, err);
+    if (!renderer->program) return SKV_ERR_GPU;
+    program_find_uniforms(renderer->program, &renderer->uniforms);
+    if (program_bind_bones(renderer->program) != 0) return skv_fail(err, SKV_ERR_GPU, "shader has no Bones block");
+    return SKV_OK;
+}
+
+static void skinning_program_destroy(skv_renderer *renderer)
+{
+    if (renderer->program) glDeleteProgram(renderer->program);
+    renderer->program = 0;
+}
+
+/* The uniform buffer behind the Bones block, big enough for either
+ * layout (matrices, or dual quaternions and stretches). */
+static void bone_block_create(skv_renderer *renderer)
+{
+    glGenBuffers(1, &renderer->bone_block);
+    glBindBuffer(GL_UNIFORM_BUFFER, renderer->bone_block);
+    GLsizeiptr block_size = DQ_BLOCK_SIZE > SKV_MAX_BONES * (GLsizeiptr)sizeof(mat4)
+                                ? DQ_BLOCK_SIZE
+                                : SKV_MAX_BONES * (GLsizeiptr)sizeof(mat4);
+    glBufferData(GL_UNIFORM_BUFFER, block_size, NULL, GL_DYNAMIC_DRAW);
+    glBindBuffer(GL_UNIFORM_BUFFER, 0);
+}
+
+static void bone_block_destroy(skv_renderer *renderer)
+{
+    if (renderer->bone_block) glDeleteBuffers(1, &renderer->bone_block);
+    renderer->bone_block = 0;
+}
+
+/* Overlay lines and points (overlay.h): their program, a vertex array of
+ * positions and colours refilled per draw, and the gizmo's segments. */
+static skv_result overlay_lines_create(skv_renderer *renderer, skv_error *err)
+{
+    renderer->line_program = render_program("lines.vert", "lines.frag", err);
+    if (!renderer->line_program) return SKV_ERR_GPU;
+    renderer->line_u_view_projection = glGetUniformLocation(renderer->line_program, "u_view_projection");
+    renderer->line_u_point_size = glGetUniformLocation(renderer->line_program, "u_point_size");
+    glGenVertexArrays(1, &renderer->line_vao);
+    glBindVertexArray(renderer->line_vao);
+    glGenBuffers(2, renderer->line_buffers);
+    for (int k = 0; k < 2; k++) {
+        glBindBuffer(GL_ARRAY_BUFFER, renderer->line_buffers[k]);
+        glEnableVertexAttribArray((GLuint)k);
+        glVertexAttribPointer((GLuint)k, 3, GL_FLOAT, GL_FALSE, 3 * sizeof(float), NULL);
+    }
+    glBindVertexArray(0);
+    glEnable(GL_PROGRAM_POINT_SIZE);
+    if (overlay_axes(&renderer->axes) != SKV_OK) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    return SKV_OK;
+}
+
+static void overlay_lines_destroy(skv_renderer *renderer)
+{
+    if (renderer->line_program) glDeleteProgram(renderer->line_program);
+    if (renderer->line_vao) glDeleteVertexArrays(1, &renderer->line_vao);
+    if (renderer->line_buffers[0]) glDeleteBuffers(2, renderer->line_buffers);
+    lines_free(&renderer->axes);
+    renderer->line_program = renderer->line_vao = 0;
+    memset(renderer->line_buffers, 0, sizeof renderer->line_buffers);
+}
+
+/* For the models with a blended material: each draw's bind-pose centre
+ * and the bone with the most weight over its vertices (render.h). The
+ * centre moved by that bone places the draw in a frame well enough to
+ * order separate parts (hair cards, visors, eyelashes) by depth. */
+static skv_result blend_order_create(skv_renderer *renderer, const skv_model *model, skv_error *err)
+{
+    int any_blend = 0;
+    for (int i = 0; i < model->material_count; i++) any_blend |= model->materials[i].alpha_mode == SKV_ALPHA_BLEND;
+    if (!any_blend) return SKV_OK;
+    const skv_draw_set *set = &renderer->draws;
+    int n = set->draw_count > 0 ? set->draw_count : 1;
+    int bones = model->skeleton.bone_count > 0 ? model->skeleton.bone_count : 1;
+    renderer->draw_centres = calloc((size_t)n * 3, sizeof(float));
+    renderer->draw_bones = calloc((size_t)n, sizeof(int));
+    renderer->blend_order = calloc((size_t)n, sizeof(int));
+    renderer->blend_depth = calloc((size_t)n, sizeof(float));
+    float *bone_weight = calloc((size_t)bones, sizeof(float));
+    if (!renderer->draw_centres || !renderer->draw_bones || !renderer->blend_order || !renderer->blend_depth ||
+        !bone_weight) {
+        free(bone_weight);
+        return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    }
+    const int slots = model->influence_slots;
+    for (int i = 0; i < set->draw_count; i++) {
+        const skv_draw *d = &set->draws[i];
+        double sum[3] = {0, 0, 0};
+        memset(bone_weight, 0, (size_t)bones * sizeof(float));
+        for (int k = 0; k < d->vertex_count; k++) {
+            int g = d->base_vertex + k;
+            int v = set->split ? set->source_vertex[g] : g;
+            for (int a = 0; a < 3; a++) sum[a] += model->positions[(size_t)v * 3 + a];
+            for (int s = 0; s < slots; s++) {
+                int b = model->bone_ids[(size_t)v * slots + s];
+                if (b < bones) bone_weight[b] += model->weights[(size_t)v * slots + s];
+            }
+        }
+        int best = -1;
+        for (int b = 0; b < model->skeleton.bone_count; b++)
+            if (bone_weight[b] > 0.0f && (best < 0 || bone_weight[b] > bone_weight[best])) best = b;
+        renderer->draw_bones[i] = best;
+        for (int a = 0; a < 3; a++)
+            renderer->draw_centres[i * 3 + a] = d->vertex_count > 0 ? (float)(sum[a] / d->vertex_count) : 0.0f;
+    }
+    free(bone_weight);
+    return SKV_OK;
+}
+
+static void blend_order_destroy(skv_renderer *renderer)
+{
+    free(renderer->draw_centres);
+    free(renderer->draw_bones);
+    free(renderer->blend_order);
+    free(renderer->blend_depth);
+    renderer->draw_centres = renderer->blend_depth = NULL;
+    renderer->draw_bones = renderer->blend_order = NULL;
+}
+
+static void dq_program_destroy(skv_renderer *renderer)
+{
+    if (renderer->dq_program) glDeleteProgram(renderer->dq_program);
+    renderer->dq_program = 0;
+}
+
+skv_result render_enable_dual_quaternion(skv_renderer *renderer, const skv_model *model, skv_error *err)
+{
+    if (renderer->program_skinning == SKV_SKINNING_DUAL_QUATERNION || renderer->dq_program) return SKV_OK;
+    skv_shader_variant variant = {.influence_slots = model->influence_slots, .dual_quaternion = 1,
+                                  .morph = model->morph_target_count > 0, .influence_lists = model->influence_lists};
+    GLuint p = render_program_variant("skinned.vert", "skinned.frag", NULL, 0, &variant, err);
+    if (!p) return SKV_ERR_GPU;
+    if (program_bind_bones(p) != 0) {
+        glDeleteProgram(p);
+        return skv_fail(err, SKV_ERR_GPU, "dual-quaternion shader has no Bones block");
+    }
+    program_find_uniforms(p, &renderer->dq_uniforms);
+    renderer->dq_program = p;
+    return SKV_OK;
+}
+
+/* A crowd of `max_instances` fits the driver's buffer textures: every
+ * character's palette (3 texels a bone) and, without lists, the slots
+ * (4 a texel; a crowd with lists reads the lists instead, checked at
+ * render_create). */
+static skv_result crowd_fits(const skv_renderer *renderer, const skv_model *model, int max_instances, skv_error *err)
+{
+    GLint max_texels = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &max_texels);
+    long long texels = (long long)max_instances * (model->skeleton.bone_count > 0 ? model->skeleton.bone_count : 1) * 3;
+    if (texels > max_texels)
+        return skv_fail(err, SKV_ERR_GPU, "a crowd of %d: %lld palette texels, the GPU takes %d", max_instances,
+                        texels, (int)max_texels);
+    int gpu_vertices = upload_vertex_count(renderer, model);
+    long long slot_texels = model->influence_lists ? 0 : (long long)gpu_vertices * (model->influence_slots / 4);
+    if (slot_texels > max_texels)
+        return skv_fail(err, SKV_ERR_GPU, "a crowd of this model: %lld texels of bone slots, the GPU takes %d",
+                        slot_texels, (int)max_texels);
+    return SKV_OK;
+}
+
+/* The crowd's views of the bone ID and weight buffers (render.h). */
+static void slot_textures_create(skv_renderer *renderer)
+{
+    if (renderer->slot_textures[0]) return;
+    glGenTextures(2, renderer->slot_textures);
+    glBindTexture(GL_TEXTURE_BUFFER, renderer->slot_textures[0]);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA16UI, renderer->buffers[3]);
+    glBindTexture(GL_TEXTURE_BUFFER, renderer->slot_textures[1]);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, renderer->buffers[4]);
+    glBindTexture(GL_TEXTURE_BUFFER, 0);
+}
+
+static void slot_textures_destroy(skv_renderer *renderer)
+{
+    if (renderer->slot_textures[0]) glDeleteTextures(2, renderer->slot_textures);
+    memset(renderer->slot_textures, 0, sizeof renderer->slot_textures);
+}
+
+/* The instanced program (`program`, the caller's, replaces one there
+ * was) and the texture buffer the characters' palettes go into. */
+static skv_result crowd_program_create(skv_renderer *renderer, const skv_model *model, GLuint program, skv_error *err)
+{
+    if (program && renderer->crowd_program && program != renderer->crowd_program) {
+        glDeleteProgram(renderer->crowd_program);
+        renderer->crowd_program = 0;
+    }
+    if (renderer->crowd_program) return SKV_OK;
+    /* --influences all: the crowd reads the same per-vertex lists as
+     * the single draw (one set for every character: the lists belong
+     * to the mesh, the palettes to the character). */
+    skv_shader_variant variant = {.influence_slots = model->influence_slots, .instanced = 1,
+                                  .influence_lists = model->influence_lists, .split = renderer->draws.split};
+    renderer->crowd_program =
+        program ? program : render_program_variant("skinned.vert", "skinned.frag", NULL, 0, &variant, err);
+    if (!renderer->crowd_program) return SKV_ERR_GPU;
+    program_find_uniforms(renderer->crowd_program, &renderer->crowd_uniforms);
+    if (!renderer->crowd_buffer) glGenBuffers(1, &renderer->crowd_buffer);
+    if (!renderer->crowd_texture) glGenTextures(1, &renderer->crowd_texture);
+    return SKV_OK;
+}
+
+static void crowd_program_destroy(skv_renderer *renderer)
+{
+    if (renderer->crowd_program) glDeleteProgram(renderer->crowd_program);
+    if (renderer->crowd_buffer) glDeleteBuffers(1, &renderer->crowd_buffer);
+    if (renderer->crowd_texture) glDeleteTextures(1, &renderer->crowd_texture);
+    renderer->crowd_program = renderer->crowd_buffer = renderer->crowd_texture = 0;
+}
+
+skv_result render_enable_crowd(skv_renderer *renderer, const skv_model *model, int max_instances, skv_error *err)
+{
+    return render_enable_crowd_with(renderer, model, max_instances, 0, err);
+}
+
+skv_result render_enable_crowd_with(skv_renderer *renderer, const skv_model *model, int max_instances, GLuint program,
+                                    skv_error *err)
+{
+    skv_result r = crowd_fits(renderer, model, max_instances, err);
+    if (r != SKV_OK) {
+        if (program) glDeleteProgram(program); /* the caller's program is the renderer's, also on failure */
+        return r;
+    }
+    slot_textures_create(renderer);
+    return crowd_program_create(renderer, model, program, err);
+}
+
+skv_result render_create(skv_renderer *renderer, const skv_model *model, skv_error *err)
+{
+    return render_create_with(renderer, model, 0, SKV_SKINNING_LINEAR, err);
+}
+
+skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GLuint program, skv_skinning skinning,
+                              skv_error *err)
+{
+    memset(renderer, 0, sizeof *renderer);
+    renderer->program_skinning = skinning;
+    while (glGetError() != GL_NO_ERROR) {
+        /* Report only errors of the upload below, not earlier ones. */
+    }
+    skv_result r = draws_build(model, SKV_MAX_BONES, &renderer->draws, err);
+    if (r == SKV_OK) r = palette_scratch_create(renderer, err);
+    if (r != SKV_OK) {
+        if (program) glDeleteProgram(program); /* the caller's program is the renderer's, also on failure */
+        return r;
+    }
+    r = skinning_program_create(renderer, model, program, err);
+    if (r == SKV_OK) r = vertex_buffers_create(renderer, model, err);
+    if (r == SKV_OK && model->morph_target_count > 0) r = morph_buffers_create(renderer, model, err);
+    if (r == SKV_OK && model->influence_lists) r = influence_lists_create(renderer, model, err);
+    if (r == SKV_OK) bone_block_create(renderer);
+    if (r == SKV_OK) r = overlay_lines_create(renderer, err);
+    if (r == SKV_OK) r = blend_order_create(renderer, model, err);
+    if (r == SKV_OK) r = material_textures_create(renderer, model, err);
+    if (r != SKV_OK) return r;
+    GLenum gl_error = glGetError();
+    if (gl_error != GL_NO_ERROR) return skv_fail(err, SKV_ERR_GPU, "GL error 0x%x while uploading the model", gl_error);
+    return SKV_OK;
+}
+
+/* Everything render_create made and the render_enable_* calls added, in
+ * the reverse order; after a failed render_create too. */
+void render_destroy(skv_renderer *renderer)
+{
+    dq_program_destroy(renderer);
+    crowd_program_destroy(renderer);
+    slot_textures_destroy(renderer);
+    material_textures_destroy(renderer);
+    blend_order_destroy(renderer);
+    overlay_lines_destroy(renderer);
+    bone_block_destroy(renderer);
+    influence_lists_destroy(renderer);
+    morph_buffers_destroy(renderer);
+    vertex_buffers_destroy(renderer);
+    skinning_program_destroy(renderer);
+    palette_scratch_destroy(renderer);
+    draws_free(&renderer->draws);
+    memset(renderer, 0, sizeof *renderer);
+}
+
+/* --- drawing ------------------------------------------------------------- */
 
 /* Two buffer textures on their units, and the samplers that read them. */
 static void bind_buffer_textures(const GLuint textures[2], int unit_a, int unit_b, GLint sampler_a, GLint sampler_b)
@@ -335,17 +388,6 @@ static void set_morph_mesh(const skv_renderer *renderer, const skv_uniforms *u, 
     glUniform1i(u->morph_first_vertex, m->base_vertex);
 }
 
-skv_result render_create(skv_renderer *renderer, const skv_model *model, skv_error *err)
-{
-    return render_create_with(renderer, model, 0, SKV_SKINNING_LINEAR, err);
-}
-
-/* std140 layout of the dual-quaternion Bones block (skinned.vert). */
-#define DQ_REAL_OFFSET 0
-#define DQ_DUAL_OFFSET (SKV_MAX_BONES * 16)
-#define DQ_STRETCH_OFFSET (SKV_MAX_BONES * 32)
-#define DQ_BLOCK_SIZE (SKV_MAX_BONES * 96)
-
 static void upload_palette(skv_renderer *renderer, const mat4 *palette, int bone_count, skv_skinning skinning)
 {
     glBindBuffer(GL_UNIFORM_BUFFER, renderer->bone_block);
@@ -361,54 +403,6 @@ static void upload_palette(skv_renderer *renderer, const mat4 *palette, int bone
         glBufferSubData(GL_UNIFORM_BUFFER, 0, (GLsizeiptr)bone_count * (GLsizeiptr)sizeof(mat4), palette);
     }
     glBindBufferBase(GL_UNIFORM_BUFFER, SKV_BONES_BINDING, renderer->bone_block);
-}
-
-/* For the models with a blended material: each draw's bind-pose centre
- * and the bone with the most weight over its vertices (render.h). The
- * centre moved by that bone places the draw in a frame well enough to
- * order separate parts (hair cards, visors, eyelashes) by depth. Returns
- * -1 when memory runs out. */
-static int blend_order_create(skv_renderer *renderer, const skv_model *model)
-{
-    int any_blend = 0;
-    for (int i = 0; i < model->material_count; i++) any_blend |= model->materials[i].alpha_mode == SKV_ALPHA_BLEND;
-    if (!any_blend) return 0;
-    const skv_draw_set *set = &renderer->draws;
-    int n = set->draw_count > 0 ? set->draw_count : 1;
-    int bones = model->skeleton.bone_count > 0 ? model->skeleton.bone_count : 1;
-    renderer->draw_centres = calloc((size_t)n * 3, sizeof(float));
-    renderer->draw_bones = calloc((size_t)n, sizeof(int));
-    renderer->blend_order = calloc((size_t)n, sizeof(int));
-    renderer->blend_depth = calloc((size_t)n, sizeof(float));
-    float *bone_weight = calloc((size_t)bones, sizeof(float));
-    if (!renderer->draw_centres || !renderer->draw_bones || !renderer->blend_order || !renderer->blend_depth ||
-        !bone_weight) {
-        free(bone_weight);
-        return -1;
-    }
-    const int slots = model->influence_slots;
-    for (int i = 0; i < set->draw_count; i++) {
-        const skv_draw *d = &set->draws[i];
-        double sum[3] = {0, 0, 0};
-        memset(bone_weight, 0, (size_t)bones * sizeof(float));
-        for (int k = 0; k < d->vertex_count; k++) {
-            int g = d->base_vertex + k;
-            int v = set->split ? set->source_vertex[g] : g;
-            for (int a = 0; a < 3; a++) sum[a] += model->positions[(size_t)v * 3 + a];
-            for (int s = 0; s < slots; s++) {
-                int b = model->bone_ids[(size_t)v * slots + s];
-                if (b < bones) bone_weight[b] += model->weights[(size_t)v * slots + s];
-            }
-        }
-        int best = -1;
-        for (int b = 0; b < model->skeleton.bone_count; b++)
-            if (bone_weight[b] > 0.0f && (best < 0 || bone_weight[b] > bone_weight[best])) best = b;
-        renderer->draw_bones[i] = best;
-        for (int a = 0; a < 3; a++)
-            renderer->draw_centres[i * 3 + a] = d->vertex_count > 0 ? (float)(sum[a] / d->vertex_count) : 0.0f;
-    }
-    free(bone_weight);
-    return 0;
 }
 
 /* The blended draws of this frame, far to near, into blend_order;
@@ -441,192 +435,6 @@ static int blend_order_sort(skv_renderer *renderer, const skv_model *model, cons
         count++;
     }
     return count;
-}
-
-skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GLuint program, skv_skinning skinning,
-                              skv_error *err)
-{
-    memset(renderer, 0, sizeof *renderer);
-    renderer->program_skinning = skinning;
-    while (glGetError() != GL_NO_ERROR) {
-        /* Report only errors of the upload below, not earlier ones. */
-    }
-    skv_result built = draws_build(model, SKV_MAX_BONES, &renderer->draws, err);
-    if (built != SKV_OK) {
-        if (program) glDeleteProgram(program);
-        return built;
-    }
-    const skv_draw_set *set = &renderer->draws;
-    renderer->draw_palette = malloc(SKV_MAX_BONES * sizeof(mat4));
-    renderer->dq_bones = malloc(SKV_MAX_BONES * sizeof *renderer->dq_bones);
-    renderer->dq_upload = calloc(DQ_BLOCK_SIZE / 4, sizeof(float));
-    if (!renderer->draw_palette || !renderer->dq_bones || !renderer->dq_upload) {
-        if (program) glDeleteProgram(program);
-        return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
-    }
-
-    skv_shader_variant variant = {.influence_slots = model->influence_slots, .morph = model->morph_target_count > 0,
-                                  .influence_lists = model->influence_lists};
-    renderer->program = program ? program
-                                : render_program_variant("skinned.vert", "skinned.frag", NULL, 0, &variant, err);
-    if (!renderer->program) return SKV_ERR_GPU;
-    GLuint p = renderer->program;
-    find_uniforms(p, &renderer->uniforms);
-    GLuint block = glGetUniformBlockIndex(p, "Bones");
-    if (block == GL_INVALID_INDEX) return skv_fail(err, SKV_ERR_GPU, "shader has no Bones block");
-    glUniformBlockBinding(p, block, SKV_BONES_BINDING);
-
-    glGenVertexArrays(1, &renderer->vao);
-    glBindVertexArray(renderer->vao);
-    glGenBuffers(6, renderer->buffers);
-    /* Split mode draws copies of model vertices with draw-local bone IDs. */
-    int nv = set->split ? set->vertex_count : model->vertex_count;
-    const int *source = set->split ? set->source_vertex : NULL;
-    const uint16_t *bone_ids = set->split ? set->bone_ids : model->bone_ids;
-    const int slots = model->influence_slots;
-    int gathered = float_attribute(renderer->buffers[0], SKV_ATTR_POSITION, 3, model->positions, nv, source) |
-                   float_attribute(renderer->buffers[1], SKV_ATTR_NORMAL, 3, model->normals, nv, source) |
-                   float_attribute(renderer->buffers[2], SKV_ATTR_UV, 2, model->uvs, nv, source) |
-                   float_attribute(renderer->buffers[4], SKV_ATTR_WEIGHTS, slots, model->weights, nv, source);
-    if (model->tangents)
-        gathered |= float_attribute(renderer->buffers[5], SKV_ATTR_TANGENT, 4, model->tangents, nv, source);
-    /* With 8 slots the weight buffer holds two vec4 per vertex: the
-     * second is its own attribute. */
-    GLsizei weight_stride = slots * (GLsizei)sizeof(float);
-    if (slots > 4) {
-        glEnableVertexAttribArray(SKV_ATTR_WEIGHTS_1);
-        glVertexAttribPointer(SKV_ATTR_WEIGHTS_1, 4, GL_FLOAT, GL_FALSE, weight_stride, (void *)(4 * sizeof(float)));
-    }
-    /* Bone IDs stay integers all the way: glVertexAttribIPointer, ivec4. */
-    GLsizei id_stride = slots * (GLsizei)sizeof(uint16_t);
-    glBindBuffer(GL_ARRAY_BUFFER, renderer->buffers[3]);
-    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)nv * id_stride, bone_ids, GL_STATIC_DRAW);
-    glEnableVertexAttribArray(SKV_ATTR_BONE_IDS);
-    glVertexAttribIPointer(SKV_ATTR_BONE_IDS, 4, GL_UNSIGNED_SHORT, id_stride, NULL);
-    if (slots > 4) {
-        glEnableVertexAttribArray(SKV_ATTR_BONE_IDS_1);
-        glVertexAttribIPointer(SKV_ATTR_BONE_IDS_1, 4, GL_UNSIGNED_SHORT, id_stride, (void *)(4 * sizeof(uint16_t)));
-    }
-
-    glGenBuffers(1, &renderer->index_buffer);
-    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, renderer->index_buffer);
-    int index_count = set->split ? set->index_count : model->index_count;
-    const uint32_t *indices = set->split ? set->indices : model->indices;
-    glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)index_count * (GLsizeiptr)sizeof(uint32_t), indices, GL_STATIC_DRAW);
-    if (model->morph_target_count > 0 && upload_morphs(renderer, model, nv, source) != 0) gathered = -1;
-    if (model->influence_lists) {
-        /* Past the driver's buffer-texture size a fetch reads 0: a
-         * model whose lists do not fit is refused, not drawn torn. */
-        GLint max_texels = 0;
-        glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &max_texels);
-        const int *starts = set->split ? set->list_start : model->influence_start;
-        long long pairs = starts[nv], texels = pairs > (long long)nv + 1 ? pairs : (long long)nv + 1;
-        if (texels > max_texels) {
-            glBindVertexArray(0);
-            renderer->lists_too_large = texels, renderer->max_list_texels = (int)max_texels;
-            return skv_fail(err, SKV_ERR_GPU, "--influences all: %lld texels of influence lists, the GPU takes %d",
-                            texels, (int)max_texels);
-        }
-        if (upload_influence_lists(renderer, model) != 0) gathered = -1;
-    }
-    glBindVertexArray(0);
-    if (gathered) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
-
-    glGenBuffers(1, &renderer->bone_block);
-    glBindBuffer(GL_UNIFORM_BUFFER, renderer->bone_block);
-    /* Big enough for either layout of the Bones block. */
-    GLsizeiptr block_size = DQ_BLOCK_SIZE > SKV_MAX_BONES * (GLsizeiptr)sizeof(mat4)
-                                ? DQ_BLOCK_SIZE
-                                : SKV_MAX_BONES * (GLsizeiptr)sizeof(mat4);
-    glBufferData(GL_UNIFORM_BUFFER, block_size, NULL, GL_DYNAMIC_DRAW);
-    glBindBuffer(GL_UNIFORM_BUFFER, 0);
-
-    /* Overlay lines and points (overlay.h). */
-    renderer->line_program = render_program("lines.vert", "lines.frag", err);
-    if (!renderer->line_program) return SKV_ERR_GPU;
-    renderer->line_u_view_projection = glGetUniformLocation(renderer->line_program, "u_view_projection");
-    renderer->line_u_point_size = glGetUniformLocation(renderer->line_program, "u_point_size");
-    glGenVertexArrays(1, &renderer->line_vao);
-    glBindVertexArray(renderer->line_vao);
-    glGenBuffers(2, renderer->line_buffers);
-    for (int k = 0; k < 2; k++) {
-        glBindBuffer(GL_ARRAY_BUFFER, renderer->line_buffers[k]);
-        glEnableVertexAttribArray((GLuint)k);
-        glVertexAttribPointer((GLuint)k, 3, GL_FLOAT, GL_FALSE, 3 * sizeof(float), NULL);
-    }
-    glBindVertexArray(0);
-    glEnable(GL_PROGRAM_POINT_SIZE);
-    if (overlay_axes(&renderer->axes) != SKV_OK) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
-
-    if (blend_order_create(renderer, model) != 0) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
-    renderer->texture_count = model->texture_count;
-    if (model->texture_count > 0) {
-        renderer->textures = calloc((size_t)model->texture_count, sizeof *renderer->textures);
-        renderer->data_textures = calloc((size_t)model->texture_count, sizeof *renderer->data_textures);
-        unsigned char *use = calloc((size_t)model->texture_count, 1); /* 1: as colour, 2: as data */
-        if (!renderer->textures || !renderer->data_textures || !use) {
-            free(use);
-            return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
-        }
-        for (int i = 0; i < model->material_count; i++)
-            for (int k = 0; k < SKV_TEX_SLOTS; k++) {
-                int t = model->materials[i].textures[k];
-                if (t >= 0 && t < model->texture_count)
-                    use[t] |= k == SKV_TEX_BASE_COLOR || k == SKV_TEX_EMISSIVE ? 1 : 2;
-            }
-        /* The importer refuses textures past 16384 texels a side; a driver
-         * may take less (GL 3.3 promises 1024), and an upload past its
-         * limit is a GL error: such textures draw in the material colour. */
-        GLint max_side = 0;
-        glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_side);
-        for (int t = 0; t < model->texture_count; t++) {
-            const skv_texture *tex = &model->textures[t];
-            int fits = tex->width <= max_side && tex->height <= max_side;
-            renderer->textures[t] = tex->rgba && fits && (use[t] & 1) ? upload_texture(tex, 1) : 0;
-            renderer->data_textures[t] = tex->rgba && fits && (use[t] & 2) ? upload_texture(tex, 0) : 0;
-            if (tex->rgba && !fits) renderer->textures_too_large++;
-        }
-        free(use);
-        renderer->max_texture_side = max_side;
-    }
-    GLenum gl_error = glGetError();
-    if (gl_error != GL_NO_ERROR) return skv_fail(err, SKV_ERR_GPU, "GL error 0x%x while uploading the model", gl_error);
-    return SKV_OK;
-}
-
-void render_destroy(skv_renderer *renderer)
-{
-    if (renderer->program) glDeleteProgram(renderer->program);
-    if (renderer->vao) glDeleteVertexArrays(1, &renderer->vao);
-    if (renderer->buffers[0]) glDeleteBuffers(6, renderer->buffers);
-    if (renderer->index_buffer) glDeleteBuffers(1, &renderer->index_buffer);
-    if (renderer->bone_block) glDeleteBuffers(1, &renderer->bone_block);
-    if (renderer->textures) glDeleteTextures(renderer->texture_count, renderer->textures);
-    if (renderer->data_textures) glDeleteTextures(renderer->texture_count, renderer->data_textures);
-    free(renderer->textures);
-    free(renderer->data_textures);
-    free(renderer->draw_centres);
-    free(renderer->draw_bones);
-    free(renderer->blend_order);
-    free(renderer->blend_depth);
-    if (renderer->crowd_program) glDeleteProgram(renderer->crowd_program);
-    if (renderer->crowd_buffer) glDeleteBuffers(1, &renderer->crowd_buffer);
-    if (renderer->crowd_texture) glDeleteTextures(1, &renderer->crowd_texture);
-    if (renderer->morph_buffers[0]) glDeleteBuffers(3, renderer->morph_buffers);
-    if (renderer->morph_textures[0]) glDeleteTextures(2, renderer->morph_textures);
-    if (renderer->influence_buffers[0]) glDeleteBuffers(2, renderer->influence_buffers);
-    if (renderer->influence_textures[0]) glDeleteTextures(2, renderer->influence_textures);
-    if (renderer->slot_textures[0]) glDeleteTextures(2, renderer->slot_textures);
-    free(renderer->draw_palette);
-    free(renderer->dq_bones);
-    free(renderer->dq_upload);
-    if (renderer->dq_program) glDeleteProgram(renderer->dq_program);
-    if (renderer->line_program) glDeleteProgram(renderer->line_program);
-    if (renderer->line_vao) glDeleteVertexArrays(1, &renderer->line_vao);
-    if (renderer->line_buffers[0]) glDeleteBuffers(2, renderer->line_buffers);
-    lines_free(&renderer->axes);
-    draws_free(&renderer->draws);
-    memset(renderer, 0, sizeof *renderer);
 }
 
 static void draw_crowd(skv_renderer *renderer, const skv_model *model, const skv_frame_desc *frame);
@@ -853,77 +661,6 @@ static void draw_axes(skv_renderer *renderer, const skv_frame_desc *frame)
     glViewport(viewport[0], viewport[1], viewport[2], viewport[3]);
 }
 
-skv_result render_enable_dual_quaternion(skv_renderer *renderer, const skv_model *model, skv_error *err)
-{
-    if (renderer->program_skinning == SKV_SKINNING_DUAL_QUATERNION || renderer->dq_program) return SKV_OK;
-    skv_shader_variant variant = {.influence_slots = model->influence_slots, .dual_quaternion = 1,
-                                  .morph = model->morph_target_count > 0, .influence_lists = model->influence_lists};
-    GLuint p = render_program_variant("skinned.vert", "skinned.frag", NULL, 0, &variant, err);
-    if (!p) return SKV_ERR_GPU;
-    GLuint block = glGetUniformBlockIndex(p, "Bones");
-    if (block == GL_INVALID_INDEX) {
-        glDeleteProgram(p);
-        return skv_fail(err, SKV_ERR_GPU, "dual-quaternion shader has no Bones block");
-    }
-    glUniformBlockBinding(p, block, SKV_BONES_BINDING);
-    find_uniforms(p, &renderer->dq_uniforms);
-    renderer->dq_program = p;
-    return SKV_OK;
-}
-
-skv_result render_enable_crowd(skv_renderer *renderer, const skv_model *model, int max_instances, skv_error *err)
-{
-    return render_enable_crowd_with(renderer, model, max_instances, 0, err);
-}
-
-skv_result render_enable_crowd_with(skv_renderer *renderer, const skv_model *model, int max_instances, GLuint program,
-                                    skv_error *err)
-{
-    GLint max_texels = 0;
-    glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &max_texels);
-    long long texels = (long long)max_instances * (model->skeleton.bone_count > 0 ? model->skeleton.bone_count : 1) * 3;
-    if (texels > max_texels) {
-        if (program) glDeleteProgram(program);
-        return skv_fail(err, SKV_ERR_GPU, "a crowd of %d: %lld palette texels, the GPU takes %d", max_instances,
-                        texels, (int)max_texels);
-    }
-    /* The slots' buffer textures: 4 slots a texel (a crowd with lists
-     * reads the lists instead, checked at render_create). */
-    int gpu_vertices = renderer->draws.split ? renderer->draws.vertex_count : model->vertex_count;
-    long long slot_texels = model->influence_lists ? 0 : (long long)gpu_vertices * (model->influence_slots / 4);
-    if (slot_texels > max_texels) {
-        if (program) glDeleteProgram(program);
-        return skv_fail(err, SKV_ERR_GPU, "a crowd of this model: %lld texels of bone slots, the GPU takes %d",
-                        slot_texels, (int)max_texels);
-    }
-    if (!renderer->slot_textures[0]) {
-        glGenTextures(2, renderer->slot_textures);
-        glBindTexture(GL_TEXTURE_BUFFER, renderer->slot_textures[0]);
-        glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA16UI, renderer->buffers[3]);
-        glBindTexture(GL_TEXTURE_BUFFER, renderer->slot_textures[1]);
-        glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, renderer->buffers[4]);
-        glBindTexture(GL_TEXTURE_BUFFER, 0);
-    }
-    if (program && renderer->crowd_program && program != renderer->crowd_program) {
-        glDeleteProgram(renderer->crowd_program);
-        renderer->crowd_program = 0;
-    }
-    if (!renderer->crowd_program) {
-        /* --influences all: the crowd reads the same per-vertex lists as
-         * the single draw (one set for every character: the lists belong
-         * to the mesh, the palettes to the character). */
-        skv_shader_variant variant = {.influence_slots = model->influence_slots, .instanced = 1,
-                                      .influence_lists = model->influence_lists, .split = renderer->draws.split};
-        renderer->crowd_program =
-            program ? program : render_program_variant("skinned.vert", "skinned.frag", NULL, 0, &variant, err);
-        if (!renderer->crowd_program) return SKV_ERR_GPU;
-        find_uniforms(renderer->crowd_program, &renderer->crowd_uniforms);
-        if (!renderer->crowd_buffer) glGenBuffers(1, &renderer->crowd_buffer);
-        if (!renderer->crowd_texture) glGenTextures(1, &renderer->crowd_texture);
-    }
-    return SKV_OK;
-}
-
 /* Every character's palette into the crowd's texture buffer (one upload
  * per frame), and the crowd program's per-frame state that is not the
  * view's: palettes, lists, the grid. */
@@ -1064,108 +801,4 @@ skv_result render_debug_result(const skv_gl_debug *debug, skv_error *err)
 {
     if (!debug->errors) return SKV_OK;
     return skv_fail(err, SKV_ERR_GPU, "GL reported %d error(s); the first: %s", debug->errors, debug->first);
-}
-
-/* A framebuffer of colour + depth renderbuffers with `samples` per pixel
- * (0: not multisampled). */
-static GLenum framebuffer_create(GLuint *framebuffer, GLuint *color, GLuint *depth, int width, int height, int samples)
-{
-    glGenFramebuffers(1, framebuffer);
-    glBindFramebuffer(GL_FRAMEBUFFER, *framebuffer);
-    glGenRenderbuffers(1, color);
-    glBindRenderbuffer(GL_RENDERBUFFER, *color);
-    glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_RGBA8, width, height);
-    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, *color);
-    glGenRenderbuffers(1, depth);
-    glBindRenderbuffer(GL_RENDERBUFFER, *depth);
-    glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_DEPTH24_STENCIL8, width, height);
-    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, *depth);
-    GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    return status;
-}
-
-skv_result target_create(skv_target *target, int width, int height, skv_error *err)
-{
-    return target_create_msaa(target, width, height, 1, err);
-}
-
-skv_result target_create_msaa(skv_target *target, int width, int height, int samples, skv_error *err)
-{
-    memset(target, 0, sizeof *target);
-    target->width = width;
-    target->height = height;
-    target->samples = samples > 1 ? samples : 1;
-    if (target->samples > 1) {
-        GLint max_samples = 0;
-        glGetIntegerv(GL_MAX_SAMPLES, &max_samples);
-        if (target->samples > max_samples)
-            return skv_fail(err, SKV_ERR_GPU, "%d samples per pixel: this driver takes at most %d", samples,
-                            (int)max_samples);
-    }
-    GLenum status = framebuffer_create(&target->framebuffer, &target->color, &target->depth, width, height, 0);
-    if (status == GL_FRAMEBUFFER_COMPLETE && target->samples > 1)
-        status = framebuffer_create(&target->msaa_framebuffer, &target->msaa_color, &target->msaa_depth, width, height,
-                                    target->samples);
-    if (status != GL_FRAMEBUFFER_COMPLETE) {
-        target_destroy(target);
-        return skv_fail(err, SKV_ERR_GPU, "offscreen framebuffer %dx%d (%d samples) incomplete (0x%x)", width, height,
-                        samples, status);
-    }
-    return SKV_OK;
-}
-
-void target_destroy(skv_target *target)
-{
-    if (target->framebuffer) glDeleteFramebuffers(1, &target->framebuffer);
-    if (target->color) glDeleteRenderbuffers(1, &target->color);
-    if (target->depth) glDeleteRenderbuffers(1, &target->depth);
-    if (target->msaa_framebuffer) glDeleteFramebuffers(1, &target->msaa_framebuffer);
-    if (target->msaa_color) glDeleteRenderbuffers(1, &target->msaa_color);
-    if (target->msaa_depth) glDeleteRenderbuffers(1, &target->msaa_depth);
-    memset(target, 0, sizeof *target);
-}
-
-void target_bind(const skv_target *target)
-{
-    glBindFramebuffer(GL_FRAMEBUFFER, target->msaa_framebuffer ? target->msaa_framebuffer : target->framebuffer);
-    glViewport(0, 0, target->width, target->height);
-}
-
-void target_resolve(const skv_target *target)
-{
-    if (!target->msaa_framebuffer) return;
-    GLint draw = 0;
-    glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &draw);
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, target->msaa_framebuffer);
-    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target->framebuffer);
-    glBlitFramebuffer(0, 0, target->width, target->height, 0, 0, target->width, target->height,
-                      GL_COLOR_BUFFER_BIT, GL_NEAREST);
-    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, (GLuint)draw);
-}
-
-void render_flip_rows(unsigned char *rgba, int width, int height)
-{
-    /* Swapped through a small stack buffer, a piece at a time: no
-     * allocation that could fail and leave the image upside down. */
-    unsigned char piece[256];
-    size_t row = (size_t)width * 4;
-    for (int y = 0; y < height / 2; y++) {
-        unsigned char *a = rgba + (size_t)y * row, *b = rgba + (size_t)(height - 1 - y) * row;
-        for (size_t at = 0; at < row; at += sizeof piece) {
-            size_t n = row - at < sizeof piece ? row - at : sizeof piece;
-            memcpy(piece, a + at, n);
-            memcpy(a + at, b + at, n);
-            memcpy(b + at, piece, n);
-        }
-    }
-}
-
-void target_read_rgba(const skv_target *target, unsigned char *rgba)
-{
-    target_resolve(target);
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, target->framebuffer);
-    glPixelStorei(GL_PACK_ALIGNMENT, 1);
-    glReadPixels(0, 0, target->width, target->height, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
-    render_flip_rows(rgba, target->width, target->height); /* GL's first row is the bottom one */
 }

@@ -1,5 +1,7 @@
-/* render.h - OpenGL side: shaders, model buffers, textures, materials,
- * the offscreen target, and drawing one skinned frame.
+/* render.h - OpenGL side: the renderer (programs, the model's buffers
+ * and textures, materials) and drawing one skinned frame into the
+ * offscreen target (target.h). Programs: program.h; what render_create
+ * uploads from the model: upload.h.
  *
  * Needs a current GL 3.3 core context (gpu.h for headless, the viewer's
  * GLFW window otherwise) with glad loaded. The window and the headless
@@ -23,6 +25,8 @@
 #include "error.h"
 #include "model.h"
 #include "overlay.h"
+#include "program.h"
+#include "target.h"
 
 #include "skin.h"
 
@@ -31,39 +35,6 @@ typedef enum skv_skinning {
     SKV_SKINNING_LINEAR,          /* linear blend of the matrices (default) */
     SKV_SKINNING_DUAL_QUATERNION, /* skin.h: dual quaternions + stretch */
 } skv_skinning;
-
-/* Which build of skinned.vert. */
-typedef struct skv_shader_variant {
-    int influence_slots; /* 4 or 8 */
-    int instanced;       /* crowd: palettes from a texture buffer */
-    int dual_quaternion;
-    int morph;           /* morph targets before skinning (models that have them) */
-    int influence_lists; /* every influence from buffer textures (--influences all) */
-    int split;           /* instanced only: draw-local bone IDs, mapped by u_crowd_bones (draws.h split mode) */
-} skv_shader_variant;
-
-/* Uniform locations of one program (-1 where it has none). */
-typedef struct skv_uniforms {
-    GLint model, view, projection, view_normal, diffuse, has_texture, texture;
-    GLint palettes, bones_per_instance, grid_columns, grid_spacing, crowd_bones; /* crowd program */
-    GLint shade_mode, selected_bone;
-    GLint metallic, roughness, emissive, normal_scale, occlusion_strength, alpha_mode, alpha_cutoff, maps,
-        metal_rough_map, normal_map, occlusion_map, emissive_map, view_up; /* the material (skinned.frag) */
-    GLint morph_deltas, morph_weights, morph_first_target, morph_count, morph_base, morph_vertices,
-        morph_first_vertex; /* programs with morph targets */
-    GLint influence_starts, influence_pairs; /* programs with influence lists */
-    GLint slot_ids, slot_weights;            /* the crowd's program: the slots as buffer textures */
-} skv_uniforms;
-
-/* How the model's surface is coloured (skinned.frag). The shaders get
- * these as SKV_SHADE_* from the preamble (render.c: shader_preamble). */
-typedef enum skv_shade {
-    SKV_SHADE_MATERIAL = 0,   /* materials and textures, lit */
-    SKV_SHADE_WEIGHTS = 1,    /* weight of the selected bone, colour map */
-    SKV_SHADE_INFLUENCES = 2, /* number of influences per vertex */
-    SKV_SHADE_SOLID = 3,      /* one colour, lit (the bind-pose ghost) */
-    SKV_SHADE_FLAT = 4,       /* one colour, unlit (wireframe edges) */
-} skv_shade;
 
 typedef struct skv_renderer {
     GLuint program;
@@ -208,45 +179,5 @@ typedef struct skv_gl_debug {
 skv_result render_debug_begin(skv_gl_debug *debug, skv_error *err);
 /* SKV_OK, or SKV_ERR_GPU naming the first error `debug` collected. */
 skv_result render_debug_result(const skv_gl_debug *debug, skv_error *err);
-
-/* Offscreen colour + depth framebuffer. With samples > 1 drawing goes
- * into a multisampled one (target_bind) and target_resolve averages it
- * into `framebuffer`, the one to read or blit from. */
-typedef struct skv_target {
-    GLuint framebuffer, color, depth;
-    GLuint msaa_framebuffer, msaa_color, msaa_depth; /* 0 when samples == 1 */
-    int width, height;
-    int samples;
-} skv_target;
-
-/* Samples per pixel unless --msaa says otherwise. */
-#define SKV_DEFAULT_MSAA 4
-
-/* One sample per pixel. */
-skv_result target_create(skv_target *target, int width, int height, skv_error *err);
-/* `samples` per pixel (1 = no multisampling); more than the driver's
- * GL_MAX_SAMPLES fails with one line. */
-skv_result target_create_msaa(skv_target *target, int width, int height, int samples, skv_error *err);
-/* Averages the multisampled image into `framebuffer` (nothing with one
- * sample). target_read_rgba does it itself. */
-void target_resolve(const skv_target *target);
-void target_destroy(skv_target *target);
-void target_bind(const skv_target *target);
-/* Reads the target as RGBA, first row at the top (width*height*4 bytes). */
-void target_read_rgba(const skv_target *target, unsigned char *rgba);
-
-/* GL reads images bottom row first; files and screens want the top row
- * first. Swaps the rows of a width x height RGBA image in place. */
-void render_flip_rows(unsigned char *rgba, int width, int height);
-
-/* Builds a program from two embedded shader files (see shaders/), with
- * the skv_limits.h preamble. Returns 0 and fills err on failure. */
-GLuint render_program(const char *vertex_name, const char *fragment_name, skv_error *err);
-/* Same, linked to capture `varyings` (interleaved) by transform feedback. */
-GLuint render_program_feedback(const char *vertex_name, const char *fragment_name, const char *const *varyings,
-                               int varying_count, int influence_slots, skv_error *err);
-/* Same, for any variant. */
-GLuint render_program_variant(const char *vertex_name, const char *fragment_name, const char *const *varyings,
-                              int varying_count, const skv_shader_variant *variant, skv_error *err);
 
 #endif

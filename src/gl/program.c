@@ -1,0 +1,168 @@
+/* program.c - compiling and linking the embedded shaders, per variant;
+ * finding a program's uniforms. */
+#include "program.h"
+
+#include <stdio.h>
+
+#include "shader_source.h"
+#include "skv_limits.h"
+
+/* Prepended to every shader: the single definition of the shared limits. */
+static void shader_preamble(char *out, size_t size, const skv_shader_variant *variant)
+{
+    snprintf(out, size,
+             "#version 330 core\n"
+             "#define SKV_INSTANCED %d\n"
+             "#define SKV_DUAL_QUATERNION %d\n"
+             "#define SKV_MAX_BONES %d\n"
+             "#define SKV_INFLUENCE_SLOTS %d\n"
+             "#define SKV_ATTR_POSITION %d\n"
+             "#define SKV_ATTR_NORMAL %d\n"
+             "#define SKV_ATTR_UV %d\n"
+             "#define SKV_ATTR_BONE_IDS %d\n"
+             "#define SKV_ATTR_WEIGHTS %d\n"
+             "#define SKV_ATTR_BONE_IDS_1 %d\n"
+             "#define SKV_ATTR_WEIGHTS_1 %d\n"
+             "#define SKV_MORPH %d\n"
+             "#define SKV_ATTR_VERTEX %d\n"
+             "#define SKV_ATTR_TANGENT %d\n"
+             "#define SKV_SHADE_MATERIAL %d\n"
+             "#define SKV_SHADE_WEIGHTS %d\n"
+             "#define SKV_SHADE_INFLUENCES %d\n"
+             "#define SKV_SHADE_SOLID %d\n"
+             "#define SKV_SHADE_FLAT %d\n"
+             "#define SKV_INFLUENCE_LISTS %d\n"
+             "#define SKV_CROWD_SPLIT %d\n"
+             "#line 1\n",
+             variant->instanced, variant->dual_quaternion, SKV_MAX_BONES, variant->influence_slots, SKV_ATTR_POSITION, SKV_ATTR_NORMAL, SKV_ATTR_UV, SKV_ATTR_BONE_IDS,
+             SKV_ATTR_WEIGHTS, SKV_ATTR_BONE_IDS_1, SKV_ATTR_WEIGHTS_1, variant->morph, SKV_ATTR_VERTEX, SKV_ATTR_TANGENT,
+             SKV_SHADE_MATERIAL, SKV_SHADE_WEIGHTS, SKV_SHADE_INFLUENCES, SKV_SHADE_SOLID, SKV_SHADE_FLAT,
+             variant->influence_lists, variant->instanced && variant->split);
+}
+
+/* A shader's or program's log as one line (errors are one line). */
+static const char *info_log_line(GLuint object, int is_program, char *log, GLsizei size)
+{
+    log[0] = '\0';
+    if (is_program) glGetProgramInfoLog(object, size, NULL, log);
+    else glGetShaderInfoLog(object, size, NULL, log);
+    for (char *c = log; *c; c++)
+        if (*c == '\n' || *c == '\r') *c = ' ';
+    return log;
+}
+
+static GLuint compile(GLenum stage, const char *name, const skv_shader_variant *variant, skv_error *err)
+{
+    const char *body = shader_source(name);
+    if (!body) {
+        skv_fail(err, SKV_ERR_GPU, "shader %s is not embedded", name);
+        return 0;
+    }
+    char preamble[1024];
+    shader_preamble(preamble, sizeof preamble, variant);
+    const char *parts[2] = {preamble, body};
+    GLuint shader = glCreateShader(stage);
+    glShaderSource(shader, 2, parts, NULL);
+    glCompileShader(shader);
+    GLint ok = 0;
+    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+    if (!ok) {
+        char log[400];
+        skv_fail(err, SKV_ERR_GPU, "shader %s does not compile: %s", name, info_log_line(shader, 0, log, sizeof log));
+        glDeleteShader(shader);
+        return 0;
+    }
+    return shader;
+}
+
+GLuint render_program_feedback(const char *vertex_name, const char *fragment_name, const char *const *varyings,
+                              int varying_count, int influence_slots, skv_error *err)
+{
+    skv_shader_variant variant = {.influence_slots = influence_slots};
+    return render_program_variant(vertex_name, fragment_name, varyings, varying_count, &variant, err);
+}
+
+GLuint render_program(const char *vertex_name, const char *fragment_name, skv_error *err)
+{
+    return render_program_feedback(vertex_name, fragment_name, NULL, 0, SKV_DEFAULT_INFLUENCES, err);
+}
+
+GLuint render_program_variant(const char *vertex_name, const char *fragment_name, const char *const *varyings,
+                              int varying_count, const skv_shader_variant *variant, skv_error *err)
+{
+    GLuint vs = compile(GL_VERTEX_SHADER, vertex_name, variant, err);
+    if (!vs) return 0;
+    GLuint fs = compile(GL_FRAGMENT_SHADER, fragment_name, variant, err);
+    if (!fs) {
+        glDeleteShader(vs);
+        return 0;
+    }
+    GLuint program = glCreateProgram();
+    glAttachShader(program, vs);
+    glAttachShader(program, fs);
+    if (varying_count > 0)
+        glTransformFeedbackVaryings(program, varying_count, (const GLchar *const *)varyings, GL_INTERLEAVED_ATTRIBS);
+    glLinkProgram(program);
+    glDeleteShader(vs);
+    glDeleteShader(fs);
+    GLint ok = 0;
+    glGetProgramiv(program, GL_LINK_STATUS, &ok);
+    if (!ok) {
+        char log[400];
+        skv_fail(err, SKV_ERR_GPU, "shaders %s + %s do not link: %s", vertex_name, fragment_name,
+                 info_log_line(program, 1, log, sizeof log));
+        glDeleteProgram(program);
+        return 0;
+    }
+    return program;
+}
+
+void program_find_uniforms(GLuint p, skv_uniforms *u)
+{
+    u->model = glGetUniformLocation(p, "u_model");
+    u->view = glGetUniformLocation(p, "u_view");
+    u->projection = glGetUniformLocation(p, "u_projection");
+    u->view_normal = glGetUniformLocation(p, "u_view_normal");
+    u->diffuse = glGetUniformLocation(p, "u_diffuse");
+    u->has_texture = glGetUniformLocation(p, "u_has_texture");
+    u->texture = glGetUniformLocation(p, "u_texture");
+    u->palettes = glGetUniformLocation(p, "u_palettes");
+    u->bones_per_instance = glGetUniformLocation(p, "u_bones_per_instance");
+    u->crowd_bones = glGetUniformLocation(p, "u_crowd_bones");
+    u->grid_columns = glGetUniformLocation(p, "u_grid_columns");
+    u->grid_spacing = glGetUniformLocation(p, "u_grid_spacing");
+    u->shade_mode = glGetUniformLocation(p, "u_shade_mode");
+    u->selected_bone = glGetUniformLocation(p, "u_selected_bone");
+    u->metallic = glGetUniformLocation(p, "u_metallic");
+    u->roughness = glGetUniformLocation(p, "u_roughness");
+    u->emissive = glGetUniformLocation(p, "u_emissive");
+    u->normal_scale = glGetUniformLocation(p, "u_normal_scale");
+    u->occlusion_strength = glGetUniformLocation(p, "u_occlusion_strength");
+    u->alpha_mode = glGetUniformLocation(p, "u_alpha_mode");
+    u->alpha_cutoff = glGetUniformLocation(p, "u_alpha_cutoff");
+    u->maps = glGetUniformLocation(p, "u_maps");
+    u->metal_rough_map = glGetUniformLocation(p, "u_metal_rough_map");
+    u->normal_map = glGetUniformLocation(p, "u_normal_map");
+    u->occlusion_map = glGetUniformLocation(p, "u_occlusion_map");
+    u->emissive_map = glGetUniformLocation(p, "u_emissive_map");
+    u->view_up = glGetUniformLocation(p, "u_view_up");
+    u->morph_deltas = glGetUniformLocation(p, "u_morph_deltas");
+    u->morph_weights = glGetUniformLocation(p, "u_morph_weights");
+    u->morph_first_target = glGetUniformLocation(p, "u_morph_first_target");
+    u->morph_count = glGetUniformLocation(p, "u_morph_count");
+    u->morph_base = glGetUniformLocation(p, "u_morph_base");
+    u->morph_vertices = glGetUniformLocation(p, "u_morph_vertices");
+    u->morph_first_vertex = glGetUniformLocation(p, "u_morph_first_vertex");
+    u->influence_starts = glGetUniformLocation(p, "u_influence_starts");
+    u->influence_pairs = glGetUniformLocation(p, "u_influence_pairs");
+    u->slot_ids = glGetUniformLocation(p, "u_slot_ids");
+    u->slot_weights = glGetUniformLocation(p, "u_slot_weights");
+}
+
+int program_bind_bones(GLuint p)
+{
+    GLuint block = glGetUniformBlockIndex(p, "Bones");
+    if (block == GL_INVALID_INDEX) return -1;
+    glUniformBlockBinding(p, block, SKV_BONES_BINDING);
+    return 0;
+}
