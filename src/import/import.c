@@ -1,6 +1,7 @@
 /* import.c - the importer's entry points: check the path, read the file
  * with Assimp (after the guarded read unless trusted), convert it
- * (convert.c), and add the clips of other files; version reporting.
+ * (convert.c), and add the clips of other files (bound by clips.c);
+ * version reporting.
  * Releases every aiScene before returning. */
 #include "private/import_internal.h"
 #include "private/blob.h"
@@ -602,19 +603,8 @@ static skv_result add_clips_in_process(skv_model *model, const char *path, const
     /* The clips are converted against the model's skeleton into a scratch
      * model that shares it (folding pivots changes the model's own rest
      * pose), then moved over. */
-    skv_model scratch = {.skeleton = model->skeleton, .influence_slots = model->influence_slots};
-    importer im = {.scene = scene, .anim_scene = anim_scene, .file_durations = anim_scene == scene ? file_durations : NULL,
-                   .model = &scratch, .err = err, .existing = model, .md5_scale_fix = md5_scale_fix_applies(read_path),
-                   .hl1_fix = assimp_fix_applies(ASSIMP_FIX_HL1_DURATION, read_path)};
-    skv_skeleton *sk = &model->skeleton;
-    for (int n = 0; n < sk->node_count; n++) {
-        if (shgeti(im.node_by_name, sk->node_names[n]) < 0) shput(im.node_by_name, sk->node_names[n], n);
-        const char *bare = bare_name(sk->node_names[n]);
-        if (shgeti(im.node_by_bare, bare) < 0) shput(im.node_by_bare, bare, n);
-    }
-    r = fold_fbx_pivots(&im);
-    if (r == SKV_OK) r = convert_clips(&im);
-    if (r == SKV_OK) r = merge_single_channel_clips(&im);
+    skv_model scratch;
+    r = bind_clips(model, scene, anim_scene, anim_scene == scene ? file_durations : NULL, read_path, &scratch, err);
     model->skeleton = scratch.skeleton; /* the same arrays; only fold_fbx_pivots wrote to them */
     /* From here the model changes: its rest pose and parents (folded
      * pivots, failed or not) and its clips (moved by realloc). Walks are
@@ -644,7 +634,6 @@ static skv_result add_clips_in_process(skv_model *model, const char *path, const
     free(scratch.clips);
     for (int w = 0; w < scratch.warning_count; w++) free(scratch.warnings[w]);
     free(scratch.warnings);
-    importer_free(&im);
     free(file_durations);
     if (anim_scene != scene) aiReleaseImport(anim_scene);
     aiReleaseImport(scene);

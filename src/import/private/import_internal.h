@@ -6,8 +6,12 @@
  *   guard.c         the guarded import in a child process, memory bounds
  *   sandbox.c       the child's sandbox: Landlock, seccomp, limits
  *   blob.c          the model as one flat block, checked on arrival
- *   convert.c       aiScene -> skv_model (nodes, bone map, meshes,
- *                   materials, clips, morph targets)
+ *   convert.c       aiScene -> skv_model: the steps' order, shared helpers
+ *   skeleton.c      the node tree, bone map, FBX pivots, stick figures
+ *   meshes.c        meshes and skins: vertices, influences, normals
+ *   materials.c     materials onto metal-rough, their texture slots
+ *   morphs.c        morph targets and the clips' weight channels
+ *   clips.c         clips; binding another file's clips to a model
  *   assimp_fixes.c  repairs of known Assimp defects, one table row each
  *   textures.c      texture files and embedded images; parallel decoding */
 #ifndef SKV_IMPORT_INTERNAL_H
@@ -114,17 +118,56 @@ typedef struct memory_bound {
 
 /* --- convert.c --- */
 void to_mat4(const struct aiMatrix4x4 *m, mat4 out);
-const char *bare_name(const char *name);
-skv_result fold_fbx_pivots(importer *im);
-int has_own_meshes(const struct aiScene *scene);
-skv_result convert_clips(importer *im);
-skv_result merge_single_channel_clips(importer *im);
+int mat4_finite(const mat4 m);
+/* Every entry within SKV_MAX_MAGNITUDE (NaN fails too). */
+int mat4_usable(const mat4 m);
+/* A malloc'd copy of `s`, or of `fallback_fmt` with `n` where it is empty. */
+char *dup_name(const struct aiString *s, const char *fallback_fmt, int n);
+/* The index `name` maps to, or -1; takes the map's address (stb_ds). */
+int name_lookup(name_index **map, const char *name);
 void importer_free(importer *im);
 int too_many_bones(const struct aiScene *scene);
 /* import_scene, with the clips taken from `anim_scene`. */
 skv_result convert_scene(const struct aiScene *scene, const struct aiScene *anim_scene, const double *file_durations,
                          const char *path, const skv_import_desc *desc, const import_budget *budget,
                          skv_model *model, skv_error *err);
+
+/* --- skeleton.c --- */
+skv_result flatten_nodes(importer *im);
+const char *bare_name(const char *name);
+/* A clip channel's node by its name, or -1. */
+int channel_node(importer *im, const char *name);
+skv_result fold_fbx_pivots(importer *im);
+/* The palette entry of a file's bone (its offset times `correction`, or
+ * rebuilt from the rest pose where `from_rest`); -1: out of memory. */
+int file_bone_index(importer *im, const struct aiBone *bone, const mat4 correction, int from_rest, int mesh_node);
+/* The palette entry that carries node `node` rigidly; -1: out of memory. */
+int node_bone_index(importer *im, int node);
+skv_result convert_skeleton_only(importer *im);
+
+/* --- meshes.c --- */
+int is_triangle_mesh(const struct aiMesh *m);
+/* The meshes node `node` draws: its own, or none where they are hidden. */
+unsigned node_mesh_count(const importer *im, int node);
+skv_result convert_meshes(importer *im);
+int has_triangle_meshes(const struct aiScene *scene);
+int has_own_meshes(const struct aiScene *scene);
+
+/* --- materials.c --- */
+skv_result convert_materials(importer *im);
+
+/* --- morphs.c --- */
+skv_result convert_morph_targets(importer *im);
+/* A clip's morph weight channels; -1: out of memory. */
+int convert_morph_channels(importer *im, const struct aiAnimation *src, skv_clip *clip, double *last_key);
+
+/* --- clips.c --- */
+skv_result convert_clips(importer *im);
+skv_result merge_single_channel_clips(importer *im);
+/* Another file's clips converted against `model`'s skeleton into
+ * `scratch` (import_add_clips moves them over). */
+skv_result bind_clips(skv_model *model, const struct aiScene *scene, const struct aiScene *anim_scene,
+                      const double *file_durations, const char *read_path, skv_model *scratch, skv_error *err);
 
 /* --- assimp_fixes.c --- */
 /* One known Assimp defect (assimp_fixes.c). */
