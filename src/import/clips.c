@@ -132,9 +132,6 @@ skv_result convert_clips(importer *im)
             clip->channel_count++;
             if (ch->position_count < 0 || ch->rotation_count < 0 || ch->scale_count < 0)
                 return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
-            if (im->md5_scale_fix) /* assimp_fixes.c, md5_scale_fix_applies */
-                for (int k = 0; k < ch->scale_count; k++)
-                    for (int i = 0; i < 3; i++) ch->scales[k].value[i] = 1.0f;
             clip->node_channel[node] = clip->channel_count - 1;
             last_key = fmax(last_key, ch->positions[ch->position_count - 1].time);
             last_key = fmax(last_key, ch->rotations[ch->rotation_count - 1].time);
@@ -142,9 +139,12 @@ skv_result convert_clips(importer *im)
         }
         if (convert_morph_channels(im, src, clip, &last_key) != 0)
             return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
-        double file_duration = im->file_durations ? im->file_durations[a] : src->mDuration;
-        if (im->hl1_fix) file_duration = hl1_duration(scene, file_duration, src->mTicksPerSecond, last_key_time(src));
-        clip->duration_ticks = file_duration;
+        /* The Assimp fixes see the clip as converted, and the duration the
+         * file gave (FIX_CLIP). */
+        fix_context fix = {.path = im->path, .im = im, .anim = src, .clip = clip,
+                           .duration = im->file_durations ? im->file_durations[a] : src->mDuration};
+        if (assimp_fixes_run(FIX_CLIP, &fix) != SKV_OK) return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+        clip->duration_ticks = fix.duration;
         if (!(clip->duration_ticks > 0.0) || !isfinite(clip->duration_ticks)) {
             clip->duration_ticks = last_key;
             if (last_key > 0.0)
@@ -302,8 +302,7 @@ skv_result bind_clips(skv_model *model, const struct aiScene *scene, const struc
 {
     *scratch = (skv_model){.skeleton = model->skeleton, .influence_slots = model->influence_slots};
     importer im = {.scene = scene, .anim_scene = anim_scene, .file_durations = file_durations,
-                   .model = scratch, .err = err, .existing = model, .md5_scale_fix = md5_scale_fix_applies(read_path),
-                   .hl1_fix = assimp_fix_applies(ASSIMP_FIX_HL1_DURATION, read_path)};
+                   .model = scratch, .err = err, .existing = model, .path = read_path};
     skv_skeleton *sk = &model->skeleton;
     for (int n = 0; n < sk->node_count; n++) {
         if (shgeti(im.node_by_name, sk->node_names[n]) < 0) shput(im.node_by_name, sk->node_names[n], n);

@@ -137,10 +137,7 @@ skv_result convert_scene(const struct aiScene *scene, const struct aiScene *anim
     model->influence_slots = desc && desc->influences == 8 ? 8 : SKV_DEFAULT_INFLUENCES;
     model->influence_lists = desc && desc->influences == SKV_INFLUENCES_ALL;
     importer im = {.scene = scene, .anim_scene = anim_scene, .file_durations = file_durations,
-                   .model = model, .err = err, .budget = budget,
-                   .fbx_offset_fix = fbx_offset_fix_applies(path), .fbx_bind_fix = fbx_bind_fix_applies(path),
-                   .md5_scale_fix = md5_scale_fix_applies(path),
-                   .hl1_fix = assimp_fix_applies(ASSIMP_FIX_HL1_DURATION, path)};
+                   .model = model, .err = err, .budget = budget, .path = path};
     model->path = strdup(path);
     im.folder = strdup(path);
     if (!model->path || !im.folder) {
@@ -156,6 +153,8 @@ skv_result convert_scene(const struct aiScene *scene, const struct aiScene *anim
     if (!scene->mRootNode) r = skv_fail(err, SKV_ERR_CONTENT, "no scene hierarchy");
     else if (too_many_bones(scene)) r = skv_fail(err, SKV_ERR_CONTENT, "more than %d bones", UINT16_MAX);
     if (r == SKV_OK) r = flatten_nodes(&im);
+    if (r == SKV_OK && assimp_fixes_run(FIX_NODES, &(fix_context){.path = path, .im = &im}) != SKV_OK)
+        r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     if (r == SKV_OK) r = fold_fbx_pivots(&im);
     if (r == SKV_OK) r = has_triangle_meshes(scene) ? convert_meshes(&im) : convert_skeleton_only(&im);
     /* The default blends every influence where a vertex has more than the

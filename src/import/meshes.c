@@ -37,18 +37,23 @@ static skv_result pack_mesh_influences(importer *im, const struct aiMesh *src, s
     }
     int bad_ids = 0;
     size_t total = 0;
-    mat4 correction = GLM_MAT4_IDENTITY_INIT;
-    if (im->fbx_offset_fix && src->mNumBones > 0) fbx_mesh_correction(im, mesh->node, correction);
-    int from_rest = im->fbx_bind_fix && offsets_all_equal(src);
-    if (from_rest)
-        model_warn(im->model, "mesh '%s': every bone has the same offset (Assimp 5.2's FBX defect, assimp #4620); "
-                   "offsets rebuilt from the rest pose", mesh->name);
+    /* The bones' offsets as the file gives them, then as the Assimp fixes
+     * repair them (FIX_MESH_BONES). */
+    mat4 *offsets = malloc((src->mNumBones ? src->mNumBones : 1) * sizeof *offsets);
+    fix_context fix = {.path = im->path, .im = im, .mesh = src, .mesh_name = mesh->name, .mesh_node = mesh->node,
+                       .offsets = offsets, .correction = GLM_MAT4_IDENTITY_INIT};
+    for (unsigned b = 0; offsets && b < src->mNumBones; b++) to_mat4(&src->mBones[b]->mOffsetMatrix, offsets[b]);
+    if (!offsets || (src->mNumBones > 0 && assimp_fixes_run(FIX_MESH_BONES, &fix) != SKV_OK)) {
+        free(counts), free(bone_of), free(offsets);
+        return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
+    }
     for (unsigned b = 0; b < src->mNumBones; b++) {
         const struct aiBone *bone = src->mBones[b];
-        bone_of[b] = file_bone_index(im, bone, correction, from_rest, mesh->node);
+        bone_of[b] = file_bone_index(im, bone, offsets[b], fix.correction, mesh->node);
         if (bone_of[b] < 0) {
             free(counts);
             free(bone_of);
+            free(offsets);
             return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
         }
         for (unsigned w = 0; w < bone->mNumWeights; w++) {
@@ -61,6 +66,7 @@ static skv_result pack_mesh_influences(importer *im, const struct aiMesh *src, s
             total++;
         }
     }
+    free(offsets);
     /* counts -> start offsets (CSR). */
     int *start = malloc(((size_t)nv + 1) * sizeof *start);
     skv_influence *list = malloc((total ? total : 1) * sizeof *list);
@@ -193,7 +199,7 @@ static int repair_normals(skv_model *model, const skv_mesh *mesh)
 static int hl1_default_body(importer *im)
 {
     const skv_skeleton *sk = &im->model->skeleton;
-    if (!im->hl1_fix || !hl1_scene(im->scene)) return 0;
+    if (!ends_with_nocase(im->path, ".mdl") || !hl1_scene(im->scene)) return 0;
     int hidden = 0;
     for (int n = 0; n < sk->node_count; n++) {
         int part = sk->parents[n], list = part >= 0 ? sk->parents[part] : -1;

@@ -72,8 +72,6 @@ skv_result flatten_nodes(importer *im)
             arrput(stack, ((pending){p.node->mChildren[i], index}));
     }
     arrfree(stack);
-    if (assimp_fix_applies(ASSIMP_FIX_HL1_FLAT_BONES, im->model->path))
-        hl1_bone_parents(im->scene, im->nodes, sk->parents, sk->node_count);
     if (bad_transforms)
         model_warn(im->model, "%d node transform(s) contain NaN/Inf; replaced by identity", bad_transforms);
     if (huge_transforms)
@@ -276,17 +274,17 @@ static int offsets_equal(const mat4 a, const mat4 b)
 
 /* One palette entry per distinct (name, offset): meshes that share a
  * skeleton share entries, and a bone bound with a different offset in
- * another mesh still gets its own, correct matrix. */
-int file_bone_index(importer *im, const struct aiBone *bone, const mat4 correction, int from_rest, int mesh_node)
+ * another mesh still gets its own, correct matrix. The bone's offset is
+ * `file_offset` times `correction` (meshes.c: as the Assimp fixes left
+ * them). */
+int file_bone_index(importer *im, const struct aiBone *bone, const mat4 file_offset, const mat4 correction,
+                    int mesh_node)
 {
     skv_skeleton *sk = &im->model->skeleton;
     char name[AI_MAXLEN + 1];
     snprintf(name, sizeof name, "%.*s", (int)bone->mName.length, bone->mName.data);
     mat4 offset;
-    to_mat4(&bone->mOffsetMatrix, offset);
-    int rest_node = from_rest ? name_lookup(&im->node_by_name, name) : -1;
-    if (rest_node >= 0) offset_from_rest(im, rest_node, offset, offset);
-    glm_mat4_mul(offset, (vec4 *)correction, offset);
+    glm_mat4_mul((vec4 *)file_offset, (vec4 *)correction, offset);
     if (!mat4_finite(offset)) glm_mat4_identity(offset);
     else if (!mat4_usable(offset)) {
         glm_mat4_identity(offset);
