@@ -1,6 +1,7 @@
 /* import.c - the importer's entry points: check the path, read the file
  * with Assimp (after the guarded read unless trusted), convert it
- * (convert.c), and add the clips of other files; version reporting.
+ * (convert.c), and add the clips of other files (bound by clips.c);
+ * version reporting.
  * Releases every aiScene before returning. */
 #include "private/import_internal.h"
 #include "private/blob.h"
@@ -17,12 +18,14 @@
 #include <assimp/config.h>
 #include <assimp/postprocess.h>
 #include <assimp/version.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -75,7 +78,7 @@ unsigned import_read_flags(void)
 /* Why read_whole_file gave nothing for `path`: not a regular file with
  * bytes in it that this process may open, or one that did not fit
  * (read_whole_file's 1 GiB, or malloc under the memory bound). */
-static const char *unread_why(const char *path)
+const char *unread_why(const char *path)
 {
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
@@ -87,18 +90,23 @@ static const char *unread_why(const char *path)
     return "too large to read into memory (past --import-memory)";
 }
 
-/* Assimp tells .md5anim from .md5mesh by the extension, case-sensitively,
- * so the file is handed over from memory with the right type hint. */
-static const struct aiScene *import_md5anim(const char *path, int *read)
+/* An .md5anim, read for its clips: validated, as Assimp's own lookup had
+ * it validated with the mesh. The Assimp fixes may hand it over from
+ * memory (FIX_BEFORE_READ); where they cannot read it, NULL with
+ * `*unread` saying why. */
+static const struct aiScene *import_md5anim(const char *path, const char **unread)
 {
-    long size = 0;
-    unsigned char *bytes = read_whole_file(path, &size);
-    *read = bytes != NULL;
-    /* Validated, as Assimp's own lookup had it validated with the mesh. */
-    const struct aiScene *scene =
-        bytes ? aiImportFileFromMemory((const char *)bytes, (unsigned)size, aiProcess_ValidateDataStructure, "md5anim")
-              : NULL;
-    free(bytes);
+    fix_context fix = {.path = path, .clips_only = 1};
+    *unread = NULL;
+    const struct aiScene *scene = NULL;
+    if (assimp_fixes_run(FIX_BEFORE_READ, &fix) != SKV_OK)
+        *unread = fix.unread;
+    else if (fix.bytes)
+        scene = aiImportFileFromMemory((const char *)fix.bytes, (unsigned)fix.size, aiProcess_ValidateDataStructure,
+                                       fix.hint);
+    else
+        scene = aiImportFile(path, aiProcess_ValidateDataStructure);
+    free(fix.bytes);
     return scene;
 }
 
@@ -106,13 +114,13 @@ static const struct aiScene *import_md5anim(const char *path, int *read)
  * scene passes scene_refused too. NULL with `why` filled when it failed. */
 static const struct aiScene *import_md5anim_checked(const char *path, import_mode mode, skv_error *why)
 {
-    int read = 0;
-    const struct aiScene *scene = import_md5anim(path, &read);
+    const char *unread = NULL;
+    const struct aiScene *scene = import_md5anim(path, &unread);
     /* A file not read never reaches Assimp, whose last message is then
      * another file's. */
-    const char *refused = scene ? (mode == IMPORT_IN_CHILD ? scene_refused(scene, path, -1) : NULL)
-                        : read  ? aiGetErrorString()
-                                : unread_why(path);
+    const char *refused = scene    ? (mode == IMPORT_IN_CHILD ? scene_refused(scene, path, -1) : NULL)
+                        : unread ? unread
+                                 : aiGetErrorString();
     if (refused) {
         fail_import(why, refused);
         if (scene) aiReleaseImport(scene);
@@ -133,100 +141,67 @@ static int file_is_m3d(const char *path)
     return m3d_recognised(head, got);
 }
 
-/* An .m3d, rewritten into a glTF binary in memory (m3d.c) and read by
- * Assimp from there. NULL with `*unread` (its words in `why`) where the
- * file itself is refused. */
-static const struct aiScene *read_m3d(const char *path, unsigned flags, double **durations, const char **unread,
-                                      skv_error *why)
+/* Files Assimp cannot read as they are, rewritten into a glTF binary in
+ * memory that it then reads instead (fix->bytes, "glb"): the DirectX 11
+ * book's .m3d (m3d.c: Assimp has no reader for it), and glTF as the web
+ * optimisers leave it (gltf_prep.c: quantized or meshopt-compressed).
+ * SKV_OK with nothing set where the file is neither; an error with
+ * fix->unread saying why (in fix->reader_error) where it is refused. */
+static skv_result rewrite_for_assimp(fix_context *fix)
 {
-    long size = 0;
-    unsigned char *text = read_whole_file(path, &size);
-    if (durations) *durations = NULL;
-    if (!text) {
-        *unread = unread_why(path);
-        return NULL;
-    }
-    unsigned char *glb = NULL;
-    size_t glb_size = 0;
-    skv_result r = m3d_to_glb(text, (size_t)size, &glb, &glb_size, why);
-    free(text);
-    if (r != SKV_OK) {
-        *unread = r == SKV_ERR_MEMORY ? "out of memory reading the .m3d (--import-memory)" : why->message;
-        return NULL;
-    }
-    const struct aiScene *scene = glb_size <= LONG_MAX ? read_scene(path, glb, (long)glb_size, "glb", flags, durations)
-                                                       : NULL;
-    free(glb);
-    return scene;
-}
-
-/* A glTF the web optimisers left (gltf_prep.h) rewritten in memory and
- * read from there; *done 0 where the file needs nothing (read as it is). */
-static const struct aiScene *read_gltf_prepared(const char *path, unsigned flags, double **durations,
-                                                const char **unread, skv_error *why, int *done)
-{
-    *done = 0;
-    long size = 0;
-    unsigned char *bytes = read_whole_file(path, &size);
-    if (!bytes || !gltf_prep_wanted(bytes, (size_t)size)) {
-        free(bytes);
-        return NULL;
-    }
-    unsigned char *glb = NULL;
-    size_t glb_size = 0;
-    skv_result r = gltf_prep(path, bytes, (size_t)size, &glb, &glb_size, why);
-    free(bytes);
-    if (durations) *durations = NULL;
-    if (r != SKV_OK) {
-        *done = 1;
-        *unread = r == SKV_ERR_MEMORY ? "out of memory preparing the glTF (--import-memory)" : why->message;
-        return NULL;
-    }
-    if (!glb) return NULL;
-    *done = 1;
-    const struct aiScene *scene = glb_size <= LONG_MAX ? read_scene(path, glb, (long)glb_size, "glb", flags, durations)
-                                                       : NULL;
-    free(glb);
-    return scene;
-}
-
-/* read_scene on a file (or on `bytes`, of type `hint`), an .md5mesh
- * handed over from memory: Assimp's MD5 reader opens the file a second
- * time by its base name and a lower-case "md5mesh" (BOB.MD5MESH became
- * BOB.md5mesh, which is another file or none where the name's case
- * differs); from memory that reads the same bytes. An .md5mesh that
- * cannot be read into memory is not read by its path instead: NULL with
- * `*unread` saying why (unread_why); other failures leave Assimp's
- * message in aiGetErrorString(). */
-static const struct aiScene *read_model_file(const char *path, const unsigned char *bytes, long size,
-                                             const char *hint, unsigned flags, double **durations,
-                                             const char **unread, skv_error *why)
-{
-    *unread = NULL;
-    if (!bytes && file_is_m3d(path)) return read_m3d(path, flags, durations, unread, why);
-    if (!bytes && (ends_with_nocase(path, ".gltf") || ends_with_nocase(path, ".glb"))) {
-        int done = 0;
-        const struct aiScene *scene = read_gltf_prepared(path, flags, durations, unread, why, &done);
-        if (done) return scene;
-    }
-    if (!bytes && ends_with_nocase(path, ".m3d")) {
+    const char *path = fix->path;
+    int m3d = file_is_m3d(path);
+    int gltf = !m3d && (ends_with_nocase(path, ".gltf") || ends_with_nocase(path, ".glb"));
+    if (!m3d && !gltf && ends_with_nocase(path, ".m3d")) {
         /* Not the book's: whichever of Assimp's readers claims the text
          * last (its DXF reader) would name itself; this says what it is. */
-        if (durations) *durations = NULL;
-        *unread = "not a model file Skinview reads: an .m3d without the DirectX 11 book's header (Skinview reads "
-                  "those; the other .m3d format, Model 3D, Assimp no longer reads)";
-        return NULL;
+        fix->unread = "not a model file Skinview reads: an .m3d without the DirectX 11 book's header (Skinview "
+                      "reads those; the other .m3d format, Model 3D, Assimp no longer reads)";
+        return SKV_ERR_IMPORT;
     }
-    if (bytes || !ends_with_nocase(path, ".md5mesh")) return read_scene(path, bytes, size, hint, flags, durations);
-    long md5mesh_size = 0;
-    unsigned char *md5mesh = read_whole_file(path, &md5mesh_size);
-    if (!md5mesh) {
-        *unread = unread_why(path);
-        if (durations) *durations = NULL;
-        return NULL;
+    if (!m3d && !gltf) return SKV_OK;
+    long size = 0;
+    unsigned char *text = read_whole_file(path, &size);
+    if (!text) {
+        if (m3d) fix->unread = unread_why(path);
+        return m3d ? SKV_ERR_IMPORT : SKV_OK; /* a glTF Assimp reads by its path, and says why not */
     }
-    const struct aiScene *scene = read_scene(path, md5mesh, md5mesh_size, "md5mesh", flags, durations);
-    free(md5mesh);
+    if (gltf && !gltf_prep_wanted(text, (size_t)size)) {
+        free(text);
+        return SKV_OK;
+    }
+    unsigned char *glb = NULL;
+    size_t glb_size = 0;
+    skv_result r = m3d ? m3d_to_glb(text, (size_t)size, &glb, &glb_size, &fix->reader_error)
+                       : gltf_prep(path, text, (size_t)size, &glb, &glb_size, &fix->reader_error);
+    free(text);
+    if (r == SKV_OK && glb && glb_size > LONG_MAX) {
+        free(glb);
+        glb = NULL;
+        r = skv_fail(&fix->reader_error, SKV_ERR_IMPORT, "too large to rewrite");
+    }
+    if (r != SKV_OK) {
+        fix->unread = r == SKV_ERR_MEMORY ? "out of memory rewriting it for Assimp (--import-memory)"
+                                          : fix->reader_error.message;
+        return r;
+    }
+    if (glb) fix->bytes = glb, fix->size = (long)glb_size, fix->hint = "glb";
+    return SKV_OK;
+}
+
+/* read_scene on fix->path, or on the bytes handed over instead (a file
+ * rewritten for Assimp, rewrite_for_assimp; or by the Assimp fixes,
+ * FIX_BEFORE_READ: a Collada file's trimmed copy, an .md5mesh from
+ * memory); those are freed after, their size kept in fix->size. Where the
+ * file cannot be read so: NULL with fix->unread saying why; other
+ * failures leave Assimp's message in aiGetErrorString(). */
+static const struct aiScene *read_model_file(fix_context *fix, unsigned flags)
+{
+    if (rewrite_for_assimp(fix) != SKV_OK) return NULL;
+    if (!fix->bytes && assimp_fixes_run(FIX_BEFORE_READ, fix) != SKV_OK) return NULL;
+    const struct aiScene *scene = read_scene(fix, flags);
+    free(fix->bytes);
+    fix->bytes = NULL;
     return scene;
 }
 
@@ -247,18 +222,52 @@ static int read_end(memory_bound *bound, const struct aiScene **scene, double **
     return 1;
 }
 
-/* The .md5anim beside an .md5mesh whose scene has no clip (find_md5anim),
- * read as the mesh was (import_md5anim_checked, under the same memory
- * bound). NULL with anim_path empty where there is none; NULL with `why`
- * filled where it could not be read. */
-static const struct aiScene *md5anim_beside(const struct aiScene *scene, const char *path,
+/* An .md5mesh's clip: "<base>.md5anim" beside it, by its exact name, or
+ * with `any_case` also by one that differs in letter case, the exact name
+ * first where both are there. 0 if none, or if its path does not fit
+ * `out`. */
+int find_md5anim(const char *mesh_path, char *out, size_t size, int any_case)
+{
+    char *folder = strdup(mesh_path);
+    if (!folder) return 0;
+    char *slash = strrchr(folder, '/');
+    const char *file = slash ? mesh_path + (slash - folder) + 1 : mesh_path;
+    if (slash) *slash = '\0';
+    size_t base_len = strlen(file) - strlen(".md5mesh");
+    DIR *dir = opendir(slash ? (*folder ? folder : "/") : "."); /* a model in / */
+    int found = 0; /* 1: a case variant, 2: the exact name */
+    for (struct dirent *e; dir && found < 2 && (e = readdir(dir));) {
+        if (strlen(e->d_name) == base_len + strlen(".md5anim") && strncasecmp(e->d_name, file, base_len) == 0 &&
+            ends_with_nocase(e->d_name, ".md5anim")) {
+            int exact = strncmp(e->d_name, file, base_len) == 0 && strcmp(e->d_name + base_len, ".md5anim") == 0;
+            if ((found || !any_case) && !exact) continue;
+            int n = snprintf(out, size, "%s/%s", slash ? folder : ".", e->d_name);
+            found = n > 0 && (size_t)n < size ? 1 + exact : 0;
+        }
+    }
+    if (dir) closedir(dir);
+    free(folder);
+    return found > 0;
+}
+
+/* The .md5anim beside an .md5mesh (fix->path) whose scene has no clip:
+ * Assimp's MD5 reader would read "<base>.md5anim" itself, inside the
+ * mesh's import (import_once says why it does not); the importer looks
+ * for that name, the Assimp fixes where it is not there (FIX_CLIP_FILE),
+ * and reads what they found as the mesh was read (import_md5anim_checked,
+ * under the same memory bound). NULL with anim_path empty where there is
+ * none; NULL with `why` filled where it could not be read. */
+static const struct aiScene *md5anim_beside(const struct aiScene *scene, fix_context *fix,
                                             const skv_import_desc *desc, import_mode mode, char *anim_path,
                                             size_t size, skv_error *why)
 {
-    if (scene->mNumAnimations != 0 || !ends_with_nocase(path, ".md5mesh") || !find_md5anim(path, anim_path, size)) {
-        anim_path[0] = '\0';
-        return NULL;
-    }
+    const char *path = fix->path;
+    anim_path[0] = '\0';
+    if (scene->mNumAnimations != 0 || !ends_with_nocase(path, ".md5mesh")) return NULL;
+    if (!find_md5anim(path, anim_path, size, 0)) anim_path[0] = '\0';
+    fix->clip_file = anim_path, fix->clip_file_size = size;
+    assimp_fixes_run(FIX_CLIP_FILE, fix); /* finding files: no error */
+    if (!anim_path[0]) return NULL;
     memory_bound bound;
     memory_bound_begin(&bound, anim_path, desc);
     const struct aiScene *anim = import_md5anim_checked(anim_path, mode, why);
@@ -266,20 +275,9 @@ static const struct aiScene *md5anim_beside(const struct aiScene *scene, const c
     return anim;
 }
 
-/* Reads a file (or `bytes`, with the extension `hint`) the way both the
- * guarded child and the real import do. Assimp's validation rejects a clip
- * whose keys run past its duration (B3D files such as Minetest's
- * character.b3d: their ANIM chunk counts frames from 0, their keys from
- * 1), although every engine plays them and the conversion repairs exactly
- * that. So the file is read without post-processing, such durations are
- * extended to the last key, and only then is it validated and processed
- * with `flags`. `durations` (may be NULL) gets a malloc'd copy of the
- * durations the file gave, one per clip, when any was extended (else
- * NULL); the conversion warns about those. On failure returns NULL with
- * Assimp's message in aiGetErrorString(). A scene of too many bones comes
- * back as read, unprocessed: convert_scene refuses it first thing. */
-/* Files this big are looked at before Assimp post-processes them
- * (too_many_bones, skip_join): on them a step can be quadratic. */
+/* Files this big are read in two steps, looked at before Assimp
+ * post-processes them (too_many_bones, FIX_READ_SCENE): on them a step
+ * can be quadratic. */
 enum { PEEK_FILE_BYTES = 4 << 20 };
 
 /* --- the folder Assimp reads beneath -----------------------------------------
@@ -463,10 +461,23 @@ static const struct aiScene *import_once(const char *path, const unsigned char *
     return scene;
 }
 
-const struct aiScene *read_scene(const char *path, const unsigned char *bytes, long size, const char *hint,
-                                        unsigned flags, double **durations)
+/* Reads fix->path (or fix->bytes, of type fix->hint) the way both the
+ * guarded child and the real import do: most files in one call, with
+ * `flags`. A big file, or one that fails with an error an Assimp fix
+ * answers (assimp_fixes_answer: keys past a clip's duration), is read in
+ * two steps: without post-processing, repaired there (FIX_READ_SCENE,
+ * which may change the flags or the scene), then validated and processed.
+ * fix->durations gets the durations the file gave where a fix extended
+ * one (malloc'd, per clip; the caller frees); the conversion warns about
+ * those. On failure returns NULL with Assimp's message in
+ * aiGetErrorString(). A scene of too many bones comes back as read,
+ * unprocessed: convert_scene refuses it first thing. */
+const struct aiScene *read_scene(fix_context *fix, unsigned flags)
 {
-    if (durations) *durations = NULL;
+    const char *path = fix->path, *hint = fix->hint;
+    const unsigned char *bytes = fix->bytes;
+    long size = fix->size;
+    fix->durations = NULL;
     sandbox_reach_of(path, reach.folder, sizeof reach.folder); /* what Assimp may open beside it */
     struct stat st;
     long file_size = bytes ? size : stat(path, &st) == 0 ? (long)st.st_size : 0;
@@ -476,7 +487,7 @@ const struct aiScene *read_scene(const char *path, const unsigned char *bytes, l
      * deleted, and crashes.) */
     if (file_size < PEEK_FILE_BYTES) {
         const struct aiScene *scene = import_once(path, bytes, size, hint, flags);
-        if (scene || !strstr(aiGetErrorString(), "is larger than aiAnimation::mDuration")) return scene;
+        if (scene || !assimp_fixes_answer(path, aiGetErrorString())) return scene;
     }
     const struct aiScene *scene = import_once(path, bytes, size, hint, 0);
     if (!scene) return NULL;
@@ -484,33 +495,19 @@ const struct aiScene *read_scene(const char *path, const unsigned char *bytes, l
      * handed over unprocessed, without Assimp's validation, quadratic in
      * a mesh's bones. */
     if (too_many_bones(scene)) return scene;
-    double *file_durations = NULL;
-    for (unsigned a = 0; a < scene->mNumAnimations; a++) {
-        struct aiAnimation *anim = scene->mAnimations[a]; /* the scene is ours until released */
-        if (!anim || !(anim->mDuration > 0.0)) continue;   /* the conversion fills those in */
-        double last = last_key_time(anim);
-        if (!(last > anim->mDuration)) continue;
-        if (!file_durations) {
-            file_durations = malloc(scene->mNumAnimations * sizeof *file_durations);
-            if (!file_durations) break;
-            for (unsigned i = 0; i < scene->mNumAnimations; i++)
-                file_durations[i] = scene->mAnimations[i] ? scene->mAnimations[i]->mDuration : 0.0;
-        }
-        anim->mDuration = last;
-    }
-    if (skip_join(scene)) flags &= ~(unsigned)aiProcess_JoinIdenticalVertices;
-    if (!file_durations) {
-        /* Nothing to repair: read again in one call, which fails cleanly. */
+    fix->scene = scene, fix->flags = flags, fix->scene_edited = 0;
+    assimp_fixes_run(FIX_READ_SCENE, fix); /* repairs in memory: no error */
+    fix->scene = NULL;
+    if (!fix->scene_edited) {
+        /* Nothing changed in the scene: read again in one call, which fails cleanly. */
         aiReleaseImport(scene);
-        return import_once(path, bytes, size, hint, flags);
+        return import_once(path, bytes, size, hint, fix->flags);
     }
-    const struct aiScene *processed = aiApplyPostProcessing(scene, flags);
+    const struct aiScene *processed = aiApplyPostProcessing(scene, fix->flags);
     if (!processed) {
-        free(file_durations);
-        return NULL;
+        free(fix->durations);
+        fix->durations = NULL;
     }
-    if (durations) *durations = file_durations;
-    else free(file_durations);
     return processed;
 }
 
@@ -532,23 +529,21 @@ static skv_result import_in_process(const char *path, const skv_import_desc *des
     char real[PATH_MAX];
     const char *file = resolved(path, real); /* read; `path` is the user's, for the model and messages */
 
-    unsigned flags = import_flags;
-    long trimmed_size = 0;
-    unsigned char *trimmed = collada_trimmed_vcounts(file, &trimmed_size);
-    double *file_durations = NULL;
+    /* The Assimp fixes' view of this import, from the file's bytes to the
+     * finished model (FIX_MODEL adds the warnings of what they repaired). */
+    fix_context fix = {.path = file};
     memory_bound bound;
     memory_bound_begin(&bound, file, desc);
-    const char *unread;
-    skv_error unread_why_buf = {{0}};
     reach_forget();
-    const struct aiScene *scene =
-        read_model_file(file, trimmed, trimmed_size, "dae", flags, &file_durations, &unread, &unread_why_buf);
+    const struct aiScene *scene = read_model_file(&fix, import_flags);
+    double *file_durations = fix.durations;
     int ran_out = read_end(&bound, &scene, &file_durations);
-    int vcounts_trimmed = trimmed != NULL;
-    free(trimmed);
     if (ran_out) return fail_ran_out(err);
-    if (!scene) return unread ? fail_import(err, unread) : fail_import_reach(err, aiGetErrorString(), "the model's");
-    const char *refused = mode == IMPORT_IN_CHILD ? scene_refused(scene, file, vcounts_trimmed ? trimmed_size : -1) : NULL;
+    if (!scene)
+        return fix.unread ? fail_import(err, fix.unread) : fail_import_reach(err, aiGetErrorString(), "the model's");
+    /* The size of what Assimp read: a fix's bytes, or the file's. */
+    long read_size = fix.hint ? fix.size : -1;
+    const char *refused = mode == IMPORT_IN_CHILD ? scene_refused(scene, file, read_size) : NULL;
     if (refused) {
         free(file_durations);
         aiReleaseImport(scene);
@@ -567,7 +562,7 @@ static skv_result import_in_process(const char *path, const skv_import_desc *des
     char *anim_refused = NULL; /* why the .md5anim could not be read */
     char anim_path[4096];
     skv_error why = {{0}};
-    anim_scene = md5anim_beside(scene, file, desc, mode, anim_path, sizeof anim_path, &why);
+    anim_scene = md5anim_beside(scene, &fix, desc, mode, anim_path, sizeof anim_path, &why);
     if (!anim_scene && anim_path[0]) anim_refused = strdup(why.message);
     /* Textures are found beside the real file; the model keeps the
      * user's path. */
@@ -586,21 +581,17 @@ static skv_result import_in_process(const char *path, const skv_import_desc *des
         }
     }
     if (r == SKV_OK) warn_refused(model, NULL);
-    if (r == SKV_OK && anim_scene && anim_scene->mNumAnimations) {
-        if (!md5anim_exact(file, anim_path))
-            model_warn(model, "clip read from %s (Assimp looks for the exact name only)", anim_path);
-    } else if (r == SKV_OK && anim_scene)
+    if (r == SKV_OK && anim_scene && !anim_scene->mNumAnimations)
         model_warn(model, "%s has no usable animation; shown in rest pose", anim_path);
     else if (r == SKV_OK && anim_refused)
         model_warn(model, "%s: %s; shown in rest pose", anim_path, anim_refused);
     free(anim_refused);
-    if (r == SKV_OK && collada_has_curves(file)) {
-        for (int c = 0; c < model->clip_count; c++) model->clips[c].notes |= SKV_CLIP_LINEAR_NOT_CURVE;
-        if (model->clip_count)
-            model_warn(model, "%s", assimp_fixes[ASSIMP_FIX_COLLADA_CURVES].warning);
+    fix.model = model;
+    fix.clips_from_clip_file = anim_scene && anim_scene->mNumAnimations;
+    if (r == SKV_OK && assimp_fixes_run(FIX_MODEL, &fix) != SKV_OK) {
+        model_free(model);
+        r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     }
-    if (r == SKV_OK && vcounts_trimmed)
-        model_warn(model, "%s", assimp_fixes[ASSIMP_FIX_COLLADA_VCOUNT_SPACE].warning);
     /* The guarded child ends once it has sent the model (guard.c): its
      * memory goes with it, and freeing Assimp's scene piece by piece
      * first only delays the parent (~1.5 ms on 2CylinderEngine.glb's
@@ -631,27 +622,26 @@ static skv_result add_clips_in_process(skv_model *model, const char *path, const
     if (r != SKV_OK) return skv_fail(err, r, "animation file %s: %s", path, why.message);
     char real[PATH_MAX];
     const char *read_path = resolved(path, real); /* as import_in_process's `file` */
-    double *file_durations = NULL;
+    fix_context fix = {.path = read_path, .clips_only = 1};
     memory_bound bound;
     memory_bound_begin(&bound, read_path, desc);
-    /* An .md5anim is read as the model's own is (import_md5anim_checked,
-     * from memory): Assimp's MD5 reader opens the file a second time by
-     * its base name and a lower-case extension, which is another file or
-     * none where the name's case differs (Walk.Md5Anim). */
+    /* An .md5anim is read as the model's own is (import_md5anim_checked:
+     * the Assimp fixes hand it over from memory, since Assimp's MD5 reader
+     * opens the file a second time by its base name and a lower-case
+     * extension, which is another file or none where the name's case
+     * differs: Walk.Md5Anim). */
     int md5anim_file = ends_with_nocase(path, ".md5anim");
-    const char *unread = NULL;
-    skv_error m3d_why = {{0}};
     reach_forget();
     const struct aiScene *scene =
-        md5anim_file ? import_md5anim_checked(read_path, mode, &why)
-                     : read_model_file(read_path, NULL, 0, NULL, import_flags, &file_durations, &unread, &m3d_why);
+        md5anim_file ? import_md5anim_checked(read_path, mode, &why) : read_model_file(&fix, import_flags);
+    double *file_durations = fix.durations;
     if (read_end(&bound, &scene, &file_durations)) {
         fail_ran_out(&why);
         return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: %s", path, why.message);
     }
     if (!scene && md5anim_file) return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: %s", path, why.message);
     if (!scene) {
-        if (unread) fail_import(&why, unread);
+        if (fix.unread) fail_import(&why, fix.unread);
         else fail_import_reach(&why, aiGetErrorString(), "the animation file's");
         return skv_fail(err, SKV_ERR_IMPORT, "animation file %s: %s", path, why.message);
     }
@@ -672,7 +662,7 @@ static skv_result add_clips_in_process(skv_model *model, const char *path, const
     /* An .md5mesh's clips are in its .md5anim, read as the model's are
      * (import_in_process). */
     char anim_path[4096];
-    const struct aiScene *md5anim = md5anim_beside(scene, read_path, desc, mode, anim_path, sizeof anim_path, &why);
+    const struct aiScene *md5anim = md5anim_beside(scene, &fix, desc, mode, anim_path, sizeof anim_path, &why);
     if (!md5anim && anim_path[0]) {
         free(file_durations);
         aiReleaseImport(scene);
@@ -689,19 +679,8 @@ static skv_result add_clips_in_process(skv_model *model, const char *path, const
     /* The clips are converted against the model's skeleton into a scratch
      * model that shares it (folding pivots changes the model's own rest
      * pose), then moved over. */
-    skv_model scratch = {.skeleton = model->skeleton, .influence_slots = model->influence_slots};
-    importer im = {.scene = scene, .anim_scene = anim_scene, .file_durations = anim_scene == scene ? file_durations : NULL,
-                   .model = &scratch, .err = err, .existing = model, .md5_scale_fix = md5_scale_fix_applies(read_path),
-                   .hl1_fix = assimp_fix_applies(ASSIMP_FIX_HL1_DURATION, read_path)};
-    skv_skeleton *sk = &model->skeleton;
-    for (int n = 0; n < sk->node_count; n++) {
-        if (shgeti(im.node_by_name, sk->node_names[n]) < 0) shput(im.node_by_name, sk->node_names[n], n);
-        const char *bare = bare_name(sk->node_names[n]);
-        if (shgeti(im.node_by_bare, bare) < 0) shput(im.node_by_bare, bare, n);
-    }
-    r = fold_fbx_pivots(&im);
-    if (r == SKV_OK) r = convert_clips(&im);
-    if (r == SKV_OK) r = merge_single_channel_clips(&im);
+    skv_model scratch;
+    r = bind_clips(model, scene, anim_scene, anim_scene == scene ? file_durations : NULL, read_path, &scratch, err);
     model->skeleton = scratch.skeleton; /* the same arrays; only fold_fbx_pivots wrote to them */
     /* From here the model changes: its rest pose and parents (folded
      * pivots, failed or not) and its clips (moved by realloc). Walks are
@@ -731,7 +710,6 @@ static skv_result add_clips_in_process(skv_model *model, const char *path, const
     free(scratch.clips);
     for (int w = 0; w < scratch.warning_count; w++) free(scratch.warnings[w]);
     free(scratch.warnings);
-    importer_free(&im);
     free(file_durations);
     if (anim_scene != scene) aiReleaseImport(anim_scene);
     aiReleaseImport(scene);

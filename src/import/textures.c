@@ -562,7 +562,7 @@ static int vet_outside_image(const char *model_path, const char *file, outside_i
 }
 
 /* A texture refused before decoding, as the conversion refuses one
- * (convert.c, material_texture): its slots name no texture, and one
+ * (materials.c, material_texture): its slots name no texture, and one
  * warning in the same words. */
 static void refuse_texture(skv_model *model, int t, const char *why)
 {

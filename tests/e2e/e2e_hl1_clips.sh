@@ -4,7 +4,7 @@
 # fps x n ticks, so man.mdl's walk (26 frames at 30 fps) would move for
 # 0.83 s of 26 and stand still for the rest (assimp_fixes.c, hl1_duration).
 # And body parts show their first submodel, as the game's default body
-# does, or every submodel where that body draws nothing (convert.c,
+# does, or every submodel where that body draws nothing (meshes.c,
 # hl1_default_body).
 # Usage: e2e_hl1_clips.sh SKINVIEW HL1_DIR OUT_DIR BLANK_BODY_MDL
 #   BLANK_BODY_MDL: tests/tools/gen/hl1_blank_body.py's copy of duplicate_submodels.mdl

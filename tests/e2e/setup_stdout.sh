@@ -31,6 +31,8 @@ STUB
 chmod +x "$stubs"/*
 prefix_dir=$work/cache/assimp-5.4.9-1/install
 touch "$prefix_dir/.complete" "$prefix_dir/lib/pkgconfig/assimp.pc"
+# The build's options stamp, as build-assimp.sh writes and checks it.
+sed -n 's/^options="\(.*\)"$/\1/p' "$root/tools/build-assimp.sh" >"$prefix_dir/.options"
 ln -s assimp-5.4.9-1 "$work/cache/assimp-current"
 
 fail=0

@@ -772,7 +772,9 @@ static void test_estimate(const char *path)
     if (!import_trusted(path, &model)) return;
     size_t size = 0;
     unsigned char *bytes = write_model(&model, &size);
-    const struct aiScene *scene = read_scene(path, NULL, 0, NULL, import_read_flags(), NULL);
+    fix_context fix = {.path = path};
+    const struct aiScene *scene = read_scene(&fix, import_read_flags());
+    free(fix.durations);
     CHECK(bytes != NULL && scene != NULL);
     if (bytes && scene) {
         uint64_t guess = scene_block_estimate(scene, model.influence_slots);

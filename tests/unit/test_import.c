@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <assimp/version.h>
+
 #include "anim.h"
 #include "check.h"
 #include "import.h"
@@ -372,7 +374,7 @@ static void test_merge_order(void)
 
 /* MD5 has no scale: the scale keys Assimp's MD5 reader gives (1.0000006,
  * 1.00000131, ...) become exact 1s for .md5mesh and .md5anim files
- * (assimp_fixes.c, md5_scale_fix_applies); any other format keeps its
+ * (assimp_fixes.c, md5_unit_scales); any other format keeps its
  * scale keys as they are. */
 static void test_md5_scale(void)
 {
@@ -429,8 +431,124 @@ static void test_bottom_row(void)
     CHECK(m[0][3] == 0.25f && m[2][3] == -2e-8f && m[3][3] == 1.0f + 1.1920929e-7f);
 }
 
+/* The Assimp fixes (assimp_fixes.c): every row of the table is whole, and
+ * the runner keeps its rules, checked on a table of the test's own so that
+ * they are the runner's and not today's rows'. Each fix itself has its
+ * own test (this file's test_fbx_offsets and test_md5_scale, the e2e and
+ * reference cases the rows name). */
+static int fix_runs[8];
+
+static int fix_yes(fix_context *c)
+{
+    (void)c;
+    return 1;
+}
+
+static int fix_no(fix_context *c)
+{
+    (void)c;
+    return 0;
+}
+
+#define FIX_COUNTER(k)                                                                                          \
+    static skv_result fix_count_##k(fix_context *c)                                                            \
+    {                                                                                                           \
+        (void)c;                                                                                                \
+        fix_runs[k]++;                                                                                          \
+        return SKV_OK;                                                                                          \
+    }
+FIX_COUNTER(0)
+FIX_COUNTER(1)
+FIX_COUNTER(2)
+FIX_COUNTER(3)
+FIX_COUNTER(4)
+FIX_COUNTER(5)
+
+static skv_result fix_cannot_read(fix_context *c)
+{
+    fix_runs[6]++;
+    c->unread = "unreadable";
+    return SKV_ERR_IMPORT;
+}
+
+static void fix_report(fix_context *c, skv_model *model)
+{
+    model_warn(model, "reported for %s", c->path);
+}
+
+static int warnings_with(const skv_model *m, const char *text)
+{
+    int n = 0;
+    for (int i = 0; i < m->warning_count; i++) n += strstr(m->warnings[i], text) != NULL;
+    return n;
+}
+
+static void test_fix_table(void)
+{
+    CHECK(assimp_fix_count > 0 && assimp_fix_count <= 64);
+    for (int i = 0; i < assimp_fix_count; i++) {
+        const assimp_fix *f = &assimp_fixes[i];
+        CHECK(f->defect && f->defect[0]);
+        CHECK((int)f->stage >= 0 && f->stage < FIX_STAGES);
+        CHECK(f->repair != NULL);
+        CHECK(!(f->warning && f->report));
+        CHECK(!f->read_error || f->stage == FIX_READ_SCENE);
+        CHECK(f->major || !f->minor);
+        for (const char *t = f->formats; t && *t; t += strcspn(t, " "), t += strspn(t, " ")) CHECK(*t == '.');
+    }
+
+    /* A row's series and formats. */
+    assimp_fix md5 = {.formats = ".md5mesh .md5anim"}, every = {0}, old = {.major = 4, .minor = 1},
+               this = {.major = aiGetVersionMajor(), .minor = aiGetVersionMinor(), .formats = ".glb"};
+    CHECK(assimp_fix_applies(&md5, "/x/BOB.MD5MESH") && assimp_fix_applies(&md5, "Walk.Md5Anim"));
+    CHECK(!assimp_fix_applies(&md5, "bob.md5") && !assimp_fix_applies(&md5, "a.md5animx"));
+    CHECK(!assimp_fix_applies(&md5, "bobmd5mesh") && !assimp_fix_applies(&md5, NULL));
+    CHECK(assimp_fix_applies(&every, "x.glb") && assimp_fix_applies(&every, NULL));
+    CHECK(!assimp_fix_applies(&old, "x.glb"));
+    CHECK(assimp_fix_applies(&this, "x.GLB") && !assimp_fix_applies(&this, "x.gltf"));
+
+    const assimp_fix table[] = {
+        {.defect = "0", .stage = FIX_CLIP, .repair = fix_count_0, .warning = "row 0 repaired"},
+        {.defect = "1", .formats = ".dae", .stage = FIX_CLIP, .repair = fix_count_1, .warning = "row 1"},
+        {.defect = "2", .stage = FIX_CLIP, .detect = fix_no, .repair = fix_count_2, .warning = "row 2"},
+        {.defect = "3", .stage = FIX_BEFORE_READ, .detect = fix_yes, .repair = fix_count_3, .report = fix_report},
+        {.defect = "4", .stage = FIX_BEFORE_READ, .repair = fix_cannot_read},
+        {.defect = "5", .stage = FIX_BEFORE_READ, .repair = fix_count_4, .warning = "row 5"},
+        {.defect = "6", .major = 4, .minor = 1, .stage = FIX_CLIP, .repair = fix_count_5, .warning = "row 6"},
+        {.defect = "7", .stage = FIX_READ_SCENE, .repair = fix_count_5, .read_error = "is larger than its end"},
+    };
+    const int rows = (int)(sizeof table / sizeof table[0]);
+    skv_model model = {0};
+
+    /* A stage runs its rows that apply and detect the defect; where the
+     * model exists, a row that repaired warns at once, once. */
+    fix_context clip = {.path = "/x/walk.glb", .model = &model};
+    CHECK(assimp_fix_table_run(table, rows, FIX_CLIP, &clip) == SKV_OK);
+    CHECK(assimp_fix_table_run(table, rows, FIX_CLIP, &clip) == SKV_OK);
+    CHECK(fix_runs[0] == 2 && fix_runs[1] == 0 && fix_runs[2] == 0 && fix_runs[5] == 0);
+    CHECK(clip.fired == 1u && warnings_with(&model, "row 0 repaired") == 1 && model.warning_count == 1);
+
+    /* Before the model exists: a failing repair stops the stage with its
+     * reason; what repaired before it speaks at FIX_MODEL. */
+    fix_context read = {.path = "/x/walk.glb"};
+    CHECK(assimp_fix_table_run(table, rows, FIX_BEFORE_READ, &read) == SKV_ERR_IMPORT);
+    CHECK(fix_runs[3] == 1 && fix_runs[6] == 1 && fix_runs[4] == 0);
+    CHECK(read.unread && strcmp(read.unread, "unreadable") == 0);
+    CHECK(read.fired == 1u << 3 && model.warning_count == 1);
+    read.model = &model;
+    CHECK(assimp_fix_table_run(table, rows, FIX_MODEL, &read) == SKV_OK);
+    CHECK(warnings_with(&model, "reported for /x/walk.glb") == 1 && model.warning_count == 2);
+
+    /* The Assimp errors a row answers. */
+    CHECK(assimp_fix_table_answers(table, rows, "a.b3d", "Validation: key 3 is larger than its end (2)"));
+    CHECK(!assimp_fix_table_answers(table, rows, "a.b3d", "another error"));
+    CHECK(!assimp_fix_table_answers(table, rows, "a.b3d", NULL));
+    model_free(&model);
+}
+
 int main(void)
 {
+    test_fix_table();
     test_bottom_row();
     test_fbx_offsets();
     test_defensive();

@@ -6,8 +6,12 @@
  *   guard.c         the guarded import in a child process, memory bounds
  *   sandbox.c       the child's sandbox: Landlock, seccomp, limits
  *   blob.c          the model as one flat block, checked on arrival
- *   convert.c       aiScene -> skv_model (nodes, bone map, meshes,
- *                   materials, clips, morph targets)
+ *   convert.c       aiScene -> skv_model: the steps' order, shared helpers
+ *   skeleton.c      the node tree, bone map, FBX pivots, stick figures
+ *   meshes.c        meshes and skins: vertices, influences, normals
+ *   materials.c     materials onto metal-rough, their texture slots
+ *   morphs.c        morph targets and the clips' weight channels
+ *   clips.c         clips; binding another file's clips to a model
  *   assimp_fixes.c  repairs of known Assimp defects, one table row each
  *   textures.c      texture files and embedded images; parallel decoding */
 #ifndef SKV_IMPORT_INTERNAL_H
@@ -82,10 +86,7 @@ typedef struct importer {
     texture_source *texture_sources; /* per model texture: what textures_decode decodes */
     const import_budget *budget;     /* NULL: no bound */
     char texture_refused[400]; /* why resolve_texture refused one, for its warning; "" if it says nothing */
-    int fbx_offset_fix;  /* fbx_mesh_correction applies (Assimp 5.4 FBX) */
-    int fbx_bind_fix;    /* fbx_offsets_from_rest may apply (Assimp 5.2 FBX) */
-    int md5_scale_fix;   /* the clips' scale keys are 1 (md5_scale_fix_applies) */
-    int hl1_fix;         /* an .mdl: its clips may need hl1_duration */
+    const char *path; /* the file read (not the user's spelling): Assimp fixes match their format against it */
     unsigned char *hidden_meshes; /* per node: its meshes are not drawn (hl1_default_body); NULL: none */
     int huge_offsets;    /* bone offsets beyond SKV_MAX_MAGNITUDE, replaced by identity */
 } importer;
@@ -114,11 +115,13 @@ typedef struct memory_bound {
 
 /* --- convert.c --- */
 void to_mat4(const struct aiMatrix4x4 *m, mat4 out);
-const char *bare_name(const char *name);
-skv_result fold_fbx_pivots(importer *im);
-int has_own_meshes(const struct aiScene *scene);
-skv_result convert_clips(importer *im);
-skv_result merge_single_channel_clips(importer *im);
+int mat4_finite(const mat4 m);
+/* Every entry within SKV_MAX_MAGNITUDE (NaN fails too). */
+int mat4_usable(const mat4 m);
+/* A malloc'd copy of `s`, or of `fallback_fmt` with `n` where it is empty. */
+char *dup_name(const struct aiString *s, const char *fallback_fmt, int n);
+/* The index `name` maps to, or -1; takes the map's address (stb_ds). */
+int name_lookup(name_index **map, const char *name);
 void importer_free(importer *im);
 int too_many_bones(const struct aiScene *scene);
 /* import_scene, with the clips taken from `anim_scene`. */
@@ -126,55 +129,154 @@ skv_result convert_scene(const struct aiScene *scene, const struct aiScene *anim
                          const char *path, const skv_import_desc *desc, const import_budget *budget,
                          skv_model *model, skv_error *err);
 
-/* --- assimp_fixes.c --- */
-/* One known Assimp defect (assimp_fixes.c). */
-typedef enum assimp_fix_id {
-    ASSIMP_FIX_FBX_MESH_NODE_OFFSET,  /* 5.4 FBX */
-    ASSIMP_FIX_FBX_CLUSTER_TRANSFORM, /* 5.2 FBX */
-    ASSIMP_FIX_COLLADA_VCOUNT_SPACE,  /* 5.4 Collada */
-    ASSIMP_FIX_COLLADA_CURVES,        /* Collada */
-    ASSIMP_FIX_MD5ANIM_CASE,          /* MD5 */
-    ASSIMP_FIX_MD5_SCALE_NOISE,       /* MD5 */
-    ASSIMP_FIX_MD5_EXTENSION_CASE,    /* MD5 */
-    ASSIMP_FIX_HL1_DURATION,          /* HL1 MDL */
-    ASSIMP_FIX_HL1_FLAT_BONES,        /* 5.2 HL1 MDL */
-    ASSIMP_FIX_KEYS_PAST_DURATION,    /* every format (B3D) */
-    ASSIMP_FIX_JOIN_QUADRATIC,        /* every format */
-    ASSIMP_FIX_COUNT
-} assimp_fix_id;
+/* --- skeleton.c --- */
+skv_result flatten_nodes(importer *im);
+const char *bare_name(const char *name);
+/* A clip channel's node by its name, or -1. */
+int channel_node(importer *im, const char *name);
+skv_result fold_fbx_pivots(importer *im);
+/* The palette entry of a file's bone, its offset `file_offset` times
+ * `correction`; -1: out of memory. */
+int file_bone_index(importer *im, const struct aiBone *bone, const mat4 file_offset, const mat4 correction,
+                    int mesh_node);
+/* The palette entry that carries node `node` rigidly; -1: out of memory. */
+int node_bone_index(importer *im, int node);
+skv_result convert_skeleton_only(importer *im);
 
+/* --- meshes.c --- */
+int is_triangle_mesh(const struct aiMesh *m);
+/* The meshes node `node` draws: its own, or none where they are hidden. */
+unsigned node_mesh_count(const importer *im, int node);
+skv_result convert_meshes(importer *im);
+int has_triangle_meshes(const struct aiScene *scene);
+int has_own_meshes(const struct aiScene *scene);
+
+/* --- materials.c --- */
+skv_result convert_materials(importer *im);
+
+/* --- morphs.c --- */
+skv_result convert_morph_targets(importer *im);
+/* FBX blend shapes at their DeformPercent, read from the file (Assimp
+ * gives each weight 1). */
+skv_result fbx_morph_defaults(importer *im, const char *path);
+/* A clip's morph weight channels; -1: out of memory. */
+int convert_morph_channels(importer *im, const struct aiAnimation *src, skv_clip *clip, double *last_key);
+
+/* --- clips.c --- */
+skv_result convert_clips(importer *im);
+skv_result merge_single_channel_clips(importer *im);
+/* Another file's clips converted against `model`'s skeleton into
+ * `scratch` (import_add_clips moves them over). */
+skv_result bind_clips(skv_model *model, const struct aiScene *scene, const struct aiScene *anim_scene,
+                      const double *file_durations, const char *read_path, skv_model *scratch, skv_error *err);
+
+/* --- assimp_fixes.c --- */
+/* Where in an import a repair of an Assimp defect runs. Each row of
+ * assimp_fixes[] names one stage; the importer calls assimp_fixes_run at
+ * each stage's one point, which runs every row of that stage, in table
+ * order, on the stage's part of a fix_context. */
+typedef enum fix_stage {
+    FIX_BEFORE_READ, /* the file's bytes, before Assimp reads them (import.c: read_model_file, import_md5anim) */
+    FIX_READ_SCENE,  /* the scene as read, before validation and post-processing (import.c: read_scene; only
+                        where it reads in two steps: big files, and after an error a row answers) */
+    FIX_CLIP_FILE,   /* an .md5mesh without clips: the file they are read from (import.c: md5anim_beside) */
+    FIX_NODES,       /* the node tree flattened (convert.c: convert_scene) */
+    FIX_MESH_BONES,  /* a mesh's bone offsets, before they enter the palette (meshes.c: pack_mesh_influences;
+                        meshes with bones only) */
+    FIX_CLIP,        /* a clip, its channels converted, before its duration is checked (clips.c: convert_clips) */
+    FIX_MODEL,       /* the model complete (import.c: import_in_process; not for an animation file's clips) */
+    FIX_STAGES
+} fix_stage;
+
+/* What one stage of one import hands its rows: `path` always, and the
+ * part of its stage. A row's detect and repair read and write there. */
+typedef struct fix_context {
+    const char *path; /* the file read: a row's formats are matched against it */
+    int clips_only;   /* the file is read for its clips (an animation file), not as the model */
+    uint64_t fired;   /* rows that repaired (bit: the row's index), so far in this context */
+    uint64_t told;    /* rows whose warning the model has */
+
+    /* FIX_BEFORE_READ: what Assimp reads instead of the file (malloc'd,
+     * the caller frees), as a file of type `hint`; or NULL. A repair that
+     * fails says why in `unread`. */
+    unsigned char *bytes;
+    long size;
+    const char *hint;
+    const char *unread;
+    skv_error reader_error; /* where a rewrite for Assimp (an .m3d, a web glTF) says why not: `unread` points here */
+
+    /* FIX_READ_SCENE: the scene (a row may edit it through its pointers),
+     * the post-processing it will get, whether a row edited it (it is
+     * then post-processed as it is, not read again), and the durations
+     * the file gave where a row extended one (malloc'd, per clip; NULL). */
+    const struct aiScene *scene;
+    unsigned flags;
+    int scene_edited;
+    double *durations;
+
+    /* FIX_CLIP_FILE: the file the clips are read from, "" where none has
+     * the exact name Assimp would look for; `clip_file_size` bytes. */
+    char *clip_file;
+    size_t clip_file_size;
+
+    /* The conversion's stages: the importer (its model, scene, nodes). */
+    importer *im;
+    /* FIX_MESH_BONES: the mesh, its name and node; per bone its offset,
+     * and `correction` (identity), multiplied into every offset after. */
+    const struct aiMesh *mesh;
+    const char *mesh_name;
+    int mesh_node;
+    mat4 *offsets;
+    mat4 correction;
+    /* FIX_CLIP: the clip as the file has it, as converted, and its
+     * duration in ticks (the file's; a row may change it). */
+    const struct aiAnimation *anim;
+    skv_clip *clip;
+    double duration;
+
+    /* FIX_MODEL: the model, and whether its clips came from clip_file. */
+    skv_model *model;
+    int clips_from_clip_file;
+} fix_context;
+
+/* One known Assimp defect and its repair: a row of assimp_fixes[]. */
 typedef struct assimp_fix {
     unsigned major, minor; /* the series it is in; 0, 0: every series */
-    const char *format;    /* file name ending, case-insensitive; NULL: every format */
+    const char *formats;   /* file name endings, space-separated, any letter case; NULL: every format */
     const char *defect;    /* what Assimp does wrong */
-    const char *warning;   /* the model's warning when repaired; NULL: the repair words its own */
+    fix_stage stage;       /* where detect and repair run */
+    /* Is the defect there? NULL: wherever the series and format match. */
+    int (*detect)(fix_context *c);
+    /* Repairs it. Not SKV_OK: the import fails, and the stage's other
+     * rows do not run; at FIX_BEFORE_READ the file could not be read
+     * (`unread` says why), elsewhere memory ran out. */
+    skv_result (*repair)(fix_context *c);
+    /* Once the model exists (at once at the conversion's stages; at
+     * FIX_MODEL for a row that repaired before), the model's warning:
+     * `report` words it, else `warning` is it; both NULL: none, or the
+     * repair words its own. */
+    const char *warning;
+    void (*report)(fix_context *c, skv_model *model);
+    /* An Assimp error this row answers: a read that fails with it (a
+     * substring) is read again in two steps, so that FIX_READ_SCENE runs. */
+    const char *read_error;
 } assimp_fix;
 
-extern const assimp_fix assimp_fixes[ASSIMP_FIX_COUNT];
-/* Does the defect's row match this Assimp and this file's format? */
-int assimp_fix_applies(assimp_fix_id id, const char *path);
-int fbx_offset_fix_applies(const char *path);
-int fbx_bind_fix_applies(const char *path);
-int md5_scale_fix_applies(const char *path);
-int hl1_scene(const struct aiScene *scene);
-double hl1_duration(const struct aiScene *scene, double duration, double ticks_per_second, double last_key);
-int hl1_bone_parents(const struct aiScene *scene, const struct aiNode *const *nodes, int *parents, int count);
-int offsets_all_equal(const struct aiMesh *src);
-/* inverse(rest global of node) * m, the offset a bone of that node should
- * have had (see fbx_bind_fix_applies). */
-void offset_from_rest(const importer *im, int node, const mat4 m, mat4 out);
-/* inverse(parent local) * global(mesh node): turns a 5.4 FBX offset into the right one. */
-void fbx_mesh_correction(const importer *im, int mesh_node, mat4 correction);
+extern const assimp_fix assimp_fixes[];
+extern const int assimp_fix_count;
+/* Does the row match this Assimp and this file's format? */
+int assimp_fix_applies(const assimp_fix *fix, const char *path);
+/* Runs the stage's rows that apply to c->path, in table order; then, once
+ * the model exists, adds the warnings of the rows that repaired. */
+skv_result assimp_fixes_run(fix_stage stage, fix_context *c);
+/* Does a row that applies to `path` answer Assimp's `error`? */
+int assimp_fixes_answer(const char *path, const char *error);
+/* The same on another table (the unit tests'; at most 64 rows). */
+skv_result assimp_fix_table_run(const assimp_fix *table, int count, fix_stage stage, fix_context *c);
+int assimp_fix_table_answers(const assimp_fix *table, int count, const char *path, const char *error);
 int ends_with_nocase(const char *s, const char *suffix);
-/* An .md5mesh's "<base>.md5anim" beside it, its name's letter case as it
- * may be (assimp_fixes.c); md5anim_exact: spelt as Assimp would look. */
-int find_md5anim(const char *mesh_path, char *out, size_t size);
-int md5anim_exact(const char *mesh_path, const char *anim_path);
-unsigned char *collada_trimmed_vcounts(const char *path, long *out_size);
-int collada_has_curves(const char *path);
-int skip_join(const struct aiScene *scene);
-/* The latest key time of a clip, over every kind of channel. */
-double last_key_time(const struct aiAnimation *anim);
+/* A scene of Assimp's HL1 MDL reader. */
+int hl1_scene(const struct aiScene *scene);
 
 /* --- textures.c --- */
 unsigned char *read_whole_file(const char *path, long *size);
@@ -199,8 +301,15 @@ skv_result outside_textures_decode(const char *path, const skv_import_desc *desc
 /* --- import.c --- */
 /* The post-processing every model is read with (read_scene's `flags`). */
 unsigned import_read_flags(void);
-const struct aiScene *read_scene(const char *path, const unsigned char *bytes, long size, const char *hint,
-                                 unsigned flags, double **durations);
+/* Assimp's scene of fix->path (or of fix->bytes, of type fix->hint), with
+ * the FIX_READ_SCENE repairs; fix->durations: the file's durations where
+ * one was extended (the caller frees). NULL: Assimp's error. */
+const struct aiScene *read_scene(fix_context *fix, unsigned flags);
+/* Why read_whole_file gave nothing for `path`, in words. */
+const char *unread_why(const char *path);
+/* An .md5mesh's "<base>.md5anim" beside it into `out`: by its exact name,
+ * or with `any_case` also by one that differs in letter case. */
+int find_md5anim(const char *mesh_path, char *out, size_t size, int any_case);
 
 /* --- guard.c --- */
 /* The bytes one import may take (--import-memory, or the default for a

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """fbx_rigs.py OUT_DIR - small ASCII FBX 7.4 files of clips without a mesh,
-for which nodes Skinview's stick figure makes joints (convert.c,
+for which nodes Skinview's stick figure makes joints (skeleton.c,
 convert_skeleton_only). Each node: a Model of a type, with its
 NodeAttribute (LimbNode, Null, Camera, Light), optionally keyed (one
 rotation curve, 0 -> 30 degrees about Z over 1 s).

@@ -2,7 +2,7 @@
 """hl1_blank_body.py - a copy of a Half-Life 1 .mdl whose every body part's
 first submodel holds no mesh (its mesh count set to 0): the game's default
 body then draws nothing. Skinview shows every other submodel instead of an
-empty model (convert.c, hl1_default_body). Written for Skinview's tests.
+empty model (meshes.c, hl1_default_body). Written for Skinview's tests.
 
   hl1_blank_body.py IN.mdl OUT.mdl
 
