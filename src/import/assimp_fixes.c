@@ -11,6 +11,7 @@
  * fix is a row here, its functions beside it, and its test; nothing else
  * names it. README ("Which Assimp") lists the defects for users. */
 #include "private/import_internal.h"
+#include "private/fbx_scan.h"
 #include "anim.h"
 
 #include <assimp/postprocess.h>
@@ -230,6 +231,43 @@ static int collada_has_curves(fix_context *c)
     return found;
 }
 
+/* Assimp's FBX reader gives every blend shape weight 1, dropping each
+ * channel's DeformPercent, the weight its shape rests at: a shape at 0%
+ * showed in full, where three.js and Blender show the rest shape. The
+ * percents are read from the file (fbx_scan.h) and matched to the targets
+ * by name: a channel's (5.2), or "channel.shape" (5.4). */
+static int has_morph_targets(fix_context *c)
+{
+    return c->model->morph_target_count > 0;
+}
+
+static skv_result deform_percents(fix_context *c)
+{
+    skv_model *model = c->model;
+    long size = 0;
+    unsigned char *bytes = read_whole_file(c->path, &size);
+    if (!bytes) return SKV_OK; /* Assimp read it: only memory could stop this, and then 1 stays */
+    enum { MAX_CHANNELS = 4096 };
+    fbx_percent *percents = malloc(MAX_CHANNELS * sizeof *percents);
+    int count = percents ? fbx_deform_percents(bytes, (size_t)size, percents, MAX_CHANNELS) : 0;
+    free(bytes);
+    if (count > MAX_CHANNELS) count = MAX_CHANNELS;
+    for (int t = 0; t < model->morph_target_count; t++) {
+        const char *name = model->morph_target_names[t];
+        int match = -1;
+        for (int i = 0; name && i < count && match < 0; i++)
+            if (strcmp(percents[i].name, name) == 0) match = i;
+        for (int i = 0; name && i < count && match < 0; i++) {
+            size_t n = strlen(percents[i].name);
+            if (n && strncmp(percents[i].name, name, n) == 0 && name[n] == '.') match = i;
+        }
+        if (match >= 0 && isfinite(percents[match].percent))
+            model->morph_default_weights[t] = (float)(percents[match].percent / 100.0);
+    }
+    free(percents);
+    return SKV_OK;
+}
+
 static skv_result mark_linear_clips(fix_context *c)
 {
     for (int k = 0; k < c->model->clip_count; k++) c->model->clips[k].notes |= SKV_CLIP_LINEAR_NOT_CURVE;
@@ -443,6 +481,8 @@ const assimp_fix assimp_fixes[] = {
     {.defect = "validation rejects keys past a clip's duration",
      .stage = FIX_READ_SCENE, .detect = keys_past_duration, .repair = extend_durations,
      .read_error = "is larger than aiAnimation::mDuration"},
+    {.formats = ".fbx", .defect = "FBX blend shapes all rest at weight 1 (DeformPercent dropped)",
+     .stage = FIX_MODEL, .detect = has_morph_targets, .repair = deform_percents},
     {.defect = "JoinIdenticalVertices quadratic on big skinned meshes",
      .stage = FIX_READ_SCENE, .detect = big_indexed_skin, .repair = skip_join},
 };

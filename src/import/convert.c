@@ -183,7 +183,6 @@ skv_result convert_scene(const struct aiScene *scene, const struct aiScene *anim
         model_warn(model, "%d bone bind matrix(es) hold values beyond 1e15 (they overflow when multiplied); "
                    "replaced by identity", im.huge_offsets);
     if (r == SKV_OK && has_triangle_meshes(scene)) r = convert_morph_targets(&im);
-    if (r == SKV_OK) r = fbx_morph_defaults(&im, path);
     if (r == SKV_OK) r = convert_materials(&im);
     if (r == SKV_OK && model_compute_tangents(model) != SKV_OK) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     if (r == SKV_OK) r = convert_clips(&im);

@@ -1,7 +1,6 @@
 /* morphs.c - morph targets: per mesh, each target's deltas from the base
  * mesh; per clip, the weight channels that drive them. */
 #include "private/import_internal.h"
-#include "private/fbx_scan.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -155,35 +154,3 @@ int convert_morph_channels(importer *im, const struct aiAnimation *src, skv_clip
     return 0;
 }
 
-/* FBX blend shapes rest at their channel's DeformPercent; Assimp's FBX
- * reader gives every one weight 1 (a shape at 0% showed in full, where
- * three.js and Blender show the rest shape). The percents are read from
- * the file (fbx_scan.h) and matched to the targets by name. */
-skv_result fbx_morph_defaults(importer *im, const char *path)
-{
-    skv_model *model = im->model;
-    if (model->morph_target_count == 0 || !ends_with_nocase(path, ".fbx")) return SKV_OK;
-    long size = 0;
-    unsigned char *bytes = read_whole_file(path, &size);
-    if (!bytes) return SKV_OK; /* Assimp read it: only memory could stop this, and then 1 stays */
-    enum { MAX_CHANNELS = 4096 };
-    fbx_percent *percents = malloc(MAX_CHANNELS * sizeof *percents);
-    int count = percents ? fbx_deform_percents(bytes, (size_t)size, percents, MAX_CHANNELS) : 0;
-    free(bytes);
-    if (count > MAX_CHANNELS) count = MAX_CHANNELS;
-    /* Assimp 5.2 names a target as its channel, 5.4 "channel.shape". */
-    for (int t = 0; t < model->morph_target_count; t++) {
-        const char *name = model->morph_target_names[t];
-        int match = -1;
-        for (int i = 0; name && i < count && match < 0; i++)
-            if (strcmp(percents[i].name, name) == 0) match = i;
-        for (int i = 0; name && i < count && match < 0; i++) {
-            size_t n = strlen(percents[i].name);
-            if (n && strncmp(percents[i].name, name, n) == 0 && name[n] == '.') match = i;
-        }
-        if (match >= 0 && isfinite(percents[match].percent))
-            model->morph_default_weights[t] = (float)(percents[match].percent / 100.0);
-    }
-    free(percents);
-    return SKV_OK;
-}

@@ -156,9 +156,6 @@ skv_result convert_materials(importer *im);
 
 /* --- morphs.c --- */
 skv_result convert_morph_targets(importer *im);
-/* FBX blend shapes at their DeformPercent, read from the file (Assimp
- * gives each weight 1). */
-skv_result fbx_morph_defaults(importer *im, const char *path);
 /* A clip's morph weight channels; -1: out of memory. */
 int convert_morph_channels(importer *im, const struct aiAnimation *src, skv_clip *clip, double *last_key);
 
