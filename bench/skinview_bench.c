@@ -295,7 +295,10 @@ static int bench_model(const char *path, int rounds, int frames, int kernel, int
     nv.bone_done = calloc((size_t)(res->bones ? res->bones : 1), 1);
     nv.channel_done = calloc(nv.anim ? nv.anim->mNumChannels + 1 : 1, 1);
     float *positions = malloc((size_t)model.vertex_count * 3 * sizeof(float) + 1);
-    if (pose_create(&pose, &model.skeleton) != SKV_OK || !nv.palette || !positions) return -1;
+    skv_walks *walks;
+    if (walks_create(&walks, &model) != SKV_OK || pose_create(&pose, &model.skeleton) != SKV_OK || !nv.palette ||
+        !positions)
+        return -1;
     pose.walk_kernel = kernel;
     for (int b = 0; b < res->bones; b++) glm_mat4_identity(nv.palette[b]);
 
@@ -314,7 +317,7 @@ static int bench_model(const char *path, int rounds, int frames, int kernel, int
     /* Correctness first: same matrices at every playback frame. */
     for (int f = 0; f < frames; f++) {
         naive_evaluate(&nv, c, f / 60.0);
-        pose_evaluate(&pose, &model, clip, f / 60.0);
+        pose_evaluate(&pose, walks, clip, f / 60.0);
         res->max_diff = fmax(res->max_diff, palette_difference(nv.palette, pose.palette, res->bones));
         pose_evaluate_reference(&ref_pose, &model, clip, f / 60.0);
         res->max_diff = fmax(res->max_diff, palette_difference(nv.palette, ref_pose.palette, res->bones));
@@ -324,13 +327,13 @@ static int bench_model(const char *path, int rounds, int frames, int kernel, int
         double a = now_ns();
         for (int f = 0; f < frames; f++) naive_evaluate(&nv, c, f / 60.0);
         double a2 = now_ns();
-        for (int f = 0; f < frames; f++) pose_evaluate(&pose, &model, clip, f / 60.0); /* warm, untimed */
+        for (int f = 0; f < frames; f++) pose_evaluate(&pose, walks, clip, f / 60.0); /* warm, untimed */
         double b = now_ns();
-        for (int f = 0; f < frames; f++) pose_evaluate(&pose, &model, clip, f / 60.0);
+        for (int f = 0; f < frames; f++) pose_evaluate(&pose, walks, clip, f / 60.0);
         double d = now_ns();
-        for (int f = 0; f < frames; f++) pose_evaluate(&pose, &model, clip, seeks[f]); /* warm, untimed */
+        for (int f = 0; f < frames; f++) pose_evaluate(&pose, walks, clip, seeks[f]); /* warm, untimed */
         double d2 = now_ns();
-        for (int f = 0; f < frames; f++) pose_evaluate(&pose, &model, clip, seeks[f]);
+        for (int f = 0; f < frames; f++) pose_evaluate(&pose, walks, clip, seeks[f]);
         double e = now_ns();
         skin_blend(&model, pose.palette, positions, NULL);
         double g = now_ns();
@@ -348,7 +351,7 @@ static int bench_model(const char *path, int rounds, int frames, int kernel, int
     for (int r = 0; r < rounds; r++) {
         for (size_t i = 0; i < EVICT_BYTES; i += 64) evict[i] = (unsigned char)(evict[i] + 1);
         double c0 = now_ns();
-        for (int f = 0; f < frames; f++) pose_evaluate(&pose, &model, clip, seeks[f]);
+        for (int f = 0; f < frames; f++) pose_evaluate(&pose, walks, clip, seeks[f]);
         cold_t[r] = (now_ns() - c0) / frames;
     }
     (void)sink;
@@ -364,6 +367,7 @@ static int bench_model(const char *path, int rounds, int frames, int kernel, int
     free(naive_t), free(play_t), free(seek_t), free(skin_t), free(seeks), free(positions), free(nv.palette), free(nv.bone_done), free(nv.channel_done);
     free(nv.rest), free(nv.global);
     pose_destroy(&pose);
+    walks_destroy(walks);
     model_free(&model);
     aiReleaseImport(scene);
     return 0;
@@ -373,10 +377,11 @@ static int bench_model(const char *path, int rounds, int frames, int kernel, int
 
 /* CPU ms per frame to pose `count` characters on `threads` threads
  * (median of `rounds` rounds of 30 frames). */
-static double crowd_pose_ms(const skv_model *model, int count, int threads, int rounds)
+static double crowd_pose_ms(skv_walks *walks, int count, int threads, int rounds)
 {
     skv_crowd crowd;
-    if (crowd_create(&crowd, model, count, model->clip_count > 0 ? 0 : -1, 0, threads) != SKV_OK) return -1.0;
+    if (crowd_create(&crowd, walks, count, walks_model(walks)->clip_count > 0 ? 0 : -1, 0, threads) != SKV_OK)
+        return -1.0;
     double *t = malloc((size_t)rounds * sizeof *t);
     enum { FRAMES = 30 };
     crowd_evaluate(&crowd, 0.0); /* first touch of every buffer */
@@ -435,8 +440,14 @@ static int bench_crowd(int json)
     const char *bcn = "/usr/share/assimp/models/X/BCN_Epileptic.X";
     skv_model model;
     skv_error err;
+    skv_walks *walks;
     if (import_model(bcn, &(skv_import_desc){.trusted = 1}, &model, &err) != SKV_OK) {
         fprintf(stderr, "skinview-bench: %s: %s\n", bcn, err.message);
+        return 1;
+    }
+    if (walks_create(&walks, &model) != SKV_OK) {
+        fprintf(stderr, "skinview-bench: out of memory\n");
+        model_free(&model);
         return 1;
     }
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -445,7 +456,7 @@ static int bench_crowd(int json)
      * streaming stores; locals and globals go to the thread's work block,
      * which stays in the cache; the cursors and the pose's pointers are
      * one or two cache lines of the character's own state. */
-    const skv_walk *w = walk_clip(&model, model.clip_count > 0 ? 0 : -1);
+    const skv_walk *w = walks_clip(walks, model.clip_count > 0 ? 0 : -1);
     skv_walk_stats st = {0};
     if (w) walk_stats(w, &st);
     size_t palette_bytes = (size_t)st.palette * SKV_ROWS_FLOATS * sizeof(float); /* 3x4 rows, 48 bytes */
@@ -462,8 +473,8 @@ static int bench_crowd(int json)
                palette_bytes, st.palette, scratch_bytes, state_bytes);
     int counts[2] = {1000, 10000};
     for (int i = 0; i < 2; i++) {
-        double one = crowd_pose_ms(&model, counts[i], 1, 7);
-        double all = crowd_pose_ms(&model, counts[i], 0, 7);
+        double one = crowd_pose_ms(walks, counts[i], 1, 7);
+        double all = crowd_pose_ms(walks, counts[i], 0, 7);
         if (json)
             printf("{\"crowd\":\"pose\",\"model\":\"BCN_Epileptic.X\",\"characters\":%d,\"threads\":%ld,"
                    "\"ms_per_frame\":%.3f,\"ms_per_frame_one_thread\":%.3f}\n",
@@ -472,6 +483,7 @@ static int bench_crowd(int json)
             printf("pose %5d BCN characters: %7.2f ms/frame on %ld threads (%.2f ms on 1: %.2fx)\n", counts[i], all,
                    cores, one, one / all);
     }
+    walks_destroy(walks);
     model_free(&model);
     int draws[2] = {100, 1000};
     for (int i = 0; i < 2; i++) {
@@ -736,10 +748,12 @@ static int profile_model(const char *path, int frames, int clip, int seek, int l
     size_t bones = model.skeleton.bone_count > 0 ? (size_t)model.skeleton.bone_count : 1;
     float *rows = lent ? aligned_alloc(64, (bones * SKV_ROWS_FLOATS * sizeof(float) + 63) / 64 * 64) : NULL;
     float *work = lent ? aligned_alloc(64, 2 * nodes * sizeof(mat4)) : NULL;
-    if ((lent && (!rows || !work)) ||
+    skv_walks *walks = NULL;
+    if ((lent && (!rows || !work)) || walks_create(&walks, &model) != SKV_OK ||
         (lent ? pose_create_lent(&pose, &model.skeleton, rows) : pose_create(&pose, &model.skeleton)) != SKV_OK) {
         free(rows);
         free(work);
+        walks_destroy(walks);
         model_free(&model);
         return 1;
     }
@@ -747,22 +761,22 @@ static int profile_model(const char *path, int frames, int clip, int seek, int l
     double duration = c ? c->duration_ticks / c->ticks_per_second : 0.0;
     /* the walk compiled, fixed entries written: not counted per frame */
     if (lent)
-        pose_evaluate_lent(&pose, &model, clip, 0.0, work);
+        pose_evaluate_lent(&pose, walks, clip, 0.0, work);
     else
-        pose_evaluate(&pose, &model, clip, 0.0);
+        pose_evaluate(&pose, walks, clip, 0.0);
     unsigned seed = 12345;
     volatile float sink = 0.0f;
     for (int f = 0; f < frames; f++) {
         seed = seed * 1103515245u + 12345u;
         double t = seek ? duration * (double)((seed >> 8) & 0xffff) / 65536.0 : (f + 1) / 60.0;
         if (lent)
-            pose_evaluate_lent(&pose, &model, clip, t, work);
+            pose_evaluate_lent(&pose, walks, clip, t, work);
         else
-            pose_evaluate(&pose, &model, clip, t);
+            pose_evaluate(&pose, walks, clip, t);
         sink += lent ? rows[3] : pose.palette[0][3][0];
     }
     (void)sink;
-    const skv_walk *w = walk_clip(&model, clip);
+    const skv_walk *w = walks_clip(walks, clip);
     skv_walk_stats st = {0};
     if (w) walk_stats(w, &st);
     printf("bones %d clip %s frames %d\nwalk: %d moving channels, %d in %d time groups (%d on prepared arcs), %d "
@@ -773,6 +787,7 @@ static int profile_model(const char *path, int frames, int clip, int seek, int l
     pose_destroy(&pose);
     free(rows);
     free(work);
+    walks_destroy(walks);
     model_free(&model);
     return 0;
 }

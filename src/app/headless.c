@@ -60,7 +60,7 @@ skv_result headless_export_pose(skv_scene *scene, const skv_headless_desc *desc,
 {
     if (!desc->export_pose) return skv_fail(err, SKV_ERR_ARGUMENT, "no OBJ file to write the pose to");
     skv_model *m = &scene->model;
-    if (scene->view.bind_pose) pose_evaluate(&scene->pose, m, -1, 0.0); /* the rest pose */
+    if (scene->view.bind_pose) pose_evaluate(&scene->pose, scene->walks, -1, 0.0); /* the rest pose */
     else scene_pose(scene, desc->time);
     if (m->skeleton_only) {
         /* No mesh to pose: the joints and bones, which is what there is. */

@@ -24,7 +24,7 @@ static void find_root(skv_scene *scene)
     if (scene->root_node < 0) return;
     skv_pose pose;
     if (pose_create(&pose, &scene->model.skeleton) != SKV_OK) return;
-    pose_evaluate(&pose, &scene->model, scene->clip, 0.0);
+    pose_evaluate(&pose, scene->walks, scene->clip, 0.0);
     camera_node_position(&scene->model, pose_globals(&pose), scene->root_node, scene->root_start);
     pose_destroy(&pose);
 }
@@ -37,7 +37,7 @@ static void frame_clip(skv_scene *scene)
     /* Framing on the pose shown (at frame_seconds), or the whole clip. */
     int samples = scene->frame_pose ? 1 : FRAMING_SAMPLES;
     double start = scene->frame_pose ? scene->frame_seconds : 0.0;
-    if (camera_animated_bounds(&scene->model, scene->clip, start, samples, steady, lo, hi) != SKV_OK) {
+    if (camera_animated_bounds(scene->walks, scene->clip, start, samples, steady, lo, hi) != SKV_OK) {
         lo[0] = lo[1] = lo[2] = -1.0f;
         hi[0] = hi[1] = hi[2] = 1.0f;
     }
@@ -87,7 +87,7 @@ skv_result scene_set_instances(skv_scene *scene, int count, int mixed_clips, skv
     if (scene->instances > 0) crowd_destroy(&scene->crowd);
     scene->instances = 0;
     if (count < 1) return skv_fail(err, SKV_ERR_ARGUMENT, "a crowd needs at least 1 character");
-    if (crowd_create(&scene->crowd, &scene->model, count, scene->clip, mixed_clips, 0) != SKV_OK)
+    if (crowd_create(&scene->crowd, scene->walks, count, scene->clip, mixed_clips, 0) != SKV_OK)
         return skv_fail(err, SKV_ERR_MEMORY, "out of memory for %d characters", count);
     scene->instances = count;
     scene->mixed_clips = mixed_clips;
@@ -129,8 +129,9 @@ skv_result scene_load(skv_scene *scene, const char *path, const char *anim, cons
         memcpy(scene->morph_weights, scene->model.morph_default_weights, targets * sizeof(float));
         for (size_t t = 0; t < targets; t++) scene->morph_override[t] = NAN;
     }
-    if (pose_create(&scene->pose, &scene->model.skeleton) != SKV_OK) {
-        scene_free(scene); /* the model and the morph buffers */
+    if (walks_create(&scene->walks, &scene->model) != SKV_OK ||
+        pose_create(&scene->pose, &scene->model.skeleton) != SKV_OK) {
+        scene_free(scene); /* the model, its walks and the morph buffers */
         return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     }
     frame_clip(scene);
@@ -152,7 +153,19 @@ void scene_free(skv_scene *scene)
     free(scene->morph_override);
     free(scene->morph_other);
     pose_destroy(&scene->pose);
+    walks_destroy(scene->walks);
     model_free(&scene->model);
+}
+
+skv_result scene_add_clips(skv_scene *scene, const char *path, const skv_import_desc *import, int only_without_mesh,
+                           int *added, skv_error *err)
+{
+    skv_result r = import_add_clips(&scene->model, path, import, only_without_mesh, added, err);
+    /* The clips moved and the rest pose may have changed, even where the
+     * add failed part way: the walks go, and every pose settles again. */
+    if (walks_forget(scene->walks) != SKV_OK && r == SKV_OK)
+        r = skv_fail(err, SKV_ERR_MEMORY, "out of memory for the walks of the clips added");
+    return r;
 }
 
 skv_result scene_set_clip(skv_scene *scene, int clip, skv_error *err)
@@ -244,7 +257,7 @@ static skv_result frame_views(skv_scene *scene, skv_frame_desc *frame)
         if (!scene->bind.local) pose_create(&scene->bind, &m->skeleton); /* leaves local NULL on failure */
         failed |= !scene->bind.local;
         if (scene->bind.local) {
-            pose_evaluate(&scene->bind, m, -1, 0.0);
+            pose_evaluate(&scene->bind, scene->walks, -1, 0.0);
             frame->ghost_palette = (const mat4 *)scene->bind.palette;
             glm_translate_make(frame->ghost_model, scene->ghost_offset);
             glm_mat4_mul(frame->ghost_model, (vec4 *)m->upright, frame->ghost_model);
@@ -428,7 +441,7 @@ void scene_pose(skv_scene *scene, double seconds)
                             seconds, w);
         pose_morphs(scene, scene->fade_clip, scene->fade_from + seconds, scene->clip, seconds, w);
     } else {
-        pose_evaluate(&scene->pose, &scene->model, scene->clip, seconds);
+        pose_evaluate(&scene->pose, scene->walks, scene->clip, seconds);
         pose_morphs(scene, scene->clip, seconds, -1, 0.0, 0.0f);
     }
 }

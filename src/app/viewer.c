@@ -545,7 +545,7 @@ static skv_result open_dropped(viewer *v, skv_error *err)
     skv_import_desc import = v->import ? *v->import : (skv_import_desc){0};
     import.anim_files = NULL, import.anim_file_count = 0;
     int first_new = v->scene->model.clip_count, added = 0;
-    skv_result added_r = import_add_clips(&v->scene->model, path, &import, 1, &added, &load_err);
+    skv_result added_r = scene_add_clips(v->scene, path, &import, 1, &added, &load_err);
     if (added_r == SKV_OK && added > 0) {
         snprintf(text, sizeof text, "added %d clip(s) from %s: N/P to reach them", added, path);
         say(v, text);

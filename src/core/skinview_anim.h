@@ -8,10 +8,14 @@
  *            offset matrices), clips (keys per node), meshes, influences.
  *            Fill one yourself (examples/pose_arm.c) or get one from
  *            Skinview's importer; model_free releases it.
- *   anim.h   pose_create, then per frame pose_evaluate(pose, model, clip,
+ *   walks.h  walks_create(&walks, model): the evaluator's compiled walks
+ *            of the model's clips, yours to keep beside it (each clip's
+ *            compiled on first use); walks_destroy.
+ *   anim.h   pose_create, then per frame pose_evaluate(pose, walks, clip,
  *            seconds): the palette final[b] = globalInverse *
- *            global(node of b) * offset[b]; pose_evaluate_reference is the
- *            specification it matches; pose_destroy.
+ *            global(node of b) * offset[b]; pose_evaluate_reference
+ *            (from the model alone) is the specification it matches;
+ *            pose_destroy.
  *   skin.h   the palette applied on the CPU (linear or dual quaternion),
  *            exactly as Skinview's shader does.
  *   morph.h  morph target weights per frame.
@@ -22,6 +26,7 @@
 
 #include "error.h"
 #include "model.h"
+#include "walks.h"
 #include "anim.h"
 #include "skin.h"
 #include "morph.h"

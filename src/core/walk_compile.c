@@ -5,7 +5,6 @@
 #include "anim.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -945,7 +944,7 @@ static int rotations_foldable(const skv_channel *ch)
     return 1;
 }
 
-skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
+skv_walk *walk_compile(const skv_model *model, const skv_clip *clip, skv_walk_bytes *held)
 {
     const skv_skeleton *sk = &model->skeleton;
     size_t nodes = sk->node_count > 0 ? (size_t)sk->node_count : 1;
@@ -1095,9 +1094,9 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
                    : w->palette_split ? offsetof(skv_kernels, run_palette)
                                       : offsetof(skv_kernels, run_affine);
     free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain);
-    size_t room = model->walk_terms_bytes < SOLO_MODEL_BYTES ? SOLO_MODEL_BYTES - model->walk_terms_bytes : 0;
-    size_t arc_room = model->walk_arc_bytes < ARC_MODEL_BYTES ? ARC_MODEL_BYTES - model->walk_arc_bytes : 0;
-    size_t merge_room = model->walk_merge_bytes < MERGE_MODEL_BYTES ? MERGE_MODEL_BYTES - model->walk_merge_bytes : 0;
+    size_t room = held->terms < SOLO_MODEL_BYTES ? SOLO_MODEL_BYTES - held->terms : 0;
+    size_t arc_room = held->arcs < ARC_MODEL_BYTES ? ARC_MODEL_BYTES - held->arcs : 0;
+    size_t merge_room = held->merges < MERGE_MODEL_BYTES ? MERGE_MODEL_BYTES - held->merges : 0;
     int grouped = !clip || group_channels(w, clip, cc.moving, cc.pre, local_base, room, arc_room, merge_room) == 0;
     free(cc.moving), free(cc.pre);
     if (!grouped) {
@@ -1106,63 +1105,10 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
     }
     w->owed = w->deferred_count > 0 ? w : NULL;
     w->frame = walk_frame_for(w); /* last: it reads what the compile settled */
-    /* The model is heap memory the loader owns (walk_clip_compile): its
-     * count of prepared bytes is the cache's too. */
-    ((skv_model *)model)->walk_terms_bytes += w->terms_bytes;
-    ((skv_model *)model)->walk_arc_bytes += w->arc_bytes;
-    ((skv_model *)model)->walk_merge_bytes += w->merge_bytes;
+    held->terms += w->terms_bytes, held->arcs += w->arc_bytes, held->merges += w->merge_bytes;
     return w;
 }
 
-
-skv_result walk_compile_all(skv_model *model)
-{
-    int ok = 1;
-    walk_forget(model); /* every walk's prepared pairs given back first */
-    ok &= (model->rest_walk = walk_compile(model, NULL)) != NULL;
-    atomic_store_explicit(&model->rest_walk_ready, 1, memory_order_release);
-    for (int c = 0; c < model->clip_count; c++) {
-        ok &= (model->clips[c].walk = walk_compile(model, &model->clips[c])) != NULL;
-        atomic_store_explicit(&model->clips[c].walk_ready, 1, memory_order_release);
-    }
-    return ok ? SKV_OK : SKV_ERR_MEMORY;
-}
-
-void walk_forget(skv_model *model)
-{
-    walk_free(model->rest_walk);
-    model->rest_walk = NULL;
-    atomic_store_explicit(&model->rest_walk_ready, 0, memory_order_release);
-    for (int c = 0; c < model->clip_count; c++) {
-        walk_free(model->clips[c].walk);
-        model->clips[c].walk = NULL;
-        atomic_store_explicit(&model->clips[c].walk_ready, 0, memory_order_release);
-    }
-    model->walk_terms_bytes = 0, model->walk_arc_bytes = 0, model->walk_merge_bytes = 0;
-    model->walk_generation++;
-}
-
-/* One lock for every model: a clip is compiled once in its model's life,
- * so waiting on another model's compilation costs nothing that matters. */
-static pthread_mutex_t compile_lock = PTHREAD_MUTEX_INITIALIZER;
-
-const skv_walk *walk_clip_compile(const skv_model *model, int c)
-{
-    /* The model is heap memory the loader owns, not a const object: the
-     * cache may be filled through it. */
-    skv_model *m = (skv_model *)model;
-    skv_clip *clip = c >= 0 ? &m->clips[c] : NULL;
-    atomic_int *ready = clip ? &clip->walk_ready : &m->rest_walk_ready;
-    struct skv_walk **walk = clip ? &clip->walk : &m->rest_walk;
-    if (atomic_load_explicit(ready, memory_order_acquire)) return *walk;
-    pthread_mutex_lock(&compile_lock);
-    if (!atomic_load_explicit(ready, memory_order_relaxed)) {
-        *walk = walk_compile(model, clip);
-        atomic_store_explicit(ready, 1, memory_order_release); /* after the walk is written */
-    }
-    pthread_mutex_unlock(&compile_lock);
-    return *walk;
-}
 
 void walk_stats(const skv_walk *w, skv_walk_stats *out)
 {

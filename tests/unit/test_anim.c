@@ -690,6 +690,15 @@ static void test_sample_channel(void)
     CHECK(local[0][0][0] == 1.0f && local[0][3][0] == 0.0f);
 }
 
+/* The model's walks, every one compiled now rather than on first use. */
+static skv_walks *compiled_walks(const skv_model *model)
+{
+    skv_walks *walks = NULL;
+    CHECK(walks_create(&walks, model) == SKV_OK);
+    CHECK(walks_compile_all(walks) == SKV_OK);
+    return walks;
+}
+
 /* A random 40-node model with two clips of uneven key arrays (some
  * channels fixed, some with T and R on one time line), in static storage;
  * random_model_free releases its keys. */
@@ -701,6 +710,7 @@ static struct {
     int node_channel[RM_CLIPS][RM_NODES];
     skv_clip clips[RM_CLIPS];
     skv_model model;
+    skv_walks *walks; /* the model's, every one compiled */
     int shared; /* channels with T and R on one time line */
 } rm;
 /* Set: every fifth node (1, 6, 11, ...) a root and globalInverse the
@@ -779,13 +789,12 @@ static void random_model_build(void)
     glm_scale_make(model->global_inverse, (vec3){0.5f, 0.5f, 0.5f});
     model->global_inverse[3][2] = 3.0f;
     if (rm_identity_roots) glm_mat4_identity(model->global_inverse);
-    CHECK(walk_compile_all(model) == SKV_OK); /* now rather than on first use */
+    rm.walks = compiled_walks(model); /* now rather than on first use */
 }
 
 static void random_model_free(void)
 {
-    walk_free(rm.model.rest_walk);
-    for (int c = 0; c < RM_CLIPS; c++) walk_free(rm.clips[c].walk);
+    walks_destroy(rm.walks);
     for (int c = 0; c < RM_CLIPS; c++)
         for (int k = 0; k < rm.clips[c].channel_count; k++) {
             free(rm.channels[c][k].positions);
@@ -826,7 +835,7 @@ static void fast_matches_reference(int identity_roots)
         }
         double worst = 0.0, worst_global = 0.0;
         for (int i = 0; i < 200; i++) {
-            pose_evaluate(&fast, &model, clip_of[i], times[i]);
+            pose_evaluate(&fast, rm.walks, clip_of[i], times[i]);
             pose_evaluate_reference(&ref, &model, clip_of[i], times[i]);
             for (int b = 0; b < NODES; b++)
                 for (int c = 0; c < 4; c++)
@@ -854,7 +863,7 @@ static void fast_matches_reference(int identity_roots)
      * global products than moving nodes' parents), fixed nodes posed once. */
     skv_walk_stats total = {0};
     for (int c = 0; c < RM_CLIPS; c++) {
-        const skv_walk *w = walk_clip(&model, c);
+        const skv_walk *w = walks_clip(rm.walks, c);
         CHECK(w != NULL);
         skv_walk_stats st;
         walk_stats(w, &st);
@@ -864,7 +873,7 @@ static void fast_matches_reference(int identity_roots)
         total.globals += st.globals;
     }
     skv_walk_stats rest;
-    walk_stats(walk_clip(&model, -1), &rest);
+    walk_stats(walks_clip(rm.walks, -1), &rest);
     CHECK(rest.globals == 0 && rest.palette == 0 && rest.moving == 0);
     printf("walks: %d channels on shared times; %d moving nodes, %d of them in %d time groups (%d in groups too "
            "small for a vector, sampled together), %d loose; %d globals deferred\n",
@@ -881,8 +890,8 @@ static void fast_matches_reference(int identity_roots)
 }
 
 /* What a playing pose must settle again for (pose.c: playback jumps
- * straight to the walk it settled on): walk_forget after a rest pose
- * change (as import_add_clips does) frees the clip's walk, compiled
+ * straight to the walk it settled on): walks_forget after a rest pose
+ * change (as after import_add_clips) frees the clip's walk, compiled
  * again on first use; the frame after it must pose the new rest (node 3
  * keeps its rest in clip 0: its palette entry is fixed, written when a
  * pose settles on a walk) and use no freed walk (ASan). A blend, or the
@@ -901,18 +910,18 @@ static void test_playing_settles(void)
     for (int i = 0; i < 70; i++) {
         if (i == 20 || i == 53) {
             rm.rest[3][3][0] += 0.5f;
-            walk_forget(model);
+            CHECK(walks_forget(rm.walks) == SKV_OK);
         }
         if (i == 30) pose_evaluate_blend(&fast, model, 0, i / 60.0, 1, i / 60.0, 0.5f);
         if (i == 40) pose_evaluate_reference(&fast, model, 1, i / 60.0);
         int clip = i >= 50 && i < 60 ? -1 : 0; /* the rest pose's still walk, as clip 0's */
-        pose_evaluate(&fast, model, clip, i / 60.0);
+        pose_evaluate(&fast, rm.walks, clip, i / 60.0);
         pose_evaluate_reference(&ref, model, clip, i / 60.0);
         for (int b = 0; b < RM_NODES; b++)
             for (int c = 0; c < 4; c++)
                 for (int r = 0; r < 4; r++) worst = fmax(worst, fabs(fast.palette[b][c][r] - ref.palette[b][c][r]));
     }
-    printf("playback across walk_forget (a rest pose changed), a blend, another clip's reference pose, and the "
+    printf("playback across walks_forget (a rest pose changed), a blend, another clip's reference pose, and the "
            "rest pose: max abs palette difference %.2g\n", worst);
     CHECK(worst < 1e-4);
     pose_destroy(&fast);
@@ -921,7 +930,7 @@ static void test_playing_settles(void)
 }
 
 /* A crowd's pose (3x4 rows) on a clip without a walk (memory ran out:
- * walk_clip gives NULL) shows identity rows, the documented fallback;
+ * walks_clip gives NULL) shows identity rows, the documented fallback;
  * every entry is rewritten, so the clip played before must write its
  * fixed entries again when it comes back (it kept identity there: 0.46
  * off on robot.glb, a helper's review). */
@@ -929,8 +938,8 @@ static void test_lent_without_walk(void)
 {
     random_model_build();
     skv_model *model = &rm.model;
-    walk_free(rm.clips[0].walk);
-    rm.clips[0].walk = NULL; /* ready, and NULL: as when memory ran out */
+    walk_free(rm.walks->clips[0].walk);
+    rm.walks->clips[0].walk = NULL; /* ready, and NULL: as when memory ran out */
     size_t rows_floats = (size_t)RM_NODES * SKV_ROWS_FLOATS;
     float *rows = aligned_alloc(64, rows_floats * sizeof(float));
     float *work = aligned_alloc(64, 2 * RM_NODES * sizeof(mat4));
@@ -941,7 +950,7 @@ static void test_lent_without_walk(void)
     double worst = 0.0, identity_off = 0.0;
     for (int i = 0; i < (int)(sizeof clips / sizeof clips[0]); i++) {
         double t = 0.1 + i / 30.0;
-        pose_evaluate_lent(&lent, model, clips[i], t, work);
+        pose_evaluate_lent(&lent, rm.walks, clips[i], t, work);
         pose_evaluate_reference(&ref, model, clips[i], t);
         for (int b = 0; b < RM_NODES; b++)
             for (int r = 0; r < 3; r++)
@@ -1132,9 +1141,9 @@ static void test_small_clips(void)
         if (ci % 2 && !uneven) glm_mat4_identity(model.global_inverse); /* moving roots under an identity too */
         int root_moves = 0;
         for (int k = 0; k < count; k++) root_moves |= parents[channels[k].node] < 0;
-        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walks *walks = compiled_walks(&model);
         skv_walk_stats st;
-        walk_stats(walk_clip(&model, 0), &st);
+        walk_stats(walks_clip(walks, 0), &st);
         CHECK(st.moving == count && st.loose == 0);
         CHECK(st.solo == cases[ci].solo);
         CHECK(st.each == cases[ci].each);
@@ -1181,7 +1190,7 @@ static void test_small_clips(void)
                          : i < 800 ? 3.0 - (i - 700) / 60.0              /* backwards */
                          : i < 900 ? 9.0 * (frand(&tseed) + 1.0) / 2.0   /* seeks, loops */
                          : (i % 3 == 0 ? 0.2 : i % 3 == 1 ? 4.2 : 4.0); /* before the first key, after the last */
-                pose_evaluate(&fast, &model, 0, t);
+                pose_evaluate(&fast, walks, 0, t);
                 dirty_frames += vex_upper_dirty() == 1; /* every frame function's last kernel (test_kernels_leave_upper_clean) */
                 pose_evaluate_reference(&ref, &model, 0, t);
                 for (int b = 0; b < NODES; b++)
@@ -1198,7 +1207,7 @@ static void test_small_clips(void)
                 double t = 0.3 + i / 45.0;
                 int clip = i % 17 == 16 ? -1 : 0;
                 if (i % 10 == 9) fast.walk_kernel = (fast.walk_kernel + 1) % SKV_WALK_KERNEL_COUNT;
-                pose_evaluate(&fast, &model, clip, t);
+                pose_evaluate(&fast, walks, clip, t);
                 pose_evaluate_reference(&ref, &model, clip, t);
                 for (int b = 0; b < NODES; b++)
                     for (int c = 0; c < 4; c++)
@@ -1225,7 +1234,7 @@ static void test_small_clips(void)
             lent.walk_kernel = kernel;
             for (int i = 0; i < 60; i++) {
                 double t = 0.25 + i / 30.0;
-                pose_evaluate_lent(&lent, &model, 0, t, (float *)lent_work);
+                pose_evaluate_lent(&lent, walks, 0, t, (float *)lent_work);
                 dirty_frames += vex_upper_dirty() == 1;
                 pose_evaluate_reference(&ref, &model, 0, t);
                 for (int b = 0; b < NODES; b++)
@@ -1247,7 +1256,7 @@ static void test_small_clips(void)
                st.rows_prepared ? "prepared" : "transposed", worst, worst_global);
         CHECK(worst < 1e-5);
         CHECK(worst_global < 1e-5);
-        walk_forget(&model);
+        walks_destroy(walks);
         for (int k = 0; k < count; k++) free(channels[k].positions), free(channels[k].rotations), free(channels[k].scales);
     }
     CHECK(solo_total > 0);
@@ -1439,9 +1448,9 @@ static void test_seeks(void)
                          .channels = channels, .node_channel = node_channel};
         skv_model model;
         model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
-        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walks *walks = compiled_walks(&model);
         skv_walk_stats st;
-        walk_stats(walk_clip(&model, 0), &st);
+        walk_stats(walks_clip(walks, 0), &st);
         CHECK(st.moving == count && st.loose == cases[ci].loose &&
               st.groups == (cases[ci].loose ? 0 : st.merged ? 1 : lines));
         CHECK(st.even == cases[ci].even);
@@ -1456,7 +1465,7 @@ static void test_seeks(void)
             if (!kernel_poses(&model.skeleton, kernel, &fast, &ref)) continue;
             double worst_kernel = 0.0;
             for (int i = 0; i < n_times; i++) {
-                pose_evaluate(&fast, &model, 0, times[i]);
+                pose_evaluate(&fast, walks, 0, times[i]);
                 pose_evaluate_reference(&ref, &model, 0, times[i]);
                 for (int b = 0; b < NODES; b++)
                     for (int c = 0; c < 4; c++)
@@ -1472,7 +1481,7 @@ static void test_seeks(void)
                "solo_palette %d, pairs prepared %d): max abs palette difference %.2g over %d evaluations per kernel\n",
                ci, count, lines, st.even, st.solo, st.each, st.solo_palette, st.solo_terms, worst, n_times);
         CHECK(worst < 1e-5);
-        walk_forget(&model);
+        walks_destroy(walks);
         for (int k = 0; k < count; k++)
             free(channels[k].positions), free(channels[k].rotations), free(channels[k].scales);
     }
@@ -1572,7 +1581,7 @@ static void test_crowd_matches_poses(void)
     random_model_build();
     const skv_model *model = &rm.model;
     skv_crowd crowd;
-    CHECK(crowd_create(&crowd, model, 37, 0, 1, 3) == SKV_OK);
+    CHECK(crowd_create(&crowd, rm.walks, 37, 0, 1, 3) == SKV_OK);
     CHECK(crowd.worker_count == 2);
     skv_pose ref;
     CHECK(pose_create(&ref, &model->skeleton) == SKV_OK);
@@ -1696,16 +1705,17 @@ static void test_walk_kernels(void)
  * each kernel on a pose of its own from the start. With worst_global,
  * also the largest difference of every node's global (pose_globals, which
  * forms the ones the frame left to it) every 7th frame. */
-static double worst_on_every_kernel_globals(const skv_model *model, int last, double (*time_at)(int),
+static double worst_on_every_kernel_globals(skv_walks *walks, int last, double (*time_at)(int),
                                             double *worst_global)
 {
+    const skv_model *model = walks_model(walks);
     double worst = 0.0;
     for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
         skv_pose fast, ref;
         if (!kernel_poses(&model->skeleton, kernel, &fast, &ref)) continue;
         for (int i = 0; i <= last; i++) {
             double t = time_at ? time_at(i) : i / 64.0;
-            pose_evaluate(&fast, model, 0, t);
+            pose_evaluate(&fast, walks, 0, t);
             pose_evaluate_reference(&ref, model, 0, t);
             for (int b = 0; b < model->skeleton.bone_count; b++)
                 for (int k = 0; k < 16; k++) {
@@ -1729,19 +1739,19 @@ static double worst_on_every_kernel_globals(const skv_model *model, int last, do
     return worst;
 }
 
-static double worst_on_every_kernel(const skv_model *model, int last, double (*time_at)(int))
+static double worst_on_every_kernel(skv_walks *walks, int last, double (*time_at)(int))
 {
-    return worst_on_every_kernel_globals(model, last, time_at, NULL);
+    return worst_on_every_kernel_globals(walks, last, time_at, NULL);
 }
 
 /* worst_on_every_kernel within 1e-5 (what: the case, printed if not),
- * then the model's walks forgotten. */
-static void expect_every_kernel(skv_model *model, int last, double (*time_at)(int), const char *what)
+ * then the walks destroyed. */
+static void expect_every_kernel(skv_walks *walks, int last, double (*time_at)(int), const char *what)
 {
-    double worst = worst_on_every_kernel(model, last, time_at);
+    double worst = worst_on_every_kernel(walks, last, time_at);
     if (!(worst < 1e-5)) printf("%s: max abs difference %.2g\n", what, worst);
     CHECK(worst < 1e-5);
-    walk_forget(model);
+    walks_destroy(walks);
 }
 
 /* A chain's rest transforms 0.5 apart along x, its bones' offsets 0.25
@@ -1812,10 +1822,10 @@ static void test_chain(void)
             glm_translate_make(model.global_inverse, (vec3){0.0f, 0.5f, 0.0f}); /* the root's global a product too */
             glm_scale(model.global_inverse, (vec3){0.5f, 0.7f, 0.5f});            /* not a similarity: not folded */
         } /* else the identity: every global's operands in the work block, as vector_palette wants */
-        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walks *walks = compiled_walks(&model);
         skv_walk_stats st;
-        walk_stats(walk_clip(&model, 0), &st);
-        double worst = worst_on_every_kernel(&model, 400, NULL);
+        walk_stats(walks_clip(walks, 0), &st);
+        double worst = worst_on_every_kernel(walks, 400, NULL);
         printf("%s of %d moving nodes: %d global products, %s%s; max abs palette difference %.2g on every kernel\n",
                branches == 1 ? "one chain" : "two chains", nodes, st.globals, st.chain ? "run_chain" : "run_affine",
                st.vector_palette ? " (the walk's; vector_palette's own loop runs)" : "", worst);
@@ -1823,7 +1833,7 @@ static void test_chain(void)
         CHECK(st.chain == (branches == 1));
         CHECK(st.vector_palette == (nodes <= 4));
         CHECK(worst < 1e-5);
-        walk_forget(&model);
+        walks_destroy(walks);
     }
 }
 
@@ -1888,11 +1898,11 @@ static void test_vector_leaves(void)
                          .node_channel = node_channel};
         skv_model model;
         model_of_clips(&model, &clip, 1, nodes, parents, rest, bones, bone_node, offsets);
-        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walks *walks = compiled_walks(&model);
         skv_walk_stats st;
-        walk_stats(walk_clip(&model, 0), &st);
+        walk_stats(walks_clip(walks, 0), &st);
         double worst_global = 0.0;
-        double worst = worst_on_every_kernel_globals(&model, 399, leaves_time, &worst_global);
+        double worst = worst_on_every_kernel_globals(walks, 399, leaves_time, &worst_global);
         printf("vector leaves, %s: %d leaves (%d by translate), %d deferred globals; max abs palette difference %.2g, "
                "globals %.2g on every kernel\n",
                rigs[ri].what, st.leaves, st.leaf_translations, st.deferred, worst, worst_global);
@@ -1902,7 +1912,7 @@ static void test_vector_leaves(void)
         CHECK(st.deferred >= st.leaves);
         CHECK(worst < 1e-5);
         CHECK(worst_global < 1e-5);
-        walk_forget(&model);
+        walks_destroy(walks);
     }
 }
 
@@ -1960,15 +1970,15 @@ static void test_solo_key_lengths(void)
                                  .channels = ch, .node_channel = node_channel};
                 skv_model model;
                 model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
-                CHECK(walk_compile_all(&model) == SKV_OK);
+                skv_walks *walks = compiled_walks(&model);
                 skv_walk_stats st;
-                walk_stats(walk_clip(&model, 0), &st);
+                walk_stats(walks_clip(walks, 0), &st);
                 CHECK(st.solo_palette == (channels == 1));
                 if (channels == 1 && lengths[li] >= 2e-9f && lengths[li] <= 1e15f) CHECK(st.solo_terms == 2);
                 char what[96];
                 snprintf(what, sizeof what, "key lengths, %d channels%s: key %d x %g", channels,
                          first_only ? " (the first's keys)" : "", which, (double)lengths[li]);
-                expect_every_kernel(&model, 160, NULL, what); /* every key time exactly, and between */
+                expect_every_kernel(walks, 160, NULL, what); /* every key time exactly, and between */
             }
 }
 
@@ -2008,10 +2018,10 @@ static void test_tiny_blend(void)
                          .node_channel = node_channel};
         skv_model model;
         model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
-        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walks *walks = compiled_walks(&model);
         char what[64];
         snprintf(what, sizeof what, "a blend 1e-20 long, %d channels", channels);
-        expect_every_kernel(&model, 64 + 80, tiny_blend_time, what);
+        expect_every_kernel(walks, 64 + 80, tiny_blend_time, what);
     }
 }
 
@@ -2065,30 +2075,31 @@ static void test_key_signs(void)
                 skv_model model;
                 model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
                 if (turned) glm_rotate(model.global_inverse, 0.9f, (vec3){0.267261f, 0.534522f, 0.801784f});
-                CHECK(walk_compile_all(&model) == SKV_OK);
+                skv_walks *walks = compiled_walks(&model);
                 skv_walk_stats st;
-                walk_stats(walk_clip(&model, 0), &st);
+                walk_stats(walks_clip(walks, 0), &st);
                 CHECK(st.folded == turned);
                 if (shape == 0) CHECK(st.solo_terms == 1);
                 if (shape == 1) CHECK(st.vector_palette);
                 if (shape == 2) CHECK(st.merged == 2);
                 char what[64];
                 snprintf(what, sizeof what, "key signs: chain %d, shape %d, turned %d", chain, shape, turned);
-                expect_every_kernel(&model, 224, NULL, what);
+                expect_every_kernel(walks, 224, NULL, what);
             }
 }
 
 /* The largest difference between pose_evaluate's palette and the
  * reference's over `frames` times i * step of clip c, each entry
  * relative to max(1, |the reference's|). */
-static double palette_gap(const skv_model *model, int c, int frames, double step)
+static double palette_gap(skv_walks *walks, int c, int frames, double step)
 {
+    const skv_model *model = walks_model(walks);
     double worst = 0.0;
     skv_pose fast, ref;
     CHECK(pose_create(&fast, &model->skeleton) == SKV_OK);
     CHECK(pose_create(&ref, &model->skeleton) == SKV_OK);
     for (int i = 0; i < frames; i++) {
-        pose_evaluate(&fast, model, c, i * step);
+        pose_evaluate(&fast, walks, c, i * step);
         pose_evaluate_reference(&ref, model, c, i * step);
         for (int b = 0; b < model->skeleton.bone_count; b++)
             for (int k = 0; k < 16; k++)
@@ -2135,20 +2146,20 @@ static void test_solo_terms_budget(void)
                               .node_channel = node_channel};
     skv_model model;
     model_of_clips(&model, clips, CLIPS, NODES, parents, rest, BONES, bone_node, offsets);
-    CHECK(walk_compile_all(&model) == SKV_OK);
+    skv_walks *walks = compiled_walks(&model);
     int prepared = 0;
     for (int c = 0; c < CLIPS; c++) {
         skv_walk_stats st;
-        walk_stats(walk_clip(&model, c), &st);
+        walk_stats(walks_clip(walks, c), &st);
         CHECK(st.solo_palette);
         prepared += st.solo_terms != 0;
     }
     printf("solo terms budget: %d of %d clips with prepared pairs (3.85 MB each)\n", prepared, CLIPS);
     CHECK(prepared >= 1 && prepared <= 8);
     /* The first clip (pairs prepared) and the last (none): the reference's palette. */
-    CHECK(palette_gap(&model, 0, 200, 0.37) < 1e-5);
-    CHECK(palette_gap(&model, CLIPS - 1, 200, 0.37) < 1e-5);
-    walk_forget(&model);
+    CHECK(palette_gap(walks, 0, 200, 0.37) < 1e-5);
+    CHECK(palette_gap(walks, CLIPS - 1, 200, 0.37) < 1e-5);
+    walks_destroy(walks);
 }
 
 /* Groups whose rotation keys are all of unit length take prepared arcs
@@ -2200,19 +2211,19 @@ static void test_walk_arcs(void)
                          .channels = channels, .node_channel = node_channel};
         skv_model model;
         model_of_clip(&model, &clip, moving + 1, parents, rest, bone_node, offsets);
-        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walks *walks = compiled_walks(&model);
         skv_walk_stats st;
-        walk_stats(walk_clip(&model, 0), &st);
+        walk_stats(walks_clip(walks, 0), &st);
         CHECK(st.grouped == moving && st.arc == (longer ? 0 : moving));
         /* Every count takes vector_palette or vector_wide, whatever this
          * CPU's sampler width (walk_compile.c, vector_frame_fits). */
         CHECK(st.vector_palette);
         double worst_global = 0.0, worst_crowd = 0.0;
-        double worst = worst_on_every_kernel_globals(&model, 299, arc_test_time, &worst_global);
+        double worst = worst_on_every_kernel_globals(walks, 299, arc_test_time, &worst_global);
         /* A crowd's rows: frame_one on the walk's own lists. */
         skv_crowd crowd;
         skv_pose ref;
-        CHECK(crowd_create(&crowd, &model, 11, 0, 0, 2) == SKV_OK);
+        CHECK(crowd_create(&crowd, walks, 11, 0, 0, 2) == SKV_OK);
         CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
         for (int f = 0; f < 30; f++) worst_crowd = fmax(worst_crowd, crowd_worst_at(&crowd, &model, &ref, f * 0.91));
         pose_destroy(&ref);
@@ -2223,7 +2234,7 @@ static void test_walk_arcs(void)
         CHECK(worst < 1e-5 && worst_global < 1e-5 && worst_crowd < 1e-5);
         if (longer)
             for (int k = 0; k < 4; k++) rotations[1][7].value[k] /= 1.01f;
-        walk_forget(&model);
+        walks_destroy(walks);
     }
 }
 
@@ -2264,15 +2275,15 @@ static void test_solo_unit_tolerance(void)
                          .channels = &channel, .node_channel = node_channel};
         skv_model model;
         model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
-        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walks *walks = compiled_walks(&model);
         skv_walk_stats st;
-        walk_stats(walk_clip(&model, 0), &st);
-        double worst = worst_on_every_kernel(&model, 299, arc_test_time);
+        walk_stats(walks_clip(walks, 0), &st);
+        double worst = worst_on_every_kernel(walks, 299, arc_test_time);
         printf("one channel, keys 1 -+ %.1g long: solo_frame%s, max palette difference from the reference %.2g\n",
                off, st.solo_terms == 2 ? "_weighted" : "", worst);
         CHECK(st.solo_terms == (use == 0 ? 2 : 1));
         CHECK(worst < 3e-6);
-        walk_forget(&model);
+        walks_destroy(walks);
     }
 }
 
@@ -2317,27 +2328,28 @@ static void test_arc_budget(void)
                             .channels = &solo, .node_channel = solo_channel};
     skv_model model;
     model_of_clips(&model, clips, BIG + 1, NODES, parents, rest, BONES, bone_node, offsets);
-    CHECK(walk_compile_all(&model) == SKV_OK);
+    skv_walks *walks = compiled_walks(&model);
     int with_arcs = 0;
     for (int c = 0; c < BIG; c++) {
         skv_walk_stats st;
-        walk_stats(walk_clip(&model, c), &st);
+        walk_stats(walks_clip(walks, c), &st);
         CHECK(st.arc == 0 || st.arc == BONES);
         CHECK(st.arc == 0 || c == with_arcs); /* the first clips, while the budget lasts */
         with_arcs += st.arc == BONES;
     }
     skv_walk_stats st;
-    walk_stats(walk_clip(&model, BIG), &st);
+    walk_stats(walks_clip(walks, BIG), &st);
     printf("arc budget: %d of %d clips with prepared arcs (3.9 MB each), %zu bytes; the one-channel clip's pairs %s\n",
-           with_arcs, BIG, model.walk_arc_bytes, st.solo_terms ? "prepared" : "not prepared");
-    CHECK(with_arcs >= 1 && with_arcs < BIG && model.walk_arc_bytes <= (size_t)32 << 20);
-    CHECK(model.walk_arc_bytes == (size_t)with_arcs * (KEYS - 1) * SKV_ARC_FLOATS(1) * sizeof(float));
+           with_arcs, BIG, walks->held.arcs, st.solo_terms ? "prepared" : "not prepared");
+    CHECK(with_arcs >= 1 && with_arcs < BIG && walks->held.arcs <= (size_t)32 << 20);
+    CHECK(walks->held.arcs == (size_t)with_arcs * (KEYS - 1) * SKV_ARC_FLOATS(1) * sizeof(float));
     CHECK(st.solo_palette && st.solo_terms == 1);
     /* A clip past the budget samples its keys, one with arcs its arcs: both the reference's poses. */
-    CHECK(palette_gap(&model, 0, 100, 27.3) < 1e-5);
-    CHECK(palette_gap(&model, BIG - 1, 100, 27.3) < 1e-5);
-    walk_forget(&model);
-    CHECK(model.walk_arc_bytes == 0 && model.walk_terms_bytes == 0);
+    CHECK(palette_gap(walks, 0, 100, 27.3) < 1e-5);
+    CHECK(palette_gap(walks, BIG - 1, 100, 27.3) < 1e-5);
+    CHECK(walks_forget(walks) == SKV_OK);
+    CHECK(walks->held.arcs == 0 && walks->held.terms == 0);
+    walks_destroy(walks);
 }
 
 /* Time lines keyed as one past three times their keys (walk_compile.c,
@@ -2384,25 +2396,26 @@ static void test_merge_budget(void)
                               .channels = channels, .node_channel = node_channel};
     skv_model model;
     model_of_clips(&model, clips, CLIPS + 1, NODES, parents, rest, CH, bone_node, offsets);
-    CHECK(walk_compile_all(&model) == SKV_OK);
+    skv_walks *walks = compiled_walks(&model);
     skv_walk_stats st;
-    walk_stats(walk_clip(&model, 0), &st);
+    walk_stats(walks_clip(walks, 0), &st);
     int merged = 0;
     for (int c = 1; c <= CLIPS; c++) {
         skv_walk_stats clip_st;
-        walk_stats(walk_clip(&model, c), &clip_st);
+        walk_stats(walks_clip(walks, c), &clip_st);
         CHECK(clip_st.merged == 0 || (clip_st.merged == CH && clip_st.groups == 1 && c == merged + 1)); /* the first, while it lasts */
         merged += clip_st.merged == CH;
     }
     printf("merge budget: %d of %d clips keyed as one (4 lines, 1,600 times, 1,024,000 bytes each), %zu bytes; "
-           "1,280,000 bytes: %d groups\n", merged, CLIPS, model.walk_merge_bytes, st.groups);
-    CHECK(merged == 32 && model.walk_merge_bytes == (size_t)32 * 1600 * SKV_KEY_FLOATS(1) * sizeof(float));
+           "1,280,000 bytes: %d groups\n", merged, CLIPS, walks->held.merges, st.groups);
+    CHECK(merged == 32 && walks->held.merges == (size_t)32 * 1600 * SKV_KEY_FLOATS(1) * sizeof(float));
     CHECK(st.merged == 0 && st.groups == CH);
-    CHECK(palette_gap(&model, 0, 200, 2.3) < 1e-5);
-    CHECK(palette_gap(&model, 1, 200, 1.7) < 1e-5);
-    CHECK(palette_gap(&model, CLIPS, 200, 1.7) < 1e-5);
-    walk_forget(&model);
-    CHECK(model.walk_merge_bytes == 0);
+    CHECK(palette_gap(walks, 0, 200, 2.3) < 1e-5);
+    CHECK(palette_gap(walks, 1, 200, 1.7) < 1e-5);
+    CHECK(palette_gap(walks, CLIPS, 200, 1.7) < 1e-5);
+    CHECK(walks_forget(walks) == SKV_OK);
+    CHECK(walks->held.merges == 0);
+    walks_destroy(walks);
 }
 
 /* Time lines keyed as one where rotation keys are written to six decimals
@@ -2491,19 +2504,19 @@ static void test_merge_six_decimals(void)
     }
     skv_model model;
     model_of_clips(&model, clips, CLIPS, NODES, parents, rest, CH, bone_node, offsets);
-    CHECK(walk_compile_all(&model) == SKV_OK);
+    skv_walks *walks = compiled_walks(&model);
     printf("six decimals: keys' |q|^2 up to %.2g off 1\n", worst_len2);
     CHECK(worst_len2 > 1e-6 && worst_len2 <= 2e-6); /* past the old bound, within six decimals' */
     for (int c = 0; c < CLIPS; c++) {
         skv_walk_stats st;
-        walk_stats(walk_clip(&model, c), &st);
-        double gap = palette_gap(&model, c, 400, 0.1);
+        walk_stats(walks_clip(walks, c), &st);
+        double gap = palette_gap(walks, c, 400, 0.1);
         printf("six decimals clip %d: %d channels, %d lines keyed as one, %d groups; palette gap %.2g\n", c,
                cases[c].count, st.merged, st.groups, gap);
         CHECK(st.merged == cases[c].merged && st.groups == cases[c].groups);
         CHECK(gap < 1e-5);
     }
-    walk_forget(&model);
+    walks_destroy(walks);
 }
 
 /* A chain of `chain` bones about one axis, each key `step` radians of
@@ -2555,12 +2568,12 @@ static double merge_chain_gap(int chain, double step, double off, double shift, 
                          .channels = channels, .node_channel = node_channel};
         skv_model model;
         model_of_clips(&model, &clip, 1, nodes, parents, rest, ch_count, bone_node, offsets);
-        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walks *walks = compiled_walks(&model);
         skv_walk_stats st;
-        walk_stats(walk_clip(&model, 0), &st);
+        walk_stats(walks_clip(walks, 0), &st);
         CHECK(pass ? st.merged == 0 && st.groups == 2 : st.merged == 2 && st.groups == 1);
-        gaps[pass] = fmax(palette_gap(&model, 0, 8 * KEYS, 0.25), palette_gap(&model, 0, 400, 0.1));
-        walk_forget(&model);
+        gaps[pass] = fmax(palette_gap(walks, 0, 8 * KEYS, 0.25), palette_gap(walks, 0, 400, 0.1));
+        walks_destroy(walks);
     }
     *apart = gaps[1];
     return gaps[0];
@@ -2619,16 +2632,16 @@ static void test_merge_near_keys(void)
                      .node_channel = node_channel};
     skv_model model;
     model_of_clips(&model, &clip, 1, 3, parents, rest, 3, bone_node, offsets);
-    CHECK(walk_compile_all(&model) == SKV_OK);
+    skv_walks *walks = compiled_walks(&model);
     skv_walk_stats st;
-    walk_stats(walk_clip(&model, 0), &st);
+    walk_stats(walks_clip(walks, 0), &st);
     float fd = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
-    gap = palette_gap(&model, 0, 200, 0.01);
+    gap = palette_gap(walks, 0, 200, 0.01);
     printf("merge, a quarter turn apart: keys' float dot product %.2g, %d lines keyed as one; palette gap %.2g\n",
            (double)fd, st.merged, gap);
     CHECK(fabsf(fd) < 1e-7f && st.merged == 2);
     CHECK(gap < 1e-5);
-    walk_forget(&model);
+    walks_destroy(walks);
 }
 
 /* A clip where nothing moves (every channel keyed once: Testwuson's
@@ -2665,10 +2678,10 @@ static void test_still_clip(void)
     skv_model model;
     model_of_clips(&model, clips, 2, NODES, parents, rest, NODES, bone_node, offsets);
     glm_translate_make(model.global_inverse, (vec3){0.2f, 0.5f, -1.0f});
-    CHECK(walk_compile_all(&model) == SKV_OK);
+    skv_walks *walks = compiled_walks(&model);
     skv_walk_stats st, st_moving;
-    walk_stats(walk_clip(&model, 0), &st);
-    walk_stats(walk_clip(&model, 1), &st_moving);
+    walk_stats(walks_clip(walks, 0), &st);
+    walk_stats(walks_clip(walks, 1), &st_moving);
     CHECK(st.still && st.moving == 0 && !st_moving.still);
     double worst = 0.0, worst_global = 0.0;
     for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
@@ -2677,7 +2690,7 @@ static void test_still_clip(void)
         for (int i = 0; i < 60; i++) {
             int clip = i % 20 < 15 ? 0 : 1; /* the still clip, a moving one, the still one again */
             double time = 0.05 + i * 0.137;
-            pose_evaluate(&fast, &model, clip, time);
+            pose_evaluate(&fast, walks, clip, time);
             pose_evaluate_reference(&ref, &model, clip, time);
             for (int b = 0; b < NODES; b++)
                 for (int k = 0; k < 16; k++)
@@ -2695,7 +2708,7 @@ static void test_still_clip(void)
     }
     printf("still clip: palettes %.2g, globals %.2g from the reference\n", worst, worst_global);
     CHECK(worst < 1e-5 && worst_global < 1e-5);
-    walk_forget(&model);
+    walks_destroy(walks);
 }
 
 /* Two keys at the first key's time (a step at the start; the importer
@@ -2734,16 +2747,16 @@ static void test_first_key_twice(void)
                          .node_channel = node_channel};
         skv_model model;
         model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
-        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walks *walks = compiled_walks(&model);
         skv_walk_stats st;
-        walk_stats(walk_clip(&model, 0), &st);
+        walk_stats(walks_clip(walks, 0), &st);
         if (shape == 0) CHECK(st.solo_terms == 1);
         if (shape == 1) CHECK(st.vector_palette);
         if (shape == 2) CHECK(!st.vector_palette && st.groups == 2);
         char what[64];
         snprintf(what, sizeof what, "first key twice: shape %d", shape);
         /* playback through 0.5 and 0.625, then seeks to them */
-        expect_every_kernel(&model, 200, first_key_twice_time, what);
+        expect_every_kernel(walks, 200, first_key_twice_time, what);
     }
 }
 
@@ -2776,10 +2789,10 @@ static void test_zero_key_folded(void)
         skv_model model;
         model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
         glm_rotate(model.global_inverse, 0.9f, (vec3){0.267261f, 0.534522f, 0.801784f});
-        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walks *walks = compiled_walks(&model);
         char what[64];
         snprintf(what, sizeof what, "zero key folded: node %d", node);
-        expect_every_kernel(&model, 160, NULL, what); /* the zero key's time, 1.0, among them */
+        expect_every_kernel(walks, 160, NULL, what); /* the zero key's time, 1.0, among them */
     }
 }
 
@@ -2970,9 +2983,9 @@ static void test_no_subnormal_frames(void)
                          .channels = solo ? &alone : channels, .node_channel = node_channel};
         skv_model model;
         model_of_clip(&model, &clip, solo ? 2 : NODES, parents, rest, bone_node, offsets);
-        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walks *walks = compiled_walks(&model);
         skv_walk_stats st;
-        walk_stats(walk_clip(&model, 0), &st);
+        walk_stats(walks_clip(walks, 0), &st);
         CHECK(solo ? st.solo_palette && st.solo_terms : st.arc == (use == 0 ? NODES - 1 : 0));
         int flagged = 0;
         for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
@@ -2981,7 +2994,7 @@ static void test_no_subnormal_frames(void)
             for (int i = 0; i < 8 * 4; i++) {
                 unsigned csr = _mm_getcsr();
                 _mm_setcsr(csr & ~0x3Fu); /* the sticky flags cleared */
-                pose_evaluate(&fast, &model, 0, subnormal_test_time(i));
+                pose_evaluate(&fast, walks, 0, subnormal_test_time(i));
                 unsigned after = _mm_getcsr();
                 _mm_setcsr(csr);
                 if (after & 0x12u) { /* underflow, denormal operand */
@@ -2993,9 +3006,9 @@ static void test_no_subnormal_frames(void)
             pose_destroy(&fast);
         }
         CHECK(flagged == 0);
-        double worst = worst_on_every_kernel(&model, 8 * 4 - 1, subnormal_test_time);
+        double worst = worst_on_every_kernel(walks, 8 * 4 - 1, subnormal_test_time);
         CHECK(worst < 1e-5);
-        walk_forget(&model);
+        walks_destroy(walks);
     }
 #endif
 }
