@@ -153,7 +153,7 @@ static struct aiQuaternion slerp_keys(const struct aiQuatKey *k, unsigned n, dou
 static void naive_evaluate(naive *nv, const skv_clip *clip, double seconds)
 {
     const skv_skeleton *sk = &nv->model->skeleton;
-    double ticks = clip ? anim_clip_ticks(clip, seconds) : 0.0;
+    double ticks = clip ? keys_clip_ticks(clip, seconds) : 0.0;
     memset(nv->bone_done, 0, (size_t)sk->bone_count);
     if (nv->anim) memset(nv->channel_done, 0, nv->anim->mNumChannels);
     for (int n = 0; n < sk->node_count; n++) {

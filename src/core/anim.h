@@ -2,7 +2,8 @@
  * evaluator (anim_ref.c) and a character's pose (pose.c).
  *
  * The per-frame data flow, each step its own function with explicit
- * inputs and outputs:
+ * inputs and outputs, on the ground floor both evaluators share (keys.h:
+ * a clip's time, a channel's keys at a time):
  *   anim_sample    clip keys at time t      -> local transform per node
  *   skeleton_pose  local transforms          -> global transform per node
  *   skin_palette   global transforms         -> final[b] = globalInverse *
@@ -19,23 +20,9 @@
 #define SKV_ANIM_H
 
 #include "error.h"
+#include "keys.h"
 #include "model.h"
 #include "walks.h"
-
-/* Clip time in ticks for a time in seconds: ticks_per_second applied,
- * looped over the clip's duration; 0 for a zero-length clip. */
-double anim_clip_ticks(const skv_clip *clip, double seconds);
-
-/* Key sampling at time t (ticks): linear between the surrounding keys,
- * clamped to the first and last key. count >= 1. */
-void anim_sample_vec3(const skv_vec3_key *keys, int count, double t, float out[3]);
-/* Same for rotations, by shortest-path slerp, normalised. */
-void anim_sample_quat(const skv_quat_key *keys, int count, double t, float out[4]);
-
-/* Spherical interpolation from a to b along the shorter arc; stays exact
- * for nearly equal keys (unlike cglm 0.8.8's glm_quat_slerp, which returns
- * `a` unchanged below ~1e-3 rad). Output is unit length. */
-void anim_quat_slerp(const float a[4], const float b[4], float f, float out[4]);
 
 /* The inverse of m (cglm's glm_mat4_inv). Where m's bottom row is exactly
  * 0 0 0 1 (an affine transform) the inverse's is set to exactly that, as
@@ -49,13 +36,10 @@ void anim_inverse(const mat4 m, mat4 out);
  * keeps its reflection in s[0]. */
 void anim_decompose(const mat4 m, float t[3], float q[4], float s[3]);
 
-/* Rotation matrix of a quaternion that need not be unit length (a zero
- * quaternion gives identity). */
-void anim_quat_mat4(const float q[4], mat4 out);
-
-/* Local transform of every node at `ticks`: animated nodes from the clip's
- * keys (T * R * S), the rest from their rest transform. clip may be NULL
- * (rest pose). */
+/* Local transform of every node at `ticks` (keys_clip_ticks): animated
+ * nodes from the clip's keys (keys_sample_vec3, keys_sample_quat,
+ * keys_local: T * R * S), the rest from their rest transform. clip may be
+ * NULL (rest pose). */
 void anim_sample(const skv_skeleton *skeleton, const skv_clip *clip,
                  double ticks, mat4 *local);
 
@@ -88,7 +72,7 @@ typedef struct skv_pose {
     int cursor_capacity; /* channels */
     int *cursors;        /* 3 per channel */
     /* Whole loops of the clip before the last frame's time (kernels.h,
-     * kernels_clip_ticks_from): a hint, any integer value is safe. */
+     * keys_ticks_from): a hint, any integer value is safe. */
     double clip_loops;
     /* The clip (-1: rest pose) whose never-moving palette entries
      * (walk_fixed) are in the palette; -2: none. walk_generation: the

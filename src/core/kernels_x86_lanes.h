@@ -507,7 +507,7 @@ TARGET static __attribute__((noinline)) void SUFFIX(solo_far)(const skv_solo *so
                                                               double ticks_per_second, double duration, int *cursor,
                                                               float *work, float *palette)
 {
-    SUFFIX(solo_search)(solo, kernels_clip_ticks(seconds, ticks_per_second, duration), cursor, work, palette);
+    SUFFIX(solo_search)(solo, keys_ticks(seconds, ticks_per_second, duration), cursor, work, palette);
 }
 
 /* kernels.h, solo_frame: playback's clip time and key pair inline (built
@@ -519,13 +519,13 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(solo_frame_any)(
                                                                                float *work, float *palette,
                                                                                double *loops)
 {
-    if (!kernels_ticks_playback(seconds * ticks_per_second, duration)) {
+    if (!keys_ticks_playback(seconds * ticks_per_second, duration)) {
         SUFFIX(solo_far)(solo, seconds, ticks_per_second, duration, cursor, work, palette);
         return;
     }
-    /* kernels_clip_ticks_from after its own range test: only its loop is
+    /* keys_ticks_from after its own range test: only its loop is
      * left (the compiler sees the test twice). */
-    double t = kernels_clip_ticks_from(seconds, ticks_per_second, duration, loops);
+    double t = keys_ticks_from(seconds, ticks_per_second, duration, loops);
     float f;
     int i;
     if (!kernels_solo_step(solo, t, cursor, &i, &f)) {

@@ -96,23 +96,6 @@ static inline const skv_walk *walks_clip(skv_walks *walks, int c)
     return walks_clip_compile(walks, c);
 }
 
-/* anim_clip_ticks (anim.h), defined here so that the reference
- * (anim_ref.c returns it) and pose_evaluate's frame (walk_frame, which
- * inlines it) loop a clip's time the same way, bit for bit: kernels.h's
- * kernels_clip_ticks, which a walk of one channel's frame kernel
- * (solo_frame) inlines too. */
-static inline double walk_clip_ticks(const skv_clip *clip, double seconds)
-{
-    return kernels_clip_ticks(seconds, clip->ticks_per_second, clip->duration_ticks);
-}
-
-/* walk_clip_ticks by kernels_clip_ticks_from, from the pose's loop count
- * (skv_pose clip_loops): playback's frames. */
-static inline double walk_clip_ticks_from(const skv_clip *clip, double seconds, double *loops)
-{
-    return kernels_clip_ticks_from(seconds, clip->ticks_per_second, clip->duration_ticks, loops);
-}
-
 /* One frame of the walk (returns whether it skipped globals that
  * walk_deferred forms, which the caller needs every frame): the moving channels sampled at `ticks` into
  * work's locals (`cursors`: 3 per channel of the clip, the last keys used;

@@ -3,6 +3,7 @@
  * products; walk.c runs what this settles, per frame. */
 #include "walk_internal.h"
 #include "anim.h"
+#include "keys.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -131,9 +132,7 @@ static int channel_constant(const skv_channel *ch)
 /* T * R * S of a channel's first keys (the rotation normalised). */
 static void channel_first_local(const skv_channel *ch, mat4 out)
 {
-    anim_quat_mat4(ch->rotations[0].value, out);
-    for (int a = 0; a < 3; a++) glm_vec4_scale(out[a], ch->scales[0].value[a], out[a]);
-    glm_vec3_copy((float *)ch->positions[0].value, out[3]);
+    keys_local(ch->positions[0].value, ch->rotations[0].value, ch->scales[0].value, out);
 }
 
 /* The key times a channel's arrays of 2+ keys share (most files key T,
@@ -159,93 +158,23 @@ static int shared_times(const skv_channel *ch, const double **times, size_t *str
     return 1;
 }
 
+/* A channel for a time group (its keys prepared, sampled by the lanes,
+ * which interpolate linearly: keys.h, SKV_KEY_LINEAR) where its arrays
+ * share their times (shared_times); any other moving channel is sampled
+ * one key array at a time (loose: walk.c, through keys_blend). */
+static int groupable(const skv_channel *ch, const double **times, size_t *stride, int *count)
+{
+    return keys_mode(ch) == SKV_KEY_LINEAR && shared_times(ch, times, stride, count);
+}
+
 /* --- several time lines keyed as one ------------------------------------
  * Channels keyed at different times (huesitos.fbx: 9 channels on 5 time
  * lines) pay a key pair, a cursor and a lane gathering per time line each
  * frame. Their curves do not change when a key is added on a segment with
- * the value the segment has there: lerp is linear, and slerp moves at
- * constant speed along one great circle, so slerp(a, b, u) splits the arc
- * into two arcs of the same circle, each covered at the same speed. Every
- * channel keyed at the union of the time lines is then one time group:
- * one key pair and one cursor a frame, its channels in one vector. */
-
-/* Which key a key array holds at t, and the factor toward the next one:
- * 0 on a key itself and where the array is clamped (one key, before the
- * first, after the last), so the key is copied as it is. */
-static int key_span_at(const double *first_time, size_t stride, int count, double t, double *u)
-{
-    *u = 0.0;
-    if (count == 1 || !(t > TIME_AT(first_time, stride, 0))) return 0;
-    int j = walk_key_before(first_time, stride, count, t);
-    double t0 = TIME_AT(first_time, stride, j);
-    if (j == count - 1 || t0 == t) return j;
-    *u = (t - t0) / (TIME_AT(first_time, stride, j + 1) - t0); /* strictly increasing times: a span > 0 */
-    return j;
-}
-
-static void vec3_value_at(const skv_vec3_key *keys, int count, double t, float out[3])
-{
-    double u;
-    int j = key_span_at(&keys[0].time, sizeof keys[0], count, t, &u);
-    for (int a = 0; a < 3; a++)
-        out[a] = u > 0.0 ? (float)(keys[j].value[a] + u * ((double)keys[j + 1].value[a] - keys[j].value[a]))
-                         : keys[j].value[a];
-}
-
-/* Two rotation keys' dot product as the reference sums it (anim_ref.c
- * quat_slerp: in float, component by component in order): its sign picks
- * the pair's arc, and near a half turn only that sum settles it. */
-static float reference_dot(const float a[4], const float b[4])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
-}
-
-/* The value at t between a channel's rotation keys, for a key a merge
- * adds. The arc is the reference's (anim_ref.c quat_slerp): the keys'
- * dot product summed in float as the reference sums it (its sign picks
- * the shorter arc; keys half a turn apart have a dot product near 0 whose
- * sign only that sum settles). Where the reference takes the acos branch,
- * the point is on its own curve, its weights on the keys at their
- * lengths: keys off unit within UNIT_LEN2_OFF put that curve up to ~tau
- * radians off the unit keys' arc, most where they are half a turn apart,
- * and a key added on the arc instead put all of it into the walk at the
- * added key, summed along a chain (test_merge_near_keys: 2.3e-5 of the
- * palette; 3.5e-6 on the reference's curve, 3.9e-6 on the lines apart).
- * Where the reference nlerps (keys under ~3.6 degrees of rotation apart),
- * the point is on the slerp arc of the normalised keys, which the walk's
- * lanes follow there: on the nlerp curve the lanes' slerp into and out of
- * the added key overshot it (an 8-bone chain 2.4e-5 from the reference;
- * 1.8e-5 here and apart). Both were found by a helper's reviews. The
- * point is on key j's side of the arc, j returned (fill_group_keys signs
- * it as key j). In double, normalised once. */
-static int quat_value_at(const skv_quat_key *keys, int count, double t, float out[4])
-{
-    double u;
-    int j = key_span_at(&keys[0].time, sizeof keys[0], count, t, &u);
-    if (u == 0.0) {
-        for (int c = 0; c < 4; c++) out[c] = keys[j].value[c];
-        return j;
-    }
-    const float *fa = keys[j].value, *fb = keys[j + 1].value;
-    float fd = reference_dot(fa, fb);
-    double sign = fd < 0.0f ? -1.0 : 1.0, d = fabs((double)fd);
-    double a[4], b[4];
-    for (int c = 0; c < 4; c++) a[c] = fa[c], b[c] = sign * fb[c];
-    if ((float)d > 0.9995f) { /* the reference's nlerp: the normalised keys' arc */
-        double la = 0.0, lb = 0.0;
-        for (int c = 0; c < 4; c++) la += a[c] * a[c], lb += b[c] * b[c];
-        la = sqrt(la), lb = sqrt(lb);
-        d = 0.0;
-        for (int c = 0; c < 4; c++) a[c] /= la, b[c] /= lb, d += a[c] * b[c];
-    }
-    double theta = acos(fmin(d, 1.0));
-    double wa = 1.0 - u, wb = u;
-    if (theta > 1e-9) wa = sin((1.0 - u) * theta) / sin(theta), wb = sin(u * theta) / sin(theta);
-    double q[4], len2 = 0.0;
-    for (int c = 0; c < 4; c++) q[c] = wa * a[c] + wb * b[c], len2 += q[c] * q[c];
-    for (int c = 0; c < 4; c++) out[c] = (float)(q[c] / sqrt(len2));
-    return j;
-}
+ * the value the segment has there (keys.h, keys_linear_vec3_at and
+ * keys_linear_quat_at). Every channel keyed at the union of the time
+ * lines is then one time group: one key pair and one cursor a frame, its
+ * channels in one vector. */
 
 /* |q|^2 of a rotation key that counts as unit: files normalise their
  * keys, but many write them to six decimals (the X files' exporters),
@@ -253,7 +182,7 @@ static int quat_value_at(const skv_quat_key *keys, int count, double t, float ou
  * (|x| + |y| + |z| + |w|) <= 2e-6 off 1 (Testwuson.X 1.9e-6,
  * BCN_Epileptic.X 1.8e-6: until 2026-11-26 the bound was 1e-6, and
  * Wuson_Walk's 31 channels stayed on 11 lines). The keys a merge adds
- * lie on the reference's own curve (quat_value_at), and the lanes
+ * lie on the reference's own curve (keys_linear_quat_at), and the lanes
  * between them and such keys follow it as closely as between the keys
  * themselves (test_merge_six_decimals, test_merge_near_keys). */
 #define UNIT_LEN2_OFF 2.5e-6
@@ -443,9 +372,9 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
             int segment = 0; /* merged: the channel's own rotation key that starts r's segment */
             if (merged) { /* the channel's own keys, or a key added on its curve */
                 double time = grp->times[k];
-                vec3_value_at(ch->positions, ch->position_count, time, at_t);
-                segment = quat_value_at(ch->rotations, ch->rotation_count, time, at_r);
-                vec3_value_at(ch->scales, ch->scale_count, time, at_s);
+                keys_linear_vec3_at(ch->positions, ch->position_count, time, at_t);
+                segment = keys_linear_quat_at(ch->rotations, ch->rotation_count, time, at_r);
+                keys_linear_vec3_at(ch->scales, ch->scale_count, time, at_s);
                 t = at_t, r = at_r, s = at_s;
             }
             const float *file_r = r;
@@ -465,16 +394,17 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
             }
             if (merged) {
                 /* A merge's key takes the sign of the channel's own key
-                 * that starts its segment (quat_value_at puts an added key
-                 * on that key's side), and the turns are the reference's,
-                 * between the channel's own keys: a dot product with an
-                 * added key near one a half turn away can fall on the
-                 * other side of 0 (a helper's review: the lane went the
-                 * long way round, 1.67 of the palette; test_merge_near_keys). */
+                 * that starts its segment (keys_linear_quat_at puts an
+                 * added key on that key's side), and the turns are the
+                 * reference's, between the channel's own keys: a dot
+                 * product with an added key near one a half turn away can
+                 * fall on the other side of 0 (a helper's review: the
+                 * lane went the long way round, 1.67 of the palette;
+                 * test_merge_near_keys). */
                 for (; signed_key < segment; signed_key++)
-                    if (reference_dot(ch->rotations[signed_key].value, ch->rotations[signed_key + 1].value) < 0.0f)
+                    if (keys_dot(ch->rotations[signed_key].value, ch->rotations[signed_key + 1].value) < 0.0f)
                         sign = -sign;
-            } else if (k > 0 && reference_dot(previous, file_r) < 0.0f)
+            } else if (k > 0 && keys_dot(previous, file_r) < 0.0f)
                 sign = -sign;
             for (int c = 0; c < 4; c++) previous[c] = file_r[c];
             for (int c = 0; c < 3; c++) {
@@ -855,7 +785,7 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
         const skv_channel *ch = &clip->channels[moving_channels[k]];
         int count;
         group_of[k] = -1;
-        if (!shared_times(ch, &times[k], &strides[k], &count)) continue;
+        if (!groupable(ch, &times[k], &strides[k], &count)) continue;
         for (int g = 0; g < w->group_count && group_of[k] < 0; g++) {
             walk_group *grp = &w->groups[g];
             if (grp->key_count != count) continue;
@@ -931,8 +861,8 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
     return ok ? 0 : -1;
 }
 /* Every rotation key with a length the reference normalises (its float
- * sum of squares > 0 and finite): a key it takes as the identity (anim.h,
- * anim_quat_mat4) would be the parent's rotation once the parent is
+ * sum of squares > 0 and finite): a key it takes as the identity (keys.h,
+ * keys_quat_mat4) would be the parent's rotation once the parent is
  * taken into the keys, where parent * 0 = 0 gives the identity. */
 static int rotations_foldable(const skv_channel *ch)
 {
@@ -1013,7 +943,7 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip, skv_walk_by
             int unused_count;
             float unused_q[4], unused_s;
             if (parent < 0 && !is_identity(constant(&cc, parent)) &&
-                shared_times(&clip->channels[ch], &unused_times, &unused_stride, &unused_count) &&
+                groupable(&clip->channels[ch], &unused_times, &unused_stride, &unused_count) &&
                 similarity(constant(&cc, parent), unused_q, &unused_s) && rotations_foldable(&clip->channels[ch])) {
                 /* Under a constant similarity (a root under a scaling or
                  * turning globalInverse, often) and in a time group: the

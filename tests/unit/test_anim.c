@@ -52,33 +52,33 @@ static void test_vec3_keys(void)
 {
     skv_vec3_key keys[3] = {{2.0, {0, 0, 0}, 0}, {4.0, {10, 20, 30}, 0}, {8.0, {10, 20, 70}, 0}};
     float out[3];
-    anim_sample_vec3(keys, 3, 2.0, out); /* at a key */
+    keys_sample_vec3(SKV_KEY_LINEAR, keys, 3, 2.0, out); /* at a key */
     CHECK(out[0] == 0 && out[1] == 0 && out[2] == 0);
-    anim_sample_vec3(keys, 3, 4.0, out);
+    keys_sample_vec3(SKV_KEY_LINEAR, keys, 3, 4.0, out);
     CHECK(out[0] == 10 && out[1] == 20 && out[2] == 30);
-    anim_sample_vec3(keys, 3, 3.0, out); /* between */
+    keys_sample_vec3(SKV_KEY_LINEAR, keys, 3, 3.0, out); /* between */
     CHECK_NEAR(out[0], 5.0, 1e-6);
     CHECK_NEAR(out[1], 10.0, 1e-6);
     CHECK_NEAR(out[2], 15.0, 1e-6);
-    anim_sample_vec3(keys, 3, 7.0, out);
+    keys_sample_vec3(SKV_KEY_LINEAR, keys, 3, 7.0, out);
     CHECK_NEAR(out[2], 60.0, 1e-5);
-    anim_sample_vec3(keys, 3, -5.0, out); /* before the first key: clamped */
+    keys_sample_vec3(SKV_KEY_LINEAR, keys, 3, -5.0, out); /* before the first key: clamped */
     CHECK(out[0] == 0 && out[2] == 0);
-    anim_sample_vec3(keys, 3, 100.0, out); /* after the last: clamped */
+    keys_sample_vec3(SKV_KEY_LINEAR, keys, 3, 100.0, out); /* after the last: clamped */
     CHECK(out[0] == 10 && out[2] == 70);
-    anim_sample_vec3(keys, 1, 3.0, out); /* one key */
+    keys_sample_vec3(SKV_KEY_LINEAR, keys, 1, 3.0, out); /* one key */
     CHECK(out[0] == 0 && out[1] == 0);
-    anim_sample_vec3(&keys[1], 1, -1.0, out);
+    keys_sample_vec3(SKV_KEY_LINEAR, &keys[1], 1, -1.0, out);
     CHECK(out[2] == 30);
 
     /* Duplicate times (a step): finite, and one of the two values. */
     skv_vec3_key step[3] = {{0.0, {0, 0, 0}, 0}, {1.0, {1, 0, 0}, 0}, {1.0, {5, 0, 0}, 0}};
-    anim_sample_vec3(step, 3, 1.0, out);
+    keys_sample_vec3(SKV_KEY_LINEAR, step, 3, 1.0, out);
     CHECK(isfinite(out[0]) && (out[0] == 1 || out[0] == 5));
-    anim_sample_vec3(step, 3, 0.5, out);
+    keys_sample_vec3(SKV_KEY_LINEAR, step, 3, 0.5, out);
     CHECK_NEAR(out[0], 0.5, 1e-6);
     skv_vec3_key same[2] = {{2.0, {3, 0, 0}, 0}, {2.0, {4, 0, 0}, 0}};
-    anim_sample_vec3(same, 2, 2.0, out);
+    keys_sample_vec3(SKV_KEY_LINEAR, same, 2, 2.0, out);
     CHECK(isfinite(out[0]));
 }
 
@@ -87,28 +87,28 @@ static void test_slerp(void)
     float a[4], b[4], out[4], expect[4];
     axis_angle(0, 0, 1, 0.0, a);
     axis_angle(0, 0, 1, M_PI / 2, b);
-    anim_quat_slerp(a, b, 0.5f, out);
+    keys_slerp(a, b, 0.5f, out);
     axis_angle(0, 0, 1, M_PI / 4, expect);
     CHECK(quat_angle(out, expect) < 1e-5);
-    anim_quat_slerp(a, b, 0.25f, out);
+    keys_slerp(a, b, 0.25f, out);
     axis_angle(0, 0, 1, M_PI / 8, expect);
     CHECK(quat_angle(out, expect) < 1e-5);
 
     /* Shortest path: -b is the same rotation; the midpoint must still be 45
      * degrees, not the long way round. */
     float neg_b[4] = {-b[0], -b[1], -b[2], -b[3]};
-    anim_quat_slerp(a, neg_b, 0.5f, out);
+    keys_slerp(a, neg_b, 0.5f, out);
     axis_angle(0, 0, 1, M_PI / 4, expect);
     CHECK(quat_angle(out, expect) < 1e-5);
 
     /* Nearly equal keys (5e-4 rad apart): cglm 0.8.8 returns `a` here. */
     axis_angle(0, 1, 0, 0.0005, b);
-    anim_quat_slerp(a, b, 0.5f, out);
+    keys_slerp(a, b, 0.5f, out);
     CHECK_NEAR(quat_angle(out, a), 0.00025, 2e-5);
 
     /* Output is unit length even from non-unit input. */
     float big[4] = {0, 0, 2, 0}, unit_len;
-    anim_quat_slerp(a, big, 0.3f, out);
+    keys_slerp(a, big, 0.3f, out);
     unit_len = sqrtf(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3]);
     CHECK_NEAR(unit_len, 1.0, 1e-6);
 
@@ -118,39 +118,45 @@ static void test_slerp(void)
     axis_angle(1, 0, 0, 0.0, keys[0].value);
     keys[1].time = 10.0;
     axis_angle(1, 0, 0, 1.0, keys[1].value);
-    anim_sample_quat(keys, 2, 5.0, out);
+    keys_sample_quat(SKV_KEY_LINEAR, keys, 2, 5.0, out);
     axis_angle(1, 0, 0, 0.5, expect);
     CHECK(quat_angle(out, expect) < 1e-5);
-    anim_sample_quat(keys, 2, 50.0, out);
+    keys_sample_quat(SKV_KEY_LINEAR, keys, 2, 50.0, out);
     CHECK(quat_angle(out, keys[1].value) < 1e-6);
-    anim_sample_quat(keys, 2, -1.0, out);
+    keys_sample_quat(SKV_KEY_LINEAR, keys, 2, -1.0, out);
     CHECK(quat_angle(out, keys[0].value) < 1e-6);
 
     /* Zero quaternion: identity, not NaN. */
     mat4 m;
-    anim_quat_mat4((float[4]){0, 0, 0, 0}, m);
+    keys_quat_mat4((float[4]){0, 0, 0, 0}, m);
     CHECK(m[0][0] == 1 && m[1][1] == 1 && m[2][2] == 1 && m[0][1] == 0);
 }
 
+/* keys_ticks_from of a clip, as walk.c's frames take it. */
+static double clip_ticks_from(const skv_clip *clip, double seconds, double *loops)
+{
+    return keys_ticks_from(seconds, clip->ticks_per_second, clip->duration_ticks, loops);
+}
+
 #if defined(__x86_64__) && defined(__GNUC__)
-/* walk_clip_ticks built as walk.c's FMA frames build it (FRAME_BUILDS: its fma
+/* keys_ticks built as walk.c's FMA frames build it (FRAME_BUILDS: its fma
  * one instruction, not libm's call): the same remainder bit for bit. */
 __attribute__((target("fma"))) static double clip_ticks_fma(const skv_clip *clip, double seconds)
 {
-    return walk_clip_ticks(clip, seconds);
+    return keys_clip_ticks(clip, seconds);
 }
 __attribute__((target("fma"))) static double clip_ticks_from_fma(const skv_clip *clip, double seconds, double *loops)
 {
-    return walk_clip_ticks_from(clip, seconds, loops);
+    return keys_ticks_from(seconds, clip->ticks_per_second, clip->duration_ticks, loops);
 }
 #define HAS_FMA() __builtin_cpu_supports("fma")
 #else
-#define clip_ticks_fma walk_clip_ticks
-#define clip_ticks_from_fma walk_clip_ticks_from
+#define clip_ticks_fma keys_clip_ticks
+#define clip_ticks_from_fma clip_ticks_from
 #define HAS_FMA() 0
 #endif
 
-/* walk_clip_ticks_from (the frames' clip time, from the pose's loop count
+/* keys_ticks_from (the frames' clip time, from the pose's loop count
  * of the frame before) against fmod, bit for bit, and the count it keeps
  * the loops before t (past the first loop; loops * duration + the time is
  * t exactly, so fma gives t); both builds. Returns the mismatches. */
@@ -159,7 +165,7 @@ static int clip_ticks_from_differ(const skv_clip *clip, double t, double *loops,
     double d = clip->duration_ticks, want = fmod(t, d);
     for (int build = 0; build < 1 + !!HAS_FMA(); build++) { /* the builtin gives a feature bit, not 1 */
         double *count = build ? fma_loops : loops;
-        double got = build ? clip_ticks_from_fma(clip, t, count) : walk_clip_ticks_from(clip, t, count);
+        double got = build ? clip_ticks_from_fma(clip, t, count) : clip_ticks_from(clip, t, count);
         if (memcmp(&got, &want, sizeof got) != 0 || (t >= d && t < ldexp(d, 30) && fma(*count, d, got) != t))
             return 1;
     }
@@ -196,13 +202,13 @@ static void identity_solo(float *rows, float *pair, skv_solo *solo)
 static void test_clip_ticks(void)
 {
     skv_clip clip = {.duration_ticks = 100.0, .ticks_per_second = 25.0};
-    CHECK_NEAR(anim_clip_ticks(&clip, 1.0), 25.0, 1e-9);
-    CHECK_NEAR(anim_clip_ticks(&clip, 5.0), 25.0, 1e-9); /* 125 looped over 100 */
-    CHECK_NEAR(anim_clip_ticks(&clip, -1.0), 75.0, 1e-9);
+    CHECK_NEAR(keys_clip_ticks(&clip, 1.0), 25.0, 1e-9);
+    CHECK_NEAR(keys_clip_ticks(&clip, 5.0), 25.0, 1e-9); /* 125 looped over 100 */
+    CHECK_NEAR(keys_clip_ticks(&clip, -1.0), 75.0, 1e-9);
     clip.duration_ticks = 0.0; /* zero-length clip: time 0, no NaN */
-    CHECK(anim_clip_ticks(&clip, 3.0) == 0.0);
+    CHECK(keys_clip_ticks(&clip, 3.0) == 0.0);
     clip.duration_ticks = 10.0;
-    CHECK(anim_clip_ticks(&clip, NAN) == 0.0);
+    CHECK(keys_clip_ticks(&clip, NAN) == 0.0);
 
     /* The loop is taken without fmod (anim_ref.c, loop_ticks): it must
      * give fmod's remainder bit for bit, at every loop count, on awkward
@@ -222,7 +228,7 @@ static void test_clip_ticks(void)
             double loops = k < 64 ? (double)k * 0.5 : ldexp((double)(seed >> 8) / 16777216.0, k % 40);
             double t = durations[d] * loops + (k % 3 == 0 ? 0.0 : durations[d] * (double)(seed & 255) / 256.0);
             if (!isfinite(t)) continue;
-            double got = anim_clip_ticks(&clip, t), want = fmod(t, durations[d]);
+            double got = keys_clip_ticks(&clip, t), want = fmod(t, durations[d]);
             differ += memcmp(&got, &want, sizeof got) != 0;
             if (HAS_FMA()) {
                 got = clip_ticks_fma(&clip, t);
@@ -250,7 +256,7 @@ static void test_clip_ticks(void)
     skv_clip played = {.duration_ticks = 21.0, .ticks_per_second = 30.0};
     double loops = 0.0, fma_loops = 0.0;
     for (int k = 0; k < 5000; k++) {
-        double want = fmod(k / 60.0 * 30.0, 21.0), got = walk_clip_ticks_from(&played, k / 60.0, &loops);
+        double want = fmod(k / 60.0 * 30.0, 21.0), got = clip_ticks_from(&played, k / 60.0, &loops);
         differ += memcmp(&got, &want, sizeof got) != 0;
         if (HAS_FMA()) {
             got = clip_ticks_from_fma(&played, k / 60.0, &fma_loops);
@@ -468,7 +474,7 @@ static void test_slerp_lanes_exact(void)
                     solo_frame_local(kn, 0, qu, qb[j], f, terms, terms_local);
                     /* Weighted pairs: the keys of other lengths. */
                     float rq[4];
-                    anim_quat_slerp(ka[j], kb[j], f, rq);
+                    keys_slerp(ka[j], kb[j], f, rq);
                     mat4 weighted, weighted_local;
                     solo_frame_local(kn, 1, ka[j], kb[j], f, weighted, weighted_local);
                     /* The lanes follow the arc of acos(a . b) as it is
@@ -628,7 +634,7 @@ static void test_hierarchy_walk(void)
     for (int i = 0; i < NODES; i++) {
         parents[i] = i == 0 ? -1 : (int)((frand(&seed) * 0.5f + 0.5f) * (i - 1) + 0.5f);
         float q[4] = {frand(&seed), frand(&seed), frand(&seed), frand(&seed)};
-        anim_quat_mat4(q, local[i]);
+        keys_quat_mat4(q, local[i]);
         local[i][3][0] = frand(&seed), local[i][3][1] = frand(&seed), local[i][3][2] = frand(&seed);
     }
     skv_skeleton sk = {.node_count = NODES, .parents = parents};
@@ -729,10 +735,10 @@ static void random_model_build(void)
         parents[i] = i == 0 ? -1 : (int)((frand(&seed) * 0.5f + 0.5f) * (i - 1) + 0.5f);
         if (rm_identity_roots && i % 5 == 1) parents[i] = -1;
         float q[4] = {frand(&seed), frand(&seed), frand(&seed), frand(&seed)};
-        anim_quat_mat4(q, rest[i]);
+        keys_quat_mat4(q, rest[i]);
         rest[i][3][0] = frand(&seed), rest[i][3][1] = frand(&seed), rest[i][3][2] = frand(&seed);
         float o[4] = {frand(&seed), frand(&seed), frand(&seed), frand(&seed)};
-        anim_quat_mat4(o, offsets[i]);
+        keys_quat_mat4(o, offsets[i]);
         offsets[i][3][1] = frand(&seed);
         bone_node[i] = i;
     }
@@ -1020,10 +1026,10 @@ static void model_of_clip(skv_model *model, skv_clip *clip, int nodes, int *pare
 static void random_node(mat4 rest, mat4 offset, unsigned *seed)
 {
     float q[4] = {frand(seed), frand(seed), frand(seed), frand(seed)};
-    anim_quat_mat4(q, rest);
+    keys_quat_mat4(q, rest);
     rest[3][0] = frand(seed), rest[3][2] = frand(seed);
     float o[4] = {frand(seed), frand(seed), frand(seed), frand(seed)};
-    anim_quat_mat4(o, offset);
+    keys_quat_mat4(o, offset);
     offset[3][1] = frand(seed);
 }
 
@@ -1356,7 +1362,7 @@ static void test_seeks(void)
         mat4 rest[NODES], offsets[NODES];
         for (int n = 0; n < NODES; n++) {
             float q[4] = {frand(&seed), frand(&seed), frand(&seed), frand(&seed)};
-            anim_quat_mat4(q, rest[n]);
+            keys_quat_mat4(q, rest[n]);
             rest[n][3][1] = frand(&seed);
             glm_mat4_identity(offsets[n]);
             offsets[n][3][0] = frand(&seed);
@@ -1885,7 +1891,7 @@ static void test_vector_leaves(void)
         if (rigs[ri].turned) {
             float q[4];
             axis_angle(0.6f, 0.0f, 0.8f, 0.7, q);
-            anim_quat_mat4(q, offsets[bones - 1]);
+            keys_quat_mat4(q, offsets[bones - 1]);
             offsets[bones - 1][3][0] = 0.2f, offsets[bones - 1][3][1] = -0.9f;
         }
         for (int n = 0; n < nodes; n++) {
@@ -2713,7 +2719,7 @@ static void test_still_clip(void)
 
 /* Two keys at the first key's time (a step at the start; the importer
  * keeps keys of equal times): at exactly that time the reference takes
- * the first key (anim_sample_quat: t not after keys[0]), just after it
+ * the first key (keys_sample_quat: t not after keys[0]), just after it
  * the pair from the second. Playback's step from the first pair took
  * the next pair there, the second key: 2.9-3.4 off on one channel (the
  * prepared pairs), a 4-lane vector and the general loop, every kernel. */
@@ -3036,7 +3042,7 @@ static void test_inverse_affine(void)
         }
         len = sqrtf(len);
         for (int i = 0; i < 4; i++) q[i] = len > 0.0f ? q[i] / len : (i == 3);
-        anim_quat_mat4(q, m);
+        keys_quat_mat4(q, m);
         for (int a = 0; a < 3; a++) {
             seed = seed * 1103515245u + 12345u;
             glm_vec4_scale(m[a], 0.01f + (float)((seed >> 8) & 0xff) / 64.0f, m[a]);
@@ -3084,7 +3090,7 @@ static void test_inverse_affine(void)
         float q[4] = {0.1f * (float)(n % 7) - 0.3f, 0.05f * (float)(n % 5), 0.2f, 1.0f}, len = 0.0f;
         for (int i = 0; i < 4; i++) len += q[i] * q[i];
         for (int i = 0; i < 4; i++) q[i] /= sqrtf(len);
-        anim_quat_mat4(q, sk->rest_local[n]);
+        keys_quat_mat4(q, sk->rest_local[n]);
         sk->rest_local[n][3][0] = 12.5f + (float)n, sk->rest_local[n][3][1] = -3.25f * (float)(n % 3);
         sk->rest_local[n][3][2] = 0.75f;
         moving[n] = 1;
