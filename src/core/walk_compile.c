@@ -46,6 +46,8 @@ typedef struct compiler {
     int32_t *chain;       /*   chain: a constant operand */
     int *moving;          /* the channels that move, walk->sample_count of them, node order */
     int32_t *pre;         /* per moving channel: 0, or its constant parent (a similarity) taken into its keys */
+    int32_t one, root;    /* the constants identity and globalInverse */
+    int32_t local_base;   /* where the locals start in the work block */
 } compiler;
 
 static int32_t global_at(int n) { return (int32_t)((size_t)n * sizeof(mat4)); }
@@ -766,6 +768,54 @@ static void prepare_arcs(skv_walk *w, size_t room)
     }
 }
 
+/* The time group keyed at the `count` times `stride` bytes apart from
+ * `times`, a new one if none is yet: its index; -1 if memory ran out. */
+static int group_for(skv_walk *w, const double *times, size_t stride, int count)
+{
+    for (int g = 0; g < w->group_count; g++) {
+        const walk_group *grp = &w->groups[g];
+        if (grp->key_count != count) continue;
+        int same = 1;
+        for (int i = 0; i < count && same; i++) same = grp->times[i] == TIME_AT(times, stride, i);
+        if (same) return g;
+    }
+    walk_group *grp = &w->groups[w->group_count];
+    int g = w->group_count++; /* counted now: walk_free frees what it got if the rest fails */
+    double *own = malloc((size_t)count * sizeof *own);
+    int ok = own != NULL;
+    for (int i = 0; ok && i < count; i++) own[i] = TIME_AT(times, stride, i);
+    ok = ok && group_set_times(grp, own, count);
+    free(own);
+    return ok ? g : -1;
+}
+
+/* The walk's kind of frame, from its groups and products (walk.h,
+ * walk_frame): one group and nothing loose (`one`), one channel
+ * (solo_palette, its pairs prepared where they fit `terms_room`), one
+ * group with affine products (vector_palette); the groups' key pairs
+ * prepared as arcs where they fit `arc_room`. First the loose channels
+ * (those in no group) are listed. 0 if memory ran out. */
+static int settle_frame_kind(skv_walk *w, const int *moving_channels, const int *group_of, size_t terms_room,
+                             size_t arc_room)
+{
+    int loose = 0;
+    for (int k = 0; k < w->sample_count; k++)
+        if (group_of[k] < 0) w->loose[loose++] = moving_channels[k];
+    w->loose_count = loose;
+    w->one = w->group_count == 1 && loose == 0 && !w->groups[0].each;
+    w->solo_palette = w->one && w->groups[0].solo && w->groups[0].channel_count == 1 && w->global_count == 0 &&
+                      w->palette_run == offsetof(skv_kernels, run_palette);
+    w->vector_palette = w->one && !w->groups[0].solo && w->affine &&
+                        w->palette_run == offsetof(skv_kernels, run_palette) && globals_in_work(w) &&
+                        vector_frame_fits(w);
+    if (w->vector_palette && !vector_lists(w)) return 0;
+    w->vector_run = w->groups[0].channel_count > 4 ? offsetof(skv_kernels, vector_wide)
+                                                   : offsetof(skv_kernels, vector_palette);
+    if (w->solo_palette) prepare_terms(w, terms_room);
+    prepare_arcs(w, arc_room);
+    return 1;
+}
+
 /* Sorts the moving channels (`moving_channels`, w->sample_count of them)
  * into time groups; the channels whose arrays are keyed at times of their
  * own are sampled one by one (w->loose). */
@@ -777,33 +827,17 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
     int *group_of = malloc(cap * sizeof *group_of);
     int *members = calloc(cap, sizeof *members);
     const float **member_pre = calloc(cap, sizeof *member_pre);
-    const double **times = malloc(cap * sizeof *times);
-    size_t *strides = malloc(cap * sizeof *strides);
     w->groups = calloc(cap, sizeof *w->groups);
-    int ok = group_of && members && member_pre && times && strides && w->groups;
+    int ok = group_of && members && member_pre && w->groups;
     for (int k = 0; ok && k < moving; k++) {
-        const skv_channel *ch = &clip->channels[moving_channels[k]];
+        const double *times;
+        size_t stride;
         int count;
         group_of[k] = -1;
-        if (!groupable(ch, &times[k], &strides[k], &count)) continue;
-        for (int g = 0; g < w->group_count && group_of[k] < 0; g++) {
-            walk_group *grp = &w->groups[g];
-            if (grp->key_count != count) continue;
-            int same = 1;
-            for (int i = 0; i < count && same; i++) same = grp->times[i] == TIME_AT(times[k], strides[k], i);
-            if (same) group_of[k] = g;
-        }
-        if (group_of[k] < 0) {
-            walk_group *grp = &w->groups[w->group_count];
-            group_of[k] = w->group_count++; /* counted now: walk_free frees what it got if the rest fails */
-            double *own = malloc((size_t)count * sizeof *own);
-            ok = own != NULL;
-            for (int i = 0; ok && i < count; i++) own[i] = TIME_AT(times[k], strides[k], i);
-            ok = ok && group_set_times(grp, own, count);
-            free(own);
-            if (!ok) break;
-        }
-        w->groups[group_of[k]].channel_count++;
+        if (!groupable(&clip->channels[moving_channels[k]], &times, &stride, &count)) continue;
+        group_of[k] = group_for(w, times, stride, count);
+        ok = group_of[k] >= 0;
+        if (ok) w->groups[group_of[k]].channel_count++;
     }
     if (ok && merge_time_lines(w, clip, moving_channels, group_of, moving, merge_room) != 0) ok = 0;
     int small_groups = 0, small_channels = 0;
@@ -840,24 +874,8 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
             grp->out[l] = local_base + global_at(clip->channels[members[l < n ? l : n - 1]].node);
         fill_group_keys(grp, clip, members, member_pre, w->merged > 0);
     }
-    if (ok) {
-        int loose = 0;
-        for (int k = 0; k < moving; k++)
-            if (group_of[k] < 0) w->loose[loose++] = moving_channels[k];
-        w->loose_count = loose;
-        w->one = w->group_count == 1 && loose == 0 && !w->groups[0].each;
-        w->solo_palette = w->one && w->groups[0].solo && w->groups[0].channel_count == 1 && w->global_count == 0 &&
-                          w->palette_run == offsetof(skv_kernels, run_palette);
-        w->vector_palette = w->one && !w->groups[0].solo && w->affine &&
-                            w->palette_run == offsetof(skv_kernels, run_palette) && globals_in_work(w) &&
-                            vector_frame_fits(w);
-        if (w->vector_palette && !vector_lists(w)) ok = 0;
-        w->vector_run = w->groups[0].channel_count > 4 ? offsetof(skv_kernels, vector_wide)
-                                                       : offsetof(skv_kernels, vector_palette);
-        if (w->solo_palette) prepare_terms(w, terms_room);
-        prepare_arcs(w, arc_room);
-    }
-    free(group_of), free(members), free(member_pre), free(times), free(strides);
+    ok = ok && settle_frame_kind(w, moving_channels, group_of, terms_room, arc_room);
+    free(group_of), free(members), free(member_pre);
     return ok ? 0 : -1;
 }
 /* Every rotation key with a length the reference normalises (its float
@@ -874,144 +892,180 @@ static int rotations_foldable(const skv_channel *ch)
     return 1;
 }
 
-skv_walk *walk_compile(const skv_model *model, const skv_clip *clip, skv_walk_bytes *held)
+/* The walk's lists and the compiler's arrays, at their bounds (each node
+ * adds at most one step to one list and one constant, each bone one
+ * palette entry and one constant), and the first two constants; 0 if
+ * memory ran out (compiler_free and walk_free then free what there is). */
+static int compiler_start(compiler *cc, const skv_model *model)
 {
     const skv_skeleton *sk = &model->skeleton;
     size_t nodes = sk->node_count > 0 ? (size_t)sk->node_count : 1;
     size_t bones = sk->bone_count > 0 ? (size_t)sk->bone_count : 1;
-    /* Steps address matrices by 32-bit byte offsets. */
-    if (nodes + bones + 2 > (size_t)INT32_MAX / (2 * sizeof(mat4))) return NULL;
-    skv_walk *w = calloc(1, sizeof *w);
-    compiler cc = {.sk = sk, .walk = w};
-    if (w) {
-        w->node_count = sk->node_count;
-        /* Bounds: each node adds at most one step to one list and one
-         * constant, each bone one palette entry and one constant. */
-        w->loose = malloc(nodes * sizeof *w->loose);
-        w->globals = malloc(nodes * sizeof *w->globals);
-        w->deferred = malloc(nodes * sizeof *w->deferred);
-        w->palette = malloc(bones * sizeof *w->palette);
-        w->fixed = malloc(bones * sizeof *w->fixed);
-        w->constants = malloc((nodes + bones + 2) * sizeof(mat4));
-        cc.state = malloc(nodes);
-        cc.ref = malloc(nodes * sizeof *cc.ref);
-        cc.anchor = malloc(nodes * sizeof *cc.anchor);
-        cc.chain = malloc(nodes * sizeof *cc.chain);
-        cc.moving = malloc(nodes * sizeof *cc.moving);
-        cc.pre = calloc(nodes, sizeof *cc.pre);
-    }
-    if (!w || !w->loose || !w->globals || !w->deferred || !w->palette || !w->fixed || !w->constants ||
-        !cc.state || !cc.ref || !cc.anchor || !cc.chain || !cc.moving || !cc.pre) {
-        walk_free(w);
-        free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain), free(cc.moving), free(cc.pre);
-        return NULL;
-    }
+    skv_walk *w = cc->walk = calloc(1, sizeof *w);
+    cc->sk = sk;
+    if (!w) return 0;
+    w->node_count = sk->node_count;
+    w->loose = malloc(nodes * sizeof *w->loose);
+    w->globals = malloc(nodes * sizeof *w->globals);
+    w->deferred = malloc(nodes * sizeof *w->deferred);
+    w->palette = malloc(bones * sizeof *w->palette);
+    w->fixed = malloc(bones * sizeof *w->fixed);
+    w->constants = malloc((nodes + bones + 2) * sizeof(mat4));
+    cc->state = malloc(nodes);
+    cc->ref = malloc(nodes * sizeof *cc->ref);
+    cc->anchor = malloc(nodes * sizeof *cc->anchor);
+    cc->chain = malloc(nodes * sizeof *cc->chain);
+    cc->moving = malloc(nodes * sizeof *cc->moving);
+    cc->pre = calloc(nodes, sizeof *cc->pre);
+    if (!w->loose || !w->globals || !w->deferred || !w->palette || !w->fixed || !w->constants || !cc->state ||
+        !cc->ref || !cc->anchor || !cc->chain || !cc->moving || !cc->pre)
+        return 0;
     mat4 identity = GLM_MAT4_IDENTITY_INIT;
-    int32_t one = add_constant(&cc, identity);
-    int32_t root = add_constant(&cc, model->global_inverse);
-    const int32_t local_base = global_at(sk->node_count);
+    cc->one = add_constant(cc, identity);
+    cc->root = add_constant(cc, model->global_inverse);
+    cc->local_base = global_at(sk->node_count);
+    return 1;
+}
 
-    for (int n = 0; n < sk->node_count; n++) {
-        int p = sk->parents[n];
-        int ch = clip ? clip->node_channel[n] : -1;
-        int moves = ch >= 0 && !channel_constant(&clip->channels[ch]);
-        mat4 key_local;
-        if (ch >= 0 && !moves) channel_first_local(&clip->channels[ch], key_local);
-        const float *fixed_local = ch >= 0 ? (const float *)key_local : (const float *)sk->rest_local[n];
-        if (!moves && (p < 0 || cc.state[p] == NODE_FIXED)) {
-            /* Posed once, here. */
-            mat4 g;
-            glm_mat4_mul((vec4 *)(p < 0 ? constant(&cc, root) : constant(&cc, cc.ref[p])), (vec4 *)fixed_local, g);
-            cc.state[n] = NODE_FIXED;
-            cc.ref[n] = add_constant(&cc, g);
-        } else if (moves) {
-            int32_t parent;
-            if (p < 0) parent = root;
-            else if (cc.state[p] != NODE_DEFERRED) parent = cc.ref[p];
-            else {
-                /* The first moving child of a rigid chain's end: that
-                 * global is formed once per frame, for all its children. */
-                add_step(w->globals, &w->global_count, cc.anchor[p], cc.chain[p], global_at(p));
-                cc.state[p] = NODE_WORK;
-                cc.ref[p] = parent = global_at(p);
-            }
-            int moving_index = w->sample_count++;
-            cc.moving[moving_index] = ch; /* sorted into groups and loose ones below */
-            cc.state[n] = NODE_WORK;
-            const double *unused_times;
-            size_t unused_stride;
-            int unused_count;
-            float unused_q[4], unused_s;
-            if (parent < 0 && !is_identity(constant(&cc, parent)) &&
-                groupable(&clip->channels[ch], &unused_times, &unused_stride, &unused_count) &&
-                similarity(constant(&cc, parent), unused_q, &unused_s) && rotations_foldable(&clip->channels[ch])) {
-                /* Under a constant similarity (a root under a scaling or
-                 * turning globalInverse, often) and in a time group: the
-                 * parent goes into the group's copy of the keys
-                 * (similarity, fill_group_keys) and the local is the
-                 * global, as under an identity below. */
-                cc.pre[moving_index] = parent;
-                w->folded++;
-                cc.ref[n] = local_base + global_at(n);
-                add_step(w->deferred, &w->deferred_count, one, cc.ref[n], global_at(n));
-            } else if (parent < 0 && is_identity(constant(&cc, parent))) {
-                /* Under an identity (often the root with an identity
-                 * globalInverse, or a scene node that is): the global is
-                 * the local itself, a product a frame saved; the products
-                 * read it where the sampler wrote it, and pose_globals
-                 * copies it into place (identity * local, exact). */
-                cc.ref[n] = local_base + global_at(n);
-                add_step(w->deferred, &w->deferred_count, one, cc.ref[n], global_at(n));
-            } else {
-                add_step(w->globals, &w->global_count, parent, local_base + global_at(n), global_at(n));
-                cc.ref[n] = global_at(n);
-            }
-        } else if (cc.state[p] == NODE_WORK) {
-            /* Rigid under a moving parent: not formed unless needed. */
-            cc.state[n] = NODE_DEFERRED;
-            cc.anchor[n] = cc.ref[p];
-            cc.chain[n] = add_constant(&cc, (vec4 *)fixed_local);
-        } else {
-            /* Rigid under a rigid chain: the chain grows by one node. */
-            mat4 chain;
-            glm_mat4_mul((vec4 *)constant(&cc, cc.chain[p]), (vec4 *)fixed_local, chain);
-            cc.state[n] = NODE_DEFERRED;
-            cc.anchor[n] = cc.anchor[p];
-            cc.chain[n] = add_constant(&cc, chain);
-        }
-    }
+static void compiler_free(compiler *cc)
+{
+    free(cc->state), free(cc->ref), free(cc->anchor), free(cc->chain), free(cc->moving), free(cc->pre);
+}
 
-    for (int b = 0; b < sk->bone_count; b++) {
-        int n = sk->bone_node[b];
-        int32_t out = global_at(b);
-        if (n < 0) {
-            add_step(w->fixed, &w->fixed_count, one, one, out); /* stays in bind pose */
-        } else if (cc.state[n] == NODE_FIXED) {
-            mat4 entry;
-            glm_mat4_mul((vec4 *)constant(&cc, cc.ref[n]), sk->bone_offset[b], entry);
-            add_step(w->fixed, &w->fixed_count, one, add_constant(&cc, entry), out);
-        } else if (cc.state[n] == NODE_WORK) {
-            add_step(w->palette, &w->palette_count, cc.ref[n], add_constant(&cc, sk->bone_offset[b]), out);
-        } else {
-            mat4 folded; /* the rigid chain times the offset */
-            glm_mat4_mul((vec4 *)constant(&cc, cc.chain[n]), sk->bone_offset[b], folded);
-            add_step(w->palette, &w->palette_count, cc.anchor[n], add_constant(&cc, folded), out);
-        }
+/* Moving node n (its channel ch), its parent p placed: the sampler
+ * writes its local each frame, and its global is the local (under an
+ * identity, or under a constant similarity taken into its keys) or one
+ * product a frame. */
+static void place_moving(compiler *cc, const skv_clip *clip, int n, int ch, int p)
+{
+    skv_walk *w = cc->walk;
+    int32_t parent;
+    if (p < 0) parent = cc->root;
+    else if (cc->state[p] != NODE_DEFERRED) parent = cc->ref[p];
+    else {
+        /* The first moving child of a rigid chain's end: that
+         * global is formed once per frame, for all its children. */
+        add_step(w->globals, &w->global_count, cc->anchor[p], cc->chain[p], global_at(p));
+        cc->state[p] = NODE_WORK;
+        cc->ref[p] = parent = global_at(p);
     }
-    for (int n = 0; n < sk->node_count; n++) {
-        if (cc.state[n] == NODE_FIXED) add_step(w->deferred, &w->deferred_count, one, cc.ref[n], global_at(n));
-        else if (cc.state[n] == NODE_DEFERRED)
-            add_step(w->deferred, &w->deferred_count, cc.anchor[n], cc.chain[n], global_at(n));
+    int moving_index = w->sample_count++;
+    cc->moving[moving_index] = ch; /* sorted into groups and loose ones later (group_channels) */
+    cc->state[n] = NODE_WORK;
+    const double *unused_times;
+    size_t unused_stride;
+    int unused_count;
+    float unused_q[4], unused_s;
+    if (parent < 0 && !is_identity(constant(cc, parent)) &&
+        groupable(&clip->channels[ch], &unused_times, &unused_stride, &unused_count) &&
+        similarity(constant(cc, parent), unused_q, &unused_s) && rotations_foldable(&clip->channels[ch])) {
+        /* Under a constant similarity (a root under a scaling or
+         * turning globalInverse, often) and in a time group: the
+         * parent goes into the group's copy of the keys
+         * (similarity, fill_group_keys) and the local is the
+         * global, as under an identity below. */
+        cc->pre[moving_index] = parent;
+        w->folded++;
+        cc->ref[n] = cc->local_base + global_at(n);
+        add_step(w->deferred, &w->deferred_count, cc->one, cc->ref[n], global_at(n));
+    } else if (parent < 0 && is_identity(constant(cc, parent))) {
+        /* Under an identity (often the root with an identity
+         * globalInverse, or a scene node that is): the global is
+         * the local itself, a product a frame saved; the products
+         * read it where the sampler wrote it, and pose_globals
+         * copies it into place (identity * local, exact). */
+        cc->ref[n] = cc->local_base + global_at(n);
+        add_step(w->deferred, &w->deferred_count, cc->one, cc->ref[n], global_at(n));
+    } else {
+        add_step(w->globals, &w->global_count, parent, cc->local_base + global_at(n), global_at(n));
+        cc->ref[n] = global_at(n);
     }
-    if (!by_depth(w->globals, w->global_count, sk->node_count)) {
-        walk_free(w);
-        free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain), free(cc.moving), free(cc.pre);
-        return NULL;
+}
+
+/* Node n's place in the walk, its parent's settled (parent-first order):
+ * posed once here where nothing above it moves (NODE_FIXED), moving
+ * (place_moving), or rigid under a moving node, its global a constant
+ * chain from that node's, formed only where needed (NODE_DEFERRED). */
+static void place_node(compiler *cc, const skv_clip *clip, int n)
+{
+    const skv_skeleton *sk = cc->sk;
+    int p = sk->parents[n];
+    int ch = clip ? clip->node_channel[n] : -1;
+    int moves = ch >= 0 && !channel_constant(&clip->channels[ch]);
+    mat4 key_local;
+    if (ch >= 0 && !moves) channel_first_local(&clip->channels[ch], key_local);
+    const float *fixed_local = ch >= 0 ? (const float *)key_local : (const float *)sk->rest_local[n];
+    if (!moves && (p < 0 || cc->state[p] == NODE_FIXED)) {
+        /* Posed once, here. */
+        mat4 g;
+        glm_mat4_mul((vec4 *)(p < 0 ? constant(cc, cc->root) : constant(cc, cc->ref[p])), (vec4 *)fixed_local, g);
+        cc->state[n] = NODE_FIXED;
+        cc->ref[n] = add_constant(cc, g);
+    } else if (moves) {
+        place_moving(cc, clip, n, ch, p);
+    } else if (cc->state[p] == NODE_WORK) {
+        /* Rigid under a moving parent: not formed unless needed. */
+        cc->state[n] = NODE_DEFERRED;
+        cc->anchor[n] = cc->ref[p];
+        cc->chain[n] = add_constant(cc, (vec4 *)fixed_local);
+    } else {
+        /* Rigid under a rigid chain: the chain grows by one node. */
+        mat4 chain;
+        glm_mat4_mul((vec4 *)constant(cc, cc->chain[p]), (vec4 *)fixed_local, chain);
+        cc->state[n] = NODE_DEFERRED;
+        cc->anchor[n] = cc->anchor[p];
+        cc->chain[n] = add_constant(cc, chain);
     }
-    w->affine = steps_affine(&cc, w->globals, w->global_count) && steps_affine(&cc, w->palette, w->palette_count);
+}
+
+/* Bone b's palette entry, by its node's place: written once per clip
+ * (fixed) where the node is posed once, else a product a frame from the
+ * node's global or its chain's moving anchor (the chain folded into the
+ * offset). */
+static void place_bone(compiler *cc, int b)
+{
+    const skv_skeleton *sk = cc->sk;
+    skv_walk *w = cc->walk;
+    int n = sk->bone_node[b];
+    int32_t out = global_at(b);
+    if (n < 0) {
+        add_step(w->fixed, &w->fixed_count, cc->one, cc->one, out); /* stays in bind pose */
+    } else if (cc->state[n] == NODE_FIXED) {
+        mat4 entry;
+        glm_mat4_mul((vec4 *)constant(cc, cc->ref[n]), sk->bone_offset[b], entry);
+        add_step(w->fixed, &w->fixed_count, cc->one, add_constant(cc, entry), out);
+    } else if (cc->state[n] == NODE_WORK) {
+        add_step(w->palette, &w->palette_count, cc->ref[n], add_constant(cc, sk->bone_offset[b]), out);
+    } else {
+        mat4 folded; /* the rigid chain times the offset */
+        glm_mat4_mul((vec4 *)constant(cc, cc->chain[n]), sk->bone_offset[b], folded);
+        add_step(w->palette, &w->palette_count, cc->anchor[n], add_constant(cc, folded), out);
+    }
+}
+
+/* The globals no frame forms (nodes posed once, rigid chains), for
+ * pose_globals. */
+static void defer_unformed(compiler *cc)
+{
+    skv_walk *w = cc->walk;
+    for (int n = 0; n < cc->sk->node_count; n++) {
+        if (cc->state[n] == NODE_FIXED) add_step(w->deferred, &w->deferred_count, cc->one, cc->ref[n], global_at(n));
+        else if (cc->state[n] == NODE_DEFERRED)
+            add_step(w->deferred, &w->deferred_count, cc->anchor[n], cc->chain[n], global_at(n));
+    }
+}
+
+/* Which of the kernels' product functions the globals' and the
+ * palette's steps take (kernels.h: run, run_affine, run_chain,
+ * run_palette), from what the steps are; the palette's steps prepared
+ * for a crowd's rows where they can be. */
+static void choose_runs(compiler *cc)
+{
+    skv_walk *w = cc->walk;
+    w->affine = steps_affine(cc, w->globals, w->global_count) && steps_affine(cc, w->palette, w->palette_count);
     w->palette_split = 1;
     for (int k = 0; k < w->palette_count; k++) w->palette_split &= w->palette[k].a >= 0 && w->palette[k].b < 0;
-    if (w->palette_split && w->palette_count > 0 && steps_affine(&cc, w->palette, w->palette_count))
+    if (w->palette_split && w->palette_count > 0 && steps_affine(cc, w->palette, w->palette_count))
         w->rows_pairs = rows_pairs(w); /* NULL if memory ran out: run_rows serves */
     /* Links: steps reading the step before's product (after by_depth,
      * only where a level holds one node: a tentacle, a long spine). */
@@ -1023,13 +1077,40 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip, skv_walk_by
     w->palette_run = !w->affine        ? offsetof(skv_kernels, run)
                    : w->palette_split ? offsetof(skv_kernels, run_palette)
                                       : offsetof(skv_kernels, run_affine);
-    free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain);
-    size_t room = held->terms < SOLO_MODEL_BYTES ? SOLO_MODEL_BYTES - held->terms : 0;
-    size_t arc_room = held->arcs < ARC_MODEL_BYTES ? ARC_MODEL_BYTES - held->arcs : 0;
-    size_t merge_room = held->merges < MERGE_MODEL_BYTES ? MERGE_MODEL_BYTES - held->merges : 0;
-    int grouped = !clip || group_channels(w, clip, cc.moving, cc.pre, local_base, room, arc_room, merge_room) == 0;
-    free(cc.moving), free(cc.pre);
-    if (!grouped) {
+}
+
+/* What is left of a model's budget (bytes) past what its walks hold. */
+static size_t room_left(size_t held, size_t budget)
+{
+    return held < budget ? budget - held : 0;
+}
+
+/* The steps, in order: every node placed (parent-first), every bone's
+ * palette entry, the globals left to pose_globals, the frame's globals
+ * reordered by depth, the product kernels chosen, then the moving
+ * channels sorted into time groups with their keys prepared, and the
+ * frame function picked for what all that settled. */
+skv_walk *walk_compile(const skv_model *model, const skv_clip *clip, skv_walk_bytes *held)
+{
+    const skv_skeleton *sk = &model->skeleton;
+    size_t nodes = sk->node_count > 0 ? (size_t)sk->node_count : 1;
+    size_t bones = sk->bone_count > 0 ? (size_t)sk->bone_count : 1;
+    /* Steps address matrices by 32-bit byte offsets. */
+    if (nodes + bones + 2 > (size_t)INT32_MAX / (2 * sizeof(mat4))) return NULL;
+    compiler cc = {0};
+    int ok = compiler_start(&cc, model);
+    skv_walk *w = cc.walk;
+    for (int n = 0; ok && n < sk->node_count; n++) place_node(&cc, clip, n);
+    for (int b = 0; ok && b < sk->bone_count; b++) place_bone(&cc, b);
+    if (ok) defer_unformed(&cc);
+    ok = ok && by_depth(w->globals, w->global_count, sk->node_count);
+    if (ok) choose_runs(&cc);
+    ok = ok && (!clip || group_channels(w, clip, cc.moving, cc.pre, cc.local_base,
+                                        room_left(held->terms, SOLO_MODEL_BYTES),
+                                        room_left(held->arcs, ARC_MODEL_BYTES),
+                                        room_left(held->merges, MERGE_MODEL_BYTES)) == 0);
+    compiler_free(&cc);
+    if (!ok) {
         walk_free(w);
         return NULL;
     }
