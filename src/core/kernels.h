@@ -89,7 +89,7 @@ typedef struct skv_rows_pair {
  * lists, a b that is a constant (palette, translations, a leaf's first
  * step) holds the constant's byte offset itself, not its complement:
  * every such b is one, and undoing the complement cost each product two
- * instructions (huesitos.fbx 18 a frame). */
+ * instructions. */
 typedef struct skv_walk_lists {
     const skv_walk_step *globals;
     const skv_walk_step *palette;
@@ -228,7 +228,7 @@ typedef struct skv_kernels {
     /* vector_palette for more channels (lists->lanes), sampled by the
      * set's own sample or sample_arc: a function of its own, so that
      * vector_palette makes no call and keeps no frame (with the call
-     * inside, its saved registers cost worm.dae 18 instructions a frame). */
+     * inside, its saved registers cost every few-bone frame). */
     void (*vector_wide)(const float *a, const float *b, float f, const int32_t *out, float *work,
                         const skv_walk_lists *lists, float *palette);
     /* A whole frame of a walk of one channel whose key pairs are
@@ -285,8 +285,8 @@ static inline int kernels_solo_step(const skv_solo *solo, double t, int *cursor,
  * in float: the same value as clamping the double first. No call: inline
  * in each kernel's frame, which keeps no stack frame for it. Its fix-up
  * steps are walk.c group_seek's, written out in each: one shared inline
- * function cost the one-channel frame 7 instructions in playback too
- * (box_nested 145.1 -> 152.1 a frame) and group_seek's seeks 3-19. */
+ * function cost the one-channel frame instructions in playback too, and
+ * group_seek's seeks. */
 static inline int kernels_solo_seek(const skv_solo *solo, double t, int *cursor, float *f)
 {
     const double *times = solo->times;

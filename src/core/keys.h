@@ -52,8 +52,8 @@ static inline double keys_loop_remainder(double ticks, double duration, double *
  * where it is there) loop a clip's time the same way, bit for bit, and
  * the frames pay no call for it.
  *
- * fmod's exact remainder without fmod's call (~100 instructions a frame,
- * libm's wrapper and its general algorithm). q = the quotient truncated
+ * fmod's exact remainder without fmod's call (libm's wrapper and its
+ * general algorithm, every frame). q = the quotient truncated
  * (ticks / duration rounded, so q is floor(ticks / duration) or one more:
  * rounding is monotonic and integers are representable); r = ticks - q *
  * duration by one fused multiply-add. That r is exact: ticks >= duration,
@@ -89,8 +89,7 @@ static inline double keys_clip_ticks(const skv_clip *clip, double seconds)
  * first frame, a time out of range), which keys_ticks_from goes on to.
  * For a frame whose code is then free of calls but the kernel's, a tail
  * call (walk.c, frame_vector). Not the first half of keys_ticks_from:
- * written so, solo_frame took 6 instructions a frame more
- * (box_nested_animation.dae 147.2 -> 153.2 a bone). */
+ * written so, solo_frame took more instructions a frame. */
 static inline int keys_ticks_step(double seconds, double ticks_per_second, double duration, double loops,
                                   double *ticks)
 {
@@ -104,8 +103,8 @@ static inline int keys_ticks_step(double seconds, double ticks_per_second, doubl
 /* keys_ticks for playback, from the whole loops before the last frame's
  * time (*loops, the pose's; updated): a time in the last frame's loop is
  * ticks - loops * duration by one fused multiply-add, without the
- * division, whose latency started every later loop's frame (few-bone
- * frames 2-5% faster; bench/NOTES.md v7m). The same
+ * division, whose latency started every later loop's frame (bench/NOTES.md
+ * v7m). The same
  * value bit for bit: the integer n = *loops that gives 0 <= r < duration
  * is floor(ticks / duration), as n one larger gives r < 0 and one smaller
  * r >= duration (fma rounds once, monotonically, and duration is a

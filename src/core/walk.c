@@ -47,7 +47,7 @@ static int float_key_before(const float *search, int n, float tf)
  * (animation_with_skeleton.fbx: 13 keys one tick apart, then 8 ticks),
  * where most random times fall the same way, the branches are predicted
  * and the pair is known at once; the conditional moves made every step
- * wait for the last (its seeks 6.0 -> 6.7 ns/bone). */
+ * wait for the last (slower seeks there: bench/NOTES.md v7h). */
 enum { SEEK_BRANCHES_KEYS = 16 };
 static int float_key_before_branches(const float *search, int n, float tf)
 {
@@ -64,8 +64,9 @@ static int float_key_before_branches(const float *search, int n, float tf)
  * after `cursor`'s (search[cursor] <= tf), or -1 if tf is at or past
  * the last of them:
  * playback where keys are denser than frames steps over several a frame
- * (ozz's run.fbx, 163 merged times in 0.67 s: 4 a frame at 60 fps, and
- * 95% of its frames came here). The compares are independent, where the
+ * (ozz's run.fbx, its time lines keyed as one: several keys a frame at
+ * 60 fps, and most of its frames come here). The compares are
+ * independent, where the
  * search's eight steps each wait for the last one's load. The padding
  * infinities keep the look inside the array. */
 static inline int float_key_ahead(const float *search, int cursor, float tf)
@@ -100,7 +101,7 @@ static inline int seek_guess(const walk_group *grp, double t, int cursor)
  * either guess is then settled on the exact times, where floats
  * round two keys together or the grid is off by one, so any guess gives
  * the reference's pair. Inline: out of line it cost the walks of several
- * groups playback instructions (Seymour 1918.5 -> 1924.7 Ir a frame). */
+ * groups instructions in playback too, where it does not run. */
 static inline int group_seek(const walk_group *grp, double t, int *cursor, float *f)
 {
     const double *times = grp->times;
@@ -124,7 +125,7 @@ static inline int group_seek(const walk_group *grp, double t, int *cursor, float
  * keys share the first key's time, the reference takes the first of them
  * there (t not after times[0]), which the next pair's step would not.
  * Marked likely: GCC then lays the frame functions out for it, the rest
- * after (walk_pose_all's prologue one instruction shorter, measured). */
+ * after (walk_pose_all's prologue shorter). */
 static inline int group_step(const walk_group *grp, double t, int *cursor, float *f)
 {
     const double *times = grp->times;
@@ -224,8 +225,8 @@ static inline void pose_group(const walk_group *grp, double ticks, int *cursors,
 }
 
 /* A crowd's palette rows: the prepared pairs, or run_rows. Out of line:
- * inlined into run_products, its branches cost a frame of the 1-bone
- * files ~0.9 ns (WusonSMD, WusonBlitz: 7.2 -> 8.1 ns). */
+ * inlined into run_products, its branches were on every frame's path,
+ * which the 1-bone files (WusonSMD, WusonBlitz) felt. */
 static __attribute__((noinline)) void walk_rows(const skv_walk *w, float *work, float *palette,
                                                 const skv_kernels *kernels)
 {
@@ -348,9 +349,8 @@ int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursor
  * CPU with FMA (NAME_fma; FRAME_FOR_CPU picks), where the clip time's
  * fused multiply-add (keys_ticks_from, past the first loop) is one
  * instruction instead of libm's call, the same exact result (it rounds
- * once either way): 11-12 instructions a frame fewer (huesitos 115.1
- * -> 113.9 Ir/bone, Fox 84.8 -> 84.3, BCN 62.3 -> 62.1; no change in
- * ns/bone measurable). */
+ * once either way): a dozen instructions a frame fewer, no time
+ * measurably saved (bench/NOTES.md). */
 #define FRAME_FUNCTION(attributes, name, body)                                                                         \
     attributes static void name(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose)               \
     {                                                                                                                  \
@@ -413,8 +413,8 @@ static void frame_solo(const skv_walk *w, const skv_clip *clip, double seconds, 
  * (globals_owed set first) so that it is a tail call. In playback's case
  * (keys_ticks_step, group_step) the FMA build makes no other
  * call, so it keeps no stack frame and saves two registers, not five
- * (the plain build calls libm's fma there): the saves and restores were
- * 10 of a 3-bone frame's ~390 instructions, on the chain to the kernel.
+ * (the plain build calls libm's fma there): saves and restores are on
+ * the chain to the kernel, which a few-bone frame feels.
  * A time past group_step (a seek, a time off the keys) goes to
  * frame_vector_key with the clip time computed; a crowd's rows, a loop's
  * first frame or a time out of range to frame_vector_rest, the full path.
@@ -531,8 +531,8 @@ void walk_deferred(const skv_walk *w, float *work, const skv_kernels *kernels)
  * most HL1 .mdl idles, a one-frame SMD): every palette entry is fixed,
  * written when the clip was settled (walk_fixed), and no global is formed
  * a frame; what is left is whether pose_globals owes the deferred ones.
- * The general frame did the same work in 92-97 instructions (the clip
- * time, the empty group loop, an empty product call). */
+ * The general frame took the long way to the same (the clip time, the
+ * empty group loop, an empty product call). */
 static void frame_still(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose)
 {
     (void)clip, (void)seconds;

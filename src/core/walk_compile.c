@@ -254,18 +254,18 @@ static int group_set_times(walk_group *grp, const double *times, int count)
  * model as the arcs are): a file whose exporter reduced each curve's keys
  * on its own (ozz's run.fbx: 55 channels on 21 time lines, 930 keys, their
  * union 163 times, 10.7x) otherwise pays a key pair, a cursor and a lane
- * gathering per line each frame (run.fbx 132.9 -> 82.7 Ir/bone, 13.0 ->
- * ~8 ns/bone keyed as one, its keys 77 KB -> 417 KB). 1 MB of keys leaves
- * their arcs (~2.1x) inside ARC_GROUP_BYTES. */
+ * gathering per line each frame: keyed as one its frames cost far less,
+ * for keys several times the size (bench/NOTES.md v7q). 1 MB of keys
+ * leaves their arcs (~2.1x) inside ARC_GROUP_BYTES. */
 enum { MERGE_GROUP_BYTES = 1 << 20, MERGE_MODEL_BYTES = 32 << 20 };
 
 /* The time groups as one keyed at the union of their times, where that
- * costs at most three times the keys they hold (twice until 2026-11-25:
- * Seymour's 5 groups of 11 channels, keyed as one at 3x, 11.1 -> 8.3
- * ns/bone; three channels on three lines that share no time always reach
- * exactly 3x) or, past that, fits MERGE_GROUP_BYTES and `room` (the
- * model's MERGE_MODEL_BYTES left; charged to w->merge_bytes): every
- * group's times strictly increasing (a step, two keys at one time, stays
+ * costs at most three times the keys they hold (Seymour's 5 groups of 11
+ * channels need 3x, and gain by it: bench/NOTES.md v7k; three channels
+ * on three lines that share no time always reach exactly 3x) or, past
+ * that, fits MERGE_GROUP_BYTES and `room` (the model's
+ * MERGE_MODEL_BYTES left; charged to w->merge_bytes): every group's
+ * times strictly increasing (a step, two keys at one time, stays
  * as it is), every member's rotations unit, and not a single channel
  * that would cost a lane block (below). group_of's groups all become
  * group 0. Returns 0 (kept or merged), -1 if memory ran out. */
@@ -286,9 +286,9 @@ static int merge_time_lines(skv_walk *w, const skv_clip *clip, const int *moving
     /* Two lines, one of them a single channel (the one-channel sampler),
      * where keyed as one the channels would take a block of 16 lanes more
      * than the other line fills: BCN_Epileptic.X, 16 channels and 1,
-     * took two blocks, 15 lanes padding (4.2 -> 4.4 ns/bone on AVX-512).
-     * The only shape measured; three lines and more are keyed as one
-     * (Testwuson.X's Wuson_Run: 29 channels, 1 and 1). */
+     * took two blocks, 15 lanes padding, and its frames got slower on
+     * AVX-512. The only shape measured; three lines and more are keyed as
+     * one (Testwuson.X's Wuson_Run: 29 channels, 1 and 1). */
     if (w->group_count == 2 && (w->groups[0].channel_count == 1 || w->groups[1].channel_count == 1)) {
         int other = w->groups[0].channel_count == 1 ? w->groups[1].channel_count : w->groups[0].channel_count;
         int blocks = (channels + SKV_LANE_BLOCK - 1) / SKV_LANE_BLOCK;
@@ -469,13 +469,13 @@ static int frame_reads(const skv_walk *w, int32_t at)
  * (its step's product) and L a local, is formed as A (L b): L b starts
  * as soon as the sampler has written L, beside A's products, and the
  * entry is one product less deep (a 3-bone chain's frame waited for
- * three products after the sampler, now two: worm.dae 14.5 -> 12.8
- * ns/bone, bench/NOTES.md v7o). The same number of products: G's step
+ * three products after the sampler, now two: bench/NOTES.md v7o). The
+ * same number of products: G's step
  * leaves the frame for the deferred list, at its head (A and L are in
  * work after the frame; deferred steps reading G come after it), as
  * pose_globals forms the globals the palette does not need. Products
  * associated the other way round: the entry differs from G b by float
- * rounding, well inside the reference's tolerance (test_anim). The
+ * rounding, well inside the reference's tolerance (test_anim_walk). The
  * deferred list has room: each node is in at most one of globals and
  * deferred before. `translating`: per palette step, whether its b only
  * translates. The globals kept (w->vector_globals); -1 if memory ran
@@ -646,12 +646,9 @@ static int globals_in_work(const skv_walk *w)
 /* vector_palette takes one 4-lane vector; more channels take vector_wide,
  * the sampler of its set (AVX2's 8 lanes, AVX-512's 16) and the same
  * products in one call: frame_one's bookkeeping and two product calls
- * saved (huesitos.fbx 114.7 -> 109.7 Ir a bone, 10.4-11.1 -> 10.0-10.4
- * ns; Fox 84.4 -> 80.0 Ir; bench/NOTES.md v7p). Not a chain's globals
- * (run_chain keeps each link in registers; the affine steps one after the
- * other made the tentacle 9.5 -> 12.1 ns/bone). On the AVX-512 Xeon
- * (bench/NOTES.md v7r) vector_wide was also the faster frame: RiggedFigure
- * 5.3 -> 3.8 ns/bone, Bob 6.8 -> 6.3, robot 8.0 -> 7.4. */
+ * saved (bench/NOTES.md v7p; on AVX-512 too, v7r). Not a chain's globals:
+ * run_chain keeps each link in registers, and the affine steps one after
+ * the other made the tentacle's frames slower. */
 static int vector_frame_fits(const skv_walk *w)
 {
     if (w->groups[0].channel_count <= 4) return 1;
@@ -676,15 +673,15 @@ static int exact_grid(const double *times, int count, double key_rate)
  * model's walks all together this much: a pair grows with the palette
  * entries on the moving node (38.8 KB for 100, from a 24-byte key), and
  * each clip of a file compiles a walk, so 300 clips of 100 keys held
- * 1.16 GB. Past it a walk samples (solo_palette: as exact, ~70 Ir a
- * frame more). */
+ * 1.16 GB. Past it a walk samples (solo_palette: as exact, a little
+ * slower). */
 enum { SOLO_TERMS_BYTES = 4 << 20, SOLO_MODEL_BYTES = 32 << 20 };
 /* A group's prepared arcs take this much at most (2.1 times its keys,
  * which they replace: a group of 16 channels and ~3,000 keys), and a
  * model's all together this much, a budget of their own: the pairs
  * above are worth more a frame, and arcs charged to their budget left
  * later clips without them (a helper's review). Past it a group keeps
- * its keys (the lanes' sampler: as exact, ~10% more instructions). */
+ * its keys (the lanes' sampler: as exact, a little slower). */
 enum { ARC_GROUP_BYTES = 4 << 20, ARC_MODEL_BYTES = 32 << 20 };
 
 /* Every pair of the group prepared into `terms` (`weighted`: for
@@ -702,7 +699,7 @@ static int prepare_pairs(const skv_walk *w, int weighted, float *terms, size_t f
 /* solo_palette's walk: its group's key pairs prepared for solo_frame
  * (w->terms, w->solo), where the palette's steps all take the channel's
  * local: for unit rotation keys, else weighted (kernels.h,
- * solo_frame_weighted, ~25 instructions more a frame); otherwise
+ * solo_frame_weighted, the keys' lengths in the weights); otherwise
  * w->terms stays NULL (out of memory too: the walk works without them). */
 static void prepare_terms(skv_walk *w, size_t room)
 {
@@ -734,8 +731,8 @@ static void prepare_terms(skv_walk *w, size_t room)
  * gets its key pairs prepared as arcs (kernels.h, sample_arc), in place
  * of its keys, while `room` (bytes) lasts: the frame then waits on a
  * sine series and two products instead of the slerp's dot product, arc
- * weights, normalisation and division (worm.dae 19.0 -> 15.3 ns a bone,
- * 147.7 -> 131.0 instructions; bench/NOTES.md v7l). A group that cannot
+ * weights, normalisation and division (bench/NOTES.md v7l). A group
+ * that cannot
  * keeps its keys (the lanes' sampler). After vector_lists, which reads
  * the keys. */
 static void prepare_arcs(skv_walk *w, size_t room)
@@ -855,8 +852,8 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
         /* One small group alone gains nothing from sharing; a group of
          * one channel takes the one-channel sampler. Two channels take a
          * 4-lane vector, half of it padding: since the lanes' chain was
-         * shortened that is cheaper than two one-channel calls
-         * (anim_test.x 107.2 -> 88.7 Ir a bone, 12.7 -> 10.3 ns). */
+         * shortened that is cheaper than two one-channel calls (anim_test.x,
+         * bench/NOTES.md v7k). */
         grp->each = n < 4 && small_groups > 1 && small_channels > 2;
         grp->solo = !grp->each && n == 1;
         grp->lane_count = grp->each || grp->solo ? n : (n + SKV_LANE_BLOCK - 1) / SKV_LANE_BLOCK * SKV_LANE_BLOCK;
