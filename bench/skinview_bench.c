@@ -408,18 +408,18 @@ static double crowd_draw_ms(const char *path, int count, int rounds)
     skv_target target;
     double ms = -1.0;
     if (scene_set_instances(&scene, count, 0, &err) == SKV_OK && gpu_headless_create(&gpu, 0, &err) == SKV_OK) {
-        if (render_create(&renderer, &scene.model, &err) == SKV_OK &&
-            render_enable_crowd(&renderer, &scene.model, count, &err) == SKV_OK &&
+        if (render_create(&renderer, scene.model, &err) == SKV_OK &&
+            render_enable_crowd(&renderer, scene.model, count, &err) == SKV_OK &&
             target_create(&target, 512, 512, &err) == SKV_OK) {
             double *t = malloc((size_t)rounds * sizeof *t);
             skv_frame_desc frame;
             scene_frame(&scene, 0.0, 512, 512, &frame); /* poses once; only drawing is timed */
             target_bind(&target);
-            render_frame(&renderer, &scene.model, &frame);
+            render_frame(&renderer, scene.model, &frame);
             glFinish();
             for (int r = 0; r < rounds; r++) {
                 double a = now_ns();
-                render_frame(&renderer, &scene.model, &frame);
+                render_frame(&renderer, scene.model, &frame);
                 glFinish();
                 t[r] = (now_ns() - a) / 1e6;
             }
@@ -534,7 +534,7 @@ static int crowd_frame_time(skv_scene *scene, skv_renderer *renderer, int count,
                             skv_error *err)
 {
     if (scene_set_instances(scene, count, 0, err) != SKV_OK) return -1;
-    if (render_enable_crowd(renderer, &scene->model, count, err) != SKV_OK) return -1;
+    if (render_enable_crowd(renderer, scene->model, count, err) != SKV_OK) return -1;
     double *pose = malloc((size_t)rounds * sizeof *pose), *draw = malloc((size_t)rounds * sizeof *draw);
     if (!pose || !draw) {
         free(pose), free(draw);
@@ -549,14 +549,14 @@ static int crowd_frame_time(skv_scene *scene, skv_renderer *renderer, int count,
     double warm_until = now_ns() + 0.3e9;
     for (int f = 0; f < 3 || now_ns() < warm_until; f++) {
         scene_frame(scene, f / 60.0, 512, 512, &frame);
-        render_frame(renderer, &scene->model, &frame);
+        render_frame(renderer, scene->model, &frame);
         glFinish();
     }
     for (int r = 0; r < rounds; r++) {
         double a = now_ns();
         scene_frame(scene, (r + 1) / 60.0, 512, 512, &frame);
         double b = now_ns();
-        render_frame(renderer, &scene->model, &frame);
+        render_frame(renderer, scene->model, &frame);
         glFinish();
         double c = now_ns();
         pose[r] = (b - a) / 1e6;
@@ -598,7 +598,7 @@ static int bench_crowd_fps(const char *const *models, int count, int rounds, int
                 failed = 1;
                 continue;
             }
-            if (render_create(&renderer, &scene.model, &err) != SKV_OK) {
+            if (render_create(&renderer, scene.model, &err) != SKV_OK) {
                 fprintf(stderr, "skinview-bench: %s: %s\n", models[m], err.message);
                 render_destroy(&renderer);
                 scene_free(&scene);
@@ -622,7 +622,7 @@ static int bench_crowd_fps(const char *const *models, int count, int rounds, int
                 else
                     printf("%-20s %-4s %8d characters: pose %8.2f ms + draw %8.2f ms = %8.2f ms (%.3f G vertices/s) %s\n",
                            name, mode_names[k], n, t.pose, t.draw, t.pose + t.draw,
-                           (double)n * scene.model.vertex_count / (t.draw * 1e6), ok ? "fits 60 fps" : "");
+                           (double)n * scene.model->vertex_count / (t.draw * 1e6), ok ? "fits 60 fps" : "");
                 if (ok) {
                     fits = n;
                     at_fits = t;
@@ -681,7 +681,7 @@ static int bench_msaa(int json, int rounds)
             failed++;
             continue;
         }
-        skv_result r = render_create(&renderer, &scene.model, &err);
+        skv_result r = render_create(&renderer, scene.model, &err);
         for (; r == SKV_OK && made < COUNTS; made++)
             r = target_create_msaa(&targets[made], WIDTH, HEIGHT, samples[made], &err);
         if (r == SKV_OK) {
@@ -689,14 +689,14 @@ static int bench_msaa(int json, int rounds)
             scene_frame(&scene, 0.5, WIDTH, HEIGHT, &frame); /* posed once: only drawing is timed */
             for (int k = 0; k < COUNTS; k++) { /* first use of each target, untimed */
                 target_bind(&targets[k]);
-                render_frame(&renderer, &scene.model, &frame);
+                render_frame(&renderer, scene.model, &frame);
                 target_read_rgba(&targets[k], rgba);
             }
             for (int round = 0; round < rounds; round++)
                 for (int k = 0; k < COUNTS; k++) {
                     double a = now_ns();
                     target_bind(&targets[k]);
-                    render_frame(&renderer, &scene.model, &frame);
+                    render_frame(&renderer, scene.model, &frame);
                     target_read_rgba(&targets[k], rgba);
                     t[k * rounds + round] = (now_ns() - a) / 1e6;
                 }
@@ -816,7 +816,7 @@ static int bench_influences(const char *path, int rounds, int json)
             failed = 1;
             break;
         }
-        const skv_model *m = &scene.model;
+        const skv_model *m = scene.model;
         vertices = m->vertex_count;
         for (int i = 0; i < m->mesh_count; i++) most = m->meshes[i].max_influences > most ? m->meshes[i].max_influences : most;
         float *positions = malloc((size_t)(vertices > 0 ? vertices : 1) * 3 * sizeof(float));

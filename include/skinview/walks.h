@@ -17,7 +17,9 @@
 typedef struct skv_walks skv_walks;
 
 /* The walks of `model`, none compiled yet, into *walks. The model must
- * outlive them. SKV_ERR_MEMORY when memory runs out. */
+ * outlive them and stay where it is: they keep its address (a struct
+ * that holds a model and may be moved as a value keeps it on the heap:
+ * the scene does). SKV_ERR_MEMORY when memory runs out. */
 skv_result walks_create(skv_walks **walks, const skv_model *model);
 void walks_destroy(skv_walks *walks); /* NULL is fine */
 

@@ -52,7 +52,10 @@ typedef struct skv_clock {
 } skv_clock;
 
 typedef struct skv_scene {
-    skv_model model;
+    /* On the heap, so that the scene may be moved as a value (the window
+     * replaces its scene with a dropped model's so): the walks keep the
+     * model's address. */
+    skv_model *model;
     skv_walks *walks; /* the model's (walks.h): every pose of the scene goes through them */
     skv_clock clock; /* starts at 0 s, speed 1, playing */
     skv_pose pose;

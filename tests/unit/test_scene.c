@@ -5,6 +5,8 @@
  * Usage: test_scene Fox.glb [MODEL ANIM] */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "scene.h"
 #include "check.h"
@@ -44,7 +46,7 @@ static void test_add_clips(const char *model_path, const char *anim_path)
     skv_scene scene;
     skv_error err;
     CHECK(scene_load(&scene, model_path, NULL, NULL, &err) == SKV_OK);
-    const skv_model *m = &scene.model;
+    const skv_model *m = scene.model;
     skv_pose ref;
     CHECK(pose_create(&ref, &m->skeleton) == SKV_OK);
     skv_view_options view = scene.view;
@@ -79,6 +81,40 @@ static void test_add_clips(const char *model_path, const char *anim_path)
     scene_free(&scene);
 }
 
+/* A scene moved as a value (the window replacing its scene with a
+ * dropped model's: loaded beside it, then copied over it) poses and
+ * frames as before the move, its clip switch included, with the struct
+ * it was loaded into gone (freed and overwritten here: under ASan a read
+ * of it is a use after free). */
+static void test_scene_moved(const char *path)
+{
+    skv_scene *loaded = malloc(sizeof *loaded);
+    skv_scene scene;
+    skv_error err;
+    CHECK(loaded && scene_load(loaded, path, "Walk", NULL, &err) == SKV_OK);
+    if (!loaded) return;
+    scene = *loaded;
+    memset(loaded, 0xa5, sizeof *loaded);
+    free(loaded);
+    const skv_model *m = scene.model;
+    skv_pose ref;
+    CHECK(pose_create(&ref, &m->skeleton) == SKV_OK);
+    int run = model_find_clip(m, "Run");
+    CHECK(run >= 0 && scene_switch_clip(&scene, run, &err) == SKV_OK);
+    double worst = 0.0;
+    for (int f = 0; f < 10; f++) {
+        skv_frame_desc frame;
+        scene.fade_clip = -1; /* the clip alone, no cross-fade */
+        scene_frame(&scene, f / 30.0, 64, 64, &frame);
+        pose_evaluate_reference(&ref, m, run, f / 30.0);
+        worst = fmax(worst, palette_gap(m, (const mat4 *)scene.pose.palette, (const mat4 *)ref.palette));
+    }
+    printf("a scene moved: its pose from the reference %.2g\n", worst);
+    CHECK(worst < 1e-5);
+    pose_destroy(&ref);
+    scene_free(&scene);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -86,14 +122,15 @@ int main(int argc, char **argv)
         return 2;
     }
     if (argc >= 4) test_add_clips(argv[2], argv[3]);
+    test_scene_moved(argv[1]);
     skv_scene scene;
     skv_error err;
     CHECK(scene_load(&scene, argv[1], "Walk", NULL, &err) == SKV_OK);
-    int walk = model_find_clip(&scene.model, "Walk"), run = model_find_clip(&scene.model, "Run");
+    int walk = model_find_clip(scene.model, "Walk"), run = model_find_clip(scene.model, "Run");
     CHECK(walk >= 0 && run >= 0);
     skv_pose ref;
-    CHECK(pose_create(&ref, &scene.model.skeleton) == SKV_OK);
-    const skv_model *m = &scene.model;
+    CHECK(pose_create(&ref, &scene.model->skeleton) == SKV_OK);
+    const skv_model *m = scene.model;
 
     /* Walk was at 0.2 s when Run was picked; the fade takes 0.5 s of Run. */
     scene.fade_seconds = 0.5;
