@@ -11,8 +11,8 @@
  * its case in keys_blend.
  *
  * What runs per key is inline here: every evaluator inlines the same
- * code (the reference costs what it did when it was written in
- * anim_ref.c); keys.c holds the search and what only compiles use. */
+ * code, and the reference pays no call for it; keys.c holds the search
+ * and what only compiles use. */
 #ifndef SKV_KEYS_H
 #define SKV_KEYS_H
 
@@ -282,14 +282,20 @@ static inline void keys_quat_mat4(const float q[4], mat4 out)
 }
 
 /* A node's local transform T * R * S from its sampled T, R (keys_quat_mat4)
- * and S. */
+ * and S. R's columns are scaled as they are formed, not read back from
+ * `out`: a vector load of floats just stored one by one waits for the
+ * stores (a failed store forward), which slowed the reference. The same
+ * products, so the same bits as scaling `out` in place. */
 static inline void keys_local(const float t[3], const float q[4], const float s[3], mat4 out)
 {
-    keys_quat_mat4(q, out); /* its last column 0 0 0 1 */
-    for (int a = 0; a < 3; a++) glm_vec4_scale(out[a], s[a], out[a]); /* R's columns scaled */
+    mat4 r;
+    keys_quat_mat4(q, r);
+    for (int a = 0; a < 3; a++) /* R's columns scaled */
+        for (int k = 0; k < 4; k++) out[a][k] = r[a][k] * s[a];
     out[3][0] = t[0];
     out[3][1] = t[1];
     out[3][2] = t[2];
+    out[3][3] = 1.0f;
 }
 
 /* The linear mode's value at t, in double precision, on the curve
