@@ -153,7 +153,7 @@ static struct aiQuaternion slerp_keys(const struct aiQuatKey *k, unsigned n, dou
 static void naive_evaluate(naive *nv, const skv_clip *clip, double seconds)
 {
     const skv_skeleton *sk = &nv->model->skeleton;
-    double ticks = clip ? anim_clip_ticks(clip, seconds) : 0.0;
+    double ticks = clip ? keys_clip_ticks(clip, seconds) : 0.0;
     memset(nv->bone_done, 0, (size_t)sk->bone_count);
     if (nv->anim) memset(nv->channel_done, 0, nv->anim->mNumChannels);
     for (int n = 0; n < sk->node_count; n++) {
@@ -295,7 +295,10 @@ static int bench_model(const char *path, int rounds, int frames, int kernel, int
     nv.bone_done = calloc((size_t)(res->bones ? res->bones : 1), 1);
     nv.channel_done = calloc(nv.anim ? nv.anim->mNumChannels + 1 : 1, 1);
     float *positions = malloc((size_t)model.vertex_count * 3 * sizeof(float) + 1);
-    if (pose_create(&pose, &model.skeleton) != SKV_OK || !nv.palette || !positions) return -1;
+    skv_walks *walks;
+    if (walks_create(&walks, &model) != SKV_OK || pose_create(&pose, &model.skeleton) != SKV_OK || !nv.palette ||
+        !positions)
+        return -1;
     pose.walk_kernel = kernel;
     for (int b = 0; b < res->bones; b++) glm_mat4_identity(nv.palette[b]);
 
@@ -314,7 +317,7 @@ static int bench_model(const char *path, int rounds, int frames, int kernel, int
     /* Correctness first: same matrices at every playback frame. */
     for (int f = 0; f < frames; f++) {
         naive_evaluate(&nv, c, f / 60.0);
-        pose_evaluate(&pose, &model, clip, f / 60.0);
+        pose_evaluate(&pose, walks, clip, f / 60.0);
         res->max_diff = fmax(res->max_diff, palette_difference(nv.palette, pose.palette, res->bones));
         pose_evaluate_reference(&ref_pose, &model, clip, f / 60.0);
         res->max_diff = fmax(res->max_diff, palette_difference(nv.palette, ref_pose.palette, res->bones));
@@ -324,13 +327,13 @@ static int bench_model(const char *path, int rounds, int frames, int kernel, int
         double a = now_ns();
         for (int f = 0; f < frames; f++) naive_evaluate(&nv, c, f / 60.0);
         double a2 = now_ns();
-        for (int f = 0; f < frames; f++) pose_evaluate(&pose, &model, clip, f / 60.0); /* warm, untimed */
+        for (int f = 0; f < frames; f++) pose_evaluate(&pose, walks, clip, f / 60.0); /* warm, untimed */
         double b = now_ns();
-        for (int f = 0; f < frames; f++) pose_evaluate(&pose, &model, clip, f / 60.0);
+        for (int f = 0; f < frames; f++) pose_evaluate(&pose, walks, clip, f / 60.0);
         double d = now_ns();
-        for (int f = 0; f < frames; f++) pose_evaluate(&pose, &model, clip, seeks[f]); /* warm, untimed */
+        for (int f = 0; f < frames; f++) pose_evaluate(&pose, walks, clip, seeks[f]); /* warm, untimed */
         double d2 = now_ns();
-        for (int f = 0; f < frames; f++) pose_evaluate(&pose, &model, clip, seeks[f]);
+        for (int f = 0; f < frames; f++) pose_evaluate(&pose, walks, clip, seeks[f]);
         double e = now_ns();
         skin_blend(&model, pose.palette, positions, NULL);
         double g = now_ns();
@@ -348,7 +351,7 @@ static int bench_model(const char *path, int rounds, int frames, int kernel, int
     for (int r = 0; r < rounds; r++) {
         for (size_t i = 0; i < EVICT_BYTES; i += 64) evict[i] = (unsigned char)(evict[i] + 1);
         double c0 = now_ns();
-        for (int f = 0; f < frames; f++) pose_evaluate(&pose, &model, clip, seeks[f]);
+        for (int f = 0; f < frames; f++) pose_evaluate(&pose, walks, clip, seeks[f]);
         cold_t[r] = (now_ns() - c0) / frames;
     }
     (void)sink;
@@ -364,6 +367,7 @@ static int bench_model(const char *path, int rounds, int frames, int kernel, int
     free(naive_t), free(play_t), free(seek_t), free(skin_t), free(seeks), free(positions), free(nv.palette), free(nv.bone_done), free(nv.channel_done);
     free(nv.rest), free(nv.global);
     pose_destroy(&pose);
+    walks_destroy(walks);
     model_free(&model);
     aiReleaseImport(scene);
     return 0;
@@ -373,10 +377,11 @@ static int bench_model(const char *path, int rounds, int frames, int kernel, int
 
 /* CPU ms per frame to pose `count` characters on `threads` threads
  * (median of `rounds` rounds of 30 frames). */
-static double crowd_pose_ms(const skv_model *model, int count, int threads, int rounds)
+static double crowd_pose_ms(skv_walks *walks, int count, int threads, int rounds)
 {
     skv_crowd crowd;
-    if (crowd_create(&crowd, model, count, model->clip_count > 0 ? 0 : -1, 0, threads) != SKV_OK) return -1.0;
+    if (crowd_create(&crowd, walks, count, walks_model(walks)->clip_count > 0 ? 0 : -1, 0, threads) != SKV_OK)
+        return -1.0;
     double *t = malloc((size_t)rounds * sizeof *t);
     enum { FRAMES = 30 };
     crowd_evaluate(&crowd, 0.0); /* first touch of every buffer */
@@ -403,18 +408,18 @@ static double crowd_draw_ms(const char *path, int count, int rounds)
     skv_target target;
     double ms = -1.0;
     if (scene_set_instances(&scene, count, 0, &err) == SKV_OK && gpu_headless_create(&gpu, 0, &err) == SKV_OK) {
-        if (render_create(&renderer, &scene.model, &err) == SKV_OK &&
-            render_enable_crowd(&renderer, &scene.model, count, &err) == SKV_OK &&
+        if (render_create(&renderer, scene.model, &err) == SKV_OK &&
+            render_enable_crowd(&renderer, scene.model, count, &err) == SKV_OK &&
             target_create(&target, 512, 512, &err) == SKV_OK) {
             double *t = malloc((size_t)rounds * sizeof *t);
             skv_frame_desc frame;
             scene_frame(&scene, 0.0, 512, 512, &frame); /* poses once; only drawing is timed */
             target_bind(&target);
-            render_frame(&renderer, &scene.model, &frame);
+            render_frame(&renderer, scene.model, &frame);
             glFinish();
             for (int r = 0; r < rounds; r++) {
                 double a = now_ns();
-                render_frame(&renderer, &scene.model, &frame);
+                render_frame(&renderer, scene.model, &frame);
                 glFinish();
                 t[r] = (now_ns() - a) / 1e6;
             }
@@ -435,8 +440,14 @@ static int bench_crowd(int json)
     const char *bcn = "/usr/share/assimp/models/X/BCN_Epileptic.X";
     skv_model model;
     skv_error err;
+    skv_walks *walks;
     if (import_model(bcn, &(skv_import_desc){.trusted = 1}, &model, &err) != SKV_OK) {
         fprintf(stderr, "skinview-bench: %s: %s\n", bcn, err.message);
+        return 1;
+    }
+    if (walks_create(&walks, &model) != SKV_OK) {
+        fprintf(stderr, "skinview-bench: out of memory\n");
+        model_free(&model);
         return 1;
     }
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -445,7 +456,7 @@ static int bench_crowd(int json)
      * streaming stores; locals and globals go to the thread's work block,
      * which stays in the cache; the cursors and the pose's pointers are
      * one or two cache lines of the character's own state. */
-    const skv_walk *w = walk_clip(&model, model.clip_count > 0 ? 0 : -1);
+    const skv_walk *w = walks_clip(walks, model.clip_count > 0 ? 0 : -1);
     skv_walk_stats st = {0};
     if (w) walk_stats(w, &st);
     size_t palette_bytes = (size_t)st.palette * SKV_ROWS_FLOATS * sizeof(float); /* 3x4 rows, 48 bytes */
@@ -462,8 +473,8 @@ static int bench_crowd(int json)
                palette_bytes, st.palette, scratch_bytes, state_bytes);
     int counts[2] = {1000, 10000};
     for (int i = 0; i < 2; i++) {
-        double one = crowd_pose_ms(&model, counts[i], 1, 7);
-        double all = crowd_pose_ms(&model, counts[i], 0, 7);
+        double one = crowd_pose_ms(walks, counts[i], 1, 7);
+        double all = crowd_pose_ms(walks, counts[i], 0, 7);
         if (json)
             printf("{\"crowd\":\"pose\",\"model\":\"BCN_Epileptic.X\",\"characters\":%d,\"threads\":%ld,"
                    "\"ms_per_frame\":%.3f,\"ms_per_frame_one_thread\":%.3f}\n",
@@ -472,6 +483,7 @@ static int bench_crowd(int json)
             printf("pose %5d BCN characters: %7.2f ms/frame on %ld threads (%.2f ms on 1: %.2fx)\n", counts[i], all,
                    cores, one, one / all);
     }
+    walks_destroy(walks);
     model_free(&model);
     int draws[2] = {100, 1000};
     for (int i = 0; i < 2; i++) {
@@ -522,7 +534,7 @@ static int crowd_frame_time(skv_scene *scene, skv_renderer *renderer, int count,
                             skv_error *err)
 {
     if (scene_set_instances(scene, count, 0, err) != SKV_OK) return -1;
-    if (render_enable_crowd(renderer, &scene->model, count, err) != SKV_OK) return -1;
+    if (render_enable_crowd(renderer, scene->model, count, err) != SKV_OK) return -1;
     double *pose = malloc((size_t)rounds * sizeof *pose), *draw = malloc((size_t)rounds * sizeof *draw);
     if (!pose || !draw) {
         free(pose), free(draw);
@@ -537,14 +549,14 @@ static int crowd_frame_time(skv_scene *scene, skv_renderer *renderer, int count,
     double warm_until = now_ns() + 0.3e9;
     for (int f = 0; f < 3 || now_ns() < warm_until; f++) {
         scene_frame(scene, f / 60.0, 512, 512, &frame);
-        render_frame(renderer, &scene->model, &frame);
+        render_frame(renderer, scene->model, &frame);
         glFinish();
     }
     for (int r = 0; r < rounds; r++) {
         double a = now_ns();
         scene_frame(scene, (r + 1) / 60.0, 512, 512, &frame);
         double b = now_ns();
-        render_frame(renderer, &scene->model, &frame);
+        render_frame(renderer, scene->model, &frame);
         glFinish();
         double c = now_ns();
         pose[r] = (b - a) / 1e6;
@@ -586,7 +598,7 @@ static int bench_crowd_fps(const char *const *models, int count, int rounds, int
                 failed = 1;
                 continue;
             }
-            if (render_create(&renderer, &scene.model, &err) != SKV_OK) {
+            if (render_create(&renderer, scene.model, &err) != SKV_OK) {
                 fprintf(stderr, "skinview-bench: %s: %s\n", models[m], err.message);
                 render_destroy(&renderer);
                 scene_free(&scene);
@@ -610,7 +622,7 @@ static int bench_crowd_fps(const char *const *models, int count, int rounds, int
                 else
                     printf("%-20s %-4s %8d characters: pose %8.2f ms + draw %8.2f ms = %8.2f ms (%.3f G vertices/s) %s\n",
                            name, mode_names[k], n, t.pose, t.draw, t.pose + t.draw,
-                           (double)n * scene.model.vertex_count / (t.draw * 1e6), ok ? "fits 60 fps" : "");
+                           (double)n * scene.model->vertex_count / (t.draw * 1e6), ok ? "fits 60 fps" : "");
                 if (ok) {
                     fits = n;
                     at_fits = t;
@@ -669,7 +681,7 @@ static int bench_msaa(int json, int rounds)
             failed++;
             continue;
         }
-        skv_result r = render_create(&renderer, &scene.model, &err);
+        skv_result r = render_create(&renderer, scene.model, &err);
         for (; r == SKV_OK && made < COUNTS; made++)
             r = target_create_msaa(&targets[made], WIDTH, HEIGHT, samples[made], &err);
         if (r == SKV_OK) {
@@ -677,14 +689,14 @@ static int bench_msaa(int json, int rounds)
             scene_frame(&scene, 0.5, WIDTH, HEIGHT, &frame); /* posed once: only drawing is timed */
             for (int k = 0; k < COUNTS; k++) { /* first use of each target, untimed */
                 target_bind(&targets[k]);
-                render_frame(&renderer, &scene.model, &frame);
+                render_frame(&renderer, scene.model, &frame);
                 target_read_rgba(&targets[k], rgba);
             }
             for (int round = 0; round < rounds; round++)
                 for (int k = 0; k < COUNTS; k++) {
                     double a = now_ns();
                     target_bind(&targets[k]);
-                    render_frame(&renderer, &scene.model, &frame);
+                    render_frame(&renderer, scene.model, &frame);
                     target_read_rgba(&targets[k], rgba);
                     t[k * rounds + round] = (now_ns() - a) / 1e6;
                 }
@@ -736,10 +748,12 @@ static int profile_model(const char *path, int frames, int clip, int seek, int l
     size_t bones = model.skeleton.bone_count > 0 ? (size_t)model.skeleton.bone_count : 1;
     float *rows = lent ? aligned_alloc(64, (bones * SKV_ROWS_FLOATS * sizeof(float) + 63) / 64 * 64) : NULL;
     float *work = lent ? aligned_alloc(64, 2 * nodes * sizeof(mat4)) : NULL;
-    if ((lent && (!rows || !work)) ||
+    skv_walks *walks = NULL;
+    if ((lent && (!rows || !work)) || walks_create(&walks, &model) != SKV_OK ||
         (lent ? pose_create_lent(&pose, &model.skeleton, rows) : pose_create(&pose, &model.skeleton)) != SKV_OK) {
         free(rows);
         free(work);
+        walks_destroy(walks);
         model_free(&model);
         return 1;
     }
@@ -747,22 +761,22 @@ static int profile_model(const char *path, int frames, int clip, int seek, int l
     double duration = c ? c->duration_ticks / c->ticks_per_second : 0.0;
     /* the walk compiled, fixed entries written: not counted per frame */
     if (lent)
-        pose_evaluate_lent(&pose, &model, clip, 0.0, work);
+        pose_evaluate_lent(&pose, walks, clip, 0.0, work);
     else
-        pose_evaluate(&pose, &model, clip, 0.0);
+        pose_evaluate(&pose, walks, clip, 0.0);
     unsigned seed = 12345;
     volatile float sink = 0.0f;
     for (int f = 0; f < frames; f++) {
         seed = seed * 1103515245u + 12345u;
         double t = seek ? duration * (double)((seed >> 8) & 0xffff) / 65536.0 : (f + 1) / 60.0;
         if (lent)
-            pose_evaluate_lent(&pose, &model, clip, t, work);
+            pose_evaluate_lent(&pose, walks, clip, t, work);
         else
-            pose_evaluate(&pose, &model, clip, t);
+            pose_evaluate(&pose, walks, clip, t);
         sink += lent ? rows[3] : pose.palette[0][3][0];
     }
     (void)sink;
-    const skv_walk *w = walk_clip(&model, clip);
+    const skv_walk *w = walks_clip(walks, clip);
     skv_walk_stats st = {0};
     if (w) walk_stats(w, &st);
     printf("bones %d clip %s frames %d\nwalk: %d moving channels, %d in %d time groups (%d on prepared arcs), %d "
@@ -773,6 +787,7 @@ static int profile_model(const char *path, int frames, int clip, int seek, int l
     pose_destroy(&pose);
     free(rows);
     free(work);
+    walks_destroy(walks);
     model_free(&model);
     return 0;
 }
@@ -801,7 +816,7 @@ static int bench_influences(const char *path, int rounds, int json)
             failed = 1;
             break;
         }
-        const skv_model *m = &scene.model;
+        const skv_model *m = scene.model;
         vertices = m->vertex_count;
         for (int i = 0; i < m->mesh_count; i++) most = m->meshes[i].max_influences > most ? m->meshes[i].max_influences : most;
         float *positions = malloc((size_t)(vertices > 0 ? vertices : 1) * 3 * sizeof(float));

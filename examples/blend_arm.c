@@ -15,8 +15,9 @@
 int main(void)
 {
     skv_model arm;
+    skv_walks *walks = NULL; /* what pose_evaluate runs, compiled from the model (walks.h) */
     skv_pose blend, single;
-    if (arm_build(&arm, 0) != 0 || pose_create(&blend, &arm.skeleton) != SKV_OK ||
+    if (arm_build(&arm, 0) != 0 || walks_create(&walks, &arm) != SKV_OK || pose_create(&blend, &arm.skeleton) != SKV_OK ||
         pose_create(&single, &arm.skeleton) != SKV_OK) {
         fprintf(stderr, "blend_arm: out of memory\n");
         return 1;
@@ -37,7 +38,7 @@ int main(void)
             if (weights[k] == 0.0f || weights[k] == 1.0f) {
                 /* The ends of the blend are the clips themselves. */
                 vec3 alone;
-                pose_evaluate(&single, &arm, weights[k] == 0.0f ? a : b, t);
+                pose_evaluate(&single, walks, weights[k] == 0.0f ? a : b, t);
                 arm_hand(single.palette[1], alone);
                 differ |= glm_vec3_distance(hand, alone) > 1e-5f;
             }
@@ -45,6 +46,7 @@ int main(void)
     }
     pose_destroy(&blend);
     pose_destroy(&single);
+    walks_destroy(walks);
     model_free(&arm);
     if (differ) fprintf(stderr, "blend_arm: a blend at weight 0 or 1 is not the clip alone\n");
     return differ;

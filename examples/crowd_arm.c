@@ -24,17 +24,19 @@ static void crowd_hand(const skv_crowd *crowd, int i, vec3 out)
 int main(void)
 {
     skv_model arm;
+    skv_walks *walks = NULL; /* compiled from the model; the crowd's threads share them (walks.h) */
     skv_crowd crowd;
     skv_pose check;
-    if (arm_build(&arm, 0) != 0 || pose_create(&check, &arm.skeleton) != SKV_OK) {
+    if (arm_build(&arm, 0) != 0 || walks_create(&walks, &arm) != SKV_OK || pose_create(&check, &arm.skeleton) != SKV_OK) {
         fprintf(stderr, "crowd_arm: out of memory\n");
         return 1;
     }
     /* Clip 0 for all (mixed_clips 0: not cycling through the clips);
      * threads 0: one per core, the calling thread among them. */
-    if (crowd_create(&crowd, &arm, COUNT, 0, 0, 0) != SKV_OK) {
+    if (crowd_create(&crowd, walks, COUNT, 0, 0, 0) != SKV_OK) {
         fprintf(stderr, "crowd_arm: out of memory\n");
         pose_destroy(&check);
+        walks_destroy(walks);
         model_free(&arm);
         return 1;
     }
@@ -46,7 +48,7 @@ int main(void)
         for (int i = 0; i < crowd.count; i++) {
             vec3 hand, expected;
             crowd_hand(&crowd, i, hand);
-            pose_evaluate(&check, &arm, crowd.clips[i], t + crowd.offsets[i]);
+            pose_evaluate(&check, walks, crowd.clips[i], t + crowd.offsets[i]);
             arm_hand(check.palette[1], expected);
             float d = glm_vec3_distance(hand, expected);
             if (!(d <= worst)) worst = d; /* NaN counts as the worst */
@@ -58,6 +60,7 @@ int main(void)
     printf("largest difference from pose_evaluate: %g\n", worst);
     crowd_destroy(&crowd);
     pose_destroy(&check);
+    walks_destroy(walks);
     model_free(&arm);
     if (!(worst <= 1e-5f)) {
         fprintf(stderr, "crowd_arm: the crowd's palettes differ from pose_evaluate\n");

@@ -1,6 +1,7 @@
 /* pose_arm.c - libskinview_anim without Skinview's importer: a two-bone
  * arm built in code, its elbow bending over one second, posed with
- * pose_evaluate and checked against the reference evaluator.
+ * pose_evaluate through the model's walks and checked against the
+ * reference evaluator.
  *
  *   cc pose_arm.c $(pkg-config --cflags --libs skinview_anim) -o pose_arm
  *   ./pose_arm        prints where the hand (a vertex on the forearm) is
@@ -76,8 +77,11 @@ static int build_arm(skv_model *m)
 int main(void)
 {
     skv_model arm;
+    skv_walks *walks;
     skv_pose pose, reference;
-    if (build_arm(&arm) != 0 || pose_create(&pose, &arm.skeleton) != SKV_OK ||
+    /* model -> walks -> pose: the walks are what pose_evaluate compiles
+     * from the model (each clip on first use); the model stays as built. */
+    if (build_arm(&arm) != 0 || walks_create(&walks, &arm) != SKV_OK || pose_create(&pose, &arm.skeleton) != SKV_OK ||
         pose_create(&reference, &arm.skeleton) != SKV_OK) {
         fprintf(stderr, "pose_arm: out of memory\n");
         return 1;
@@ -86,7 +90,7 @@ int main(void)
     static const double times[] = {0.0, 0.5, 0.75};
     for (int i = 0; i < 3; i++) {
         double t = times[i];
-        pose_evaluate(&pose, &arm, 0, t);
+        pose_evaluate(&pose, walks, 0, t);
         pose_evaluate_reference(&reference, &arm, 0, t);
         /* The hand: 2 along x in bind pose, moved by the elbow's bone. */
         vec4 hand = {2.0f, 0.0f, 0.0f, 1.0f}, moved, check;
@@ -97,6 +101,7 @@ int main(void)
     }
     pose_destroy(&pose);
     pose_destroy(&reference);
+    walks_destroy(walks);
     model_free(&arm);
     if (differ) fprintf(stderr, "pose_arm: pose_evaluate and pose_evaluate_reference differ\n");
     return differ;

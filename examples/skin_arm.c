@@ -15,9 +15,10 @@
 int main(void)
 {
     skv_model arm;
+    skv_walks *walks = NULL; /* what pose_evaluate runs, compiled from the model (walks.h) */
     skv_pose pose;
     float *skinned = NULL;
-    if (arm_build(&arm, 1) != 0 || pose_create(&pose, &arm.skeleton) != SKV_OK ||
+    if (arm_build(&arm, 1) != 0 || walks_create(&walks, &arm) != SKV_OK || pose_create(&pose, &arm.skeleton) != SKV_OK ||
         !(skinned = malloc((size_t)arm.vertex_count * 3 * sizeof(float)))) {
         fprintf(stderr, "skin_arm: out of memory\n");
         return 1;
@@ -25,7 +26,7 @@ int main(void)
     int bad = 0;
     static const double times[] = {0.0, 0.5, 0.75};
     for (int i = 0; i < 3; i++) {
-        pose_evaluate(&pose, &arm, 0, times[i]);
+        pose_evaluate(&pose, walks, 0, times[i]);
         /* Positions only (normals NULL), in model space. */
         skin_blend(&arm, pose.palette, skinned, NULL);
         /* The scene would apply arm.upright; here it is the identity. */
@@ -45,6 +46,7 @@ int main(void)
     }
     free(skinned);
     pose_destroy(&pose);
+    walks_destroy(walks);
     model_free(&arm);
     if (bad) fprintf(stderr, "skin_arm: a skinned point left its bone's circle\n");
     return bad;

@@ -29,9 +29,10 @@ int camera_root_motion_node(const skv_model *model, int clip)
     return -1;
 }
 
-skv_result camera_animated_bounds(const skv_model *model, int clip, double start_seconds, int samples, int steady_node,
+skv_result camera_animated_bounds(skv_walks *walks, int clip, double start_seconds, int samples, int steady_node,
                          float lo[3], float hi[3])
 {
+    const skv_model *model = walks_model(walks);
     skv_pose pose;
     float *positions = malloc((size_t)model->vertex_count * 3 * sizeof(float));
     if (!positions || pose_create(&pose, &model->skeleton) != SKV_OK) {
@@ -47,12 +48,12 @@ skv_result camera_animated_bounds(const skv_model *model, int clip, double start
     if (!c || samples < 1) samples = 1;
     float start[3] = {0.0f, 0.0f, 0.0f}; /* the steady node at the clip's start */
     if (steady_node >= 0 && steady_node < model->skeleton.node_count) {
-        pose_evaluate(&pose, model, clip, 0.0);
+        pose_evaluate(&pose, walks, clip, 0.0);
         camera_node_position(model, pose_globals(&pose), steady_node, start);
     }
     for (int s = 0; s < samples; s++) {
         double seconds = start_seconds + (samples > 1 ? duration * s / samples : 0.0);
-        pose_evaluate(&pose, model, clip, seconds);
+        pose_evaluate(&pose, walks, clip, seconds);
         skin_blend(model, pose.palette, positions, NULL);
         float slo[3], shi[3];
         skin_bounds(positions, model->vertex_count, model->upright, slo, shi);

@@ -12,6 +12,7 @@
 
 #include "error.h"
 #include "model.h"
+#include "walks.h"
 
 typedef struct skv_camera {
     float center[3];
@@ -20,13 +21,13 @@ typedef struct skv_camera {
     float zoom;       /* distance multiplier, 1 = framed */
 } skv_camera;
 
-/* Bounds of the skinned mesh over clip `clip` (-1: rest pose), in upright
- * scene space, from `samples` evenly spaced times over the clip from
+/* Bounds of the walks' model's skinned mesh over clip `clip` (-1: rest
+ * pose; posed through `walks`), in upright scene space, from `samples` evenly spaced times over the clip from
  * `start` seconds (samples 1: the pose at `start`). With `steady_node` >= 0
  * each sample is first moved back by that node's horizontal (x, z) travel
  * since the clip's start: the bounds of the motion without its root motion
  * (--in-place, --follow). SKV_ERR_MEMORY when memory runs out. */
-skv_result camera_animated_bounds(const skv_model *model, int clip, double start, int samples, int steady_node, float lo[3],
+skv_result camera_animated_bounds(skv_walks *walks, int clip, double start, int samples, int steady_node, float lo[3],
                          float hi[3]);
 
 /* Where node `node` is in upright scene space with the pose `global`

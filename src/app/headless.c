@@ -59,8 +59,8 @@ int headless_frame_pattern_ok(const char *pattern)
 skv_result headless_export_pose(skv_scene *scene, const skv_headless_desc *desc, skv_error *err)
 {
     if (!desc->export_pose) return skv_fail(err, SKV_ERR_ARGUMENT, "no OBJ file to write the pose to");
-    skv_model *m = &scene->model;
-    if (scene->view.bind_pose) pose_evaluate(&scene->pose, m, -1, 0.0); /* the rest pose */
+    skv_model *m = scene->model;
+    if (scene->view.bind_pose) pose_evaluate(&scene->pose, scene->walks, -1, 0.0); /* the rest pose */
     else scene_pose(scene, desc->time);
     if (m->skeleton_only) {
         /* No mesh to pose: the joints and bones, which is what there is. */
@@ -185,11 +185,11 @@ static skv_result render_frames(skv_scene *scene, const skv_headless_desc *desc,
         say(desc, SKV_SAY_WARNING,
             "%s: warning: the influence lists take %lld texels, past this driver's %d; the 4 largest influences of "
             "each vertex blended",
-            scene->model.path, renderer.lists_too_large, renderer.max_list_texels);
+            scene->model->path, renderer.lists_too_large, renderer.max_list_texels);
     if (r == SKV_OK && renderer.textures_too_large)
         say(desc, SKV_SAY_WARNING,
             "%s: warning: %d texture(s) larger than this driver's %d texels a side; drawn in the material colour",
-            scene->model.path, renderer.textures_too_large, renderer.max_texture_side);
+            scene->model->path, renderer.textures_too_large, renderer.max_texture_side);
     if (r == SKV_OK) {
         skv_target target;
         r = target_create_msaa(&target, width, height, desc->msaa > 0 ? desc->msaa : SKV_DEFAULT_MSAA, err);
@@ -317,8 +317,8 @@ skv_result headless_fallback_frames(skv_scene *scene, const skv_headless_desc *d
     const char *folder = "skinview-frames";
     if (mkdir(folder, 0777) != 0 && errno != EEXIST)
         return skv_fail(err, SKV_ERR_OUTPUT, "cannot create %s: %s", folder, strerror(errno));
-    const char *base = strrchr(scene->model.path, '/');
-    base = base ? base + 1 : scene->model.path;
+    const char *base = strrchr(scene->model->path, '/');
+    base = base ? base + 1 : scene->model->path;
     char names[FRAMES][512];
     char *paths[FRAMES];
     double times[FRAMES];

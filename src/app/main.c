@@ -126,10 +126,10 @@ static skv_result configure_scene(skv_scene *scene, const char *path, const skv_
     if (o->influence_count) view.shade = SKV_SHADE_INFLUENCES;
     if (o->has_background) memcpy(view.background, o->background, sizeof view.background);
     if (o->weights) {
-        view.weight_bone = model_find_bone(&scene->model, o->weights);
+        view.weight_bone = model_find_bone(scene->model, o->weights);
         if (view.weight_bone < 0)
             return skv_fail(err, SKV_ERR_ARGUMENT, "no bone '%s' (it has %d; see --list)", o->weights,
-                            scene->model.skeleton.bone_count);
+                            scene->model->skeleton.bone_count);
         view.shade = SKV_SHADE_WEIGHTS;
     }
     scene_set_view(scene, &view);
@@ -138,7 +138,7 @@ static skv_result configure_scene(skv_scene *scene, const char *path, const skv_
         char name[256];
         snprintf(name, sizeof name, "%.*s", (int)(eq - o->morphs[i]), o->morphs[i]);
         /* Every target of the name, on every mesh. */
-        const skv_model *m = &scene->model;
+        const skv_model *m = scene->model;
         int *targets = m->morph_target_count ? malloc((size_t)m->morph_target_count * sizeof *targets) : NULL;
         int found = targets ? morph_find_targets(m, name, targets, m->morph_target_count) : 0;
         if (found == 0) {
@@ -162,10 +162,10 @@ static skv_result configure_scene(skv_scene *scene, const char *path, const skv_
     if (o->fade >= 0) scene_set_fade(scene, o->fade);
     if (o->dual_quaternion) scene_set_skinning(scene, SKV_SKINNING_DUAL_QUATERNION);
     if (o->blend) { /* clip A becomes the scene's clip (the camera frames it), B is mixed in */
-        int clip_a = model_find_clip(&scene->model, o->blend_a), clip_b = model_find_clip(&scene->model, o->blend_b);
+        int clip_a = model_find_clip(scene->model, o->blend_a), clip_b = model_find_clip(scene->model, o->blend_b);
         if (clip_a < 0 || clip_b < 0)
             return skv_fail(err, SKV_ERR_ANIM, "no clip '%s' (it has %d)", clip_a < 0 ? o->blend_a : o->blend_b,
-                            scene->model.clip_count);
+                            scene->model->clip_count);
         skv_result r = scene_set_clip(scene, clip_a, err);
         if (r != SKV_OK) return r;
         scene_set_blend(scene, clip_b, (float)o->blend_weight);
@@ -215,10 +215,10 @@ int main(int argc, char **argv)
         return exit_status(r);
     }
     r = configure_scene(&scene, path, &o, &err);
-    for (int i = 0; r == SKV_OK && i < scene.model.warning_count; i++)
-        print_error("%s: warning: %s", path, scene.model.warnings[i]);
+    for (int i = 0; r == SKV_OK && i < scene.model->warning_count; i++)
+        print_error("%s: warning: %s", path, scene.model->warnings[i]);
 
-    if (r == SKV_OK && o.list) (o.json ? report_list_json : report_list)(stdout, &scene.model);
+    if (r == SKV_OK && o.list) (o.json ? report_list_json : report_list)(stdout, scene.model);
     skv_headless_desc headless = {.width = o.width, .height = o.height, .time = o.time, .debug = o.debug, .msaa = o.msaa,
                                   .screenshot = o.screenshot, .export_pose = o.export_pose, .frames = o.frames,
                                   .fps = o.fps, .gif = o.gif, .ref = o.ref,

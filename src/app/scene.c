@@ -18,14 +18,14 @@
 /* The root-motion node of the clip and where it starts. */
 static void find_root(skv_scene *scene)
 {
-    scene->root_node = camera_root_motion_node(&scene->model, scene->clip);
+    scene->root_node = camera_root_motion_node(scene->model, scene->clip);
     memset(scene->root_start, 0, sizeof scene->root_start);
     memset(scene->root_offset, 0, sizeof scene->root_offset);
     if (scene->root_node < 0) return;
     skv_pose pose;
-    if (pose_create(&pose, &scene->model.skeleton) != SKV_OK) return;
-    pose_evaluate(&pose, &scene->model, scene->clip, 0.0);
-    camera_node_position(&scene->model, pose_globals(&pose), scene->root_node, scene->root_start);
+    if (pose_create(&pose, &scene->model->skeleton) != SKV_OK) return;
+    pose_evaluate(&pose, scene->walks, scene->clip, 0.0);
+    camera_node_position(scene->model, pose_globals(&pose), scene->root_node, scene->root_start);
     pose_destroy(&pose);
 }
 
@@ -37,7 +37,7 @@ static void frame_clip(skv_scene *scene)
     /* Framing on the pose shown (at frame_seconds), or the whole clip. */
     int samples = scene->frame_pose ? 1 : FRAMING_SAMPLES;
     double start = scene->frame_pose ? scene->frame_seconds : 0.0;
-    if (camera_animated_bounds(&scene->model, scene->clip, start, samples, steady, lo, hi) != SKV_OK) {
+    if (camera_animated_bounds(scene->walks, scene->clip, start, samples, steady, lo, hi) != SKV_OK) {
         lo[0] = lo[1] = lo[2] = -1.0f;
         hi[0] = hi[1] = hi[2] = 1.0f;
     }
@@ -87,7 +87,7 @@ skv_result scene_set_instances(skv_scene *scene, int count, int mixed_clips, skv
     if (scene->instances > 0) crowd_destroy(&scene->crowd);
     scene->instances = 0;
     if (count < 1) return skv_fail(err, SKV_ERR_ARGUMENT, "a crowd needs at least 1 character");
-    if (crowd_create(&scene->crowd, &scene->model, count, scene->clip, mixed_clips, 0) != SKV_OK)
+    if (crowd_create(&scene->crowd, scene->walks, count, scene->clip, mixed_clips, 0) != SKV_OK)
         return skv_fail(err, SKV_ERR_MEMORY, "out of memory for %d characters", count);
     scene->instances = count;
     scene->mixed_clips = mixed_clips;
@@ -103,22 +103,28 @@ skv_result scene_load(skv_scene *scene, const char *path, const char *anim, cons
     scene->fade_seconds = 0.25;
     scene->clock = (skv_clock){.speed = 1.0};
     scene->view = (skv_view_options){.weight_bone = 0, .background = {0.16f, 0.18f, 0.22f}};
-    skv_result r = import_model(path, import, &scene->model, err);
-    if (r != SKV_OK) return r;
-    scene->clip = scene->model.clip_count > 0 ? 0 : -1;
+    scene->model = malloc(sizeof *scene->model);
+    if (!scene->model) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    skv_result r = import_model(path, import, scene->model, err);
+    if (r != SKV_OK) {
+        free(scene->model);
+        scene->model = NULL;
+        return r;
+    }
+    scene->clip = scene->model->clip_count > 0 ? 0 : -1;
     if (anim) {
-        scene->clip = model_find_clip(&scene->model, anim);
+        scene->clip = model_find_clip(scene->model, anim);
         if (scene->clip < 0) {
-            r = skv_fail(err, SKV_ERR_ANIM, "no clip '%s' (it has %d)", anim, scene->model.clip_count);
-            model_free(&scene->model);
+            r = skv_fail(err, SKV_ERR_ANIM, "no clip '%s' (it has %d)", anim, scene->model->clip_count);
+            scene_free(scene);
             return r;
         }
     }
     /* A skeleton without a mesh shows as its stick figure: the skeleton
      * view marks its joints. */
-    if (scene->model.skeleton_only) scene->view.skeleton = 1;
-    if (scene->model.morph_target_count > 0) {
-        size_t targets = (size_t)scene->model.morph_target_count;
+    if (scene->model->skeleton_only) scene->view.skeleton = 1;
+    if (scene->model->morph_target_count > 0) {
+        size_t targets = (size_t)scene->model->morph_target_count;
         scene->morph_weights = malloc(targets * sizeof(float));
         scene->morph_override = malloc(targets * sizeof(float));
         scene->morph_other = malloc(targets * sizeof(float));
@@ -126,11 +132,12 @@ skv_result scene_load(skv_scene *scene, const char *path, const char *anim, cons
             scene_free(scene);
             return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
         }
-        memcpy(scene->morph_weights, scene->model.morph_default_weights, targets * sizeof(float));
+        memcpy(scene->morph_weights, scene->model->morph_default_weights, targets * sizeof(float));
         for (size_t t = 0; t < targets; t++) scene->morph_override[t] = NAN;
     }
-    if (pose_create(&scene->pose, &scene->model.skeleton) != SKV_OK) {
-        scene_free(scene); /* the model and the morph buffers */
+    if (walks_create(&scene->walks, scene->model) != SKV_OK ||
+        pose_create(&scene->pose, &scene->model->skeleton) != SKV_OK) {
+        scene_free(scene); /* the model, its walks and the morph buffers */
         return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     }
     frame_clip(scene);
@@ -152,13 +159,26 @@ void scene_free(skv_scene *scene)
     free(scene->morph_override);
     free(scene->morph_other);
     pose_destroy(&scene->pose);
-    model_free(&scene->model);
+    walks_destroy(scene->walks);
+    if (scene->model) model_free(scene->model);
+    free(scene->model);
+}
+
+skv_result scene_add_clips(skv_scene *scene, const char *path, const skv_import_desc *import, int only_without_mesh,
+                           int *added, skv_error *err)
+{
+    skv_result r = import_add_clips(scene->model, path, import, only_without_mesh, added, err);
+    /* The clips moved and the rest pose may have changed, even where the
+     * add failed part way: the walks go, and every pose settles again. */
+    if (walks_forget(scene->walks) != SKV_OK && r == SKV_OK)
+        r = skv_fail(err, SKV_ERR_MEMORY, "out of memory for the walks of the clips added");
+    return r;
 }
 
 skv_result scene_set_clip(skv_scene *scene, int clip, skv_error *err)
 {
-    if (clip < 0 || clip >= scene->model.clip_count)
-        return skv_fail(err, SKV_ERR_ANIM, "no clip %d (it has %d)", clip, scene->model.clip_count);
+    if (clip < 0 || clip >= scene->model->clip_count)
+        return skv_fail(err, SKV_ERR_ANIM, "no clip %d (it has %d)", clip, scene->model->clip_count);
     scene->clip = clip;
     if (scene->instances > 0 && !scene->mixed_clips) /* a crowd of one clip: made again on the new one */
         return scene_set_instances(scene, scene->instances, 0, err); /* framed there */
@@ -177,7 +197,7 @@ void scene_set_motion(skv_scene *scene, int follow, int in_place, int frame_pose
 
 void scene_placement(const skv_scene *scene, mat4 out)
 {
-    glm_mat4_copy((vec4 *)scene->model.upright, out);
+    glm_mat4_copy((vec4 *)scene->model->upright, out);
     if (scene->in_place && scene->instances == 0) {
         mat4 back;
         glm_translate_make(back, (vec3){-scene->root_offset[0], 0.0f, -scene->root_offset[2]});
@@ -189,14 +209,14 @@ void scene_set_view(skv_scene *scene, const skv_view_options *view)
 {
     int ghost_changed = view->bind_pose != scene->view.bind_pose;
     scene->view = *view;
-    if (scene->view.weight_bone < 0 || scene->view.weight_bone >= scene->model.skeleton.bone_count)
+    if (scene->view.weight_bone < 0 || scene->view.weight_bone >= scene->model->skeleton.bone_count)
         scene->view.weight_bone = 0;
     if (ghost_changed) reframe(scene);
 }
 
 skv_result scene_skin(skv_scene *scene, float *positions, float *normals)
 {
-    const skv_model *m = &scene->model;
+    const skv_model *m = scene->model;
     if (scene->skinning != SKV_SKINNING_DUAL_QUATERNION) {
         skin_blend_morph(m, (const mat4 *)scene->pose.palette, scene->morph_weights, positions, normals);
         return SKV_OK;
@@ -216,7 +236,7 @@ skv_result scene_skin(skv_scene *scene, float *positions, float *normals)
 static skv_result frame_views(skv_scene *scene, skv_frame_desc *frame)
 {
     const skv_view_options *v = &scene->view;
-    const skv_model *m = &scene->model;
+    const skv_model *m = scene->model;
     memcpy(frame->background, v->background, sizeof frame->background);
     frame->shade = v->shade;
     frame->selected_bone = v->weight_bone;
@@ -244,7 +264,7 @@ static skv_result frame_views(skv_scene *scene, skv_frame_desc *frame)
         if (!scene->bind.local) pose_create(&scene->bind, &m->skeleton); /* leaves local NULL on failure */
         failed |= !scene->bind.local;
         if (scene->bind.local) {
-            pose_evaluate(&scene->bind, m, -1, 0.0);
+            pose_evaluate(&scene->bind, scene->walks, -1, 0.0);
             frame->ghost_palette = (const mat4 *)scene->bind.palette;
             glm_translate_make(frame->ghost_model, scene->ghost_offset);
             glm_mat4_mul(frame->ghost_model, (vec4 *)m->upright, frame->ghost_model);
@@ -388,20 +408,20 @@ skv_result scene_crossfade_to(skv_scene *scene, int clip, double current_seconds
 
 void scene_set_blend(skv_scene *scene, int other, float weight)
 {
-    scene->blend_clip = other >= 0 && other < scene->model.clip_count ? other : -1;
+    scene->blend_clip = other >= 0 && other < scene->model->clip_count ? other : -1;
     scene->blend_weight = weight;
 }
 
 void scene_set_morph(skv_scene *scene, int target, float weight)
 {
-    if (target >= 0 && target < scene->model.morph_target_count) scene->morph_override[target] = weight;
+    if (target >= 0 && target < scene->model->morph_target_count) scene->morph_override[target] = weight;
 }
 
 /* The morph weights at the pose: clip `a` at seconds_a mixed with clip b
  * (-1: none) at seconds_b by w, as the bones are, then the overrides. */
 static void pose_morphs(skv_scene *scene, int a, double seconds_a, int b, double seconds_b, float w)
 {
-    const skv_model *m = &scene->model;
+    const skv_model *m = scene->model;
     if (m->morph_target_count == 0) return;
     morph_weights(m, a, seconds_a, scene->morph_weights);
     if (b >= 0) {
@@ -417,18 +437,18 @@ void scene_pose(skv_scene *scene, double seconds)
 {
     if (scene->fade_clip >= 0 && !(seconds < scene->fade_seconds)) scene->fade_clip = -1; /* faded out */
     if (scene->blend_clip >= 0) {
-        pose_evaluate_blend(&scene->pose, &scene->model, scene->clip, seconds, scene->blend_clip, seconds,
+        pose_evaluate_blend(&scene->pose, scene->model, scene->clip, seconds, scene->blend_clip, seconds,
                             scene->blend_weight);
         pose_morphs(scene, scene->clip, seconds, scene->blend_clip, seconds, scene->blend_weight);
     } else if (scene->fade_clip >= 0) {
         /* Smoothstep: no kink where the fade starts and ends. */
         double x = seconds > 0.0 ? seconds / scene->fade_seconds : 0.0;
         float w = (float)(x * x * (3.0 - 2.0 * x));
-        pose_evaluate_blend(&scene->pose, &scene->model, scene->fade_clip, scene->fade_from + seconds, scene->clip,
+        pose_evaluate_blend(&scene->pose, scene->model, scene->fade_clip, scene->fade_from + seconds, scene->clip,
                             seconds, w);
         pose_morphs(scene, scene->fade_clip, scene->fade_from + seconds, scene->clip, seconds, w);
     } else {
-        pose_evaluate(&scene->pose, &scene->model, scene->clip, seconds);
+        pose_evaluate(&scene->pose, scene->walks, scene->clip, seconds);
         pose_morphs(scene, scene->clip, seconds, -1, 0.0, 0.0f);
     }
 }
@@ -440,7 +460,7 @@ static void track_root(skv_scene *scene)
     memset(scene->root_offset, 0, sizeof scene->root_offset);
     if (scene->root_node < 0 || !(scene->follow || scene->in_place) || scene->instances > 0) return;
     float at[3];
-    camera_node_position(&scene->model, pose_globals(&scene->pose), scene->root_node, at);
+    camera_node_position(scene->model, pose_globals(&scene->pose), scene->root_node, at);
     scene->root_offset[0] = at[0] - scene->root_start[0];
     scene->root_offset[2] = at[2] - scene->root_start[2];
     if (scene->follow && !scene->in_place) {
@@ -470,22 +490,22 @@ skv_result scene_frame(skv_scene *scene, double seconds, int width, int height, 
 
 skv_result scene_renderer_create(skv_scene *scene, skv_renderer *renderer, skv_error *err)
 {
-    skv_result r = render_create(renderer, &scene->model, err);
-    if (r != SKV_OK && renderer->lists_too_large && scene->model.influence_lists_auto) {
+    skv_result r = render_create(renderer, scene->model, err);
+    if (r != SKV_OK && renderer->lists_too_large && scene->model->influence_lists_auto) {
         /* Lists the default chose, past what this driver's buffer
          * textures hold: the 4 largest influences, on screen and in the
          * framing alike; the caller warns (renderer->lists_too_large). */
         long long texels = renderer->lists_too_large;
         int most = renderer->max_list_texels;
         render_destroy(renderer);
-        scene->model.influence_lists = 0;
+        scene->model->influence_lists = 0;
         reframe(scene); /* on the pose now drawn */
-        r = render_create(renderer, &scene->model, err);
+        r = render_create(renderer, scene->model, err);
         renderer->lists_too_large = texels, renderer->max_list_texels = most;
     }
-    if (r == SKV_OK && scene->instances > 0) r = render_enable_crowd(renderer, &scene->model, scene->instances, err);
+    if (r == SKV_OK && scene->instances > 0) r = render_enable_crowd(renderer, scene->model, scene->instances, err);
     if (r == SKV_OK && scene->skinning == SKV_SKINNING_DUAL_QUATERNION)
-        r = render_enable_dual_quaternion(renderer, &scene->model, err);
+        r = render_enable_dual_quaternion(renderer, scene->model, err);
     if (r != SKV_OK) render_destroy(renderer);
     return r;
 }
@@ -496,13 +516,13 @@ skv_result scene_draw(skv_scene *scene, skv_renderer *renderer, skv_target *targ
     if (scene_frame(scene, seconds, target->width, target->height, frame) != SKV_OK)
         return skv_fail(err, SKV_ERR_MEMORY, "out of memory for the inspection views");
     target_bind(target);
-    render_frame(renderer, &scene->model, frame);
+    render_frame(renderer, scene->model, frame);
     return SKV_OK;
 }
 
 double scene_clip_seconds(const skv_scene *scene)
 {
     if (scene->clip < 0) return 0.0;
-    const skv_clip *c = &scene->model.clips[scene->clip];
+    const skv_clip *c = &scene->model->clips[scene->clip];
     return c->duration_ticks / c->ticks_per_second;
 }

@@ -9,8 +9,9 @@
  *     per frame: scene_advance (the window's clock), then
  *                scene_draw(&scene, &renderer, &target, seconds, &frame, &err)
  *     render_destroy(&renderer); scene_free(&scene);
- * The scene owns its model and every buffer it poses into; the renderer
- * is the caller's. Drivers change the scene through these functions. */
+ * The scene owns its model, the walks it poses through and every buffer
+ * it poses into; the renderer is the caller's. Drivers change the scene
+ * through these functions. */
 #ifndef SKV_SCENE_H
 #define SKV_SCENE_H
 
@@ -51,7 +52,11 @@ typedef struct skv_clock {
 } skv_clock;
 
 typedef struct skv_scene {
-    skv_model model;
+    /* On the heap, so that the scene may be moved as a value (the window
+     * replaces its scene with a dropped model's so): the walks keep the
+     * model's address. */
+    skv_model *model;
+    skv_walks *walks; /* the model's (walks.h): every pose of the scene goes through them */
     skv_clock clock; /* starts at 0 s, speed 1, playing */
     skv_pose pose;
     int clip; /* -1 when the model has no clips */
@@ -98,6 +103,15 @@ typedef struct skv_scene {
 skv_result scene_load(skv_scene *scene, const char *path, const char *anim, const skv_import_desc *import,
                       skv_error *err);
 void scene_free(skv_scene *scene);
+
+/* Adds the clips of the file at `path` to the scene's model
+ * (import_add_clips, with `only_without_mesh`: a file dropped on the
+ * window) and has the scene's walks compiled again on the changed model
+ * (walks_forget): every pose settles again. Fails as import_add_clips;
+ * SKV_ERR_MEMORY when the walks had no room for the clips added (they
+ * pose by the reference path then). */
+skv_result scene_add_clips(skv_scene *scene, const char *path, const skv_import_desc *import, int only_without_mesh,
+                           int *added, skv_error *err);
 
 /* Turns the scene into `count` characters on a grid (count > 0), each at
  * its own time offset, with `mixed_clips` each playing its own clip, and

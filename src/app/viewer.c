@@ -161,10 +161,10 @@ static void save_screenshot(viewer *v)
     unsigned char *rgba = malloc((size_t)t->width * t->height * 4);
     char prefix[4200], path[4200], text[4300];
     if (v->screenshot_dir) {
-        const char *base = strrchr(v->scene->model.path, '/');
-        snprintf(prefix, sizeof prefix, "%s/%s_skinview_", v->screenshot_dir, base ? base + 1 : v->scene->model.path);
+        const char *base = strrchr(v->scene->model->path, '/');
+        snprintf(prefix, sizeof prefix, "%s/%s_skinview_", v->screenshot_dir, base ? base + 1 : v->scene->model->path);
     } else {
-        snprintf(prefix, sizeof prefix, "%s_skinview_", v->scene->model.path);
+        snprintf(prefix, sizeof prefix, "%s_skinview_", v->scene->model->path);
     }
     int number = 1;
     skv_error err = {{0}};
@@ -225,12 +225,12 @@ static void on_key(GLFWwindow *window, int key, int scancode, int action, int mo
     case GLFW_KEY_KP_SUBTRACT: scene_set_speed(s, s->clock.speed * 0.5); break;
     case GLFW_KEY_N:
     case GLFW_KEY_PAGE_DOWN:
-        if (s->model.clip_count > 0) switch_clip(v, (s->clip + 1) % s->model.clip_count);
+        if (s->model->clip_count > 0) switch_clip(v, (s->clip + 1) % s->model->clip_count);
         break;
     case GLFW_KEY_P:
     case GLFW_KEY_PAGE_UP:
-        if (s->model.clip_count > 0)
-            switch_clip(v, (s->clip + s->model.clip_count - 1) % s->model.clip_count);
+        if (s->model->clip_count > 0)
+            switch_clip(v, (s->clip + s->model->clip_count - 1) % s->model->clip_count);
         break;
     case GLFW_KEY_R: scene_reset_camera(s); break;
     case GLFW_KEY_T: scene_set_motion(s, !s->follow, s->in_place, s->frame_pose, s->clock.seconds); break;
@@ -239,8 +239,8 @@ static void on_key(GLFWwindow *window, int key, int scancode, int action, int mo
     case GLFW_KEY_B: view.bind_pose = !view.bind_pose; break;
     case GLFW_KEY_W: view.shade = view.shade == SKV_SHADE_WEIGHTS ? SKV_SHADE_MATERIAL : SKV_SHADE_WEIGHTS; break;
     case GLFW_KEY_C: view.shade = view.shade == SKV_SHADE_INFLUENCES ? SKV_SHADE_MATERIAL : SKV_SHADE_INFLUENCES; break;
-    case GLFW_KEY_LEFT_BRACKET: view.weight_bone = next_file_bone(&s->model, view.weight_bone, -1); break;
-    case GLFW_KEY_RIGHT_BRACKET: view.weight_bone = next_file_bone(&s->model, view.weight_bone, 1); break;
+    case GLFW_KEY_LEFT_BRACKET: view.weight_bone = next_file_bone(s->model, view.weight_bone, -1); break;
+    case GLFW_KEY_RIGHT_BRACKET: view.weight_bone = next_file_bone(s->model, view.weight_bone, 1); break;
     case GLFW_KEY_F: view.wireframe = !view.wireframe; break;
     case GLFW_KEY_O: view.normals = !view.normals; break;
     case GLFW_KEY_G: view.grid = !view.grid; break;
@@ -258,7 +258,7 @@ static void on_key(GLFWwindow *window, int key, int scancode, int action, int mo
     case GLFW_KEY_S: save_screenshot(v); break;
     case GLFW_KEY_D: /* linear <-> dual-quaternion skinning */
         if (s->skinning == SKV_SKINNING_DUAL_QUATERNION) scene_set_skinning(s, SKV_SKINNING_LINEAR);
-        else if (s->instances == 0 && render_enable_dual_quaternion(&v->renderer, &s->model, NULL) == SKV_OK)
+        else if (s->instances == 0 && render_enable_dual_quaternion(&v->renderer, s->model, NULL) == SKV_OK)
             scene_set_skinning(s, SKV_SKINNING_DUAL_QUATERNION);
         break;
     default: break;
@@ -304,7 +304,7 @@ static int joint_under_cursor(viewer *v, const skv_frame_desc *frame, int fb_wid
     mx *= (double)fb_width / win_w, my *= (double)fb_height / win_h; /* HiDPI: window -> framebuffer pixels */
     mat4 view_projection;
     glm_mat4_mul((vec4 *)frame->projection, (vec4 *)frame->view, view_projection);
-    const skv_model *m = &s->model;
+    const skv_model *m = s->model;
     int best = -1;
     double best_d2 = 10.0 * 10.0 * ((double)fb_width / win_w) * ((double)fb_width / win_w);
     for (int b = 0; b < m->skeleton.bone_count; b++) {
@@ -461,7 +461,7 @@ static void hud_draw(viewer *v, double fps, int width, int height)
     static hud_batch h;
     h.quads = 0;
     const skv_scene *scene = v->scene;
-    const skv_model *m = &scene->model;
+    const skv_model *m = scene->model;
     char line[600];
     double duration = scene_clip_seconds(scene);
     double shown = scene_shown_seconds(scene);
@@ -544,8 +544,8 @@ static skv_result open_dropped(viewer *v, skv_error *err)
      * dropped one. */
     skv_import_desc import = v->import ? *v->import : (skv_import_desc){0};
     import.anim_files = NULL, import.anim_file_count = 0;
-    int first_new = v->scene->model.clip_count, added = 0;
-    skv_result added_r = import_add_clips(&v->scene->model, path, &import, 1, &added, &load_err);
+    int first_new = v->scene->model->clip_count, added = 0;
+    skv_result added_r = scene_add_clips(v->scene, path, &import, 1, &added, &load_err);
     if (added_r == SKV_OK && added > 0) {
         snprintf(text, sizeof text, "added %d clip(s) from %s: N/P to reach them", added, path);
         say(v, text);
@@ -572,7 +572,7 @@ static skv_result open_dropped(viewer *v, skv_error *err)
     scene_free(v->scene);
     *v->scene = next; /* linear skinning: the new renderer has that program */
     update_title(v);
-    snprintf(text, sizeof text, "opened %s", v->scene->model.path);
+    snprintf(text, sizeof text, "opened %s", v->scene->model->path);
     say(v, text);
     skv_result r = scene_renderer_create(v->scene, &v->renderer, err);
     if (r == SKV_OK) say_driver_limits(v);
@@ -596,8 +596,8 @@ static skv_result capture_window(const char *path, int width, int height, skv_er
 static void update_title(viewer *v)
 {
     char title[512];
-    const char *base = strrchr(v->scene->model.path, '/');
-    snprintf(title, sizeof title, "skinview - %s", base ? base + 1 : v->scene->model.path);
+    const char *base = strrchr(v->scene->model->path, '/');
+    snprintf(title, sizeof title, "skinview - %s", base ? base + 1 : v->scene->model->path);
     glfwSetWindowTitle(v->window, title);
 }
 

@@ -32,7 +32,7 @@ static void pose_chunks(skv_crowd *crowd, int thread)
         if (first >= crowd->count) break;
         int last = first + CROWD_CHUNK < crowd->count ? first + CROWD_CHUNK : crowd->count;
         for (int i = first; i < last; i++)
-            pose_evaluate_lent(&crowd->poses[i], crowd->model, crowd->clips[i], crowd->seconds + crowd->offsets[i],
+            pose_evaluate_lent(&crowd->poses[i], crowd->walks, crowd->clips[i], crowd->seconds + crowd->offsets[i],
                                work);
     }
     kernels_get(SKV_WALK_AUTO)->fence();
@@ -61,10 +61,12 @@ static void *worker_main(void *arg)
     }
 }
 
-skv_result crowd_create(skv_crowd *crowd, const skv_model *model, int count, int clip, int mixed_clips, int threads)
+skv_result crowd_create(skv_crowd *crowd, skv_walks *walks, int count, int clip, int mixed_clips, int threads)
 {
     memset(crowd, 0, sizeof *crowd);
     if (count < 1) return SKV_ERR_MEMORY;
+    const skv_model *model = walks->model;
+    crowd->walks = walks;
     crowd->model = model;
     crowd->count = count;
     crowd->bone_count = model->skeleton.bone_count > 0 ? model->skeleton.bone_count : 1;
@@ -89,7 +91,7 @@ skv_result crowd_create(skv_crowd *crowd, const skv_model *model, int count, int
     /* Lent poses have no reference path to fall back on: every clip they
      * play needs its walk. */
     for (int i = 0; i < (mixed_clips ? model->clip_count : 1); i++) {
-        if (!walk_clip(model, mixed_clips ? i : clip)) {
+        if (!walks_clip(walks, mixed_clips ? i : clip)) {
             crowd_destroy(crowd);
             return SKV_ERR_MEMORY;
         }

@@ -333,7 +333,7 @@ static void solo_matrix_scalar(const float *m, float f, float c, float s, float 
 static void solo_frame_any(const skv_solo *solo, int weighted, double seconds, double ticks_per_second,
                            double duration, int *cursor, float *work, float *palette, double *loops)
 {
-    double t = kernels_clip_ticks_from(seconds, ticks_per_second, duration, loops);
+    double t = keys_ticks_from(seconds, ticks_per_second, duration, loops);
     float f, c, s;
     int i;
     if (!kernels_solo_step(solo, t, cursor, &i, &f))

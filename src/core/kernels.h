@@ -17,6 +17,8 @@
 #include <string.h>
 #include <cglm/cglm.h>
 
+#include "keys.h" /* the clip time the frame kernels inline (keys_ticks_from) */
+
 /* One step of a compiled walk: out = a * b (4x4). Operands are byte
  * offsets: a and b into the pose's work block (its globals, then its
  * locals) when >= 0, into the walk's constants at ~a / ~b when < 0; out
@@ -87,7 +89,7 @@ typedef struct skv_rows_pair {
  * lists, a b that is a constant (palette, translations, a leaf's first
  * step) holds the constant's byte offset itself, not its complement:
  * every such b is one, and undoing the complement cost each product two
- * instructions (huesitos.fbx 18 a frame). */
+ * instructions. */
 typedef struct skv_walk_lists {
     const skv_walk_step *globals;
     const skv_walk_step *palette;
@@ -226,11 +228,11 @@ typedef struct skv_kernels {
     /* vector_palette for more channels (lists->lanes), sampled by the
      * set's own sample or sample_arc: a function of its own, so that
      * vector_palette makes no call and keeps no frame (with the call
-     * inside, its saved registers cost worm.dae 18 instructions a frame). */
+     * inside, its saved registers cost every few-bone frame). */
     void (*vector_wide)(const float *a, const float *b, float f, const int32_t *out, float *work,
                         const skv_walk_lists *lists, float *palette);
     /* A whole frame of a walk of one channel whose key pairs are
-     * prepared (kernels_solo_pair): the clip's time (kernels_clip_ticks_from
+     * prepared (kernels_solo_pair): the clip's time (keys_ticks_from
      * the pose's `loops`),
      * the key pair (kernels_solo_step), then each palette entry as a sum
      * of six matrices weighted by 1, f, cos y, sin y, f cos y and f sin y,
@@ -250,99 +252,6 @@ typedef struct skv_kernels {
     void (*solo_frame_weighted)(const skv_solo *solo, double seconds, double ticks_per_second, double duration,
                                 int *cursor, float *work, float *palette, double *loops);
 } skv_kernels;
-
-/* Playback's case of a clip's time, one test for it: 0 <= ticks < 2^30
- * durations holds only for a positive duration and a finite ticks (NaN
- * fails both compares; an infinite ticks fails the second, and an
- * infinite duration gives nothing but finite ticks). */
-static inline int kernels_ticks_playback(double ticks, double duration)
-{
-    return ticks >= 0.0 && ticks < duration * 1073741824.0;
-}
-
-/* kernels_clip_ticks' division, duration <= ticks < 2^30 durations (see
- * there): the remainder, and in *loops the quotient floor(ticks /
- * duration). */
-static inline double kernels_loop_remainder(double ticks, double duration, double *loops)
-{
-    double q = (double)(int64_t)(ticks / duration);
-    double r = fma(-q, duration, ticks);
-    if (r < 0.0) r += duration, q -= 1.0;
-    *loops = q;
-    return r;
-}
-
-/* anim_clip_ticks (anim.h; walk.h's walk_clip_ticks): seconds as ticks
- * of a clip `duration` ticks long, looped. Here so that the reference,
- * pose_evaluate's frame and the frame kernels (solo_frame, compiled per
- * instruction set: the FMA instruction inline where it is there) loop a
- * clip's time the same way, bit for bit.
- *
- * fmod's exact remainder without fmod's call (~100 instructions a frame,
- * libm's wrapper and its general algorithm). q = the quotient truncated
- * (ticks / duration rounded, so q is floor(ticks / duration) or one more:
- * rounding is monotonic and integers are representable); r = ticks - q *
- * duration by one fused multiply-add. That r is exact: ticks >= duration,
- * so ticks and q * duration are multiples of duration's ulp, and so is r,
- * with |r| < duration, so r fits in 53 bits and fma's one rounding
- * changes nothing. q one too many gives r < 0, and r + duration (the
- * remainder, representable by the same argument) is exact too. So r is
- * fmod's result bit for bit. fma is libm's where the code is not built
- * for FMA (the FMA instruction where the CPU has it, an exact emulation
- * elsewhere), the instruction itself in the FMA kernels: one rounding
- * either way, the same bits. After more than 2^30 loops, and for negative
- * times, fmod itself. */
-static inline double kernels_clip_ticks(double seconds, double ticks_per_second, double duration)
-{
-    double ticks = seconds * ticks_per_second, loops;
-    /* kernels_ticks_playback's test, written out: the call, inlined, gave
-     * the frame functions an instruction more (GCC's block order). */
-    if (ticks >= 0.0 && ticks < duration * 1073741824.0)
-        return ticks < duration ? ticks : kernels_loop_remainder(ticks, duration, &loops);
-    if (!(duration > 0.0) || !isfinite(ticks)) return 0.0;
-    ticks = fmod(ticks, duration);
-    return ticks < 0.0 ? ticks + duration : ticks;
-}
-
-/* kernels_clip_ticks_from's playback cases alone, no call: the time in
- * the first loop or in the last frame's, 1 and *ticks; 0 for the rest (a
- * loop's first frame, a time out of range), which kernels_clip_ticks_from
- * goes on to. For a frame whose code is then free of calls but the
- * kernel's, a tail call (walk.c, frame_vector). Not the first half of
- * kernels_clip_ticks_from: written so, solo_frame took 6 instructions a
- * frame more (box_nested_animation.dae 147.2 -> 153.2 a bone). */
-static inline int kernels_clip_ticks_step(double seconds, double ticks_per_second, double duration, double loops,
-                                          double *ticks)
-{
-    double t = seconds * ticks_per_second;
-    if (!(t >= 0.0 && t < duration * 1073741824.0)) return 0;
-    if (t >= duration) t = fma(-loops, duration, t);
-    *ticks = t;
-    return t >= 0.0 && t < duration;
-}
-
-/* kernels_clip_ticks for playback, from the whole loops before the last
- * frame's time (*loops, the pose's; updated): a time in the last frame's
- * loop is ticks - loops * duration by one fused multiply-add, without the
- * division, whose latency started every later loop's frame (few-bone
- * frames 2-5% faster; bench/NOTES.md v7m). The same value bit for bit:
- * the integer n = *loops that gives 0 <= r < duration is floor(ticks /
- * duration), as n one larger gives r < 0 and one smaller r >= duration
- * (fma rounds once, monotonically, and duration is a double), and that
- * r is exact (kernels_clip_ticks). So any whole *loops is safe: 0 at
- * first, another clip's; only quotients are stored. */
-static inline double kernels_clip_ticks_from(double seconds, double ticks_per_second, double duration,
-                                             double *loops)
-{
-    double ticks = seconds * ticks_per_second;
-    if (ticks >= 0.0 && ticks < duration * 1073741824.0) {
-        if (ticks < duration) return ticks;
-        double r = fma(-*loops, duration, ticks);
-        if (__builtin_expect(r >= 0.0 && r < duration, 1)) return r; /* playback: every frame but a loop's first */
-        return kernels_loop_remainder(ticks, duration, loops);
-    }
-    return kernels_clip_ticks(seconds, ticks_per_second, duration);
-}
 
 /* solo_frame's key pair i and factor f at `ticks` in playback's case:
  * the cursor's pair holds the time, or the next pair does (then the time
@@ -376,8 +285,8 @@ static inline int kernels_solo_step(const skv_solo *solo, double t, int *cursor,
  * in float: the same value as clamping the double first. No call: inline
  * in each kernel's frame, which keeps no stack frame for it. Its fix-up
  * steps are walk.c group_seek's, written out in each: one shared inline
- * function cost the one-channel frame 7 instructions in playback too
- * (box_nested 145.1 -> 152.1 a frame) and group_seek's seeks 3-19. */
+ * function cost the one-channel frame instructions in playback too, and
+ * group_seek's seeks. */
 static inline int kernels_solo_seek(const skv_solo *solo, double t, int *cursor, float *f)
 {
     const double *times = solo->times;

@@ -145,14 +145,13 @@ __attribute__((target("avx2,fma"))) static void run_affine_avx2(const skv_walk_s
 /* run_chain (kernels.h) in AVX2: a step whose a is the step before's
  * product takes a's columns from that product's registers instead of
  * loading what was just stored; 128-bit broadcast loads of a matrix
- * stored by 256-bit stores wait for the stores to finish (20.2 cycles a
- * link of a chain of 130 products against 14.3 with the matrix read
- * whole, bench/NOTES.md v7j). The same products as run_affine_avx2,
- * but where two links follow each other (G1 = G0 b1, G2 = G1 b2) the
- * second is formed as G0 (b1 b2): b1 b2 does not wait for the chain, so
- * the chain waits for one product every two links, not two (a chain of
- * 130 alone: 11.1 -> 7.4 TSC ticks a link, bench/NOTES.md v7k). The
- * same matrices to rounding (one product associated the other way). */
+ * stored by 256-bit stores wait for the stores to finish (slower than
+ * reading the matrix whole: bench/NOTES.md v7j). The same products as
+ * run_affine_avx2, but where two links follow each other (G1 = G0 b1,
+ * G2 = G1 b2) the second is formed as G0 (b1 b2): b1 b2 does not wait
+ * for the chain, so the chain waits for one product every two links,
+ * not two (bench/NOTES.md v7k). The same matrices to rounding (one
+ * product associated the other way). */
 __attribute__((target("avx2,fma"))) static void run_chain_avx2(const skv_walk_step *s, int count, float *work,
                                                                 const mat4 *constants, float *out)
 {
@@ -563,8 +562,9 @@ __attribute__((target("avx512f,avx2,fma"), flatten)) static void solo_palette_av
 
 /* The products of vector_palette and vector_wide: the globals, the
  * palette's general steps, its translations, then the leaves. The first
- * two loops unrolled twice: huesitos.fbx 970 -> 955 instructions a frame
- * (unrolled 4 times, 968), worm.dae one more (388 -> 389). */
+ * two loops unrolled twice: fewer instructions a frame on a long walk
+ * (huesitos.fbx) than not unrolled or unrolled 4 times, and next to no
+ * more on a short one (worm.dae). */
 #define VECTOR_PRODUCTS(PRODUCTS)                                                                                     \
     do {                                                                                                             \
         const skv_walk_step *g = lists->globals;                                                                     \
@@ -584,8 +584,8 @@ __attribute__((target("avx512f,avx2,fma"), flatten)) static void solo_palette_av
             translate_##PRODUCTS((const float *)((const char *)work + t[i].a),                                       \
                                  (const float *)((const char *)constants + t[i].b),                                  \
                                  (float *)((char *)palette + t[i].out));                                             \
-        /* The leaves last: where they came before the palette's steps,                                              \
-         * worm.dae took 1.3 instructions and 0.4 ns a bone more. */                                                 \
+        /* The leaves last: before the palette's steps they made                                                     \
+         * worm.dae's frames slower. */                                                                              \
         const skv_walk_step *l = lists->leaves;                                                                      \
         for (int i = 0, count = lists->leaf_count; i < count; i++, l += 2) {                                         \
             const float *lb = (const float *)((const char *)constants + l[0].b);                                     \
@@ -642,20 +642,18 @@ static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, r
                                          solo_frame_weighted_avx2};
 /* The rows are 48 bytes: 128-bit streams, as AVX2's. vector_palette and
  * a walk of one channel's frame (solo_frame) are AVX2's too. A
- * vector_palette on affine_avx512's products (~11 instructions a product
- * against ~22) ran slower on an AVX-512 EPYC (Zen 4, bench/NOTES.md v7t):
- * worm 9.7 -> 11.3 ns/bone, snake 7.2 -> 8.6, arm 7.5 -> 8.4; the next
- * product's 128-bit broadcasts of a 512-bit store wait for it, as in the
- * chains below. One 512-bit register a matrix would save ~7 instructions
- * of solo_frame (not written: the same wait).
+ * vector_palette on affine_avx512's products (half the instructions a
+ * product) ran slower on an AVX-512 EPYC (Zen 4, bench/NOTES.md v7t):
+ * the next product's 128-bit broadcasts of a 512-bit store wait for it,
+ * as in the chains below. One 512-bit register a matrix would save a few
+ * instructions of solo_frame (not written: the same wait).
  * vector_wide samples 16 lanes (sample_arc_avx512; sample_avx512 for
- * keys without arcs) and forms AVX2's products: on a lent Xeon (bench/NOTES.md v7r) that ran ozz's run.fbx
- * at 12.3 ns/bone, AVX2's sampler there 14.3.
+ * keys without arcs) and forms AVX2's products: faster than AVX2's
+ * sampler on a lent Xeon (bench/NOTES.md v7r).
  * Chains are AVX2's run_chain_avx2, which hands each product to the next
  * link in registers: run_affine_avx512 stores every link and loads it
- * back, and on a Xeon with AVX-512 (lent once, bench/NOTES.md v7n) that
- * made the 130-bone tentacle's chain 13.0 ns/bone against AVX2's 9.1;
- * with run_chain_avx2, 8.7. */
+ * back, which made the 130-bone tentacle's chain slower than AVX2's on a
+ * Xeon with AVX-512 (lent once, bench/NOTES.md v7n). */
 static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_affine_avx512, run_chain_avx2, run_palette_avx512,
                                             run_rows_avx2, rows_palette_avx2, fence_x86, sample_avx512, sample_arc_avx512,
                                             sample_each_avx2,

@@ -151,7 +151,7 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(sample_trs)(cons
          * (every term >= 0: d >= 0 for the keys walk_compile.c turns into one
          * hemisphere), the keys' lengths formed beside d, so that |r|^2
          * does not wait for the blend (keys need not be unit: files store
-         * some). Measured: CesiumMan 10.4 -> 9.7 ns a bone. */
+         * some): faster frames (CesiumMan, bench/NOTES.md). */
         VEC na = ADD(FMA(ra[1], ra[1], MUL(ra[0], ra[0])), FMA(ra[3], ra[3], MUL(ra[2], ra[2])));
         VEC nb = ADD(FMA(rb[1], rb[1], MUL(rb[0], rb[0])), FMA(rb[3], rb[3], MUL(rb[2], rb[2])));
         len2 = FMA(wa, FMA(wa, na, MUL(ADD(d, d), wb)), MUL(wb, MUL(wb, nb)));
@@ -483,7 +483,7 @@ TARGET static __attribute__((noinline)) void SUFFIX(solo_search)(const skv_solo 
  * Sterbenz, the scalings by a power of two): no key time on the way to
  * the factor, where the seek is bound by latency (bench/NOTES.md v7v).
  * The last key and outside: kernels_solo_seek. Out of line: inline, the
- * frame needed a stack frame, +6 instructions in playback. */
+ * frame needed a stack frame, instructions in playback too. */
 TARGET static __attribute__((noinline)) void SUFFIX(solo_grid)(const skv_solo *solo, double t, int *cursor,
                                                               float *work, float *palette)
 {
@@ -507,7 +507,7 @@ TARGET static __attribute__((noinline)) void SUFFIX(solo_far)(const skv_solo *so
                                                               double ticks_per_second, double duration, int *cursor,
                                                               float *work, float *palette)
 {
-    SUFFIX(solo_search)(solo, kernels_clip_ticks(seconds, ticks_per_second, duration), cursor, work, palette);
+    SUFFIX(solo_search)(solo, keys_ticks(seconds, ticks_per_second, duration), cursor, work, palette);
 }
 
 /* kernels.h, solo_frame: playback's clip time and key pair inline (built
@@ -519,13 +519,13 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(solo_frame_any)(
                                                                                float *work, float *palette,
                                                                                double *loops)
 {
-    if (!kernels_ticks_playback(seconds * ticks_per_second, duration)) {
+    if (!keys_ticks_playback(seconds * ticks_per_second, duration)) {
         SUFFIX(solo_far)(solo, seconds, ticks_per_second, duration, cursor, work, palette);
         return;
     }
-    /* kernels_clip_ticks_from after its own range test: only its loop is
+    /* keys_ticks_from after its own range test: only its loop is
      * left (the compiler sees the test twice). */
-    double t = kernels_clip_ticks_from(seconds, ticks_per_second, duration, loops);
+    double t = keys_ticks_from(seconds, ticks_per_second, duration, loops);
     float f;
     int i;
     if (!kernels_solo_step(solo, t, cursor, &i, &f)) {
@@ -608,8 +608,9 @@ TARGET static __attribute__((noinline)) void SUFFIX(sample_lanes)(const float *a
      * returns with as the caller's concern and this function's as clean:
      * without this it returned with the upper halves dirty, and the SSE2
      * code after it (the walk's search for the next time group's keys)
-     * cost ~300 cycles more a call on AMD EPYC (test_anim,
-     * test_kernels_leave_upper_clean; bench/NOTES.md v7j). */
+     * paid the state's transition penalty every call on AMD EPYC
+     * (test_anim_kernels, test_kernels_leave_upper_clean; bench/NOTES.md
+     * v7j). */
     CLEAN_UPPER();
 #endif
 }

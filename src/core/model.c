@@ -1,7 +1,6 @@
 /* model.c - freeing and small queries on skv_model; the error helper. */
 #include "model.h"
 #include "error.h"
-#include "walk.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -51,7 +50,6 @@ static void clip_free(const skv_model *model, skv_clip *clip)
     }
     free(clip->morph_channels);
     free(clip->node_channel);
-    walk_free(clip->walk);
     free(clip->name);
     free(clip->source);
     memset(clip, 0, sizeof *clip);
@@ -135,7 +133,6 @@ void model_free(skv_model *model)
 
     for (int c = 0; c < model->clip_count; c++) clip_free(model, &model->clips[c]);
     free(model->clips);
-    walk_free(model->rest_walk);
     free_strings(model->warnings, model->warning_count);
     if (model->block) munmap(model->block, model->block_size);
     memset(model, 0, sizeof *model);

@@ -37,7 +37,7 @@ void morph_weights(const skv_model *model, int clip, double seconds, float *out)
     memcpy(out, model->morph_default_weights, (size_t)model->morph_target_count * sizeof *out);
     if (clip < 0 || clip >= model->clip_count) return;
     const skv_clip *c = &model->clips[clip];
-    double ticks = anim_clip_ticks(c, seconds);
+    double ticks = keys_clip_ticks(c, seconds);
     for (int i = 0; i < c->morph_channel_count; i++) {
         const skv_morph_channel *ch = &c->morph_channels[i];
         const skv_mesh *mesh = &model->meshes[ch->mesh];

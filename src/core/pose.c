@@ -61,9 +61,9 @@ void pose_destroy(skv_pose *pose)
 void pose_evaluate_reference(skv_pose *pose, const skv_model *model, int clip, double seconds)
 {
     const skv_clip *c = clip >= 0 && clip < model->clip_count ? &model->clips[clip] : NULL;
-    double ticks = c ? anim_clip_ticks(c, seconds) : 0.0;
+    double ticks = c ? keys_clip_ticks(c, seconds) : 0.0;
     pose->walk_clip = -2; /* every palette entry is rewritten here */
-    pose->playing_model = NULL;
+    pose->playing_walks = NULL;
     pose->globals_owed = NULL;
     anim_sample(&model->skeleton, c, ticks, pose->local);
     skeleton_pose(&model->skeleton, pose->local, pose->global);
@@ -71,7 +71,7 @@ void pose_evaluate_reference(skv_pose *pose, const skv_model *model, int clip, d
 }
 
 /* local = T * R * S from a unit quaternion, written straight into the
- * columns (the product anim_quat_mat4 + scaling would form). */
+ * columns (the product keys_local would form). */
 static inline void trs_mat4(const float t[3], const float q[4], const float s[3], mat4 out)
 {
     float x = q[0], y = q[1], z = q[2], w = q[3];
@@ -146,12 +146,13 @@ static int *pose_cursors(skv_pose *pose, int clip, int channels)
  * compiled, the kernels looked up, the fixed palette entries written, the
  * cursors made; or the reference's path. Out of line: the frame of
  * playback (pose_evaluate) keeps no frame of its own. */
-static __attribute__((noinline)) void pose_evaluate_settle(skv_pose *pose, const skv_model *model, int clip,
+static __attribute__((noinline)) void pose_evaluate_settle(skv_pose *pose, skv_walks *walks, int clip,
                                                           double seconds)
 {
+    const skv_model *model = walks->model;
     const skv_clip *c = clip >= 0 && clip < model->clip_count ? &model->clips[clip] : NULL;
-    const skv_walk *w = walk_clip(model, c ? clip : -1);
-    pose->playing_model = NULL;
+    const skv_walk *w = walks_clip(walks, c ? clip : -1);
+    pose->playing_walks = NULL;
     if (!w && pose->palette_rows) {
         /* No walk (memory ran out) and no room for the reference's 4x4
          * palette: the bind pose, identity rows. */
@@ -171,11 +172,11 @@ static __attribute__((noinline)) void pose_evaluate_settle(skv_pose *pose, const
         if (!kernels) kernels = kernels_get(SKV_WALK_AUTO); /* not on this CPU */
         pose->kernels = kernels, pose->kernels_for = pose->walk_kernel;
     }
-    double ticks = c ? walk_clip_ticks(c, seconds) : 0.0;
+    double ticks = c ? keys_clip_ticks(c, seconds) : 0.0;
     int clip_key = c ? clip : -1;
-    if (pose->walk_clip != clip_key || pose->walk_generation != model->walk_generation) {
+    if (pose->walk_clip != clip_key || pose->walk_generation != walks->generation) {
         walk_fixed(w, pose->work, (float *)pose->palette, kernels, pose->palette_rows);
-        pose->walk_clip = clip_key, pose->walk_generation = model->walk_generation;
+        pose->walk_clip = clip_key, pose->walk_generation = walks->generation;
     }
     /* The same clip as last frame: its cursors as they are (pose_cursors' own test, inline). */
     int *cursors = !c ? NULL
@@ -188,32 +189,31 @@ static __attribute__((noinline)) void pose_evaluate_settle(skv_pose *pose, const
      * kernels looked up, the cursors this clip's. The rest pose (no clip)
      * too: its walk is still, and its frame reads no clip. */
     if (c ? cursors != NULL : walk_is_still(w)) {
-        pose->playing_model = model, pose->playing_c = c, pose->playing_walk = w;
+        pose->playing_walks = walks, pose->playing_c = c, pose->playing_walk = w;
         pose->playing_clip = clip;
     }
 }
 
-void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seconds)
+void pose_evaluate(skv_pose *pose, skv_walks *walks, int clip, double seconds)
 {
     /* Playback: the clip settled last (its walk ready, its fixed entries
      * in the palette, the cursors its own; the reference and blends unset
-     * it), its model's walks not dropped since, the kernels still the ones
-     * asked for. Then one jump to walk_frame; anything else settles
-     * first. */
-    if (pose->playing_model == model && pose->playing_clip == clip &&
-        pose->walk_generation == model->walk_generation && pose->kernels_for == pose->walk_kernel) {
+     * it), the walks not dropped since, the kernels still the ones asked
+     * for. Then one jump to walk_frame; anything else settles first. */
+    if (pose->playing_walks == walks && pose->playing_clip == clip && pose->walk_generation == walks->generation &&
+        pose->kernels_for == pose->walk_kernel) {
         walk_frame(pose->playing_walk, pose->playing_c, seconds, pose);
         return;
     }
-    pose_evaluate_settle(pose, model, clip, seconds);
+    pose_evaluate_settle(pose, walks, clip, seconds);
 }
 
-void pose_evaluate_lent(skv_pose *pose, const skv_model *model, int clip, double seconds, float *work)
+void pose_evaluate_lent(skv_pose *pose, skv_walks *walks, int clip, double seconds, float *work)
 {
     pose->work = work;
     pose->global = (mat4 *)work;
     pose->local = pose->global + pose->node_count;
-    pose_evaluate(pose, model, clip, seconds);
+    pose_evaluate(pose, walks, clip, seconds);
     pose->work = NULL, pose->global = pose->local = NULL;
     pose->globals_owed = NULL;
 }
@@ -243,9 +243,10 @@ static const skv_trs *pose_rest_trs(skv_pose *pose, const skv_skeleton *sk)
  * clips at once: no cursors). */
 static void channel_trs(const skv_channel *ch, double ticks, skv_trs *out)
 {
-    anim_sample_vec3(ch->positions, ch->position_count, ticks, out->t);
-    anim_sample_quat(ch->rotations, ch->rotation_count, ticks, out->r);
-    anim_sample_vec3(ch->scales, ch->scale_count, ticks, out->s);
+    skv_key_mode mode = keys_mode(ch);
+    keys_sample_vec3(mode, ch->positions, ch->position_count, ticks, out->t);
+    keys_sample_quat(mode, ch->rotations, ch->rotation_count, ticks, out->r);
+    keys_sample_vec3(mode, ch->scales, ch->scale_count, ticks, out->s);
 }
 
 void pose_evaluate_blend(skv_pose *pose, const skv_model *model, int clip_a, double seconds_a, int clip_b,
@@ -254,10 +255,10 @@ void pose_evaluate_blend(skv_pose *pose, const skv_model *model, int clip_a, dou
     const skv_skeleton *sk = &model->skeleton;
     const skv_clip *a = clip_a >= 0 && clip_a < model->clip_count ? &model->clips[clip_a] : NULL;
     const skv_clip *b = clip_b >= 0 && clip_b < model->clip_count ? &model->clips[clip_b] : NULL;
-    double ticks_a = a ? anim_clip_ticks(a, seconds_a) : 0.0, ticks_b = b ? anim_clip_ticks(b, seconds_b) : 0.0;
+    double ticks_a = a ? keys_clip_ticks(a, seconds_a) : 0.0, ticks_b = b ? keys_clip_ticks(b, seconds_b) : 0.0;
     float w = weight > 0.0f ? (weight < 1.0f ? weight : 1.0f) : 0.0f;
     pose->walk_clip = -2; /* every global and palette entry is rewritten here */
-    pose->playing_model = NULL;
+    pose->playing_walks = NULL;
     pose->globals_owed = NULL;
     const skv_trs *rest = pose_rest_trs(pose, sk);
 
@@ -280,7 +281,7 @@ void pose_evaluate_blend(skv_pose *pose, const skv_model *model, int clip_a, dou
                 out.t[k] = ta.t[k] + w * (tb.t[k] - ta.t[k]);
                 out.s[k] = ta.s[k] + w * (tb.s[k] - ta.s[k]);
             }
-            anim_quat_slerp(ta.r, tb.r, w, out.r);
+            keys_slerp(ta.r, tb.r, w, out.r);
             trs_mat4(out.t, out.r, out.s, pose->local[n]);
             local = (const float *)pose->local[n];
         }

@@ -12,27 +12,9 @@
 
 /* --- running -------------------------------------------------------------- */
 
-/* Index of the last key with time <= t in a key array (0 if t is before
- * the first): the range halved the same number of times whatever t is,
- * by conditional moves (float_key_before below says why). */
-static int key_before(const double *first_time, size_t stride, int count, double t)
-{
-    int base = 0;
-    for (int len = count; len > 1;) {
-        int half = len / 2;
-        base = TIME_AT(first_time, stride, base + half) <= t ? base + half : base;
-        len -= half;
-    }
-    return base;
-}
-
-int walk_key_before(const double *first_time, size_t stride, int count, double t)
-{
-    return key_before(first_time, stride, count, t);
-}
-
 /* Key index for t, strictly inside the key range (first.time < t < last.time):
- * the cursor's key or the next one in playback, binary search otherwise. */
+ * the cursor's key or the next one in playback, keys_before's search
+ * otherwise. */
 static inline int key_at(const double *first_time, size_t stride, int count, double t, int *cursor)
 {
     int i = *cursor;
@@ -40,7 +22,7 @@ static inline int key_at(const double *first_time, size_t stride, int count, dou
         if (t < TIME_AT(first_time, stride, i + 1)) return i;
         if (i + 2 < count && t < TIME_AT(first_time, stride, i + 2)) return *cursor = i + 1;
     }
-    return *cursor = key_before(first_time, stride, count, t);
+    return *cursor = keys_before(first_time, stride, count, t);
 }
 
 /* The last float key time at or before tf (search[0] <= tf): the range
@@ -65,7 +47,7 @@ static int float_key_before(const float *search, int n, float tf)
  * (animation_with_skeleton.fbx: 13 keys one tick apart, then 8 ticks),
  * where most random times fall the same way, the branches are predicted
  * and the pair is known at once; the conditional moves made every step
- * wait for the last (its seeks 6.0 -> 6.7 ns/bone). */
+ * wait for the last (slower seeks there: bench/NOTES.md v7h). */
 enum { SEEK_BRANCHES_KEYS = 16 };
 static int float_key_before_branches(const float *search, int n, float tf)
 {
@@ -82,8 +64,9 @@ static int float_key_before_branches(const float *search, int n, float tf)
  * after `cursor`'s (search[cursor] <= tf), or -1 if tf is at or past
  * the last of them:
  * playback where keys are denser than frames steps over several a frame
- * (ozz's run.fbx, 163 merged times in 0.67 s: 4 a frame at 60 fps, and
- * 95% of its frames came here). The compares are independent, where the
+ * (ozz's run.fbx, its time lines keyed as one: several keys a frame at
+ * 60 fps, and most of its frames come here). The compares are
+ * independent, where the
  * search's eight steps each wait for the last one's load. The padding
  * infinities keep the look inside the array. */
 static inline int float_key_ahead(const float *search, int cursor, float tf)
@@ -118,7 +101,7 @@ static inline int seek_guess(const walk_group *grp, double t, int cursor)
  * either guess is then settled on the exact times, where floats
  * round two keys together or the grid is off by one, so any guess gives
  * the reference's pair. Inline: out of line it cost the walks of several
- * groups playback instructions (Seymour 1918.5 -> 1924.7 Ir a frame). */
+ * groups instructions in playback too, where it does not run. */
 static inline int group_seek(const walk_group *grp, double t, int *cursor, float *f)
 {
     const double *times = grp->times;
@@ -142,7 +125,7 @@ static inline int group_seek(const walk_group *grp, double t, int *cursor, float
  * keys share the first key's time, the reference takes the first of them
  * there (t not after times[0]), which the next pair's step would not.
  * Marked likely: GCC then lays the frame functions out for it, the rest
- * after (walk_pose_all's prologue one instruction shorter, measured). */
+ * after (walk_pose_all's prologue shorter). */
 static inline int group_step(const walk_group *grp, double t, int *cursor, float *f)
 {
     const double *times = grp->times;
@@ -189,31 +172,28 @@ int walk_solo_key_at(const skv_solo *solo, double ticks, int *cursor, float *f)
     return group_key(solo->group, ticks, cursor, f);
 }
 
-static void sample_vec3(const skv_vec3_key *keys, int count, double t, int *cursor, float out[3])
+/* A loose channel's key array at t, as keys_sample_vec3 and
+ * keys_sample_quat sample it (keys.h), the search from its cursor. */
+static void sample_vec3(skv_key_mode mode, const skv_vec3_key *keys, int count, double t, int *cursor, float out[3])
 {
     const float *v;
     if (count == 1 || !(t > keys[0].time)) v = keys[0].value;
     else if (t >= keys[count - 1].time) v = keys[count - 1].value;
     else {
         int i = key_at(&keys[0].time, sizeof keys[0], count, t, cursor);
-        double span = keys[i + 1].time - keys[i].time;
-        double x = span > 0.0 ? (t - keys[i].time) / span : 0.0;
-        float f = (float)(x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x);
-        for (int a = 0; a < 3; a++) out[a] = keys[i].value[a] + f * (keys[i + 1].value[a] - keys[i].value[a]);
+        keys_blend(mode, keys[i].value, keys[i + 1].value, keys_factor(keys[i].time, keys[i + 1].time, t), 3, out);
         return;
     }
     out[0] = v[0], out[1] = v[1], out[2] = v[2];
 }
 
-static void sample_quat(const skv_quat_key *keys, int count, double t, int *cursor, float out[4])
+static void sample_quat(skv_key_mode mode, const skv_quat_key *keys, int count, double t, int *cursor, float out[4])
 {
-    if (count == 1 || !(t > keys[0].time)) anim_quat_slerp(keys[0].value, keys[0].value, 0.0f, out);
-    else if (t >= keys[count - 1].time) anim_quat_slerp(keys[count - 1].value, keys[count - 1].value, 0.0f, out);
+    if (count == 1 || !(t > keys[0].time)) keys_blend(mode, keys[0].value, keys[0].value, 0.0f, 4, out);
+    else if (t >= keys[count - 1].time) keys_blend(mode, keys[count - 1].value, keys[count - 1].value, 0.0f, 4, out);
     else {
         int i = key_at(&keys[0].time, sizeof keys[0], count, t, cursor);
-        double span = keys[i + 1].time - keys[i].time;
-        double x = span > 0.0 ? (t - keys[i].time) / span : 0.0;
-        anim_quat_slerp(keys[i].value, keys[i + 1].value, (float)(x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x), out);
+        keys_blend(mode, keys[i].value, keys[i + 1].value, keys_factor(keys[i].time, keys[i + 1].time, t), 4, out);
     }
 }
 
@@ -245,8 +225,8 @@ static inline void pose_group(const walk_group *grp, double ticks, int *cursors,
 }
 
 /* A crowd's palette rows: the prepared pairs, or run_rows. Out of line:
- * inlined into run_products, its branches cost a frame of the 1-bone
- * files ~0.9 ns (WusonSMD, WusonBlitz: 7.2 -> 8.1 ns). */
+ * inlined into run_products, its branches were on every frame's path,
+ * which the 1-bone files (WusonSMD, WusonBlitz) felt. */
 static __attribute__((noinline)) void walk_rows(const skv_walk *w, float *work, float *palette,
                                                 const skv_kernels *kernels)
 {
@@ -292,6 +272,26 @@ static int each_flush(const float **keys, float *f, int32_t *out, int count, flo
     return 0;
 }
 
+/* The loose channels' locals, each key array sampled on its own. Out of
+ * line: inlined into walk_pose_all, its sampling (keys.h's slerp
+ * inline) cost the walks without loose channels instructions a frame in
+ * walk_pose_all's prologue. */
+static __attribute__((noinline)) void pose_loose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursors,
+                                                 float *work)
+{
+    for (int k = 0; k < w->loose_count; k++) {
+        const skv_channel *ch = &clip->channels[w->loose[k]];
+        int scratch[3] = {-1, -1, -1};
+        int *cur = cursors ? &cursors[w->loose[k] * 3] : scratch;
+        skv_key_mode mode = keys_mode(ch);
+        float t[3], q[4], s[3];
+        sample_vec3(mode, ch->positions, ch->position_count, ticks, &cur[0], t);
+        sample_quat(mode, ch->rotations, ch->rotation_count, ticks, &cur[1], q);
+        sample_vec3(mode, ch->scales, ch->scale_count, ticks, &cur[2], s);
+        keys_local(t, q, s, (vec4 *)(work + (size_t)(w->node_count + ch->node) * 16));
+    }
+}
+
 static __attribute__((noinline)) int walk_pose_all(const skv_walk *w, const skv_clip *clip, double ticks,
                                                    int *cursors, float *work, float *palette,
                                                    const skv_kernels *kernels, int rows)
@@ -324,19 +324,7 @@ static __attribute__((noinline)) int walk_pose_all(const skv_walk *w, const skv_
         }
     }
     if (each_count > 0) each_flush(each_keys, each_f, each_out, each_count, work, kernels);
-    for (int k = 0; k < w->loose_count; k++) {
-        const skv_channel *ch = &clip->channels[w->loose[k]];
-        int scratch[3] = {-1, -1, -1};
-        int *cur = cursors ? &cursors[w->loose[k] * 3] : scratch;
-        float t[3], q[4], s[3];
-        sample_vec3(ch->positions, ch->position_count, ticks, &cur[0], t);
-        sample_quat(ch->rotations, ch->rotation_count, ticks, &cur[1], q);
-        sample_vec3(ch->scales, ch->scale_count, ticks, &cur[2], s);
-        vec4 *local = (vec4 *)(work + (size_t)(w->node_count + ch->node) * 16);
-        anim_quat_mat4(q, local);
-        for (int a = 0; a < 3; a++) glm_vec4_scale(local[a], s[a], local[a]);
-        glm_vec3_copy(t, local[3]);
-    }
+    if (w->loose_count > 0) pose_loose(w, clip, ticks, cursors, work);
     return run_products(w, work, palette, kernels, rows);
 }
 
@@ -359,11 +347,10 @@ int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursor
  * frame_general, frame_one and frame_vector are built twice where GCC
  * targets x86-64 (FRAME_BUILDS: the body is NAME_at): plain, and for a
  * CPU with FMA (NAME_fma; FRAME_FOR_CPU picks), where the clip time's
- * fused multiply-add (walk_clip_ticks_from, past the first loop) is one
+ * fused multiply-add (keys_ticks_from, past the first loop) is one
  * instruction instead of libm's call, the same exact result (it rounds
- * once either way): 11-12 instructions a frame fewer (huesitos 115.1
- * -> 113.9 Ir/bone, Fox 84.8 -> 84.3, BCN 62.3 -> 62.1; no change in
- * ns/bone measurable). */
+ * once either way): a dozen instructions a frame fewer, no time
+ * measurably saved (bench/NOTES.md). */
 #define FRAME_FUNCTION(attributes, name, body)                                                                         \
     attributes static void name(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose)               \
     {                                                                                                                  \
@@ -382,7 +369,7 @@ int walk_pose(const skv_walk *w, const skv_clip *clip, double ticks, int *cursor
 static inline __attribute__((always_inline)) void frame_general_at(const skv_walk *w, const skv_clip *clip,
                                                                    double seconds, skv_pose *pose)
 {
-    double ticks = walk_clip_ticks_from(clip, seconds, &pose->clip_loops);
+    double ticks = keys_ticks_from(seconds, clip->ticks_per_second, clip->duration_ticks, &pose->clip_loops);
     int deferred = walk_pose_inline(w, clip, ticks, pose->cursors, pose->work, (float *)pose->palette, pose->kernels,
                                     pose->palette_rows);
     pose->globals_owed = deferred ? w : NULL;
@@ -395,7 +382,7 @@ FRAME_BUILDS(frame_general)
 static inline __attribute__((always_inline)) void frame_one_at(const skv_walk *w, const skv_clip *clip,
                                                                double seconds, skv_pose *pose)
 {
-    double ticks = walk_clip_ticks_from(clip, seconds, &pose->clip_loops);
+    double ticks = keys_ticks_from(seconds, clip->ticks_per_second, clip->duration_ticks, &pose->clip_loops);
     const walk_group *grp = &w->groups[0];
     float *work = pose->work;
     const skv_kernels *kernels = pose->kernels;
@@ -412,7 +399,7 @@ static void frame_solo(const skv_walk *w, const skv_clip *clip, double seconds, 
         frame_one(w, clip, seconds, pose);
         return;
     }
-    double ticks = walk_clip_ticks_from(clip, seconds, &pose->clip_loops);
+    double ticks = keys_ticks_from(seconds, clip->ticks_per_second, clip->duration_ticks, &pose->clip_loops);
     const walk_group *grp = &w->groups[0];
     float f;
     int i = group_key(grp, ticks, &pose->cursors[grp->channel * 3], &f);
@@ -424,10 +411,10 @@ static void frame_solo(const skv_walk *w, const skv_clip *clip, double seconds, 
 /* A walk of one time group with affine products (kernels.h
  * vector_palette): the group's key pair and one kernel call, made last
  * (globals_owed set first) so that it is a tail call. In playback's case
- * (kernels_clip_ticks_step, group_step) the FMA build makes no other
+ * (keys_ticks_step, group_step) the FMA build makes no other
  * call, so it keeps no stack frame and saves two registers, not five
- * (the plain build calls libm's fma there): the saves and restores were
- * 10 of a 3-bone frame's ~390 instructions, on the chain to the kernel.
+ * (the plain build calls libm's fma there): saves and restores are on
+ * the chain to the kernel, which a few-bone frame feels.
  * A time past group_step (a seek, a time off the keys) goes to
  * frame_vector_key with the clip time computed; a crowd's rows, a loop's
  * first frame or a time out of range to frame_vector_rest, the full path.
@@ -458,7 +445,7 @@ static __attribute__((noinline)) void frame_vector_rest(const skv_walk *w, const
         frame_one(w, clip, seconds, pose);
         return;
     }
-    double ticks = walk_clip_ticks_from(clip, seconds, &pose->clip_loops);
+    double ticks = keys_ticks_from(seconds, clip->ticks_per_second, clip->duration_ticks, &pose->clip_loops);
     const walk_group *grp = &w->groups[0];
     float f;
     int i = group_key(grp, ticks, &pose->cursors[grp->channel * 3], &f);
@@ -471,7 +458,7 @@ static inline __attribute__((always_inline)) void frame_vector_at(const skv_walk
 {
     double ticks;
     if (__builtin_expect(pose->palette_rows != 0, 0) ||
-        !kernels_clip_ticks_step(seconds, clip->ticks_per_second, clip->duration_ticks, pose->clip_loops, &ticks)) {
+        !keys_ticks_step(seconds, clip->ticks_per_second, clip->duration_ticks, pose->clip_loops, &ticks)) {
         frame_vector_rest(w, clip, seconds, pose);
         return;
     }
@@ -544,8 +531,8 @@ void walk_deferred(const skv_walk *w, float *work, const skv_kernels *kernels)
  * most HL1 .mdl idles, a one-frame SMD): every palette entry is fixed,
  * written when the clip was settled (walk_fixed), and no global is formed
  * a frame; what is left is whether pose_globals owes the deferred ones.
- * The general frame did the same work in 92-97 instructions (the clip
- * time, the empty group loop, an empty product call). */
+ * The general frame took the long way to the same (the clip time, the
+ * empty group loop, an empty product call). */
 static void frame_still(const skv_walk *w, const skv_clip *clip, double seconds, skv_pose *pose)
 {
     (void)clip, (void)seconds;

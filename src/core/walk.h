@@ -34,62 +34,67 @@
 #include "kernels.h"
 #include "error.h"
 #include "model.h"
+#include "walks.h"
 
 #include <math.h>
+#include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct skv_walk skv_walk;
 
+/* Bytes of prepared data a model's walks hold, bounded per model
+ * (walk_compile.c: each clip of a file compiles a walk): key pairs of
+ * one-channel walks, time groups' arcs, merges past three times their
+ * keys. */
+typedef struct skv_walk_bytes {
+    size_t terms, arcs, merges;
+} skv_walk_bytes;
+
 /* The walk of `clip` (NULL: the rest pose) for the model's skeleton;
- * NULL if memory runs out. walk_free releases it (NULL is fine). */
-skv_walk *walk_compile(const skv_model *model, const skv_clip *clip);
+ * NULL if memory runs out. `held`: what the model's other walks hold
+ * (the budgets' room), this walk's own added. walk_free releases it
+ * (NULL is fine). */
+skv_walk *walk_compile(const skv_model *model, const skv_clip *clip, skv_walk_bytes *held);
 void walk_free(skv_walk *walk);
 
-/* Clip c's walk (0 <= c < clip_count; -1: the rest pose), compiled on its
- * first call and kept in the model (skv_clip.walk, skv_model.rest_walk);
- * NULL if memory ran out (pose_evaluate then takes the reference path).
- * Safe from several threads at once (crowds pose on a pool): one
- * compiles, the others wait for it. The model is const to its callers;
- * only this cache in it is written. */
-const skv_walk *walk_clip_compile(const skv_model *model, int c);
+/* A model's walks (walks.h), compiled on first use. A clip's slot: its
+ * walk once `ready` is set (NULL then: memory ran out, and pose_evaluate
+ * takes the reference path). */
+typedef struct skv_walk_slot {
+    skv_walk *walk;
+    atomic_int ready;
+} skv_walk_slot;
+
+struct skv_walks {
+    const skv_model *model;
+    /* Drawn from one counter for all walks by walks_create and
+     * walks_forget: a pose settled on these walks as they were
+     * (skv_pose walk_generation) sees the number change and settles
+     * again, as it does for other walks made at the same address. */
+    unsigned generation;
+    int clip_count;        /* clips with a slot: the model's at the last walks_create or walks_forget */
+    skv_walk_slot *clips;  /* per clip */
+    skv_walk_slot rest;    /* the rest pose */
+    skv_walk_bytes held;   /* written where walks are compiled: under walks.c's lock, or by walks_forget */
+};
+
+/* Clip c's walk (0 <= c; -1: the rest pose), compiled on its first call;
+ * NULL if memory ran out, or for a clip the model gained since the last
+ * walks_forget could not make room (pose_evaluate then takes the
+ * reference path). Safe from several threads at once: one compiles, the
+ * others wait for it. */
+const skv_walk *walks_clip_compile(skv_walks *walks, int c);
 /* The fast path, inline: once compiled, one acquire load (a plain load on
- * x86) and no call; pose_evaluate takes it every frame. */
-static inline const skv_walk *walk_clip(const skv_model *model, int c)
+ * x86) and no call. */
+static inline const skv_walk *walks_clip(skv_walks *walks, int c)
 {
-    const atomic_int *ready = c >= 0 ? &model->clips[c].walk_ready : &model->rest_walk_ready;
-    if (atomic_load_explicit(ready, memory_order_acquire)) return c >= 0 ? model->clips[c].walk : model->rest_walk;
-    return walk_clip_compile(model, c);
+    if (c < walks->clip_count) {
+        const skv_walk_slot *slot = c >= 0 ? &walks->clips[c] : &walks->rest;
+        if (atomic_load_explicit(&slot->ready, memory_order_acquire)) return slot->walk;
+    }
+    return walks_clip_compile(walks, c);
 }
-
-/* anim_clip_ticks (anim.h), defined here so that the reference
- * (anim_ref.c returns it) and pose_evaluate's frame (walk_frame, which
- * inlines it) loop a clip's time the same way, bit for bit: kernels.h's
- * kernels_clip_ticks, which a walk of one channel's frame kernel
- * (solo_frame) inlines too. */
-static inline double walk_clip_ticks(const skv_clip *clip, double seconds)
-{
-    return kernels_clip_ticks(seconds, clip->ticks_per_second, clip->duration_ticks);
-}
-
-/* walk_clip_ticks by kernels_clip_ticks_from, from the pose's loop count
- * (skv_pose clip_loops): playback's frames. */
-static inline double walk_clip_ticks_from(const skv_clip *clip, double seconds, double *loops)
-{
-    return kernels_clip_ticks_from(seconds, clip->ticks_per_second, clip->duration_ticks, loops);
-}
-
-/* Compiles the rest pose's walk and every clip's now (replacing any
- * there); SKV_ERR_MEMORY if memory ran out. */
-skv_result walk_compile_all(skv_model *model);
-
-/* Drops every compiled walk of the model (they are compiled again on
- * first use): after its skeleton's rest pose changed, or its clips moved
- * (import_add_clips calls it). Counts model->walk_generation up, so that
- * poses settled on the old walks and clips settle again in their next
- * pose_evaluate; until then a pose has no globals to give (pose_globals
- * would form them with a dropped walk). Not while another thread poses
- * the model. */
-void walk_forget(skv_model *model);
 
 /* One frame of the walk (returns whether it skipped globals that
  * walk_deferred forms, which the caller needs every frame): the moving channels sampled at `ticks` into

@@ -3,9 +3,9 @@
  * products; walk.c runs what this settles, per frame. */
 #include "walk_internal.h"
 #include "anim.h"
+#include "keys.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -46,6 +46,8 @@ typedef struct compiler {
     int32_t *chain;       /*   chain: a constant operand */
     int *moving;          /* the channels that move, walk->sample_count of them, node order */
     int32_t *pre;         /* per moving channel: 0, or its constant parent (a similarity) taken into its keys */
+    int32_t one, root;    /* the constants identity and globalInverse */
+    int32_t local_base;   /* where the locals start in the work block */
 } compiler;
 
 static int32_t global_at(int n) { return (int32_t)((size_t)n * sizeof(mat4)); }
@@ -132,9 +134,7 @@ static int channel_constant(const skv_channel *ch)
 /* T * R * S of a channel's first keys (the rotation normalised). */
 static void channel_first_local(const skv_channel *ch, mat4 out)
 {
-    anim_quat_mat4(ch->rotations[0].value, out);
-    for (int a = 0; a < 3; a++) glm_vec4_scale(out[a], ch->scales[0].value[a], out[a]);
-    glm_vec3_copy((float *)ch->positions[0].value, out[3]);
+    keys_local(ch->positions[0].value, ch->rotations[0].value, ch->scales[0].value, out);
 }
 
 /* The key times a channel's arrays of 2+ keys share (most files key T,
@@ -160,93 +160,23 @@ static int shared_times(const skv_channel *ch, const double **times, size_t *str
     return 1;
 }
 
+/* A channel for a time group (its keys prepared, sampled by the lanes,
+ * which interpolate linearly: keys.h, SKV_KEY_LINEAR) where its arrays
+ * share their times (shared_times); any other moving channel is sampled
+ * one key array at a time (loose: walk.c, through keys_blend). */
+static int groupable(const skv_channel *ch, const double **times, size_t *stride, int *count)
+{
+    return keys_mode(ch) == SKV_KEY_LINEAR && shared_times(ch, times, stride, count);
+}
+
 /* --- several time lines keyed as one ------------------------------------
  * Channels keyed at different times (huesitos.fbx: 9 channels on 5 time
  * lines) pay a key pair, a cursor and a lane gathering per time line each
  * frame. Their curves do not change when a key is added on a segment with
- * the value the segment has there: lerp is linear, and slerp moves at
- * constant speed along one great circle, so slerp(a, b, u) splits the arc
- * into two arcs of the same circle, each covered at the same speed. Every
- * channel keyed at the union of the time lines is then one time group:
- * one key pair and one cursor a frame, its channels in one vector. */
-
-/* Which key a key array holds at t, and the factor toward the next one:
- * 0 on a key itself and where the array is clamped (one key, before the
- * first, after the last), so the key is copied as it is. */
-static int key_span_at(const double *first_time, size_t stride, int count, double t, double *u)
-{
-    *u = 0.0;
-    if (count == 1 || !(t > TIME_AT(first_time, stride, 0))) return 0;
-    int j = walk_key_before(first_time, stride, count, t);
-    double t0 = TIME_AT(first_time, stride, j);
-    if (j == count - 1 || t0 == t) return j;
-    *u = (t - t0) / (TIME_AT(first_time, stride, j + 1) - t0); /* strictly increasing times: a span > 0 */
-    return j;
-}
-
-static void vec3_value_at(const skv_vec3_key *keys, int count, double t, float out[3])
-{
-    double u;
-    int j = key_span_at(&keys[0].time, sizeof keys[0], count, t, &u);
-    for (int a = 0; a < 3; a++)
-        out[a] = u > 0.0 ? (float)(keys[j].value[a] + u * ((double)keys[j + 1].value[a] - keys[j].value[a]))
-                         : keys[j].value[a];
-}
-
-/* Two rotation keys' dot product as the reference sums it (anim_ref.c
- * quat_slerp: in float, component by component in order): its sign picks
- * the pair's arc, and near a half turn only that sum settles it. */
-static float reference_dot(const float a[4], const float b[4])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
-}
-
-/* The value at t between a channel's rotation keys, for a key a merge
- * adds. The arc is the reference's (anim_ref.c quat_slerp): the keys'
- * dot product summed in float as the reference sums it (its sign picks
- * the shorter arc; keys half a turn apart have a dot product near 0 whose
- * sign only that sum settles). Where the reference takes the acos branch,
- * the point is on its own curve, its weights on the keys at their
- * lengths: keys off unit within UNIT_LEN2_OFF put that curve up to ~tau
- * radians off the unit keys' arc, most where they are half a turn apart,
- * and a key added on the arc instead put all of it into the walk at the
- * added key, summed along a chain (test_merge_near_keys: 2.3e-5 of the
- * palette; 3.5e-6 on the reference's curve, 3.9e-6 on the lines apart).
- * Where the reference nlerps (keys under ~3.6 degrees of rotation apart),
- * the point is on the slerp arc of the normalised keys, which the walk's
- * lanes follow there: on the nlerp curve the lanes' slerp into and out of
- * the added key overshot it (an 8-bone chain 2.4e-5 from the reference;
- * 1.8e-5 here and apart). Both were found by a helper's reviews. The
- * point is on key j's side of the arc, j returned (fill_group_keys signs
- * it as key j). In double, normalised once. */
-static int quat_value_at(const skv_quat_key *keys, int count, double t, float out[4])
-{
-    double u;
-    int j = key_span_at(&keys[0].time, sizeof keys[0], count, t, &u);
-    if (u == 0.0) {
-        for (int c = 0; c < 4; c++) out[c] = keys[j].value[c];
-        return j;
-    }
-    const float *fa = keys[j].value, *fb = keys[j + 1].value;
-    float fd = reference_dot(fa, fb);
-    double sign = fd < 0.0f ? -1.0 : 1.0, d = fabs((double)fd);
-    double a[4], b[4];
-    for (int c = 0; c < 4; c++) a[c] = fa[c], b[c] = sign * fb[c];
-    if ((float)d > 0.9995f) { /* the reference's nlerp: the normalised keys' arc */
-        double la = 0.0, lb = 0.0;
-        for (int c = 0; c < 4; c++) la += a[c] * a[c], lb += b[c] * b[c];
-        la = sqrt(la), lb = sqrt(lb);
-        d = 0.0;
-        for (int c = 0; c < 4; c++) a[c] /= la, b[c] /= lb, d += a[c] * b[c];
-    }
-    double theta = acos(fmin(d, 1.0));
-    double wa = 1.0 - u, wb = u;
-    if (theta > 1e-9) wa = sin((1.0 - u) * theta) / sin(theta), wb = sin(u * theta) / sin(theta);
-    double q[4], len2 = 0.0;
-    for (int c = 0; c < 4; c++) q[c] = wa * a[c] + wb * b[c], len2 += q[c] * q[c];
-    for (int c = 0; c < 4; c++) out[c] = (float)(q[c] / sqrt(len2));
-    return j;
-}
+ * the value the segment has there (keys.h, keys_linear_vec3_at and
+ * keys_linear_quat_at). Every channel keyed at the union of the time
+ * lines is then one time group: one key pair and one cursor a frame, its
+ * channels in one vector. */
 
 /* |q|^2 of a rotation key that counts as unit: files normalise their
  * keys, but many write them to six decimals (the X files' exporters),
@@ -254,7 +184,7 @@ static int quat_value_at(const skv_quat_key *keys, int count, double t, float ou
  * (|x| + |y| + |z| + |w|) <= 2e-6 off 1 (Testwuson.X 1.9e-6,
  * BCN_Epileptic.X 1.8e-6: until 2026-11-26 the bound was 1e-6, and
  * Wuson_Walk's 31 channels stayed on 11 lines). The keys a merge adds
- * lie on the reference's own curve (quat_value_at), and the lanes
+ * lie on the reference's own curve (keys_linear_quat_at), and the lanes
  * between them and such keys follow it as closely as between the keys
  * themselves (test_merge_six_decimals, test_merge_near_keys). */
 #define UNIT_LEN2_OFF 2.5e-6
@@ -324,18 +254,18 @@ static int group_set_times(walk_group *grp, const double *times, int count)
  * model as the arcs are): a file whose exporter reduced each curve's keys
  * on its own (ozz's run.fbx: 55 channels on 21 time lines, 930 keys, their
  * union 163 times, 10.7x) otherwise pays a key pair, a cursor and a lane
- * gathering per line each frame (run.fbx 132.9 -> 82.7 Ir/bone, 13.0 ->
- * ~8 ns/bone keyed as one, its keys 77 KB -> 417 KB). 1 MB of keys leaves
- * their arcs (~2.1x) inside ARC_GROUP_BYTES. */
+ * gathering per line each frame: keyed as one its frames cost far less,
+ * for keys several times the size (bench/NOTES.md v7q). 1 MB of keys
+ * leaves their arcs (~2.1x) inside ARC_GROUP_BYTES. */
 enum { MERGE_GROUP_BYTES = 1 << 20, MERGE_MODEL_BYTES = 32 << 20 };
 
 /* The time groups as one keyed at the union of their times, where that
- * costs at most three times the keys they hold (twice until 2026-11-25:
- * Seymour's 5 groups of 11 channels, keyed as one at 3x, 11.1 -> 8.3
- * ns/bone; three channels on three lines that share no time always reach
- * exactly 3x) or, past that, fits MERGE_GROUP_BYTES and `room` (the
- * model's MERGE_MODEL_BYTES left; charged to w->merge_bytes): every
- * group's times strictly increasing (a step, two keys at one time, stays
+ * costs at most three times the keys they hold (Seymour's 5 groups of 11
+ * channels need 3x, and gain by it: bench/NOTES.md v7k; three channels
+ * on three lines that share no time always reach exactly 3x) or, past
+ * that, fits MERGE_GROUP_BYTES and `room` (the model's
+ * MERGE_MODEL_BYTES left; charged to w->merge_bytes): every group's
+ * times strictly increasing (a step, two keys at one time, stays
  * as it is), every member's rotations unit, and not a single channel
  * that would cost a lane block (below). group_of's groups all become
  * group 0. Returns 0 (kept or merged), -1 if memory ran out. */
@@ -356,9 +286,9 @@ static int merge_time_lines(skv_walk *w, const skv_clip *clip, const int *moving
     /* Two lines, one of them a single channel (the one-channel sampler),
      * where keyed as one the channels would take a block of 16 lanes more
      * than the other line fills: BCN_Epileptic.X, 16 channels and 1,
-     * took two blocks, 15 lanes padding (4.2 -> 4.4 ns/bone on AVX-512).
-     * The only shape measured; three lines and more are keyed as one
-     * (Testwuson.X's Wuson_Run: 29 channels, 1 and 1). */
+     * took two blocks, 15 lanes padding, and its frames got slower on
+     * AVX-512. The only shape measured; three lines and more are keyed as
+     * one (Testwuson.X's Wuson_Run: 29 channels, 1 and 1). */
     if (w->group_count == 2 && (w->groups[0].channel_count == 1 || w->groups[1].channel_count == 1)) {
         int other = w->groups[0].channel_count == 1 ? w->groups[1].channel_count : w->groups[0].channel_count;
         int blocks = (channels + SKV_LANE_BLOCK - 1) / SKV_LANE_BLOCK;
@@ -444,9 +374,9 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
             int segment = 0; /* merged: the channel's own rotation key that starts r's segment */
             if (merged) { /* the channel's own keys, or a key added on its curve */
                 double time = grp->times[k];
-                vec3_value_at(ch->positions, ch->position_count, time, at_t);
-                segment = quat_value_at(ch->rotations, ch->rotation_count, time, at_r);
-                vec3_value_at(ch->scales, ch->scale_count, time, at_s);
+                keys_linear_vec3_at(ch->positions, ch->position_count, time, at_t);
+                segment = keys_linear_quat_at(ch->rotations, ch->rotation_count, time, at_r);
+                keys_linear_vec3_at(ch->scales, ch->scale_count, time, at_s);
                 t = at_t, r = at_r, s = at_s;
             }
             const float *file_r = r;
@@ -466,16 +396,17 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
             }
             if (merged) {
                 /* A merge's key takes the sign of the channel's own key
-                 * that starts its segment (quat_value_at puts an added key
-                 * on that key's side), and the turns are the reference's,
-                 * between the channel's own keys: a dot product with an
-                 * added key near one a half turn away can fall on the
-                 * other side of 0 (a helper's review: the lane went the
-                 * long way round, 1.67 of the palette; test_merge_near_keys). */
+                 * that starts its segment (keys_linear_quat_at puts an
+                 * added key on that key's side), and the turns are the
+                 * reference's, between the channel's own keys: a dot
+                 * product with an added key near one a half turn away can
+                 * fall on the other side of 0 (a helper's review: the
+                 * lane went the long way round, 1.67 of the palette;
+                 * test_merge_near_keys). */
                 for (; signed_key < segment; signed_key++)
-                    if (reference_dot(ch->rotations[signed_key].value, ch->rotations[signed_key + 1].value) < 0.0f)
+                    if (keys_dot(ch->rotations[signed_key].value, ch->rotations[signed_key + 1].value) < 0.0f)
                         sign = -sign;
-            } else if (k > 0 && reference_dot(previous, file_r) < 0.0f)
+            } else if (k > 0 && keys_dot(previous, file_r) < 0.0f)
                 sign = -sign;
             for (int c = 0; c < 4; c++) previous[c] = file_r[c];
             for (int c = 0; c < 3; c++) {
@@ -538,13 +469,13 @@ static int frame_reads(const skv_walk *w, int32_t at)
  * (its step's product) and L a local, is formed as A (L b): L b starts
  * as soon as the sampler has written L, beside A's products, and the
  * entry is one product less deep (a 3-bone chain's frame waited for
- * three products after the sampler, now two: worm.dae 14.5 -> 12.8
- * ns/bone, bench/NOTES.md v7o). The same number of products: G's step
+ * three products after the sampler, now two: bench/NOTES.md v7o). The
+ * same number of products: G's step
  * leaves the frame for the deferred list, at its head (A and L are in
  * work after the frame; deferred steps reading G come after it), as
  * pose_globals forms the globals the palette does not need. Products
  * associated the other way round: the entry differs from G b by float
- * rounding, well inside the reference's tolerance (test_anim). The
+ * rounding, well inside the reference's tolerance (test_anim_walk). The
  * deferred list has room: each node is in at most one of globals and
  * deferred before. `translating`: per palette step, whether its b only
  * translates. The globals kept (w->vector_globals); -1 if memory ran
@@ -715,12 +646,9 @@ static int globals_in_work(const skv_walk *w)
 /* vector_palette takes one 4-lane vector; more channels take vector_wide,
  * the sampler of its set (AVX2's 8 lanes, AVX-512's 16) and the same
  * products in one call: frame_one's bookkeeping and two product calls
- * saved (huesitos.fbx 114.7 -> 109.7 Ir a bone, 10.4-11.1 -> 10.0-10.4
- * ns; Fox 84.4 -> 80.0 Ir; bench/NOTES.md v7p). Not a chain's globals
- * (run_chain keeps each link in registers; the affine steps one after the
- * other made the tentacle 9.5 -> 12.1 ns/bone). On the AVX-512 Xeon
- * (bench/NOTES.md v7r) vector_wide was also the faster frame: RiggedFigure
- * 5.3 -> 3.8 ns/bone, Bob 6.8 -> 6.3, robot 8.0 -> 7.4. */
+ * saved (bench/NOTES.md v7p; on AVX-512 too, v7r). Not a chain's globals:
+ * run_chain keeps each link in registers, and the affine steps one after
+ * the other made the tentacle's frames slower. */
 static int vector_frame_fits(const skv_walk *w)
 {
     if (w->groups[0].channel_count <= 4) return 1;
@@ -745,15 +673,15 @@ static int exact_grid(const double *times, int count, double key_rate)
  * model's walks all together this much: a pair grows with the palette
  * entries on the moving node (38.8 KB for 100, from a 24-byte key), and
  * each clip of a file compiles a walk, so 300 clips of 100 keys held
- * 1.16 GB. Past it a walk samples (solo_palette: as exact, ~70 Ir a
- * frame more). */
+ * 1.16 GB. Past it a walk samples (solo_palette: as exact, a little
+ * slower). */
 enum { SOLO_TERMS_BYTES = 4 << 20, SOLO_MODEL_BYTES = 32 << 20 };
 /* A group's prepared arcs take this much at most (2.1 times its keys,
  * which they replace: a group of 16 channels and ~3,000 keys), and a
  * model's all together this much, a budget of their own: the pairs
  * above are worth more a frame, and arcs charged to their budget left
  * later clips without them (a helper's review). Past it a group keeps
- * its keys (the lanes' sampler: as exact, ~10% more instructions). */
+ * its keys (the lanes' sampler: as exact, a little slower). */
 enum { ARC_GROUP_BYTES = 4 << 20, ARC_MODEL_BYTES = 32 << 20 };
 
 /* Every pair of the group prepared into `terms` (`weighted`: for
@@ -771,7 +699,7 @@ static int prepare_pairs(const skv_walk *w, int weighted, float *terms, size_t f
 /* solo_palette's walk: its group's key pairs prepared for solo_frame
  * (w->terms, w->solo), where the palette's steps all take the channel's
  * local: for unit rotation keys, else weighted (kernels.h,
- * solo_frame_weighted, ~25 instructions more a frame); otherwise
+ * solo_frame_weighted, the keys' lengths in the weights); otherwise
  * w->terms stays NULL (out of memory too: the walk works without them). */
 static void prepare_terms(skv_walk *w, size_t room)
 {
@@ -803,8 +731,8 @@ static void prepare_terms(skv_walk *w, size_t room)
  * gets its key pairs prepared as arcs (kernels.h, sample_arc), in place
  * of its keys, while `room` (bytes) lasts: the frame then waits on a
  * sine series and two products instead of the slerp's dot product, arc
- * weights, normalisation and division (worm.dae 19.0 -> 15.3 ns a bone,
- * 147.7 -> 131.0 instructions; bench/NOTES.md v7l). A group that cannot
+ * weights, normalisation and division (bench/NOTES.md v7l). A group
+ * that cannot
  * keeps its keys (the lanes' sampler). After vector_lists, which reads
  * the keys. */
 static void prepare_arcs(skv_walk *w, size_t room)
@@ -837,6 +765,54 @@ static void prepare_arcs(skv_walk *w, size_t room)
     }
 }
 
+/* The time group keyed at the `count` times `stride` bytes apart from
+ * `times`, a new one if none is yet: its index; -1 if memory ran out. */
+static int group_for(skv_walk *w, const double *times, size_t stride, int count)
+{
+    for (int g = 0; g < w->group_count; g++) {
+        const walk_group *grp = &w->groups[g];
+        if (grp->key_count != count) continue;
+        int same = 1;
+        for (int i = 0; i < count && same; i++) same = grp->times[i] == TIME_AT(times, stride, i);
+        if (same) return g;
+    }
+    walk_group *grp = &w->groups[w->group_count];
+    int g = w->group_count++; /* counted now: walk_free frees what it got if the rest fails */
+    double *own = malloc((size_t)count * sizeof *own);
+    int ok = own != NULL;
+    for (int i = 0; ok && i < count; i++) own[i] = TIME_AT(times, stride, i);
+    ok = ok && group_set_times(grp, own, count);
+    free(own);
+    return ok ? g : -1;
+}
+
+/* The walk's kind of frame, from its groups and products (walk.h,
+ * walk_frame): one group and nothing loose (`one`), one channel
+ * (solo_palette, its pairs prepared where they fit `terms_room`), one
+ * group with affine products (vector_palette); the groups' key pairs
+ * prepared as arcs where they fit `arc_room`. First the loose channels
+ * (those in no group) are listed. 0 if memory ran out. */
+static int settle_frame_kind(skv_walk *w, const int *moving_channels, const int *group_of, size_t terms_room,
+                             size_t arc_room)
+{
+    int loose = 0;
+    for (int k = 0; k < w->sample_count; k++)
+        if (group_of[k] < 0) w->loose[loose++] = moving_channels[k];
+    w->loose_count = loose;
+    w->one = w->group_count == 1 && loose == 0 && !w->groups[0].each;
+    w->solo_palette = w->one && w->groups[0].solo && w->groups[0].channel_count == 1 && w->global_count == 0 &&
+                      w->palette_run == offsetof(skv_kernels, run_palette);
+    w->vector_palette = w->one && !w->groups[0].solo && w->affine &&
+                        w->palette_run == offsetof(skv_kernels, run_palette) && globals_in_work(w) &&
+                        vector_frame_fits(w);
+    if (w->vector_palette && !vector_lists(w)) return 0;
+    w->vector_run = w->groups[0].channel_count > 4 ? offsetof(skv_kernels, vector_wide)
+                                                   : offsetof(skv_kernels, vector_palette);
+    if (w->solo_palette) prepare_terms(w, terms_room);
+    prepare_arcs(w, arc_room);
+    return 1;
+}
+
 /* Sorts the moving channels (`moving_channels`, w->sample_count of them)
  * into time groups; the channels whose arrays are keyed at times of their
  * own are sampled one by one (w->loose). */
@@ -848,33 +824,17 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
     int *group_of = malloc(cap * sizeof *group_of);
     int *members = calloc(cap, sizeof *members);
     const float **member_pre = calloc(cap, sizeof *member_pre);
-    const double **times = malloc(cap * sizeof *times);
-    size_t *strides = malloc(cap * sizeof *strides);
     w->groups = calloc(cap, sizeof *w->groups);
-    int ok = group_of && members && member_pre && times && strides && w->groups;
+    int ok = group_of && members && member_pre && w->groups;
     for (int k = 0; ok && k < moving; k++) {
-        const skv_channel *ch = &clip->channels[moving_channels[k]];
+        const double *times;
+        size_t stride;
         int count;
         group_of[k] = -1;
-        if (!shared_times(ch, &times[k], &strides[k], &count)) continue;
-        for (int g = 0; g < w->group_count && group_of[k] < 0; g++) {
-            walk_group *grp = &w->groups[g];
-            if (grp->key_count != count) continue;
-            int same = 1;
-            for (int i = 0; i < count && same; i++) same = grp->times[i] == TIME_AT(times[k], strides[k], i);
-            if (same) group_of[k] = g;
-        }
-        if (group_of[k] < 0) {
-            walk_group *grp = &w->groups[w->group_count];
-            group_of[k] = w->group_count++; /* counted now: walk_free frees what it got if the rest fails */
-            double *own = malloc((size_t)count * sizeof *own);
-            ok = own != NULL;
-            for (int i = 0; ok && i < count; i++) own[i] = TIME_AT(times[k], strides[k], i);
-            ok = ok && group_set_times(grp, own, count);
-            free(own);
-            if (!ok) break;
-        }
-        w->groups[group_of[k]].channel_count++;
+        if (!groupable(&clip->channels[moving_channels[k]], &times, &stride, &count)) continue;
+        group_of[k] = group_for(w, times, stride, count);
+        ok = group_of[k] >= 0;
+        if (ok) w->groups[group_of[k]].channel_count++;
     }
     if (ok && merge_time_lines(w, clip, moving_channels, group_of, moving, merge_room) != 0) ok = 0;
     int small_groups = 0, small_channels = 0;
@@ -892,8 +852,8 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
         /* One small group alone gains nothing from sharing; a group of
          * one channel takes the one-channel sampler. Two channels take a
          * 4-lane vector, half of it padding: since the lanes' chain was
-         * shortened that is cheaper than two one-channel calls
-         * (anim_test.x 107.2 -> 88.7 Ir a bone, 12.7 -> 10.3 ns). */
+         * shortened that is cheaper than two one-channel calls (anim_test.x,
+         * bench/NOTES.md v7k). */
         grp->each = n < 4 && small_groups > 1 && small_channels > 2;
         grp->solo = !grp->each && n == 1;
         grp->lane_count = grp->each || grp->solo ? n : (n + SKV_LANE_BLOCK - 1) / SKV_LANE_BLOCK * SKV_LANE_BLOCK;
@@ -911,29 +871,13 @@ static int group_channels(skv_walk *w, const skv_clip *clip, const int *moving_c
             grp->out[l] = local_base + global_at(clip->channels[members[l < n ? l : n - 1]].node);
         fill_group_keys(grp, clip, members, member_pre, w->merged > 0);
     }
-    if (ok) {
-        int loose = 0;
-        for (int k = 0; k < moving; k++)
-            if (group_of[k] < 0) w->loose[loose++] = moving_channels[k];
-        w->loose_count = loose;
-        w->one = w->group_count == 1 && loose == 0 && !w->groups[0].each;
-        w->solo_palette = w->one && w->groups[0].solo && w->groups[0].channel_count == 1 && w->global_count == 0 &&
-                          w->palette_run == offsetof(skv_kernels, run_palette);
-        w->vector_palette = w->one && !w->groups[0].solo && w->affine &&
-                            w->palette_run == offsetof(skv_kernels, run_palette) && globals_in_work(w) &&
-                            vector_frame_fits(w);
-        if (w->vector_palette && !vector_lists(w)) ok = 0;
-        w->vector_run = w->groups[0].channel_count > 4 ? offsetof(skv_kernels, vector_wide)
-                                                       : offsetof(skv_kernels, vector_palette);
-        if (w->solo_palette) prepare_terms(w, terms_room);
-        prepare_arcs(w, arc_room);
-    }
-    free(group_of), free(members), free(member_pre), free(times), free(strides);
+    ok = ok && settle_frame_kind(w, moving_channels, group_of, terms_room, arc_room);
+    free(group_of), free(members), free(member_pre);
     return ok ? 0 : -1;
 }
 /* Every rotation key with a length the reference normalises (its float
- * sum of squares > 0 and finite): a key it takes as the identity (anim.h,
- * anim_quat_mat4) would be the parent's rotation once the parent is
+ * sum of squares > 0 and finite): a key it takes as the identity (keys.h,
+ * keys_quat_mat4) would be the parent's rotation once the parent is
  * taken into the keys, where parent * 0 = 0 gives the identity. */
 static int rotations_foldable(const skv_channel *ch)
 {
@@ -945,144 +889,180 @@ static int rotations_foldable(const skv_channel *ch)
     return 1;
 }
 
-skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
+/* The walk's lists and the compiler's arrays, at their bounds (each node
+ * adds at most one step to one list and one constant, each bone one
+ * palette entry and one constant), and the first two constants; 0 if
+ * memory ran out (compiler_free and walk_free then free what there is). */
+static int compiler_start(compiler *cc, const skv_model *model)
 {
     const skv_skeleton *sk = &model->skeleton;
     size_t nodes = sk->node_count > 0 ? (size_t)sk->node_count : 1;
     size_t bones = sk->bone_count > 0 ? (size_t)sk->bone_count : 1;
-    /* Steps address matrices by 32-bit byte offsets. */
-    if (nodes + bones + 2 > (size_t)INT32_MAX / (2 * sizeof(mat4))) return NULL;
-    skv_walk *w = calloc(1, sizeof *w);
-    compiler cc = {.sk = sk, .walk = w};
-    if (w) {
-        w->node_count = sk->node_count;
-        /* Bounds: each node adds at most one step to one list and one
-         * constant, each bone one palette entry and one constant. */
-        w->loose = malloc(nodes * sizeof *w->loose);
-        w->globals = malloc(nodes * sizeof *w->globals);
-        w->deferred = malloc(nodes * sizeof *w->deferred);
-        w->palette = malloc(bones * sizeof *w->palette);
-        w->fixed = malloc(bones * sizeof *w->fixed);
-        w->constants = malloc((nodes + bones + 2) * sizeof(mat4));
-        cc.state = malloc(nodes);
-        cc.ref = malloc(nodes * sizeof *cc.ref);
-        cc.anchor = malloc(nodes * sizeof *cc.anchor);
-        cc.chain = malloc(nodes * sizeof *cc.chain);
-        cc.moving = malloc(nodes * sizeof *cc.moving);
-        cc.pre = calloc(nodes, sizeof *cc.pre);
-    }
-    if (!w || !w->loose || !w->globals || !w->deferred || !w->palette || !w->fixed || !w->constants ||
-        !cc.state || !cc.ref || !cc.anchor || !cc.chain || !cc.moving || !cc.pre) {
-        walk_free(w);
-        free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain), free(cc.moving), free(cc.pre);
-        return NULL;
-    }
+    skv_walk *w = cc->walk = calloc(1, sizeof *w);
+    cc->sk = sk;
+    if (!w) return 0;
+    w->node_count = sk->node_count;
+    w->loose = malloc(nodes * sizeof *w->loose);
+    w->globals = malloc(nodes * sizeof *w->globals);
+    w->deferred = malloc(nodes * sizeof *w->deferred);
+    w->palette = malloc(bones * sizeof *w->palette);
+    w->fixed = malloc(bones * sizeof *w->fixed);
+    w->constants = malloc((nodes + bones + 2) * sizeof(mat4));
+    cc->state = malloc(nodes);
+    cc->ref = malloc(nodes * sizeof *cc->ref);
+    cc->anchor = malloc(nodes * sizeof *cc->anchor);
+    cc->chain = malloc(nodes * sizeof *cc->chain);
+    cc->moving = malloc(nodes * sizeof *cc->moving);
+    cc->pre = calloc(nodes, sizeof *cc->pre);
+    if (!w->loose || !w->globals || !w->deferred || !w->palette || !w->fixed || !w->constants || !cc->state ||
+        !cc->ref || !cc->anchor || !cc->chain || !cc->moving || !cc->pre)
+        return 0;
     mat4 identity = GLM_MAT4_IDENTITY_INIT;
-    int32_t one = add_constant(&cc, identity);
-    int32_t root = add_constant(&cc, model->global_inverse);
-    const int32_t local_base = global_at(sk->node_count);
+    cc->one = add_constant(cc, identity);
+    cc->root = add_constant(cc, model->global_inverse);
+    cc->local_base = global_at(sk->node_count);
+    return 1;
+}
 
-    for (int n = 0; n < sk->node_count; n++) {
-        int p = sk->parents[n];
-        int ch = clip ? clip->node_channel[n] : -1;
-        int moves = ch >= 0 && !channel_constant(&clip->channels[ch]);
-        mat4 key_local;
-        if (ch >= 0 && !moves) channel_first_local(&clip->channels[ch], key_local);
-        const float *fixed_local = ch >= 0 ? (const float *)key_local : (const float *)sk->rest_local[n];
-        if (!moves && (p < 0 || cc.state[p] == NODE_FIXED)) {
-            /* Posed once, here. */
-            mat4 g;
-            glm_mat4_mul((vec4 *)(p < 0 ? constant(&cc, root) : constant(&cc, cc.ref[p])), (vec4 *)fixed_local, g);
-            cc.state[n] = NODE_FIXED;
-            cc.ref[n] = add_constant(&cc, g);
-        } else if (moves) {
-            int32_t parent;
-            if (p < 0) parent = root;
-            else if (cc.state[p] != NODE_DEFERRED) parent = cc.ref[p];
-            else {
-                /* The first moving child of a rigid chain's end: that
-                 * global is formed once per frame, for all its children. */
-                add_step(w->globals, &w->global_count, cc.anchor[p], cc.chain[p], global_at(p));
-                cc.state[p] = NODE_WORK;
-                cc.ref[p] = parent = global_at(p);
-            }
-            int moving_index = w->sample_count++;
-            cc.moving[moving_index] = ch; /* sorted into groups and loose ones below */
-            cc.state[n] = NODE_WORK;
-            const double *unused_times;
-            size_t unused_stride;
-            int unused_count;
-            float unused_q[4], unused_s;
-            if (parent < 0 && !is_identity(constant(&cc, parent)) &&
-                shared_times(&clip->channels[ch], &unused_times, &unused_stride, &unused_count) &&
-                similarity(constant(&cc, parent), unused_q, &unused_s) && rotations_foldable(&clip->channels[ch])) {
-                /* Under a constant similarity (a root under a scaling or
-                 * turning globalInverse, often) and in a time group: the
-                 * parent goes into the group's copy of the keys
-                 * (similarity, fill_group_keys) and the local is the
-                 * global, as under an identity below. */
-                cc.pre[moving_index] = parent;
-                w->folded++;
-                cc.ref[n] = local_base + global_at(n);
-                add_step(w->deferred, &w->deferred_count, one, cc.ref[n], global_at(n));
-            } else if (parent < 0 && is_identity(constant(&cc, parent))) {
-                /* Under an identity (often the root with an identity
-                 * globalInverse, or a scene node that is): the global is
-                 * the local itself, a product a frame saved; the products
-                 * read it where the sampler wrote it, and pose_globals
-                 * copies it into place (identity * local, exact). */
-                cc.ref[n] = local_base + global_at(n);
-                add_step(w->deferred, &w->deferred_count, one, cc.ref[n], global_at(n));
-            } else {
-                add_step(w->globals, &w->global_count, parent, local_base + global_at(n), global_at(n));
-                cc.ref[n] = global_at(n);
-            }
-        } else if (cc.state[p] == NODE_WORK) {
-            /* Rigid under a moving parent: not formed unless needed. */
-            cc.state[n] = NODE_DEFERRED;
-            cc.anchor[n] = cc.ref[p];
-            cc.chain[n] = add_constant(&cc, (vec4 *)fixed_local);
-        } else {
-            /* Rigid under a rigid chain: the chain grows by one node. */
-            mat4 chain;
-            glm_mat4_mul((vec4 *)constant(&cc, cc.chain[p]), (vec4 *)fixed_local, chain);
-            cc.state[n] = NODE_DEFERRED;
-            cc.anchor[n] = cc.anchor[p];
-            cc.chain[n] = add_constant(&cc, chain);
-        }
-    }
+static void compiler_free(compiler *cc)
+{
+    free(cc->state), free(cc->ref), free(cc->anchor), free(cc->chain), free(cc->moving), free(cc->pre);
+}
 
-    for (int b = 0; b < sk->bone_count; b++) {
-        int n = sk->bone_node[b];
-        int32_t out = global_at(b);
-        if (n < 0) {
-            add_step(w->fixed, &w->fixed_count, one, one, out); /* stays in bind pose */
-        } else if (cc.state[n] == NODE_FIXED) {
-            mat4 entry;
-            glm_mat4_mul((vec4 *)constant(&cc, cc.ref[n]), sk->bone_offset[b], entry);
-            add_step(w->fixed, &w->fixed_count, one, add_constant(&cc, entry), out);
-        } else if (cc.state[n] == NODE_WORK) {
-            add_step(w->palette, &w->palette_count, cc.ref[n], add_constant(&cc, sk->bone_offset[b]), out);
-        } else {
-            mat4 folded; /* the rigid chain times the offset */
-            glm_mat4_mul((vec4 *)constant(&cc, cc.chain[n]), sk->bone_offset[b], folded);
-            add_step(w->palette, &w->palette_count, cc.anchor[n], add_constant(&cc, folded), out);
-        }
+/* Moving node n (its channel ch), its parent p placed: the sampler
+ * writes its local each frame, and its global is the local (under an
+ * identity, or under a constant similarity taken into its keys) or one
+ * product a frame. */
+static void place_moving(compiler *cc, const skv_clip *clip, int n, int ch, int p)
+{
+    skv_walk *w = cc->walk;
+    int32_t parent;
+    if (p < 0) parent = cc->root;
+    else if (cc->state[p] != NODE_DEFERRED) parent = cc->ref[p];
+    else {
+        /* The first moving child of a rigid chain's end: that
+         * global is formed once per frame, for all its children. */
+        add_step(w->globals, &w->global_count, cc->anchor[p], cc->chain[p], global_at(p));
+        cc->state[p] = NODE_WORK;
+        cc->ref[p] = parent = global_at(p);
     }
-    for (int n = 0; n < sk->node_count; n++) {
-        if (cc.state[n] == NODE_FIXED) add_step(w->deferred, &w->deferred_count, one, cc.ref[n], global_at(n));
-        else if (cc.state[n] == NODE_DEFERRED)
-            add_step(w->deferred, &w->deferred_count, cc.anchor[n], cc.chain[n], global_at(n));
+    int moving_index = w->sample_count++;
+    cc->moving[moving_index] = ch; /* sorted into groups and loose ones later (group_channels) */
+    cc->state[n] = NODE_WORK;
+    const double *unused_times;
+    size_t unused_stride;
+    int unused_count;
+    float unused_q[4], unused_s;
+    if (parent < 0 && !is_identity(constant(cc, parent)) &&
+        groupable(&clip->channels[ch], &unused_times, &unused_stride, &unused_count) &&
+        similarity(constant(cc, parent), unused_q, &unused_s) && rotations_foldable(&clip->channels[ch])) {
+        /* Under a constant similarity (a root under a scaling or
+         * turning globalInverse, often) and in a time group: the
+         * parent goes into the group's copy of the keys
+         * (similarity, fill_group_keys) and the local is the
+         * global, as under an identity below. */
+        cc->pre[moving_index] = parent;
+        w->folded++;
+        cc->ref[n] = cc->local_base + global_at(n);
+        add_step(w->deferred, &w->deferred_count, cc->one, cc->ref[n], global_at(n));
+    } else if (parent < 0 && is_identity(constant(cc, parent))) {
+        /* Under an identity (often the root with an identity
+         * globalInverse, or a scene node that is): the global is
+         * the local itself, a product a frame saved; the products
+         * read it where the sampler wrote it, and pose_globals
+         * copies it into place (identity * local, exact). */
+        cc->ref[n] = cc->local_base + global_at(n);
+        add_step(w->deferred, &w->deferred_count, cc->one, cc->ref[n], global_at(n));
+    } else {
+        add_step(w->globals, &w->global_count, parent, cc->local_base + global_at(n), global_at(n));
+        cc->ref[n] = global_at(n);
     }
-    if (!by_depth(w->globals, w->global_count, sk->node_count)) {
-        walk_free(w);
-        free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain), free(cc.moving), free(cc.pre);
-        return NULL;
+}
+
+/* Node n's place in the walk, its parent's settled (parent-first order):
+ * posed once here where nothing above it moves (NODE_FIXED), moving
+ * (place_moving), or rigid under a moving node, its global a constant
+ * chain from that node's, formed only where needed (NODE_DEFERRED). */
+static void place_node(compiler *cc, const skv_clip *clip, int n)
+{
+    const skv_skeleton *sk = cc->sk;
+    int p = sk->parents[n];
+    int ch = clip ? clip->node_channel[n] : -1;
+    int moves = ch >= 0 && !channel_constant(&clip->channels[ch]);
+    mat4 key_local;
+    if (ch >= 0 && !moves) channel_first_local(&clip->channels[ch], key_local);
+    const float *fixed_local = ch >= 0 ? (const float *)key_local : (const float *)sk->rest_local[n];
+    if (!moves && (p < 0 || cc->state[p] == NODE_FIXED)) {
+        /* Posed once, here. */
+        mat4 g;
+        glm_mat4_mul((vec4 *)(p < 0 ? constant(cc, cc->root) : constant(cc, cc->ref[p])), (vec4 *)fixed_local, g);
+        cc->state[n] = NODE_FIXED;
+        cc->ref[n] = add_constant(cc, g);
+    } else if (moves) {
+        place_moving(cc, clip, n, ch, p);
+    } else if (cc->state[p] == NODE_WORK) {
+        /* Rigid under a moving parent: not formed unless needed. */
+        cc->state[n] = NODE_DEFERRED;
+        cc->anchor[n] = cc->ref[p];
+        cc->chain[n] = add_constant(cc, (vec4 *)fixed_local);
+    } else {
+        /* Rigid under a rigid chain: the chain grows by one node. */
+        mat4 chain;
+        glm_mat4_mul((vec4 *)constant(cc, cc->chain[p]), (vec4 *)fixed_local, chain);
+        cc->state[n] = NODE_DEFERRED;
+        cc->anchor[n] = cc->anchor[p];
+        cc->chain[n] = add_constant(cc, chain);
     }
-    w->affine = steps_affine(&cc, w->globals, w->global_count) && steps_affine(&cc, w->palette, w->palette_count);
+}
+
+/* Bone b's palette entry, by its node's place: written once per clip
+ * (fixed) where the node is posed once, else a product a frame from the
+ * node's global or its chain's moving anchor (the chain folded into the
+ * offset). */
+static void place_bone(compiler *cc, int b)
+{
+    const skv_skeleton *sk = cc->sk;
+    skv_walk *w = cc->walk;
+    int n = sk->bone_node[b];
+    int32_t out = global_at(b);
+    if (n < 0) {
+        add_step(w->fixed, &w->fixed_count, cc->one, cc->one, out); /* stays in bind pose */
+    } else if (cc->state[n] == NODE_FIXED) {
+        mat4 entry;
+        glm_mat4_mul((vec4 *)constant(cc, cc->ref[n]), sk->bone_offset[b], entry);
+        add_step(w->fixed, &w->fixed_count, cc->one, add_constant(cc, entry), out);
+    } else if (cc->state[n] == NODE_WORK) {
+        add_step(w->palette, &w->palette_count, cc->ref[n], add_constant(cc, sk->bone_offset[b]), out);
+    } else {
+        mat4 folded; /* the rigid chain times the offset */
+        glm_mat4_mul((vec4 *)constant(cc, cc->chain[n]), sk->bone_offset[b], folded);
+        add_step(w->palette, &w->palette_count, cc->anchor[n], add_constant(cc, folded), out);
+    }
+}
+
+/* The globals no frame forms (nodes posed once, rigid chains), for
+ * pose_globals. */
+static void defer_unformed(compiler *cc)
+{
+    skv_walk *w = cc->walk;
+    for (int n = 0; n < cc->sk->node_count; n++) {
+        if (cc->state[n] == NODE_FIXED) add_step(w->deferred, &w->deferred_count, cc->one, cc->ref[n], global_at(n));
+        else if (cc->state[n] == NODE_DEFERRED)
+            add_step(w->deferred, &w->deferred_count, cc->anchor[n], cc->chain[n], global_at(n));
+    }
+}
+
+/* Which of the kernels' product functions the globals' and the
+ * palette's steps take (kernels.h: run, run_affine, run_chain,
+ * run_palette), from what the steps are; the palette's steps prepared
+ * for a crowd's rows where they can be. */
+static void choose_runs(compiler *cc)
+{
+    skv_walk *w = cc->walk;
+    w->affine = steps_affine(cc, w->globals, w->global_count) && steps_affine(cc, w->palette, w->palette_count);
     w->palette_split = 1;
     for (int k = 0; k < w->palette_count; k++) w->palette_split &= w->palette[k].a >= 0 && w->palette[k].b < 0;
-    if (w->palette_split && w->palette_count > 0 && steps_affine(&cc, w->palette, w->palette_count))
+    if (w->palette_split && w->palette_count > 0 && steps_affine(cc, w->palette, w->palette_count))
         w->rows_pairs = rows_pairs(w); /* NULL if memory ran out: run_rows serves */
     /* Links: steps reading the step before's product (after by_depth,
      * only where a level holds one node: a tentacle, a long spine). */
@@ -1094,75 +1074,49 @@ skv_walk *walk_compile(const skv_model *model, const skv_clip *clip)
     w->palette_run = !w->affine        ? offsetof(skv_kernels, run)
                    : w->palette_split ? offsetof(skv_kernels, run_palette)
                                       : offsetof(skv_kernels, run_affine);
-    free(cc.state), free(cc.ref), free(cc.anchor), free(cc.chain);
-    size_t room = model->walk_terms_bytes < SOLO_MODEL_BYTES ? SOLO_MODEL_BYTES - model->walk_terms_bytes : 0;
-    size_t arc_room = model->walk_arc_bytes < ARC_MODEL_BYTES ? ARC_MODEL_BYTES - model->walk_arc_bytes : 0;
-    size_t merge_room = model->walk_merge_bytes < MERGE_MODEL_BYTES ? MERGE_MODEL_BYTES - model->walk_merge_bytes : 0;
-    int grouped = !clip || group_channels(w, clip, cc.moving, cc.pre, local_base, room, arc_room, merge_room) == 0;
-    free(cc.moving), free(cc.pre);
-    if (!grouped) {
+}
+
+/* What is left of a model's budget (bytes) past what its walks hold. */
+static size_t room_left(size_t held, size_t budget)
+{
+    return held < budget ? budget - held : 0;
+}
+
+/* The steps, in order: every node placed (parent-first), every bone's
+ * palette entry, the globals left to pose_globals, the frame's globals
+ * reordered by depth, the product kernels chosen, then the moving
+ * channels sorted into time groups with their keys prepared, and the
+ * frame function picked for what all that settled. */
+skv_walk *walk_compile(const skv_model *model, const skv_clip *clip, skv_walk_bytes *held)
+{
+    const skv_skeleton *sk = &model->skeleton;
+    size_t nodes = sk->node_count > 0 ? (size_t)sk->node_count : 1;
+    size_t bones = sk->bone_count > 0 ? (size_t)sk->bone_count : 1;
+    /* Steps address matrices by 32-bit byte offsets. */
+    if (nodes + bones + 2 > (size_t)INT32_MAX / (2 * sizeof(mat4))) return NULL;
+    compiler cc = {0};
+    int ok = compiler_start(&cc, model);
+    skv_walk *w = cc.walk;
+    for (int n = 0; ok && n < sk->node_count; n++) place_node(&cc, clip, n);
+    for (int b = 0; ok && b < sk->bone_count; b++) place_bone(&cc, b);
+    if (ok) defer_unformed(&cc);
+    ok = ok && by_depth(w->globals, w->global_count, sk->node_count);
+    if (ok) choose_runs(&cc);
+    ok = ok && (!clip || group_channels(w, clip, cc.moving, cc.pre, cc.local_base,
+                                        room_left(held->terms, SOLO_MODEL_BYTES),
+                                        room_left(held->arcs, ARC_MODEL_BYTES),
+                                        room_left(held->merges, MERGE_MODEL_BYTES)) == 0);
+    compiler_free(&cc);
+    if (!ok) {
         walk_free(w);
         return NULL;
     }
     w->owed = w->deferred_count > 0 ? w : NULL;
     w->frame = walk_frame_for(w); /* last: it reads what the compile settled */
-    /* The model is heap memory the loader owns (walk_clip_compile): its
-     * count of prepared bytes is the cache's too. */
-    ((skv_model *)model)->walk_terms_bytes += w->terms_bytes;
-    ((skv_model *)model)->walk_arc_bytes += w->arc_bytes;
-    ((skv_model *)model)->walk_merge_bytes += w->merge_bytes;
+    held->terms += w->terms_bytes, held->arcs += w->arc_bytes, held->merges += w->merge_bytes;
     return w;
 }
 
-
-skv_result walk_compile_all(skv_model *model)
-{
-    int ok = 1;
-    walk_forget(model); /* every walk's prepared pairs given back first */
-    ok &= (model->rest_walk = walk_compile(model, NULL)) != NULL;
-    atomic_store_explicit(&model->rest_walk_ready, 1, memory_order_release);
-    for (int c = 0; c < model->clip_count; c++) {
-        ok &= (model->clips[c].walk = walk_compile(model, &model->clips[c])) != NULL;
-        atomic_store_explicit(&model->clips[c].walk_ready, 1, memory_order_release);
-    }
-    return ok ? SKV_OK : SKV_ERR_MEMORY;
-}
-
-void walk_forget(skv_model *model)
-{
-    walk_free(model->rest_walk);
-    model->rest_walk = NULL;
-    atomic_store_explicit(&model->rest_walk_ready, 0, memory_order_release);
-    for (int c = 0; c < model->clip_count; c++) {
-        walk_free(model->clips[c].walk);
-        model->clips[c].walk = NULL;
-        atomic_store_explicit(&model->clips[c].walk_ready, 0, memory_order_release);
-    }
-    model->walk_terms_bytes = 0, model->walk_arc_bytes = 0, model->walk_merge_bytes = 0;
-    model->walk_generation++;
-}
-
-/* One lock for every model: a clip is compiled once in its model's life,
- * so waiting on another model's compilation costs nothing that matters. */
-static pthread_mutex_t compile_lock = PTHREAD_MUTEX_INITIALIZER;
-
-const skv_walk *walk_clip_compile(const skv_model *model, int c)
-{
-    /* The model is heap memory the loader owns, not a const object: the
-     * cache may be filled through it. */
-    skv_model *m = (skv_model *)model;
-    skv_clip *clip = c >= 0 ? &m->clips[c] : NULL;
-    atomic_int *ready = clip ? &clip->walk_ready : &m->rest_walk_ready;
-    struct skv_walk **walk = clip ? &clip->walk : &m->rest_walk;
-    if (atomic_load_explicit(ready, memory_order_acquire)) return *walk;
-    pthread_mutex_lock(&compile_lock);
-    if (!atomic_load_explicit(ready, memory_order_relaxed)) {
-        *walk = walk_compile(model, clip);
-        atomic_store_explicit(ready, 1, memory_order_release); /* after the walk is written */
-    }
-    pthread_mutex_unlock(&compile_lock);
-    return *walk;
-}
 
 void walk_stats(const skv_walk *w, skv_walk_stats *out)
 {

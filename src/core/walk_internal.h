@@ -119,10 +119,6 @@ struct skv_walk {
  * first_time's. */
 #define TIME_AT(base, stride, k) (*(const double *)((const char *)(base) + (size_t)(k) * (stride)))
 
-/* The last key index whose time is <= t (0 before the first): the
- * search a running loose channel takes (walk.c). */
-int walk_key_before(const double *first_time, size_t stride, int count, double t);
-
 /* solo_frame's search where playback's step does not find the pair
  * (skv_solo's key_at; walk.c). */
 int walk_solo_key_at(const skv_solo *solo, double ticks, int *cursor, float *f);

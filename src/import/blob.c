@@ -13,11 +13,9 @@
 #include "private/blob.h"
 #include "private/import_internal.h" /* SKV_MAX_MAGNITUDE */
 #include "anim.h"
-#include "walk.h"
 
 #include <limits.h>
 #include <math.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -53,7 +51,6 @@ typedef enum row_kind {
     ROW_STRING,  /* NUL-terminated */
     ROW_STRINGS, /* an array of strings (char **) */
     ROW_STRUCTS, /* an array of structs, each with rows of its own */
-    ROW_DERIVED, /* a cache rebuilt after reading: not sent, NULL on arrival */
 } row_kind;
 
 /* What every element must hold: anything; finite floats; floats within
@@ -118,7 +115,6 @@ struct blob_type {
     {#f, ROW_STRINGS, offsetof(T, f), sizeof(uint64_t), offsetof(T, count_field), 1, NULL, VALUES_ANY, nullable_each, NULL}
 #define STRUCTS(T, f, count_field, type) \
     {#f, ROW_STRUCTS, offsetof(T, f), sizeof *((T *)0)->f, offsetof(T, count_field), 1, NULL, VALUES_ANY, 0, &type}
-#define DERIVED(T, f) {#f, ROW_DERIVED, offsetof(T, f), 0, -1, 0, NULL, VALUES_ANY, 0, NULL}
 #define TYPE(T, rows, fields) \
     {#T, sizeof(T), rows, (int)(sizeof rows / sizeof rows[0]), fields, (int)(sizeof fields / sizeof fields[0])}
 #define FIELD(T, f) {offsetof(T, f), sizeof((T *)0)->f}
@@ -229,7 +225,6 @@ static const field_span clip_fields[] = {
     FIELD(skv_clip, channel_count), FIELD(skv_clip, channels),       FIELD(skv_clip, node_channel),
     FIELD(skv_clip, merged_from),   FIELD(skv_clip, morph_channel_count), FIELD(skv_clip, morph_channels),
     FIELD(skv_clip, notes),         FIELD(skv_clip, source),         FIELD(skv_clip, file_channels),
-    FIELD(skv_clip, walk),          FIELD(skv_clip, walk_ready),
 };
 static const field_span mesh_fields[] = {
     FIELD(skv_mesh, name),          FIELD(skv_mesh, base_vertex),        FIELD(skv_mesh, vertex_count),
@@ -291,12 +286,6 @@ static const field_span model_fields[] = {
     FIELD(skv_model, skeleton_only),
     FIELD(skv_model, global_inverse),
     FIELD(skv_model, upright),
-    FIELD(skv_model, rest_walk),
-    FIELD(skv_model, rest_walk_ready),
-    FIELD(skv_model, walk_generation),
-    FIELD(skv_model, walk_terms_bytes),
-    FIELD(skv_model, walk_arc_bytes),
-    FIELD(skv_model, walk_merge_bytes),
     FIELD(skv_model, warning_count),
     FIELD(skv_model, warnings),
     FIELD(skv_model, block),
@@ -311,7 +300,6 @@ static const blob_row clip_rows[] = {
     ARRAY_FN(skv_clip, node_channel, node_channel_count, VALUES_ANY, 0),
     STRUCTS(skv_clip, morph_channels, morph_channel_count, morph_channel_type),
     STRING(skv_clip, source, 1),
-    DERIVED(skv_clip, walk),
 };
 static const blob_type mesh_type = TYPE(skv_mesh, mesh_rows, mesh_fields);
 static const blob_type material_type = TYPE(skv_material, material_rows, material_fields);
@@ -346,7 +334,6 @@ static const blob_row model_rows[] = {
     ARRAY(skv_model, skeleton.bone_offset, skeleton.bone_count, 1, VALUES_BOUNDED),
     ARRAY_FN(skv_model, skeleton.bone_from_file, bone_count, VALUES_ANY, 1),
     STRUCTS(skv_model, clips, clip_count, clip_type),
-    DERIVED(skv_model, rest_walk),
     STRINGS(skv_model, warnings, warning_count, 0),
 };
 static const blob_type model_type = TYPE(skv_model, model_rows, model_fields);
@@ -544,12 +531,12 @@ static uint64_t write_structs(writer *w, const blob_type *type, const void *src,
     return at;
 }
 
-/* The record a pointer field stands for; 0 for NULL or a derived cache. */
+/* The record a pointer field stands for; 0 for NULL. */
 static uint64_t write_row(writer *w, const blob_row *row, const void *owner, const skv_model *model)
 {
     const void *ptr;
     memcpy(&ptr, (const char *)owner + row->field, sizeof ptr);
-    if (row->kind == ROW_DERIVED || !ptr || w->failed) return 0;
+    if (!ptr || w->failed) return 0;
     long long count = row->kind == ROW_STRING ? (long long)strlen(ptr) + 1 : row_count(row, owner, model);
     if (count < 0) count = 0;
     uint64_t at = 0;
@@ -897,7 +884,6 @@ static void read_rows(reader *rd, const blob_type *type, const unsigned char *im
         const blob_row *row = &type->rows[r];
         uint64_t offset;
         memcpy(&offset, image + row->field, sizeof offset);
-        if (row->kind == ROW_DERIVED) continue;
         long long count = row->kind == ROW_STRING ? -1 : row_count(row, dst, model);
         if (row->kind != ROW_STRING && count < 0) {
             refuse(rd, row->name, "has a negative or malformed count");
@@ -988,13 +974,7 @@ static skv_result read_block(const unsigned char *bytes, size_t size, int in_pla
     /* Not a row (not sent): the sender's own block means nothing here. */
     model->block = NULL, model->block_size = 0;
     read_rows(&rd, &model_type, image, model, model);
-    if (!rd.failed) {
-        /* The caches: none came with the block; rebuilt here. */
-        for (int c = 0; c < model->clip_count; c++) atomic_init(&model->clips[c].walk_ready, 0);
-        atomic_init(&model->rest_walk_ready, 0);
-        model->walk_terms_bytes = 0, model->walk_arc_bytes = 0, model->walk_merge_bytes = 0;
-        if (blob_check(model, err) != SKV_OK) rd.failed = 1;
-    }
+    if (!rd.failed && blob_check(model, err) != SKV_OK) rd.failed = 1;
     if (rd.failed) {
         free_rows(&rd, &model_type, model);
         memset(model, 0, sizeof *model);

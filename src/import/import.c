@@ -8,10 +8,8 @@
 #include "private/m3d.h"
 #include "private/gltf_prep.h"
 #include "private/sandbox.h"
-#include "walk.h"
 
 #include <limits.h>
-#include <stdatomic.h>
 
 #include <assimp/cfileio.h>
 #include <assimp/cimport.h>
@@ -683,10 +681,8 @@ static skv_result add_clips_in_process(skv_model *model, const char *path, const
     r = bind_clips(model, scene, anim_scene, anim_scene == scene ? file_durations : NULL, read_path, &scratch, err);
     model->skeleton = scratch.skeleton; /* the same arrays; only fold_fbx_pivots wrote to them */
     /* From here the model changes: its rest pose and parents (folded
-     * pivots, failed or not) and its clips (moved by realloc). Walks are
-     * compiled again and poses settle again, as after adopt_added_clips
-     * (the guarded path's). */
-    walk_forget(model);
+     * pivots, failed or not) and its clips (moved by realloc), as after
+     * adopt_added_clips (the guarded path's). */
     int usable = 0;
     for (int c = 0; c < scratch.clip_count; c++) usable += scratch.clips[c].channel_count > 0;
     skv_clip *grown = r == SKV_OK && usable ? realloc(model->clips, (size_t)(model->clip_count + usable) * sizeof *grown)
@@ -820,13 +816,11 @@ static skv_result adopt_added_clips(skv_model *model, skv_model *grown, skv_erro
     for (int c = model->clip_count; c < grown->clip_count; c++) {
         if (model_clip_own(grown, &grown->clips[c]) != SKV_OK) {
             model_free(grown);
-            walk_forget(model); /* the clips moved: poses settle again */
             return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
         }
     }
     for (int c = model->clip_count; c < grown->clip_count; c++) {
         model->clips[c] = grown->clips[c];
-        atomic_init(&model->clips[c].walk_ready, 0);
         memset(&grown->clips[c], 0, sizeof grown->clips[c]);
     }
     model->clip_count = grown->clip_count;
@@ -836,7 +830,6 @@ static skv_result adopt_added_clips(skv_model *model, skv_model *grown, skv_erro
     memcpy(model->skeleton.parents, grown->skeleton.parents, (size_t)sk->node_count * sizeof(int));
     for (int w = model->warning_count; w < grown->warning_count; w++) model_warn(model, "%s", grown->warnings[w]);
     model_free(grown);
-    walk_forget(model); /* walks compiled on the old rest pose */
     return SKV_OK;
 }
 

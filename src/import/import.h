@@ -59,7 +59,9 @@ skv_result import_model(const char *path, const skv_import_desc *desc, skv_model
  * whose clips binds is an error (SKV_ERR_ANIM). With `only_without_mesh`,
  * a file that has triangle meshes is left alone (*added = -1): a file
  * dropped on the window is either a model or clips. Sets *added to the
- * number of clips added. */
+ * number of clips added. The model's clips move and its rest pose may
+ * change (folded FBX pivots), whatever the result: walks made from it
+ * need walks_forget (walks.h) before they pose again. */
 skv_result import_add_clips(skv_model *model, const char *path, const skv_import_desc *desc, int only_without_mesh,
                             int *added, skv_error *err);
 

@@ -10,6 +10,7 @@
 #              slerp gives a = 90 * t * (1 - 2w); w = 0 is "bend" alone
 #   crowd_arm  1000 characters, each at its own time T: a = 90 * (T mod 1)
 #   skin_arm   the skinned points' bounds: (0, 0, 0) - (1 + cos a, sin a, 0)
+# Only the public headers are installed: those skinview_anim.h includes.
 # Usage: example_install.sh BUILD_DIR SOURCE_DIR [EXAMPLE]   (default pose_arm)
 set -euo pipefail
 build=$1 source=$2 example=${3:-pose_arm}
@@ -20,6 +21,18 @@ export PKG_CONFIG_PATH=$tmp/prefix/lib/pkgconfig
 # shellcheck disable=SC2046 # pkg-config's words are separate arguments
 cc -std=c11 -Wall -Wextra -Werror -I "$source/examples" "$source/examples/$example.c" \
   $(pkg-config --cflags --libs skinview_anim) -o "$tmp/$example"
+# The public headers, and no others: those skinview_anim.h includes,
+# directly or not, are every header installed (an internal one shipped is
+# API nobody meant to keep).
+# shellcheck disable=SC2046
+reached=$(cc -std=c11 -M $(pkg-config --cflags skinview_anim) "$source/examples/pose_arm.c" | tr ' \\' '\n\n' |
+  grep '/include/skinview/' | xargs -n1 basename | sort -u)
+installed=$(ls "$tmp/prefix/include/skinview" | sort)
+if [ "$reached" != "$installed" ]; then
+  echo "FAIL: installed headers that skinview_anim.h does not include:"
+  comm -13 <(echo "$reached") <(echo "$installed")
+  exit 1
+fi
 "$tmp/$example" >"$tmp/out"
 cat "$tmp/out"
 

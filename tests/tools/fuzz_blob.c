@@ -50,7 +50,12 @@ static FILE *null_out;
 static void pose_and_skin(const skv_model *model)
 {
     skv_pose pose;
-    if (pose_create(&pose, &model->skeleton) != SKV_OK) return;
+    skv_walks *walks;
+    if (walks_create(&walks, model) != SKV_OK) return;
+    if (pose_create(&pose, &model->skeleton) != SKV_OK) {
+        walks_destroy(walks);
+        return;
+    }
     size_t n = (size_t)model->vertex_count, bones = (size_t)model->skeleton.bone_count;
     float *positions = malloc(n * 3 * sizeof(float) + 1), *normals = malloc(n * 3 * sizeof(float) + 1);
     float *weights = malloc((size_t)model->morph_target_count * sizeof(float) + 1);
@@ -60,7 +65,7 @@ static void pose_and_skin(const skv_model *model)
     for (int clip = -1; clip < clips && positions && normals && weights && dq; clip++)
         for (size_t t = 0; t < sizeof times / sizeof times[0]; t++) {
             if (t == 2) pose_evaluate_reference(&pose, model, clip, times[t]);
-            else pose_evaluate(&pose, model, clip, times[t]);
+            else pose_evaluate(&pose, walks, clip, times[t]);
             morph_weights(model, clip, times[t], weights);
             skin_blend_morph(model, pose.palette, weights, positions, normals);
             skin_blend_all_morph(model, pose.palette, weights, positions);
@@ -76,9 +81,10 @@ static void pose_and_skin(const skv_model *model)
         }
     if (model->clip_count > 0) pose_evaluate_blend(&pose, model, 0, 0.2, model->clip_count - 1, 0.7, 0.5f);
     float lo[3], hi[3];
-    camera_animated_bounds(model, model->clip_count > 0 ? 0 : -1, 0.0, 2, camera_root_motion_node(model, 0), lo, hi);
+    camera_animated_bounds(walks, model->clip_count > 0 ? 0 : -1, 0.0, 2, camera_root_motion_node(model, 0), lo, hi);
     free(positions), free(normals), free(weights), free(dq);
     pose_destroy(&pose);
+    walks_destroy(walks);
 }
 
 static void exercise(const skv_model *model)

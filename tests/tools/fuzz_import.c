@@ -32,23 +32,29 @@ static void exercise(const skv_model *model)
     skv_draw_set set;
     if (draws_build(model, 12, &set, &err) == SKV_OK) draws_free(&set);
     skv_pose pose;
-    if (pose_create(&pose, &model->skeleton) != SKV_OK) return;
+    skv_walks *walks;
+    if (walks_create(&walks, model) != SKV_OK) return;
+    if (pose_create(&pose, &model->skeleton) != SKV_OK) {
+        walks_destroy(walks);
+        return;
+    }
     size_t n = (size_t)model->vertex_count;
     float *positions = malloc(n * 3 * sizeof(float) + 1), *normals = malloc(n * 3 * sizeof(float) + 1);
     const double times[] = {0.0, 0.37, -3.0, 1e9};
     for (int clip = -1; clip < model->clip_count && clip < 2; clip++)
         for (size_t t = 0; t < sizeof times / sizeof times[0]; t++) {
-            pose_evaluate(&pose, model, clip, times[t]);
+            pose_evaluate(&pose, walks, clip, times[t]);
             if (positions && normals) {
                 skin_blend(model, pose.palette, positions, normals);
                 skin_blend_all(model, pose.palette, positions);
             }
         }
     float lo[3], hi[3];
-    camera_animated_bounds(model, model->clip_count > 0 ? 0 : -1, 0.0, 4, -1, lo, hi);
+    camera_animated_bounds(walks, model->clip_count > 0 ? 0 : -1, 0.0, 4, -1, lo, hi);
     free(positions);
     free(normals);
     pose_destroy(&pose);
+    walks_destroy(walks);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,8 +1,9 @@
 /* test_add_clips.c - clips added to a model that poses are playing
  * (import_add_clips, as a file dropped on the viewer adds them): the
  * model's clips move (realloc) and folding the new file's FBX pivots may
- * change its rest pose and parents, so every pose must settle again
- * (walk_forget, model->walk_generation). Poses playing clip 0, the clip
+ * change its rest pose and parents, so the owner of the model's walks
+ * forgets them (walks_forget) and every pose must settle again (the
+ * walks' generation). Poses playing clip 0, the clip
  * index the new file takes (out of range before: the rest pose), and the
  * rest pose, own and lent (a crowd's 3x4 rows), are compared with the
  * reference before and after the add, guarded and --trust; and the
@@ -62,6 +63,8 @@ static void add_while_playing(const char *model_path, const char *anim_path, int
         return;
     }
     CHECK(pose_create(&both_ref, &both.skeleton) == SKV_OK);
+    skv_walks *walks;
+    CHECK(walks_create(&walks, &model) == SKV_OK);
     const skv_skeleton *sk = &model.skeleton;
     int first_new = model.clip_count;
     int clips[POSES] = {0, first_new, -1};
@@ -82,12 +85,13 @@ static void add_while_playing(const char *model_path, const char *anim_path, int
             skv_result r = import_add_clips(&model, anim_path, &desc, 0, &added, &err);
             if (r != SKV_OK) fprintf(stderr, "%s: %s\n", anim_path, err.message);
             CHECK(r == SKV_OK && added >= 1 && model.clip_count == first_new + added);
+            CHECK(walks_forget(walks) == SKV_OK); /* the owner's part: its walks of the old clips go */
         }
         double t = f / 30.0;
         for (int p = 0; p < POSES; p++) {
             pose_evaluate_reference(&ref, &model, clips[p], t);
-            pose_evaluate(&own[p], &model, clips[p], t);
-            pose_evaluate_lent(&lent[p], &model, clips[p], t, work);
+            pose_evaluate(&own[p], walks, clips[p], t);
+            pose_evaluate_lent(&lent[p], walks, clips[p], t, work);
             double gap = fmax(palette_gap(&own[p], &ref, sk->bone_count), palette_gap(&lent[p], &ref, sk->bone_count));
             if (f < FRAMES) before = fmax(before, gap);
             else after = fmax(after, gap);
@@ -109,6 +113,7 @@ static void add_while_playing(const char *model_path, const char *anim_path, int
     pose_destroy(&ref);
     free(work);
     free(rows);
+    walks_destroy(walks);
     model_free(&model);
 }
 

@@ -206,14 +206,17 @@ static void test_defensive(void)
         CHECK(model.clips[0].ticks_per_second == 25.0);
         CHECK(model.clips[0].duration_ticks == 2.0);
         skv_pose pose;
+        skv_walks *walks;
+        CHECK(walks_create(&walks, &model) == SKV_OK);
         CHECK(pose_create(&pose, &model.skeleton) == SKV_OK);
         int finite = 1;
         for (double t = 0.0; t < 0.1; t += 0.01) {
-            pose_evaluate(&pose, &model, 0, t);
+            pose_evaluate(&pose, walks, 0, t);
             finite &= all_finite((const float *)pose.palette, (size_t)model.skeleton.bone_count * 16);
         }
         CHECK(finite);
         pose_destroy(&pose);
+        walks_destroy(walks);
         model_free(&model);
     }
     free_node(root);
@@ -287,8 +290,10 @@ static void test_fbx_offsets(void)
     skv_error err;
     CHECK(import_scene(&scene, "character.fbx", NULL, &model, &err) == SKV_OK);
     skv_pose pose;
+    skv_walks *walks;
+    CHECK(walks_create(&walks, &model) == SKV_OK);
     CHECK(pose_create(&pose, &model.skeleton) == SKV_OK);
-    pose_evaluate(&pose, &model, -1, 0.0);
+    pose_evaluate(&pose, walks, -1, 0.0);
     double worst = 0.0;
     for (int k = 0; k < 2; k++) {
         int bone_index = model_find_bone(&model, k ? "boneB" : "boneA");
@@ -308,6 +313,7 @@ static void test_fbx_offsets(void)
     CHECK(!warned(&other, "same offset"));
     model_free(&other);
     pose_destroy(&pose);
+    walks_destroy(walks);
     model_free(&model);
     free_mesh(mesh);
     free_node(root);
@@ -656,11 +662,14 @@ int main(void)
     CHECK_NEAR(product[0][0], 1.0, 1e-6);
     CHECK_NEAR(model.upright[0][0], 2.0, 1e-6);
     skv_pose pose;
+    skv_walks *walks;
+    CHECK(walks_create(&walks, &model) == SKV_OK);
     CHECK(pose_create(&pose, sk) == SKV_OK);
-    pose_evaluate(&pose, &model, 0, 0.2); /* 5 ticks: boneA half-way to x = 4 */
+    pose_evaluate(&pose, walks, 0, 0.2); /* 5 ticks: boneA half-way to x = 4 */
     CHECK_NEAR(pose.palette[prop_bone][3][0], 5.0, 1e-5);
     CHECK_NEAR(pose.palette[ids[0]][3][0], 2.0, 1e-5);
     pose_destroy(&pose);
+    walks_destroy(walks);
 
     model_free(&model);
 

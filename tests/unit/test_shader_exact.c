@@ -136,7 +136,7 @@ static double diagonal_of(const float *points, int count)
  * skin_blend_dq at both times. */
 static int dual_quaternion_case(skv_scene *scene, const double times[2], result *res, skv_error *err)
 {
-    skv_model *m = &scene->model;
+    skv_model *m = scene->model;
     const char *varyings[3] = {"v_skinned_position", "v_skinned_normal", "v_skinned_tangent"};
     skv_shader_variant variant = {.influence_slots = m->influence_slots, .dual_quaternion = 1,
                                   .morph = m->morph_target_count > 0, .influence_lists = m->influence_lists};
@@ -194,7 +194,7 @@ static int dual_quaternion_case(skv_scene *scene, const double times[2], result 
 enum { CROWD = 3 };
 static int crowd_case(skv_scene *scene, const double times[2], result *res, skv_error *err)
 {
-    skv_model *m = &scene->model;
+    skv_model *m = scene->model;
     skv_renderer renderer;
     if (render_create(&renderer, m, err) != SKV_OK) {
         render_destroy(&renderer);
@@ -296,7 +296,7 @@ static int run_case(const char *spec, result *res, char *name, size_t name_size)
         fprintf(stderr, "%s: %s\n", parts[0], err.message);
         return -1;
     }
-    skv_model *m = &scene.model;
+    skv_model *m = scene.model;
     const char *varyings[3] = {"v_skinned_position", "v_skinned_normal", "v_skinned_tangent"};
     /* Models with morph targets get the shader's morph build, as the renderer does. */
     skv_shader_variant variant = {.influence_slots = m->influence_slots, .morph = m->morph_target_count > 0,

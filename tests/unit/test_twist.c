@@ -67,6 +67,8 @@ int main(int argc, char **argv)
     skv_error err;
     CHECK(import_model(argv[1], NULL, &model, &err) == SKV_OK);
     skv_pose pose;
+    skv_walks *walks;
+    CHECK(walks_create(&walks, &model) == SKV_OK);
     CHECK(pose_create(&pose, &model.skeleton) == SKV_OK);
     size_t n = (size_t)model.vertex_count;
     float *lin = malloc(n * 3 * sizeof(float)), *dq = malloc(n * 3 * sizeof(float));
@@ -76,7 +78,7 @@ int main(int argc, char **argv)
     printf("rest: volume %.4f, joint cross-section %.4f\n", rest_volume, rest_section);
     double seconds[2] = {1.0, 2.0};
     for (int i = 0; i < 2; i++) {
-        pose_evaluate(&pose, &model, 0, seconds[i]);
+        pose_evaluate(&pose, walks, 0, seconds[i]);
         skin_blend(&model, (const mat4 *)pose.palette, lin, NULL);
         CHECK(skin_dq_palette((const mat4 *)pose.palette, model.skeleton.bone_count, bones) == 0); /* rigid bones */
         skin_blend_dq(&model, bones, dq, NULL);
@@ -91,6 +93,7 @@ int main(int argc, char **argv)
     }
     free(lin), free(dq), free(bones);
     pose_destroy(&pose);
+    walks_destroy(walks);
     model_free(&model);
     return check_summary();
 }

@@ -8,21 +8,32 @@
  *            offset matrices), clips (keys per node), meshes, influences.
  *            Fill one yourself (examples/pose_arm.c) or get one from
  *            Skinview's importer; model_free releases it.
- *   anim.h   pose_create, then per frame pose_evaluate(pose, model, clip,
+ *   walks.h  walks_create(&walks, model): the evaluator's compiled walks
+ *            of the model's clips, yours to keep beside it (each clip's
+ *            compiled on first use); walks_destroy.
+ *   anim.h   pose_create, then per frame pose_evaluate(pose, walks, clip,
  *            seconds): the palette final[b] = globalInverse *
- *            global(node of b) * offset[b]; pose_evaluate_reference is the
- *            specification it matches; pose_destroy.
+ *            global(node of b) * offset[b]; pose_evaluate_reference
+ *            (from the model alone) is the specification it matches;
+ *            pose_destroy.
+ *   keys.h   what both evaluators stand on: a clip's time for a time in
+ *            seconds (keys_clip_ticks), a key array's value at a clip
+ *            time (keys_sample_vec3, keys_sample_quat, keys_slerp).
  *   skin.h   the palette applied on the CPU (linear or dual quaternion),
  *            exactly as Skinview's shader does.
  *   morph.h  morph target weights per frame.
  *   crowd.h  many characters of one model posed on a thread pool.
- * Results: functions that can fail return skv_result (error.h). */
+ * Results: functions that can fail return skv_result (error.h). These
+ * headers are the library's public ones (include/skinview, installed);
+ * the rest of src/core is its own. */
 #ifndef SKINVIEW_ANIM_H
 #define SKINVIEW_ANIM_H
 
 #include "error.h"
 #include "model.h"
+#include "walks.h"
 #include "anim.h"
+#include "keys.h"
 #include "skin.h"
 #include "morph.h"
 #include "crowd.h"

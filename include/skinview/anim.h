@@ -2,7 +2,8 @@
  * evaluator (anim_ref.c) and a character's pose (pose.c).
  *
  * The per-frame data flow, each step its own function with explicit
- * inputs and outputs:
+ * inputs and outputs, on the ground floor both evaluators share (keys.h:
+ * a clip's time, a channel's keys at a time):
  *   anim_sample    clip keys at time t      -> local transform per node
  *   skeleton_pose  local transforms          -> global transform per node
  *   skin_palette   global transforms         -> final[b] = globalInverse *
@@ -10,7 +11,8 @@
  * All names were resolved to indices at import: nothing here compares
  * strings or looks anything up in a map. Those three, run in order, are
  * pose_evaluate_reference: the specification. pose_evaluate computes the
- * same palette from the clip's walk, compiled on first use (walk.h): only
+ * same palette from the clip's walk, compiled on first use into the
+ * model's walks (walks.h: model -> walks -> pose): only
  * the channels whose keys move are sampled (a SIMD vector of channels at
  * a time where they share key times, kernels.h), then a flat list of
  * matrix products forms the globals the palette needs and the palette. */
@@ -18,22 +20,9 @@
 #define SKV_ANIM_H
 
 #include "error.h"
+#include "keys.h"
 #include "model.h"
-
-/* Clip time in ticks for a time in seconds: ticks_per_second applied,
- * looped over the clip's duration; 0 for a zero-length clip. */
-double anim_clip_ticks(const skv_clip *clip, double seconds);
-
-/* Key sampling at time t (ticks): linear between the surrounding keys,
- * clamped to the first and last key. count >= 1. */
-void anim_sample_vec3(const skv_vec3_key *keys, int count, double t, float out[3]);
-/* Same for rotations, by shortest-path slerp, normalised. */
-void anim_sample_quat(const skv_quat_key *keys, int count, double t, float out[4]);
-
-/* Spherical interpolation from a to b along the shorter arc; stays exact
- * for nearly equal keys (unlike cglm 0.8.8's glm_quat_slerp, which returns
- * `a` unchanged below ~1e-3 rad). Output is unit length. */
-void anim_quat_slerp(const float a[4], const float b[4], float f, float out[4]);
+#include "walks.h"
 
 /* The inverse of m (cglm's glm_mat4_inv). Where m's bottom row is exactly
  * 0 0 0 1 (an affine transform) the inverse's is set to exactly that, as
@@ -47,13 +36,10 @@ void anim_inverse(const mat4 m, mat4 out);
  * keeps its reflection in s[0]. */
 void anim_decompose(const mat4 m, float t[3], float q[4], float s[3]);
 
-/* Rotation matrix of a quaternion that need not be unit length (a zero
- * quaternion gives identity). */
-void anim_quat_mat4(const float q[4], mat4 out);
-
-/* Local transform of every node at `ticks`: animated nodes from the clip's
- * keys (T * R * S), the rest from their rest transform. clip may be NULL
- * (rest pose). */
+/* Local transform of every node at `ticks` (keys_clip_ticks): animated
+ * nodes from the clip's keys (keys_sample_vec3, keys_sample_quat,
+ * keys_local: T * R * S), the rest from their rest transform. clip may be
+ * NULL (rest pose). */
 void anim_sample(const skv_skeleton *skeleton, const skv_clip *clip,
                  double ticks, mat4 *local);
 
@@ -86,20 +72,20 @@ typedef struct skv_pose {
     int cursor_capacity; /* channels */
     int *cursors;        /* 3 per channel */
     /* Whole loops of the clip before the last frame's time (kernels.h,
-     * kernels_clip_ticks_from): a hint, any integer value is safe. */
+     * keys_ticks_from): a hint, any integer value is safe. */
     double clip_loops;
     /* The clip (-1: rest pose) whose never-moving palette entries
      * (walk_fixed) are in the palette; -2: none. walk_generation: the
-     * model's (model.h) when they were written; walks compiled again
-     * after a rest pose change fix other entries. */
+     * walks' (walk.h) when they were written; walks compiled again after
+     * walks_forget (a rest pose change) fix other entries. */
     int walk_clip;
     unsigned walk_generation;
     /* Playback's state, settled (pose_evaluate_settle): while
-     * pose_evaluate is asked for `playing_clip` of `playing_model`, whose
-     * walks are still those of walk_generation, with the same
-     * walk_kernel, it goes straight to `playing_walk`'s frame (walk.h,
-     * walk_frame). playing_model NULL: not settled. */
-    const struct skv_model *playing_model;
+     * pose_evaluate is asked for `playing_clip` of `playing_walks`, still
+     * of walk_generation, with the same walk_kernel, it goes straight to
+     * `playing_walk`'s frame (walk.h, walk_frame). playing_walks NULL:
+     * not settled. */
+    const struct skv_walks *playing_walks;
     const struct skv_clip *playing_c;
     const struct skv_walk *playing_walk;
     int playing_clip;
@@ -118,11 +104,11 @@ typedef struct skv_pose {
     skv_trs *rest_trs;    /* pose_evaluate_blend: every node's rest T, R, S, made once */
 } skv_pose;
 
-/* A pose belongs to the model whose skeleton it was created for: it
- * keeps pointers into that model's clips and walks (playing_c,
- * playing_walk) and knows the model by its address, so it is destroyed
- * with it (a pose kept for a model imported again into the same struct
- * would play the old one's freed walks). */
+/* A pose belongs to the model whose skeleton it was created for. It
+ * keeps pointers into the model's clips and the walks it played last
+ * (playing_c, playing_walk), and settles again on its next pose_evaluate
+ * when those walks changed (walks_forget) or are others (walks_destroy,
+ * walks_create: their generation tells them apart, at one address too). */
 skv_result pose_create(skv_pose *pose, const skv_skeleton *skeleton); /* SKV_ERR_MEMORY when memory runs out */
 /* Same, with the palette written to the caller's `palette` (bone_count
  * matrices, e.g. one character's slice of a crowd's buffer), which the
@@ -135,24 +121,25 @@ void pose_destroy(skv_pose *pose);
  * in the cache, instead of one per character, 7.4 KB for BCN_Epileptic.X),
  * and its palette written as 3x4 rows into `rows` (bone_count *
  * SKV_ROWS_FLOATS floats, 16-byte aligned, the caller's). Poses only
- * through clips' compiled walks: walk_clip must have given one for every
+ * through clips' compiled walks: the walks must have given one for every
  * clip it plays (crowd_create checks), else its palette holds identity. */
 skv_result pose_create_lent(skv_pose *pose, const skv_skeleton *skeleton, float *rows);
 
 /* pose_evaluate with `work` (2 * node_count matrices, 64-byte aligned)
  * lent for this call; pose_globals has nothing to give after it. */
-void pose_evaluate_lent(skv_pose *pose, const skv_model *model, int clip, double seconds, float *work);
+void pose_evaluate_lent(skv_pose *pose, skv_walks *walks, int clip, double seconds, float *work);
 
-/* Clip `clip` (-1: rest pose) at `seconds`, into pose->palette. The fast
- * path: key cursors, then the clip's compiled walk (walk.h: globalInverse
- * folded into the root, rigid chains multiplied out at load, nodes that
- * never move posed at load). Same result as pose_evaluate_reference. A
- * model without compiled walks takes the reference path. */
-void pose_evaluate(skv_pose *pose, const skv_model *model, int clip, double seconds);
+/* Clip `clip` (-1: rest pose) of the walks' model at `seconds`, into
+ * pose->palette. The fast path: key cursors, then the clip's walk,
+ * compiled on first use into `walks` (walk.h: globalInverse folded into
+ * the root, rigid chains multiplied out, nodes that never move posed
+ * once). Same result as pose_evaluate_reference. A clip whose walk could
+ * not be compiled (memory) takes the reference path. */
+void pose_evaluate(skv_pose *pose, skv_walks *walks, int clip, double seconds);
 
 /* Every node's global (model space) for the pose last evaluated: the walk
  * forms only the globals the palette needs, this forms the rest, with
- * that walk (so not after walk_forget dropped it: evaluate again first). */
+ * that walk (so not after walks_forget dropped it: evaluate again first). */
 const mat4 *pose_globals(skv_pose *pose);
 
 /* Two clips mixed: clip_a at seconds_a and clip_b at seconds_b (each

@@ -12,9 +12,11 @@
 #include "anim.h"
 #include "error.h"
 #include "model.h"
+#include "walks.h"
 
 typedef struct skv_crowd {
-    const skv_model *model;
+    skv_walks *walks; /* the characters pose through them */
+    const skv_model *model; /* theirs */
     int count;
     int bone_count;   /* palette matrices per character */
     skv_pose *poses;  /* per character */
@@ -49,11 +51,12 @@ typedef struct skv_crowd {
     double seconds;
 } skv_crowd;
 
-/* `count` characters of `model` (which must outlive the crowd) playing
- * `clip`, or with `mixed_clips` cycling through all clips; time offsets
- * spread evenly over the clip. `threads`: total threads to pose with,
- * 0 = one per core. SKV_ERR_MEMORY when memory or threads run out. */
-skv_result crowd_create(skv_crowd *crowd, const skv_model *model, int count, int clip, int mixed_clips, int threads);
+/* `count` characters of the walks' model posed through `walks` (which,
+ * with their model, must outlive the crowd) playing `clip`, or with
+ * `mixed_clips` cycling through all clips; time offsets spread evenly
+ * over the clip. `threads`: total threads to pose with, 0 = one per
+ * core. SKV_ERR_MEMORY when memory or threads run out. */
+skv_result crowd_create(skv_crowd *crowd, skv_walks *walks, int count, int clip, int mixed_clips, int threads);
 void crowd_destroy(skv_crowd *crowd);
 
 /* Poses every character at scene time `seconds` into crowd->palettes. */

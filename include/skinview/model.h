@@ -2,7 +2,9 @@
  * every later stage reads. No Assimp type appears here.
  *
  * Ownership: one skv_model owns everything reachable from it and is freed
- * by model_free(). Arrays are flat, with explicit counts.
+ * by model_free(). Arrays are flat, with explicit counts. It is plain
+ * data: nothing in it is the evaluator's; what pose_evaluate compiles
+ * from it lives apart, in the walks its owner makes (walks.h).
  *
  * Conventions
  * - Matrices are cglm mat4 (column-major), vectors float[3].
@@ -14,7 +16,6 @@
 #ifndef SKV_MODEL_H
 #define SKV_MODEL_H
 
-#include <stdatomic.h>
 #include <stdint.h>
 #include <cglm/cglm.h>
 
@@ -47,9 +48,6 @@ typedef struct skv_channel {
     skv_vec3_key *scales;
 } skv_channel;
 
-/* The compiled walk of a clip (walk.h): the evaluator's cache, opaque here. */
-struct skv_walk;
-
 /* What the importer repaired or approximated in a clip (skv_clip.notes);
  * --list shows them. */
 enum {
@@ -81,11 +79,6 @@ typedef struct skv_clip {
     unsigned notes;    /* SKV_CLIP_* */
     char *source;      /* the --anim-file it came from; NULL: the model's own file */
     int file_channels; /* channels the file gave it (channel_count: those that matched a node) */
-    /* walk_clip (walk.h) compiles it on first use: at load for every clip
-     * it grew as clips x nodes (issue #21). Once walk_ready is set, NULL
-     * means memory ran out and pose_evaluate takes the reference path. */
-    struct skv_walk *walk;
-    atomic_int walk_ready;
 } skv_clip;
 
 /* Node hierarchy and bone map, flattened parent-first. */
@@ -242,24 +235,6 @@ typedef struct skv_model {
      * the way the file says (up axis, units). */
     mat4 global_inverse;
     mat4 upright;
-    struct skv_walk *rest_walk; /* the rest pose's compiled walk (walk_clip(model, -1)) */
-    atomic_int rest_walk_ready;
-    /* How many times walk_forget dropped the walks (as import_add_clips
-     * does, after moving the clips): a pose settled before a change
-     * (skv_pose walk_generation) settles again. */
-    unsigned walk_generation;
-    /* Bytes of prepared key pairs its walks hold (walk_compile.c bounds it per
-     * model: a file's clips each compile a walk). Written only where
-     * walks are compiled: under walk_compile.c's lock, or by walk_compile_all
-     * and walk_forget, which no other thread runs beside. */
-    size_t walk_terms_bytes;
-    /* Bytes of time groups' prepared arcs its walks hold (walk_compile.c
-     * bounds them per model apart from the pairs above; written as they
-     * are). */
-    size_t walk_arc_bytes;
-    /* Bytes of time groups keyed as one past three times their keys
-     * (walk_compile.c, merge_time_lines; bounded and written as the arcs). */
-    size_t walk_merge_bytes;
 
     /* Things the importer noticed and worked around, one line each. */
     int warning_count;

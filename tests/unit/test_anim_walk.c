@@ -1,976 +1,17 @@
-/* test_anim.c - key sampling, clip time, hierarchy walk and palette. */
+/* test_anim_walk.c - a clip's compiled walk (walk_compile.c, run by
+ * walk.c, kept in walks.c): small clips, seeks, chains, leaves, merged
+ * time lines, prepared pairs and arcs and their budgets, still clips,
+ * keys at one time, zero keys, subnormal-free frames; each against the
+ * reference on every kernel, and what each walk compiled to. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "anim.h"
-#include "walk.h"
-#include "crowd.h"
-#include "stick.h"
 #include "check.h"
+#include "anim_fixtures.h"
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <cpuid.h>
-#include <xmmintrin.h>
-/* 1 if the upper halves of the vector registers hold state (XINUSE bit 2,
- * read by XGETBV with ECX = 1), 0 if not, -1 where the CPU cannot say. */
-static int vex_upper_dirty(void)
-{
-    unsigned a, b, c, d;
-    if (!__builtin_cpu_supports("avx") || !__get_cpuid_count(0xd, 1, &a, &b, &c, &d) || !(a & 4)) return -1;
-    unsigned lo, hi;
-    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(1));
-    (void)hi;
-    return (lo >> 2) & 1;
-}
-#else
-static int vex_upper_dirty(void)
-{
-    return -1;
-}
-#endif
-
-/* Angle between two rotations, from the vector part of a^-1 * b in double
- * precision (acos of a float dot product loses small angles entirely). */
-static double quat_angle(const float a[4], const float b[4])
-{
-    double ax = a[0], ay = a[1], az = a[2], aw = a[3], bx = b[0], by = b[1], bz = b[2], bw = b[3];
-    double vx = aw * bx - bw * ax - (ay * bz - az * by);
-    double vy = aw * by - bw * ay - (az * bx - ax * bz);
-    double vz = aw * bz - bw * az - (ax * by - ay * bx);
-    double w = aw * bw + ax * bx + ay * by + az * bz;
-    return 2.0 * atan2(sqrt(vx * vx + vy * vy + vz * vz), fabs(w));
-}
-
-static void axis_angle(float x, float y, float z, double angle, float q[4])
-{
-    q[0] = x * (float)sin(angle / 2), q[1] = y * (float)sin(angle / 2), q[2] = z * (float)sin(angle / 2);
-    q[3] = (float)cos(angle / 2);
-}
-
-static void test_vec3_keys(void)
-{
-    skv_vec3_key keys[3] = {{2.0, {0, 0, 0}, 0}, {4.0, {10, 20, 30}, 0}, {8.0, {10, 20, 70}, 0}};
-    float out[3];
-    anim_sample_vec3(keys, 3, 2.0, out); /* at a key */
-    CHECK(out[0] == 0 && out[1] == 0 && out[2] == 0);
-    anim_sample_vec3(keys, 3, 4.0, out);
-    CHECK(out[0] == 10 && out[1] == 20 && out[2] == 30);
-    anim_sample_vec3(keys, 3, 3.0, out); /* between */
-    CHECK_NEAR(out[0], 5.0, 1e-6);
-    CHECK_NEAR(out[1], 10.0, 1e-6);
-    CHECK_NEAR(out[2], 15.0, 1e-6);
-    anim_sample_vec3(keys, 3, 7.0, out);
-    CHECK_NEAR(out[2], 60.0, 1e-5);
-    anim_sample_vec3(keys, 3, -5.0, out); /* before the first key: clamped */
-    CHECK(out[0] == 0 && out[2] == 0);
-    anim_sample_vec3(keys, 3, 100.0, out); /* after the last: clamped */
-    CHECK(out[0] == 10 && out[2] == 70);
-    anim_sample_vec3(keys, 1, 3.0, out); /* one key */
-    CHECK(out[0] == 0 && out[1] == 0);
-    anim_sample_vec3(&keys[1], 1, -1.0, out);
-    CHECK(out[2] == 30);
-
-    /* Duplicate times (a step): finite, and one of the two values. */
-    skv_vec3_key step[3] = {{0.0, {0, 0, 0}, 0}, {1.0, {1, 0, 0}, 0}, {1.0, {5, 0, 0}, 0}};
-    anim_sample_vec3(step, 3, 1.0, out);
-    CHECK(isfinite(out[0]) && (out[0] == 1 || out[0] == 5));
-    anim_sample_vec3(step, 3, 0.5, out);
-    CHECK_NEAR(out[0], 0.5, 1e-6);
-    skv_vec3_key same[2] = {{2.0, {3, 0, 0}, 0}, {2.0, {4, 0, 0}, 0}};
-    anim_sample_vec3(same, 2, 2.0, out);
-    CHECK(isfinite(out[0]));
-}
-
-static void test_slerp(void)
-{
-    float a[4], b[4], out[4], expect[4];
-    axis_angle(0, 0, 1, 0.0, a);
-    axis_angle(0, 0, 1, M_PI / 2, b);
-    anim_quat_slerp(a, b, 0.5f, out);
-    axis_angle(0, 0, 1, M_PI / 4, expect);
-    CHECK(quat_angle(out, expect) < 1e-5);
-    anim_quat_slerp(a, b, 0.25f, out);
-    axis_angle(0, 0, 1, M_PI / 8, expect);
-    CHECK(quat_angle(out, expect) < 1e-5);
-
-    /* Shortest path: -b is the same rotation; the midpoint must still be 45
-     * degrees, not the long way round. */
-    float neg_b[4] = {-b[0], -b[1], -b[2], -b[3]};
-    anim_quat_slerp(a, neg_b, 0.5f, out);
-    axis_angle(0, 0, 1, M_PI / 4, expect);
-    CHECK(quat_angle(out, expect) < 1e-5);
-
-    /* Nearly equal keys (5e-4 rad apart): cglm 0.8.8 returns `a` here. */
-    axis_angle(0, 1, 0, 0.0005, b);
-    anim_quat_slerp(a, b, 0.5f, out);
-    CHECK_NEAR(quat_angle(out, a), 0.00025, 2e-5);
-
-    /* Output is unit length even from non-unit input. */
-    float big[4] = {0, 0, 2, 0}, unit_len;
-    anim_quat_slerp(a, big, 0.3f, out);
-    unit_len = sqrtf(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3]);
-    CHECK_NEAR(unit_len, 1.0, 1e-6);
-
-    /* Rotation keys sample with clamping too. */
-    skv_quat_key keys[2];
-    keys[0].time = 0.0;
-    axis_angle(1, 0, 0, 0.0, keys[0].value);
-    keys[1].time = 10.0;
-    axis_angle(1, 0, 0, 1.0, keys[1].value);
-    anim_sample_quat(keys, 2, 5.0, out);
-    axis_angle(1, 0, 0, 0.5, expect);
-    CHECK(quat_angle(out, expect) < 1e-5);
-    anim_sample_quat(keys, 2, 50.0, out);
-    CHECK(quat_angle(out, keys[1].value) < 1e-6);
-    anim_sample_quat(keys, 2, -1.0, out);
-    CHECK(quat_angle(out, keys[0].value) < 1e-6);
-
-    /* Zero quaternion: identity, not NaN. */
-    mat4 m;
-    anim_quat_mat4((float[4]){0, 0, 0, 0}, m);
-    CHECK(m[0][0] == 1 && m[1][1] == 1 && m[2][2] == 1 && m[0][1] == 0);
-}
-
-#if defined(__x86_64__) && defined(__GNUC__)
-/* walk_clip_ticks built as walk.c's FMA frames build it (FRAME_BUILDS: its fma
- * one instruction, not libm's call): the same remainder bit for bit. */
-__attribute__((target("fma"))) static double clip_ticks_fma(const skv_clip *clip, double seconds)
-{
-    return walk_clip_ticks(clip, seconds);
-}
-__attribute__((target("fma"))) static double clip_ticks_from_fma(const skv_clip *clip, double seconds, double *loops)
-{
-    return walk_clip_ticks_from(clip, seconds, loops);
-}
-#define HAS_FMA() __builtin_cpu_supports("fma")
-#else
-#define clip_ticks_fma walk_clip_ticks
-#define clip_ticks_from_fma walk_clip_ticks_from
-#define HAS_FMA() 0
-#endif
-
-/* walk_clip_ticks_from (the frames' clip time, from the pose's loop count
- * of the frame before) against fmod, bit for bit, and the count it keeps
- * the loops before t (past the first loop; loops * duration + the time is
- * t exactly, so fma gives t); both builds. Returns the mismatches. */
-static int clip_ticks_from_differ(const skv_clip *clip, double t, double *loops, double *fma_loops)
-{
-    double d = clip->duration_ticks, want = fmod(t, d);
-    for (int build = 0; build < 1 + !!HAS_FMA(); build++) { /* the builtin gives a feature bit, not 1 */
-        double *count = build ? fma_loops : loops;
-        double got = build ? clip_ticks_from_fma(clip, t, count) : walk_clip_ticks_from(clip, t, count);
-        if (memcmp(&got, &want, sizeof got) != 0 || (t >= d && t < ldexp(d, 30) && fma(*count, d, got) != t))
-            return 1;
-    }
-    return 0;
-}
-
-/* The clip time a one-channel frame kernel (kernels.h, solo_frame) hands
- * to the walk's search: test_clip_ticks' record of it. */
-static double searched_ticks;
-static int record_ticks(const skv_solo *solo, double ticks, int *cursor, float *f)
-{
-    (void)solo;
-    searched_ticks = ticks;
-    *cursor = -1; /* the next frame searches again */
-    *f = 0.0f;
-    return 0;
-}
-
-/* A walk of one channel keyed twice (ticks 0 and 1) with the identity,
- * its pair prepared (rows: 2 * SKV_EACH_KEY_FLOATS floats, 16-byte
- * aligned; pair: SKV_SOLO_PAIR_FLOATS(0), 64-byte aligned), as the frame
- * kernels (solo_frame) take it; its search records the ticks it is given. */
-static void identity_solo(float *rows, float *pair, skv_solo *solo)
-{
-    static const double key_times[2] = {0.0, 1.0}, inv_span[2] = {1.0, 0.0};
-    memset(rows, 0, 2 * SKV_EACH_KEY_FLOATS * sizeof *rows);
-    for (int k = 0; k < 2; k++) rows[SKV_EACH_KEY_FLOATS * k + 7] = 1.0f, rows[SKV_EACH_KEY_FLOATS * k + 8] = 1.0f;
-    for (int k = 0; k < 2; k++) rows[SKV_EACH_KEY_FLOATS * k + 9] = rows[SKV_EACH_KEY_FLOATS * k + 10] = 1.0f;
-    CHECK(kernels_solo_pair(rows, 0, NULL, 0, NULL, pair));
-    *solo = (skv_solo){.times = key_times, .inv_span = inv_span, .key_count = 2, .terms = pair,
-                       .pair_floats = SKV_SOLO_PAIR_FLOATS(0), .key_at = record_ticks};
-}
-
-static void test_clip_ticks(void)
-{
-    skv_clip clip = {.duration_ticks = 100.0, .ticks_per_second = 25.0};
-    CHECK_NEAR(anim_clip_ticks(&clip, 1.0), 25.0, 1e-9);
-    CHECK_NEAR(anim_clip_ticks(&clip, 5.0), 25.0, 1e-9); /* 125 looped over 100 */
-    CHECK_NEAR(anim_clip_ticks(&clip, -1.0), 75.0, 1e-9);
-    clip.duration_ticks = 0.0; /* zero-length clip: time 0, no NaN */
-    CHECK(anim_clip_ticks(&clip, 3.0) == 0.0);
-    clip.duration_ticks = 10.0;
-    CHECK(anim_clip_ticks(&clip, NAN) == 0.0);
-
-    /* The loop is taken without fmod (anim_ref.c, loop_ticks): it must
-     * give fmod's remainder bit for bit, at every loop count, on awkward
-     * durations (not a multiple of the time step, subnormal, huge) and
-     * times past the 2^30 loops where it hands over to fmod. */
-    static const double durations[] = {1.0, 0.7, 1.0 / 3.0, 2.4583333333333335, 4.9e-324, 1e300, 123456.789};
-    unsigned seed = 12345u;
-    int differ = 0, tried = 0;
-    /* The frames' loop count, carried from call to call: jumps, and
-     * counts left by other durations. */
-    double loops_from = 0.0, fma_loops_from = 0.0;
-    for (size_t d = 0; d < sizeof durations / sizeof durations[0]; d++) {
-        clip.duration_ticks = durations[d];
-        clip.ticks_per_second = 1.0;
-        for (int k = 0; k < 4000; k++) {
-            seed = seed * 1103515245u + 12345u;
-            double loops = k < 64 ? (double)k * 0.5 : ldexp((double)(seed >> 8) / 16777216.0, k % 40);
-            double t = durations[d] * loops + (k % 3 == 0 ? 0.0 : durations[d] * (double)(seed & 255) / 256.0);
-            if (!isfinite(t)) continue;
-            double got = anim_clip_ticks(&clip, t), want = fmod(t, durations[d]);
-            differ += memcmp(&got, &want, sizeof got) != 0;
-            if (HAS_FMA()) {
-                got = clip_ticks_fma(&clip, t);
-                differ += memcmp(&got, &want, sizeof got) != 0;
-            }
-            differ += clip_ticks_from_differ(&clip, t, &loops_from, &fma_loops_from);
-            tried++;
-        }
-        /* Playback: steps of 0.37 durations, from 0 and from 2^29 loops;
-         * times just short of a loop's end (the quotient rounds up to the
-         * next loop there). */
-        for (int start = 0; start < 2; start++) {
-            double loops = 0.0, fma_loops = 0.0, t0 = start ? ldexp(durations[d], 29) : 0.0;
-            for (int k = 0; k < 3000; k++) {
-                double t = t0 + durations[d] * 0.37 * k;
-                if (!isfinite(t)) break;
-                differ += clip_ticks_from_differ(&clip, t, &loops, &fma_loops);
-                double short_of_end = nextafter(durations[d] * (k + 1), 0.0);
-                if (k < 500 && isfinite(short_of_end))
-                    differ += clip_ticks_from_differ(&clip, short_of_end, &loops, &fma_loops);
-                tried++;
-            }
-        }
-    }
-    skv_clip played = {.duration_ticks = 21.0, .ticks_per_second = 30.0};
-    double loops = 0.0, fma_loops = 0.0;
-    for (int k = 0; k < 5000; k++) {
-        double want = fmod(k / 60.0 * 30.0, 21.0), got = walk_clip_ticks_from(&played, k / 60.0, &loops);
-        differ += memcmp(&got, &want, sizeof got) != 0;
-        if (HAS_FMA()) {
-            got = clip_ticks_from_fma(&played, k / 60.0, &fma_loops);
-            differ += memcmp(&got, &want, sizeof got) != 0;
-        }
-    }
-    CHECK(loops == floor(5000 / 60.0 * 30.0 / 21.0)); /* the count kept */
-    CHECK(tried > 50000);
-    CHECK(differ == 0);
-
-    /* The frame kernels inline the same loop, built for their instruction
-     * set (the FMA instruction in place of libm's fma): the time each
-     * hands to the walk's search, every kernel, bit for bit fmod's too. */
-    _Alignas(16) float rows[2 * SKV_EACH_KEY_FLOATS];
-    _Alignas(64) float pair[SKV_SOLO_PAIR_FLOATS(0)];
-    skv_solo solo;
-    identity_solo(rows, pair, &solo);
-    int kernels = 0;
-    differ = tried = 0;
-    for (int kernel = SKV_WALK_PORTABLE; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
-        const skv_kernels *kn = kernels_get((skv_walk_kernel)kernel);
-        if (!kn) continue;
-        kernels++;
-        seed = 12345u;
-        for (size_t d = 0; d < sizeof durations / sizeof durations[0]; d++)
-            for (int k = 0; k < 4000; k++) {
-                seed = seed * 1103515245u + 12345u;
-                double loops = k < 64 ? (double)k * 0.5 : ldexp((double)(seed >> 8) / 16777216.0, k % 40);
-                double t = durations[d] * loops + (k % 3 == 0 ? 0.0 : durations[d] * (double)(seed & 255) / 256.0);
-                if (!isfinite(t)) continue;
-                int cursor = -1;
-                _Alignas(64) mat4 local;
-                (k % 2 ? kn->solo_frame_weighted : kn->solo_frame)(&solo, t, 1.0, durations[d], &cursor,
-                                                                   (float *)local, NULL, &loops_from);
-                double want = fmod(t, durations[d]);
-                differ += memcmp(&searched_ticks, &want, sizeof want) != 0;
-                tried++;
-            }
-    }
-    CHECK(tried > 20000 * kernels);
-    CHECK(differ == 0);
-}
-
-/* Random skeleton, walked by skeleton_pose and by a recursive reference. */
-static void recursive_global(const skv_skeleton *sk, const mat4 *local, int node, mat4 out)
-{
-    if (sk->parents[node] < 0) {
-        glm_mat4_copy((vec4 *)local[node], out);
-        return;
-    }
-    mat4 parent;
-    recursive_global(sk, local, sk->parents[node], parent);
-    glm_mat4_mul(parent, (vec4 *)local[node], out);
-}
-
-static float frand(unsigned *seed)
-{
-    *seed = *seed * 1103515245u + 12345u;
-    return (float)((*seed >> 8) & 0xffff) / 65535.0f * 2.0f - 1.0f;
-}
-
-/* Slerp in double precision from float unit keys, a . b >= 0. */
-static void slerp_double(const float a[4], const float b[4], double f, double out[4])
-{
-    double d = 0.0;
-    for (int k = 0; k < 4; k++) d += (double)a[k] * b[k];
-    double theta = acos(d > 1.0 ? 1.0 : d), wa = 1.0 - f, wb = f;
-    if (theta > 1e-9) wa = sin((1.0 - f) * theta) / sin(theta), wb = sin(f * theta) / sin(theta);
-    double len = 0.0;
-    for (int k = 0; k < 4; k++) out[k] = wa * a[k] + wb * b[k], len += out[k] * out[k];
-    for (int k = 0; k < 4; k++) out[k] /= sqrt(len);
-}
-
-/* The rotation matrix of unit quaternion q (x, y, z, w), column-major. */
-static void rotation_double(const double q[4], double m[3][3])
-{
-    double x = q[0], y = q[1], z = q[2], w = q[3];
-    double r[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)},
-                      {2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x)},
-                      {2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)}};
-    memcpy(m, r, sizeof r);
-}
-
-/* kernels.h's solo_frame needs the walk's search where playback's step
- * does not find the pair: a test's clip of two keys at 0 and 1. */
-static int two_keys_at(const skv_solo *solo, double ticks, int *cursor, float *f)
-{
-    (void)solo;
-    *f = ticks <= 0.0 ? 0.0f : ticks >= 1.0 ? 1.0f : (float)ticks;
-    *cursor = 0;
-    return 0;
-}
-
-/* One lane's keys qa, qb (T 0, S 1) prepared as a one-channel walk's
- * pair (kernels_solo_pair, `weighted` or not) with one palette entry
- * under an identity offset, posed by the kernel's solo_frame (or
- * solo_frame_weighted) at factor f (ticks = seconds = f on keys at 0 and
- * 1): the entry the kernel writes, and the local it leaves unformed as
- * kernels_solo_local forms it. */
-static void solo_frame_local(const skv_kernels *kn, int weighted, const float qa[4], const float qb[4], float f,
-                             mat4 entry, mat4 local)
-{
-    _Alignas(16) float rows[2 * SKV_EACH_KEY_FLOATS] = {0};
-    for (int c = 0; c < 4; c++) rows[4 + c] = qa[c], rows[SKV_EACH_KEY_FLOATS + 4 + c] = qb[c];
-    for (int c = 0; c < 3; c++) rows[8 + c] = rows[SKV_EACH_KEY_FLOATS + 8 + c] = 1.0f;
-    _Alignas(64) mat4 identity = GLM_MAT4_IDENTITY_INIT, work, palette;
-    const skv_walk_step step = {0, ~0, 0};
-    _Alignas(64) float pair[SKV_SOLO_PAIR_FLOATS(1)];
-    CHECK(kernels_solo_pair(rows, weighted, &step, 1, &identity, pair));
-    static const double times[2] = {0.0, 1.0}, inv_span[2] = {1.0, 0.0};
-    skv_solo solo = {.times = times, .inv_span = inv_span, .key_count = 2, .out = 0, .terms = pair,
-                     .pair_floats = SKV_SOLO_PAIR_FLOATS(1), .steps = &step, .steps_end = &step + 1,
-                     .weighted = weighted, .key_at = two_keys_at};
-    int cursor = 0;
-    double loops = 0.0;
-    (weighted ? kn->solo_frame_weighted : kn->solo_frame)(&solo, f, 1.0, 2.0, &cursor, (float *)work,
-                                                          (float *)palette, &loops);
-    CHECK(work[3][3] == 0.0f); /* left unformed */
-    kernels_solo_local(&solo, (float *)work);
-    glm_mat4_copy(palette, entry);
-    glm_mat4_copy(work, local);
-}
-
-/* The time groups' sampler of every kernel (kernels.h) against slerp in
- * double precision over the whole arc (keys 0 to 180 degrees apart as
- * rotations, factors across [0, 1]), T = 0 and S = 1 so the locals are
- * the rotations' matrices: every entry within 1e-6, each lane on the
- * vectorised arc (no lane is left to a scalar redo). The one-channel
- * kernels too: sample_solo, and solo_frame from prepared pairs. */
-static void test_slerp_lanes_exact(void)
-{
-    enum { LANES = SKV_LANE_BLOCK };
-    int ran = 0;
-    for (int kernel = SKV_WALK_PORTABLE; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
-        const skv_kernels *kn = kernels_get((skv_walk_kernel)kernel);
-        if (!kn) continue;
-        unsigned seed = 23;
-        double worst = 0.0, worst_angle = 0.0, worst_solo = 0.0, worst_terms = 0.0, worst_weighted = 0.0;
-        double worst_lengths = 0.0; /* the lanes on keys of other lengths */
-        unsigned lengths = 7; /* the weighted pairs' key lengths */
-        int pairs = 0;
-        for (int step = 0; step <= 1000; step++) {
-            _Alignas(64) float a[SKV_KEY_FLOATS(1)] = {0}, b[SKV_KEY_FLOATS(1)] = {0};
-            _Alignas(64) mat4 out[LANES];
-            int32_t offsets[LANES];
-            float qa[LANES][4], qb[LANES][4];
-            for (int j = 0; j < LANES; j++) {
-                /* Rotation angles between the keys from 0 to pi: small
-                 * ones densely (the short polynomial), then the rest. */
-                double apart = step < 250 ? 1e-3 * step * (j + 1) / LANES : M_PI * (step - 250) / 750.0 * (j + 1) / LANES;
-                float axis[3] = {frand(&seed), frand(&seed), frand(&seed)};
-                float turn[3] = {frand(&seed), frand(&seed), frand(&seed)};
-                float len = sqrtf(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]) + 1e-6f;
-                float tlen = sqrtf(turn[0] * turn[0] + turn[1] * turn[1] + turn[2] * turn[2]) + 1e-6f;
-                axis_angle(axis[0] / len, axis[1] / len, axis[2] / len, 3.0 * frand(&seed), qa[j]);
-                float delta[4];
-                axis_angle(turn[0] / tlen, turn[1] / tlen, turn[2] / tlen, apart, delta);
-                versor q;
-                glm_quat_mul(qa[j], delta, q);
-                glm_quat_normalize(q);
-                memcpy(qb[j], q, sizeof q);
-                float dot = qa[j][0] * qb[j][0] + qa[j][1] * qb[j][1] + qa[j][2] * qb[j][2] + qa[j][3] * qb[j][3];
-                if (dot < 0.0f) /* one hemisphere, as walk_compile.c prepares keys */
-                    for (int k = 0; k < 4; k++) qb[j][k] = -qb[j][k];
-                for (int c = 0; c < 4; c++) a[(3 + c) * LANES + j] = qa[j][c], b[(3 + c) * LANES + j] = qb[j][c];
-                for (int c = 0; c < 3; c++) a[(7 + c) * LANES + j] = b[(7 + c) * LANES + j] = 1.0f;
-                offsets[j] = (int32_t)(j * sizeof(mat4));
-            }
-            for (int fi = 0; fi <= 16; fi++) {
-                float f = fi / 16.0f;
-                if (fi == 5) f = 1e-3f;
-                if (fi == 11) f = 1.0f - 1e-3f;
-                kn->sample(a, b, f, offsets, LANES, (float *)out);
-                /* Keys of lengths 0.8 to 1.2 (files store some), one
-                 * hemisphere by the dot product as the reference forms
-                 * it (the walk turns keys so; near 90 degrees apart,
-                 * scaled keys can change its sign): the lanes and the
-                 * weighted pairs below. */
-                float ka[LANES][4], kb[LANES][4];
-                _Alignas(64) float wa[SKV_KEY_FLOATS(1)], wb[SKV_KEY_FLOATS(1)];
-                _Alignas(64) mat4 out_lengths[LANES];
-                memcpy(wa, a, sizeof wa), memcpy(wb, b, sizeof wb);
-                for (int j = 0; j < LANES; j++) {
-                    float sa = 1.0f + 0.2f * frand(&lengths), sb = 1.0f + 0.2f * frand(&lengths);
-                    for (int k = 0; k < 4; k++) ka[j][k] = sa * qa[j][k], kb[j][k] = sb * qb[j][k];
-                    if (ka[j][0] * kb[j][0] + ka[j][1] * kb[j][1] + ka[j][2] * kb[j][2] + ka[j][3] * kb[j][3] < 0.0f)
-                        for (int k = 0; k < 4; k++) kb[j][k] = -kb[j][k];
-                    for (int c = 0; c < 4; c++) wa[(3 + c) * LANES + j] = ka[j][c], wb[(3 + c) * LANES + j] = kb[j][c];
-                }
-                kn->sample(wa, wb, f, offsets, LANES, (float *)out_lengths);
-                /* The one-channel sampler on the same keys, lane by lane
-                 * (sample_each's rows: T 0, R, S 0), into the same
-                 * locals the check below reads. */
-                _Alignas(16) mat4 solo[LANES];
-                for (int j = 0; j < LANES; j++) {
-                    _Alignas(16) float rows[2 * SKV_EACH_KEY_FLOATS] = {0};
-                    for (int c = 0; c < 4; c++) rows[4 + c] = qa[j][c], rows[SKV_EACH_KEY_FLOATS + 4 + c] = qb[j][c];
-                    for (int c = 0; c < 3; c++) rows[8 + c] = rows[SKV_EACH_KEY_FLOATS + 8 + c] = 1.0f;
-                    kn->sample_solo(rows, f, offsets[j], (float *)solo);
-                    for (int c = 0; c < 4; c++)
-                        for (int r = 0; r < 4; r++) worst_solo = fmax(worst_solo, fabs(solo[j][c][r] - out[j][c][r]));
-                }
-                if (fi % 2) memcpy(out, solo, sizeof solo); /* every other factor checks the solo's own locals */
-                for (int j = 0; j < LANES; j++) {
-                    double e[4];
-                    slerp_double(qa[j], qb[j], f, e);
-                    /* Prepared pairs want keys of unit length (qa's axis
-                     * is not quite): against their own double slerp. */
-                    float qu[4];
-                    double eu[4], lu = 0.0;
-                    for (int k = 0; k < 4; k++) lu += (double)qa[j][k] * qa[j][k];
-                    for (int k = 0; k < 4; k++) qu[k] = (float)(qa[j][k] / sqrt(lu));
-                    slerp_double(qu, qb[j], f, eu);
-                    mat4 terms, terms_local;
-                    solo_frame_local(kn, 0, qu, qb[j], f, terms, terms_local);
-                    /* Weighted pairs: the keys of other lengths. */
-                    float rq[4];
-                    anim_quat_slerp(ka[j], kb[j], f, rq);
-                    mat4 weighted, weighted_local;
-                    solo_frame_local(kn, 1, ka[j], kb[j], f, weighted, weighted_local);
-                    /* The lanes follow the arc of acos(a . b) as it is
-                     * (the reference lerps above 0.9995, which for keys
-                     * of other lengths is up to 1.3e-5 away): against
-                     * that arc in double precision. */
-                    double el[4], ml[3][3], mr[3][3], rqd[4] = {rq[0], rq[1], rq[2], rq[3]};
-                    slerp_double(ka[j], kb[j], f, el);
-                    rotation_double(el, ml);
-                    rotation_double(rqd, mr);
-                    for (int c = 0; c < 3; c++)
-                        for (int r = 0; r < 3; r++)
-                            worst_weighted = fmax(worst_weighted, fmax(fabs(weighted[c][r] - mr[c][r]),
-                                                                       fabs(weighted_local[c][r] - mr[c][r]))),
-                            worst_lengths = fmax(worst_lengths, fabs(out_lengths[j][c][r] - ml[c][r]));
-                    double mu[3][3], m[3][3];
-                    rotation_double(eu, mu);
-                    rotation_double(e, m);
-                    for (int c = 0; c < 3; c++)
-                        for (int r = 0; r < 3; r++) {
-                            double err = fabs(out[j][c][r] - m[c][r]);
-                            if (err > worst) worst = err, worst_angle = quat_angle(qa[j], qb[j]);
-                            worst_terms = fmax(worst_terms, fabs(terms[c][r] - mu[c][r]));
-                            worst_terms = fmax(worst_terms, fabs(terms_local[c][r] - mu[c][r]));
-                        }
-                    for (int k = 0; k < 4; k++) /* T 0 and the bottom row 0 0 0 1, exactly */
-                        worst_terms = fmax(worst_terms, fabs(terms[3][k] - (k == 3)) + fabs(terms[k][3] - (k == 3)) +
-                                                            fabs(terms_local[3][k] - (k == 3)) +
-                                                            fabs(terms_local[k][3] - (k == 3)));
-                    pairs++;
-                }
-            }
-        }
-        printf("sampler %s vs double slerp: max rotation matrix error %.2g (keys %.3g rad apart) over %d slerps "
-               "(lanes and one-channel alternately); one-channel vs lanes %.2g; prepared pairs (solo_frame) %.2g; "
-               "keys of other lengths: weighted pairs vs the reference's slerp %.2g, lanes vs double slerp %.2g\n",
-               kn->name, worst, worst_angle, pairs, worst_solo, worst_terms, worst_weighted, worst_lengths);
-        CHECK(worst < 1e-6);
-        CHECK(worst_terms < 1e-6);
-        CHECK(worst_weighted < 1e-6);
-        CHECK(worst_lengths < 1e-6);
-        CHECK(worst_solo < 2e-6); /* each within 1e-6 of the double slerp */
-        ran++;
-    }
-    CHECK(ran >= 2);
-}
-
-/* kernels.h's sample_arc on pairs prepared by kernels_arc_pair, every
- * kernel, every lane count 1-32 (the narrower samplers' tails, two
- * blocks): against slerp, T and S lerps in double precision, and against
- * the lanes' sampler on the same keys. Keys of other lengths, not finite
- * or in two hemispheres are not prepared. */
-static void test_sample_arc(void)
-{
-    enum { BLOCKS = 2, LANES = BLOCKS * SKV_LANE_BLOCK };
-    int ran = 0;
-    for (int kernel = SKV_WALK_PORTABLE; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
-        const skv_kernels *kn = kernels_get((skv_walk_kernel)kernel);
-        if (!kn) continue;
-        unsigned seed = 41;
-        double worst = 0.0, worst_lanes = 0.0, worst_angle = 0.0;
-        int locals = 0, lane_count_differs = 0;
-        for (int step = 0; step <= 120; step++) {
-            _Alignas(64) float a[SKV_KEY_FLOATS(BLOCKS)], b[SKV_KEY_FLOATS(BLOCKS)], arc[SKV_ARC_FLOATS(BLOCKS)];
-            float qa[LANES][4], qb[LANES][4], ta[LANES][3], tb[LANES][3], sa[LANES][3], sb[LANES][3];
-            int32_t offsets[LANES];
-            for (int j = 0; j < LANES; j++) {
-                /* 0 to pi apart (pi/2 after the turn below): small ones first. */
-                double apart = step < 30 ? 1e-4 * step * (j + 1) / LANES : M_PI * (step - 30) / 90.0 * (j + 1) / LANES;
-                float axis[3] = {frand(&seed), frand(&seed), frand(&seed)}, turn[3] = {frand(&seed), frand(&seed), frand(&seed)};
-                float len = sqrtf(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]) + 1e-6f;
-                float tlen = sqrtf(turn[0] * turn[0] + turn[1] * turn[1] + turn[2] * turn[2]) + 1e-6f;
-                versor q0, delta, q1;
-                axis_angle(axis[0] / len, axis[1] / len, axis[2] / len, 3.0 * frand(&seed), q0);
-                axis_angle(turn[0] / tlen, turn[1] / tlen, turn[2] / tlen, apart, delta);
-                glm_quat_normalize(q0);
-                glm_quat_mul(q0, delta, q1);
-                glm_quat_normalize(q1);
-                if (step % 10 == 5) { /* about one axis: entries exactly 0, of either sign */
-                    float a0 = 3.0f * frand(&seed), a1 = a0 + 0.5f * frand(&seed);
-                    glm_vec4_zero(q0), glm_vec4_zero(q1);
-                    q0[j % 3] = sinf(a0 / 2.0f), q0[3] = cosf(a0 / 2.0f);
-                    q1[j % 3] = sinf(a1 / 2.0f), q1[3] = cosf(a1 / 2.0f);
-                }
-                if (glm_vec4_dot(q0, q1) < 0.0f) glm_vec4_negate(q1); /* one hemisphere, as walk_compile.c turns keys */
-                size_t at = kernels_lane_at(j, SKV_KEY_FLOATS(1));
-                for (int c = 0; c < 4; c++) {
-                    qa[j][c] = q0[c], qb[j][c] = q1[c];
-                    a[at + (size_t)(3 + c) * SKV_LANE_BLOCK] = q0[c], b[at + (size_t)(3 + c) * SKV_LANE_BLOCK] = q1[c];
-                }
-                for (int c = 0; c < 3; c++) {
-                    ta[j][c] = 2.0f * frand(&seed), tb[j][c] = 2.0f * frand(&seed);
-                    sa[j][c] = 1.0f + 0.5f * frand(&seed), sb[j][c] = 1.0f + 0.5f * frand(&seed);
-                    if (step % 10 == 5) sa[j][c] = sb[j][c] = (j + c) % 3 == 0 ? -1.0f : 1.0f;
-                    a[at + (size_t)c * SKV_LANE_BLOCK] = ta[j][c], b[at + (size_t)c * SKV_LANE_BLOCK] = tb[j][c];
-                    a[at + (size_t)(7 + c) * SKV_LANE_BLOCK] = sa[j][c], b[at + (size_t)(7 + c) * SKV_LANE_BLOCK] = sb[j][c];
-                }
-                offsets[j] = (int32_t)(j * sizeof(mat4));
-            }
-            CHECK(kernels_arc_pair(a, b, BLOCKS, arc));
-            for (int fi = 0; fi <= 10; fi++) {
-                float f = fi == 9 ? 1e-3f : fi == 10 ? 1.0f - 1e-3f : fi / 8.0f;
-                int count = 1 + (step + fi) % LANES; /* every count 1-32 over the steps */
-                _Alignas(64) mat4 out[LANES], lanes[LANES], all[LANES];
-                kn->sample_arc(arc, f, offsets, count, (float *)out);
-                kn->sample(a, b, f, offsets, count, (float *)lanes);
-                /* A lane's local is the same bit for bit whatever lanes
-                 * share its call: whole vectors, a narrower sampler's
-                 * tail, a last lane alone (arc_lane). */
-                kn->sample_arc(arc, f, offsets, LANES, (float *)all);
-                if (memcmp(out, all, (size_t)count * sizeof(mat4)) != 0) lane_count_differs++;
-                for (int j = 0; j < count; j++) {
-                    double e[4], m[3][3];
-                    slerp_double(qa[j], qb[j], f, e);
-                    rotation_double(e, m);
-                    for (int c = 0; c < 4; c++)
-                        for (int r = 0; r < 4; r++) {
-                            double want = c < 3 && r < 3 ? m[c][r] * ((double)sa[j][c] + f * ((double)sb[j][c] - sa[j][c]))
-                                        : c == 3 && r < 3 ? (double)ta[j][r] + f * ((double)tb[j][r] - ta[j][r])
-                                                          : (double)(c == 3 && r == 3);
-                            double err = fabs(out[j][c][r] - want);
-                            if (err > worst) worst = err, worst_angle = quat_angle(qa[j], qb[j]);
-                            worst_lanes = fmax(worst_lanes, fabs(out[j][c][r] - lanes[j][c][r]));
-                        }
-                    locals++;
-                }
-            }
-        }
-        printf("sample_arc %s: %d locals, max error %.2g against double (keys %.3g rad apart), %.2g against the "
-               "lanes' sampler; %d calls whose locals differ from the same lanes' in a 32-lane call\n",
-               kn->name, locals, worst, worst_angle, worst_lanes, lane_count_differs);
-        CHECK(lane_count_differs == 0);
-        CHECK(worst < 1e-6);
-        CHECK(worst_lanes < 2e-6);
-        ran++;
-    }
-    CHECK(ran >= 2);
-    /* Not prepared: a key 1.1 long, NaN, keys in two hemispheres, a key
-     * 1 + 5e-7 long (over the 4e-7 kernels_arc_pair allows); 1 + 3e-7 is. */
-    for (int bad = 0; bad < 5; bad++) {
-        _Alignas(64) float a[SKV_KEY_FLOATS(1)] = {0}, b[SKV_KEY_FLOATS(1)] = {0}, arc[SKV_ARC_FLOATS(1)];
-        for (int j = 0; j < SKV_LANE_BLOCK; j++)
-            a[6 * SKV_LANE_BLOCK + j] = b[6 * SKV_LANE_BLOCK + j] = 1.0f; /* w = 1 */
-        CHECK(kernels_arc_pair(a, b, 1, arc));
-        b[6 * SKV_LANE_BLOCK + 5] = bad == 0 ? 1.1f : bad == 1 ? NAN : bad == 2 ? -0.6f : bad == 3 ? 1.0f + 5e-7f : 1.0f + 3e-7f;
-        if (bad == 2) b[3 * SKV_LANE_BLOCK + 5] = 0.8f; /* x: unit, 127 degrees from a */
-        CHECK(kernels_arc_pair(a, b, 1, arc) == (bad == 4));
-    }
-}
-
-static void test_hierarchy_walk(void)
-{
-    enum { NODES = 60 };
-    int parents[NODES];
-    mat4 local[NODES], global[NODES];
-    unsigned seed = 7;
-    for (int i = 0; i < NODES; i++) {
-        parents[i] = i == 0 ? -1 : (int)((frand(&seed) * 0.5f + 0.5f) * (i - 1) + 0.5f);
-        float q[4] = {frand(&seed), frand(&seed), frand(&seed), frand(&seed)};
-        anim_quat_mat4(q, local[i]);
-        local[i][3][0] = frand(&seed), local[i][3][1] = frand(&seed), local[i][3][2] = frand(&seed);
-    }
-    skv_skeleton sk = {.node_count = NODES, .parents = parents};
-    skeleton_pose(&sk, (const mat4 *)local, global);
-    double worst = 0.0;
-    for (int i = 0; i < NODES; i++) {
-        mat4 ref;
-        recursive_global(&sk, (const mat4 *)local, i, ref);
-        for (int c = 0; c < 4; c++)
-            for (int r = 0; r < 4; r++) worst = fmax(worst, fabs(ref[c][r] - global[i][c][r]));
-    }
-    CHECK(worst < 1e-4);
-
-    /* Palette: final = globalInverse * global(node) * offset. */
-    int bone_node[2] = {5, -1};
-    mat4 offsets[2], palette[2], gi;
-    glm_translate_make(offsets[0], (vec3){1, 2, 3});
-    glm_mat4_identity(offsets[1]);
-    glm_scale_make(gi, (vec3){2, 2, 2});
-    sk.bone_count = 2;
-    sk.bone_node = bone_node;
-    sk.bone_offset = offsets;
-    skin_palette(&sk, (const mat4 *)global, gi, palette);
-    mat4 expect;
-    glm_mat4_mul(gi, global[5], expect);
-    glm_mat4_mul(expect, offsets[0], expect);
-    worst = 0.0;
-    for (int c = 0; c < 4; c++)
-        for (int r = 0; r < 4; r++) worst = fmax(worst, fabs(expect[c][r] - palette[0][c][r]));
-    CHECK(worst < 1e-5);
-    CHECK(palette[1][0][0] == 1 && palette[1][3][0] == 0); /* missing node: identity */
-}
-
-/* A channel whose position, rotation and scale arrays differ in length. */
-static void test_sample_channel(void)
-{
-    int parents[2] = {-1, 0};
-    mat4 rest[2];
-    glm_mat4_identity(rest[0]);
-    glm_translate_make(rest[1], (vec3){0, 1, 0});
-    skv_vec3_key pos[2] = {{0, {0, 0, 0}, 0}, {10, {10, 0, 0}, 0}};
-    skv_quat_key rot[3] = {{0, {0, 0, 0, 1}}, {5, {0, 0, 0, 1}}, {10, {0, 0, 0, 1}}};
-    axis_angle(0, 0, 1, M_PI / 2, rot[2].value);
-    skv_vec3_key scale[1] = {{0, {2, 2, 2}, 0}};
-    skv_channel ch = {.node = 0, .position_count = 2, .rotation_count = 3, .scale_count = 1,
-                      .positions = pos, .rotations = rot, .scales = scale};
-    int node_channel[2] = {0, -1};
-    skv_clip clip = {.duration_ticks = 10, .ticks_per_second = 1, .channel_count = 1, .channels = &ch,
-                     .node_channel = node_channel};
-    skv_skeleton sk = {.node_count = 2, .parents = parents, .rest_local = rest};
-    mat4 local[2];
-    anim_sample(&sk, &clip, 10.0, local);
-    /* T(10,0,0) * Rz(90) * S(2): x axis -> (0, 2, 0). */
-    CHECK_NEAR(local[0][0][1], 2.0, 1e-5);
-    CHECK_NEAR(local[0][0][0], 0.0, 1e-5);
-    CHECK_NEAR(local[0][3][0], 10.0, 1e-6);
-    CHECK(local[1][3][1] == 1.0f); /* unanimated node keeps its rest */
-    anim_sample(&sk, NULL, 3.0, local); /* no clip: rest pose */
-    CHECK(local[0][0][0] == 1.0f && local[0][3][0] == 0.0f);
-}
-
-/* A random 40-node model with two clips of uneven key arrays (some
- * channels fixed, some with T and R on one time line), in static storage;
- * random_model_free releases its keys. */
-enum { RM_NODES = 40, RM_CLIPS = 2 };
-static struct {
-    int parents[RM_NODES], bone_node[RM_NODES];
-    mat4 rest[RM_NODES], offsets[RM_NODES];
-    skv_channel channels[RM_CLIPS][RM_NODES];
-    int node_channel[RM_CLIPS][RM_NODES];
-    skv_clip clips[RM_CLIPS];
-    skv_model model;
-    int shared; /* channels with T and R on one time line */
-} rm;
-/* Set: every fifth node (1, 6, 11, ...) a root and globalInverse the
- * identity, so moving roots hang under an identity (walk_compile.c then uses
- * their locals as globals, without a product). */
-static int rm_identity_roots;
-
-static void random_model_build(void)
-{
-    enum { NODES = RM_NODES, CLIPS = RM_CLIPS };
-    memset(&rm, 0, sizeof rm);
-    unsigned seed = 11;
-    int *parents = rm.parents, *bone_node = rm.bone_node;
-    mat4 *rest = rm.rest, *offsets = rm.offsets;
-    for (int i = 0; i < NODES; i++) {
-        parents[i] = i == 0 ? -1 : (int)((frand(&seed) * 0.5f + 0.5f) * (i - 1) + 0.5f);
-        if (rm_identity_roots && i % 5 == 1) parents[i] = -1;
-        float q[4] = {frand(&seed), frand(&seed), frand(&seed), frand(&seed)};
-        anim_quat_mat4(q, rest[i]);
-        rest[i][3][0] = frand(&seed), rest[i][3][1] = frand(&seed), rest[i][3][2] = frand(&seed);
-        float o[4] = {frand(&seed), frand(&seed), frand(&seed), frand(&seed)};
-        anim_quat_mat4(o, offsets[i]);
-        offsets[i][3][1] = frand(&seed);
-        bone_node[i] = i;
-    }
-    skv_channel (*channels)[NODES] = rm.channels;
-    int (*node_channel)[NODES] = rm.node_channel;
-    skv_clip *clips = rm.clips;
-    for (int c = 0; c < CLIPS; c++) {
-        int count = 0;
-        for (int n = 0; n < NODES; n++) {
-            node_channel[c][n] = -1;
-            if ((n + c) % 3 == 0) continue; /* some nodes keep their rest */
-            skv_channel *ch = &channels[c][count];
-            ch->node = n;
-            ch->position_count = 1 + (n % 4);
-            ch->rotation_count = 1 + (n % 3); /* n = 0, 12, 24, 36: one key each, fixed */
-            ch->scale_count = 1 + (n % 2);
-            ch->positions = calloc((size_t)ch->position_count, sizeof *ch->positions);
-            ch->rotations = calloc((size_t)ch->rotation_count, sizeof *ch->rotations);
-            ch->scales = calloc((size_t)ch->scale_count, sizeof *ch->scales);
-            for (int k = 0; k < ch->position_count; k++) {
-                ch->positions[k].time = 2.0 + 20.0 * k / ch->position_count;
-                for (int a = 0; a < 3; a++) ch->positions[k].value[a] = frand(&seed);
-            }
-            for (int k = 0; k < ch->rotation_count; k++) {
-                ch->rotations[k].time = ch->rotation_count > 1 ? 24.0 * k / (ch->rotation_count - 1) : 3.0;
-                /* Some rotations on time lines of their own: time groups of
-                 * one channel, sampled together (walk.c's small groups). */
-                if (n % 8 == 0 && k > 0) ch->rotations[k].time -= 0.05 * n;
-                for (int a = 0; a < 4; a++) ch->rotations[k].value[a] = frand(&seed);
-            }
-            for (int k = 0; k < ch->scale_count; k++) {
-                ch->scales[k].time = 5.0 * k;
-                for (int a = 0; a < 3; a++) ch->scales[k].value[a] = 1.0f + 0.3f * frand(&seed);
-            }
-            if (n % 5 == 2 && ch->rotation_count > 1) { /* T and R keyed at the same times */
-                free(ch->positions);
-                ch->position_count = ch->rotation_count;
-                ch->positions = calloc((size_t)ch->position_count, sizeof *ch->positions);
-                for (int k = 0; k < ch->position_count; k++) {
-                    ch->positions[k].time = ch->rotations[k].time;
-                    for (int a = 0; a < 3; a++) ch->positions[k].value[a] = frand(&seed);
-                }
-            }
-            rm.shared += n % 5 == 2 && ch->rotation_count > 1 && ch->scale_count == 1;
-            node_channel[c][n] = count++;
-        }
-        clips[c] = (skv_clip){.duration_ticks = 24.0, .ticks_per_second = 10.0 + c, .channel_count = count,
-                              .channels = channels[c], .node_channel = node_channel[c]};
-    }
-    skv_model *model = &rm.model;
-    *model = (skv_model){.clip_count = CLIPS, .clips = clips};
-    model->skeleton = (skv_skeleton){.node_count = NODES, .parents = parents, .rest_local = rest,
-                                    .bone_count = NODES, .bone_node = bone_node, .bone_offset = offsets};
-    glm_scale_make(model->global_inverse, (vec3){0.5f, 0.5f, 0.5f});
-    model->global_inverse[3][2] = 3.0f;
-    if (rm_identity_roots) glm_mat4_identity(model->global_inverse);
-    CHECK(walk_compile_all(model) == SKV_OK); /* now rather than on first use */
-}
-
-static void random_model_free(void)
-{
-    walk_free(rm.model.rest_walk);
-    for (int c = 0; c < RM_CLIPS; c++) walk_free(rm.clips[c].walk);
-    for (int c = 0; c < RM_CLIPS; c++)
-        for (int k = 0; k < rm.clips[c].channel_count; k++) {
-            free(rm.channels[c][k].positions);
-            free(rm.channels[c][k].rotations);
-            free(rm.channels[c][k].scales);
-        }
-}
-
-/* pose_evaluate (cursors, folded globalInverse, affine products, fixed
- * subtrees) against pose_evaluate_reference on the random model: playback
- * forward, backward, big jumps, clip switches, times before the first and
- * after the last key. */
-static void fast_matches_reference(int identity_roots)
-{
-    enum { NODES = RM_NODES };
-    rm_identity_roots = identity_roots;
-    random_model_build();
-    rm_identity_roots = 0;
-    skv_model model = rm.model;
-    const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
-    for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
-        if (!kernels_get((skv_walk_kernel)kernel)) {
-            printf("fast vs reference pose, %s kernels: not on this CPU\n", names[kernel]);
-            continue;
-        }
-        unsigned seed = 5;
-        skv_pose fast, ref;
-        CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
-        CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
-        fast.walk_kernel = kernel;
-        double times[200];
-        int clip_of[200];
-        for (int i = 0; i < 200; i++) {
-            clip_of[i] = i < 150 ? (i / 50) % 2 : -1 + (i % 3);
-            if (i < 60) times[i] = i / 60.0;                        /* playback */
-            else if (i < 100) times[i] = 2.0 - (i - 60) / 30.0;     /* backwards */
-            else times[i] = 5.0 * (frand(&seed) + 1.0);             /* jumps, loops */
-        }
-        double worst = 0.0, worst_global = 0.0;
-        for (int i = 0; i < 200; i++) {
-            pose_evaluate(&fast, &model, clip_of[i], times[i]);
-            pose_evaluate_reference(&ref, &model, clip_of[i], times[i]);
-            for (int b = 0; b < NODES; b++)
-                for (int c = 0; c < 4; c++)
-                    for (int r = 0; r < 4; r++) worst = fmax(worst, fabs(fast.palette[b][c][r] - ref.palette[b][c][r]));
-            if (i % 7 == 0) {
-                /* Every node's global, the ones the walk skips included
-                 * (reference globals are before globalInverse). */
-                const mat4 *g = pose_globals(&fast);
-                for (int n = 0; n < NODES; n++) {
-                    mat4 expect;
-                    glm_mat4_mul(model.global_inverse, ref.global[n], expect);
-                    for (int c = 0; c < 4; c++)
-                        for (int r = 0; r < 4; r++) worst_global = fmax(worst_global, fabs(g[n][c][r] - expect[c][r]));
-                }
-            }
-        }
-        printf("fast vs reference pose%s, %s kernels: max abs difference %.2g (palette), %.2g (globals) over 200 "
-               "evaluations\n", identity_roots ? " (identity roots)" : "", names[kernel], worst, worst_global);
-        CHECK(worst < 1e-4);
-        CHECK(worst_global < 1e-4);
-        pose_destroy(&fast);
-        pose_destroy(&ref);
-    }
-    /* What the compiled walks hold: rigid chains folded (fewer per-frame
-     * global products than moving nodes' parents), fixed nodes posed once. */
-    skv_walk_stats total = {0};
-    for (int c = 0; c < RM_CLIPS; c++) {
-        const skv_walk *w = walk_clip(&model, c);
-        CHECK(w != NULL);
-        skv_walk_stats st;
-        walk_stats(w, &st);
-        CHECK(st.grouped + st.loose == st.moving);
-        total.moving += st.moving, total.deferred += st.deferred, total.loose += st.loose;
-        total.groups += st.groups, total.grouped += st.grouped, total.each += st.each;
-        total.globals += st.globals;
-    }
-    skv_walk_stats rest;
-    walk_stats(walk_clip(&model, -1), &rest);
-    CHECK(rest.globals == 0 && rest.palette == 0 && rest.moving == 0);
-    printf("walks: %d channels on shared times; %d moving nodes, %d of them in %d time groups (%d in groups too "
-           "small for a vector, sampled together), %d loose; %d globals deferred\n",
-           rm.shared, total.moving, total.grouped, total.groups, total.each, total.loose, total.deferred);
-    CHECK(rm.shared > 0);
-    CHECK(total.moving > 0 && total.deferred > 0 && total.groups > 0 && total.grouped > total.groups &&
-          total.loose > 0 && total.each > 0);
-    /* Each moving node under a non-identity parent costs one global
-     * product (more where a rigid chain's end is formed); moving roots
-     * under an identity globalInverse cost none. */
-    if (identity_roots) CHECK(total.globals < total.moving);
-    else CHECK(total.globals >= total.moving);
-    random_model_free();
-}
-
-/* What a playing pose must settle again for (pose.c: playback jumps
- * straight to the walk it settled on): walk_forget after a rest pose
- * change (as import_add_clips does) frees the clip's walk, compiled
- * again on first use; the frame after it must pose the new rest (node 3
- * keeps its rest in clip 0: its palette entry is fixed, written when a
- * pose settles on a walk) and use no freed walk (ASan). A blend, or the
- * reference's pose of another clip, on the same pose rewrites every
- * palette entry, fixed ones included: clip 0 played after either must
- * write its own again. The rest pose (clip -1) plays the same way. */
-static void test_playing_settles(void)
-{
-    random_model_build();
-    skv_model *model = &rm.model;
-    skv_pose fast, ref;
-    CHECK(pose_create(&fast, &model->skeleton) == SKV_OK);
-    CHECK(pose_create(&ref, &model->skeleton) == SKV_OK);
-    CHECK(model->clips[0].node_channel[3] < 0 && model->clips[1].node_channel[3] >= 0);
-    double worst = 0.0;
-    for (int i = 0; i < 70; i++) {
-        if (i == 20 || i == 53) {
-            rm.rest[3][3][0] += 0.5f;
-            walk_forget(model);
-        }
-        if (i == 30) pose_evaluate_blend(&fast, model, 0, i / 60.0, 1, i / 60.0, 0.5f);
-        if (i == 40) pose_evaluate_reference(&fast, model, 1, i / 60.0);
-        int clip = i >= 50 && i < 60 ? -1 : 0; /* the rest pose's still walk, as clip 0's */
-        pose_evaluate(&fast, model, clip, i / 60.0);
-        pose_evaluate_reference(&ref, model, clip, i / 60.0);
-        for (int b = 0; b < RM_NODES; b++)
-            for (int c = 0; c < 4; c++)
-                for (int r = 0; r < 4; r++) worst = fmax(worst, fabs(fast.palette[b][c][r] - ref.palette[b][c][r]));
-    }
-    printf("playback across walk_forget (a rest pose changed), a blend, another clip's reference pose, and the "
-           "rest pose: max abs palette difference %.2g\n", worst);
-    CHECK(worst < 1e-4);
-    pose_destroy(&fast);
-    pose_destroy(&ref);
-    random_model_free();
-}
-
-/* A crowd's pose (3x4 rows) on a clip without a walk (memory ran out:
- * walk_clip gives NULL) shows identity rows, the documented fallback;
- * every entry is rewritten, so the clip played before must write its
- * fixed entries again when it comes back (it kept identity there: 0.46
- * off on robot.glb, a helper's review). */
-static void test_lent_without_walk(void)
-{
-    random_model_build();
-    skv_model *model = &rm.model;
-    walk_free(rm.clips[0].walk);
-    rm.clips[0].walk = NULL; /* ready, and NULL: as when memory ran out */
-    size_t rows_floats = (size_t)RM_NODES * SKV_ROWS_FLOATS;
-    float *rows = aligned_alloc(64, rows_floats * sizeof(float));
-    float *work = aligned_alloc(64, 2 * RM_NODES * sizeof(mat4));
-    skv_pose lent, ref;
-    CHECK(rows && work && pose_create_lent(&lent, &model->skeleton, rows) == SKV_OK);
-    CHECK(pose_create(&ref, &model->skeleton) == SKV_OK);
-    static const int clips[] = {1, 1, 0, 1, 1, 0, 0, 1};
-    double worst = 0.0, identity_off = 0.0;
-    for (int i = 0; i < (int)(sizeof clips / sizeof clips[0]); i++) {
-        double t = 0.1 + i / 30.0;
-        pose_evaluate_lent(&lent, model, clips[i], t, work);
-        pose_evaluate_reference(&ref, model, clips[i], t);
-        for (int b = 0; b < RM_NODES; b++)
-            for (int r = 0; r < 3; r++)
-                for (int c = 0; c < 4; c++) {
-                    float mine = rows[b * SKV_ROWS_FLOATS + 4 * r + c];
-                    if (clips[i] == 0) identity_off = fmax(identity_off, fabs(mine - (r == c ? 1.0f : 0.0f)));
-                    else worst = fmax(worst, fabs(mine - ref.palette[b][c][r]));
-                }
-    }
-    printf("a crowd's pose on a clip without a walk: identity rows (%.2g off), and the other clip after it %.2g off "
-           "the reference\n", identity_off, worst);
-    CHECK(identity_off == 0.0);
-    CHECK(worst < 1e-4);
-    pose_destroy(&lent);
-    pose_destroy(&ref);
-    free(rows);
-    free(work);
-    random_model_free();
-}
-
-static void test_fast_matches_reference(void)
-{
-    fast_matches_reference(0);
-    fast_matches_reference(1);
-}
-
-/* `model` holding `clip_count` clips over a skeleton of `nodes` nodes
- * and `bones` bones (bone_node, offsets), globalInverse the identity; the
- * arrays are the caller's. */
 /* For the tests' loops over the kernels: 0 where this CPU lacks
  * `kernel`; else `fast` posing on it and, unless NULL, `ref` (for the
  * reference), both created. */
@@ -983,6 +24,9 @@ static int kernel_poses(const skv_skeleton *skeleton, int kernel, skv_pose *fast
     return 1;
 }
 
+/* `model` holding `clip_count` clips over a skeleton of `nodes` nodes
+ * and `bones` bones (bone_node, offsets), globalInverse the identity; the
+ * arrays are the caller's. */
 static void model_of_clips(skv_model *model, skv_clip *clips, int clip_count, int nodes, int *parents, mat4 *rest,
                            int bones, int *bone_node, mat4 *offsets)
 {
@@ -1000,24 +44,24 @@ static void model_of_clip(skv_model *model, skv_clip *clip, int nodes, int *pare
     model_of_clips(model, clip, 1, nodes, parents, rest, nodes, bone_node, offsets);
 }
 
+/* A node's rest transform and its bone's offset, turned and moved at
+ * random (from `seed`). */
+static void random_node(mat4 rest, mat4 offset, unsigned *seed)
+{
+    float q[4] = {frand(seed), frand(seed), frand(seed), frand(seed)};
+    keys_quat_mat4(q, rest);
+    rest[3][0] = frand(seed), rest[3][2] = frand(seed);
+    float o[4] = {frand(seed), frand(seed), frand(seed), frand(seed)};
+    keys_quat_mat4(o, offset);
+    offset[3][1] = frand(seed);
+}
+
 /* Small clips, where the walk samples one or two channels without lanes
  * (kernels.h, sample_solo) or a few in one vector: 1, 2, 3 and 5 moving
  * channels, on one time line or on lines of their own, against the
  * reference on every kernel: playback over several loops, backwards,
  * seeks, times before the first key and after the last. Each case says
  * how many channels it expects to go to the one-channel sampler. */
-/* A node's rest transform and its bone's offset, turned and moved at
- * random (from `seed`). */
-static void random_node(mat4 rest, mat4 offset, unsigned *seed)
-{
-    float q[4] = {frand(seed), frand(seed), frand(seed), frand(seed)};
-    anim_quat_mat4(q, rest);
-    rest[3][0] = frand(seed), rest[3][2] = frand(seed);
-    float o[4] = {frand(seed), frand(seed), frand(seed), frand(seed)};
-    anim_quat_mat4(o, offset);
-    offset[3][1] = frand(seed);
-}
-
 static void test_small_clips(void)
 {
     enum { NODES = 6, MAX_CH = 5 };
@@ -1132,9 +176,9 @@ static void test_small_clips(void)
         if (ci % 2 && !uneven) glm_mat4_identity(model.global_inverse); /* moving roots under an identity too */
         int root_moves = 0;
         for (int k = 0; k < count; k++) root_moves |= parents[channels[k].node] < 0;
-        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walks *walks = compiled_walks(&model);
         skv_walk_stats st;
-        walk_stats(walk_clip(&model, 0), &st);
+        walk_stats(walks_clip(walks, 0), &st);
         CHECK(st.moving == count && st.loose == 0);
         CHECK(st.solo == cases[ci].solo);
         CHECK(st.each == cases[ci].each);
@@ -1181,7 +225,7 @@ static void test_small_clips(void)
                          : i < 800 ? 3.0 - (i - 700) / 60.0              /* backwards */
                          : i < 900 ? 9.0 * (frand(&tseed) + 1.0) / 2.0   /* seeks, loops */
                          : (i % 3 == 0 ? 0.2 : i % 3 == 1 ? 4.2 : 4.0); /* before the first key, after the last */
-                pose_evaluate(&fast, &model, 0, t);
+                pose_evaluate(&fast, walks, 0, t);
                 dirty_frames += vex_upper_dirty() == 1; /* every frame function's last kernel (test_kernels_leave_upper_clean) */
                 pose_evaluate_reference(&ref, &model, 0, t);
                 for (int b = 0; b < NODES; b++)
@@ -1198,7 +242,7 @@ static void test_small_clips(void)
                 double t = 0.3 + i / 45.0;
                 int clip = i % 17 == 16 ? -1 : 0;
                 if (i % 10 == 9) fast.walk_kernel = (fast.walk_kernel + 1) % SKV_WALK_KERNEL_COUNT;
-                pose_evaluate(&fast, &model, clip, t);
+                pose_evaluate(&fast, walks, clip, t);
                 pose_evaluate_reference(&ref, &model, clip, t);
                 for (int b = 0; b < NODES; b++)
                     for (int c = 0; c < 4; c++)
@@ -1225,7 +269,7 @@ static void test_small_clips(void)
             lent.walk_kernel = kernel;
             for (int i = 0; i < 60; i++) {
                 double t = 0.25 + i / 30.0;
-                pose_evaluate_lent(&lent, &model, 0, t, (float *)lent_work);
+                pose_evaluate_lent(&lent, walks, 0, t, (float *)lent_work);
                 dirty_frames += vex_upper_dirty() == 1;
                 pose_evaluate_reference(&ref, &model, 0, t);
                 for (int b = 0; b < NODES; b++)
@@ -1247,7 +291,7 @@ static void test_small_clips(void)
                st.rows_prepared ? "prepared" : "transposed", worst, worst_global);
         CHECK(worst < 1e-5);
         CHECK(worst_global < 1e-5);
-        walk_forget(&model);
+        walks_destroy(walks);
         for (int k = 0; k < count; k++) free(channels[k].positions), free(channels[k].rotations), free(channels[k].scales);
     }
     CHECK(solo_total > 0);
@@ -1347,7 +391,7 @@ static void test_seeks(void)
         mat4 rest[NODES], offsets[NODES];
         for (int n = 0; n < NODES; n++) {
             float q[4] = {frand(&seed), frand(&seed), frand(&seed), frand(&seed)};
-            anim_quat_mat4(q, rest[n]);
+            keys_quat_mat4(q, rest[n]);
             rest[n][3][1] = frand(&seed);
             glm_mat4_identity(offsets[n]);
             offsets[n][3][0] = frand(&seed);
@@ -1439,9 +483,9 @@ static void test_seeks(void)
                          .channels = channels, .node_channel = node_channel};
         skv_model model;
         model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
-        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walks *walks = compiled_walks(&model);
         skv_walk_stats st;
-        walk_stats(walk_clip(&model, 0), &st);
+        walk_stats(walks_clip(walks, 0), &st);
         CHECK(st.moving == count && st.loose == cases[ci].loose &&
               st.groups == (cases[ci].loose ? 0 : st.merged ? 1 : lines));
         CHECK(st.even == cases[ci].even);
@@ -1456,7 +500,7 @@ static void test_seeks(void)
             if (!kernel_poses(&model.skeleton, kernel, &fast, &ref)) continue;
             double worst_kernel = 0.0;
             for (int i = 0; i < n_times; i++) {
-                pose_evaluate(&fast, &model, 0, times[i]);
+                pose_evaluate(&fast, walks, 0, times[i]);
                 pose_evaluate_reference(&ref, &model, 0, times[i]);
                 for (int b = 0; b < NODES; b++)
                     for (int c = 0; c < 4; c++)
@@ -1472,222 +516,11 @@ static void test_seeks(void)
                "solo_palette %d, pairs prepared %d): max abs palette difference %.2g over %d evaluations per kernel\n",
                ci, count, lines, st.even, st.solo, st.each, st.solo_palette, st.solo_terms, worst, n_times);
         CHECK(worst < 1e-5);
-        walk_forget(&model);
+        walks_destroy(walks);
         for (int k = 0; k < count; k++)
             free(channels[k].positions), free(channels[k].rotations), free(channels[k].scales);
     }
     free(times);
-}
-
-/* Rotation and translation of a local matrix that may carry scale. */
-static void local_rt(const mat4 m, versor q, vec3 t)
-{
-    vec4 tt;
-    mat4 r;
-    vec3 s;
-    glm_decompose((vec4 *)m, tt, r, s);
-    glm_mat4_quat(r, q);
-    glm_vec3_copy(tt, t);
-}
-
-/* --blend: weight 0 and 1 give the two clips; 0.5 lies between them on
- * every node, including nodes only one clip animates (they blend with
- * their rest transform). */
-static void test_blend(void)
-{
-    random_model_build();
-    const skv_model *model = &rm.model;
-    skv_pose blend, a, b;
-    CHECK(pose_create(&blend, &model->skeleton) == SKV_OK);
-    CHECK(pose_create(&a, &model->skeleton) == SKV_OK);
-    CHECK(pose_create(&b, &model->skeleton) == SKV_OK);
-    double worst0 = 0.0, worst1 = 0.0, worst_t = 0.0, worst_split = 0.0;
-    int one_clip_nodes = 0;
-    for (int f = 0; f < 12; f++) {
-        double ta = 0.13 * f, tb = 0.05 + 0.21 * f;
-        pose_evaluate_reference(&a, model, 0, ta);
-        pose_evaluate_reference(&b, model, 1, tb);
-        pose_evaluate_blend(&blend, model, 0, ta, 1, tb, 0.0f);
-        for (int k = 0; k < RM_NODES; k++)
-            for (int c = 0; c < 4; c++)
-                for (int r = 0; r < 4; r++) worst0 = fmax(worst0, fabs(blend.palette[k][c][r] - a.palette[k][c][r]));
-        pose_evaluate_blend(&blend, model, 0, ta, 1, tb, 1.0f);
-        for (int k = 0; k < RM_NODES; k++)
-            for (int c = 0; c < 4; c++)
-                for (int r = 0; r < 4; r++) worst1 = fmax(worst1, fabs(blend.palette[k][c][r] - b.palette[k][c][r]));
-        /* Half-way: per node, the local transform between the clips'. */
-        pose_evaluate_blend(&blend, model, 0, ta, 1, tb, 0.5f);
-        for (int n = 0; n < RM_NODES; n++) {
-            int ca = rm.clips[0].node_channel[n], cb = rm.clips[1].node_channel[n];
-            if (ca < 0 && cb < 0) continue;
-            one_clip_nodes += (ca < 0) != (cb < 0);
-            versor qa, qb, qm;
-            vec3 pa, pb, pm;
-            local_rt(ca >= 0 ? a.local[n] : rm.rest[n], qa, pa);
-            local_rt(cb >= 0 ? b.local[n] : rm.rest[n], qb, pb);
-            local_rt(blend.local[n], qm, pm);
-            for (int k = 0; k < 3; k++) worst_t = fmax(worst_t, fabs(pm[k] - 0.5 * (pa[k] + pb[k])));
-            double ab = quat_angle(qa, qb), am = quat_angle(qa, qm), mb = quat_angle(qm, qb);
-            worst_split = fmax(worst_split, fabs(am - 0.5 * ab) + fabs(mb - 0.5 * ab));
-        }
-    }
-    printf("blend: w=0 vs A %.2g, w=1 vs B %.2g; half-way: translation off the midpoint %.2g, "
-           "rotation off the half angle %.2g rad (%d node samples animated in one clip only)\n",
-           worst0, worst1, worst_t, worst_split, one_clip_nodes);
-    CHECK(worst0 < 1e-5 && worst1 < 1e-5);
-    CHECK(worst_t < 1e-4 && worst_split < 1e-3);
-    CHECK(one_clip_nodes > 0);
-    pose_destroy(&blend);
-    pose_destroy(&a);
-    pose_destroy(&b);
-    random_model_free();
-}
-
-/* The crowd posed at t: the largest difference of a character's palette
- * (3x4 rows, crowd.h) from the reference at its own clip and time offset,
- * with the reference's bottom rows against 0 0 0 1. */
-static double crowd_worst_at(skv_crowd *crowd, const skv_model *model, skv_pose *ref, double t)
-{
-    double worst = 0.0;
-    crowd_evaluate(crowd, t);
-    for (int i = 0; i < crowd->count; i++) {
-        pose_evaluate_reference(ref, model, crowd->clips[i], t + crowd->offsets[i]);
-        const float *mine = &crowd->palettes[(size_t)i * crowd->bone_count * SKV_ROWS_FLOATS];
-        for (int b = 0; b < model->skeleton.bone_count; b++)
-            for (int c = 0; c < 4; c++) {
-                for (int r = 0; r < 3; r++) {
-                    double e = fabs(mine[b * SKV_ROWS_FLOATS + 4 * r + c] - ref->palette[b][c][r]);
-                    worst = fmax(worst, isnan(e) ? INFINITY : e);
-                }
-                worst = fmax(worst, fabs(ref->palette[b][c][3] - (c == 3 ? 1.0f : 0.0f)));
-            }
-    }
-    return worst;
-}
-
-/* A crowd posed on 3 threads: every character's palette equals its own
- * pose at its own clip and time offset. */
-static void test_crowd_matches_poses(void)
-{
-    random_model_build();
-    const skv_model *model = &rm.model;
-    skv_crowd crowd;
-    CHECK(crowd_create(&crowd, model, 37, 0, 1, 3) == SKV_OK);
-    CHECK(crowd.worker_count == 2);
-    skv_pose ref;
-    CHECK(pose_create(&ref, &model->skeleton) == SKV_OK);
-    double worst = 0.0;
-    int clips_seen[2] = {0, 0};
-    for (int i = 0; i < crowd.count; i++) clips_seen[crowd.clips[i]]++;
-    for (int f = 0; f < 20; f++) worst = fmax(worst, crowd_worst_at(&crowd, model, &ref, f * 0.37));
-    printf("crowd of %d on %d threads vs one pose each: max abs difference %.2g\n", crowd.count,
-           crowd.worker_count + 1, worst);
-    CHECK(worst < 1e-4);
-    CHECK(clips_seen[0] > 0 && clips_seen[1] > 0); /* mixed clips */
-    CHECK(crowd.offsets[1] != crowd.offsets[2]);
-    pose_destroy(&ref);
-    crowd_destroy(&crowd);
-    random_model_free();
-}
-
-/* Every product kernel this CPU has, against cglm's matrix product, on
- * general (not affine) matrices, operands from the work block and from
- * the constants. */
-static void test_walk_kernels(void)
-{
-    enum { WORK = 6, CONSTANTS = 3 };
-    unsigned seed = 21;
-    _Alignas(64) mat4 work[WORK], constants[CONSTANTS], expect[WORK];
-    for (int m = 0; m < WORK; m++)
-        for (int k = 0; k < 16; k++) work[m][k / 4][k % 4] = frand(&seed);
-    for (int m = 0; m < CONSTANTS; m++)
-        for (int k = 0; k < 16; k++) constants[m][k / 4][k % 4] = 2.0f * frand(&seed);
-    /* out 3 = work 0 * work 1; out 4 = constant 2 * work 3 (the step
-     * before's result); out 5 = work 4 * constant 1. */
-    skv_walk_step steps[3] = {{0, 64, 3 * 64}, {~(2 * 64), 3 * 64, 4 * 64}, {4 * 64, ~(1 * 64), 5 * 64}};
-    glm_mat4_mul(work[0], work[1], expect[3]);
-    glm_mat4_mul(constants[2], expect[3], expect[4]);
-    glm_mat4_mul(expect[4], constants[1], expect[5]);
-    const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
-    int ran = 0;
-    for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
-        _Alignas(64) mat4 out[WORK];
-        memcpy(out, work, sizeof work);
-        const skv_kernels *kn = kernels_get((skv_walk_kernel)kernel);
-        if (!kn) {
-            printf("walk kernel %s: not on this CPU\n", names[kernel]);
-            continue;
-        }
-        kn->run(steps, 3, (float *)out, constants, (float *)out);
-        /* The crowd's rows: the same products' top three rows, 48 bytes
-         * each at step.out / 64 * 48. */
-        _Alignas(64) float rows[WORK * SKV_ROWS_FLOATS];
-        memset(rows, 0, sizeof rows);
-        kn->run_rows(steps, 3, (float *)out, constants, rows);
-        kn->fence();
-        double worst_rows = 0.0;
-        for (int m = 3; m < WORK; m++)
-            for (int k = 0; k < 12; k++)
-                worst_rows = fmax(worst_rows, fabs(rows[m * SKV_ROWS_FLOATS + k] - out[m][k % 4][k / 4]));
-        CHECK(worst_rows < 1e-5);
-        double worst = 0.0;
-        for (int m = 3; m < WORK; m++)
-            for (int k = 0; k < 16; k++) worst = fmax(worst, fabs(out[m][k / 4][k % 4] - expect[m][k / 4][k % 4]));
-        /* run_affine: general a, b with an exact 0 0 0 1 bottom row (work
-         * 1 and 2, constant 1, copies made affine); a = work 3 is the
-         * step before's result. */
-        _Alignas(64) mat4 aw[WORK], ac[CONSTANTS], ae[WORK];
-        memcpy(aw, work, sizeof work);
-        memcpy(ac, constants, sizeof constants);
-        float *affine_b[3] = {(float *)aw[1], (float *)aw[2], (float *)ac[1]};
-        for (int m = 0; m < 3; m++) affine_b[m][3] = affine_b[m][7] = affine_b[m][11] = 0.0f, affine_b[m][15] = 1.0f;
-        skv_walk_step affine_steps[3] = {{0, 64, 3 * 64}, {~(2 * 64), ~(1 * 64), 4 * 64}, {3 * 64, 2 * 64, 5 * 64}};
-        glm_mat4_mul(aw[0], aw[1], ae[3]);
-        glm_mat4_mul(ac[2], ac[1], ae[4]);
-        glm_mat4_mul(ae[3], aw[2], ae[5]);
-        kn->run_affine(affine_steps, 3, (float *)aw, ac, (float *)aw);
-        double worst_affine = 0.0;
-        for (int m = 3; m < WORK; m++)
-            for (int k = 0; k < 16; k++) worst_affine = fmax(worst_affine, fabs(aw[m][k / 4][k % 4] - ae[m][k / 4][k % 4]));
-        /* run_palette: a palette's steps, a always in work, b always an
-         * (affine) constant; the second step reads the first's result. */
-        memcpy(aw, work, sizeof work);
-        skv_walk_step palette_steps[2] = {{0, ~(1 * 64), 3 * 64}, {3 * 64, ~(1 * 64), 4 * 64}};
-        glm_mat4_mul(aw[0], ac[1], ae[3]);
-        glm_mat4_mul(ae[3], ac[1], ae[4]);
-        kn->run_palette(palette_steps, 2, (float *)aw, ac, (float *)aw);
-        for (int m = 3; m < 5; m++)
-            for (int k = 0; k < 16; k++) worst_affine = fmax(worst_affine, fabs(aw[m][k / 4][k % 4] - ae[m][k / 4][k % 4]));
-        /* rows_palette: the same palette steps prepared as a walk does
-         * (b's top rows row-major, out among 48-byte rows; the second
-         * pair a last odd one, its step twice) give run_rows' rows bit for
-         * bit, b's bottom row 0 0 0 1 being known. */
-        _Alignas(64) skv_rows_pair prepared[2];
-        _Alignas(64) float rows_run[5 * SKV_ROWS_FLOATS], rows_prepared[5 * SKV_ROWS_FLOATS];
-        memset(prepared, 0, sizeof prepared);
-        memset(rows_run, 0, sizeof rows_run);
-        memset(rows_prepared, 0xff, sizeof rows_prepared);
-        for (int k = 0; k < 4; k++) {
-            const skv_walk_step *step = &palette_steps[k < 2 ? k : 1];
-            for (int j = 0; j < SKV_ROWS_FLOATS; j++) prepared[k / 2].b[j / 4][4 * (k % 2) + j % 4] = ac[1][j % 4][j / 4];
-            prepared[k / 2].a[k % 2] = step->a;
-            prepared[k / 2].out[k % 2] = step->out / 64 * (int32_t)(SKV_ROWS_FLOATS * sizeof(float));
-        }
-        kn->run_rows(palette_steps, 2, (float *)aw, ac, rows_run);
-        kn->rows_palette(prepared, 2, (const float *)aw, rows_prepared);
-        kn->fence();
-        CHECK(memcmp(rows_run + 3 * SKV_ROWS_FLOATS, rows_prepared + 3 * SKV_ROWS_FLOATS,
-                     2 * SKV_ROWS_FLOATS * sizeof(float)) == 0);
-        for (int m = 3; m < 5; m++)
-            for (int k = 0; k < 12; k++)
-                worst_affine = fmax(worst_affine, fabs(rows_prepared[m * SKV_ROWS_FLOATS + k] - ae[m][k % 4][k / 4]));
-        printf("walk kernel %s: max abs difference %.2g, affine b %.2g (run_affine, run_palette, rows_palette)\n", names[kernel],
-               worst, worst_affine);
-        CHECK(worst < 1e-5);
-        CHECK(worst_affine < 1e-5);
-        ran++;
-    }
-    CHECK(ran >= 3); /* auto, portable and scalar everywhere */
 }
 
 /* The largest palette difference between pose_evaluate on every kernel
@@ -1696,16 +529,17 @@ static void test_walk_kernels(void)
  * each kernel on a pose of its own from the start. With worst_global,
  * also the largest difference of every node's global (pose_globals, which
  * forms the ones the frame left to it) every 7th frame. */
-static double worst_on_every_kernel_globals(const skv_model *model, int last, double (*time_at)(int),
+static double worst_on_every_kernel_globals(skv_walks *walks, int last, double (*time_at)(int),
                                             double *worst_global)
 {
+    const skv_model *model = walks_model(walks);
     double worst = 0.0;
     for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
         skv_pose fast, ref;
         if (!kernel_poses(&model->skeleton, kernel, &fast, &ref)) continue;
         for (int i = 0; i <= last; i++) {
             double t = time_at ? time_at(i) : i / 64.0;
-            pose_evaluate(&fast, model, 0, t);
+            pose_evaluate(&fast, walks, 0, t);
             pose_evaluate_reference(&ref, model, 0, t);
             for (int b = 0; b < model->skeleton.bone_count; b++)
                 for (int k = 0; k < 16; k++) {
@@ -1729,19 +563,19 @@ static double worst_on_every_kernel_globals(const skv_model *model, int last, do
     return worst;
 }
 
-static double worst_on_every_kernel(const skv_model *model, int last, double (*time_at)(int))
+static double worst_on_every_kernel(skv_walks *walks, int last, double (*time_at)(int))
 {
-    return worst_on_every_kernel_globals(model, last, time_at, NULL);
+    return worst_on_every_kernel_globals(walks, last, time_at, NULL);
 }
 
 /* worst_on_every_kernel within 1e-5 (what: the case, printed if not),
- * then the model's walks forgotten. */
-static void expect_every_kernel(skv_model *model, int last, double (*time_at)(int), const char *what)
+ * then the walks destroyed. */
+static void expect_every_kernel(skv_walks *walks, int last, double (*time_at)(int), const char *what)
 {
-    double worst = worst_on_every_kernel(model, last, time_at);
+    double worst = worst_on_every_kernel(walks, last, time_at);
     if (!(worst < 1e-5)) printf("%s: max abs difference %.2g\n", what, worst);
     CHECK(worst < 1e-5);
-    walk_forget(model);
+    walks_destroy(walks);
 }
 
 /* A chain's rest transforms 0.5 apart along x, its bones' offsets 0.25
@@ -1812,10 +646,10 @@ static void test_chain(void)
             glm_translate_make(model.global_inverse, (vec3){0.0f, 0.5f, 0.0f}); /* the root's global a product too */
             glm_scale(model.global_inverse, (vec3){0.5f, 0.7f, 0.5f});            /* not a similarity: not folded */
         } /* else the identity: every global's operands in the work block, as vector_palette wants */
-        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walks *walks = compiled_walks(&model);
         skv_walk_stats st;
-        walk_stats(walk_clip(&model, 0), &st);
-        double worst = worst_on_every_kernel(&model, 400, NULL);
+        walk_stats(walks_clip(walks, 0), &st);
+        double worst = worst_on_every_kernel(walks, 400, NULL);
         printf("%s of %d moving nodes: %d global products, %s%s; max abs palette difference %.2g on every kernel\n",
                branches == 1 ? "one chain" : "two chains", nodes, st.globals, st.chain ? "run_chain" : "run_affine",
                st.vector_palette ? " (the walk's; vector_palette's own loop runs)" : "", worst);
@@ -1823,7 +657,7 @@ static void test_chain(void)
         CHECK(st.chain == (branches == 1));
         CHECK(st.vector_palette == (nodes <= 4));
         CHECK(worst < 1e-5);
-        walk_forget(&model);
+        walks_destroy(walks);
     }
 }
 
@@ -1875,7 +709,7 @@ static void test_vector_leaves(void)
         if (rigs[ri].turned) {
             float q[4];
             axis_angle(0.6f, 0.0f, 0.8f, 0.7, q);
-            anim_quat_mat4(q, offsets[bones - 1]);
+            keys_quat_mat4(q, offsets[bones - 1]);
             offsets[bones - 1][3][0] = 0.2f, offsets[bones - 1][3][1] = -0.9f;
         }
         for (int n = 0; n < nodes; n++) {
@@ -1888,11 +722,11 @@ static void test_vector_leaves(void)
                          .node_channel = node_channel};
         skv_model model;
         model_of_clips(&model, &clip, 1, nodes, parents, rest, bones, bone_node, offsets);
-        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walks *walks = compiled_walks(&model);
         skv_walk_stats st;
-        walk_stats(walk_clip(&model, 0), &st);
+        walk_stats(walks_clip(walks, 0), &st);
         double worst_global = 0.0;
-        double worst = worst_on_every_kernel_globals(&model, 399, leaves_time, &worst_global);
+        double worst = worst_on_every_kernel_globals(walks, 399, leaves_time, &worst_global);
         printf("vector leaves, %s: %d leaves (%d by translate), %d deferred globals; max abs palette difference %.2g, "
                "globals %.2g on every kernel\n",
                rigs[ri].what, st.leaves, st.leaf_translations, st.deferred, worst, worst_global);
@@ -1902,7 +736,7 @@ static void test_vector_leaves(void)
         CHECK(st.deferred >= st.leaves);
         CHECK(worst < 1e-5);
         CHECK(worst_global < 1e-5);
-        walk_forget(&model);
+        walks_destroy(walks);
     }
 }
 
@@ -1960,15 +794,15 @@ static void test_solo_key_lengths(void)
                                  .channels = ch, .node_channel = node_channel};
                 skv_model model;
                 model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
-                CHECK(walk_compile_all(&model) == SKV_OK);
+                skv_walks *walks = compiled_walks(&model);
                 skv_walk_stats st;
-                walk_stats(walk_clip(&model, 0), &st);
+                walk_stats(walks_clip(walks, 0), &st);
                 CHECK(st.solo_palette == (channels == 1));
                 if (channels == 1 && lengths[li] >= 2e-9f && lengths[li] <= 1e15f) CHECK(st.solo_terms == 2);
                 char what[96];
                 snprintf(what, sizeof what, "key lengths, %d channels%s: key %d x %g", channels,
                          first_only ? " (the first's keys)" : "", which, (double)lengths[li]);
-                expect_every_kernel(&model, 160, NULL, what); /* every key time exactly, and between */
+                expect_every_kernel(walks, 160, NULL, what); /* every key time exactly, and between */
             }
 }
 
@@ -2008,10 +842,10 @@ static void test_tiny_blend(void)
                          .node_channel = node_channel};
         skv_model model;
         model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
-        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walks *walks = compiled_walks(&model);
         char what[64];
         snprintf(what, sizeof what, "a blend 1e-20 long, %d channels", channels);
-        expect_every_kernel(&model, 64 + 80, tiny_blend_time, what);
+        expect_every_kernel(walks, 64 + 80, tiny_blend_time, what);
     }
 }
 
@@ -2065,30 +899,31 @@ static void test_key_signs(void)
                 skv_model model;
                 model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
                 if (turned) glm_rotate(model.global_inverse, 0.9f, (vec3){0.267261f, 0.534522f, 0.801784f});
-                CHECK(walk_compile_all(&model) == SKV_OK);
+                skv_walks *walks = compiled_walks(&model);
                 skv_walk_stats st;
-                walk_stats(walk_clip(&model, 0), &st);
+                walk_stats(walks_clip(walks, 0), &st);
                 CHECK(st.folded == turned);
                 if (shape == 0) CHECK(st.solo_terms == 1);
                 if (shape == 1) CHECK(st.vector_palette);
                 if (shape == 2) CHECK(st.merged == 2);
                 char what[64];
                 snprintf(what, sizeof what, "key signs: chain %d, shape %d, turned %d", chain, shape, turned);
-                expect_every_kernel(&model, 224, NULL, what);
+                expect_every_kernel(walks, 224, NULL, what);
             }
 }
 
 /* The largest difference between pose_evaluate's palette and the
  * reference's over `frames` times i * step of clip c, each entry
  * relative to max(1, |the reference's|). */
-static double palette_gap(const skv_model *model, int c, int frames, double step)
+static double palette_gap(skv_walks *walks, int c, int frames, double step)
 {
+    const skv_model *model = walks_model(walks);
     double worst = 0.0;
     skv_pose fast, ref;
     CHECK(pose_create(&fast, &model->skeleton) == SKV_OK);
     CHECK(pose_create(&ref, &model->skeleton) == SKV_OK);
     for (int i = 0; i < frames; i++) {
-        pose_evaluate(&fast, model, c, i * step);
+        pose_evaluate(&fast, walks, c, i * step);
         pose_evaluate_reference(&ref, model, c, i * step);
         for (int b = 0; b < model->skeleton.bone_count; b++)
             for (int k = 0; k < 16; k++)
@@ -2135,20 +970,20 @@ static void test_solo_terms_budget(void)
                               .node_channel = node_channel};
     skv_model model;
     model_of_clips(&model, clips, CLIPS, NODES, parents, rest, BONES, bone_node, offsets);
-    CHECK(walk_compile_all(&model) == SKV_OK);
+    skv_walks *walks = compiled_walks(&model);
     int prepared = 0;
     for (int c = 0; c < CLIPS; c++) {
         skv_walk_stats st;
-        walk_stats(walk_clip(&model, c), &st);
+        walk_stats(walks_clip(walks, c), &st);
         CHECK(st.solo_palette);
         prepared += st.solo_terms != 0;
     }
     printf("solo terms budget: %d of %d clips with prepared pairs (3.85 MB each)\n", prepared, CLIPS);
     CHECK(prepared >= 1 && prepared <= 8);
     /* The first clip (pairs prepared) and the last (none): the reference's palette. */
-    CHECK(palette_gap(&model, 0, 200, 0.37) < 1e-5);
-    CHECK(palette_gap(&model, CLIPS - 1, 200, 0.37) < 1e-5);
-    walk_forget(&model);
+    CHECK(palette_gap(walks, 0, 200, 0.37) < 1e-5);
+    CHECK(palette_gap(walks, CLIPS - 1, 200, 0.37) < 1e-5);
+    walks_destroy(walks);
 }
 
 /* Groups whose rotation keys are all of unit length take prepared arcs
@@ -2200,19 +1035,19 @@ static void test_walk_arcs(void)
                          .channels = channels, .node_channel = node_channel};
         skv_model model;
         model_of_clip(&model, &clip, moving + 1, parents, rest, bone_node, offsets);
-        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walks *walks = compiled_walks(&model);
         skv_walk_stats st;
-        walk_stats(walk_clip(&model, 0), &st);
+        walk_stats(walks_clip(walks, 0), &st);
         CHECK(st.grouped == moving && st.arc == (longer ? 0 : moving));
         /* Every count takes vector_palette or vector_wide, whatever this
          * CPU's sampler width (walk_compile.c, vector_frame_fits). */
         CHECK(st.vector_palette);
         double worst_global = 0.0, worst_crowd = 0.0;
-        double worst = worst_on_every_kernel_globals(&model, 299, arc_test_time, &worst_global);
+        double worst = worst_on_every_kernel_globals(walks, 299, arc_test_time, &worst_global);
         /* A crowd's rows: frame_one on the walk's own lists. */
         skv_crowd crowd;
         skv_pose ref;
-        CHECK(crowd_create(&crowd, &model, 11, 0, 0, 2) == SKV_OK);
+        CHECK(crowd_create(&crowd, walks, 11, 0, 0, 2) == SKV_OK);
         CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
         for (int f = 0; f < 30; f++) worst_crowd = fmax(worst_crowd, crowd_worst_at(&crowd, &model, &ref, f * 0.91));
         pose_destroy(&ref);
@@ -2223,7 +1058,7 @@ static void test_walk_arcs(void)
         CHECK(worst < 1e-5 && worst_global < 1e-5 && worst_crowd < 1e-5);
         if (longer)
             for (int k = 0; k < 4; k++) rotations[1][7].value[k] /= 1.01f;
-        walk_forget(&model);
+        walks_destroy(walks);
     }
 }
 
@@ -2264,15 +1099,15 @@ static void test_solo_unit_tolerance(void)
                          .channels = &channel, .node_channel = node_channel};
         skv_model model;
         model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
-        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walks *walks = compiled_walks(&model);
         skv_walk_stats st;
-        walk_stats(walk_clip(&model, 0), &st);
-        double worst = worst_on_every_kernel(&model, 299, arc_test_time);
+        walk_stats(walks_clip(walks, 0), &st);
+        double worst = worst_on_every_kernel(walks, 299, arc_test_time);
         printf("one channel, keys 1 -+ %.1g long: solo_frame%s, max palette difference from the reference %.2g\n",
                off, st.solo_terms == 2 ? "_weighted" : "", worst);
         CHECK(st.solo_terms == (use == 0 ? 2 : 1));
         CHECK(worst < 3e-6);
-        walk_forget(&model);
+        walks_destroy(walks);
     }
 }
 
@@ -2317,27 +1152,28 @@ static void test_arc_budget(void)
                             .channels = &solo, .node_channel = solo_channel};
     skv_model model;
     model_of_clips(&model, clips, BIG + 1, NODES, parents, rest, BONES, bone_node, offsets);
-    CHECK(walk_compile_all(&model) == SKV_OK);
+    skv_walks *walks = compiled_walks(&model);
     int with_arcs = 0;
     for (int c = 0; c < BIG; c++) {
         skv_walk_stats st;
-        walk_stats(walk_clip(&model, c), &st);
+        walk_stats(walks_clip(walks, c), &st);
         CHECK(st.arc == 0 || st.arc == BONES);
         CHECK(st.arc == 0 || c == with_arcs); /* the first clips, while the budget lasts */
         with_arcs += st.arc == BONES;
     }
     skv_walk_stats st;
-    walk_stats(walk_clip(&model, BIG), &st);
+    walk_stats(walks_clip(walks, BIG), &st);
     printf("arc budget: %d of %d clips with prepared arcs (3.9 MB each), %zu bytes; the one-channel clip's pairs %s\n",
-           with_arcs, BIG, model.walk_arc_bytes, st.solo_terms ? "prepared" : "not prepared");
-    CHECK(with_arcs >= 1 && with_arcs < BIG && model.walk_arc_bytes <= (size_t)32 << 20);
-    CHECK(model.walk_arc_bytes == (size_t)with_arcs * (KEYS - 1) * SKV_ARC_FLOATS(1) * sizeof(float));
+           with_arcs, BIG, walks->held.arcs, st.solo_terms ? "prepared" : "not prepared");
+    CHECK(with_arcs >= 1 && with_arcs < BIG && walks->held.arcs <= (size_t)32 << 20);
+    CHECK(walks->held.arcs == (size_t)with_arcs * (KEYS - 1) * SKV_ARC_FLOATS(1) * sizeof(float));
     CHECK(st.solo_palette && st.solo_terms == 1);
     /* A clip past the budget samples its keys, one with arcs its arcs: both the reference's poses. */
-    CHECK(palette_gap(&model, 0, 100, 27.3) < 1e-5);
-    CHECK(palette_gap(&model, BIG - 1, 100, 27.3) < 1e-5);
-    walk_forget(&model);
-    CHECK(model.walk_arc_bytes == 0 && model.walk_terms_bytes == 0);
+    CHECK(palette_gap(walks, 0, 100, 27.3) < 1e-5);
+    CHECK(palette_gap(walks, BIG - 1, 100, 27.3) < 1e-5);
+    CHECK(walks_forget(walks) == SKV_OK);
+    CHECK(walks->held.arcs == 0 && walks->held.terms == 0);
+    walks_destroy(walks);
 }
 
 /* Time lines keyed as one past three times their keys (walk_compile.c,
@@ -2384,25 +1220,26 @@ static void test_merge_budget(void)
                               .channels = channels, .node_channel = node_channel};
     skv_model model;
     model_of_clips(&model, clips, CLIPS + 1, NODES, parents, rest, CH, bone_node, offsets);
-    CHECK(walk_compile_all(&model) == SKV_OK);
+    skv_walks *walks = compiled_walks(&model);
     skv_walk_stats st;
-    walk_stats(walk_clip(&model, 0), &st);
+    walk_stats(walks_clip(walks, 0), &st);
     int merged = 0;
     for (int c = 1; c <= CLIPS; c++) {
         skv_walk_stats clip_st;
-        walk_stats(walk_clip(&model, c), &clip_st);
+        walk_stats(walks_clip(walks, c), &clip_st);
         CHECK(clip_st.merged == 0 || (clip_st.merged == CH && clip_st.groups == 1 && c == merged + 1)); /* the first, while it lasts */
         merged += clip_st.merged == CH;
     }
     printf("merge budget: %d of %d clips keyed as one (4 lines, 1,600 times, 1,024,000 bytes each), %zu bytes; "
-           "1,280,000 bytes: %d groups\n", merged, CLIPS, model.walk_merge_bytes, st.groups);
-    CHECK(merged == 32 && model.walk_merge_bytes == (size_t)32 * 1600 * SKV_KEY_FLOATS(1) * sizeof(float));
+           "1,280,000 bytes: %d groups\n", merged, CLIPS, walks->held.merges, st.groups);
+    CHECK(merged == 32 && walks->held.merges == (size_t)32 * 1600 * SKV_KEY_FLOATS(1) * sizeof(float));
     CHECK(st.merged == 0 && st.groups == CH);
-    CHECK(palette_gap(&model, 0, 200, 2.3) < 1e-5);
-    CHECK(palette_gap(&model, 1, 200, 1.7) < 1e-5);
-    CHECK(palette_gap(&model, CLIPS, 200, 1.7) < 1e-5);
-    walk_forget(&model);
-    CHECK(model.walk_merge_bytes == 0);
+    CHECK(palette_gap(walks, 0, 200, 2.3) < 1e-5);
+    CHECK(palette_gap(walks, 1, 200, 1.7) < 1e-5);
+    CHECK(palette_gap(walks, CLIPS, 200, 1.7) < 1e-5);
+    CHECK(walks_forget(walks) == SKV_OK);
+    CHECK(walks->held.merges == 0);
+    walks_destroy(walks);
 }
 
 /* Time lines keyed as one where rotation keys are written to six decimals
@@ -2491,19 +1328,19 @@ static void test_merge_six_decimals(void)
     }
     skv_model model;
     model_of_clips(&model, clips, CLIPS, NODES, parents, rest, CH, bone_node, offsets);
-    CHECK(walk_compile_all(&model) == SKV_OK);
+    skv_walks *walks = compiled_walks(&model);
     printf("six decimals: keys' |q|^2 up to %.2g off 1\n", worst_len2);
     CHECK(worst_len2 > 1e-6 && worst_len2 <= 2e-6); /* past the old bound, within six decimals' */
     for (int c = 0; c < CLIPS; c++) {
         skv_walk_stats st;
-        walk_stats(walk_clip(&model, c), &st);
-        double gap = palette_gap(&model, c, 400, 0.1);
+        walk_stats(walks_clip(walks, c), &st);
+        double gap = palette_gap(walks, c, 400, 0.1);
         printf("six decimals clip %d: %d channels, %d lines keyed as one, %d groups; palette gap %.2g\n", c,
                cases[c].count, st.merged, st.groups, gap);
         CHECK(st.merged == cases[c].merged && st.groups == cases[c].groups);
         CHECK(gap < 1e-5);
     }
-    walk_forget(&model);
+    walks_destroy(walks);
 }
 
 /* A chain of `chain` bones about one axis, each key `step` radians of
@@ -2555,12 +1392,12 @@ static double merge_chain_gap(int chain, double step, double off, double shift, 
                          .channels = channels, .node_channel = node_channel};
         skv_model model;
         model_of_clips(&model, &clip, 1, nodes, parents, rest, ch_count, bone_node, offsets);
-        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walks *walks = compiled_walks(&model);
         skv_walk_stats st;
-        walk_stats(walk_clip(&model, 0), &st);
+        walk_stats(walks_clip(walks, 0), &st);
         CHECK(pass ? st.merged == 0 && st.groups == 2 : st.merged == 2 && st.groups == 1);
-        gaps[pass] = fmax(palette_gap(&model, 0, 8 * KEYS, 0.25), palette_gap(&model, 0, 400, 0.1));
-        walk_forget(&model);
+        gaps[pass] = fmax(palette_gap(walks, 0, 8 * KEYS, 0.25), palette_gap(walks, 0, 400, 0.1));
+        walks_destroy(walks);
     }
     *apart = gaps[1];
     return gaps[0];
@@ -2619,16 +1456,16 @@ static void test_merge_near_keys(void)
                      .node_channel = node_channel};
     skv_model model;
     model_of_clips(&model, &clip, 1, 3, parents, rest, 3, bone_node, offsets);
-    CHECK(walk_compile_all(&model) == SKV_OK);
+    skv_walks *walks = compiled_walks(&model);
     skv_walk_stats st;
-    walk_stats(walk_clip(&model, 0), &st);
+    walk_stats(walks_clip(walks, 0), &st);
     float fd = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
-    gap = palette_gap(&model, 0, 200, 0.01);
+    gap = palette_gap(walks, 0, 200, 0.01);
     printf("merge, a quarter turn apart: keys' float dot product %.2g, %d lines keyed as one; palette gap %.2g\n",
            (double)fd, st.merged, gap);
     CHECK(fabsf(fd) < 1e-7f && st.merged == 2);
     CHECK(gap < 1e-5);
-    walk_forget(&model);
+    walks_destroy(walks);
 }
 
 /* A clip where nothing moves (every channel keyed once: Testwuson's
@@ -2665,10 +1502,10 @@ static void test_still_clip(void)
     skv_model model;
     model_of_clips(&model, clips, 2, NODES, parents, rest, NODES, bone_node, offsets);
     glm_translate_make(model.global_inverse, (vec3){0.2f, 0.5f, -1.0f});
-    CHECK(walk_compile_all(&model) == SKV_OK);
+    skv_walks *walks = compiled_walks(&model);
     skv_walk_stats st, st_moving;
-    walk_stats(walk_clip(&model, 0), &st);
-    walk_stats(walk_clip(&model, 1), &st_moving);
+    walk_stats(walks_clip(walks, 0), &st);
+    walk_stats(walks_clip(walks, 1), &st_moving);
     CHECK(st.still && st.moving == 0 && !st_moving.still);
     double worst = 0.0, worst_global = 0.0;
     for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
@@ -2677,7 +1514,7 @@ static void test_still_clip(void)
         for (int i = 0; i < 60; i++) {
             int clip = i % 20 < 15 ? 0 : 1; /* the still clip, a moving one, the still one again */
             double time = 0.05 + i * 0.137;
-            pose_evaluate(&fast, &model, clip, time);
+            pose_evaluate(&fast, walks, clip, time);
             pose_evaluate_reference(&ref, &model, clip, time);
             for (int b = 0; b < NODES; b++)
                 for (int k = 0; k < 16; k++)
@@ -2695,12 +1532,12 @@ static void test_still_clip(void)
     }
     printf("still clip: palettes %.2g, globals %.2g from the reference\n", worst, worst_global);
     CHECK(worst < 1e-5 && worst_global < 1e-5);
-    walk_forget(&model);
+    walks_destroy(walks);
 }
 
 /* Two keys at the first key's time (a step at the start; the importer
  * keeps keys of equal times): at exactly that time the reference takes
- * the first key (anim_sample_quat: t not after keys[0]), just after it
+ * the first key (keys_sample_quat: t not after keys[0]), just after it
  * the pair from the second. Playback's step from the first pair took
  * the next pair there, the second key: 2.9-3.4 off on one channel (the
  * prepared pairs), a 4-lane vector and the general loop, every kernel. */
@@ -2734,16 +1571,16 @@ static void test_first_key_twice(void)
                          .node_channel = node_channel};
         skv_model model;
         model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
-        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walks *walks = compiled_walks(&model);
         skv_walk_stats st;
-        walk_stats(walk_clip(&model, 0), &st);
+        walk_stats(walks_clip(walks, 0), &st);
         if (shape == 0) CHECK(st.solo_terms == 1);
         if (shape == 1) CHECK(st.vector_palette);
         if (shape == 2) CHECK(!st.vector_palette && st.groups == 2);
         char what[64];
         snprintf(what, sizeof what, "first key twice: shape %d", shape);
         /* playback through 0.5 and 0.625, then seeks to them */
-        expect_every_kernel(&model, 200, first_key_twice_time, what);
+        expect_every_kernel(walks, 200, first_key_twice_time, what);
     }
 }
 
@@ -2776,136 +1613,12 @@ static void test_zero_key_folded(void)
         skv_model model;
         model_of_clip(&model, &clip, NODES, parents, rest, bone_node, offsets);
         glm_rotate(model.global_inverse, 0.9f, (vec3){0.267261f, 0.534522f, 0.801784f});
-        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walks *walks = compiled_walks(&model);
         char what[64];
         snprintf(what, sizeof what, "zero key folded: node %d", node);
-        expect_every_kernel(&model, 160, NULL, what); /* the zero key's time, 1.0, among them */
+        expect_every_kernel(walks, 160, NULL, what); /* the zero key's time, 1.0, among them */
     }
 }
-
-/* Every sampler and product kernel returns with the upper halves of the
- * vector registers clean: the walk's own code between kernel calls is
- * SSE2, and on the AMD EPYC machines here SSE2 code after a kernel that
- * left them dirty cost ~300 cycles more a call (the 8-lane sampler's
- * missing vzeroupper: its callee takes a 256-bit argument, so GCC thought
- * the state clean; a BCN crowd character took 1.7x as long). In every
- * build: GCC's own vzeroupper needs -fexpensive-optimizations, which a
- * Debug build lacked (CMakeLists.txt turns it on for kernels_x86.c). */
-static void test_kernels_leave_upper_clean(void)
-{
-    if (vex_upper_dirty() < 0) {
-        printf("kernels leave the upper halves clean: this CPU cannot say (no AVX or no XGETBV 1)\n");
-        return;
-    }
-    enum { BLOCKS = 2, LANES = BLOCKS * SKV_LANE_BLOCK, WORK = 2 * LANES };
-    static _Alignas(64) float keys[2][SKV_KEY_FLOATS(BLOCKS)], each[LANES][2 * SKV_EACH_KEY_FLOATS];
-    static _Alignas(64) mat4 work[WORK];
-    unsigned seed = 5;
-    for (size_t i = 0; i < SKV_KEY_FLOATS(BLOCKS); i++) keys[0][i] = frand(&seed), keys[1][i] = frand(&seed);
-    for (int l = 0; l < LANES; l++)
-        for (int i = 0; i < 2 * SKV_EACH_KEY_FLOATS; i++) each[l][i] = frand(&seed);
-    /* Prepared arcs (sample_arc) need unit keys in one hemisphere: both
-     * keys' rotations the identity. */
-    static _Alignas(64) float unit_keys[2][SKV_KEY_FLOATS(BLOCKS)], arcs[SKV_ARC_FLOATS(BLOCKS)];
-    memcpy(unit_keys, keys, sizeof keys);
-    for (int l = 0; l < LANES; l++) {
-        size_t at = kernels_lane_at(l, SKV_KEY_FLOATS(1));
-        for (int k = 0; k < 2; k++)
-            for (int c = 0; c < 4; c++) unit_keys[k][at + (size_t)(3 + c) * SKV_LANE_BLOCK] = c == 3;
-    }
-    CHECK(kernels_arc_pair(unit_keys[0], unit_keys[1], BLOCKS, arcs));
-    int32_t out[LANES];
-    const float *each_keys[LANES];
-    float f[LANES];
-    for (int l = 0; l < LANES; l++) out[l] = (int32_t)(l * sizeof(mat4)), each_keys[l] = each[l], f[l] = 0.3f;
-    skv_walk_step steps[2] = {{0, (int32_t)sizeof(mat4), 2 * (int32_t)sizeof(mat4)},
-                              {2 * (int32_t)sizeof(mat4), (int32_t)sizeof(mat4), 3 * (int32_t)sizeof(mat4)}};
-    _Alignas(64) skv_rows_pair pair;
-    memset(&pair, 0, sizeof pair);
-    pair.b[0][0] = pair.b[1][1] = pair.b[2][2] = 1.0f;
-    _Alignas(64) float rows[4 * SKV_ROWS_FLOATS];
-    /* The palette's steps (a in work, b the identity constant), the
-     * lists vector_palette takes, and a one-channel walk's prepared pair
-     * (as test_clip_ticks builds it) for solo_frame. */
-    _Alignas(64) mat4 constants[1], palette[2];
-    glm_mat4_identity(constants[0]);
-    skv_walk_step palette_steps[2] = {{0, ~0, 0}, {(int32_t)sizeof(mat4), ~0, (int32_t)sizeof(mat4)}};
-    /* The lists hold their constants' byte offsets, not complements
-     * (kernels.h, skv_walk_lists): a helper's review found ~0 here made
-     * the kernels read from one byte before `constants` (ASan). */
-    skv_walk_step list_steps[2] = {{0, 0, 0}, {(int32_t)sizeof(mat4), 0, (int32_t)sizeof(mat4)}};
-    skv_walk_lists lists = {.globals = steps, .palette = list_steps, .translations = list_steps + 1,
-                            .constants = (const mat4 *)constants, .global_count = 2, .palette_count = 1,
-                            .translation_count = 1, .lanes = 4};
-    _Alignas(16) float solo_keys[2 * SKV_EACH_KEY_FLOATS];
-    _Alignas(64) float solo_pair[SKV_SOLO_PAIR_FLOATS(0)];
-    skv_solo solo;
-    identity_solo(solo_keys, solo_pair, &solo);
-    const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
-    int checked = 0;
-    for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
-        const skv_kernels *kn = kernels_get((skv_walk_kernel)kernel);
-        if (!kn) continue;
-        char dirty[512] = "";
-        for (int n = 1; n <= LANES; n++) {
-            for (int i = 0; i < WORK; i++) glm_mat4_identity(work[i]);
-            kn->sample(keys[0], keys[1], 0.4f, out, n, (float *)work);
-            if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " sample(%d)", n);
-            kn->sample_arc(arcs, 0.4f, out, n, (float *)work);
-            if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " sample_arc(%d)", n);
-            if (n % 4 == 0) {
-                kn->sample_each(each_keys, f, out, n, (float *)work);
-                if (vex_upper_dirty())
-                    snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " sample_each(%d)", n);
-            }
-        }
-        kn->sample_solo(each[0], 0.6f, out[1], (float *)work);
-        if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " sample_solo");
-        for (int i = 0; i < WORK; i++) glm_mat4_identity(work[i]);
-        kn->run(steps, 2, (float *)work, NULL, (float *)work);
-        if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " run");
-        kn->run_affine(steps, 2, (float *)work, NULL, (float *)work);
-        if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " run_affine");
-        kn->run_rows(steps, 2, (float *)work, NULL, rows);
-        if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " run_rows");
-        pair.a[0] = pair.a[1] = 0, pair.out[0] = 0, pair.out[1] = (int32_t)(SKV_ROWS_FLOATS * sizeof(float));
-        kn->rows_palette(&pair, 1, (const float *)work, rows);
-        if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " rows_palette");
-        /* The entries the walk calls last in a frame (run_chain, the
-         * palette's products, the one-call frames) too. */
-        for (int i = 0; i < WORK; i++) glm_mat4_identity(work[i]);
-        kn->run_chain(steps, 2, (float *)work, NULL, (float *)work);
-        if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " run_chain");
-        kn->run_palette(palette_steps, 2, (float *)work, constants, (float *)palette);
-        if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " run_palette");
-        kn->solo_palette(each[0], 0.6f, out[1], (float *)work, palette_steps, 2, constants, (float *)palette);
-        if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " solo_palette");
-        kn->vector_palette(keys[0], keys[1], 0.4f, out, (float *)work, &lists, (float *)palette);
-        if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " vector_palette");
-        for (int n = 5; n <= LANES; n++) /* every tail the wide samplers have */
-            for (lists.arc = 0, lists.lanes = n; lists.arc < 2; lists.arc++) {
-                kn->vector_wide(lists.arc ? arcs : keys[0], keys[1], 0.4f, out, (float *)work, &lists,
-                                (float *)palette);
-                if (vex_upper_dirty())
-                    snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " vector_wide(%d%s)", n,
-                             lists.arc ? ", arcs" : "");
-            }
-        lists.arc = 0, lists.lanes = 4;
-        int cursor = -1;
-        double loops = 0.0;
-        kn->solo_frame(&solo, 0.3, 1.0, 1.0, &cursor, (float *)work, NULL, &loops);
-        if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " solo_frame");
-        cursor = -1;
-        kn->solo_frame_weighted(&solo, 0.7, 1.0, 1.0, &cursor, (float *)work, NULL, &loops);
-        if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " solo_frame_weighted");
-        kn->fence();
-        printf("kernels %s leave the upper halves clean:%s\n", names[kernel], dirty[0] ? dirty : " yes");
-        CHECK(dirty[0] == 0);
-        checked++;
-    }
-    CHECK(checked >= 3);
-}
-
 
 /* Frames that take no number under float's normal range (a subnormal
  * result or operand is an Intel CPU's microcode assist, ~100+ cycles an
@@ -2970,9 +1683,9 @@ static void test_no_subnormal_frames(void)
                          .channels = solo ? &alone : channels, .node_channel = node_channel};
         skv_model model;
         model_of_clip(&model, &clip, solo ? 2 : NODES, parents, rest, bone_node, offsets);
-        CHECK(walk_compile_all(&model) == SKV_OK);
+        skv_walks *walks = compiled_walks(&model);
         skv_walk_stats st;
-        walk_stats(walk_clip(&model, 0), &st);
+        walk_stats(walks_clip(walks, 0), &st);
         CHECK(solo ? st.solo_palette && st.solo_terms : st.arc == (use == 0 ? NODES - 1 : 0));
         int flagged = 0;
         for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
@@ -2981,7 +1694,7 @@ static void test_no_subnormal_frames(void)
             for (int i = 0; i < 8 * 4; i++) {
                 unsigned csr = _mm_getcsr();
                 _mm_setcsr(csr & ~0x3Fu); /* the sticky flags cleared */
-                pose_evaluate(&fast, &model, 0, subnormal_test_time(i));
+                pose_evaluate(&fast, walks, 0, subnormal_test_time(i));
                 unsigned after = _mm_getcsr();
                 _mm_setcsr(csr);
                 if (after & 0x12u) { /* underflow, denormal operand */
@@ -2993,114 +1706,16 @@ static void test_no_subnormal_frames(void)
             pose_destroy(&fast);
         }
         CHECK(flagged == 0);
-        double worst = worst_on_every_kernel(&model, 8 * 4 - 1, subnormal_test_time);
+        double worst = worst_on_every_kernel(walks, 8 * 4 - 1, subnormal_test_time);
         CHECK(worst < 1e-5);
-        walk_forget(&model);
+        walks_destroy(walks);
     }
 #endif
 }
 
-/* anim_inverse: the inverse of an affine matrix has a bottom row of
- * exactly 0 0 0 1 (glm_mat4_inv's general formula leaves some an ulp
- * off, and then no walk of the model takes the affine products), the
- * other entries glm_mat4_inv's; a matrix that is not affine is inverted
- * as glm_mat4_inv does. A stick figure's offsets (stick.c: the inverse of
- * each joint's rest global) come out exact on an FBX-like chain, where
- * glm_mat4_inv left some bottom rows at 0.99999994 or 1.00000012 (ozz's
- * run.fbx: 8 of 55, its walk then on the general products, 146.7 Ir a
- * bone against 132.9). */
-static void test_inverse_affine(void)
-{
-    unsigned seed = 777u;
-    int glm_off = 0, exact = 1, same = 1;
-    for (int k = 0; k < 2000; k++) {
-        mat4 m;
-        float q[4], len = 0.0f;
-        for (int i = 0; i < 4; i++) {
-            seed = seed * 1103515245u + 12345u;
-            q[i] = (float)((seed >> 8) & 0xffff) / 32768.0f - 1.0f;
-            len += q[i] * q[i];
-        }
-        len = sqrtf(len);
-        for (int i = 0; i < 4; i++) q[i] = len > 0.0f ? q[i] / len : (i == 3);
-        anim_quat_mat4(q, m);
-        for (int a = 0; a < 3; a++) {
-            seed = seed * 1103515245u + 12345u;
-            glm_vec4_scale(m[a], 0.01f + (float)((seed >> 8) & 0xff) / 64.0f, m[a]);
-            m[3][a] = (float)((int)((seed >> 16) & 0x3ff) - 512) * 0.37f;
-        }
-        mat4 general, ours;
-        glm_mat4_inv(m, general);
-        anim_inverse(m, ours);
-        glm_off += general[0][3] != 0.0f || general[1][3] != 0.0f || general[2][3] != 0.0f || general[3][3] != 1.0f;
-        exact &= ours[0][3] == 0.0f && ours[1][3] == 0.0f && ours[2][3] == 0.0f && ours[3][3] == 1.0f;
-        for (int c = 0; c < 4; c++)
-            for (int r = 0; r < 3; r++) same &= ours[c][r] == general[c][r];
-    }
-    printf("anim_inverse: 2000 affine matrices, glm_mat4_inv's bottom row off on %d, anim_inverse's exact: %s\n",
-           glm_off, exact ? "yes" : "no");
-    CHECK(glm_off > 0); /* the case is exercised */
-    CHECK(exact && same);
-    mat4 projective = {{2, 0, 0, 0.5f}, {0, 3, 0, 0}, {0, 0, 4, 0}, {1, 2, 3, 1}}, general, ours;
-    glm_mat4_inv(projective, general);
-    anim_inverse(projective, ours);
-    CHECK(memcmp(general, ours, sizeof ours) == 0);
-
-    /* A stick figure over a chain of 60 joints, each turned and moved as
-     * an FBX skeleton's are (centimetres). */
-    enum { JOINTS = 60 };
-    skv_model model;
-    memset(&model, 0, sizeof model);
-    skv_skeleton *sk = &model.skeleton;
-    sk->node_count = JOINTS;
-    sk->node_names = calloc(JOINTS, sizeof *sk->node_names);
-    sk->parents = malloc(JOINTS * sizeof *sk->parents);
-    sk->rest_local = malloc(JOINTS * sizeof *sk->rest_local);
-    unsigned char moving[JOINTS];
-    CHECK(sk->node_names && sk->parents && sk->rest_local);
-    if (!sk->node_names || !sk->parents || !sk->rest_local) return;
-    glm_mat4_identity(model.global_inverse);
-    model.influence_slots = 4; /* as the importer sets it */
-    int figure_off = 0;
-    mat4 global = GLM_MAT4_IDENTITY_INIT;
-    for (int n = 0; n < JOINTS; n++) {
-        char name[16];
-        snprintf(name, sizeof name, "joint%d", n);
-        sk->node_names[n] = strdup(name);
-        sk->parents[n] = n - 1;
-        float q[4] = {0.1f * (float)(n % 7) - 0.3f, 0.05f * (float)(n % 5), 0.2f, 1.0f}, len = 0.0f;
-        for (int i = 0; i < 4; i++) len += q[i] * q[i];
-        for (int i = 0; i < 4; i++) q[i] /= sqrtf(len);
-        anim_quat_mat4(q, sk->rest_local[n]);
-        sk->rest_local[n][3][0] = 12.5f + (float)n, sk->rest_local[n][3][1] = -3.25f * (float)(n % 3);
-        sk->rest_local[n][3][2] = 0.75f;
-        moving[n] = 1;
-        glm_mat4_mul(global, sk->rest_local[n], global);
-        mat4 inverse;
-        glm_mat4_inv(global, inverse);
-        figure_off += inverse[3][3] != 1.0f || inverse[0][3] != 0.0f || inverse[1][3] != 0.0f || inverse[2][3] != 0.0f;
-    }
-    CHECK(stick_figure_build(&model, moving) == SKV_OK);
-    int offsets_off = 0;
-    for (int b = 0; b < sk->bone_count; b++) {
-        const mat4 *o = &sk->bone_offset[b];
-        offsets_off += (*o)[3][3] != 1.0f || (*o)[0][3] != 0.0f || (*o)[1][3] != 0.0f || (*o)[2][3] != 0.0f;
-    }
-    printf("stick figure of %d joints: %d offsets off 0 0 0 1 (glm_mat4_inv would leave %d)\n", sk->bone_count,
-           offsets_off, figure_off);
-    CHECK(sk->bone_count == JOINTS && figure_off > 0 && offsets_off == 0);
-    model_free(&model);
-}
-
 int main(void)
 {
-    test_inverse_affine();
     test_no_subnormal_frames();
-    test_walk_kernels();
-    test_kernels_leave_upper_clean();
-    test_fast_matches_reference();
-    test_playing_settles();
-    test_lent_without_walk();
     test_small_clips();
     test_seeks();
     test_tiny_blend();
@@ -3118,14 +1733,5 @@ int main(void)
     test_chain();
     test_vector_leaves();
     test_zero_key_folded();
-    test_crowd_matches_poses();
-    test_blend();
-    test_vec3_keys();
-    test_slerp();
-    test_slerp_lanes_exact();
-    test_sample_arc();
-    test_clip_ticks();
-    test_hierarchy_walk();
-    test_sample_channel();
     return check_summary();
 }
