@@ -7,8 +7,8 @@
  * time from here, and unit_anim holds it to the reference.
  *
  * A key mode is how the value between two keys is found: one value of
- * skv_key_mode and one function (keys_blend_linear for SKV_KEY_LINEAR),
- * its case in keys_blend.
+ * skv_key_mode and one function (keys_blend_linear, keys_blend_step,
+ * keys_blend_cubic), its case in keys_blend.
  *
  * What runs per key is inline here: every evaluator inlines the same
  * code, and the reference pays no call for it; keys.c holds the search
@@ -132,9 +132,15 @@ static inline double keys_ticks_from(double seconds, double ticks_per_second, do
 /* How a channel's value between two keys is found. */
 typedef enum skv_key_mode {
     /* Positions and scales lerped, rotations slerped along the shorter
-     * arc (keys_slerp): every channel the importer keeps (files' curves
-     * are played as straight lines: SKV_CLIP_LINEAR_NOT_CURVE). */
+     * arc (keys_slerp): every format's channels but those below. */
     SKV_KEY_LINEAR = 0,
+    /* A key's value held until the next key (glTF's STEP). */
+    SKV_KEY_STEP = 1,
+    /* Cubic Hermite between two keys with the first's out-tangent and the
+     * second's in-tangent (glTF's CUBICSPLINE, its Appendix C): a rotation
+     * is the spline of its four components, normalised; no shorter-arc
+     * choice (the file's tangents say which way). */
+    SKV_KEY_CUBIC = 2,
     SKV_KEY_MODES
 } skv_key_mode;
 
@@ -145,8 +151,11 @@ typedef enum skv_key_mode {
  * (walk_compile.c, walk.c: loose channels). */
 static inline skv_key_mode keys_mode(const skv_channel *ch)
 {
-    (void)ch;
-    return SKV_KEY_LINEAR;
+    if (ch->position_mode == SKV_KEY_LINEAR && ch->rotation_mode == SKV_KEY_LINEAR && ch->scale_mode == SKV_KEY_LINEAR)
+        return SKV_KEY_LINEAR;
+    return ch->position_mode > ch->rotation_mode ? (skv_key_mode)ch->position_mode
+           : ch->rotation_mode > ch->scale_mode  ? (skv_key_mode)ch->rotation_mode
+                                                 : (skv_key_mode)ch->scale_mode;
 }
 
 /* Index of the last key with time <= t (0 if t is before the first key),
@@ -224,12 +233,63 @@ static inline void keys_blend_linear(const float *a, const float *b, float f, in
     for (int k = 0; k < n; k++) out[k] = a[k] + f * (b[k] - a[k]);
 }
 
+/* A rotation (4 floats) at unit length; the identity for one that has
+ * none. */
+static inline void keys_unit_quat(const float *q, float *out)
+{
+    float len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    if (!(len2 > 0.0f) || !isfinite(len2)) {
+        out[0] = out[1] = out[2] = 0.0f;
+        out[3] = 1.0f;
+        return;
+    }
+    float inv = 1.0f / sqrtf(len2);
+    for (int k = 0; k < 4; k++) out[k] = q[k] * inv;
+}
+
+/* SKV_KEY_STEP's value: key a's. */
+static inline void keys_blend_step(const float *a, int n, float *out)
+{
+    if (n == 4) {
+        keys_unit_quat(a, out);
+        return;
+    }
+    for (int k = 0; k < n; k++) out[k] = a[k];
+}
+
+/* SKV_KEY_CUBIC's value between keys a and b, `dt` ticks apart, at factor
+ * f: the Hermite basis on a, a's out-tangent `ta` times dt, b, and b's
+ * in-tangent `tb` times dt (tangents per tick). */
+static inline void keys_blend_cubic(const float *a, const float *ta, const float *b, const float *tb, float dt, float f,
+                                    int n, float *out)
+{
+    float f2 = f * f, f3 = f2 * f;
+    float h00 = 2.0f * f3 - 3.0f * f2 + 1.0f, h10 = (f3 - 2.0f * f2 + f) * dt;
+    float h01 = -2.0f * f3 + 3.0f * f2, h11 = (f3 - f2) * dt;
+    float v[4];
+    for (int k = 0; k < n; k++) v[k] = h00 * a[k] + h10 * ta[k] + h01 * b[k] + h11 * tb[k];
+    if (n == 4) {
+        keys_unit_quat(v, out);
+        return;
+    }
+    for (int k = 0; k < n; k++) out[k] = v[k];
+}
+
 /* Mode `mode`'s value between keys a and b at factor f in [0, 1], `n`
  * floats: 3 (a position or a scale) or 4 (a rotation, x y z w, written at
- * unit length: the identity for one that has none). A mode's case. */
-static inline void keys_blend(skv_key_mode mode, const float *a, const float *b, float f, int n, float *out)
+ * unit length: the identity for one that has none). `ta` and `tb`: the
+ * cubic mode's tangents (a's out, b's in), `dt` the keys' distance in
+ * ticks; unread by the others. A mode's case. */
+static inline void keys_blend(skv_key_mode mode, const float *a, const float *b, const float *ta, const float *tb,
+                              float dt, float f, int n, float *out)
 {
     switch (mode) {
+    case SKV_KEY_STEP:
+        keys_blend_step(a, n, out);
+        return;
+    case SKV_KEY_CUBIC:
+        keys_blend_cubic(a, ta, b, tb, dt, f, n, out);
+        return;
     case SKV_KEY_LINEAR:
     default:
         keys_blend_linear(a, b, f, n, out);
@@ -237,8 +297,30 @@ static inline void keys_blend(skv_key_mode mode, const float *a, const float *b,
     }
 }
 
-/* A key array at t (ticks) by `mode`. count >= 1. */
-static inline void keys_sample_vec3(skv_key_mode mode, const skv_vec3_key *keys, int count, double t, float out[3])
+/* Key i's out-tangent and key i + 1's in-tangent in a cubic array's
+ * tangents (per key in, then out: 2n floats); NULL where there are none. */
+static inline const float *keys_out_tangent(const float *tangents, int i, int n)
+{
+    return tangents ? tangents + (size_t)i * 2 * n + n : NULL;
+}
+
+static inline const float *keys_in_tangent(const float *tangents, int i, int n)
+{
+    return tangents ? tangents + (size_t)i * 2 * n : NULL;
+}
+
+/* Keys i and i + 1 of an array at t between them, by `mode`. */
+static inline void keys_between(skv_key_mode mode, const float *a, const float *b, const float *tangents, int i,
+                                double t0, double t1, double t, int n, float *out)
+{
+    keys_blend(mode, a, b, keys_out_tangent(tangents, i, n), keys_in_tangent(tangents, i + 1, n), (float)(t1 - t0),
+               keys_factor(t0, t1, t), n, out);
+}
+
+/* A key array at t (ticks) by `mode` (`tangents`: the cubic mode's, else
+ * NULL). count >= 1. */
+static inline void keys_sample_vec3(skv_key_mode mode, const skv_vec3_key *keys, const float *tangents, int count,
+                                    double t, float out[3])
 {
     if (count == 1 || !(t > keys[0].time)) {
         for (int a = 0; a < 3; a++) out[a] = keys[0].value[a];
@@ -249,22 +331,32 @@ static inline void keys_sample_vec3(skv_key_mode mode, const skv_vec3_key *keys,
         return;
     }
     int i = keys_before(&keys[0].time, sizeof keys[0], count, t);
-    keys_blend(mode, keys[i].value, keys[i + 1].value, keys_factor(keys[i].time, keys[i + 1].time, t), 3, out);
+    keys_between(mode, keys[i].value, keys[i + 1].value, tangents, i, keys[i].time, keys[i + 1].time, t, 3, out);
 }
 
-static inline void keys_sample_quat(skv_key_mode mode, const skv_quat_key *keys, int count, double t, float out[4])
+static inline void keys_sample_quat(skv_key_mode mode, const skv_quat_key *keys, const float *tangents, int count,
+                                    double t, float out[4])
 {
     /* Clamped: the key itself, at unit length. */
     if (count == 1 || !(t > keys[0].time)) {
-        keys_blend(mode, keys[0].value, keys[0].value, 0.0f, 4, out);
+        keys_blend_linear(keys[0].value, keys[0].value, 0.0f, 4, out);
         return;
     }
     if (t >= keys[count - 1].time) {
-        keys_blend(mode, keys[count - 1].value, keys[count - 1].value, 0.0f, 4, out);
+        keys_blend_linear(keys[count - 1].value, keys[count - 1].value, 0.0f, 4, out);
         return;
     }
     int i = keys_before(&keys[0].time, sizeof keys[0], count, t);
-    keys_blend(mode, keys[i].value, keys[i + 1].value, keys_factor(keys[i].time, keys[i + 1].time, t), 4, out);
+    keys_between(mode, keys[i].value, keys[i + 1].value, tangents, i, keys[i].time, keys[i + 1].time, t, 4, out);
+}
+
+/* A channel's translation, rotation and scale at t (ticks), each array by
+ * its own mode. */
+static inline void keys_channel_trs(const skv_channel *ch, double t, float tr[3], float q[4], float s[3])
+{
+    keys_sample_vec3((skv_key_mode)ch->position_mode, ch->positions, ch->position_tangents, ch->position_count, t, tr);
+    keys_sample_quat((skv_key_mode)ch->rotation_mode, ch->rotations, ch->rotation_tangents, ch->rotation_count, t, q);
+    keys_sample_vec3((skv_key_mode)ch->scale_mode, ch->scales, ch->scale_tangents, ch->scale_count, t, s);
 }
 
 /* Rotation matrix of a quaternion that need not be unit length (a zero

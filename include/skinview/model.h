@@ -39,13 +39,24 @@ typedef struct skv_quat_key {
     float value[4]; /* x, y, z, w */
 } skv_quat_key;
 
-/* The keys that animate one node. Each key array has at least one key. */
+/* The keys that animate one node. Each key array has at least one key.
+ * Each is interpolated as the file says (keys.h, skv_key_mode): 0 linear
+ * (lerp, rotations slerped on the shorter arc; every format but these),
+ * 1 step (a key's value held until the next; glTF STEP), 2 cubic Hermite
+ * with each key's own in and out tangents (glTF CUBICSPLINE). */
 typedef struct skv_channel {
     int node;
     int position_count, rotation_count, scale_count;
+    int position_mode, rotation_mode, scale_mode; /* skv_key_mode */
     skv_vec3_key *positions;
     skv_quat_key *rotations;
     skv_vec3_key *scales;
+    /* Cubic arrays' tangents, per key its in-tangent then its out-tangent
+     * (3 or 4 floats each), in value units per tick; NULL for other
+     * modes. */
+    float *position_tangents; /* position_count * 6 */
+    float *rotation_tangents; /* rotation_count * 8 */
+    float *scale_tangents;    /* scale_count * 6 */
 } skv_channel;
 
 /* What the importer repaired or approximated in a clip (skv_clip.notes);
@@ -58,12 +69,14 @@ enum {
 
 /* The weights of one mesh's morph targets over a clip: key k holds all
  * of the mesh's weights at times[k] (ticks, ascending), targets the file
- * leaves out of a key at 0. Sampled linearly, clamped at the ends. */
+ * leaves out of a key at 0. Sampled by `mode`, clamped at the ends. */
 typedef struct skv_morph_channel {
     int mesh;         /* index into skv_model.meshes */
     int key_count;    /* >= 1 */
+    int mode;         /* skv_key_mode (keys.h), as skv_channel's arrays */
     double *times;    /* key_count */
     float *weights;   /* key_count * the mesh's morph_target_count */
+    float *tangents;  /* cubic: per key, in then out, each a weight per target, per tick; else NULL */
 } skv_morph_channel;
 
 typedef struct skv_clip {

@@ -21,11 +21,8 @@ void anim_sample(const skv_skeleton *skeleton, const skv_clip *clip,
             continue;
         }
         const skv_channel *ch = &clip->channels[c];
-        skv_key_mode mode = keys_mode(ch);
         float t[3], s[3], q[4];
-        keys_sample_vec3(mode, ch->positions, ch->position_count, ticks, t);
-        keys_sample_quat(mode, ch->rotations, ch->rotation_count, ticks, q);
-        keys_sample_vec3(mode, ch->scales, ch->scale_count, ticks, s);
+        keys_channel_trs(ch, ticks, t, q, s);
         keys_local(t, q, s, local[n]);
     }
 }

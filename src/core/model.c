@@ -42,11 +42,15 @@ static void clip_free(const skv_model *model, skv_clip *clip)
         free_owned(model, clip->channels[i].positions);
         free_owned(model, clip->channels[i].rotations);
         free_owned(model, clip->channels[i].scales);
+        free_owned(model, clip->channels[i].position_tangents);
+        free_owned(model, clip->channels[i].rotation_tangents);
+        free_owned(model, clip->channels[i].scale_tangents);
     }
     free(clip->channels);
     for (int i = 0; i < clip->morph_channel_count; i++) {
         free_owned(model, clip->morph_channels[i].times);
         free_owned(model, clip->morph_channels[i].weights);
+        free_owned(model, clip->morph_channels[i].tangents);
     }
     free(clip->morph_channels);
     free(clip->node_channel);
@@ -79,7 +83,10 @@ skv_result model_clip_own(const skv_model *model, skv_clip *clip)
         skv_channel *ch = &clip->channels[i];
         ok = own_copy(model, (void **)&ch->positions, (size_t)ch->position_count * sizeof *ch->positions) &&
              own_copy(model, (void **)&ch->rotations, (size_t)ch->rotation_count * sizeof *ch->rotations) &&
-             own_copy(model, (void **)&ch->scales, (size_t)ch->scale_count * sizeof *ch->scales);
+             own_copy(model, (void **)&ch->scales, (size_t)ch->scale_count * sizeof *ch->scales) &&
+             own_copy(model, (void **)&ch->position_tangents, (size_t)ch->position_count * 6 * sizeof(float)) &&
+             own_copy(model, (void **)&ch->rotation_tangents, (size_t)ch->rotation_count * 8 * sizeof(float)) &&
+             own_copy(model, (void **)&ch->scale_tangents, (size_t)ch->scale_count * 6 * sizeof(float));
     }
     for (int i = 0; ok && i < clip->morph_channel_count; i++) {
         skv_morph_channel *mc = &clip->morph_channels[i];
@@ -87,7 +94,8 @@ skv_result model_clip_own(const skv_model *model, skv_clip *clip)
                              ? (size_t)model->meshes[mc->mesh].morph_target_count
                              : 0;
         ok = own_copy(model, (void **)&mc->times, (size_t)mc->key_count * sizeof *mc->times) &&
-             own_copy(model, (void **)&mc->weights, (size_t)mc->key_count * targets * sizeof *mc->weights);
+             own_copy(model, (void **)&mc->weights, (size_t)mc->key_count * targets * sizeof *mc->weights) &&
+             own_copy(model, (void **)&mc->tangents, (size_t)mc->key_count * targets * 2 * sizeof(float));
     }
     return ok ? SKV_OK : SKV_ERR_MEMORY;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "anim.h"
+#include "keys.h"
 
 void morph_sample(const skv_morph_channel *ch, int target_count, double ticks, float *out)
 {
@@ -28,7 +29,20 @@ void morph_sample(const skv_morph_channel *ch, int target_count, double ticks, f
         f = span > 0.0 ? (float)((ticks - ch->times[k0]) / span) : 0.0f;
     }
     const float *a = &ch->weights[(size_t)k0 * target_count], *b = &ch->weights[(size_t)k1 * target_count];
-    for (int t = 0; t < target_count; t++) out[t] = a[t] + (b[t] - a[t]) * f;
+    if (k0 == k1 || ch->mode == SKV_KEY_LINEAR) {
+        for (int t = 0; t < target_count; t++) out[t] = a[t] + (b[t] - a[t]) * f;
+        return;
+    }
+    if (ch->mode == SKV_KEY_STEP) {
+        memcpy(out, a, (size_t)target_count * sizeof *out);
+        return;
+    }
+    /* Cubic, weight by weight: key k0's out-tangents and k1's in-tangents
+     * (per key: in then out, a weight each). */
+    const float *ta = ch->tangents + ((size_t)k0 * 2 + 1) * target_count;
+    const float *tb = ch->tangents + (size_t)k1 * 2 * target_count;
+    float dt = (float)(ch->times[k1] - ch->times[k0]);
+    for (int t = 0; t < target_count; t++) keys_blend_cubic(&a[t], &ta[t], &b[t], &tb[t], dt, f, 1, &out[t]);
 }
 
 void morph_weights(const skv_model *model, int clip, double seconds, float *out)

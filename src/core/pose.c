@@ -243,10 +243,7 @@ static const skv_trs *pose_rest_trs(skv_pose *pose, const skv_skeleton *sk)
  * clips at once: no cursors). */
 static void channel_trs(const skv_channel *ch, double ticks, skv_trs *out)
 {
-    skv_key_mode mode = keys_mode(ch);
-    keys_sample_vec3(mode, ch->positions, ch->position_count, ticks, out->t);
-    keys_sample_quat(mode, ch->rotations, ch->rotation_count, ticks, out->r);
-    keys_sample_vec3(mode, ch->scales, ch->scale_count, ticks, out->s);
+    keys_channel_trs(ch, ticks, out->t, out->r, out->s);
 }
 
 void pose_evaluate_blend(skv_pose *pose, const skv_model *model, int clip_a, double seconds_a, int clip_b,

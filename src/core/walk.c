@@ -174,26 +174,28 @@ int walk_solo_key_at(const skv_solo *solo, double ticks, int *cursor, float *f)
 
 /* A loose channel's key array at t, as keys_sample_vec3 and
  * keys_sample_quat sample it (keys.h), the search from its cursor. */
-static void sample_vec3(skv_key_mode mode, const skv_vec3_key *keys, int count, double t, int *cursor, float out[3])
+static void sample_vec3(skv_key_mode mode, const skv_vec3_key *keys, const float *tangents, int count, double t,
+                        int *cursor, float out[3])
 {
     const float *v;
     if (count == 1 || !(t > keys[0].time)) v = keys[0].value;
     else if (t >= keys[count - 1].time) v = keys[count - 1].value;
     else {
         int i = key_at(&keys[0].time, sizeof keys[0], count, t, cursor);
-        keys_blend(mode, keys[i].value, keys[i + 1].value, keys_factor(keys[i].time, keys[i + 1].time, t), 3, out);
+        keys_between(mode, keys[i].value, keys[i + 1].value, tangents, i, keys[i].time, keys[i + 1].time, t, 3, out);
         return;
     }
     out[0] = v[0], out[1] = v[1], out[2] = v[2];
 }
 
-static void sample_quat(skv_key_mode mode, const skv_quat_key *keys, int count, double t, int *cursor, float out[4])
+static void sample_quat(skv_key_mode mode, const skv_quat_key *keys, const float *tangents, int count, double t,
+                        int *cursor, float out[4])
 {
-    if (count == 1 || !(t > keys[0].time)) keys_blend(mode, keys[0].value, keys[0].value, 0.0f, 4, out);
-    else if (t >= keys[count - 1].time) keys_blend(mode, keys[count - 1].value, keys[count - 1].value, 0.0f, 4, out);
+    if (count == 1 || !(t > keys[0].time)) keys_blend_linear(keys[0].value, keys[0].value, 0.0f, 4, out);
+    else if (t >= keys[count - 1].time) keys_blend_linear(keys[count - 1].value, keys[count - 1].value, 0.0f, 4, out);
     else {
         int i = key_at(&keys[0].time, sizeof keys[0], count, t, cursor);
-        keys_blend(mode, keys[i].value, keys[i + 1].value, keys_factor(keys[i].time, keys[i + 1].time, t), 4, out);
+        keys_between(mode, keys[i].value, keys[i + 1].value, tangents, i, keys[i].time, keys[i + 1].time, t, 4, out);
     }
 }
 
@@ -283,11 +285,12 @@ static __attribute__((noinline)) void pose_loose(const skv_walk *w, const skv_cl
         const skv_channel *ch = &clip->channels[w->loose[k]];
         int scratch[3] = {-1, -1, -1};
         int *cur = cursors ? &cursors[w->loose[k] * 3] : scratch;
-        skv_key_mode mode = keys_mode(ch);
         float t[3], q[4], s[3];
-        sample_vec3(mode, ch->positions, ch->position_count, ticks, &cur[0], t);
-        sample_quat(mode, ch->rotations, ch->rotation_count, ticks, &cur[1], q);
-        sample_vec3(mode, ch->scales, ch->scale_count, ticks, &cur[2], s);
+        sample_vec3((skv_key_mode)ch->position_mode, ch->positions, ch->position_tangents, ch->position_count, ticks,
+                    &cur[0], t);
+        sample_quat((skv_key_mode)ch->rotation_mode, ch->rotations, ch->rotation_tangents, ch->rotation_count, ticks,
+                    &cur[1], q);
+        sample_vec3((skv_key_mode)ch->scale_mode, ch->scales, ch->scale_tangents, ch->scale_count, ticks, &cur[2], s);
         keys_local(t, q, s, (vec4 *)(work + (size_t)(w->node_count + ch->node) * 16));
     }
 }

@@ -142,6 +142,35 @@ static long long morph_channel_weights(const void *owner, const skv_model *model
     return (long long)ch->key_count * model->meshes[ch->mesh].morph_target_count;
 }
 
+/* A cubic array's tangents: an in and an out per key (key.h); none for the
+ * other modes (the row is nullable: blob_check ties them to the mode). */
+static long long position_tangent_floats(const void *owner, const skv_model *model)
+{
+    (void)model;
+    const skv_channel *ch = owner;
+    return ch->position_count < 0 ? -1 : (long long)ch->position_count * 6;
+}
+
+static long long rotation_tangent_floats(const void *owner, const skv_model *model)
+{
+    (void)model;
+    const skv_channel *ch = owner;
+    return ch->rotation_count < 0 ? -1 : (long long)ch->rotation_count * 8;
+}
+
+static long long scale_tangent_floats(const void *owner, const skv_model *model)
+{
+    (void)model;
+    const skv_channel *ch = owner;
+    return ch->scale_count < 0 ? -1 : (long long)ch->scale_count * 6;
+}
+
+static long long morph_channel_tangents(const void *owner, const skv_model *model)
+{
+    long long weights = morph_channel_weights(owner, model);
+    return weights < 0 ? -1 : weights * 2;
+}
+
 static long long vertex_slots(const void *owner, const skv_model *model)
 {
     (void)owner;
@@ -202,10 +231,14 @@ static const blob_row channel_rows[] = {
     ARRAY(skv_channel, positions, position_count, 1, VALUES_VEC3_KEY),
     ARRAY(skv_channel, rotations, rotation_count, 1, VALUES_QUAT_KEY),
     ARRAY(skv_channel, scales, scale_count, 1, VALUES_VEC3_KEY),
+    ARRAY_FN(skv_channel, position_tangents, position_tangent_floats, VALUES_FLOATS, 1),
+    ARRAY_FN(skv_channel, rotation_tangents, rotation_tangent_floats, VALUES_FLOATS, 1),
+    ARRAY_FN(skv_channel, scale_tangents, scale_tangent_floats, VALUES_FLOATS, 1),
 };
 static const blob_row morph_channel_rows[] = {
     ARRAY(skv_morph_channel, times, key_count, 1, VALUES_DOUBLES),
     ARRAY_FN(skv_morph_channel, weights, morph_channel_weights, VALUES_FLOATS, 0),
+    ARRAY_FN(skv_morph_channel, tangents, morph_channel_tangents, VALUES_FLOATS, 1),
 };
 /* Every field of each struct, in order (blob_type.fields): a field
  * added to model.h needs its line here too, or it reads as padding,
@@ -213,12 +246,14 @@ static const blob_row morph_channel_rows[] = {
  * blob_padding_clean, which a missing field with a value fails). */
 static const field_span channel_fields[] = {
     FIELD(skv_channel, node),      FIELD(skv_channel, position_count), FIELD(skv_channel, rotation_count),
-    FIELD(skv_channel, scale_count), FIELD(skv_channel, positions),    FIELD(skv_channel, rotations),
-    FIELD(skv_channel, scales),
+    FIELD(skv_channel, scale_count), FIELD(skv_channel, position_mode), FIELD(skv_channel, rotation_mode),
+    FIELD(skv_channel, scale_mode), FIELD(skv_channel, positions),    FIELD(skv_channel, rotations),
+    FIELD(skv_channel, scales),    FIELD(skv_channel, position_tangents), FIELD(skv_channel, rotation_tangents),
+    FIELD(skv_channel, scale_tangents),
 };
 static const field_span morph_channel_fields[] = {
-    FIELD(skv_morph_channel, mesh), FIELD(skv_morph_channel, key_count), FIELD(skv_morph_channel, times),
-    FIELD(skv_morph_channel, weights),
+    FIELD(skv_morph_channel, mesh), FIELD(skv_morph_channel, key_count), FIELD(skv_morph_channel, mode),
+    FIELD(skv_morph_channel, times), FIELD(skv_morph_channel, weights), FIELD(skv_morph_channel, tangents),
 };
 static const field_span clip_fields[] = {
     FIELD(skv_clip, name),          FIELD(skv_clip, duration_ticks), FIELD(skv_clip, ticks_per_second),
@@ -1189,6 +1224,15 @@ skv_result blob_check(const skv_model *model, skv_error *err)
             CHECK(clip->node_channel[ch->node] == i, "clip %d channel %d and the node map", c, i);
             CHECK(ch->position_count >= 1 && ch->rotation_count >= 1 && ch->scale_count >= 1,
                   "clip %d channel %d has an empty key array", c, i);
+            /* Each array's mode one the keys know, its tangents there just
+             * where it is cubic (keys.h reads them then, and only then). */
+            CHECK(ch->position_mode >= 0 && ch->position_mode <= 2 && ch->rotation_mode >= 0 &&
+                      ch->rotation_mode <= 2 && ch->scale_mode >= 0 && ch->scale_mode <= 2,
+                  "clip %d channel %d's interpolation", c, i);
+            CHECK((ch->position_mode == 2) == (ch->position_tangents != NULL) &&
+                      (ch->rotation_mode == 2) == (ch->rotation_tangents != NULL) &&
+                      (ch->scale_mode == 2) == (ch->scale_tangents != NULL),
+                  "clip %d channel %d's tangents", c, i);
             if (check_keys(ch->positions, ch->position_count, sizeof *ch->positions, err) != SKV_OK ||
                 check_keys(ch->rotations, ch->rotation_count, sizeof *ch->rotations, err) != SKV_OK ||
                 check_keys(ch->scales, ch->scale_count, sizeof *ch->scales, err) != SKV_OK)
@@ -1197,6 +1241,8 @@ skv_result blob_check(const skv_model *model, skv_error *err)
         for (int i = 0; i < clip->morph_channel_count; i++) {
             const skv_morph_channel *mc = &clip->morph_channels[i];
             CHECK(mc->key_count >= 1, "clip %d morph channel %d has no keys", c, i);
+            CHECK(mc->mode >= 0 && mc->mode <= 2 && (mc->mode == 2) == (mc->tangents != NULL),
+                  "clip %d morph channel %d's interpolation", c, i);
             /* (its mesh is checked as the block is read: its weights' count) */
             CHECK(model->meshes[mc->mesh].morph_target_count >= 1, "clip %d morph channel %d's mesh", c, i);
             if (check_keys(mc->times, mc->key_count, sizeof *mc->times, err) != SKV_OK) return SKV_ERR_IMPORT;

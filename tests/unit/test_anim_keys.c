@@ -16,33 +16,33 @@ static void test_vec3_keys(void)
 {
     skv_vec3_key keys[3] = {{2.0, {0, 0, 0}, 0}, {4.0, {10, 20, 30}, 0}, {8.0, {10, 20, 70}, 0}};
     float out[3];
-    keys_sample_vec3(SKV_KEY_LINEAR, keys, 3, 2.0, out); /* at a key */
+    keys_sample_vec3(SKV_KEY_LINEAR, keys, NULL, 3, 2.0, out); /* at a key */
     CHECK(out[0] == 0 && out[1] == 0 && out[2] == 0);
-    keys_sample_vec3(SKV_KEY_LINEAR, keys, 3, 4.0, out);
+    keys_sample_vec3(SKV_KEY_LINEAR, keys, NULL, 3, 4.0, out);
     CHECK(out[0] == 10 && out[1] == 20 && out[2] == 30);
-    keys_sample_vec3(SKV_KEY_LINEAR, keys, 3, 3.0, out); /* between */
+    keys_sample_vec3(SKV_KEY_LINEAR, keys, NULL, 3, 3.0, out); /* between */
     CHECK_NEAR(out[0], 5.0, 1e-6);
     CHECK_NEAR(out[1], 10.0, 1e-6);
     CHECK_NEAR(out[2], 15.0, 1e-6);
-    keys_sample_vec3(SKV_KEY_LINEAR, keys, 3, 7.0, out);
+    keys_sample_vec3(SKV_KEY_LINEAR, keys, NULL, 3, 7.0, out);
     CHECK_NEAR(out[2], 60.0, 1e-5);
-    keys_sample_vec3(SKV_KEY_LINEAR, keys, 3, -5.0, out); /* before the first key: clamped */
+    keys_sample_vec3(SKV_KEY_LINEAR, keys, NULL, 3, -5.0, out); /* before the first key: clamped */
     CHECK(out[0] == 0 && out[2] == 0);
-    keys_sample_vec3(SKV_KEY_LINEAR, keys, 3, 100.0, out); /* after the last: clamped */
+    keys_sample_vec3(SKV_KEY_LINEAR, keys, NULL, 3, 100.0, out); /* after the last: clamped */
     CHECK(out[0] == 10 && out[2] == 70);
-    keys_sample_vec3(SKV_KEY_LINEAR, keys, 1, 3.0, out); /* one key */
+    keys_sample_vec3(SKV_KEY_LINEAR, keys, NULL, 1, 3.0, out); /* one key */
     CHECK(out[0] == 0 && out[1] == 0);
-    keys_sample_vec3(SKV_KEY_LINEAR, &keys[1], 1, -1.0, out);
+    keys_sample_vec3(SKV_KEY_LINEAR, &keys[1], NULL, 1, -1.0, out);
     CHECK(out[2] == 30);
 
     /* Duplicate times (a step): finite, and one of the two values. */
     skv_vec3_key step[3] = {{0.0, {0, 0, 0}, 0}, {1.0, {1, 0, 0}, 0}, {1.0, {5, 0, 0}, 0}};
-    keys_sample_vec3(SKV_KEY_LINEAR, step, 3, 1.0, out);
+    keys_sample_vec3(SKV_KEY_LINEAR, step, NULL, 3, 1.0, out);
     CHECK(isfinite(out[0]) && (out[0] == 1 || out[0] == 5));
-    keys_sample_vec3(SKV_KEY_LINEAR, step, 3, 0.5, out);
+    keys_sample_vec3(SKV_KEY_LINEAR, step, NULL, 3, 0.5, out);
     CHECK_NEAR(out[0], 0.5, 1e-6);
     skv_vec3_key same[2] = {{2.0, {3, 0, 0}, 0}, {2.0, {4, 0, 0}, 0}};
-    keys_sample_vec3(SKV_KEY_LINEAR, same, 2, 2.0, out);
+    keys_sample_vec3(SKV_KEY_LINEAR, same, NULL, 2, 2.0, out);
     CHECK(isfinite(out[0]));
 }
 
@@ -82,12 +82,12 @@ static void test_slerp(void)
     axis_angle(1, 0, 0, 0.0, keys[0].value);
     keys[1].time = 10.0;
     axis_angle(1, 0, 0, 1.0, keys[1].value);
-    keys_sample_quat(SKV_KEY_LINEAR, keys, 2, 5.0, out);
+    keys_sample_quat(SKV_KEY_LINEAR, keys, NULL, 2, 5.0, out);
     axis_angle(1, 0, 0, 0.5, expect);
     CHECK(quat_angle(out, expect) < 1e-5);
-    keys_sample_quat(SKV_KEY_LINEAR, keys, 2, 50.0, out);
+    keys_sample_quat(SKV_KEY_LINEAR, keys, NULL, 2, 50.0, out);
     CHECK(quat_angle(out, keys[1].value) < 1e-6);
-    keys_sample_quat(SKV_KEY_LINEAR, keys, 2, -1.0, out);
+    keys_sample_quat(SKV_KEY_LINEAR, keys, NULL, 2, -1.0, out);
     CHECK(quat_angle(out, keys[0].value) < 1e-6);
 
     /* Zero quaternion: identity, not NaN. */
@@ -237,8 +237,110 @@ static void test_clip_ticks(void)
     CHECK(differ == 0);
 }
 
+
+/* The modes besides linear (keys.h), on values worked out by hand: STEP
+ * holds a key's value until the next; CUBIC is the Hermite spline of the
+ * keys and their tangents (glTF's Appendix C), a rotation normalised. */
+static void test_modes(void)
+{
+    skv_vec3_key keys[3] = {{0.0, {0, 0, 0}, 0}, {2.0, {1, 10, 0}, 0}, {4.0, {3, 10, 4}, 0}};
+    float out[3];
+    keys_sample_vec3(SKV_KEY_STEP, keys, NULL, 3, 1.99, out);
+    CHECK(out[0] == 0 && out[1] == 0 && out[2] == 0);
+    keys_sample_vec3(SKV_KEY_STEP, keys, NULL, 3, 2.0, out); /* at the key: the key's */
+    CHECK(out[0] == 1 && out[1] == 10);
+    keys_sample_vec3(SKV_KEY_STEP, keys, NULL, 3, 3.5, out);
+    CHECK(out[0] == 1 && out[2] == 0);
+    /* Cubic: per key in-tangent then out-tangent, 3 floats each, per tick.
+     * Between keys 0 and 1 (dt 2): x with no tangents is smoothstep,
+     * 3f^2 - 2f^3 (0.5 at the middle); y 0 -> 10 with key 0's out-tangent
+     * 1 a tick: + (f^3 - 2f^2 + f) dt = 0.25 at f 0.5, and key 1's
+     * in-tangent 4: + (f^3 - f^2) dt 4 = -1. */
+    float tangents[18] = {0};
+    tangents[0 * 6 + 3 + 1] = 1.0f; /* key 0 out, y */
+    tangents[1 * 6 + 0 + 1] = 4.0f; /* key 1 in, y */
+    keys_sample_vec3(SKV_KEY_CUBIC, keys, tangents, 3, 1.0, out);
+    CHECK_NEAR(out[0], 0.5, 1e-6);
+    CHECK_NEAR(out[1], 5.0 + 0.25 - 1.0, 1e-5);
+    keys_sample_vec3(SKV_KEY_CUBIC, keys, tangents, 3, 0.5, out); /* f 0.25 */
+    double f = 0.25;
+    CHECK_NEAR(out[0], 3 * f * f - 2 * f * f * f, 1e-6);
+    CHECK_NEAR(out[1], 10 * (3 * f * f - 2 * f * f * f) + (f * f * f - 2 * f * f + f) * 2 * 1 + (f * f * f - f * f) * 2 * 4,
+               1e-5);
+    keys_sample_vec3(SKV_KEY_CUBIC, keys, tangents, 3, 9.0, out); /* past the end: the last key */
+    CHECK(out[0] == 3 && out[2] == 4);
+    /* A cubic rotation: components splined, then normalised; with no
+     * tangents a quarter turn about z halfway is the normalised mean of
+     * the ends' components (not the slerp: cubic has no shorter arc). */
+    skv_quat_key rot[2] = {{0.0, {0, 0, 0, 1}}, {1.0, {0, 0, (float)M_SQRT1_2, (float)M_SQRT1_2}}};
+    float q[4], qt[16] = {0};
+    keys_sample_quat(SKV_KEY_CUBIC, rot, qt, 2, 0.5, q);
+    float mid[4] = {0, 0, (float)(M_SQRT1_2 / 2), (float)((1 + M_SQRT1_2) / 2)};
+    float len = sqrtf(mid[2] * mid[2] + mid[3] * mid[3]);
+    CHECK_NEAR(q[2], mid[2] / len, 1e-6);
+    CHECK_NEAR(q[3], mid[3] / len, 1e-6);
+    CHECK_NEAR(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3], 1.0, 1e-6);
+    keys_sample_quat(SKV_KEY_STEP, rot, NULL, 2, 0.99, q);
+    CHECK(q[3] == 1.0f && q[2] == 0.0f);
+}
+
+/* The fast path keeps every channel that is not linear loose (sampled by
+ * keys.h as the reference does): the random model with some arrays made
+ * STEP and some CUBIC (with tangents) poses as the reference does. */
+static void test_modes_fast_path(void)
+{
+    random_model_build();
+    unsigned seed = 5;
+    int changed = 0;
+    for (int c = 0; c < RM_CLIPS; c++)
+        for (int k = 0; k < rm.clips[c].channel_count; k++) {
+            skv_channel *ch = &rm.channels[c][k];
+            if (k % 3 == 0 && ch->position_count > 1) ch->position_mode = SKV_KEY_STEP, changed++;
+            if (k % 3 == 1 && ch->rotation_count > 1) {
+                ch->rotation_mode = SKV_KEY_CUBIC;
+                ch->rotation_tangents = malloc((size_t)ch->rotation_count * 8 * sizeof(float));
+                for (int i = 0; i < ch->rotation_count * 8; i++) ch->rotation_tangents[i] = 0.05f * frand(&seed);
+                changed++;
+            }
+            if (k % 3 == 2 && ch->scale_count > 1) {
+                ch->scale_mode = SKV_KEY_CUBIC;
+                ch->scale_tangents = malloc((size_t)ch->scale_count * 6 * sizeof(float));
+                for (int i = 0; i < ch->scale_count * 6; i++) ch->scale_tangents[i] = 0.1f * frand(&seed);
+                changed++;
+            }
+        }
+    CHECK(changed > 10);
+    walks_destroy(rm.walks);
+    rm.walks = compiled_walks(&rm.model);
+    skv_pose fast, ref;
+    CHECK(pose_create(&fast, &rm.model.skeleton) == SKV_OK && pose_create(&ref, &rm.model.skeleton) == SKV_OK);
+    double worst = 0.0;
+    for (int c = 0; c < RM_CLIPS; c++)
+        for (int i = 0; i < 97; i++) {
+            double t = 0.023 * i + 0.001 * c;
+            pose_evaluate(&fast, rm.walks, c, t);
+            pose_evaluate_reference(&ref, &rm.model, c, t);
+            for (int b = 0; b < rm.model.skeleton.bone_count; b++)
+                for (int col = 0; col < 4; col++)
+                    for (int row = 0; row < 4; row++)
+                        worst = fmax(worst, fabs(fast.palette[b][col][row] - ref.palette[b][col][row]));
+        }
+    CHECK(worst < 1e-5);
+    if (!(worst < 1e-5)) fprintf(stderr, "modes: fast path off the reference by %g\n", worst);
+    pose_destroy(&fast);
+    pose_destroy(&ref);
+    for (int c = 0; c < RM_CLIPS; c++)
+        for (int k = 0; k < rm.clips[c].channel_count; k++) {
+            free(rm.channels[c][k].rotation_tangents);
+            free(rm.channels[c][k].scale_tangents);
+        }
+    random_model_free();
+}
+
 int main(void)
 {
+    test_modes();
+    test_modes_fast_path();
     test_vec3_keys();
     test_slerp();
     test_clip_ticks();
