@@ -47,6 +47,20 @@ static const char *material_texture_state(const skv_model *m, const skv_material
     return m->textures[t].rgba ? "found" : "undecodable";
 }
 
+/* The key modes a clip's arrays use (keys.h), a bit each. */
+static unsigned clip_modes(const skv_clip *clip)
+{
+    unsigned modes = 0;
+    for (int i = 0; i < clip->channel_count; i++) {
+        const skv_channel *ch = &clip->channels[i];
+        modes |= 1u << ch->position_mode | 1u << ch->rotation_mode | 1u << ch->scale_mode;
+    }
+    for (int i = 0; i < clip->morph_channel_count; i++) modes |= 1u << clip->morph_channels[i].mode;
+    return modes;
+}
+
+static const char *const mode_names[3] = {"linear", "step", "cubic"};
+
 /* --list: each material, its model, factors and textures. */
 static void report_materials(FILE *out, const skv_model *m)
 {
@@ -145,7 +159,11 @@ void report_list_json(FILE *out, const skv_model *m)
                clip->channel_count, clip->file_channels);
         if (clip->source) json_string(out, clip->source);
         else fprintf(out, "null");
-        fprintf(out, ",\"morph_channels\":%d,\"notes\":[", clip->morph_channel_count);
+        fprintf(out, ",\"morph_channels\":%d,\"interpolations\":[", clip->morph_channel_count);
+        unsigned modes = clip_modes(clip);
+        for (int k = 0, listed = 0; k < 3; k++)
+            if (modes & (1u << k)) fprintf(out, "%s\"%s\"", listed++ ? "," : "", mode_names[k]);
+        fprintf(out, "],\"notes\":[");
         int listed = 0;
         for (unsigned bit = 1; bit; bit <<= 1)
             if ((clip->notes & bit) && model_clip_note_key(bit)) {
@@ -231,6 +249,10 @@ void report_list(FILE *out, const skv_model *m)
             fprintf(out, " (%d of its %d channels matched a node)", clip->channel_count, clip->file_channels);
         }
         if (clip->morph_channel_count) fprintf(out, ", %d morph channel(s)", clip->morph_channel_count);
+        unsigned modes = clip_modes(clip);
+        fprintf(out, ", interpolation:");
+        for (int k = 0, listed = 0; k < 3; k++)
+            if (modes & (1u << k)) fprintf(out, "%s %s", listed++ ? "," : "", mode_names[k]);
         fprintf(out, "\n");
         for (int k = 0; k < clip->morph_channel_count; k++) {
             const skv_morph_channel *ch = &clip->morph_channels[k];

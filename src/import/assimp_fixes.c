@@ -10,8 +10,11 @@
  * bone offsets of a mesh, a converted clip, the finished model. So a new
  * fix is a row here, its functions beside it, and its test; nothing else
  * names it. README ("Which Assimp") lists the defects for users. */
+#define _GNU_SOURCE /* memmem */
 #include "private/import_internal.h"
 #include "private/fbx_scan.h"
+#include "keys.h"
+#include "private/gltf_prep.h"
 #include "anim.h"
 
 #include <assimp/postprocess.h>
@@ -268,6 +271,147 @@ static skv_result deform_percents(fix_context *c)
     return SKV_OK;
 }
 
+/* Both Assimp builds drop a glTF sampler's interpolation: STEP and
+ * CUBICSPLINE were played as LINEAR (a public interpolation sample's cube
+ * 1.5 units off mid-segment; a spline's tangents lost). The samplers are
+ * read from the file itself (gltf_prep.h), once for the import, and each
+ * such track replaces the key array Assimp made for its node and path,
+ * with its mode and its tangents (per tick). Assimp keeps the file's
+ * order of animations; a named one must match by name too. */
+static const gltf_clip *gltf_clip_of(fix_context *c)
+{
+    importer *im = c->im;
+    if (!im) return NULL;
+    if (im->gltf_curves_state == 0) {
+        im->gltf_curves_state = -1;
+        long size = 0;
+        unsigned char *bytes = read_whole_file(c->path, &size);
+        gltf_curves *curves = bytes ? calloc(1, sizeof *curves) : NULL;
+        skv_error ignored; /* a file Assimp read: what this cannot read stays as Assimp made it */
+        /* Only a file that names a curve is read twice; a stray match in
+         * binary data costs just the read. */
+        int named = bytes && (memmem(bytes, (size_t)size, "STEP", 4) || memmem(bytes, (size_t)size, "CUBICSPLINE", 11));
+        if (curves && named && gltf_curves_read(c->path, bytes, (size_t)size, curves, &ignored) == SKV_OK) {
+            im->gltf_curves = curves;
+            im->gltf_curves_state = 1;
+        } else {
+            free(curves);
+        }
+        free(bytes);
+    }
+    if (im->gltf_curves_state != 1 || c->anim_index < 0 || c->anim_index >= im->gltf_curves->clip_count) return NULL;
+    const gltf_clip *g = &im->gltf_curves->clips[c->anim_index];
+    if (g->name[0] && c->clip->name && strcmp(g->name, c->clip->name) != 0) return NULL;
+    return g;
+}
+
+static int gltf_curved(fix_context *c)
+{
+    const gltf_clip *g = gltf_clip_of(c);
+    for (int t = 0; g && t < g->track_count; t++)
+        if (g->tracks[t].mode != GLTF_LINEAR) return 1;
+    return 0;
+}
+
+/* A track's times as ticks, its tangents per tick. */
+static int gltf_track_times(const gltf_track *tr, double tps, double **times)
+{
+    *times = malloc((size_t)tr->count * sizeof **times);
+    if (!*times) return -1;
+    for (int k = 0; k < tr->count; k++) (*times)[k] = tr->times[k] * tps;
+    return 0;
+}
+
+static float *gltf_track_tangents(const gltf_track *tr, double tps)
+{
+    if (tr->mode != GLTF_CUBIC) return NULL;
+    size_t n = (size_t)tr->count * 2 * (size_t)tr->width;
+    float *out = malloc(n * sizeof *out);
+    for (size_t i = 0; out && i < n; i++) out[i] = (float)(tr->tangents[i] / tps);
+    return out;
+}
+
+static int gltf_mode(const gltf_track *tr)
+{
+    return tr->mode == GLTF_STEP ? SKV_KEY_STEP : tr->mode == GLTF_CUBIC ? SKV_KEY_CUBIC : SKV_KEY_LINEAR;
+}
+
+static skv_result gltf_join_curves(fix_context *c)
+{
+    const gltf_clip *g = gltf_clip_of(c);
+    skv_clip *clip = c->clip;
+    const skv_model *owner = c->im->existing ? c->im->existing : c->im->model;
+    const skv_skeleton *sk = &c->im->model->skeleton;
+    double tps = clip->ticks_per_second;
+    for (int t = 0; g && t < g->track_count; t++) {
+        const gltf_track *tr = &g->tracks[t];
+        if (tr->mode == GLTF_LINEAR || !tr->node[0]) continue;
+        if (tr->path < 3) {
+            skv_channel *ch = NULL;
+            for (int k = 0; k < clip->channel_count && !ch; k++)
+                if (strcmp(sk->node_names[clip->channels[k].node], tr->node) == 0) ch = &clip->channels[k];
+            if (!ch) continue;
+            double *times;
+            if (gltf_track_times(tr, tps, &times) != 0) return SKV_ERR_MEMORY;
+            float *tangents = gltf_track_tangents(tr, tps);
+            void *keys = tr->path == 1 ? malloc((size_t)tr->count * sizeof(skv_quat_key))
+                                       : calloc((size_t)tr->count, sizeof(skv_vec3_key));
+            if (!keys || (tr->mode == GLTF_CUBIC && !tangents)) {
+                free(times), free(tangents), free(keys);
+                return SKV_ERR_MEMORY;
+            }
+            for (int k = 0; k < tr->count; k++) {
+                if (tr->path == 1) {
+                    skv_quat_key *q = (skv_quat_key *)keys + k;
+                    q->time = times[k];
+                    memcpy(q->value, tr->values + (size_t)k * 4, 4 * sizeof(float));
+                } else {
+                    skv_vec3_key *v = (skv_vec3_key *)keys + k;
+                    v->time = times[k];
+                    memcpy(v->value, tr->values + (size_t)k * 3, 3 * sizeof(float));
+                }
+            }
+            free(times);
+            if (tr->path == 0) {
+                free(ch->positions), free(ch->position_tangents);
+                ch->positions = keys, ch->position_count = tr->count, ch->position_tangents = tangents;
+                ch->position_mode = gltf_mode(tr);
+            } else if (tr->path == 1) {
+                free(ch->rotations), free(ch->rotation_tangents);
+                ch->rotations = keys, ch->rotation_count = tr->count, ch->rotation_tangents = tangents;
+                ch->rotation_mode = gltf_mode(tr);
+            } else {
+                free(ch->scales), free(ch->scale_tangents);
+                ch->scales = keys, ch->scale_count = tr->count, ch->scale_tangents = tangents;
+                ch->scale_mode = gltf_mode(tr);
+            }
+            continue;
+        }
+        /* Weights: every morph channel of a mesh under that node (a glTF
+         * mesh of several primitives is several meshes). */
+        for (int k = 0; k < clip->morph_channel_count; k++) {
+            skv_morph_channel *mc = &clip->morph_channels[k];
+            const skv_mesh *mesh = &owner->meshes[mc->mesh];
+            if (mesh->node < 0 || strcmp(sk->node_names[mesh->node], tr->node) != 0 ||
+                mesh->morph_target_count != tr->width)
+                continue;
+            double *times;
+            if (gltf_track_times(tr, tps, &times) != 0) return SKV_ERR_MEMORY;
+            float *tangents = gltf_track_tangents(tr, tps);
+            float *weights = malloc((size_t)tr->count * (size_t)tr->width * sizeof *weights);
+            if (!weights || (tr->mode == GLTF_CUBIC && !tangents)) {
+                free(times), free(tangents), free(weights);
+                return SKV_ERR_MEMORY;
+            }
+            memcpy(weights, tr->values, (size_t)tr->count * (size_t)tr->width * sizeof *weights);
+            free(mc->times), free(mc->weights), free(mc->tangents);
+            mc->times = times, mc->weights = weights, mc->tangents = tangents;
+            mc->key_count = tr->count, mc->mode = gltf_mode(tr);
+        }
+    }
+    return SKV_OK;
+}
+
 static skv_result mark_linear_clips(fix_context *c)
 {
     for (int k = 0; k < c->model->clip_count; k++) c->model->clips[k].notes |= SKV_CLIP_LINEAR_NOT_CURVE;
@@ -483,6 +627,8 @@ const assimp_fix assimp_fixes[] = {
      .read_error = "is larger than aiAnimation::mDuration"},
     {.formats = ".fbx", .defect = "FBX blend shapes all rest at weight 1 (DeformPercent dropped)",
      .stage = FIX_MODEL, .detect = has_morph_targets, .repair = deform_percents},
+    {.formats = ".gltf .glb", .defect = "glTF STEP and CUBICSPLINE samplers played as LINEAR (interpolation dropped)",
+     .stage = FIX_CLIP, .detect = gltf_curved, .repair = gltf_join_curves},
     {.defect = "JoinIdenticalVertices quadratic on big skinned meshes",
      .stage = FIX_READ_SCENE, .detect = big_indexed_skin, .repair = skip_join},
 };

@@ -141,7 +141,7 @@ skv_result convert_clips(importer *im)
             return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
         /* The Assimp fixes see the clip as converted, and the duration the
          * file gave (FIX_CLIP). */
-        fix_context fix = {.path = im->path, .im = im, .anim = src, .clip = clip,
+        fix_context fix = {.path = im->path, .im = im, .anim = src, .anim_index = (int)a, .clip = clip,
                            .duration = im->file_durations ? im->file_durations[a] : src->mDuration};
         if (assimp_fixes_run(FIX_CLIP, &fix) != SKV_OK) return skv_fail(im->err, SKV_ERR_MEMORY, "out of memory");
         clip->duration_ticks = fix.duration;

@@ -202,13 +202,38 @@ static skv_result load_buffer(const char *path, const cJSON *buffer, int index, 
 
 /* --- the rewrite ---------------------------------------------------------- */
 
+/* A JSON array as a table: cJSON's arrays are lists, and an index looked
+ * up in one walks it (a file of 80,000 animations: quadratic). */
+typedef struct table {
+    cJSON **items;
+    int count;
+} table;
+
+static int table_of(cJSON *array, table *t)
+{
+    t->count = cJSON_GetArraySize(array);
+    t->items = malloc(((size_t)t->count + 1) * sizeof *t->items);
+    if (!t->items) return -1;
+    int i = 0;
+    cJSON *item;
+    cJSON_ArrayForEach(item, array) t->items[i++] = item;
+    return 0;
+}
+
+static cJSON *table_at(const table *t, long index)
+{
+    return index >= 0 && index < t->count ? t->items[index] : NULL;
+}
+
 typedef struct prep {
     const char *path;
     cJSON *root;
+    table accessors, views_json, nodes; /* the document's arrays, indexed */
     blob *buffers;
     int buffer_count;
     blob *views; /* each buffer view's bytes, decoded where meshopt-compressed */
     int view_count;
+    int views_added; /* views appended after the document's own */
     unsigned char *bin; /* the new single buffer */
     size_t bin_size, bin_capacity;
     skv_error *err;
@@ -258,12 +283,11 @@ static skv_result bin_append(prep *p, const void *bytes, size_t n, size_t *offse
 /* Every buffer view's bytes, meshopt's decoded. */
 static skv_result load_views(prep *p)
 {
-    cJSON *views = cJSON_GetObjectItemCaseSensitive(p->root, "bufferViews");
-    p->view_count = cJSON_GetArraySize(views);
+    p->view_count = p->views_json.count;
     p->views = calloc((size_t)p->view_count + 1, sizeof *p->views);
     if (!p->views) return skv_fail(p->err, SKV_ERR_MEMORY, "out of memory");
     for (int v = 0; v < p->view_count; v++) {
-        cJSON *view = cJSON_GetArrayItem(views, v);
+        cJSON *view = p->views_json.items[v];
         const cJSON *ext = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(view, "extensions"),
                                                             "EXT_meshopt_compression");
         const cJSON *source = ext ? ext : view;
@@ -346,10 +370,14 @@ static int type_components(const char *type)
     return 0;
 }
 
-/* Accessor `index` as floats, in a buffer view of its own. */
-static skv_result to_float(prep *p, int index)
+/* Accessor `index`'s elements as floats (*floats malloc'd, *count
+ * elements of *components): integers converted as the specification
+ * says, normalized or not; an accessor without a buffer view is zeros. */
+static skv_result read_floats(prep *p, int index, long *count_out, int *components_out, float **floats_out,
+                              long *type_out, int *normalized_out)
 {
-    cJSON *accessor = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p->root, "accessors"), index);
+    *floats_out = NULL;
+    cJSON *accessor = table_at(&p->accessors, index);
     if (!accessor) return fail(p->err, "accessor %d is named but not there", index);
     long type, count, view, offset;
     const cJSON *kind = cJSON_GetObjectItemCaseSensitive(accessor, "type");
@@ -357,11 +385,10 @@ static skv_result to_float(prep *p, int index)
         json_int(accessor, "bufferView", -1, &view) || json_int(accessor, "byteOffset", 0, &offset) ||
         !cJSON_IsString(kind) || count < 0 || count > PREP_MAX_ELEMENTS)
         return fail(p->err, "accessor %d is malformed", index);
-    if (type == 5126) return SKV_OK;
     int bytes = component_bytes(type), components = type_components(kind->valuestring);
     if (!bytes || !components) return fail(p->err, "accessor %d's type is not one glTF has", index);
     if (cJSON_GetObjectItemCaseSensitive(accessor, "sparse"))
-        return fail(p->err, "accessor %d is sparse and quantized, which is not read", index);
+        return fail(p->err, "accessor %d is sparse, which is not read here", index);
     int normalized = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(accessor, "normalized"));
     size_t element = (size_t)bytes * (size_t)components, stride = element;
     float *floats = malloc((size_t)count * (size_t)components * sizeof(float) + 1);
@@ -372,7 +399,7 @@ static skv_result to_float(prep *p, int index)
             return fail(p->err, "accessor %d's buffer view is not there", index);
         }
         long view_stride;
-        cJSON *v = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p->root, "bufferViews"), (int)view);
+        cJSON *v = table_at(&p->views_json, view);
         if (json_int(v, "byteStride", 0, &view_stride) == 0 && view_stride > 0) stride = (size_t)view_stride;
         const blob *data = &p->views[view];
         if (count > 0 && ((size_t)offset > data->size ||
@@ -389,6 +416,24 @@ static skv_result to_float(prep *p, int index)
     } else {
         memset(floats, 0, (size_t)count * (size_t)components * sizeof(float));
     }
+    *count_out = count, *components_out = components, *floats_out = floats;
+    if (type_out) *type_out = type;
+    if (normalized_out) *normalized_out = normalized;
+    return SKV_OK;
+}
+
+/* Accessor `index` as floats, in a buffer view of its own. */
+static skv_result to_float(prep *p, int index)
+{
+    cJSON *accessor = table_at(&p->accessors, index);
+    long type0;
+    if (!accessor) return fail(p->err, "accessor %d is named but not there", index);
+    if (json_int(accessor, "componentType", -1, &type0) == 0 && type0 == 5126) return SKV_OK;
+    long count = 0, type = 0;
+    int components = 0, normalized = 0;
+    float *floats = NULL;
+    skv_result read = read_floats(p, index, &count, &components, &floats, &type, &normalized);
+    if (read != SKV_OK) return read;
     size_t at;
     skv_result r = bin_append(p, floats, (size_t)count * (size_t)components * sizeof(float), &at);
     free(floats);
@@ -407,7 +452,7 @@ static skv_result to_float(prep *p, int index)
     cJSON_DeleteItemFromObjectCaseSensitive(accessor, "bufferView");
     cJSON_DeleteItemFromObjectCaseSensitive(accessor, "byteOffset");
     cJSON_DeleteItemFromObjectCaseSensitive(accessor, "normalized");
-    cJSON_AddNumberToObject(accessor, "bufferView", cJSON_GetArraySize(views) - 1);
+    cJSON_AddNumberToObject(accessor, "bufferView", p->views_json.count + p->views_added++);
     set_item(accessor, "componentType", cJSON_CreateNumber(5126));
     /* min and max: the same values, as floats. */
     static const char *const bounds[2] = {"min", "max"};
@@ -451,6 +496,44 @@ static skv_result accessors_to_float(prep *p)
     return SKV_OK;
 }
 
+/* Index the document's arrays that are looked up by number. */
+static skv_result prep_index(prep *p)
+{
+    if (table_of(cJSON_GetObjectItemCaseSensitive(p->root, "accessors"), &p->accessors) ||
+        table_of(cJSON_GetObjectItemCaseSensitive(p->root, "bufferViews"), &p->views_json) ||
+        table_of(cJSON_GetObjectItemCaseSensitive(p->root, "nodes"), &p->nodes))
+        return skv_fail(p->err, SKV_ERR_MEMORY, "out of memory");
+    return SKV_OK;
+}
+
+/* Every buffer's bytes: the GLB's own chunk, embedded data or a file beside. */
+static skv_result prep_buffers(prep *p, const unsigned char *bin, size_t bin_size)
+{
+    cJSON *buffers = cJSON_GetObjectItemCaseSensitive(p->root, "buffers");
+    p->buffer_count = cJSON_GetArraySize(buffers);
+    p->buffers = calloc((size_t)p->buffer_count + 1, sizeof *p->buffers);
+    if (!p->buffers) return skv_fail(p->err, SKV_ERR_MEMORY, "out of memory");
+    int b = 0;
+    const cJSON *buffer;
+    cJSON_ArrayForEach(buffer, buffers) {
+        skv_result r = load_buffer(p->path, buffer, b, bin, bin_size, &p->buffers[b], p->err);
+        if (r != SKV_OK) return r;
+        b++;
+    }
+    return SKV_OK;
+}
+
+static void prep_free(prep *p)
+{
+    for (int b = 0; p->buffers && b < p->buffer_count; b++)
+        if (p->buffers[b].owned) free(p->buffers[b].bytes);
+    for (int v = 0; p->views && v < p->view_count; v++)
+        if (p->views[v].owned) free(p->views[v].bytes);
+    free(p->buffers), free(p->views), free(p->bin);
+    free(p->accessors.items), free(p->views_json.items), free(p->nodes.items);
+    cJSON_Delete(p->root);
+}
+
 static void drop_from_list(cJSON *root, const char *list, const char *name)
 {
     cJSON *array = cJSON_GetObjectItemCaseSensitive(root, list);
@@ -478,12 +561,11 @@ static skv_result rewrite(prep *p, unsigned char **out, size_t *out_size)
 {
     skv_result r = load_views(p);
     /* Every view into the new buffer, in order, rebased. */
-    cJSON *views = cJSON_GetObjectItemCaseSensitive(p->root, "bufferViews");
     for (int v = 0; r == SKV_OK && v < p->view_count; v++) {
         size_t at;
         r = bin_append(p, p->views[v].bytes, p->views[v].size, &at);
         if (r != SKV_OK) break;
-        cJSON *view = cJSON_GetArrayItem(views, v);
+        cJSON *view = p->views_json.items[v];
         cJSON_DeleteItemFromObjectCaseSensitive(view, "extensions");
         set_item(view, "buffer", cJSON_CreateNumber(0));
         cJSON_DeleteItemFromObjectCaseSensitive(view, "byteOffset");
@@ -542,20 +624,153 @@ skv_result gltf_prep(const char *path, const unsigned char *bytes, size_t size, 
     skv_result r = check_required(p.root, err);
     const cJSON *used = cJSON_GetObjectItemCaseSensitive(p.root, "extensionsUsed");
     int wanted = has_string(used, "KHR_mesh_quantization") || has_string(used, "EXT_meshopt_compression");
-    if (r == SKV_OK && wanted) {
-        cJSON *buffers = cJSON_GetObjectItemCaseSensitive(p.root, "buffers");
-        p.buffer_count = cJSON_GetArraySize(buffers);
-        p.buffers = calloc((size_t)p.buffer_count + 1, sizeof *p.buffers);
-        if (!p.buffers) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
-        for (int b = 0; r == SKV_OK && b < p.buffer_count; b++)
-            r = load_buffer(path, cJSON_GetArrayItem(buffers, b), b, bin, bin_size, &p.buffers[b], err);
-        if (r == SKV_OK) r = rewrite(&p, out, out_size);
+    if (r == SKV_OK && wanted) r = prep_index(&p);
+    if (r == SKV_OK && wanted) r = prep_buffers(&p, bin, bin_size);
+    if (r == SKV_OK && wanted) r = rewrite(&p, out, out_size);
+    prep_free(&p);
+    return r;
+}
+
+/* --- the samplers' curves -------------------------------------------------- */
+
+void gltf_curves_free(gltf_curves *c)
+{
+    if (!c) return;
+    for (int a = 0; a < c->clip_count; a++) {
+        for (int t = 0; t < c->clips[a].track_count; t++) {
+            gltf_track *tr = &c->clips[a].tracks[t];
+            free(tr->times), free(tr->values), free(tr->tangents);
+        }
+        free(c->clips[a].tracks);
     }
-    for (int b = 0; p.buffers && b < p.buffer_count; b++)
-        if (p.buffers[b].owned) free(p.buffers[b].bytes);
-    for (int v = 0; p.views && v < p.view_count; v++)
-        if (p.views[v].owned) free(p.views[v].bytes);
-    free(p.buffers), free(p.views), free(p.bin);
-    cJSON_Delete(p.root);
+    free(c->clips);
+    memset(c, 0, sizeof *c);
+}
+
+/* One channel's track: its target node's name, path, the sampler's
+ * interpolation, times and values; CUBICSPLINE's outputs (in-tangent,
+ * value, out-tangent per key) split into values and tangents. */
+static skv_result read_track(prep *p, const table *samplers, const cJSON *channel, gltf_track *tr)
+{
+    memset(tr, 0, sizeof *tr);
+    const cJSON *target = cJSON_GetObjectItemCaseSensitive(channel, "target");
+    const cJSON *path = cJSON_GetObjectItemCaseSensitive(target, "path");
+    long node, sampler_index;
+    if (!cJSON_IsString(path) || json_int(target, "node", -1, &node) || node < 0 ||
+        json_int(channel, "sampler", -1, &sampler_index) || sampler_index < 0)
+        return SKV_OK; /* no node (an extension's target): not a track */
+    static const char *const paths[4] = {"translation", "rotation", "scale", "weights"};
+    tr->path = -1;
+    for (int k = 0; k < 4; k++)
+        if (strcmp(path->valuestring, paths[k]) == 0) tr->path = k;
+    const cJSON *node_json = table_at(&p->nodes, node);
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(node_json, "name");
+    const cJSON *sampler = table_at(samplers, sampler_index);
+    if (tr->path < 0 || !node_json || !sampler) return SKV_OK;
+    snprintf(tr->node, sizeof tr->node, "%s", cJSON_IsString(name) ? name->valuestring : "");
+    const cJSON *interpolation = cJSON_GetObjectItemCaseSensitive(sampler, "interpolation");
+    const char *how = cJSON_IsString(interpolation) ? interpolation->valuestring : "LINEAR";
+    tr->mode = strcmp(how, "STEP") == 0 ? GLTF_STEP : strcmp(how, "CUBICSPLINE") == 0 ? GLTF_CUBIC : GLTF_LINEAR;
+    long input, output;
+    if (json_int(sampler, "input", -1, &input) || json_int(sampler, "output", -1, &output) || input < 0 || output < 0)
+        return fail(p->err, "a sampler without its input or output");
+    long times_count = 0, values_count = 0;
+    int time_width = 0, width = 0;
+    float *times = NULL, *values = NULL;
+    skv_result r = read_floats(p, (int)input, &times_count, &time_width, &times, NULL, NULL);
+    if (r == SKV_OK) r = read_floats(p, (int)output, &values_count, &width, &values, NULL, NULL);
+    if (r != SKV_OK) {
+        free(times), free(values);
+        return r;
+    }
+    long per_key = tr->mode == GLTF_CUBIC ? 3 : 1;
+    /* Weights: a scalar output holds every target's weight per key. */
+    if (tr->path == 3 && width == 1 && times_count > 0 && values_count % (times_count * per_key) == 0) {
+        width = (int)(values_count / (times_count * per_key));
+        values_count = times_count * per_key;
+    }
+    int want = tr->path == 1 ? 4 : tr->path == 3 ? width : 3;
+    if (time_width != 1 || times_count < 1 || width != want || width < 1 || values_count != times_count * per_key) {
+        free(times), free(values);
+        return fail(p->err, "a sampler whose times and values do not pair up");
+    }
+    tr->count = (int)times_count, tr->width = width;
+    tr->times = malloc((size_t)times_count * sizeof *tr->times);
+    tr->values = malloc((size_t)times_count * (size_t)width * sizeof *tr->values);
+    tr->tangents = tr->mode == GLTF_CUBIC ? malloc((size_t)times_count * 2 * (size_t)width * sizeof(float)) : NULL;
+    if (!tr->times || !tr->values || (tr->mode == GLTF_CUBIC && !tr->tangents)) {
+        free(times), free(values);
+        return skv_fail(p->err, SKV_ERR_MEMORY, "out of memory");
+    }
+    for (long k = 0; k < times_count; k++) {
+        tr->times[k] = times[k];
+        if (!isfinite(tr->times[k]) || (k > 0 && !(tr->times[k] > tr->times[k - 1]))) {
+            free(times), free(values);
+            return fail(p->err, "a sampler's times do not increase");
+        }
+        const float *key = values + (size_t)k * (size_t)per_key * (size_t)width;
+        if (tr->mode == GLTF_CUBIC) {
+            memcpy(tr->tangents + (size_t)k * 2 * width, key, (size_t)width * sizeof(float));             /* in */
+            memcpy(tr->values + (size_t)k * width, key + width, (size_t)width * sizeof(float));          /* value */
+            memcpy(tr->tangents + ((size_t)k * 2 + 1) * width, key + 2 * width, (size_t)width * sizeof(float)); /* out */
+        } else {
+            memcpy(tr->values + (size_t)k * width, key, (size_t)width * sizeof(float));
+        }
+    }
+    free(times), free(values);
+    for (size_t i = 0; i < (size_t)tr->count * (size_t)width; i++)
+        if (!isfinite(tr->values[i]) || (tr->tangents && (!isfinite(tr->tangents[2 * i]) || !isfinite(tr->tangents[2 * i + 1]))))
+            return fail(p->err, "a sampler holds a value that is not finite");
+    return SKV_OK;
+}
+
+skv_result gltf_curves_read(const char *path, const unsigned char *bytes, size_t size, gltf_curves *out, skv_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const char *json;
+    size_t json_size;
+    const unsigned char *bin;
+    size_t bin_size;
+    if (split_file(bytes, size, &json, &json_size, &bin, &bin_size) != 0) return fail(err, "a malformed binary glTF");
+    prep p = {.path = path, .err = err};
+    p.root = cJSON_ParseWithLength(json, json_size);
+    if (!p.root) return fail(err, "its JSON does not parse");
+    const cJSON *animations = cJSON_GetObjectItemCaseSensitive(p.root, "animations");
+    skv_result r = SKV_OK;
+    int count = cJSON_GetArraySize(animations);
+    if (count > 0) {
+        out->clips = calloc((size_t)count, sizeof *out->clips);
+        if (!out->clips) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+        else out->clip_count = count;
+        if (r == SKV_OK) r = prep_index(&p);
+        if (r == SKV_OK) r = prep_buffers(&p, bin, bin_size);
+        if (r == SKV_OK) r = load_views(&p);
+    }
+    int a = 0;
+    cJSON *animation;
+    cJSON_ArrayForEach(animation, animations) {
+        if (r != SKV_OK) break;
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(animation, "name");
+        gltf_clip *clip = &out->clips[a++];
+        snprintf(clip->name, sizeof clip->name, "%s", cJSON_IsString(name) ? name->valuestring : "");
+        const cJSON *channels = cJSON_GetObjectItemCaseSensitive(animation, "channels");
+        table samplers;
+        clip->tracks = calloc((size_t)cJSON_GetArraySize(channels) + 1, sizeof *clip->tracks);
+        if (!clip->tracks || table_of(cJSON_GetObjectItemCaseSensitive(animation, "samplers"), &samplers)) {
+            r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+            break;
+        }
+        const cJSON *channel;
+        cJSON_ArrayForEach(channel, channels) {
+            gltf_track *tr = &clip->tracks[clip->track_count];
+            r = read_track(&p, &samplers, channel, tr);
+            if (r == SKV_OK && tr->count > 0) clip->track_count++;
+            else free(tr->times), free(tr->values), free(tr->tangents);
+            if (r != SKV_OK) break;
+        }
+        free(samplers.items);
+    }
+    prep_free(&p);
+    if (r != SKV_OK) gltf_curves_free(out);
     return r;
 }

@@ -33,7 +33,9 @@ run() {
   /usr/bin/time -f "%e %M" -o "$out/$name.time" timeout -s KILL 10 "$skinview" "$@" >"$out/$name.out" 2>"$out/$name.err"
   local status=$?
   local seconds kb
-  read -r seconds kb <"$out/$name.time" 2>/dev/null || { seconds=?; kb=0; }
+  # time(1) writes "Command terminated by signal 9" first when killed.
+  read -r seconds kb < <(grep -v "^Command" "$out/$name.time" 2>/dev/null) || { seconds=?; kb=0; }
+  case "$kb" in '' | *[!0-9]*) kb=0 ;; esac
   grep -v "^Command" "$out/$name.err" >"$out/$name.err.lines"
   if [ "$status" -ne 0 ]; then
     fail "$name: status $status (137: still running after 10 s)"

@@ -21,6 +21,38 @@ int gltf_prep_wanted(const unsigned char *bytes, size_t size);
 skv_result gltf_prep(const char *path, const unsigned char *bytes, size_t size, unsigned char **out, size_t *out_size,
                      skv_error *err);
 
+/* What a glTF's animation samplers say, read beside Assimp (which drops
+ * STEP and CUBICSPLINE and plays every sampler as LINEAR): per animation,
+ * per channel that targets a node. */
+enum { GLTF_LINEAR, GLTF_STEP, GLTF_CUBIC };
+typedef struct gltf_track {
+    char node[256]; /* the target node's name; "" where it has none */
+    int path;       /* 0 translation, 1 rotation, 2 scale, 3 weights */
+    int mode;       /* GLTF_LINEAR, GLTF_STEP, GLTF_CUBIC */
+    int count;      /* keys, >= 1 */
+    int width;      /* floats a value: 3, 4, or the weights' targets */
+    double *times;  /* seconds, increasing */
+    float *values;  /* count * width */
+    float *tangents; /* GLTF_CUBIC: per key its in-tangent then its out-tangent (width each), per second; else NULL */
+} gltf_track;
+typedef struct gltf_clip {
+    char name[256];
+    int track_count;
+    gltf_track *tracks;
+} gltf_clip;
+typedef struct gltf_curves {
+    int clip_count; /* the file's animations, in its order */
+    gltf_clip *clips;
+} gltf_curves;
+
+/* Reads every animation's channels from the file at `path` (`bytes`):
+ * its buffers as gltf_prep reads them (beneath the model's folder;
+ * meshopt views decoded; integer outputs as the specification says).
+ * SKV_ERR_IMPORT with one line for samplers that do not hold together. */
+skv_result gltf_curves_read(const char *path, const unsigned char *bytes, size_t size, gltf_curves *out,
+                            skv_error *err);
+void gltf_curves_free(gltf_curves *curves);
+
 /* The whole of a regular file (textures.c). */
 unsigned char *read_whole_file(const char *path, long *size);
 

@@ -84,6 +84,11 @@ typedef struct importer {
 
     char **texture_keys; /* per model texture: where it came from */
     texture_source *texture_sources; /* per model texture: what textures_decode decodes */
+    /* A glTF's samplers as the file has them (gltf_prep.h), read at the
+     * first clip that asks (assimp_fixes.c): state 0 unread, 1 read, -1
+     * not readable. */
+    struct gltf_curves *gltf_curves;
+    int gltf_curves_state;
     const import_budget *budget;     /* NULL: no bound */
     char texture_refused[400]; /* why resolve_texture refused one, for its warning; "" if it says nothing */
     const char *path; /* the file read (not the user's spelling): Assimp fixes match their format against it */
@@ -228,6 +233,7 @@ typedef struct fix_context {
     /* FIX_CLIP: the clip as the file has it, as converted, and its
      * duration in ticks (the file's; a row may change it). */
     const struct aiAnimation *anim;
+    int anim_index; /* its index among the scene's animations (the file's order) */
     skv_clip *clip;
     double duration;
 

@@ -32,6 +32,8 @@ else # e2e_hl1_clips then fails for want of it
   echo "generate.sh: $hl1 not found (assimp-testmodels): hl1_blank_body.mdl not written" >&2
 fi
 python3 "$gen/gltf_morph_skin.py" "$out/morph_skin.gltf"
+# STEP and CUBICSPLINE samplers on joints, a node and morph weights (#42).
+python3 "$gen/gltf_interpolation.py" "$out/interpolation.gltf"
 # The DirectX 11 book's .m3d (issue #43): a skinned tube, its second clip,
 # a static box, broken ones.
 python3 "$gen/m3d_files.py" "$out/m3d"
