@@ -36,6 +36,9 @@ uniform sampler2D u_normal_map;      // linear, tangent space
 uniform sampler2D u_occlusion_map;   // linear, r
 uniform sampler2D u_emissive_map;    // sRGB
 uniform vec3 u_view_up;       // the scene's up direction in view space (the hemisphere's axis)
+// Each texture slot's UV map (glTF KHR_texture_transform; model.h's slot
+// order: base, metal-rough, normal, occlusion, emissive), two rows a slot.
+uniform vec3 u_uv_maps[10];
 
 out vec4 frag_color;
 
@@ -64,6 +67,12 @@ vec3 count_color(float n)
     if (n < 3.5) return vec3(0.95, 0.85, 0.25);
     if (n < 4.5) return vec3(0.95, 0.55, 0.2);
     return vec3(0.9, 0.2, 0.2);
+}
+
+vec2 slot_uv(int slot)
+{
+    vec3 uv = vec3(v_uv, 1.0);
+    return vec2(dot(u_uv_maps[2 * slot], uv), dot(u_uv_maps[2 * slot + 1], uv));
 }
 
 // The sRGB transfer function, per channel, on [0, 1].
@@ -117,7 +126,7 @@ void main()
     }
 
     vec4 base = u_diffuse;
-    if (u_has_texture) base *= texture(u_texture, v_uv); // sampled from an sRGB texture: linear
+    if (u_has_texture) base *= texture(u_texture, slot_uv(0)); // sampled from an sRGB texture: linear
     float alpha = base.a;
     if (u_alpha_mode == 1) {
         if (alpha < u_alpha_cutoff) discard;
@@ -127,7 +136,7 @@ void main()
     }
     float metallic = u_metallic, roughness = u_roughness;
     if ((u_maps & 1) != 0) {
-        vec4 mr = texture(u_metal_rough_map, v_uv);
+        vec4 mr = texture(u_metal_rough_map, slot_uv(1));
         roughness *= mr.g;
         metallic *= mr.b;
     }
@@ -137,16 +146,16 @@ void main()
         if (dot(t, t) > 1e-12) {
             t = normalize(t);
             vec3 b = cross(n, t) * (v_view_tangent.w < 0.0 ? -1.0 : 1.0);
-            vec3 m = texture(u_normal_map, v_uv).xyz * 2.0 - 1.0;
+            vec3 m = texture(u_normal_map, slot_uv(2)).xyz * 2.0 - 1.0;
             m.xy *= u_normal_scale;
             vec3 mapped = t * m.x + b * m.y + n * m.z;
             if (dot(mapped, mapped) > 1e-12) n = normalize(mapped);
         }
     }
     float occlusion = 1.0;
-    if ((u_maps & 4) != 0) occlusion = 1.0 + u_occlusion_strength * (texture(u_occlusion_map, v_uv).r - 1.0);
+    if ((u_maps & 4) != 0) occlusion = 1.0 + u_occlusion_strength * (texture(u_occlusion_map, slot_uv(3)).r - 1.0);
     vec3 emissive = u_emissive;
-    if ((u_maps & 8) != 0) emissive *= texture(u_emissive_map, v_uv).rgb;
+    if ((u_maps & 8) != 0) emissive *= texture(u_emissive_map, slot_uv(4)).rgb;
 
     vec3 diffuse_color = base.rgb * (1.0 - metallic);
     vec3 f0 = mix(vec3(0.04), base.rgb, metallic);

@@ -182,6 +182,12 @@ typedef struct skv_material {
     int double_sided;          /* 0: back faces culled (glTF materials without doubleSided) */
     int textures[SKV_TEX_SLOTS];       /* index into the model's textures, or -1 */
     char *texture_paths[SKV_TEX_SLOTS]; /* the file's reference per slot; NULL where it names none */
+    /* glTF KHR_texture_transform: where uv_transformed, slot k samples at
+     * u' = m[0] u + m[1] v + m[2], v' = m[3] u + m[4] v + m[5] (m =
+     * uv_transform[k], in the model's UVs); elsewhere at the UVs as
+     * they are. */
+    int uv_transformed;
+    float uv_transform[SKV_TEX_SLOTS][6];
 } skv_material;
 
 typedef struct skv_model {

@@ -146,6 +146,7 @@ void program_find_uniforms(GLuint p, skv_uniforms *u)
     u->occlusion_map = glGetUniformLocation(p, "u_occlusion_map");
     u->emissive_map = glGetUniformLocation(p, "u_emissive_map");
     u->view_up = glGetUniformLocation(p, "u_view_up");
+    u->uv_maps = glGetUniformLocation(p, "u_uv_maps");
     u->morph_deltas = glGetUniformLocation(p, "u_morph_deltas");
     u->morph_weights = glGetUniformLocation(p, "u_morph_weights");
     u->morph_first_target = glGetUniformLocation(p, "u_morph_first_target");

@@ -26,7 +26,7 @@ typedef struct skv_uniforms {
     GLint palettes, bones_per_instance, grid_columns, grid_spacing, crowd_bones; /* crowd program */
     GLint shade_mode, selected_bone;
     GLint metallic, roughness, emissive, normal_scale, occlusion_strength, alpha_mode, alpha_cutoff, maps,
-        metal_rough_map, normal_map, occlusion_map, emissive_map, view_up; /* the material (skinned.frag) */
+        metal_rough_map, normal_map, occlusion_map, emissive_map, view_up, uv_maps; /* the material (skinned.frag) */
     GLint morph_deltas, morph_weights, morph_first_target, morph_count, morph_base, morph_vertices,
         morph_first_vertex; /* programs with morph targets */
     GLint influence_starts, influence_pairs; /* programs with influence lists */

@@ -505,6 +505,10 @@ static void set_material(const skv_renderer *renderer, const skv_uniforms *u, co
     }
     glActiveTexture(GL_TEXTURE0);
     glUniform1i(u->maps, maps);
+    /* Each slot's UV map (model.h: uv_transform), two rows a slot. */
+    static const float identity[SKV_TEX_SLOTS][6] = {
+        {1, 0, 0, 0, 1, 0}, {1, 0, 0, 0, 1, 0}, {1, 0, 0, 0, 1, 0}, {1, 0, 0, 0, 1, 0}, {1, 0, 0, 0, 1, 0}};
+    glUniform3fv(u->uv_maps, 2 * SKV_TEX_SLOTS, &(mat->uv_transformed ? mat->uv_transform : identity)[0][0]);
     /* Single-sided (glTF without doubleSided): back faces are not drawn. */
     if (mat->double_sided) glDisable(GL_CULL_FACE);
     else glEnable(GL_CULL_FACE);

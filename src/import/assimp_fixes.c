@@ -597,6 +597,53 @@ static skv_result skip_join(fix_context *c)
     return SKV_OK;
 }
 
+/* Assimp keeps a glTF texture's KHR_texture_transform only as a material
+ * property and draws the UVs as they are: an atlas-packed texture shows
+ * the whole atlas. The transforms are read from the file (gltf_prep.h)
+ * and each becomes its slot's UV map, as three.js r187 and the
+ * extension's sample model have it (the listing in the extension's text
+ * rotates the other way; implementations follow the sample): T * R * S
+ * with R = [c s; -s c]. The model's UVs are glTF's (Assimp flips V and
+ * aiProcess_FlipUVs flips it back), and Assimp keeps the file's order of
+ * materials, its default one after them. */
+static int gltf_names_texture_transform(fix_context *c)
+{
+    return c->model && c->model->material_count > 0;
+}
+
+static skv_result gltf_texture_transforms(fix_context *c)
+{
+    skv_model *model = c->model;
+    long size = 0;
+    unsigned char *bytes = read_whole_file(c->path, &size);
+    if (!bytes) return SKV_OK; /* Assimp read it: only memory could stop this, and then the UVs stay */
+    gltf_uv_transform *list = NULL;
+    int count = 0;
+    skv_error ignored; /* a file Assimp read: a transform that is not numbers leaves its UVs */
+    if (memmem(bytes, (size_t)size, "KHR_texture_transform", 21))
+        (void)gltf_uv_transforms_read(bytes, (size_t)size, &list, &count, &ignored);
+    free(bytes);
+    for (int i = 0; i < count; i++) {
+        const gltf_uv_transform *t = &list[i];
+        if (t->material < 0 || t->material >= model->material_count || t->slot < 0 || t->slot >= SKV_TEX_SLOTS)
+            continue;
+        skv_material *mat = &model->materials[t->material];
+        if (!mat->uv_transformed) {
+            for (int k = 0; k < SKV_TEX_SLOTS; k++) {
+                float *m = mat->uv_transform[k];
+                m[0] = 1.0f, m[1] = 0.0f, m[2] = 0.0f, m[3] = 0.0f, m[4] = 1.0f, m[5] = 0.0f;
+            }
+            mat->uv_transformed = 1;
+        }
+        double cs = cos(t->rotation), sn = sin(t->rotation);
+        float *m = mat->uv_transform[t->slot];
+        m[0] = (float)(t->scale[0] * cs), m[1] = (float)(t->scale[1] * sn), m[2] = t->offset[0];
+        m[3] = (float)(-t->scale[0] * sn), m[4] = (float)(t->scale[1] * cs), m[5] = t->offset[1];
+    }
+    free(list);
+    return SKV_OK;
+}
+
 /* --- the table --------------------------------------------------------------
  * Within a stage the rows run in this order, and the model's warnings come
  * in it (of a Collada file, the curves' before the vcounts'). */
@@ -629,6 +676,8 @@ const assimp_fix assimp_fixes[] = {
      .stage = FIX_MODEL, .detect = has_morph_targets, .repair = deform_percents},
     {.formats = ".gltf .glb", .defect = "glTF STEP and CUBICSPLINE samplers played as LINEAR (interpolation dropped)",
      .stage = FIX_CLIP, .detect = gltf_curved, .repair = gltf_join_curves},
+    {.formats = ".gltf .glb", .defect = "KHR_texture_transform kept as a material property, not applied to the UVs",
+     .stage = FIX_MODEL, .detect = gltf_names_texture_transform, .repair = gltf_texture_transforms},
     {.defect = "JoinIdenticalVertices quadratic on big skinned meshes",
      .stage = FIX_READ_SCENE, .detect = big_indexed_skin, .repair = skip_join},
 };

@@ -273,7 +273,8 @@ static const field_span material_fields[] = {
     FIELD(skv_material, shading),      FIELD(skv_material, metallic),     FIELD(skv_material, roughness),
     FIELD(skv_material, emissive),     FIELD(skv_material, normal_scale), FIELD(skv_material, occlusion_strength),
     FIELD(skv_material, alpha_mode),   FIELD(skv_material, alpha_cutoff), FIELD(skv_material, double_sided),
-    FIELD(skv_material, textures),     FIELD(skv_material, texture_paths),
+    FIELD(skv_material, textures),     FIELD(skv_material, texture_paths), FIELD(skv_material, uv_transformed),
+    FIELD(skv_material, uv_transform),
 };
 static const field_span texture_fields[] = {
     FIELD(skv_texture, width), FIELD(skv_texture, height), FIELD(skv_texture, rgba), FIELD(skv_texture, file),
@@ -1195,6 +1196,9 @@ skv_result blob_check(const skv_model *model, skv_error *err)
               "material %d's factors", t);
         CHECK(mat->alpha_mode >= SKV_ALPHA_OPAQUE && mat->alpha_mode <= SKV_ALPHA_BLEND, "material %d's alpha mode", t);
         CHECK(mat->shading == SKV_MATERIAL_PHONG || mat->shading == SKV_MATERIAL_PBR, "material %d's shading", t);
+        CHECK(mat->uv_transformed == 0 || mat->uv_transformed == 1, "material %d's UV transform", t);
+        for (int k = 0; k < SKV_TEX_SLOTS * 6; k++)
+            CHECK(isfinite(mat->uv_transform[k / 6][k % 6]), "material %d's UV transform", t);
     }
     for (int t = 0; t < model->texture_count; t++) {
         const skv_texture *tex = &model->textures[t];

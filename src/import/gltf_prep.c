@@ -774,3 +774,73 @@ skv_result gltf_curves_read(const char *path, const unsigned char *bytes, size_t
     if (r != SKV_OK) gltf_curves_free(out);
     return r;
 }
+
+/* --- texture transforms ------------------------------------------------------ */
+
+/* A number array of `n` (defaults kept where absent); -1 where present
+ * but not n finite numbers. */
+static int read_numbers(const cJSON *object, const char *key, int n, float *out)
+{
+    const cJSON *array = cJSON_GetObjectItemCaseSensitive(object, key);
+    if (!array) return 0;
+    if (n == 1) {
+        if (!cJSON_IsNumber(array) || !isfinite(array->valuedouble)) return -1;
+        out[0] = (float)array->valuedouble;
+        return isfinite(out[0]) ? 0 : -1;
+    }
+    if (cJSON_GetArraySize(array) != n) return -1;
+    int i = 0;
+    const cJSON *item;
+    cJSON_ArrayForEach(item, array) {
+        if (!cJSON_IsNumber(item)) return -1;
+        out[i] = (float)item->valuedouble;
+        if (!isfinite(out[i++])) return -1;
+    }
+    return 0;
+}
+
+skv_result gltf_uv_transforms_read(const unsigned char *bytes, size_t size, gltf_uv_transform **out, int *count,
+                                   skv_error *err)
+{
+    *out = NULL, *count = 0;
+    const char *json;
+    size_t json_size;
+    const unsigned char *bin;
+    size_t bin_size;
+    if (split_file(bytes, size, &json, &json_size, &bin, &bin_size) != 0) return fail(err, "a malformed binary glTF");
+    cJSON *root = cJSON_ParseWithLength(json, json_size);
+    if (!root) return fail(err, "its JSON does not parse");
+    const cJSON *materials = cJSON_GetObjectItemCaseSensitive(root, "materials");
+    /* Where each slot's textureInfo sits in a material (model.h's order). */
+    static const char *const slot_parent[5] = {"pbrMetallicRoughness", "pbrMetallicRoughness", NULL, NULL, NULL};
+    static const char *const slot_key[5] = {"baseColorTexture", "metallicRoughnessTexture", "normalTexture",
+                                            "occlusionTexture", "emissiveTexture"};
+    size_t capacity = (size_t)cJSON_GetArraySize(materials) * 5;
+    gltf_uv_transform *list = capacity ? calloc(capacity, sizeof *list) : NULL;
+    skv_result r = capacity && !list ? skv_fail(err, SKV_ERR_MEMORY, "out of memory") : SKV_OK;
+    int n = 0, m = 0;
+    const cJSON *material;
+    cJSON_ArrayForEach(material, materials) {
+        for (int slot = 0; r == SKV_OK && slot < 5; slot++) {
+            const cJSON *parent = slot_parent[slot] ? cJSON_GetObjectItemCaseSensitive(material, slot_parent[slot]) : material;
+            const cJSON *info = cJSON_GetObjectItemCaseSensitive(parent, slot_key[slot]);
+            const cJSON *ext = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(info, "extensions"),
+                                                                "KHR_texture_transform");
+            if (!cJSON_IsObject(ext)) continue;
+            gltf_uv_transform *t = &list[n];
+            *t = (gltf_uv_transform){.material = m, .slot = slot, .scale = {1.0f, 1.0f}};
+            if (read_numbers(ext, "offset", 2, t->offset) || read_numbers(ext, "rotation", 1, &t->rotation) ||
+                read_numbers(ext, "scale", 2, t->scale))
+                r = fail(err, "material %d's %s has a KHR_texture_transform that is not numbers", m, slot_key[slot]);
+            else n++;
+        }
+        m++;
+    }
+    cJSON_Delete(root);
+    if (r != SKV_OK || n == 0) {
+        free(list);
+        return r;
+    }
+    *out = list, *count = n;
+    return SKV_OK;
+}

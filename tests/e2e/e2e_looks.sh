@@ -16,7 +16,8 @@
 #     188, a missing encode 55);
 #  4. MSAA: the same flat quad has only background and quad pixels with
 #     --msaa 1, and edge pixels in between with the default (4 samples);
-#  5. normal map: the skinned tube with and without its normal map has the
+#  5. texture transform: KHR_texture_transform's map, probed cell by cell;
+#  6. normal map: the skinned tube with and without its normal map has the
 #     same silhouette, pixel for pixel, while much of its inside is shaded
 #     differently.
 # Usage: e2e_looks.sh SKINVIEW SKV_CHECK GENERATED_DIR OUT_DIR
@@ -37,6 +38,30 @@ shot "$gen/looks_mask.glb" --background 0,0,0 --screenshot "$out/mask.png"
 
 shot "$gen/looks_srgb.glb" --background 0,0,0 --screenshot "$out/srgb.png"
 "$check" probe "$out/srgb.png" 64 64 128 128 128 1
+
+# Texture transform (KHR_texture_transform, #42): the uvmap quad seen
+# straight on; at the centre of each of 4 x 4 screen cells the emitted
+# colour is the block the extension's map sends that cell's UV to:
+# uv' = T * R * S * uv with R = [c s; -s c] (three.js r187, the sample
+# model), UVs and blocks from the image's top left. Cells sit 21.5 pixels
+# apart from x, y = 21 (where the quad is framed at 128 x 128).
+shot "$gen/looks_uvmap.glb" --background 0,0,0 --camera-azimuth 0 --camera-elevation 0 --msaa 1 \
+  --screenshot "$out/uvmap.png"
+python3 - "$(dirname "$0")/../tools/gen" <<'PY' >"$out/uvmap_probes.txt"
+import math, sys
+sys.path.insert(0, sys.argv[1])
+from gltf_looks import UVMAP_COLOURS, UVMAP_TRANSFORM as t
+c, s = math.cos(t['rotation']), math.sin(t['rotation'])
+(sx, sy), (ox, oy) = t['scale'], t['offset']
+for row in range(4):
+    for column in range(4):
+        u, v = (column + 0.5) / 4, (row + 0.5) / 4
+        u2 = sx * c * u + sy * s * v + ox
+        v2 = -sx * s * u + sy * c * v + oy
+        block = int(math.floor((v2 % 1.0) * 4)) * 4 + int(math.floor((u2 % 1.0) * 4))
+        print(round(21 + 21.5 * (column + 0.5)), round(21 + 21.5 * (row + 0.5)), *UVMAP_COLOURS[block])
+PY
+while read -r x y r g b; do "$check" probe "$out/uvmap.png" "$x" "$y" "$r" "$g" "$b" 2; done <"$out/uvmap_probes.txt"
 
 shot "$gen/looks_srgb.glb" --background 0,0,0 --msaa 1 --screenshot "$out/msaa1.png"
 "$check" intermediate "$out/msaa1.png" 0 0

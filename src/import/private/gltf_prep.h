@@ -53,6 +53,20 @@ skv_result gltf_curves_read(const char *path, const unsigned char *bytes, size_t
                             skv_error *err);
 void gltf_curves_free(gltf_curves *curves);
 
+/* KHR_texture_transform on a material's texture: the glTF UV map
+ * uv' = T * R * S * uv (offset, rotation counter-clockwise in radians,
+ * scale), as the file gives it, in glTF's UV space (v down the image). */
+typedef struct gltf_uv_transform {
+    int material; /* the file's material index */
+    int slot;     /* SKV_TEX_BASE_COLOR .. SKV_TEX_EMISSIVE (model.h) */
+    float offset[2], rotation, scale[2];
+} gltf_uv_transform;
+/* Every transformed texture of every material, *out malloc'd (NULL and 0
+ * where none). SKV_ERR_IMPORT for a transform whose numbers are not
+ * numbers; a texCoord override is ignored (one UV set is read). */
+skv_result gltf_uv_transforms_read(const unsigned char *bytes, size_t size, gltf_uv_transform **out, int *count,
+                                   skv_error *err);
+
 /* The whole of a regular file (textures.c). */
 unsigned char *read_whole_file(const char *path, long *size);
 

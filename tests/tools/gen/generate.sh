@@ -41,8 +41,9 @@ python3 "$gen/m3d_files.py" "$out/m3d"
 python3 "$gen/fbx_rigs.py" "$out/rigs"
 python3 "$gen/md5_many_weights.py" "$out/md5_many_weights.md5mesh"
 python3 "$gen/gltf_split.py" "$out/split"
-# Materials (issue #19): transparency, sRGB, normal maps, metal and roughness.
-for kind in blend order mask srgb maps normal flat spheres; do
+# Materials (issue #19): transparency, sRGB, normal maps, metal and roughness,
+# texture transforms (#42).
+for kind in blend order mask srgb maps normal flat uvmap spheres; do
   python3 "$gen/gltf_looks.py" "$kind" "$out/looks_$kind.glb"
 done
 echo "generate.sh: wrote $(ls "$out" | wc -l) models into $out"

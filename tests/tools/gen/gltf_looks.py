@@ -22,6 +22,11 @@
              by 0, 45, 90 degrees about z at 0, 1, 2 s), 24 sides, UVs
              around and along it, material with a normal map of ridges
   flat       the same tube and material without the normal map
+  uvmap      the srgb quad with a 16 x 16 emissive texture of 4 x 4 blocks in
+             16 colours (UVMAP_COLOURS, block (column, row) from the image's
+             top left), under KHR_texture_transform UVMAP_TRANSFORM: its
+             rotation and non-uniform scale tell the extension's order
+             (T * R * S) and rotation sense from any other
   spheres    five spheres in a row, gold base colour, metallic 0, 0.25,
              0.5, 0.75, 1 and roughness 0.9 down to 0.1: the BRDF's range
 
@@ -209,6 +214,30 @@ def sphere(b, material, segments=32, rings=16):
     return b.primitive(positions, normals, uvs, indices, material)
 
 
+# Every block a colour of sRGB levels 0, 128 and 255 that no other shares.
+UVMAP_COLOURS = [(255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 0),
+                 (255, 0, 255), (0, 255, 255), (255, 255, 255), (128, 0, 0),
+                 (0, 128, 0), (0, 0, 128), (128, 128, 0), (128, 0, 128),
+                 (0, 128, 128), (255, 128, 0), (128, 255, 0), (0, 128, 255)]
+UVMAP_TRANSFORM = {'offset': [0.25, 0.5], 'rotation': math.pi / 2, 'scale': [1.0, 0.5]}
+
+
+def uvmap(b):
+    texels = []
+    for y in range(16):
+        for x in range(16):
+            texels += list(UVMAP_COLOURS[(y // 4) * 4 + x // 4]) + [255]
+    blocks = b.image(16, 16, texels)
+    b.materials.append({'name': 'emissive_blocks', 'doubleSided': True, 'emissiveFactor': [1, 1, 1],
+                        'emissiveTexture': {'index': blocks,
+                                            'extensions': {'KHR_texture_transform': UVMAP_TRANSFORM}},
+                        'pbrMetallicRoughness': {'baseColorFactor': [0, 0, 0, 1], 'metallicFactor': 1.0,
+                                                 'roughnessFactor': 1.0}})
+    gltf = quad(b, 0)
+    gltf['extensionsUsed'] = ['KHR_texture_transform']
+    return gltf
+
+
 def spheres(b):
     nodes = []
     for k in range(5):
@@ -221,7 +250,7 @@ def spheres(b):
 
 
 KINDS = {'blend': blend, 'order': order, 'mask': mask, 'srgb': srgb, 'maps': maps, 'normal': lambda b: tube(b, True),
-         'flat': lambda b: tube(b, False), 'spheres': spheres}
+         'flat': lambda b: tube(b, False), 'uvmap': uvmap, 'spheres': spheres}
 
 if __name__ == '__main__':
     if len(sys.argv) != 3 or sys.argv[1] not in KINDS:
