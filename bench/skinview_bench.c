@@ -51,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -61,6 +62,10 @@
 #include "render.h"
 #include "import.h"
 #include "import_scene.h"
+#include "output.h"
+
+#include <stb_image.h>
+#include <stb_image_write.h>
 #include "skin.h"
 #include "walk.h"
 
@@ -885,10 +890,63 @@ static double screenshot_process_ms(const char *model)
     return median(t, 3);
 }
 
+/* --png: the PNG encoder of --screenshot (output.c: libspng, level 1,
+ * "up" rows) against stb_image_write's, which it replaced, each writing
+ * the decoded pixels of every PNG given to a file, interleaved, medians
+ * of `rounds`; the two files must hold the same pixels. */
+static int bench_png(const char **files, int count, int rounds, int json)
+{
+    int failed = 0;
+    char ours[64], theirs[64];
+    snprintf(ours, sizeof ours, "/tmp/skinview-bench-%d-spng.png", (int)getpid());
+    snprintf(theirs, sizeof theirs, "/tmp/skinview-bench-%d-stb.png", (int)getpid());
+    for (int i = 0; i < count; i++) {
+        int w, h, channels;
+        unsigned char *rgba = stbi_load(files[i], &w, &h, &channels, 4);
+        if (!rgba) {
+            fprintf(stderr, "skinview-bench: %s: %s\n", files[i], stbi_failure_reason());
+            failed = 1;
+            continue;
+        }
+        double *a = malloc((size_t)rounds * sizeof *a), *b = malloc((size_t)rounds * sizeof *b);
+        skv_error err = {{0}};
+        for (int r = 0; a && b && r < rounds; r++) {
+            double t0 = now_ns();
+            if (output_write_png(ours, w, h, rgba, &err) != SKV_OK) failed = 1;
+            double t1 = now_ns();
+            if (!stbi_write_png(theirs, w, h, 4, rgba, w * 4)) failed = 1;
+            double t2 = now_ns();
+            a[r] = (t1 - t0) / 1e6, b[r] = (t2 - t1) / 1e6;
+        }
+        int wa, ha, wb, hb, ca, cb;
+        unsigned char *back_a = stbi_load(ours, &wa, &ha, &ca, 4), *back_b = stbi_load(theirs, &wb, &hb, &cb, 4);
+        int same = back_a && back_b && wa == w && ha == h && wb == w && hb == h &&
+                   memcmp(back_a, rgba, (size_t)w * h * 4) == 0 && memcmp(back_b, rgba, (size_t)w * h * 4) == 0;
+        if (!same) {
+            fprintf(stderr, "skinview-bench: %s: the encoders' pixels differ from the input's\n", files[i]);
+            failed = 1;
+        }
+        struct stat sa, sb;
+        long bytes_a = stat(ours, &sa) == 0 ? (long)sa.st_size : -1, bytes_b = stat(theirs, &sb) == 0 ? (long)sb.st_size : -1;
+        double ma = a && b ? median(a, rounds) : 0.0, mb = a && b ? median(b, rounds) : 0.0;
+        if (json)
+            printf("{\"png\": \"%s\", \"width\": %d, \"height\": %d, \"ours_ms\": %.2f, \"stb_ms\": %.2f, "
+                   "\"ratio\": %.3f, \"ours_bytes\": %ld, \"stb_bytes\": %ld}\n",
+                   files[i], w, h, ma, mb, mb > 0 ? ma / mb : 0.0, bytes_a, bytes_b);
+        else
+            printf("%s %dx%d: libspng %.2f ms, stb %.2f ms (%.3fx); %ld vs %ld bytes\n", files[i], w, h, ma, mb,
+                   mb > 0 ? ma / mb : 0.0, bytes_a, bytes_b);
+        free(a), free(b), free(back_a), free(back_b);
+        stbi_image_free(rgba);
+    }
+    unlink(ours), unlink(theirs);
+    return failed;
+}
+
 int main(int argc, char **argv)
 {
     int json = 0, smoke = 0, crowd = 0, crowd_fps = 0, msaa = 0, rounds = 15, count = 0, kernel = SKV_WALK_AUTO;
-    int profile_frames = 0, profile_clip = 0, profile_seek = 0, profile_lent = 0, influences = 0;
+    int profile_frames = 0, profile_clip = 0, profile_seek = 0, profile_lent = 0, influences = 0, png = 0;
     const char *models[64];
     static const char *kernels[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     for (int i = 1; i < argc; i++) {
@@ -897,7 +955,8 @@ int main(int argc, char **argv)
                    "                      [--crowd] [--msaa] [MODEL...]\n"
                    "       skinview-bench --crowd-fps [--rounds N] [MODEL...]\n"
                    "       skinview-bench --profile FRAMES [--clip N] [--seek] [--lent] MODEL\n"
-                   "       skinview-bench --influences [--rounds N] MODEL...\n");
+                   "       skinview-bench --influences [--rounds N] MODEL...\n"
+                   "       skinview-bench --png [--rounds N] PNG...\n");
             return 0;
         } else if (strcmp(argv[i], "--kernel") == 0 && i + 1 < argc) {
             const char *name = argv[++i];
@@ -923,12 +982,14 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--seek") == 0) profile_seek = 1;
         else if (strcmp(argv[i], "--lent") == 0) profile_lent = 1;
         else if (strcmp(argv[i], "--influences") == 0) influences = 1;
+        else if (strcmp(argv[i], "--png") == 0) png = 1;
         else if (count < 64) models[count++] = argv[i];
     }
     if (rounds < 1) rounds = 1;
     if (crowd) return bench_crowd(json);
     if (crowd_fps) return bench_crowd_fps(models, count, rounds, json);
     if (msaa) return bench_msaa(json, rounds);
+    if (png) return bench_png(models, count, rounds, json);
     if (influences) {
         int failed = 0;
         for (int i = 0; i < count; i++) failed |= bench_influences(models[i], rounds, json);
