@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <stb_ds.h>
 
@@ -456,14 +457,31 @@ skv_result dae_curves_read(const unsigned char *bytes, size_t size, dae_curves *
 {
     *out = NULL;
     if (size > DAE_MAX_BYTES) return skv_fail(err, SKV_ERR_IMPORT, "Collada: over %d MiB: curves not read", DAE_MAX_BYTES >> 20);
-    /* Entities are what libxml2 would expand or fetch: Collada writes none. */
+    /* Entities are what libxml2 would expand or fetch: Collada writes
+     * none. The look for a declaration holds for text in an encoding
+     * that spells ASCII as ASCII: the document is read as UTF-8 or, where
+     * it says so, Latin-1 (libxml2's own decoders, no iconv), whatever
+     * else it declares, and one with a NUL byte (UTF-16, UTF-32) or that
+     * does not start with '<' (EBCDIC) is not read. */
+    size_t start = size >= 3 && memcmp(bytes, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    while (start < size && (bytes[start] == ' ' || bytes[start] == '\t' || bytes[start] == '\n' || bytes[start] == '\r'))
+        start++;
+    if (start >= size || bytes[start] != '<' || memchr(bytes, 0, size))
+        return skv_fail(err, SKV_ERR_IMPORT, "Collada: not UTF-8 or Latin-1 text: curves not read");
     if (memmem(bytes, size, "<!ENTITY", 8))
         return skv_fail(err, SKV_ERR_IMPORT, "Collada: the document declares entities: curves not read");
+    const char *encoding = "UTF-8";
+    size_t head = size < 256 ? size : 256;
+    const unsigned char *declared = memmem(bytes, head, "encoding=", 9);
+    if (declared && (size_t)(declared - bytes) + 20 <= size &&
+        (strncasecmp((const char *)declared + 10, "ISO-8859-1", 10) == 0 ||
+         strncasecmp((const char *)declared + 10, "latin1", 6) == 0))
+        encoding = "ISO-8859-1";
     /* Big meshes' arrays exceed libxml2's default text limit (HUGE); no
      * network, no DTD, no entity substitution, no messages on stderr. */
-    xmlDoc *doc = xmlReadMemory((const char *)bytes, (int)size, "model.dae", NULL,
+    xmlDoc *doc = xmlReadMemory((const char *)bytes, (int)size, "model.dae", encoding,
                                 XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_HUGE |
-                                    XML_PARSE_NOCDATA);
+                                    XML_PARSE_NOCDATA | XML_PARSE_IGNORE_ENC);
     if (!doc) return skv_fail(err, SKV_ERR_IMPORT, "Collada: not well-formed XML: curves not read");
     dae_curves *d = calloc(1, sizeof *d);
     parse_state ps = {.out = d};

@@ -134,6 +134,20 @@ static void test_refused(void)
     CHECK(dae_curves_read((const unsigned char *)entity, sizeof entity - 1, &d, &err) == SKV_ERR_IMPORT && !d);
     CHECK(strstr(err.message, "entities") != NULL);
     CHECK(dae_curves_read((const unsigned char *)broken, sizeof broken - 1, &d, &err) == SKV_ERR_IMPORT && !d);
+    /* UTF-16 (an entity unseen by a look for ASCII), EBCDIC-like bytes. */
+    static const char utf16[] = "\xFF\xFE<\0C\0/\0>\0";
+    CHECK(dae_curves_read((const unsigned char *)utf16, sizeof utf16 - 1, &d, &err) == SKV_ERR_IMPORT && !d);
+    static const char ebcdic[] = "\x4C\x6F\xA7\x94";
+    CHECK(dae_curves_read((const unsigned char *)ebcdic, sizeof ebcdic - 1, &d, &err) == SKV_ERR_IMPORT && !d);
+    /* Latin-1 as it says; another declared encoding read as UTF-8. */
+    static const char latin1[] = "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><COLLADA><node id=\"N\xE9\"/></COLLADA>";
+    CHECK(dae_curves_read((const unsigned char *)latin1, sizeof latin1 - 1, &d, &err) == SKV_OK && d);
+    if (d) CHECK(dae_curves_node(d, "N\xC3\xA9") >= 0);
+    dae_curves_destroy(d);
+    static const char utf7[] = "<?xml version=\"1.0\" encoding=\"UTF-7\"?><COLLADA><node id=\"N\"/></COLLADA>";
+    CHECK(dae_curves_read((const unsigned char *)utf7, sizeof utf7 - 1, &d, &err) == SKV_OK && d);
+    if (d) CHECK(dae_curves_node(d, "N") >= 0);
+    dae_curves_destroy(d);
     /* A channel whose target or sampler is not there is left out. */
     static const char stray[] = "<COLLADA><library_animations><animation><channel source=\"#x\" target=\"N/r.ANGLE\"/>"
                                 "</animation></library_animations></COLLADA>";
