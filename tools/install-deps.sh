@@ -12,6 +12,7 @@ packages=(
   libglfw3-dev libcglm-dev libstb-dev python3-glad python3
   libspng-dev libjpeg62-turbo-dev # texture decoders, in the guarded child
   libcjson-dev libmeshoptimizer-dev # quantized and meshopt glTF (gltf_prep.c)
+  libxml2-dev # Collada curves as the file writes them (dae_curves.c)
   libseccomp-dev # the guarded child's system-call allowlist (src/import/sandbox.c)
   libegl-dev libgl-dev libegl1 libgl1 libegl-mesa0 libglx-mesa0 libgl1-mesa-dri
   xvfb xauth xdotool valgrind libx11-dev

@@ -64,7 +64,8 @@ typedef struct skv_channel {
 enum {
     SKV_CLIP_KEYS_PAST_END = 1 << 0,  /* keys past the file's duration: played to the last key */
     SKV_CLIP_PIVOTS_FOLDED = 1 << 1,  /* FBX pivot helper nodes folded into the nodes their channels move */
-    SKV_CLIP_LINEAR_NOT_CURVE = 1 << 2, /* the file's Bezier/Hermite curves played as straight lines */
+    SKV_CLIP_LINEAR_NOT_CURVE = 1 << 2, /* the file's Bezier/Hermite/step curves played as straight lines */
+    SKV_CLIP_CURVES_SAMPLED = 1 << 3,   /* the file's Bezier/Hermite/step curves sampled into linear keys */
 };
 
 /* The weights of one mesh's morph targets over a clip: key k holds all

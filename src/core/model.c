@@ -207,8 +207,11 @@ static const struct {
     {SKV_CLIP_PIVOTS_FOLDED, "pivots_folded",
      "FBX pivot helper nodes folded into the nodes whose channels carry the whole transform"},
     {SKV_CLIP_LINEAR_NOT_CURVE, "linear_not_curve",
-     "the file's Bezier/Hermite curves are met only at their keys: Assimp reads no tangents, so the motion "
-     "between keys is interpolated linearly (slerp)"},
+     "the file's Bezier/Hermite/step curves are met only at their keys (they could not be read beside Assimp, "
+     "which reads no tangents): between keys the motion is interpolated linearly (slerp)"},
+    {SKV_CLIP_CURVES_SAMPLED, "curves_sampled",
+     "the file's Bezier/Hermite/step curves (which Assimp plays as lines) read from the file and sampled into "
+     "linear keys that follow them to 1e-4"},
 };
 
 const char *model_clip_note_key(unsigned note)

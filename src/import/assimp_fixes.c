@@ -15,6 +15,7 @@
 #include "private/fbx_scan.h"
 #include "keys.h"
 #include "private/gltf_prep.h"
+#include "private/dae_curves.h"
 #include "anim.h"
 
 #include <assimp/postprocess.h>
@@ -216,22 +217,120 @@ static skv_result md5_unit_scales(fix_context *c)
 
 /* --- Collada --------------------------------------------------------------- */
 
-/* Does a Collada file interpolate any of its animation on curves
- * (<Name_array> entries BEZIER or HERMITE)? Assimp's Collada loader reads
- * the keys and ignores the tangents. Nothing to repair: the clips are
- * marked, and the model warns (where it has clips). */
-static int collada_has_curves(fix_context *c)
+/* Assimp's Collada reader (5.2 and 5.4) keeps a sampler's keys and plays
+ * every curve as LINEAR between them: STEP curves slide, BEZIER and
+ * HERMITE ones lose their tangents (Seymour 3.3% of its size off the
+ * spec's curves mid-segment). The curves are read from the file itself
+ * (dae_curves.h, libxml2, in the sandboxed child like the rest), once for
+ * the import, and each converted channel of a node that a non-linear
+ * curve moves is replaced by keys baked from the node's whole transform
+ * stack (its T, R and S at every key time and, on segments that bend or
+ * jump, between them until T lerped, R slerped and S lerped stay within
+ * 1e-4 of the curves; a jump is two keys at one time). Baked rather than
+ * carried as cubic keys: a 2-D Bezier is cubic in its parameter, not in
+ * time, and a node's rotation comes from angle curves composed into a
+ * matrix, neither of which the Hermite mode of keys.h can say. Past
+ * DAE_BAKE_KEYS keys for the import, and for a file the parse refuses,
+ * a channel keeps Assimp's linear keys, and its clip and the model say
+ * so. */
+enum { DAE_BAKE_KEYS = 1 << 20 };
+
+static dae_curves *collada_curves(fix_context *c)
 {
-    if (c->model->clip_count == 0) return 0;
-    long size = 0;
-    unsigned char *bytes = read_whole_file(c->path, &size);
-    if (!bytes) return 0;
-    int found = 0;
-    for (long i = 0; i < size && !found; i++)
-        found = (bytes[i] == 'B' && size - i >= 6 && memcmp(bytes + i, "BEZIER", 6) == 0) ||
-                (bytes[i] == 'H' && size - i >= 7 && memcmp(bytes + i, "HERMITE", 7) == 0);
-    free(bytes);
-    return found;
+    importer *im = c->im;
+    if (!im) return NULL;
+    if (im->dae_curves_state == 0) {
+        im->dae_curves_state = -1;
+        long size = 0;
+        unsigned char *bytes = read_whole_file(c->path, &size);
+        skv_error why = {0};
+        /* Only a file that names a curve is parsed; a stray match costs
+         * just the read. */
+        if (bytes && dae_curves_wanted(bytes, (size_t)size)) {
+            if (dae_curves_read(bytes, (size_t)size, &im->dae_curves, &why) == SKV_OK) im->dae_curves_state = 1;
+            else snprintf(im->dae_unread, sizeof im->dae_unread, "%.180s", why.message);
+        }
+        free(bytes);
+    }
+    return im->dae_curves_state == 1 ? im->dae_curves : NULL;
+}
+
+/* The dae node of a channel's node, or -1. */
+static int collada_node(fix_context *c, const dae_curves *d, const skv_channel *ch)
+{
+    return dae_curves_node(d, c->im->model->skeleton.node_names[ch->node]);
+}
+
+static int collada_curved(fix_context *c)
+{
+    dae_curves *d = collada_curves(c);
+    if (!d) return c->im && c->im->dae_unread[0]; /* named curves it could not read: said so */
+    int clip = dae_curves_clip(d, c->clip->name);
+    for (int k = 0; k < c->clip->channel_count; k++)
+        if (dae_curves_node_curved(d, collada_node(c, d, &c->clip->channels[k]), clip)) return 1;
+    return 0;
+}
+
+static void collada_linear(fix_context *c, const char *why)
+{
+    c->clip->notes |= SKV_CLIP_LINEAR_NOT_CURVE;
+    if (!c->im->dae_told) {
+        c->im->dae_told = 1;
+        model_warn(c->im->model, "the file's Bezier/Hermite/step curves %s; between keys the motion is linear", why);
+    }
+}
+
+static skv_result collada_bake_curves(fix_context *c)
+{
+    importer *im = c->im;
+    dae_curves *d = collada_curves(c);
+    if (!d) {
+        char why[260];
+        snprintf(why, sizeof why, "were not read (%s)", im->dae_unread);
+        collada_linear(c, why);
+        return SKV_OK;
+    }
+    skv_clip *clip = c->clip;
+    int dae_clip = dae_curves_clip(d, clip->name);
+    double tps = clip->ticks_per_second;
+    for (int k = 0; k < clip->channel_count; k++) {
+        skv_channel *ch = &clip->channels[k];
+        int node = collada_node(c, d, ch);
+        if (!dae_curves_node_curved(d, node, dae_clip)) continue;
+        dae_baked baked;
+        skv_error why;
+        long room = DAE_BAKE_KEYS - im->dae_baked_keys;
+        skv_result r = dae_curves_bake(d, node, dae_clip, room > 0 ? (int)room : 0, &baked, &why);
+        if (r == SKV_ERR_MEMORY) return r;
+        if (r != SKV_OK) {
+            char line[300];
+            snprintf(line, sizeof line, "were not all sampled (%.240s)", why.message);
+            collada_linear(c, line);
+            continue;
+        }
+        int n = baked.count;
+        skv_vec3_key *positions = malloc((size_t)n * sizeof *positions), *scales = malloc((size_t)n * sizeof *scales);
+        skv_quat_key *rotations = malloc((size_t)n * sizeof *rotations);
+        if (!positions || !scales || !rotations) {
+            free(positions), free(scales), free(rotations);
+            dae_baked_free(&baked);
+            return SKV_ERR_MEMORY;
+        }
+        for (int i = 0; i < n; i++) {
+            double t = baked.times[i] * tps;
+            positions[i] = (skv_vec3_key){t, {baked.t[i][0], baked.t[i][1], baked.t[i][2]}, 0.0f};
+            scales[i] = (skv_vec3_key){t, {baked.s[i][0], baked.s[i][1], baked.s[i][2]}, 0.0f};
+            rotations[i] = (skv_quat_key){t, {baked.q[i][0], baked.q[i][1], baked.q[i][2], baked.q[i][3]}};
+        }
+        dae_baked_free(&baked);
+        free(ch->positions), free(ch->rotations), free(ch->scales);
+        free(ch->position_tangents), free(ch->rotation_tangents), free(ch->scale_tangents);
+        *ch = (skv_channel){.node = ch->node, .position_count = n, .rotation_count = n, .scale_count = n,
+                            .positions = positions, .rotations = rotations, .scales = scales};
+        im->dae_baked_keys += n;
+        clip->notes |= SKV_CLIP_CURVES_SAMPLED;
+    }
+    return SKV_OK;
 }
 
 /* Assimp's FBX reader gives every blend shape weight 1, dropping each
@@ -409,12 +508,6 @@ static skv_result gltf_join_curves(fix_context *c)
             mc->key_count = tr->count, mc->mode = gltf_mode(tr);
         }
     }
-    return SKV_OK;
-}
-
-static skv_result mark_linear_clips(fix_context *c)
-{
-    for (int k = 0; k < c->model->clip_count; k++) c->model->clips[k].notes |= SKV_CLIP_LINEAR_NOT_CURVE;
     return SKV_OK;
 }
 
@@ -646,7 +739,7 @@ static skv_result gltf_texture_transforms(fix_context *c)
 
 /* --- the table --------------------------------------------------------------
  * Within a stage the rows run in this order, and the model's warnings come
- * in it (of a Collada file, the curves' before the vcounts'). */
+ * in it. */
 const assimp_fix assimp_fixes[] = {
     {.major = 5, .minor = 2, .formats = ".fbx", .defect = "bone offsets taken from the cluster's Transform",
      .stage = FIX_MESH_BONES, .detect = offsets_all_equal, .repair = offsets_from_rest},
@@ -658,10 +751,8 @@ const assimp_fix assimp_fixes[] = {
      .stage = FIX_BEFORE_READ, .detect = not_in_memory, .repair = md5_from_memory},
     {.formats = ".md5mesh .md5anim", .defect = "scale keys of 1 +- 1.3e-6 in a format without scale",
      .stage = FIX_CLIP, .repair = md5_unit_scales},
-    {.formats = ".dae", .defect = "Bezier/Hermite tangents ignored",
-     .stage = FIX_MODEL, .detect = collada_has_curves, .repair = mark_linear_clips,
-     .warning = "the file animates on Bezier/Hermite curves; Assimp reads only their keys, so between keys the "
-                "motion is linear (off the curves by up to several % of the model's size)"},
+    {.formats = ".dae", .defect = "STEP, BEZIER and HERMITE curves played as LINEAR (tangents dropped)",
+     .stage = FIX_CLIP, .detect = collada_curved, .repair = collada_bake_curves},
     {.major = 5, .minor = 4, .formats = ".dae", .defect = "<vcount> lists starting with whitespace misread",
      .stage = FIX_BEFORE_READ, .detect = vcount_space, .repair = vcount_trim,
      .warning = "<vcount> lists start with whitespace, which Assimp 5.4 misreads; read without it"},

@@ -10,6 +10,7 @@
  * matrix and name helpers the steps share, and the importer's cleanup.
  * The aiScene is only read. */
 #include "private/import_internal.h"
+#include "private/dae_curves.h"
 #include "private/gltf_prep.h"
 #include "private/import_scene.h"
 #include "anim.h"
@@ -82,6 +83,7 @@ void importer_free(importer *im)
 {
     gltf_curves_free(im->gltf_curves);
     free(im->gltf_curves);
+    dae_curves_destroy(im->dae_curves);
     free(im->folder);
     free(im->nodes);
     free(im->node_bone);

@@ -1,6 +1,7 @@
 /* fuzz_parsers.c - libFuzzer target for one of the importer's own readers
  * of file bytes, chosen at build time (FUZZ_PARSER: 1 the .m3d reader,
- * 2 the glTF rewrite, 3 the FBX DeformPercent scan). Each runs in the
+ * 2 the glTF rewrite, 3 the FBX DeformPercent scan, 4 the Collada curve
+ * reader and its bake). Each runs in the
  * guarded child on a downloaded file's bytes; here in-process, so that
  * any read past a buffer, leak or hang is the fuzzer's. */
 #include <stdint.h>
@@ -9,13 +10,45 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dae_curves.h"
 #include "fbx_scan.h"
 #include "gltf_prep.h"
 #include "m3d.h"
 
-#if !defined(FUZZ_PARSER) || FUZZ_PARSER < 1 || FUZZ_PARSER > 3
-#error "FUZZ_PARSER: 1 m3d, 2 gltf_prep, 3 fbx_scan"
+#if !defined(FUZZ_PARSER) || FUZZ_PARSER < 1 || FUZZ_PARSER > 4
+#error "FUZZ_PARSER: 1 m3d, 2 gltf_prep, 3 fbx_scan, 4 dae_curves"
 #endif
+
+/* Every node the file names in a channel, evaluated and baked (within a
+ * small bound: the fuzzer's time goes to the reader). */
+static void dae_exercise(const unsigned char *bytes, size_t size)
+{
+    dae_curves *d = NULL;
+    skv_error err;
+    if (dae_curves_read(bytes, size, &d, &err) != SKV_OK) {
+        if (d) abort();
+        return;
+    }
+    static const char *const ids[] = {"Root", "J1", "J2", "J3", "N"};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        int node = dae_curves_node(d, ids[i]);
+        if (node < 0) continue;
+        for (int clip = -1; clip <= 0; clip++) {
+            double m[16];
+            dae_curves_local(d, node, clip, 0.3, 0, m);
+            dae_curves_local(d, node, clip, 1.0, 1, m);
+            dae_baked b;
+            if (dae_curves_bake(d, node, clip, 512, &b, &err) == SKV_OK) {
+                for (int k = 1; k < b.count; k++)
+                    if (!(b.times[k] >= b.times[k - 1])) abort();
+                dae_baked_free(&b);
+            } else if (b.count || b.times) {
+                abort();
+            }
+        }
+    }
+    dae_curves_destroy(d);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -36,6 +69,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         break;
     }
+    case 4:
+        dae_exercise(bytes, size);
+        break;
     default: {
         fbx_percent percents[16];
         int n = fbx_deform_percents(bytes, size, percents, 16);

@@ -4,8 +4,9 @@
 # generators write: .m3d files (gen/m3d_files.py), quantized/meshopt-like
 # glTF (gen/gltf_shared_morph.py and the repo's assets, JSON with the
 # extensions named), FBX with blend shapes (gen/fbx_blendshapes.py, ASCII
-# and binary). Nothing runs in a child: any artifact fails the run.
-# Usage: fuzz_parsers.sh FUZZER WORK_DIR KIND [SECONDS]   (KIND: m3d, gltf, fbx)
+# and binary), Collada curves (gen/dae_curves.py). Nothing runs in a child:
+# any artifact fails the run.
+# Usage: fuzz_parsers.sh FUZZER WORK_DIR KIND [SECONDS]   (KIND: m3d, gltf, fbx, dae)
 set -uo pipefail
 fuzzer=$1 work=$2 kind=$3 seconds=${4:-30}
 gen=$(cd "$(dirname "$0")/gen" && pwd)
@@ -29,6 +30,7 @@ PY
   fbx)
     python3 "$gen/fbx_blendshapes.py" "$work/seeds/ascii.fbx"
     python3 "$gen/fbx_blendshapes.py" "$work/seeds/binary.fbx" --binary ;;
+  dae) python3 "$gen/dae_curves.py" "$work/made" && cp "$work/made"/*.dae "$work/seeds/" ;;
   *) echo "fuzz_parsers.sh: unknown kind $kind"; exit 2 ;;
 esac
 status=0

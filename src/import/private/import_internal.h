@@ -89,6 +89,15 @@ typedef struct importer {
      * not readable. */
     struct gltf_curves *gltf_curves;
     int gltf_curves_state;
+    /* A Collada file's curves likewise (dae_curves.h): state 0 unread, 1
+     * read, -1 not readable (dae_unread says why); the keys baked from
+     * them so far, against one bound for the import; whether the model
+     * has said that some curves stay linear. */
+    struct dae_curves *dae_curves;
+    int dae_curves_state;
+    char dae_unread[200];
+    long dae_baked_keys;
+    int dae_told;
     const import_budget *budget;     /* NULL: no bound */
     char texture_refused[400]; /* why resolve_texture refused one, for its warning; "" if it says nothing */
     const char *path; /* the file read (not the user's spelling): Assimp fixes match their format against it */
