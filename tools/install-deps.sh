@@ -13,6 +13,8 @@ packages=(
   libspng-dev libjpeg62-turbo-dev # texture decoders, in the guarded child
   libcjson-dev libmeshoptimizer-dev # quantized and meshopt glTF (gltf_prep.c)
   libseccomp-dev # the guarded child's system-call allowlist (src/import/sandbox.c)
+  libavcodec-dev libavformat-dev libavutil-dev libswscale-dev # --video (src/app/video.c)
+  ffmpeg # tests only: ffprobe checks the videos, ffmpeg decodes their frames
   libegl-dev libgl-dev libegl1 libgl1 libegl-mesa0 libglx-mesa0 libgl1-mesa-dri
   xvfb xauth xdotool valgrind libx11-dev
   strace # e2e_guard: which process opens the model file
