@@ -22,7 +22,7 @@
 #define SKV_MAX_ANIM_FILES 64
 #define SKV_MAX_MORPHS 64
 /* The bundled model opened when none is given. */
-#define SKV_DEFAULT_MODEL "worm.dae"
+#define SKV_DEFAULT_MODEL "mannequin.glb"
 
 typedef struct skv_options {
     int help, version; /* --help / -h, --version: print and exit */
