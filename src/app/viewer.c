@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "helptext.h"
 #include "keytimes.h"
 #include "output.h"
 #include "render.h"
@@ -529,14 +530,10 @@ static void hud_draw(viewer *v, double fps, int width, int height)
     y = hud_text_wrapped(&h, 4.0f, y, line, " | ", room);
     if (v->message[0] && glfwGetTime() < v->message_until) y = hud_text_wrapped(&h, 4.0f, y, v->message, " ", room);
     if (v->help) {
-        static const char keys[] =
-            "drag: orbit   scroll: zoom   click/drag the bar: scrub   "
-            "Space pause   Left/Right step   Home/End first/last frame   ,/. previous/next key   "
-            "+/- speed   L loop   N/P clip (cross-fade)   "
-            "K skeleton   B bind pose   W weights ([ ] or click a joint: bone)   C influences   "
-            "F wireframe   O normals   G grid   A axes   V background   D dual quaternions   "
-            "T follow the motion   I in place   "
-            "S screenshot   R reset view   drop a file: open it or add its clips   H help   Q/Esc quit";
+        char keys[1024];
+        size_t used = 0;
+        for (const skv_help_entry *k = skv_window_keys; k->what && used < sizeof keys; k++)
+            used += (size_t)snprintf(keys + used, sizeof keys - used, "%s%s %s", used ? "   " : "", k->what, k->does);
         hud_text_wrapped(&h, 4.0f, y + 6.0f, keys, "   ", room);
     }
     if (v->hover_bone >= 0) { /* the joint's bone name beside the cursor */
