@@ -29,7 +29,7 @@
 #define SKV_MAX_ANIM_FILES 64
 #define SKV_MAX_MORPHS 64
 /* The bundled model opened when none is given. */
-#define SKV_DEFAULT_MODEL "worm.dae"
+#define SKV_DEFAULT_MODEL "mannequin.glb"
 /* An output file name's place for the model file's stem (several models
  * per run write one file each). */
 #define SKV_MODEL_FIELD "{model}"

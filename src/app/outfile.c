@@ -84,6 +84,14 @@ skv_result outfile_commit(skv_outfile *out, const char *path, skv_error *err)
                             error ? strerror(error) : "write error");
         return SKV_OK;
     }
+    if (failed && !error && out->temporary) {
+        /* The write that failed was an earlier one (data past stdio's
+         * buffer: a PNG over 4 KiB) and its errno is gone; one more byte
+         * into the temporary, removed below, says why again. */
+        clearerr(out->file);
+        errno = 0;
+        if (fputc(0, out->file) == EOF || fflush(out->file) != 0) error = errno;
+    }
     if (fclose(out->file) != 0 && !failed) failed = 1, error = errno;
     out->file = NULL;
     if (!failed && out->temporary && rename(out->temporary, out->target) != 0) failed = 1, error = errno;
