@@ -130,6 +130,7 @@ static void parse_help(const char *text, help *h)
             in_exit = 1;
             h->exit_status = trimmed(line + 12, n - 12);
         } else if (indent == 0 && n > 1 && line[n - 1] == ':') {
+            free(group); /* the previous group's; each entry has its copy */
             group = trimmed(line, n - 1);
         } else if (indent == 2 && n > 2 && h->count < MAX_ENTRIES) {
             /* The name and value end where the help's column starts (the
