@@ -9,13 +9,15 @@
 #   skinview.desktop passes desktop-file-validate; every MIME type it lists
 #     is the shared database's or skinview.xml's, whose globs resolve to them
 #     in a database built with it; the thumbnailer names the same types and
-#     its Exec line has the size, input and output (run, with --thumbnail);
+#     its Exec line has the size, input and output, and run as a file
+#     manager runs it writes a square PNG;
 #   the installed skinview opens its bundled default model;
 #   the .deb lists the same files, depends on the libraries skinview links,
-#     and installs them (dpkg -x, and dpkg --root with its own database).
-# Usage: e2e_install.sh BUILD_DIR OUT_DIR SKV_CHECK [--run-thumbnailer]
+#     recommends the FFmpeg ones --video opens, and installs them (dpkg -x,
+#     and dpkg --root with its own database).
+# Usage: e2e_install.sh BUILD_DIR OUT_DIR SKV_CHECK
 set -uo pipefail
-build=$1 out=$2 check=$3 run_thumbnailer=${4:-}
+build=$1 out=$2 check=$3
 rm -rf "$out"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -143,16 +145,14 @@ for field in %s %i %o; do
   [[ " $exec_line " == *" $field "* ]] || fail "the thumbnailer's Exec lacks $field: $exec_line"
 done
 [ "$(sed -n 's/^TryExec=//p' "$thumbnailer")" = skinview ] || fail "the thumbnailer's TryExec is not skinview"
-if [ "$run_thumbnailer" = --run-thumbnailer ]; then
-  # As a file manager runs it: the fields replaced, from another folder.
-  cmd=${exec_line//%s/128}
-  cmd=${cmd//%i/$model}
-  cmd=${cmd//%o/$out/thumb.png}
-  (cd "$out" && eval "$cmd") >"$out/thumb.log" 2>&1 || fail "the thumbnailer's Exec failed: $cmd: $(head -c 300 "$out/thumb.log")"
-  size=$(/usr/bin/python3 -c 'import struct, sys; d = open(sys.argv[1], "rb").read(24); print("%dx%d" % struct.unpack(">II", d[16:24]) if d[:8] == b"\x89PNG\r\n\x1a\n" else "not a PNG")' "$out/thumb.png" 2>&1)
-  [ "$size" = 128x128 ] && ok "thumbnailer: $cmd -> 128x128 PNG" || fail "thumbnailer: $size"
-  "$check" nonblank "$out/thumb.png" >/dev/null || fail "the thumbnail is blank"
-fi
+# As a file manager runs it: the fields replaced, from another folder.
+cmd=${exec_line//%s/128}
+cmd=${cmd//%i/$model}
+cmd=${cmd//%o/$out/thumb.png}
+(cd "$out" && eval "$cmd") >"$out/thumb.log" 2>&1 || fail "the thumbnailer's Exec failed: $cmd: $(head -c 300 "$out/thumb.log")"
+size=$(/usr/bin/python3 -c 'import struct, sys; d = open(sys.argv[1], "rb").read(24); print("%dx%d" % struct.unpack(">II", d[16:24]) if d[:8] == b"\x89PNG\r\n\x1a\n" else "not a PNG")' "$out/thumb.png" 2>&1)
+[ "$size" = 128x128 ] && ok "thumbnailer: $cmd -> 128x128 PNG" || fail "thumbnailer: $size"
+"$check" nonblank "$out/thumb.png" >/dev/null || fail "the thumbnail is blank"
 
 # --- the Debian package ------------------------------------------------------
 cpack -G DEB --config "$build/CPackConfig.cmake" -B "$out/package" >"$out/cpack.log" 2>&1 ||
@@ -165,6 +165,21 @@ for lib in libassimp libglfw3 libc6 libegl1 libgl1; do
   [[ $depends == *"$lib"* ]] || fail "the package does not depend on $lib: $depends"
 done
 ok "$(basename "$deb"): Depends: $depends"
+# --video's FFmpeg libraries are opened with dlopen (video.c), so
+# dpkg-shlibdeps cannot see them: the package names them itself, the
+# packages that hold the sonames this build compiled against.
+recommends=$(dpkg-deb -f "$deb" Recommends)
+missing=0
+for lib in avcodec avformat avutil swscale; do
+  major=$(pkg-config --modversion "lib$lib" | cut -d. -f1)
+  owner=$(dpkg -S "$(pkg-config --variable=libdir "lib$lib")/lib$lib.so.$major" 2>/dev/null | head -n 1 | cut -d: -f1)
+  [ -n "$owner" ] || { fail "no Debian package holds lib$lib.so.$major"; missing=1; continue; }
+  [[ ", $depends, $recommends, " == *", $owner"[\ ,]* ]] || {
+    missing=1
+    fail "the package neither depends on nor recommends $owner (--video opens lib$lib.so.$major): Recommends: $recommends"
+  }
+done
+[ "$missing" -eq 1 ] || ok "Recommends: $recommends"
 dpkg -x "$deb" "$out/root-x" || fail "dpkg -x"
 for f in "${files[@]}"; do [ -s "$out/root-x/usr/$f" ] || fail "not in the package: usr/$f"; done
 # dpkg --root: a scratch root with a dpkg database of its own.
