@@ -188,8 +188,9 @@ static void write_man(FILE *f, const help *h, const char *version)
                "Skinview opens an animated model (Collada, FBX, MD5, glTF, DirectX .x, SMD, Half-Life 1 MDL, BVH\n"
                "and the other formats Assimp reads, and the DirectX 11 book's .m3d), skins it on the GPU and\n"
                "plays its clips in a window. Without a display, or with an output option, it renders frames\n"
-               "headless (PNG, frame sequences, GIF), exports the skinned pose as OBJ, or lists what the\n"
-               "file holds. Untrusted files are read in a sandboxed child process.\n");
+               "headless (PNG, transparent if asked, frame sequences, GIF, video), exports the skinned pose\n"
+               "as OBJ, or lists what the file holds; several models per run, each with the same options.\n"
+               "Untrusted files are read in a sandboxed child process.\n");
     fprintf(f, ".SH OPTIONS\n");
     const char *group = NULL;
     for (int i = 0; i < h->count; i++) {
