@@ -14,9 +14,14 @@ packages=(
   libcjson-dev libmeshoptimizer-dev # quantized and meshopt glTF (gltf_prep.c)
   libxml2-dev # Collada curves as the file writes them (dae_curves.c)
   libseccomp-dev # the guarded child's system-call allowlist (src/import/sandbox.c)
+  libavcodec-dev libavformat-dev libavutil-dev libswscale-dev # --video (src/app/video.c)
+  ffmpeg # tests only: ffprobe checks the videos, ffmpeg decodes their frames
   libegl-dev libgl-dev libegl1 libgl1 libegl-mesa0 libglx-mesa0 libgl1-mesa-dri
   xvfb xauth xdotool valgrind libx11-dev
   strace # e2e_guard: which process opens the model file
+  # e2e_install: the manual rendered, the completions run, the menu entry
+  # validated, a MIME database built, the .deb made (dpkg-shlibdeps).
+  man-db bsdextrautils desktop-file-utils shared-mime-info zsh fish dpkg-dev
   clang libclang-rt-14-dev
   # The independent pose evaluators of ../shared/oracle (reference_* tests,
   # tools/setup-oracle.sh): Irrlicht for .x/.b3d/.ms3d, numpy for the

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates assets/ from tools/make_assets.c:
-#   worm.dae, arm.md5mesh + arm.md5anim + arm_skin.png written directly;
+#   worm.dae, twist.dae, arm.md5mesh + arm.md5anim + arm_skin.png and
+#   mannequin.glb (the default model, tools/make_character.c) written directly;
 #   snake.fbx converted from a generated snake.dae by assimp-utils'
 #   `assimp export` as ASCII FBX (5.2.5 cannot read back its own binary
 #   FBX export); the .dae is an intermediate and is removed.

@@ -13,6 +13,9 @@
  *                            upper bone twists 0 -> 180 degrees about the
  *                            axis (clip "Twist", 2.5 s): the dual-quaternion
  *                            test piece
+ *   mannequin.glb            binary glTF, the default model: a textured
+ *                            character of 21 joints walking, waving and
+ *                            standing idle (make_character.c)
  * Vertices near a joint are shared by the two bones meeting there (2
  * influences), the rest follow one bone. Every clip's last key equals its
  * first, so playback loops without a jump. */
@@ -23,6 +26,8 @@
 #include <string.h>
 
 #include <stb_image_write.h>
+
+#include "make_character.h"
 
 #define MAX_BONES 8
 
@@ -526,6 +531,9 @@ int main(int argc, char **argv)
     free_tube(arm);
     snprintf(path, sizeof path, "%s/arm_skin.png", argv[1]);
     failed |= write_arm_texture(path) != 0;
+
+    snprintf(path, sizeof path, "%s/mannequin.glb", argv[1]);
+    failed |= write_character(path) != 0;
 
     if (failed) fprintf(stderr, "make_assets: could not write into %s\n", argv[1]);
     return failed;

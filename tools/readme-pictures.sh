@@ -14,7 +14,9 @@ shot() { # NAME MODEL ARGS...
   "$skinview" "$model" --size 320x240 "$@" --screenshot "$out/$name.png"
   echo "wrote $out/$name.png"
 }
-# The three at the top of the README.
+# The four at the top of the README: the default model first.
+shot mannequin "$root/assets/mannequin.glb" --time 0.3 --size 320x320
+shot mannequin-wave "$root/assets/mannequin.glb" --anim wave --time 0.5 --size 320x320
 shot worm "$root/assets/worm.dae" --time 0.4 --size 320x320
 shot arm "$root/assets/arm.md5mesh" --time 0.9 --size 320x320
 shot snake "$root/assets/snake.fbx" --time 0.9 --size 320x320
@@ -37,10 +39,11 @@ python3 "$root/tests/tools/gen/gltf_morph_skin.py" "$morph_dir/morph_skin.gltf"
 shot morph "$morph_dir/morph_skin.gltf" --time 1.5
 python3 "$root/tests/tools/gen/gltf_looks.py" spheres "$morph_dir/looks_spheres.glb"
 python3 "$root/tests/tools/gen/gltf_looks.py" normal "$morph_dir/looks_normal.glb"
-shot looks-spheres "$morph_dir/looks_spheres.glb" --camera-azimuth 0 --camera-elevation 5 --camera-zoom 0.78
+shot looks-spheres "$morph_dir/looks_spheres.glb" --camera-azimuth 0 --camera-elevation 5
 shot looks-normal-map "$morph_dir/looks_normal.glb" --time 0.6
 rm -rf "$morph_dir"
 bvh=/usr/share/assimp/models/BVH/01_01.bvh
 shot motion-framed "$bvh" --time 20
 shot motion-follow "$bvh" --time 20 --follow --grid
 "$skinview" "$root/assets/worm.dae" --gif "$out/worm.gif" --size 200x200
+"$skinview" "$root/assets/mannequin.glb" --gif "$out/mannequin.gif" --size 200x200

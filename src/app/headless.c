@@ -1,5 +1,5 @@
-/* headless.c - --screenshot, --frames, --gif, --export-pose without a
- * window, over an EGL context (gpu.h). */
+/* headless.c - --screenshot, --frames, --gif, --video, --export-pose
+ * without a window, over an EGL context (gpu.h). */
 #include "headless.h"
 
 #include <errno.h>
@@ -19,7 +19,9 @@
 #include "gpu.h"
 #include "imagecmp.h"
 #include "output.h"
+#include "options.h"
 #include "render.h"
+#include "video.h"
 
 
 /* A line for the user through desc->say, formatted. */
@@ -70,6 +72,7 @@ skv_result headless_export_pose(skv_scene *scene, const skv_headless_desc *desc,
         if (r == SKV_OK)
             say(desc, SKV_SAY_WARNING, "%s: no mesh in the file: %s holds its %d joints as points and its bones as lines",
                 m->path, desc->export_pose, joints);
+        if (r == SKV_OK && !options_is_stdout(desc->export_pose)) say(desc, SKV_SAY_RESULT, "wrote %s", desc->export_pose);
         return r;
     }
     float *positions = malloc((size_t)m->vertex_count * 3 * sizeof(float));
@@ -82,18 +85,22 @@ skv_result headless_export_pose(skv_scene *scene, const skv_headless_desc *desc,
     } else {
         r = output_write_obj(desc->export_pose, m, positions, normals, m->upright, err);
     }
+    if (r == SKV_OK && !options_is_stdout(desc->export_pose)) say(desc, SKV_SAY_RESULT, "wrote %s", desc->export_pose);
     free(positions);
     free(normals);
     return r;
 }
 
-/* Where frames go: PNG files, or the frames of one GIF; and the
+/* Where frames go: PNG files, or the frames of one GIF or video; and the
  * references they are compared with. */
 typedef struct frame_sink {
     char **paths;        /* one PNG per frame, or NULL */
     skv_gif *gif;        /* or every frame into this */
+    skv_video *video;    /* or into this */
     char **refs;         /* --ref: each frame's reference image, or NULL */
     int refs_differing;  /* frames that differ from their reference */
+    int refs_missing;    /* references not there (without ref_create) */
+    int refs_written;    /* references written (ref_create) */
     unsigned char *rgba; /* one frame's pixels, read back */
 } frame_sink;
 
@@ -104,17 +111,25 @@ static double ref_threshold(const skv_headless_desc *desc)
 }
 
 /* Compares a rendered frame (already written to its PNG) with its
- * reference. A missing reference is written from the frame (the first run
- * makes the golden); a differing frame gets OUT.diff.png and one line, and
- * is counted. */
+ * reference. A missing reference is counted, or with ref_create written
+ * from the frame (a new golden); a differing frame gets OUT.diff.png and
+ * one line, and is counted. A forgotten reference must not pass: a
+ * screenshot test in CI would stay green without one. */
 static skv_result compare_with_ref(const skv_headless_desc *desc, frame_sink *sink, int index, int width, int height,
                                    skv_error *err)
 {
     const char *ref = sink->refs[index], *out = sink->paths[index];
     const unsigned char *rgba = sink->rgba;
     if (access(ref, F_OK) != 0) {
+        if (!desc->ref_create) {
+            sink->refs_missing++;
+            return SKV_OK;
+        }
         skv_result r = output_write_png(ref, width, height, rgba, err);
-        if (r == SKV_OK) say(desc, SKV_SAY_WARNING, "%s: no reference there yet: wrote this render as it", ref);
+        if (r == SKV_OK) {
+            say(desc, SKV_SAY_WARNING, "%s: no reference there yet: wrote this render as it (--ref-create)", ref);
+            sink->refs_written++;
+        }
         return r;
     }
     int w = 0, h = 0, channels = 0;
@@ -154,8 +169,12 @@ static skv_result render_one(const skv_headless_desc *desc, skv_scene *scene, sk
     skv_result r = scene_draw(scene, renderer, target, seconds, &frame, err);
     if (r != SKV_OK) return r;
     target_read_rgba(target, sink->rgba);
-    r = sink->gif ? output_gif_frame(sink->gif, sink->rgba, err)
-                             : output_write_png(sink->paths[index], target->width, target->height, sink->rgba, err);
+    /* Drawn over nothing, the target holds premultiplied colour; files
+     * hold it straight. */
+    if (desc->transparent) render_unpremultiply(sink->rgba, target->width, target->height);
+    if (sink->gif) r = output_gif_frame(sink->gif, sink->rgba, err);
+    else if (sink->video) r = video_frame(sink->video, sink->rgba, err);
+    else r = output_write_png(sink->paths[index], target->width, target->height, sink->rgba, err);
     if (r == SKV_OK && sink->refs) r = compare_with_ref(desc, sink, index, target->width, target->height, err);
     return r;
 }
@@ -181,6 +200,7 @@ static skv_result render_frames(skv_scene *scene, const skv_headless_desc *desc,
     if (desc->debug) r = render_debug_begin(&debug, err);
     skv_renderer renderer = {0};
     if (r == SKV_OK) r = scene_renderer_create(scene, &renderer, err);
+    renderer.transparent_background = desc->transparent;
     if (r == SKV_OK && renderer.lists_too_large)
         say(desc, SKV_SAY_WARNING,
             "%s: warning: the influence lists take %lld texels, past this driver's %d; the 4 largest influences of "
@@ -256,27 +276,30 @@ static char **one_name(const char *name)
 
 skv_result headless_render(skv_scene *scene, const skv_headless_desc *desc, skv_error *err)
 {
-    int sequence = desc->frames > 0 || desc->gif;
-    if (!desc->gif && !desc->screenshot) return skv_fail(err, SKV_ERR_ARGUMENT, "no image file to write");
-    if (sequence && !desc->gif && !headless_frame_pattern_ok(desc->screenshot))
+    int sequence = desc->frames > 0 || desc->gif || desc->video;
+    if (!desc->gif && !desc->video && !desc->screenshot) return skv_fail(err, SKV_ERR_ARGUMENT, "no image file to write");
+    if (sequence && !desc->gif && !desc->video && !headless_frame_pattern_ok(desc->screenshot))
         return skv_fail(err, SKV_ERR_ARGUMENT, "%s: a sequence's file name needs one %%d (width up to %d)",
                         desc->screenshot, SKV_FRAME_WIDTH_MAX);
-    if (desc->ref && (desc->gif || (sequence && !headless_frame_pattern_ok(desc->ref))))
+    if (desc->ref && (desc->gif || desc->video || (sequence && !headless_frame_pattern_ok(desc->ref))))
         return skv_fail(err, SKV_ERR_ARGUMENT, "%s: reference images go with PNG frames, one %%d in the name for a "
                         "sequence", desc->ref);
     double fps = desc->fps > 0.0 ? desc->fps : (desc->gif ? 15.0 : 30.0);
     int count = sequence ? desc->frames : 1;
-    if (count <= 0) { /* a GIF of the clip once round */
-        double duration = scene_clip_seconds(scene);
-        count = duration > 0.0 ? (int)ceil(duration * fps - 1e-9) : 1;
-        if (count > 1000) count = 1000;
+    if (count <= 0) { /* a GIF or video of the clip once round */
+        double duration = scene_clip_seconds(scene), wanted = duration > 0.0 ? ceil(duration * fps - 1e-9) : 1.0;
+        int most = desc->gif ? 1000 : SKV_VIDEO_MAX_FRAMES;
+        count = wanted > most ? most : wanted < 1.0 ? 1 : (int)wanted;
+        if (desc->video && wanted > most)
+            say(desc, SKV_SAY_WARNING, "%s: warning: the clip is %.0f frames long at %g fps; the first %d written (see "
+                "--frames)", desc->video, wanted, fps, most);
     }
     double *times = malloc((size_t)count * sizeof *times);
     frame_sink sink = {0};
     skv_result r = SKV_OK;
     if (!times) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     for (int i = 0; i < count; i++) times[i] = desc->time + i / fps;
-    if (!desc->gif) {
+    if (!desc->gif && !desc->video) {
         sink.paths = sequence ? frame_names(desc->screenshot, count) : one_name(desc->screenshot);
         if (!sink.paths) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     }
@@ -285,21 +308,43 @@ skv_result headless_render(skv_scene *scene, const skv_headless_desc *desc, skv_
         if (!sink.refs) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     }
     skv_gif gif;
+    skv_video video;
     int width = desc->width > 0 ? desc->width : 800, height = desc->height > 0 ? desc->height : 600;
     if (r == SKV_OK && desc->gif) {
         r = output_gif_begin(&gif, desc->gif, width, height, fps, err);
         sink.gif = r == SKV_OK ? &gif : NULL;
+    }
+    if (r == SKV_OK && desc->video) {
+        r = video_begin(&video, desc->video, width, height, fps, desc->transparent, err);
+        sink.video = r == SKV_OK ? &video : NULL;
     }
     if (r == SKV_OK) r = render_frames(scene, desc, count, times, &sink, err);
     if (sink.gif) {
         skv_result end = output_gif_end(&gif, desc->gif, r != SKV_OK, err);
         if (r == SKV_OK) r = end;
     }
-    if (r == SKV_OK && sequence && !desc->progress) {
-        if (desc->gif) say(desc, SKV_SAY_RESULT, "wrote %s (%d frames at %g fps)", desc->gif, count, fps);
-        else say(desc, SKV_SAY_RESULT, "wrote %d frames: %s ... %s", count, sink.paths[0], sink.paths[count - 1]);
+    const char *codec = sink.video ? video.codec_name : NULL; /* video_end clears it */
+    if (sink.video) {
+        skv_result end = video_end(&video, desc->video, r != SKV_OK, err);
+        if (r == SKV_OK) r = end;
     }
-    if (r == SKV_OK && sink.refs_differing) {
+    if (r == SKV_OK) {
+        if (desc->gif) {
+            if (!options_is_stdout(desc->gif))
+                say(desc, SKV_SAY_RESULT, "wrote %s (%d frames at %g fps)", desc->gif, count, fps);
+        } else if (desc->video)
+            say(desc, SKV_SAY_RESULT, "wrote %s (%d frames at %g fps, %dx%d, %s)", desc->video, count, fps, width,
+                height, codec);
+        else if (sequence)
+            say(desc, SKV_SAY_RESULT, "wrote %d frames: %s ... %s", count, sink.paths[0], sink.paths[count - 1]);
+        else if (!options_is_stdout(desc->screenshot))
+            say(desc, SKV_SAY_RESULT, "wrote %s", sink.paths[0]);
+    }
+    if (r == SKV_OK && sink.refs_missing) {
+        r = sequence ? skv_fail(err, SKV_ERR_REF, "%d of %d reference images (%s ... %s) missing; --ref-create writes "
+                                "them", sink.refs_missing, count, sink.refs[0], sink.refs[count - 1])
+                     : skv_fail(err, SKV_ERR_REF, "no reference image %s yet; --ref-create writes it", sink.refs[0]);
+    } else if (r == SKV_OK && sink.refs_differing) {
         r = sequence ? skv_fail(err, SKV_ERR_REF, "%d of %d frame(s) differ from their reference images",
                                 sink.refs_differing, count)
                      : skv_fail(err, SKV_ERR_REF, "the frame differs from its reference image");

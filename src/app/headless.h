@@ -1,5 +1,6 @@
 /* headless.h - the driver without a window: --screenshot, --frames,
- * --gif, --export-pose, and the frames written when there is no display.
+ * --gif, --video, --export-pose, and the frames written when there is no
+ * display.
  *
  * The counterpart of viewer.h: both draw through scene_draw (scene.h),
  * into the same kind of offscreen target, so a screenshot and the window
@@ -18,6 +19,10 @@
 
 #include "error.h"
 #include "scene.h"
+
+/* A clip once round as a video has at most this many frames (--frames's
+ * largest); a longer clip is cut, with a warning. */
+#define SKV_VIDEO_MAX_FRAMES 100000
 
 /* Widest field a frame name pattern may ask for (e.g. %04d): an int has
  * at most 11 characters, and frame names are allocated by this bound. */
@@ -41,18 +46,24 @@ typedef struct skv_headless_desc {
     int frames;        /* > 0: a sequence of that many frames, 1 / fps apart */
     double fps;        /* 0: 30, or 15 for a GIF */
     const char *gif;   /* the sequence as one animated GIF (without `frames`: the clip once round) */
+    const char *video; /* or as one video (video.h; without `frames`: the clip once round) */
+    int transparent;   /* alpha 0 where nothing is drawn (PNG, WebM); the model's own alpha kept */
     const char *ref;   /* each PNG compared with this reference (with `frames`, a %d pattern) */
+    int ref_create;    /* a missing reference is written from the render (else SKV_ERR_REF) */
     double ref_threshold; /* fraction of pixels allowed to differ: 0 the default, SKV_REF_EXACT none */
     skv_say_fn say;
     void (*progress)(void *user, int done, int total, double elapsed_seconds);
     void *user;
 } skv_headless_desc;
 
-/* --screenshot (one PNG at desc->time), or with desc->frames / desc->gif a
- * sequence. SKV_ERR_ARGUMENT without a file to write, or with a sequence
- * name (or reference name) that is not a frame pattern. With desc->ref each PNG is compared with its reference: a
- * missing reference is written from the render; a differing one gets
- * OUT.diff.png (actual | expected | difference) and SKV_ERR_REF. */
+/* --screenshot (one PNG at desc->time), or with desc->frames / desc->gif /
+ * desc->video a sequence. SKV_ERR_ARGUMENT without a file to write, or
+ * with a sequence name (or reference name) that is not a frame pattern.
+ * With desc->ref each PNG is compared with its reference: a missing
+ * reference is SKV_ERR_REF, or with desc->ref_create written from the
+ * render; a differing one gets OUT.diff.png (actual | expected |
+ * difference) and SKV_ERR_REF. Says "wrote ..." for each file but the
+ * standard output ("-"). */
 skv_result headless_render(skv_scene *scene, const skv_headless_desc *desc, skv_error *err);
 
 /* No display for a window: four frames over the clip as PNGs in

@@ -18,6 +18,7 @@
 #include "report.h"
 #include "scene.h"
 #include "text.h"
+#include "video.h"
 #include "viewer.h"
 
 #ifndef SKV_SOURCE_ASSETS_DIR
@@ -40,11 +41,18 @@ static void print_error(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+/* Set when an output goes to standard output ("-"): nothing else may go
+ * there, so the result lines go to stderr. */
+static int results_on_stderr;
+
 /* The drivers' lines (scene.h): results on stdout, warnings as errors are printed. */
 static void print_said(void *user, skv_say_kind kind, const char *line)
 {
     (void)user;
-    if (kind == SKV_SAY_WARNING) {
+    if (kind == SKV_SAY_RESULT && results_on_stderr) {
+        text_put_line(stderr, line);
+        fputc('\n', stderr);
+    } else if (kind == SKV_SAY_WARNING) {
         print_error("%s", line);
     } else {
         text_put_line(stdout, line);
@@ -115,6 +123,8 @@ static const char *hint(skv_result r)
     }
 }
 
+static void clip_names(const skv_model *m, char *out, size_t size);
+
 /* What the options ask of the loaded scene: views, morph weights, the
  * blend, the crowd, the camera. */
 static skv_result configure_scene(skv_scene *scene, const char *path, const skv_options *o, skv_error *err)
@@ -163,9 +173,12 @@ static skv_result configure_scene(skv_scene *scene, const char *path, const skv_
     if (o->dual_quaternion) scene_set_skinning(scene, SKV_SKINNING_DUAL_QUATERNION);
     if (o->blend) { /* clip A becomes the scene's clip (the camera frames it), B is mixed in */
         int clip_a = model_find_clip(scene->model, o->blend_a), clip_b = model_find_clip(scene->model, o->blend_b);
-        if (clip_a < 0 || clip_b < 0)
-            return skv_fail(err, SKV_ERR_ANIM, "no clip '%s' (it has %d)", clip_a < 0 ? o->blend_a : o->blend_b,
-                            scene->model->clip_count);
+        if (clip_a < 0 || clip_b < 0) {
+            char names[440];
+            clip_names(scene->model, names, sizeof names);
+            return skv_fail(err, SKV_ERR_ANIM, "no clip '%s' (it has %d: %s)", clip_a < 0 ? o->blend_a : o->blend_b,
+                            scene->model->clip_count, names);
+        }
         skv_result r = scene_set_clip(scene, clip_a, err);
         if (r != SKV_OK) return r;
         scene_set_blend(scene, clip_b, (float)o->blend_weight);
@@ -182,6 +195,159 @@ static skv_result configure_scene(skv_scene *scene, const char *path, const skv_
     return SKV_OK;
 }
 
+#ifndef SKV_ASSIMP_PACKAGE
+#define SKV_ASSIMP_PACKAGE "unknown"
+#endif
+
+/* --version: skinview's, and which Assimp: the version the library
+ * reports and the package it came from (CMake asks dpkg at build time, or
+ * names tools/build-assimp.sh's build). The two can disagree: Debian 12's
+ * package of Assimp's 5.2.5 release reports 5.2.4 (README "Which Assimp"). */
+static void print_version(void)
+{
+    printf("skinview %s\n", SKV_VERSION);
+    printf("assimp %s (as the library reports it), from %s\n", import_assimp_version(), SKV_ASSIMP_PACKAGE);
+    printf("video: %s\n", video_library_versions());
+}
+
+/* "'a', 'b', 'c'": up to 10 of the model's clips by index and name, for
+ * a --anim or --blend that named none of them. */
+static void clip_names(const skv_model *m, char *out, size_t size)
+{
+    enum { SHOWN = 10, NAME_MAX_SHOWN = 32 }; /* the error line holds 512 bytes */
+    size_t used = 0;
+    out[0] = '\0';
+    for (int c = 0; c < m->clip_count && c < SHOWN && used < size; c++) {
+        const char *name = m->clips[c].name ? m->clips[c].name : "";
+        used += (size_t)snprintf(out + used, size - used, "%s%d '%.*s%s'", c ? ", " : "", c, NAME_MAX_SHOWN, name,
+                                 strlen(name) > NAME_MAX_SHOWN ? "..." : "");
+    }
+    if (m->clip_count > SHOWN && used < size)
+        snprintf(out + used, size - used, " and %d more", m->clip_count - SHOWN);
+}
+
+/* An --anim that names no clip: scene_load says so without the names, and
+ * the model is gone; it is read once more (no clip asked) to name them. */
+static void name_the_clips(const char *path, const skv_options *o, const skv_import_desc *import, skv_error *err)
+{
+    skv_scene probe;
+    skv_error ignored = {{0}};
+    if (scene_load(&probe, path, NULL, import, &ignored) != SKV_OK) return;
+    const skv_model *m = probe.model;
+    char names[440];
+    clip_names(m, names, sizeof names);
+    if (m->clip_count == 0) skv_fail(err, SKV_ERR_ANIM, "no clip '%s': the file has none", o->anim);
+    else skv_fail(err, SKV_ERR_ANIM, "no clip '%s' (it has %d: %s)", o->anim, m->clip_count, names);
+    scene_free(&probe);
+}
+
+/* The model file's name less its last extension: what SKV_MODEL_FIELD
+ * becomes in an output name. */
+static void model_stem(const char *path, char *out, size_t size)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    size_t length = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    snprintf(out, size, "%.*s", (int)length, base);
+}
+
+/* `name` with every SKV_MODEL_FIELD replaced by `stem`, into `out`; with
+ * `pattern` (a frame sequence's %d name) a '%' of the stem is doubled, so
+ * it stays a character. NULL for a NULL name; -1 when it does not fit. */
+static int expand_name(const char *name, const char *stem, int pattern, char *out, size_t size, const char **result)
+{
+    *result = NULL;
+    if (!name) return 0;
+    size_t used = 0;
+    for (const char *c = name; *c;) {
+        if (strncmp(c, SKV_MODEL_FIELD, strlen(SKV_MODEL_FIELD)) == 0) {
+            for (const char *t = stem; *t; t++) {
+                if (used + 2 >= size) return -1;
+                if (*t == '%' && pattern) out[used++] = '%';
+                out[used++] = *t;
+            }
+            c += strlen(SKV_MODEL_FIELD);
+        } else {
+            if (used + 1 >= size) return -1;
+            out[used++] = *c++;
+        }
+    }
+    out[used] = '\0';
+    *result = out;
+    return 0;
+}
+
+/* One model, loaded and put through everything the options ask: its exit
+ * status (0 when all went well), its error printed. */
+static int run_model(const char *path, const skv_options *options, skv_error *err)
+{
+    skv_options o = *options; /* this model's names and time */
+    char stem[PATH_MAX], names[6][PATH_MAX + 64];
+    model_stem(path, stem, sizeof stem);
+    const char **fields[] = {&o.screenshot, &o.export_pose, &o.gif, &o.video, &o.ref, &o.window_capture};
+    for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
+        int pattern = o.frames > 0 && (fields[k] == &o.screenshot || fields[k] == &o.ref);
+        if (expand_name(*fields[k], stem, pattern, names[k], sizeof names[k], fields[k]) != 0) {
+            print_error("%s: the output name with " SKV_MODEL_FIELD " replaced is too long", path);
+            return exit_status(SKV_ERR_ARGUMENT);
+        }
+    }
+
+    skv_scene scene;
+    skv_import_desc import = {.influences = o.influences, .trusted = o.trust, .timeout_seconds = o.import_timeout,
+                              .memory_limit_mb = (int)o.import_memory, .anim_files = o.anim_files,
+                              .anim_file_count = o.anim_file_count};
+    skv_result r = scene_load(&scene, path, o.anim, &import, err);
+    if (r == SKV_ERR_ANIM && o.anim) name_the_clips(path, &o, &import, err);
+    if (r != SKV_OK) {
+        print_error("%s: %s%s", path, err->message, hint(r));
+        return exit_status(r);
+    }
+    const skv_model *model = scene.model;
+    if (o.thumbnail) {
+        /* A telling pose: halfway through the clip (its start is often
+         * the bind pose), framed on itself, filling the square. */
+        if (!o.has_time) o.time = 0.5 * scene_clip_seconds(&scene);
+        if (!o.frame) o.frame = "pose";
+    }
+    r = configure_scene(&scene, path, &o, err);
+    for (int i = 0; r == SKV_OK && i < model->warning_count; i++)
+        print_error("%s: warning: %s", path, model->warnings[i]);
+
+    if (r == SKV_OK && o.list) (o.json ? report_list_json : report_list)(stdout, model);
+    int to_stdout = options_is_stdout(o.screenshot) || options_is_stdout(o.export_pose) || options_is_stdout(o.gif);
+    skv_headless_desc headless = {.width = o.width, .height = o.height, .time = o.time, .debug = o.debug, .msaa = o.msaa,
+                                  .screenshot = o.screenshot, .export_pose = o.export_pose, .frames = o.frames,
+                                  .fps = o.fps, .gif = o.gif, .video = o.video, .ref = o.ref, .ref_create = o.ref_create,
+                                  .transparent = o.transparent,
+                                  .ref_threshold = o.ref_threshold > 0.0 ? o.ref_threshold : SKV_REF_EXACT,
+                                  .say = print_said,
+                                  .progress = isatty(STDOUT_FILENO) && !to_stdout ? print_progress : NULL};
+    if (r == SKV_OK && o.export_pose) r = headless_export_pose(&scene, &headless, err);
+    int sequence = o.frames > 0 || o.gif || o.video;
+    if (r == SKV_OK && !sequence) headless.progress = NULL; /* one frame: no bar */
+    if (r == SKV_OK && (sequence || o.screenshot)) r = headless_render(&scene, &headless, err);
+    int wants_window = o.window_capture || (!o.list && !o.export_pose && !o.screenshot && !o.gif && !o.video);
+    if (r == SKV_OK && wants_window) {
+        if (viewer_display_available()) {
+            r = viewer_run(&scene,
+                           &(skv_viewer_desc){.width = o.width, .height = o.height, .msaa = o.msaa, .capture_path = o.window_capture,
+                                              .debug = o.debug, .import = &import, .screenshot_dir = o.screenshot_dir,
+                                              .say = print_said},
+                           err);
+        } else if (o.window_capture) {
+            r = skv_fail(err, SKV_ERR_GPU, "--window-capture needs a display (DISPLAY is not set)");
+        } else {
+            print_error("no display; rendering frames headless instead");
+            r = headless_fallback_frames(&scene, &headless, err);
+        }
+    }
+    if (r != SKV_OK) print_error("%s: %s%s", path, err->message, hint(r));
+    scene_free(&scene);
+    return exit_status(r);
+}
+
 int main(int argc, char **argv)
 {
     /* A write past the file-size limit (ulimit -f) fails with EFBIG and
@@ -190,59 +356,35 @@ int main(int argc, char **argv)
     signal(SIGXFSZ, SIG_IGN);
     skv_options o;
     skv_error err = {{0}};
-    if (options_parse(argc, argv, &o, &err) != SKV_OK) {
+    skv_result parsed = options_parse(argc, argv, &o, &err);
+    if (parsed != SKV_OK) {
         print_error("%s", err.message);
-        return exit_status(SKV_ERR_ARGUMENT);
+        return exit_status(parsed);
     }
     if (o.help) {
         options_print_help(stdout);
+        options_free(&o);
         return 0;
     }
     if (o.version) {
-        printf("skinview %s (assimp %s)\n", SKV_VERSION, import_assimp_version());
+        print_version();
+        options_free(&o);
         return 0;
     }
+    results_on_stderr = options_is_stdout(o.screenshot) || options_is_stdout(o.export_pose) || options_is_stdout(o.gif);
     char default_path[PATH_MAX + 64];
-    const char *path = o.model ? o.model : default_model_path(default_path, sizeof default_path);
-
-    skv_scene scene;
-    skv_import_desc import = {.influences = o.influences, .trusted = o.trust, .timeout_seconds = o.import_timeout,
-                              .memory_limit_mb = (int)o.import_memory, .anim_files = o.anim_files,
-                              .anim_file_count = o.anim_file_count};
-    skv_result r = scene_load(&scene, path, o.anim, &import, &err);
-    if (r != SKV_OK) {
-        print_error("%s: %s%s", path, err.message, hint(r));
-        return exit_status(r);
+    const char *default_models[] = {default_model_path(default_path, sizeof default_path)};
+    const char **models = o.model_count > 0 ? o.models : default_models;
+    int count = o.model_count > 0 ? o.model_count : 1;
+    /* Each model in turn; one that fails does not stop the others. */
+    int status = 0, failed = 0;
+    for (int i = 0; i < count; i++) {
+        err = (skv_error){{0}};
+        int got = run_model(models[i], &o, &err);
+        if (got != 0 && failed++ == 0) status = got;
     }
-    r = configure_scene(&scene, path, &o, &err);
-    for (int i = 0; r == SKV_OK && i < scene.model->warning_count; i++)
-        print_error("%s: warning: %s", path, scene.model->warnings[i]);
-
-    if (r == SKV_OK && o.list) (o.json ? report_list_json : report_list)(stdout, scene.model);
-    skv_headless_desc headless = {.width = o.width, .height = o.height, .time = o.time, .debug = o.debug, .msaa = o.msaa,
-                                  .screenshot = o.screenshot, .export_pose = o.export_pose, .frames = o.frames,
-                                  .fps = o.fps, .gif = o.gif, .ref = o.ref,
-                                  .ref_threshold = o.ref_threshold > 0.0 ? o.ref_threshold : SKV_REF_EXACT,
-                                  .say = print_said, .progress = isatty(STDOUT_FILENO) ? print_progress : NULL};
-    if (r == SKV_OK && o.export_pose) r = headless_export_pose(&scene, &headless, &err);
-    if (r == SKV_OK && !(o.frames > 0 || o.gif)) headless.progress = NULL; /* one frame: no bar */
-    if (r == SKV_OK && (o.frames > 0 || o.gif || o.screenshot)) r = headless_render(&scene, &headless, &err);
-    int wants_window = o.window_capture || (!o.list && !o.export_pose && !o.screenshot && !o.gif);
-    if (r == SKV_OK && wants_window) {
-        if (viewer_display_available()) {
-            r = viewer_run(&scene,
-                           &(skv_viewer_desc){.width = o.width, .height = o.height, .msaa = o.msaa, .capture_path = o.window_capture,
-                                              .debug = o.debug, .import = &import, .screenshot_dir = o.screenshot_dir,
-                                              .say = print_said},
-                           &err);
-        } else if (o.window_capture) {
-            r = skv_fail(&err, SKV_ERR_GPU, "--window-capture needs a display (DISPLAY is not set)");
-        } else {
-            print_error("no display; rendering frames headless instead");
-            r = headless_fallback_frames(&scene, &headless, &err);
-        }
-    }
-    if (r != SKV_OK) print_error("%s: %s%s", path, err.message, hint(r));
-    scene_free(&scene);
-    return exit_status(r);
+    if (count > 1 && failed > 0)
+        print_error("%d of %d models failed (the exit status is the first one's)", failed, count);
+    options_free(&o);
+    return status;
 }

@@ -18,6 +18,11 @@ static skv_result fail_open(skv_outfile *out, const char *path, int error, skv_e
 skv_result outfile_open(skv_outfile *out, const char *path, skv_error *err)
 {
     memset(out, 0, sizeof *out);
+    if (strcmp(path, "-") == 0) {
+        out->file = stdout;
+        out->is_stdout = 1;
+        return SKV_OK;
+    }
     struct stat st, link;
     int exists = stat(path, &st) == 0;
     if (exists && S_ISDIR(st.st_mode)) return fail_open(out, path, EISDIR, err);
@@ -72,6 +77,21 @@ skv_result outfile_commit(skv_outfile *out, const char *path, skv_error *err)
     errno = 0;
     int failed = fflush(out->file) != 0 || ferror(out->file);
     int error = errno;
+    if (out->is_stdout) {
+        memset(out, 0, sizeof *out);
+        if (failed)
+            return skv_fail(err, SKV_ERR_OUTPUT, "cannot write to standard output: %s",
+                            error ? strerror(error) : "write error");
+        return SKV_OK;
+    }
+    if (failed && !error && out->temporary) {
+        /* The write that failed was an earlier one (data past stdio's
+         * buffer: a PNG over 4 KiB) and its errno is gone; one more byte
+         * into the temporary, removed below, says why again. */
+        clearerr(out->file);
+        errno = 0;
+        if (fputc(0, out->file) == EOF || fflush(out->file) != 0) error = errno;
+    }
     if (fclose(out->file) != 0 && !failed) failed = 1, error = errno;
     out->file = NULL;
     if (!failed && out->temporary && rename(out->temporary, out->target) != 0) failed = 1, error = errno;
@@ -85,7 +105,8 @@ skv_result outfile_commit(skv_outfile *out, const char *path, skv_error *err)
 
 void outfile_discard(skv_outfile *out)
 {
-    if (out->file) fclose(out->file);
+    if (out->is_stdout) fflush(out->file); /* what went out is out */
+    else if (out->file) fclose(out->file);
     if (out->temporary) unlink(out->temporary);
     free(out->target), free(out->temporary);
     memset(out, 0, sizeof *out);

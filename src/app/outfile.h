@@ -6,7 +6,10 @@
  * a temporary file in the target's folder (rename() is atomic only within
  * one file system), every write is checked, and only a complete file is
  * renamed over the target. On any failure the temporary is removed and the
- * old file stays as it was. */
+ * old file stays as it was.
+ *
+ * The name "-" is the standard output: written as it is (nothing to
+ * replace), flushed and checked on commit, and left open. */
 #ifndef SKV_OUTFILE_H
 #define SKV_OUTFILE_H
 
@@ -19,6 +22,7 @@ typedef struct skv_outfile {
     char *target;     /* where it goes (symbolic links followed) */
     char *temporary;  /* beside it; NULL when writing to the target itself
                          (not a regular file: /dev/null, a pipe) */
+    int is_stdout;    /* "-": `file` is stdout, never closed here */
 } skv_outfile;
 
 /* Opens a temporary beside `path` for writing (binary). */

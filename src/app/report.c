@@ -180,6 +180,92 @@ void report_list_json(FILE *out, const skv_model *m)
     fprintf(out, "]}\n");
 }
 
+/* Each file bone's parent bone (the bone of its nearest ancestor node), or
+ * -1; NULL when out of memory. */
+static int *bone_parents(const skv_model *m)
+{
+    const skv_skeleton *sk = &m->skeleton;
+    int *above = bones_at_or_above(m);
+    int *parent = malloc((size_t)(sk->bone_count > 0 ? sk->bone_count : 1) * sizeof *parent);
+    if (!above || !parent) {
+        free(above);
+        free(parent);
+        return NULL;
+    }
+    for (int b = 0; b < sk->bone_count; b++) {
+        int node = sk->bone_node[b];
+        parent[b] = node >= 0 && sk->parents[node] >= 0 ? above[sk->parents[node]] : -1;
+        if (parent[b] == b) parent[b] = -1;
+    }
+    free(above);
+    return parent;
+}
+
+/* One line of the bone tree. */
+static void report_bone(FILE *out, const skv_model *m, int bone, int depth)
+{
+    enum { MAX_INDENT = 32 };
+    fprintf(out, "  %*s", 2 * (depth < MAX_INDENT ? depth : MAX_INDENT), "");
+    if (depth >= MAX_INDENT) fprintf(out, "(depth %d) ", depth);
+    fprintf(out, "%d '", bone);
+    text_put_line(out, m->skeleton.bone_names[bone]);
+    fprintf(out, "'\n");
+}
+
+/* --list: the file's bones as a tree, children under their parent in
+ * index order, indented by depth, each with its index (what --weights
+ * takes besides the name). Past a deep chain's first levels the indent
+ * stops growing and the depth is written instead. Without the memory for
+ * the tree, a flat list. */
+static void report_bone_tree(FILE *out, const skv_model *m)
+{
+    int n = m->skeleton.bone_count;
+    if (n == 0) return;
+    int *parent = bone_parents(m);
+    int *first_child = malloc((size_t)n * sizeof(int)), *next = malloc((size_t)n * sizeof(int));
+    int *stack = malloc((size_t)n * sizeof(int)), *depth = malloc((size_t)n * sizeof(int));
+    char *shown = calloc((size_t)n, 1);
+    if (!parent || !first_child || !next || !stack || !depth || !shown) {
+        for (int b = 0; b < n; b++)
+            if (model_bone_from_file(m, b)) report_bone(out, m, b, 0);
+    } else {
+        int *is_root = depth; /* until the walk: a file bone without a file bone above */
+        for (int b = 0; b < n; b++) first_child[b] = next[b] = -1;
+        for (int b = n - 1; b >= 0; b--) {
+            int p = parent[b];
+            int child = model_bone_from_file(m, b) && p >= 0 && model_bone_from_file(m, p);
+            is_root[b] = model_bone_from_file(m, b) && !child;
+            if (child) { /* prepended from the last: each list in index order */
+                next[b] = first_child[p];
+                first_child[p] = b;
+            }
+        }
+        int top = 0;
+        for (int b = n - 1; b >= 0; b--)
+            if (is_root[b]) stack[top++] = b; /* popped in index order */
+        for (int b = 0; b < n; b++) depth[b] = 0;
+        /* Every file bone is pushed once (one parent each); any left
+         * unshown by a cycle goes at the end, at depth 0. */
+        for (int leftover = 0; leftover <= n; leftover++) {
+            while (top > 0) {
+                int b = stack[--top];
+                shown[b] = 1;
+                report_bone(out, m, b, depth[b]);
+                int from = top;
+                for (int c = first_child[b]; c >= 0; c = next[c])
+                    if (!shown[c]) depth[c] = depth[b] + 1, stack[top++] = c;
+                for (int i = from, j = top - 1; i < j; i++, j--) { /* the first child on top */
+                    int t = stack[i];
+                    stack[i] = stack[j], stack[j] = t;
+                }
+            }
+            while (leftover < n && (shown[leftover] || !model_bone_from_file(m, leftover))) leftover++;
+            if (leftover < n) stack[top++] = leftover, depth[leftover] = 0;
+        }
+    }
+    free(parent), free(first_child), free(next), free(stack), free(depth), free(shown);
+}
+
 void report_list(FILE *out, const skv_model *m)
 {
     fprintf(out, "file: ");
@@ -225,6 +311,7 @@ void report_list(FILE *out, const skv_model *m)
     fprintf(out, "nodes: %d\n", m->skeleton.node_count);
     fprintf(out, "bones: %d (palette entries %d, shader limit %d)\n", m->file_bone_count, m->skeleton.bone_count,
            SKV_MAX_BONES);
+    report_bone_tree(out, m);
     if (m->influence_lists) /* the slots stay for the weight views */
         fprintf(out, "influences: every one, from per-vertex lists (%s); vertices over %d: %d\n",
                m->influence_lists_auto ? "the default past 4" : "--influences all", m->influence_slots,

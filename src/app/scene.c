@@ -29,6 +29,15 @@ static void find_root(skv_scene *scene)
     pose_destroy(&pose);
 }
 
+/* A file with a skeleton and no mesh, drawn as its stick figure: ours
+ * (stick.c), or the one Assimp's reader builds for a format that has no
+ * meshes (BVH: its SkeletonMeshBuilder's material). */
+static int stick_figure(const skv_model *model)
+{
+    return model->skeleton_only || (model->material_count == 1 && model->materials[0].name &&
+                                    strcmp(model->materials[0].name, "SkeletonMaterial") == 0);
+}
+
 static void frame_clip(skv_scene *scene)
 {
     float lo[3], hi[3];
@@ -37,9 +46,17 @@ static void frame_clip(skv_scene *scene)
     /* Framing on the pose shown (at frame_seconds), or the whole clip. */
     int samples = scene->frame_pose ? 1 : FRAMING_SAMPLES;
     double start = scene->frame_pose ? scene->frame_seconds : 0.0;
-    if (camera_animated_bounds(scene->walks, scene->clip, start, samples, steady, lo, hi) != SKV_OK) {
+    skv_camera framed; /* on the vertices; on boxes where more than the model is drawn */
+    if (camera_framed_bounds(scene->walks, scene->clip, start, samples, steady, lo, hi, &framed) != SKV_OK) {
         lo[0] = lo[1] = lo[2] = -1.0f;
         hi[0] = hi[1] = hi[2] = 1.0f;
+        camera_frame(&framed, lo, hi);
+    }
+    float start_lo[3], start_hi[3]; /* a stick figure is centred where it starts */
+    if (stick_figure(scene->model) && samples > 1 && steady < 0 &&
+        camera_animated_bounds(scene->walks, scene->clip, 0.0, 1, -1, start_lo, start_hi) == SKV_OK) {
+        camera_centre_box_on(lo, hi, start_lo, start_hi);
+        camera_frame(&framed, lo, hi);
     }
     memcpy(scene->frame_lo, lo, sizeof lo);
     memcpy(scene->frame_hi, hi, sizeof hi);
@@ -53,6 +70,12 @@ static void frame_clip(skv_scene *scene)
         scene->ghost_offset[0] = apart * cosf(yaw);
         scene->ghost_offset[1] = 0.0f;
         scene->ghost_offset[2] = -apart * sinf(yaw);
+        float boxes_lo[2][3], boxes_hi[2][3];
+        for (int a = 0; a < 3; a++) {
+            boxes_lo[0][a] = lo[a], boxes_lo[1][a] = lo[a] + scene->ghost_offset[a];
+            boxes_hi[0][a] = hi[a], boxes_hi[1][a] = hi[a] + scene->ghost_offset[a];
+        }
+        camera_frame_boxes(&framed, 2, (const float(*)[3])boxes_lo, (const float(*)[3])boxes_hi);
         for (int a = 0; a < 3; a += 2) {
             lo[a] = fminf(lo[a], lo[a] + scene->ghost_offset[a]);
             hi[a] = fmaxf(hi[a], hi[a] + scene->ghost_offset[a]);
@@ -66,8 +89,9 @@ static void frame_clip(skv_scene *scene)
         int rows = (scene->instances + columns - 1) / columns;
         hi[0] += (float)(columns - 1) * scene->grid_spacing;
         hi[2] += (float)(rows - 1) * scene->grid_spacing;
+        camera_frame_boxes(&framed, 1, (const float(*)[3])lo, (const float(*)[3])hi);
     }
-    camera_frame(&scene->camera, lo, hi);
+    scene->camera = framed;
     scene->home = scene->camera;
 }
 

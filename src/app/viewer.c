@@ -2,7 +2,8 @@
  *
  * Controls (README "Window controls" has the full map): left-drag orbit,
  * scroll zoom, click or drag on the timeline bar to scrub, Space pause,
- * Left/Right step, +/- speed, N/P clips, D dual quaternions, K skeleton,
+ * Left/Right step, Home/End the clip's first/last frame, comma/period the
+ * previous/next key, +/- speed, N/P clips, D dual quaternions, K skeleton,
  * T follow the motion, I in place,
  * B bind pose, W weights with [ ] to pick the bone, C influence count,
  * F wireframe, O normals, G grid, A axes, V background, L loop, S
@@ -19,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "helptext.h"
+#include "keytimes.h"
 #include "output.h"
 #include "render.h"
 #include "text.h"
@@ -61,6 +64,8 @@ typedef struct viewer {
     int background_step;
     float first_background[3];
     int x_error_said; /* say_x_error */
+    skv_key_times keys; /* of keys_clip; keys_clip -2: to be made (a new model, new clips) */
+    int keys_clip;
 
     GLuint hud_program, hud_vao, hud_vbo, hud_ibo;
     GLint hud_u_screen;
@@ -152,6 +157,36 @@ static void switch_clip(viewer *v, int clip)
     }
 }
 
+/* The key times of the scene's clip, made again when the clip changed or
+ * the model did (keys_clip -2); none when memory ran out. */
+static const skv_key_times *clip_keys(viewer *v)
+{
+    if (v->keys_clip != v->scene->clip) {
+        key_times_free(&v->keys);
+        v->keys_clip = v->scene->clip;
+        if (key_times_build(&v->keys, v->scene->model, v->scene->clip) != SKV_OK) say(v, "key times: out of memory");
+    }
+    return &v->keys;
+}
+
+/* Home, End, comma, period: pauses at `seconds` on the clip and says
+ * which key that is. A time at the clip's end is shown just before it,
+ * as the last frame (at the end itself the loop shows the first). */
+static void jump_to(viewer *v, const char *what, double seconds)
+{
+    const skv_key_times *keys = clip_keys(v);
+    double duration = scene_clip_seconds(v->scene);
+    if (duration > 0.0 && seconds >= duration - SKV_KEY_TIME_EPSILON) seconds = duration - 0.5 * SKV_KEY_TIME_EPSILON;
+    if (seconds < 0.0) seconds = 0.0;
+    scene_seek(v->scene, seconds);
+    int on_key, at = key_times_index(keys, seconds, &on_key);
+    char text[200];
+    if (keys->count == 0) snprintf(text, sizeof text, "%s: %.3f s (the clip has no keys)", what, seconds);
+    else if (on_key) snprintf(text, sizeof text, "%s: key %d/%d at %.3f s", what, at + 1, keys->count, seconds);
+    else snprintf(text, sizeof text, "%s: between keys %d and %d of %d at %.3f s", what, at + 1, at + 2, keys->count, seconds);
+    say(v, text);
+}
+
 /* S: the rendered frame (without the HUD) as a PNG next to the model,
  * MODEL_skinview_N.png with the lowest N not taken (a new file: nothing
  * there is overwritten, no link followed), and where it went. */
@@ -219,6 +254,10 @@ static void on_key(GLFWwindow *window, int key, int scancode, int action, int mo
     case GLFW_KEY_SPACE: scene_set_paused(s, !s->clock.paused); break;
     case GLFW_KEY_RIGHT: scene_seek(s, s->clock.seconds + STEP_SECONDS); break;
     case GLFW_KEY_LEFT: scene_seek(s, s->clock.seconds - STEP_SECONDS); break;
+    case GLFW_KEY_HOME: jump_to(v, "first frame", 0.0); break;
+    case GLFW_KEY_END: jump_to(v, "last frame", scene_clip_seconds(s)); break;
+    case GLFW_KEY_PERIOD: jump_to(v, "next key", key_times_next(clip_keys(v), scene_shown_seconds(s))); break;
+    case GLFW_KEY_COMMA: jump_to(v, "previous key", key_times_previous(clip_keys(v), scene_shown_seconds(s))); break;
     case GLFW_KEY_EQUAL:
     case GLFW_KEY_KP_ADD: scene_set_speed(s, s->clock.speed * 2.0); break;
     case GLFW_KEY_MINUS:
@@ -467,9 +506,15 @@ static void hud_draw(viewer *v, double fps, int width, int height)
     double shown = scene_shown_seconds(scene);
     const skv_clip *clip = scene->clip >= 0 ? &m->clips[scene->clip] : NULL;
     const char *base = strrchr(m->path, '/');
-    snprintf(line, sizeof line, "%s | clip %d/%d '%s' | %.2f / %.2f s | frame %d | x%.2g%s%s | %.0f fps",
+    /* The key the time is on, or the two it is between. */
+    const skv_key_times *keys = clip_keys(v);
+    int on_key, key_at = key_times_index(keys, shown, &on_key);
+    char key[64] = "";
+    if (keys->count > 0 && on_key) snprintf(key, sizeof key, " | key %d/%d", key_at + 1, keys->count);
+    else if (keys->count > 0) snprintf(key, sizeof key, " | key %d-%d/%d", key_at + 1, key_at + 2, keys->count);
+    snprintf(line, sizeof line, "%s | clip %d/%d '%s' | %.2f / %.2f s | frame %d%s | x%.2g%s%s | %.0f fps",
              base ? base + 1 : m->path, scene->clip + 1, m->clip_count, clip ? clip->name : "(none)", shown, duration,
-             (int)floor(shown * 30.0 + 1e-6), scene->clock.speed, scene->clock.paused ? " paused" : "",
+             (int)floor(shown * 30.0 + 1e-6), key, scene->clock.speed, scene->clock.paused ? " paused" : "",
              scene->clock.stop_at_end ? " no loop" : "", fps);
     float room = (float)width / HUD_SCALE - 8.0f;
     float y = hud_text_wrapped(&h, 4.0f, 4.0f, line, " | ", room);
@@ -485,13 +530,10 @@ static void hud_draw(viewer *v, double fps, int width, int height)
     y = hud_text_wrapped(&h, 4.0f, y, line, " | ", room);
     if (v->message[0] && glfwGetTime() < v->message_until) y = hud_text_wrapped(&h, 4.0f, y, v->message, " ", room);
     if (v->help) {
-        static const char keys[] =
-            "drag: orbit   scroll: zoom   click/drag the bar: scrub   "
-            "Space pause   Left/Right step   +/- speed   L loop   N/P clip (cross-fade)   "
-            "K skeleton   B bind pose   W weights ([ ] or click a joint: bone)   C influences   "
-            "F wireframe   O normals   G grid   A axes   V background   D dual quaternions   "
-            "T follow the motion   I in place   "
-            "S screenshot   R reset view   drop a file: open it or add its clips   H help   Q/Esc quit";
+        char keys[1024];
+        size_t used = 0;
+        for (const skv_help_entry *k = skv_window_keys; k->what && used < sizeof keys; k++)
+            used += (size_t)snprintf(keys + used, sizeof keys - used, "%s%s %s", used ? "   " : "", k->what, k->does);
         hud_text_wrapped(&h, 4.0f, y + 6.0f, keys, "   ", room);
     }
     if (v->hover_bone >= 0) { /* the joint's bone name beside the cursor */
@@ -548,6 +590,7 @@ static skv_result open_dropped(viewer *v, skv_error *err)
     skv_result added_r = scene_add_clips(v->scene, path, &import, 1, &added, &load_err);
     if (added_r == SKV_OK && added > 0) {
         snprintf(text, sizeof text, "added %d clip(s) from %s: N/P to reach them", added, path);
+        v->keys_clip = -2; /* the clips moved */
         say(v, text);
         switch_clip(v, first_new);
         free(path);
@@ -568,6 +611,7 @@ static skv_result open_dropped(viewer *v, skv_error *err)
     }
     free(path);
     scene_carry_settings(&next, v->scene); /* speed, pause, loop, views; the new clip at 0 s */
+    v->keys_clip = -2;
     render_destroy(&v->renderer);
     scene_free(v->scene);
     *v->scene = next; /* linear skinning: the new renderer has that program */
@@ -612,7 +656,8 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
     glfwWindowHint(GLFW_OPENGL_DEBUG_CONTEXT, desc->debug ? GLFW_TRUE : GLFW_FALSE);
     int window_width = desc->width > 0 ? desc->width : 800, window_height = desc->height > 0 ? desc->height : 600;
     if (desc->capture_path) scene_set_paused(scene, 1); /* one still frame */
-    viewer v = {.scene = scene, .say = desc->say, .user = desc->user, .import = desc->import, .screenshot_dir = desc->screenshot_dir, .hover_bone = -1};
+    viewer v = {.scene = scene, .say = desc->say, .user = desc->user, .import = desc->import, .screenshot_dir = desc->screenshot_dir, .hover_bone = -1,
+                .keys_clip = -2};
     memcpy(v.first_background, scene->view.background, sizeof v.first_background);
     v.window = glfwCreateWindow(window_width, window_height, "skinview", NULL, NULL);
     if (!v.window) {
@@ -692,6 +737,7 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
     }
     if (r == SKV_OK) r = render_debug_result(&debug, err);
     free(v.dropped);
+    key_times_free(&v.keys);
     hud_destroy(&v);
     target_destroy(&v.target);
     render_destroy(&v.renderer);

@@ -514,9 +514,21 @@ static void set_material(const skv_renderer *renderer, const skv_uniforms *u, co
     else glEnable(GL_CULL_FACE);
 }
 
+/* Blended draws: colour over what is there by the fragment's alpha. On an
+ * opaque background alpha stays 1 (PNGs stay opaque); over a transparent
+ * one it gathers coverage (a + dst (1 - a)), so the target is
+ * premultiplied colour with its alpha. */
+static void blend_func(const skv_renderer *renderer)
+{
+    if (renderer->transparent_background)
+        glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+    else glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
+}
+
 void render_frame(skv_renderer *renderer, const skv_model *model, const skv_frame_desc *frame)
 {
-    glClearColor(frame->background[0], frame->background[1], frame->background[2], 1.0f);
+    if (renderer->transparent_background) glClearColor(0.0f, 0.0f, 0.0f, 0.0f);
+    else glClearColor(frame->background[0], frame->background[1], frame->background[2], 1.0f);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
     glEnable(GL_DEPTH_TEST);
     glDisable(GL_CULL_FACE); /* files disagree on winding; light both sides */
@@ -618,8 +630,7 @@ static void draw_model(skv_renderer *renderer, const skv_model *model, const skv
     int blended = materials ? blend_order_sort(renderer, model, palette) : 0;
     if (blended > 0) {
         glEnable(GL_BLEND);
-        /* The target keeps alpha 1: PNGs stay opaque. */
-        glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
+        blend_func(renderer);
         glDepthMask(GL_FALSE);
         for (int k = 0; k < blended; k++)
             draw_one(renderer, model, u, skinning, palette, renderer->blend_order[k], selected_bone, color, 1);
@@ -708,7 +719,7 @@ static void draw_crowd(skv_renderer *renderer, const skv_model *model, const skv
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1) {
             glEnable(GL_BLEND);
-            glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
+            blend_func(renderer);
             glDepthMask(GL_FALSE);
         }
         for (int i = 0; i < set->draw_count; i++) {

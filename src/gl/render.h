@@ -40,6 +40,10 @@ typedef struct skv_renderer {
     GLuint program;
     skv_skinning program_skinning; /* what `program` does */
     skv_uniforms uniforms;
+    /* Draw over nothing (alpha 0) instead of the frame's background: the
+     * target then holds premultiplied colour, blended draws adding their
+     * coverage to alpha; render_unpremultiply makes it straight. */
+    int transparent_background;
     GLuint vao;
     GLuint buffers[6]; /* positions, normals, uvs, bone ids, weights, tangents */
     GLuint index_buffer;

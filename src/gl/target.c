@@ -106,3 +106,17 @@ void target_read_rgba(const skv_target *target, unsigned char *rgba)
     glReadPixels(0, 0, target->width, target->height, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
     render_flip_rows(rgba, target->width, target->height); /* GL's first row is the bottom one */
 }
+
+void render_unpremultiply(unsigned char *rgba, int width, int height)
+{
+    size_t pixels = (size_t)width * (size_t)height;
+    for (size_t i = 0; i < pixels; i++) {
+        unsigned char *p = rgba + i * 4;
+        unsigned a = p[3];
+        if (a == 255) continue;
+        for (int c = 0; c < 3; c++) {
+            unsigned v = a ? (p[c] * 255u + a / 2) / a : 0;
+            p[c] = (unsigned char)(v > 255 ? 255 : v);
+        }
+    }
+}

@@ -41,4 +41,8 @@ void target_read_rgba(const skv_target *target, unsigned char *rgba);
  * first. Swaps the rows of a width x height RGBA image in place. */
 void render_flip_rows(unsigned char *rgba, int width, int height);
 
+/* Premultiplied RGBA (what a target drawn over a transparent background
+ * holds) to straight RGBA (what PNG and video store), in place. */
+void render_unpremultiply(unsigned char *rgba, int width, int height);
+
 #endif

@@ -229,6 +229,7 @@ worker() {
   [ -n "$cap_kb" ] && measure=("$peak_rss" "$model.usage")
   for mode in json obj; do
     out="$model.$mode.out"
+    [ "$mode" = obj ] && out="$model.pose.obj" # --export-pose writes only .obj names
     start=$(date +%s%N)
     if [ "$mode" = json ]; then
       args=(--list --json)

@@ -43,13 +43,16 @@ shot "$gen/looks_srgb.glb" --background 0,0,0 --screenshot "$out/srgb.png"
 # straight on; at the centre of each of 4 x 4 screen cells the emitted
 # colour is the block the extension's map sends that cell's UV to:
 # uv' = T * R * S * uv with R = [c s; -s c] (three.js r187, the sample
-# model), UVs and blocks from the image's top left. Cells sit 21.5 pixels
-# apart from x, y = 21 (where the quad is framed at 128 x 128).
+# model), UVs and blocks from the image's top left; the cells are placed
+# on the quad as drawn (skv_check extent), not on today's framing.
 shot "$gen/looks_uvmap.glb" --background 0,0,0 --camera-azimuth 0 --camera-elevation 0 --msaa 1 \
   --screenshot "$out/uvmap.png"
-python3 - "$(dirname "$0")/../tools/gen" <<'PY' >"$out/uvmap_probes.txt"
+quad=$("$check" extent "$out/uvmap.png" 30)
+python3 - "$(dirname "$0")/../tools/gen" $quad <<'PY' >"$out/uvmap_probes.txt"
 import math, sys
 sys.path.insert(0, sys.argv[1])
+x0, y0, x1, y1 = map(int, sys.argv[2:6])
+cell_w, cell_h = (x1 + 1 - x0) / 4, (y1 + 1 - y0) / 4
 from gltf_looks import UVMAP_COLOURS, UVMAP_TRANSFORM as t
 c, s = math.cos(t['rotation']), math.sin(t['rotation'])
 (sx, sy), (ox, oy) = t['scale'], t['offset']
@@ -59,7 +62,7 @@ for row in range(4):
         u2 = sx * c * u + sy * s * v + ox
         v2 = -sx * s * u + sy * c * v + oy
         block = int(math.floor((v2 % 1.0) * 4)) * 4 + int(math.floor((u2 % 1.0) * 4))
-        print(round(21 + 21.5 * (column + 0.5)), round(21 + 21.5 * (row + 0.5)), *UVMAP_COLOURS[block])
+        print(int(x0 + cell_w * (column + 0.5)), int(y0 + cell_h * (row + 0.5)), *UVMAP_COLOURS[block])
 PY
 while read -r x y r g b; do "$check" probe "$out/uvmap.png" "$x" "$y" "$r" "$g" "$b" 2; done <"$out/uvmap_probes.txt"
 

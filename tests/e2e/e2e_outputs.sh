@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Outputs replace their target whole or not at all. Under a file-size limit
 # (ulimit -f 1: writes past 1 KiB fail with EFBIG, as on a full disk)
-# --screenshot, --export-pose, --gif and a --frames sequence must end with
+# --screenshot, --export-pose, --gif, --video and a --frames sequence must end with
 # status 8 and one line, leave the good file that was there byte for byte,
 # and leave no temporary in the folder: both where the shell ignores
 # SIGXFSZ and where it leaves it at its default, which kills (skinview
@@ -30,6 +30,7 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 "$skinview" "$model" --size 128x128 --screenshot "$out/shot.png" &&
   "$skinview" "$model" --export-pose "$out/pose.obj" &&
   "$skinview" "$model" --gif "$out/clip.gif" --frames 4 --size 128x128 >/dev/null &&
+  "$skinview" "$model" --video "$out/clip.mp4" --frames 4 --size 128x128 >/dev/null &&
   "$skinview" "$model" --frames 2 --size 128x128 --screenshot "$out/f_%d.png" >/dev/null ||
   { echo "FAIL: cannot write the good files"; exit 1; }
 (cd "$out" && md5sum -- * >"$tmp/sums" && ls -A >"$tmp/listing")
@@ -43,6 +44,7 @@ limited() { # SIGNAL_MODE COMMAND...: under a 1 KiB file-size limit, SIGXFSZ ign
 for signal_mode in ignore default; do
   for args in "--time 0.5 --size 128x128 --screenshot $out/shot.png" "--time 0.5 --export-pose $out/pose.obj" \
     "--time 0.5 --gif $out/clip.gif --frames 4 --size 128x128" \
+    "--time 0.5 --video $out/clip.mp4 --frames 4 --size 128x128" \
     "--time 0.5 --frames 2 --size 128x128 --screenshot $out/f_%d.png"; do
     # shellcheck disable=SC2086 # the paths have no spaces
     limited "$signal_mode" "$skinview" "$model" $args >/dev/null 2>"$tmp/err"
@@ -98,6 +100,7 @@ full_disk() { # runs inside the namespace: DIR SKINVIEW MODEL SUMS LISTING GOOD_
   echo "tmpfs: $(df -k "$dir" | awk 'NR == 2 { print $3 " KB used of " $2 }')"
   for args in "--time 0.5 --size 128x128 --screenshot $dir/shot.png" "--time 0.5 --export-pose $dir/pose.obj" \
     "--time 0.5 --gif $dir/clip.gif --frames 4 --size 128x128" \
+    "--time 0.5 --video $dir/clip.mp4 --frames 4 --size 128x128" \
     "--time 0.5 --frames 2 --size 128x128 --screenshot $dir/f_%d.png"; do
     # shellcheck disable=SC2086 # the paths have no spaces
     "$skinview" "$model" $args >/dev/null 2>"$dir.err"
@@ -119,7 +122,7 @@ full_disk() { # runs inside the namespace: DIR SKINVIEW MODEL SUMS LISTING GOOD_
 export -f full_disk
 mkdir "$tmp/full" "$tmp/good"
 cp "$tmp/real/shot.png" "$tmp/good/shot.png" # the good files, as they were first written
-(cd "$out" && cp pose.obj clip.gif f_0.png f_1.png "$tmp/good/" 2>/dev/null)
+(cd "$out" && cp pose.obj clip.gif clip.mp4 f_0.png f_1.png "$tmp/good/" 2>/dev/null)
 (cd "$tmp/good" && md5sum -- * >"$tmp/full_sums" && ls -A >"$tmp/full_listing")
 if [ "$(id -u)" -eq 0 ]; then namespace=(unshare -m); else namespace=(unshare -rm); fi
 if "${namespace[@]}" true 2>/dev/null; then

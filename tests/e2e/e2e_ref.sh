@@ -10,10 +10,21 @@ status=0
 fail() { echo "FAIL: $*"; status=1; }
 run() { "$skinview" "$model" --size 160x120 "$@" 2>>err.txt; }
 
-# No reference yet: the render becomes it, and says so.
-run --time 0.5 --skeleton --screenshot a.png --ref ref.png || fail "first run exited $?"
+# No reference yet: without --ref-create that is a failure (status 10, one
+# line naming the flag), so a CI job whose reference was never committed
+# cannot pass; nothing is written in its place.
+run --time 0.5 --skeleton --screenshot a.png --ref ref.png >/dev/null
+code=$?
+[ "$code" -eq 10 ] || fail "a missing reference exited $code, not 10"
+[ -e ref.png ] && fail "a missing reference was written without --ref-create"
+[ "$(wc -l <err.txt)" -eq 1 ] && grep -q "no reference image ref.png yet; --ref-create writes it" err.txt ||
+  fail "a missing reference did not say so in one line: $(cat err.txt)"
+# With --ref-create the render becomes it, and says so.
+: >err.txt
+run --time 0.5 --skeleton --screenshot a.png --ref ref.png --ref-create >/dev/null || fail "--ref-create run exited $?"
 [ -e ref.png ] || fail "the missing reference was not written"
-grep -q "ref.png: no reference there yet: wrote this render as it" err.txt || fail "first run did not say it wrote the reference"
+grep -q "ref.png: no reference there yet: wrote this render as it (--ref-create)" err.txt ||
+  fail "the --ref-create run did not say it wrote the reference"
 "$check" same a.png ref.png >/dev/null || fail "the written reference is not the render"
 # The same frame matches; a view flag takes part in the picture.
 : >err.txt
@@ -39,9 +50,22 @@ assert struct.unpack('>II', head[16:24]) == (480, 120)
 PY
 # A threshold of 1 accepts any difference.
 run --time 1.0 --skeleton --screenshot e.png --ref ref.png --ref-threshold 1 || fail "--ref-threshold 1 exited $?"
-# Frame sequences: one reference per frame.
-run --frames 3 --fps 4 --screenshot f_%d.png --ref r_%d.png >/dev/null || fail "frames, first run exited $?"
+# Frame sequences: one reference per frame; missing ones are status 10
+# in one line, or written with --ref-create.
+: >err.txt
+run --frames 3 --fps 4 --screenshot f_%d.png --ref r_%d.png >/dev/null
+code=$?
+[ "$code" -eq 10 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "3 of 3 reference images (r_0.png ... r_2.png) missing" err.txt ||
+  fail "missing frame references: exit $code, $(cat err.txt)"
+[ -e r_0.png ] && fail "frame references written without --ref-create"
+run --frames 3 --fps 4 --screenshot f_%d.png --ref r_%d.png --ref-create >/dev/null || fail "frames, --ref-create exited $?"
 [ -e r_0.png ] && [ -e r_2.png ] || fail "frame references not written"
+# One missing of three: only it is written, the others compared.
+rm r_1.png
+run --frames 3 --fps 4 --screenshot f_%d.png --ref r_%d.png >/dev/null
+[ $? -eq 10 ] || fail "one missing frame reference did not exit 10"
+run --frames 3 --fps 4 --screenshot f_%d.png --ref r_%d.png --ref-create >/dev/null || fail "frames, one missing, --ref-create exited $?"
+[ -e r_1.png ] || fail "the missing frame reference was not written"
 run --frames 3 --fps 4 --screenshot g_%d.png --ref r_%d.png >/dev/null || fail "frames, second run exited $?"
 run --frames 3 --fps 4 --time 0.3 --screenshot h_%d.png --ref r_%d.png >/dev/null
 code=$?
@@ -56,6 +80,10 @@ code=$?
 [ $? -eq 2 ] || fail "--ref without --screenshot is not a usage error"
 "$skinview" "$model" --frames 2 --screenshot x_%d.png --ref ref.png >/dev/null 2>&1
 [ $? -eq 2 ] || fail "--ref without %d under --frames is not a usage error"
+"$skinview" "$model" --screenshot x.png --ref-create >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--ref-create without --ref is not a usage error"
+"$skinview" "$model" --screenshot - --ref ref.png >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--ref with --screenshot - is not a usage error"
 "$skinview" "$model" --screenshot x.png --ref ref.png --ref-threshold nan >/dev/null 2>&1
 [ $? -eq 2 ] || fail "--ref-threshold nan accepted"
 [ "$status" -eq 0 ] && echo "e2e_ref: all checks passed"

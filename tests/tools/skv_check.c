@@ -18,6 +18,13 @@
  *   skv_check silhouette A B MIN_FRAC      the pixels that are not background (the corner
  *                                          pixel) are the same in A and B, and at least
  *                                          MIN_FRAC of them differ in colour
+ *   skv_check alpha IMG X Y MIN MAX        pixel (X, Y)'s alpha is in MIN..MAX (0..255)
+ *   skv_check over RGBA OPAQUE R G B TOL    RGBA (straight alpha) laid over the colour R G B
+ *                                          (0..255, on the stored values) is OPAQUE within TOL
+ *                                          in every channel of every pixel; and RGBA has
+ *                                          pixels of alpha 0 and pixels between 0 and 255
+ *   skv_check alphas A B TOL MAX_FRAC       at most MAX_FRAC of pixels have alphas more than TOL
+ *                                          apart in A and B (a decoded video frame and its PNG)
  *   skv_check golden ACTUAL EXPECTED DIFF.png TOLERANCE MAX_FRACTION
  *                                          at most MAX_FRACTION of pixels differ by more
  *                                          than TOLERANCE in a channel; when not, writes
@@ -251,6 +258,36 @@ static int probe(const char *path, int x, int y, const int *rgb, int tolerance)
     return ok ? 0 : 1;
 }
 
+/* The box of the pixels that differ from the top-left one (the
+ * background) by more than `tolerance` in some channel: prints "X0 Y0 X1
+ * Y1" (inclusive), for tests that place probes on what was drawn rather
+ * than where today's framing puts it. 1 where nothing differs. */
+static int extent(const char *path, int tolerance)
+{
+    int w, h;
+    unsigned char *p = load(path, &w, &h);
+    if (!p) return 1;
+    int x0 = w, y0 = h, x1 = -1, y1 = -1;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const unsigned char *px = &p[((size_t)y * w + x) * 4];
+            int differs = 0;
+            for (int c = 0; c < 3; c++) differs |= abs(px[c] - p[c]) > tolerance;
+            if (!differs) continue;
+            if (x < x0) x0 = x;
+            if (x > x1) x1 = x;
+            if (y < y0) y0 = y;
+            if (y > y1) y1 = y;
+        }
+    stbi_image_free(p);
+    if (x1 < 0) {
+        fprintf(stderr, "%s: nothing but background\n", path);
+        return 1;
+    }
+    printf("%d %d %d %d\n", x0, y0, x1, y1);
+    return 0;
+}
+
 static int through(const char *a_path, const char *b_path, int x, int y, double expected, double tolerance)
 {
     int aw, ah, bw, bh, ok = 0;
@@ -339,12 +376,88 @@ static int silhouette(const char *a_path, const char *b_path, double min_frac)
     return ok ? 0 : 1;
 }
 
+static int alpha_at(const char *path, int x, int y, int lo, int hi)
+{
+    int w, h;
+    unsigned char *p = load(path, &w, &h);
+    if (!p) return 1;
+    int ok = x >= 0 && y >= 0 && x < w && y < h;
+    int a = ok ? p[((long)y * w + x) * 4 + 3] : -1;
+    printf("%s: alpha at (%d, %d) is %d (want %d..%d)\n", path, x, y, a, lo, hi);
+    stbi_image_free(p);
+    return ok && a >= lo && a <= hi ? 0 : 1;
+}
+
+/* A straight-alpha image composited over a flat colour the way a viewer
+ * does (c a + bg (1 - a), per stored value) gives the opaque render on
+ * that colour: a premultiplied image (colour darkened at the edges) or
+ * an alpha that disagrees with the coverage fails. */
+static int over(const char *rgba_path, const char *opaque_path, const int bg[3], int tolerance)
+{
+    int w, h, ow, oh;
+    unsigned char *a = load(rgba_path, &w, &h), *o = load(opaque_path, &ow, &oh);
+    int result = 1;
+    if (a && o && (w != ow || h != oh)) {
+        fprintf(stderr, "skv_check: sizes differ: %dx%d vs %dx%d\n", w, h, ow, oh);
+    } else if (a && o) {
+        long clear = 0, solid = 0, partial = 0, over_tolerance = 0;
+        int worst = 0;
+        for (long i = 0; i < (long)w * h; i++) {
+            int alpha = a[i * 4 + 3];
+            clear += alpha == 0, solid += alpha == 255, partial += alpha > 0 && alpha < 255;
+            int bad = 0;
+            for (int c = 0; c < 3; c++) {
+                double mixed = (a[i * 4 + c] * alpha + bg[c] * (255.0 - alpha)) / 255.0;
+                int d = (int)(fabs(mixed - o[i * 4 + c]) + 0.5);
+                if (d > worst) worst = d;
+                bad |= d > tolerance;
+            }
+            over_tolerance += bad;
+        }
+        printf("%s over %d,%d,%d vs %s: %ld pixels off by more than %d (worst %d); alpha 0: %ld, 255: %ld, between: %ld\n",
+               rgba_path, bg[0], bg[1], bg[2], opaque_path, over_tolerance, tolerance, worst, clear, solid, partial);
+        result = over_tolerance == 0 && clear > 0 && partial > 0 ? 0 : 1;
+    }
+    stbi_image_free(a);
+    stbi_image_free(o);
+    return result;
+}
+
+static int alphas(const char *a_path, const char *b_path, int tolerance, double max_frac)
+{
+    int aw, ah, bw, bh;
+    unsigned char *a = load(a_path, &aw, &ah), *b = load(b_path, &bw, &bh);
+    int result = 1;
+    if (a && b && (aw != bw || ah != bh)) {
+        fprintf(stderr, "skv_check: sizes differ: %dx%d vs %dx%d\n", aw, ah, bw, bh);
+    } else if (a && b) {
+        long apart = 0, clear = 0;
+        for (long i = 0; i < (long)aw * ah; i++) {
+            apart += abs(a[i * 4 + 3] - b[i * 4 + 3]) > tolerance;
+            clear += b[i * 4 + 3] == 0;
+        }
+        double frac = (double)apart / ((double)aw * ah);
+        printf("%s vs %s: %.3f%% of alphas more than %d apart (limit %.3f%%); %ld of %s's pixels alpha 0\n", a_path,
+               b_path, 100.0 * frac, tolerance, 100.0 * max_frac, clear, b_path);
+        result = frac <= max_frac && clear > 0 ? 0 : 1;
+    }
+    stbi_image_free(a);
+    stbi_image_free(b);
+    return result;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 6 && strcmp(argv[1], "alphas") == 0) return alphas(argv[2], argv[3], atoi(argv[4]), atof(argv[5]));
+    if (argc >= 7 && strcmp(argv[1], "alpha") == 0)
+        return alpha_at(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]));
+    if (argc >= 8 && strcmp(argv[1], "over") == 0)
+        return over(argv[2], argv[3], (const int[3]){atoi(argv[4]), atoi(argv[5]), atoi(argv[6])}, atoi(argv[7]));
     if (argc >= 9 && strcmp(argv[1], "probe") == 0) {
         int rgb[3] = {atoi(argv[5]), atoi(argv[6]), atoi(argv[7])};
         return probe(argv[2], atoi(argv[3]), atoi(argv[4]), rgb, atoi(argv[8]));
     }
+    if (argc >= 4 && strcmp(argv[1], "extent") == 0) return extent(argv[2], atoi(argv[3]));
     if (argc >= 8 && strcmp(argv[1], "through") == 0)
         return through(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]), atof(argv[6]), atof(argv[7]));
     if (argc >= 8 && strcmp(argv[1], "channels") == 0)
@@ -366,7 +479,8 @@ int main(int argc, char **argv)
     fprintf(stderr, "usage: skv_check nonblank IMG | differ A B [FRAC] | same A B | bounds POSE BIND [F]\n"
                     "       | golden ACTUAL EXPECTED DIFF TOLERANCE MAX_FRACTION\n"
                     "       | gif FILE FRAMES W H [MIDDLE.png] | color IMG R G B TOLERANCE MIN_FRACTION\n"
-                    "       | probe IMG X Y R G B TOL | through A B X Y EXPECTED TOL | intermediate IMG MIN MAX\n"
+                    "       | probe IMG X Y R G B TOL | extent IMG TOL | through A B X Y EXPECTED TOL\n"
+                    "       | intermediate IMG MIN MAX\n"
                     "       | silhouette A B MIN_FRAC | channels IMG X Y A B MARGIN | apart IMG X1 Y1 X2 Y2 MIN\n");
     return 2;
 }
