@@ -34,7 +34,10 @@ skv_result import_bone_map_read(const char *path, skv_bone_map *map, skv_error *
     if (!text) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     text[got] = '\0';
     const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text, got, &end, 1);
+    /* The length takes the terminating NUL in (cJSON asks for one after
+     * the value); a NUL byte within the file is no JSON. */
+    cJSON *root = strlen(text) == got ? cJSON_ParseWithLengthOpts(text, got + 1, &end, 1) : NULL;
+    if (!end) end = text + strlen(text);
     if (!root) {
         long at = end ? (long)(end - text) : -1;
         free(text);
