@@ -375,7 +375,8 @@ static int rig_axes(const rig *r, const int *slot, float up[3], float right[3])
 
 /* plan->align: where both rigs' axes are known, the source turned onto
  * the target's up axis where they differ by more than 30 degrees (another
- * up axis), then about the target's up until the right directions agree. */
+ * up axis), then about the target's up until the right directions agree.
+ * up_t and up_s: each rig's up in its own world (Y where unknown). */
 static void plan_align(plan *p, const int *slot_t, const int *slot_s, float up_t[3], float up_s[3])
 {
     float right_t[3], right_s[3];
@@ -384,17 +385,16 @@ static void plan_align(plan *p, const int *slot_t, const int *slot_s, float up_t
         up_t[0] = up_t[2] = up_s[0] = up_s[2] = 0.0f, up_t[1] = up_s[1] = 1.0f; /* Y up, glTF's and most files' */
         return;
     }
-    float first[4] = {0.0f, 0.0f, 0.0f, 1.0f}, r[3], u[3];
+    float first[4] = {0.0f, 0.0f, 0.0f, 1.0f}, r[3];
     if (vec_dot(up_s, up_t) < 0.86602540378f) quat_between(up_s, up_t, first);
     quat_rotate(first, right_s, r);
-    quat_rotate(first, up_s, u);
     float d_t = vec_dot(right_t, up_t), d_s = vec_dot(r, up_t), ht[3], hs[3];
     for (int k = 0; k < 3; k++) ht[k] = right_t[k] - d_t * up_t[k], hs[k] = r[k] - d_s * up_t[k];
     float second[4] = {0.0f, 0.0f, 0.0f, 1.0f};
-    if (vec_unit(ht, ht) && vec_unit(hs, hs) && vec_dot(hs, ht) < TURN_COS) quat_between(hs, ht, second);
+    /* No threshold here: a rig turned as a whole gets its clip turned
+     * as a whole, to the rounding. */
+    if (vec_unit(ht, ht) && vec_unit(hs, hs)) quat_between(hs, ht, second);
     quat_mul(second, first, p->align);
-    quat_rotate(p->align, up_s, u);
-    memcpy(up_s, u, sizeof u); /* the source's up, in the target's world */
 }
 
 /* plan->fix: a target joint with one matched joint below it (the nearest

@@ -12,7 +12,8 @@
 # 2. CMU's 01_01.bvh onto CesiumMan (tests/data/retarget/cesiumman_cmu.json)
 #    and ozz's walk.fbx onto a Mixamo-named rig (gltf_mixamo_rig.py): exit
 #    0, finite, the skinned height within 15% of the bind height, the feet
-#    moving against the body.
+#    moving against the body; the Mixamo rig turned 90 and 150 degrees
+#    about the vertical gets the same walk, turned.
 # 3. Bad bone maps: missing (3), not JSON, not an object, names either
 #    side lacks (2); one line each.
 set -uo pipefail
@@ -22,12 +23,14 @@ mkdir -p "$out"
 status=0
 fail() { echo "FAIL: $*"; status=1; }
 
-# OBJ B against OBJ A scaled by S: the largest vertex distance over A's
-# diagonal (times S); exit 1 past TOL or where the vertex counts differ.
-compare() { # A B S TOL LABEL
+# OBJ B against OBJ A scaled by S (and turned TURN degrees about +Y): the
+# largest vertex distance over A's diagonal (times S); exit 1 past TOL or
+# where the vertex counts differ.
+compare() { # A B S TOL LABEL [TURN]
   python3 - "$@" <<'EOF'
 import math, sys
 a_path, b_path, s, tol, label = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
+turn = math.radians(float(sys.argv[6])) if len(sys.argv) > 6 else 0.0
 def load(p):
     return [tuple(map(float, l.split()[1:4])) for l in open(p) if l.startswith('v ')]
 a, b = load(a_path), load(b_path)
@@ -35,6 +38,8 @@ if len(a) != len(b) or not a:
     print('%s: %d vertices against %d' % (label, len(b), len(a))); sys.exit(1)
 lo = [min(v[k] for v in a) for k in range(3)]; hi = [max(v[k] for v in a) for k in range(3)]
 diag = math.dist(lo, hi) * s
+c, n = math.cos(turn), math.sin(turn)
+a = [(c * p[0] + n * p[2], p[1], -n * p[0] + c * p[2]) for p in a]
 err = max(math.dist([x * s for x in p], q) for p, q in zip(a, b))
 print('%s: %.3g of the diagonal' % (label, err / diag))
 sys.exit(0 if err <= tol * diag else 1)
@@ -116,6 +121,17 @@ moves cmu_on_cesiumman "$shared/gltf/CesiumMan.glb" 1 "1 2 3 4 6 10 16 22" --ani
   --bone-map "$src/tests/data/retarget/cesiumman_cmu.json"
 python3 "$gen/gltf_mixamo_rig.py" "$out/mixamo_rig.glb" || fail "mixamo_rig.glb not written"
 moves walk_on_mixamo "$out/mixamo_rig.glb" 0 "0 0.2 0.4 0.6 0.8 1 1.2" --anim-file "$shared/ozz/walk.fbx" --retarget
+# The same rig turned as a whole about the vertical: the
+# facing is worked out from the rest poses, so the walk turns with it.
+for turn in 90 150; do
+  python3 "$gen/gltf_mixamo_rig.py" "$out/mixamo_rig_$turn.glb" --turn $turn || fail "mixamo_rig_$turn.glb not written"
+  for t in 0.2 0.6; do
+    "$skinview" "$out/mixamo_rig_$turn.glb" --anim-file "$shared/ozz/walk.fbx" --retarget --time $t \
+      --export-pose "$out/walk_on_mixamo_$turn.$t.obj" 2>/dev/null || fail "walk on the rig turned $turn exited $?"
+    compare "$out/walk_on_mixamo.$t.obj" "$out/walk_on_mixamo_$turn.$t.obj" 1 1e-4 "walk on the rig turned $turn at $t s" \
+      $turn || fail "walk on the rig turned $turn degrees at $t s: not the unturned pose turned"
+  done
+done
 # Matched by the humanoid table: ozz's "Lefthand" is the rig's "mixamorig:LeftHand".
 "$skinview" "$out/mixamo_rig.glb" --anim-file "$shared/ozz/walk.fbx" --retarget --list >"$out/walk_list.txt" 2>/dev/null
 grep -q "^      joint 'mixamorig:LeftHand' <- 'Lefthand'$" "$out/walk_list.txt" || fail "walk.fbx: LeftHand not matched"

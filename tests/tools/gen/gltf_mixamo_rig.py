@@ -4,9 +4,12 @@ rigs retargeted onto it (issue #45): 1.66 m tall, facing +Z, left arm on
 +X, in a T-pose (arms level), every joint's local Y along its bone (the
 X-along-bone and world-aligned rigs it is fed from differ), proportions
 of its own (hips at 0.85 m, long arms). Its mesh is a box around each
-bone, weighed wholly to that bone's joint; no clips.
+bone, weighed wholly to that bone's joint; no clips. With --turn DEG the
+whole rig, joints, frames and mesh, is turned DEG about the vertical
+(facing elsewhere): the same rig, so a clip retargeted onto it poses it
+as the unturned one, turned.
 
-Usage: gltf_mixamo_rig.py OUT.glb"""
+Usage: gltf_mixamo_rig.py OUT.glb [--turn DEG]"""
 import math, sys
 from glb import Glb
 
@@ -96,9 +99,18 @@ def mat_mul_t(a, b):
     return tuple(transpose_apply(a, col) for col in b)
 
 
+def turned(v, degrees):
+    """v turned about +Y."""
+    a = math.radians(degrees)
+    return (math.cos(a) * v[0] + math.sin(a) * v[2], v[1], -math.sin(a) * v[0] + math.cos(a) * v[2])
+
+
 def main():
     out = sys.argv[1]
-    frames = [frame(i) for i in range(len(JOINTS))]
+    turn = float(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[2] == '--turn' else 0.0
+    frames = [tuple(turned(c, turn) for c in frame(i)) for i in range(len(JOINTS))]
+    for i, (name, parent, pos) in enumerate(JOINTS):
+        JOINTS[i] = (name, parent, turned(pos, turn))
     nodes = []
     for i, (name, parent, pos) in enumerate(JOINTS):
         if parent is None:
