@@ -180,15 +180,19 @@ skv_result retarget_match(const skv_skeleton *target, const skv_skeleton *source
     }
     for (int i = 0; i < nt; i++)
         if (source_of[i] >= 0) taken[source_of[i]] = 1;
+    retarget_slots(target, slot_t);
+    retarget_slots(source, slot_s);
     /* Each rule over every node before the next, looser one: a name that
-     * matches exactly is not taken by another node's looser match. */
+     * matches exactly is not taken by another node's looser match. Two
+     * nodes of one name that the rigs' schemes put in different places
+     * are no match ("Spine": the chest of a CMU take, a Mixamo rig's
+     * spine, a Rigify rig's hips). */
     for (match_kind kind = MATCH_EXACT; kind <= MATCH_BARE; kind++)
         for (int i = 0; i < nt; i++)
             for (int j = 0; source_of[i] < 0 && j < ns; j++)
-                if (!taken[j] && names_match(kind, target->node_names[i], source->node_names[j]))
+                if (!taken[j] && !(slot_t[i] >= 0 && slot_s[j] >= 0 && slot_t[i] != slot_s[j]) &&
+                    names_match(kind, target->node_names[i], source->node_names[j]))
                     source_of[i] = j, taken[j] = 1;
-    retarget_slots(target, slot_t);
-    retarget_slots(source, slot_s);
     for (int i = 0; i < nt; i++)
         for (int j = 0; source_of[i] < 0 && slot_t[i] >= 0 && j < ns; j++)
             if (!taken[j] && slot_s[j] == slot_t[i]) source_of[i] = j, taken[j] = 1;

@@ -14,7 +14,8 @@
  * map names for it; else, among source nodes not taken yet, the one of the
  * same name, then of the same name ignoring case, then without namespace
  * prefixes ("mixamorig:Hips", "Armature|Hips"), then the one that holds
- * the same place in a common humanoid naming scheme (retarget_slot_of).
+ * the same place in a common humanoid naming scheme (retarget_slots); a
+ * name match the two rigs' schemes place differently is none.
  *
  * The transfer (retarget_clip), sampled at every key time of the source
  * clip: a matched target joint turns in world space as its source joint
