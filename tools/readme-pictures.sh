@@ -45,5 +45,9 @@ rm -rf "$morph_dir"
 bvh=/usr/share/assimp/models/BVH/01_01.bvh
 shot motion-framed "$bvh" --time 20
 shot motion-follow "$bvh" --time 20 --follow --grid
+# CMU's mocap retargeted onto CesiumMan (issue #45), and the take itself.
+shot retarget-cmu-source "$bvh" --time 4 --frame pose --grid --size 256x256
+shot retarget-cmu "$root/../shared/models/gltf/CesiumMan.glb" --anim-file "$bvh" \
+  --bone-map "$root/tests/data/retarget/cesiumman_cmu.json" --anim Motion --time 4 --frame pose --grid --size 256x256
 "$skinview" "$root/assets/worm.dae" --gif "$out/worm.gif" --size 200x200
 "$skinview" "$root/assets/mannequin.glb" --gif "$out/mannequin.gif" --size 200x200

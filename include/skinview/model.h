@@ -93,6 +93,12 @@ typedef struct skv_clip {
     unsigned notes;    /* SKV_CLIP_* */
     char *source;      /* the --anim-file it came from; NULL: the model's own file */
     int file_channels; /* channels the file gave it (channel_count: those that matched a node) */
+    /* A clip retargeted from another skeleton (retarget.h): per node of
+     * the model (retarget_node_count = its node_count), the name of the
+     * source node it follows, NULL where it stays at rest. 0 and NULL for
+     * a clip made for this skeleton. */
+    int retarget_node_count;
+    char **retarget_from;
 } skv_clip;
 
 /* Node hierarchy and bone map, flattened parent-first. */

@@ -297,7 +297,8 @@ static int run_model(const char *path, const skv_options *options, skv_error *er
     skv_scene scene;
     skv_import_desc import = {.influences = o.influences, .trusted = o.trust, .timeout_seconds = o.import_timeout,
                               .memory_limit_mb = (int)o.import_memory, .anim_files = o.anim_files,
-                              .anim_file_count = o.anim_file_count};
+                              .anim_file_count = o.anim_file_count, .retarget = o.retarget || o.bone_map,
+                              .bone_map = o.bone_map};
     skv_result r = scene_load(&scene, path, o.anim, &import, err);
     if (r == SKV_ERR_ANIM && o.anim) name_the_clips(path, &o, &import, err);
     if (r != SKV_OK) {

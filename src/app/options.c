@@ -62,6 +62,11 @@ static const option_spec option_table[] = {
     OPTION("--anim-file", OPT_REPEATED, F(anim_files), "FILE",
      "add FILE's clips, bound to the model's nodes by name\n(namespace prefixes like mixamorig: ignored); repeatable",
      .count_field = F(anim_file_count), .max_count = SKV_MAX_ANIM_FILES, .completes = "file"),
+    OPTION("--retarget", OPT_FLAG, F(retarget), NULL,
+     "retarget the --anim-file clips onto the model's skeleton\n(joints matched by name, then by humanoid naming scheme:\nMixamo, CMU BVH, Biped, Unreal, Rigify, VRM)"),
+    OPTION("--bone-map", OPT_TEXT, F(bone_map), "MAP.json",
+     "with --retarget: {\"modelJoint\": \"fileJoint\", ...} matched\nbefore the automatic matches (implies --retarget)",
+     .completes = "file"),
     OPTION("--influences", OPT_CHOICE, F(influences), "4|8|all",
            "bone influences blended per vertex (default: every one,\nfrom per-vertex lists, where a vertex has "
            "more than 4;\nelse 4 slots); 4 or 8: the largest in slots; all: lists\nfor every model",

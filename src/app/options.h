@@ -43,6 +43,8 @@ typedef struct skv_options {
     const char *anim;
     const char *anim_files[SKV_MAX_ANIM_FILES]; /* --anim-file, in order */
     int anim_file_count;
+    int retarget;         /* --retarget (--bone-map implies it) */
+    const char *bone_map; /* --bone-map MAP.json */
     double time;
     int has_time; /* --time was given */
     double speed;

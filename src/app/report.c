@@ -89,6 +89,50 @@ static void report_materials(FILE *out, const skv_model *m)
     }
 }
 
+/* Per node: is it a joint (the node of one of the file's bones)? NULL
+ * when out of memory. */
+static unsigned char *joint_nodes(const skv_model *m)
+{
+    const skv_skeleton *sk = &m->skeleton;
+    unsigned char *joint = calloc((size_t)(sk->node_count > 0 ? sk->node_count : 1), 1);
+    if (!joint) return NULL;
+    for (int b = 0; b < sk->bone_count; b++)
+        if (sk->bone_node[b] >= 0 && model_bone_from_file(m, b)) joint[sk->bone_node[b]] = 1;
+    return joint;
+}
+
+/* A retargeted clip's matches (skv_clip.retarget_from): each model node
+ * and the file's node it follows, then the joints left at rest. */
+static void report_retarget(FILE *out, const skv_model *m, const skv_clip *clip)
+{
+    const skv_skeleton *sk = &m->skeleton;
+    for (int n = 0; n < clip->retarget_node_count; n++) {
+        if (!clip->retarget_from[n]) continue;
+        fprintf(out, "      joint '");
+        text_put_line(out, sk->node_names[n]);
+        fprintf(out, "' <- '");
+        text_put_line(out, clip->retarget_from[n]);
+        fprintf(out, "'\n");
+    }
+    unsigned char *joint = joint_nodes(m);
+    int listed = 0;
+    for (int n = 0; n < clip->retarget_node_count; n++) {
+        if (clip->retarget_from[n] || (joint && !joint[n])) continue;
+        fprintf(out, "%s'", listed++ ? ", " : "      at rest: ");
+        text_put_line(out, sk->node_names[n]);
+        fprintf(out, "'");
+    }
+    if (listed) fprintf(out, "\n");
+    free(joint);
+}
+
+static int retarget_matched(const skv_clip *clip)
+{
+    int matched = 0;
+    for (int n = 0; n < clip->retarget_node_count; n++) matched += clip->retarget_from[n] != NULL;
+    return matched;
+}
+
 void report_list_json(FILE *out, const skv_model *m)
 {
     const skv_skeleton *sk = &m->skeleton;
@@ -159,6 +203,28 @@ void report_list_json(FILE *out, const skv_model *m)
                clip->channel_count, clip->file_channels);
         if (clip->source) json_string(out, clip->source);
         else fprintf(out, "null");
+        fprintf(out, ",\"retarget\":");
+        if (clip->retarget_node_count) {
+            fprintf(out, "{\"matched\":{");
+            for (int n = 0, listed = 0; n < clip->retarget_node_count; n++) {
+                if (!clip->retarget_from[n]) continue;
+                fprintf(out, "%s", listed++ ? "," : "");
+                json_string(out, sk->node_names[n]);
+                fputc(':', out);
+                json_string(out, clip->retarget_from[n]);
+            }
+            fprintf(out, "},\"at_rest\":[");
+            unsigned char *joint = joint_nodes(m);
+            for (int n = 0, listed = 0; n < clip->retarget_node_count; n++) {
+                if (clip->retarget_from[n] || (joint && !joint[n])) continue;
+                fprintf(out, "%s", listed++ ? "," : "");
+                json_string(out, sk->node_names[n]);
+            }
+            free(joint);
+            fprintf(out, "]}");
+        } else {
+            fprintf(out, "null");
+        }
         fprintf(out, ",\"morph_channels\":%d,\"interpolations\":[", clip->morph_channel_count);
         unsigned modes = clip_modes(clip);
         for (int k = 0, listed = 0; k < 3; k++)
@@ -330,7 +396,12 @@ void report_list(FILE *out, const skv_model *m)
                clip->duration_ticks, clip->ticks_per_second, clip->channel_count);
         if (clip->merged_from > 1)
             fprintf(out, " (%d one-channel clips of the file on one time line, played together)", clip->merged_from);
-        if (clip->source) {
+        if (clip->source && clip->retarget_node_count) {
+            fprintf(out, ", retargeted from ");
+            text_put_line(out, clip->source);
+            fprintf(out, " (%d of the model's %d nodes follow the file's)", retarget_matched(clip),
+                    clip->retarget_node_count);
+        } else if (clip->source) {
             fprintf(out, ", from ");
             text_put_line(out, clip->source);
             fprintf(out, " (%d of its %d channels matched a node)", clip->channel_count, clip->file_channels);
@@ -352,6 +423,7 @@ void report_list(FILE *out, const skv_model *m)
         }
         for (unsigned bit = 1; bit; bit <<= 1)
             if ((clip->notes & bit) && model_clip_note_text(bit)) fprintf(out, "      note: %s\n", model_clip_note_text(bit));
+        if (clip->retarget_node_count) report_retarget(out, m, clip);
     }
 }
 

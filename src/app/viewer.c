@@ -596,6 +596,19 @@ static skv_result open_dropped(viewer *v, skv_error *err)
         free(path);
         return SKV_OK;
     }
+    if (added_r == SKV_ERR_ANIM && !import.retarget) { /* clips for another skeleton: retargeted */
+        skv_import_desc retarget = import;
+        retarget.retarget = 1;
+        skv_error retarget_err = {{0}};
+        if (scene_add_clips(v->scene, path, &retarget, 1, &added, &retarget_err) == SKV_OK && added > 0) {
+            snprintf(text, sizeof text, "retargeted %d clip(s) from %s onto this skeleton: N/P to reach them", added,
+                     path);
+            say(v, text);
+            switch_clip(v, first_new);
+            free(path);
+            return SKV_OK;
+        }
+    }
     if (added_r == SKV_ERR_ANIM) { /* clips, but none for this model */
         snprintf(text, sizeof text, "cannot add clips: %s", load_err.message);
         say(v, text);

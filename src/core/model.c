@@ -56,6 +56,7 @@ static void clip_free(const skv_model *model, skv_clip *clip)
     free(clip->node_channel);
     free(clip->name);
     free(clip->source);
+    free_strings(clip->retarget_from, clip->retarget_node_count);
     memset(clip, 0, sizeof *clip);
 }
 

@@ -260,6 +260,7 @@ static const field_span clip_fields[] = {
     FIELD(skv_clip, channel_count), FIELD(skv_clip, channels),       FIELD(skv_clip, node_channel),
     FIELD(skv_clip, merged_from),   FIELD(skv_clip, morph_channel_count), FIELD(skv_clip, morph_channels),
     FIELD(skv_clip, notes),         FIELD(skv_clip, source),         FIELD(skv_clip, file_channels),
+    FIELD(skv_clip, retarget_node_count), FIELD(skv_clip, retarget_from),
 };
 static const field_span mesh_fields[] = {
     FIELD(skv_mesh, name),          FIELD(skv_mesh, base_vertex),        FIELD(skv_mesh, vertex_count),
@@ -336,6 +337,7 @@ static const blob_row clip_rows[] = {
     ARRAY_FN(skv_clip, node_channel, node_channel_count, VALUES_ANY, 0),
     STRUCTS(skv_clip, morph_channels, morph_channel_count, morph_channel_type),
     STRING(skv_clip, source, 1),
+    STRINGS(skv_clip, retarget_from, retarget_node_count, 1),
 };
 static const blob_type mesh_type = TYPE(skv_mesh, mesh_rows, mesh_fields);
 static const blob_type material_type = TYPE(skv_material, material_rows, material_fields);
@@ -1214,6 +1216,9 @@ skv_result blob_check(const skv_model *model, skv_error *err)
         CHECK(isfinite(clip->duration_ticks) && clip->duration_ticks >= 0.0, "clip %d's duration", c);
         CHECK(isfinite(clip->ticks_per_second) && clip->ticks_per_second > 0.0, "clip %d's tick rate", c);
         CHECK(clip->channel_count >= 0 && clip->morph_channel_count >= 0, "clip %d's counts", c);
+        /* A retargeted clip names a source node per node of the model. */
+        CHECK(clip->retarget_node_count == 0 || clip->retarget_node_count == sk->node_count,
+              "clip %d's retarget names", c);
         for (unsigned bit = 1; bit; bit <<= 1) /* --list names each */
             CHECK(!(clip->notes & bit) || model_clip_note_key(bit), "clip %d's notes", c);
         for (int n = 0; n < sk->node_count; n++)

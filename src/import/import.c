@@ -601,7 +601,9 @@ static skv_result import_in_process(const char *path, const skv_import_desc *des
     } else {
         child_scenes[0] = scene, child_scenes[1] = anim_scene;
     }
-    for (int f = 0; r == SKV_OK && desc && f < desc->anim_file_count; f++) {
+    /* Retargeted clips come after, in the parent (import_model): the
+     * file is a model of its own, imported guarded. */
+    for (int f = 0; r == SKV_OK && desc && !desc->retarget && f < desc->anim_file_count; f++) {
         int added = 0;
         r = add_clips_in_process(model, desc->anim_files[f], desc, mode, 0, &added, err);
         if (r != SKV_OK) model_free(model);
@@ -735,15 +737,23 @@ skv_result import_model(const char *path, const skv_import_desc *desc, skv_model
     double started = monotonic_seconds();
     skv_result r = check_path(path, err);
     if (r != SKV_OK) return r;
-    if (desc && desc->trusted) return import_in_process(path, desc, IMPORT_TRUSTED, NULL, model, err);
-    model_job job = {path, desc};
-    int64_t extra = 0;
-    r = guarded_import(path, desc, model_in_child, &job, 0, model, &extra, err);
-    if (r != SKV_OK) return r;
-    /* Images the child's sandbox could not reach, in a sandbox of their
-     * own, within what is left of the import's time. */
-    double timeout = desc && desc->timeout_seconds > 0 ? desc->timeout_seconds : 60.0;
-    r = outside_textures_decode(path, desc, timeout - (monotonic_seconds() - started), model, err);
+    if (desc && desc->trusted) {
+        r = import_in_process(path, desc, IMPORT_TRUSTED, NULL, model, err);
+    } else {
+        model_job job = {path, desc};
+        int64_t extra = 0;
+        r = guarded_import(path, desc, model_in_child, &job, 0, model, &extra, err);
+        if (r != SKV_OK) return r;
+        /* Images the child's sandbox could not reach, in a sandbox of their
+         * own, within what is left of the import's time. */
+        double timeout = desc && desc->timeout_seconds > 0 ? desc->timeout_seconds : 60.0;
+        r = outside_textures_decode(path, desc, timeout - (monotonic_seconds() - started), model, err);
+    }
+    if (r == SKV_OK && desc && desc->bone_map) r = import_bone_map_check(model, desc->bone_map, err);
+    for (int f = 0; r == SKV_OK && desc && desc->retarget && f < desc->anim_file_count; f++) {
+        int added = 0;
+        r = import_retarget_clips(model, desc->anim_files[f], desc, 0, &added, err);
+    }
     if (r != SKV_OK) model_free(model);
     return r;
 }
@@ -837,6 +847,7 @@ skv_result import_add_clips(skv_model *model, const char *path, const skv_import
                             int *added, skv_error *err)
 {
     *added = 0;
+    if (desc && desc->retarget) return import_retarget_clips(model, path, desc, only_without_mesh, added, err);
     if (desc && desc->trusted)
         return add_clips_in_process(model, path, desc, IMPORT_TRUSTED, only_without_mesh, added, err);
     skv_error why = {{0}};

@@ -43,6 +43,12 @@ typedef struct skv_import_desc {
      * order, after its own. */
     const char *const *anim_files;
     int anim_file_count;
+    /* The files' clips (and import_add_clips') are retargeted onto the
+     * model's skeleton (retarget.h) instead of bound to its nodes by name;
+     * `bone_map`, a JSON file {"targetNode": "sourceNode", ...}, comes
+     * before the automatic matches (NULL: none). */
+    int retarget;
+    const char *bone_map;
 } skv_import_desc;
 
 /* Loads `path` into `model` (zeroed first). `desc` may be NULL. On failure
@@ -64,6 +70,22 @@ skv_result import_model(const char *path, const skv_import_desc *desc, skv_model
  * need walks_forget (walks.h) before they pose again. */
 skv_result import_add_clips(skv_model *model, const char *path, const skv_import_desc *desc, int only_without_mesh,
                             int *added, skv_error *err);
+
+/* With `retarget` (skv_import_desc): `path`'s clips retargeted onto the
+ * model's skeleton. The file is imported as a model of its own; each model
+ * node follows the file's node the bone map names for it, else the one
+ * of its name (exactly, ignoring case, without namespace prefixes), else
+ * the one in its place in a common humanoid naming scheme (retarget.h).
+ * Errors: the bone map missing (SKV_ERR_FILE), not JSON or naming a node
+ * either side lacks (SKV_ERR_ARGUMENT); no node matched (SKV_ERR_ANIM).
+ * import_add_clips takes this path where `retarget` is set; the viewer
+ * takes it for a dropped file of clips that bind to no node by name. */
+skv_result import_retarget_clips(skv_model *model, const char *path, const skv_import_desc *desc,
+                                 int only_without_mesh, int *added, skv_error *err);
+
+/* The bone map at `path` read and its target names checked against the
+ * model, so that a bad map fails without an animation file too. */
+skv_result import_bone_map_check(const skv_model *model, const char *path, skv_error *err);
 
 /* Version of the Assimp library in use, e.g. "5.2.5". */
 const char *import_assimp_version(void);

@@ -143,6 +143,12 @@ skv_result convert_scene(const struct aiScene *scene, const struct aiScene *anim
                          const char *path, const skv_import_desc *desc, const import_budget *budget,
                          skv_model *model, skv_error *err);
 
+/* --- retarget_load.c --- */
+struct skv_bone_map;
+/* The bone map's JSON: SKV_ERR_FILE where it cannot be read,
+ * SKV_ERR_ARGUMENT where it is not an object of strings. */
+skv_result import_bone_map_read(const char *path, struct skv_bone_map *map, skv_error *err);
+
 /* --- skeleton.c --- */
 skv_result flatten_nodes(importer *im);
 const char *bare_name(const char *name);
