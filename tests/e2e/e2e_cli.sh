@@ -170,10 +170,11 @@ esac
 grep -q '^video: libavcodec ' version.txt || fail "--version does not name FFmpeg's libraries: $(cat version.txt)"
 
 # --- thumbnails -------------------------------------------------------------
-# Within a second each (10 under the sanitizers), the size asked, square,
-# transparent around the model, the model drawn.
-limit=1
-[ "${SKV_SANITIZER_BUILD:-0}" = 1 ] && limit=10
+# The size asked, square, transparent around the model, the model drawn;
+# and done, not hung (the 1 s a thumbnailer gets is measured, not tested
+# here: a wall-clock limit fails on a loaded machine; bench/README.md).
+limit=15
+[ "${SKV_SANITIZER_BUILD:-0}" = 1 ] && limit=60
 for model in "$fox" "$bob" "$shared/gltf/CesiumMan.glb" "$shared/fbx/huesitos.fbx" "$shared/ozz/arnaud.fbx" \
   "$shared/collada/seymour_polylist_animation.dae"; do
   name=$(basename "$model")
