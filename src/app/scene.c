@@ -190,6 +190,25 @@ skv_result scene_set_layers(skv_scene *scene, const skv_layer_desc *desc, const 
     return SKV_OK;
 }
 
+void scene_pick_layer(skv_scene *scene, int step)
+{
+    if (scene->layer_count > 0)
+        scene->layer_picked = ((scene->layer_picked + step) % scene->layer_count + scene->layer_count) % scene->layer_count;
+}
+
+void scene_change_layer_weight(skv_scene *scene, float delta)
+{
+    if (!scene->layers) return;
+    float *w = &scene->layers->weight[scene->layer_picked];
+    float next = roundf((*w + delta) * 100.0f) / 100.0f; /* steps land on 0.1, 0.2, ... */
+    *w = next < 0.0f ? 0.0f : next > 1.0f ? 1.0f : next;
+}
+
+void scene_toggle_layer_mute(skv_scene *scene)
+{
+    if (scene->layers) scene->layers->muted[scene->layer_picked] = !scene->layers->muted[scene->layer_picked];
+}
+
 void scene_free(skv_scene *scene)
 {
     layers_free(scene);

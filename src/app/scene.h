@@ -128,6 +128,13 @@ skv_result scene_add_clips(skv_scene *scene, const char *path, const skv_import_
 skv_result scene_set_layers(skv_scene *scene, const skv_layer_desc *desc, const char *const *names, int count,
                             skv_error *err);
 
+/* The window's layer keys: pick the next (step 1) or previous layer,
+ * change the picked layer's weight by `delta` (kept in [0, 1]), mute or
+ * unmute it. Nothing without layers. */
+void scene_pick_layer(skv_scene *scene, int step);
+void scene_change_layer_weight(skv_scene *scene, float delta);
+void scene_toggle_layer_mute(skv_scene *scene);
+
 /* Turns the scene into `count` characters on a grid (count > 0), each at
  * its own time offset, with `mixed_clips` each playing its own clip, and
  * frames the camera on the grid. The renderer needs render_enable_crowd. */
