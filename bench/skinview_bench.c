@@ -8,6 +8,9 @@
  *   skinview-bench --msaa [--rounds N] the cost of --msaa 1, 2, 4 per frame (llvmpipe here)
  *   skinview-bench --influences [--rounds N] MODEL...   (4 slots, 8, all: CPU and draw cost)
  *   skinview-bench --profile FRAMES [--clip N] [--seek] [--lent] MODEL
+ *   skinview-bench --layers [--rounds N] [MODEL...]   ns/bone: the base clip alone
+ *                                     (walk; the layered path without layers), base + 1 layer,
+ *                                     base + 2 (robot.glb and Fox.glb by default)
  * (--clip N also picks the clip the timed rows play; default 0)
  *
  * --profile imports MODEL and poses FRAMES frames of one clip (playback
@@ -56,6 +59,7 @@
 #include <unistd.h>
 
 #include "anim.h"
+#include "layers.h"
 #include "scene.h"
 #include "crowd.h"
 #include "gpu.h"
@@ -797,6 +801,76 @@ static int profile_model(const char *path, int frames, int clip, int seek, int l
     return 0;
 }
 
+/* --layers: ns/bone of a frame of the base clip alone (pose_evaluate's
+ * walk, and pose_evaluate_layers with no layer), with one layer (an
+ * override at 0.5 on the clip after the base, masked to the subtree of the
+ * node half-way down the node list) and with two (that, and an additive
+ * layer of the next clip at 0.5 on every node). Playback at 60 frames a
+ * second, medians of `rounds` batches of 240 frames. */
+static int bench_layers(const char **models, int count, int rounds, int json)
+{
+    static const char *defaults[] = {SKV_SOURCE_DIR "/../shared/models/gltf/robot.glb",
+                                     SKV_SOURCE_DIR "/../shared/models/gltf/Fox.glb"};
+    if (count == 0) models = defaults, count = 2;
+    enum { FRAMES = 240 };
+    for (int i = 0; i < count; i++) {
+        skv_model model;
+        skv_error err;
+        if (import_model(models[i], &(skv_import_desc){.trusted = 1}, &model, &err) != SKV_OK) {
+            fprintf(stderr, "skinview-bench: %s: %s\n", models[i], err.message);
+            return 1;
+        }
+        skv_walks *walks = NULL;
+        skv_pose pose;
+        if (model.clip_count < 1 || walks_create(&walks, &model) != SKV_OK ||
+            pose_create(&pose, &model.skeleton) != SKV_OK) {
+            fprintf(stderr, "skinview-bench: %s: no clip or no memory\n", models[i]);
+            return 1;
+        }
+        int mask[1] = {model.skeleton.node_count / 2};
+        skv_layer_desc desc[2] = {
+            {.clip = 1 % model.clip_count, .mask = mask, .mask_count = 1, .weight = 0.5f, .reference_clip = -1},
+            {.clip = 2 % model.clip_count, .additive = 1, .weight = 0.5f, .reference_clip = -1},
+        };
+        skv_layers *layers[3] = {NULL, NULL, NULL};
+        for (int k = 0; k < 3; k++)
+            if (layers_create(&layers[k], &model, desc, k, &err) != SKV_OK) {
+                fprintf(stderr, "skinview-bench: %s: %s\n", models[i], err.message);
+                return 1;
+            }
+        double ns[4];
+        for (int row = 0; row < 4; row++) { /* walk, 0, 1, 2 layers */
+            double batch[64];
+            int n = rounds < 64 ? rounds : 64;
+            for (int r = 0; r < n; r++) {
+                double t0 = now_ns();
+                for (int f = 0; f < FRAMES; f++) {
+                    double t = f / 60.0;
+                    if (row == 0) pose_evaluate(&pose, walks, 0, t);
+                    else pose_evaluate_layers(&pose, &model, 0, t, layers[row - 1]);
+                }
+                batch[r] = (now_ns() - t0) / FRAMES / (model.skeleton.bone_count > 0 ? model.skeleton.bone_count : 1);
+            }
+            ns[row] = median(batch, n);
+        }
+        const char *base = strrchr(models[i], '/');
+        if (json)
+            printf("{\"model\":\"%s\",\"bones\":%d,\"nodes\":%d,\"walk_ns_per_bone\":%.2f,\"layered_0\":%.2f,"
+                   "\"layered_1\":%.2f,\"layered_2\":%.2f}\n", base ? base + 1 : models[i], model.skeleton.bone_count,
+                   model.skeleton.node_count, ns[0], ns[1], ns[2], ns[3]);
+        else
+            printf("%-14s %3d bones %3d nodes: base alone %6.2f ns/bone (walk), %6.2f (layered path, no layer); "
+                   "+1 layer %6.2f (%.2fx the walk); +2 layers %6.2f (%.2fx)\n",
+                   base ? base + 1 : models[i], model.skeleton.bone_count, model.skeleton.node_count, ns[0], ns[1],
+                   ns[2], ns[2] / ns[0], ns[3], ns[3] / ns[0]);
+        for (int k = 0; k < 3; k++) layers_destroy(layers[k]);
+        pose_destroy(&pose);
+        walks_destroy(walks);
+        model_free(&model);
+    }
+    return 0;
+}
+
 /* --influences: the cost of blending 4 slots, 8 slots and every
  * influence (--influences all), per vertex: on the CPU (skin_blend on the
  * slots, skin_blend_all on the lists) and in the shader (one headless
@@ -945,6 +1019,7 @@ static int bench_png(const char **files, int count, int rounds, int json)
 
 int main(int argc, char **argv)
 {
+    int layered = 0;
     int json = 0, smoke = 0, crowd = 0, crowd_fps = 0, msaa = 0, rounds = 15, count = 0, kernel = SKV_WALK_AUTO;
     int profile_frames = 0, profile_clip = 0, profile_seek = 0, profile_lent = 0, influences = 0, png = 0;
     const char *models[64];
@@ -956,7 +1031,8 @@ int main(int argc, char **argv)
                    "       skinview-bench --crowd-fps [--rounds N] [MODEL...]\n"
                    "       skinview-bench --profile FRAMES [--clip N] [--seek] [--lent] MODEL\n"
                    "       skinview-bench --influences [--rounds N] MODEL...\n"
-                   "       skinview-bench --png [--rounds N] PNG...\n");
+                   "       skinview-bench --png [--rounds N] PNG...\n"
+                   "       skinview-bench --layers [--rounds N] [MODEL...]\n");
             return 0;
         } else if (strcmp(argv[i], "--kernel") == 0 && i + 1 < argc) {
             const char *name = argv[++i];
@@ -983,10 +1059,12 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--lent") == 0) profile_lent = 1;
         else if (strcmp(argv[i], "--influences") == 0) influences = 1;
         else if (strcmp(argv[i], "--png") == 0) png = 1;
+        else if (strcmp(argv[i], "--layers") == 0) layered = 1;
         else if (count < 64) models[count++] = argv[i];
     }
     if (rounds < 1) rounds = 1;
     if (crowd) return bench_crowd(json);
+    if (layered) return bench_layers(models, count, rounds, json);
     if (crowd_fps) return bench_crowd_fps(models, count, rounds, json);
     if (msaa) return bench_msaa(json, rounds);
     if (png) return bench_png(models, count, rounds, json);

@@ -275,8 +275,8 @@ static void write_man(FILE *f, const help *h, const char *version)
 /* --- completions ----------------------------------------------------------- */
 
 /* The clip or bone names of $1: `skinview MODEL --list --json`, the names
- * between '"KIND":[' and the next section (bones come before clips, clips
- * before warnings). POSIX sh, shared by bash and zsh. */
+ * between '"KIND":[' and the next section (bones come before the nodes and
+ * the clips, clips before warnings). POSIX sh, shared by bash and zsh. */
 static void write_names_function(FILE *f, const char *function)
 {
     fprintf(f,
@@ -284,7 +284,7 @@ static void write_names_function(FILE *f, const char *function)
             "  local json\n"
             "  json=$(command skinview \"$1\" --list --json 2>/dev/null | tr -d '\\n') || return\n"
             "  case $2 in\n"
-            "    bones) json=${json#*'\"bones\":['}; json=${json%%%%'\"clips\":['*} ;;\n"
+            "    bones) json=${json#*'\"bones\":['}; json=${json%%%%'\"nodes\":['*}; json=${json%%%%'\"clips\":['*} ;;\n"
             "    clips) json=${json#*'\"clips\":['}; json=${json%%%%'\"warnings\":['*} ;;\n"
             "  esac\n"
             "  printf '%%s\\n' \"$json\" | grep -o '\"index\":[0-9]*,\"name\":\"[^\"]*\"' | sed 's/.*\"name\":\"//; s/\"$//'\n"
@@ -465,7 +465,7 @@ static void write_fish(FILE *f, const help *h)
                "    set -l json (command skinview $model --list --json 2>/dev/null | string join '')\n"
                "    switch $argv[1]\n"
                "        case bones\n"
-               "            set json (string replace -r '^.*?\"bones\":\\\\[' '' -- $json | string replace -r '\"clips\":\\\\[.*$' '')\n"
+               "            set json (string replace -r '^.*?\"bones\":\\\\[' '' -- $json | string replace -r '\"(nodes|clips)\":\\\\[.*$' '')\n"
                "        case clips\n"
                "            set json (string replace -r '^.*?\"clips\":\\\\[' '' -- $json | string replace -r '\"warnings\":\\\\[.*$' '')\n"
                "    end\n"

@@ -31,6 +31,8 @@ shot twist-linear "$root/assets/twist.dae" --time 2
 shot twist-dq "$root/assets/twist.dae" --time 2 --skinning dq
 shot crowd "$fox" --instances 16 --mixed-clips --time 0.5
 shot blend "$fox" --blend Walk,Run,0.5 --time 0.3
+shot layers "$root/../shared/models/gltf/robot.glb" --anim Robot_Walking --layer Robot_Wave:mask=Torso --time 0.7 \
+  --size 256x256
 ozz=$root/../shared/models/ozz
 shot anim-only "$ozz/walk.fbx" --time 0.9
 shot anim-file "$ozz/arnaud.fbx" --anim-file "$ozz/walk.fbx" --time 0.9

@@ -36,6 +36,7 @@ fi
 # The scripts are read from ../shared each time (copied: three_pose.mjs
 # resolves 'three' from its own folder).
 cp "$oracle_src/three_pose.mjs" "$dest/three_pose.mjs"
+cp "$oracle_src/three_layers.mjs" "$dest/three_layers.mjs" # --layer's evaluator (reference_layers_*)
 cp "$root/tests/tools/oracle/three_skeleton.mjs" "$dest/three_skeleton.mjs" # Skinview's own, for split files
 cp "$root/tests/tools/oracle/fbx_influences.mjs" "$dest/fbx_influences.mjs" # three_skeleton.mjs --all-influences reads FBX clusters with it
 if [ ! -x "$dest/irr_pose" ] || [ "$oracle_src/irr_pose.cpp" -nt "$dest/irr_pose" ]; then

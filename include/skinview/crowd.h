@@ -11,6 +11,7 @@
 
 #include "anim.h"
 #include "error.h"
+#include "layers.h"
 #include "model.h"
 #include "walks.h"
 
@@ -22,6 +23,7 @@ typedef struct skv_crowd {
     skv_pose *poses;  /* per character */
     int *clips;       /* per character: clip index, or -1 */
     double *offsets;  /* per character: seconds added to the scene time */
+    const skv_layers *layers; /* crowd_set_layers: every character's (NULL: none) */
     /* count * bone_count palette entries, character-major, each a 3x4
      * row-major matrix (SKV_ROWS_FLOATS floats: rows 0-2 of the 4x4, the
      * bottom row is 0 0 0 1), written with streaming stores; the renderer
@@ -58,6 +60,11 @@ typedef struct skv_crowd {
  * core. SKV_ERR_MEMORY when memory or threads run out. */
 skv_result crowd_create(skv_crowd *crowd, skv_walks *walks, int count, int clip, int mixed_clips, int threads);
 void crowd_destroy(skv_crowd *crowd);
+
+/* Every character plays `layers` (compiled for the crowd's model, kept
+ * by the caller while the crowd uses them; NULL: none) over its clip, at
+ * its own time (layers.h, pose_evaluate_layers). */
+void crowd_set_layers(skv_crowd *crowd, const skv_layers *layers);
 
 /* Poses every character at scene time `seconds` into crowd->palettes. */
 void crowd_evaluate(skv_crowd *crowd, double seconds);

@@ -308,6 +308,12 @@ int model_bone_from_file(const skv_model *model, int bone);
  * if none. */
 int model_find_bone(const skv_model *model, const char *name_or_index);
 
+/* The node called `name`: the only one of that name, or where several
+ * nodes share it, the one a file bone binds (the joint; a glTF joint and
+ * a mesh node often share a name). -1: none; -2: several, and not
+ * exactly one of them a joint. */
+int model_find_node(const skv_model *model, const char *name);
+
 /* Total over all meshes. */
 int model_over_limit_vertices(const skv_model *model);
 

@@ -22,6 +22,9 @@
  *   skin.h   the palette applied on the CPU (linear or dual quaternion),
  *            exactly as Skinview's shader does.
  *   morph.h  morph target weights per frame.
+ *   layers.h clips over a base clip: on a body part (a mask of nodes)
+ *            or added (additive), each at a weight; layers_create once,
+ *            pose_evaluate_layers per frame.
  *   crowd.h  many characters of one model posed on a thread pool.
  * Results: functions that can fail return skv_result (error.h). These
  * headers are the library's public ones (include/skinview, installed);
@@ -36,6 +39,7 @@
 #include "keys.h"
 #include "skin.h"
 #include "morph.h"
+#include "layers.h"
 #include "crowd.h"
 
 #endif

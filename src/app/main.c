@@ -125,8 +125,56 @@ static const char *hint(skv_result r)
 
 static void clip_names(const skv_model *m, char *out, size_t size);
 
+/* A name from a --layer SPEC, NUL-terminated (malloc'd; NULL: no memory). */
+static char *span_text(skv_text_span span)
+{
+    char *text = malloc((size_t)span.length + 1);
+    if (text) memcpy(text, span.at, (size_t)span.length), text[span.length] = '\0';
+    return text;
+}
+
+/* The --layer SPECs resolved against the model (clips and nodes by name,
+ * as --list --json prints them) and set on the scene: a name that is not
+ * there is a bad command line (SKV_ERR_ARGUMENT), naming the part. */
+static skv_result configure_layers(skv_scene *scene, const skv_options *o, skv_error *err)
+{
+    skv_layer_desc desc[SKV_MAX_LAYERS];
+    static int masks[SKV_MAX_LAYERS][SKV_MAX_LAYER_MASK];
+    const char *names[SKV_MAX_LAYERS];
+    const skv_model *m = scene->model;
+    for (int i = 0; i < o->layer_count; i++) {
+        const skv_layer_spec *spec = &o->layers[i];
+        desc[i] = (skv_layer_desc){.additive = spec->additive, .weight = (float)spec->weight, .reference_clip = -1,
+                                   .mask = masks[i], .mask_count = spec->mask_count};
+        names[i] = spec->text;
+        for (int k = -2; k < spec->mask_count; k++) { /* -2: the clip, -1: the reference, then the bones */
+            skv_text_span span = k == -2 ? spec->clip : k == -1 ? spec->reference : spec->mask[k];
+            if (!span.at) continue;
+            char *name = span_text(span);
+            if (!name) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+            int found = k < 0 ? model_find_clip(m, name) : model_find_node(m, name);
+            if (found < 0) {
+                skv_result r = k < 0 ? skv_fail(err, SKV_ERR_ARGUMENT, "--layer '%s': no clip '%s' (it has %d; see --list)",
+                                                spec->text, name, m->clip_count)
+                               : found == -1 ? skv_fail(err, SKV_ERR_ARGUMENT,
+                                                        "--layer '%s': no node '%s' (see --list --json)", spec->text, name)
+                                             : skv_fail(err, SKV_ERR_ARGUMENT,
+                                                        "--layer '%s': node name '%s' is ambiguous (several nodes, not "
+                                                        "one joint among them)", spec->text, name);
+                free(name);
+                return r;
+            }
+            free(name);
+            if (k == -2) desc[i].clip = found;
+            else if (k == -1) desc[i].reference_clip = found;
+            else masks[i][k] = found;
+        }
+    }
+    return scene_set_layers(scene, desc, names, o->layer_count, err);
+}
+
 /* What the options ask of the loaded scene: views, morph weights, the
- * blend, the crowd, the camera. */
+ * blend, the layers, the crowd, the camera. */
 static skv_result configure_scene(skv_scene *scene, const char *path, const skv_options *o, skv_error *err)
 {
     skv_view_options view = scene->view;
@@ -182,6 +230,10 @@ static skv_result configure_scene(skv_scene *scene, const char *path, const skv_
         skv_result r = scene_set_clip(scene, clip_a, err);
         if (r != SKV_OK) return r;
         scene_set_blend(scene, clip_b, (float)o->blend_weight);
+    }
+    if (o->layer_count > 0) {
+        skv_result r = configure_layers(scene, o, err);
+        if (r != SKV_OK) return r;
     }
     if (o->instances > 0) {
         skv_result r = scene_set_instances(scene, o->instances, o->mixed_clips, err);

@@ -31,6 +31,7 @@ typedef enum option_kind {
     OPT_REPEATED, /* appended to a const char *[] (field), counted in count_field */
     OPT_MORPH,    /* NAME=W, W a finite number; repeated like OPT_REPEATED */
     OPT_BLEND,    /* A,B,W with W in 0..1: the text, and blend_a, blend_b, blend_weight */
+    OPT_LAYER,    /* --layer SPEC (options_parse_layer), into layers[layer_count++] */
 } option_kind;
 
 typedef struct option_spec {
@@ -82,6 +83,14 @@ static const option_spec option_table[] = {
     OPTION("--speed", OPT_NUMBER, F(speed), "X", "playback speed in the window (default 1; -1000..1000)", .min = -1000, .max = 1000),
     OPTION("--blend", OPT_BLEND, F(blend), "A,B,W",
      "pose with clips A and B (index or name) mixed at weight W\n(0 = A, 1 = B), both at --time"),
+    OPTION("--layer", OPT_LAYER, F(layers), "SPEC",
+     "a layer over the clip, repeatable, in order: SPEC =\n"
+     "CLIP[:mask=BONE[+BONE...]][:additive[=REFCLIP]][:weight=W]\n"
+     "override (default): on the masked nodes and all below\n"
+     "them (no mask: all), mixed in at W (0..1, default 1);\n"
+     "additive: its difference from REFCLIP's (or its own)\n"
+     "first frame added at W; overrides first, then additives",
+     .max_count = SKV_MAX_LAYERS),
     OPTION("--fade", OPT_NUMBER, F(fade), "SECONDS", "cross-fade time when switching clips in the window\n(default 0.25; 0..60)",
      .min = 0, .max = 60),
     OPTION("--morph", OPT_MORPH, F(morphs), "NAME=W",
@@ -283,6 +292,110 @@ void options_print_help(FILE *out)
                  "  5 nothing to show, 6 unknown clip, 7 GPU/GL failure, 8 cannot write output,\n"
                  "  9 out of memory, 10 differs from --ref or no --ref image; with several\n"
                  "  models, that of the first that failed\n");
+}
+
+/* Does a SPEC's key part start at `p` (just after a ':')? */
+static int layer_key_at(const char *p)
+{
+    if (strncmp(p, "mask=", 5) == 0 || strncmp(p, "weight=", 7) == 0) return 1;
+    return strncmp(p, "additive", 8) == 0 && (p[8] == '=' || p[8] == ':' || p[8] == '\0');
+}
+
+/* A plain decimal number (digits, one point, an exponent): no "nan",
+ * "inf", hex or spaces, which strtod would take. */
+static int plain_decimal(const char *p, int length)
+{
+    int i = 0, digits = 0;
+    if (i < length && (p[i] == '+' || p[i] == '-')) i++;
+    for (; i < length && p[i] >= '0' && p[i] <= '9'; i++) digits++;
+    if (i < length && p[i] == '.')
+        for (i++; i < length && p[i] >= '0' && p[i] <= '9'; i++) digits++;
+    if (!digits) return 0;
+    if (i < length && (p[i] == 'e' || p[i] == 'E')) {
+        i++;
+        if (i < length && (p[i] == '+' || p[i] == '-')) i++;
+        int exp = 0;
+        for (; i < length && p[i] >= '0' && p[i] <= '9'; i++) exp++;
+        if (!exp) return 0;
+    }
+    return i == length;
+}
+
+int options_parse_layer(const char *spec, skv_layer_spec *out, char *why, size_t why_size)
+{
+    memset(out, 0, sizeof *out);
+    out->text = spec;
+    out->weight = 1.0;
+    int seen_mask = 0, seen_weight = 0, seen_additive = 0;
+    const char *part = spec;
+    for (int first = 1;; first = 0) {
+        const char *end = part;
+        while (*end && !(*end == ':' && layer_key_at(end + 1))) end++;
+        int length = (int)(end - part);
+        if (first) {
+            if (length == 0) {
+                snprintf(why, why_size, "no clip before the first field");
+                return -1;
+            }
+            out->clip = (skv_text_span){part, length};
+        } else if (strncmp(part, "mask=", 5) == 0) {
+            if (seen_mask++) {
+                snprintf(why, why_size, "mask given twice");
+                return -1;
+            }
+            const char *name = part + 5;
+            for (;;) {
+                const char *plus = name;
+                while (plus < end && *plus != '+') plus++;
+                if (plus == name) {
+                    snprintf(why, why_size, "an empty bone name in '%.*s'", length, part);
+                    return -1;
+                }
+                if (out->mask_count == SKV_MAX_LAYER_MASK) {
+                    snprintf(why, why_size, "more than %d bones in '%.*s'", SKV_MAX_LAYER_MASK, length, part);
+                    return -1;
+                }
+                out->mask[out->mask_count++] = (skv_text_span){name, (int)(plus - name)};
+                if (plus == end) break;
+                name = plus + 1;
+            }
+        } else if (strncmp(part, "weight=", 7) == 0) {
+            if (seen_weight++) {
+                snprintf(why, why_size, "weight given twice");
+                return -1;
+            }
+            char number[64];
+            double w = NAN;
+            if (plain_decimal(part + 7, length - 7) && length - 7 < (int)sizeof number) {
+                snprintf(number, sizeof number, "%.*s", length - 7, part + 7);
+                w = strtod(number, NULL);
+            }
+            if (!(w >= 0.0 && w <= 1.0)) {
+                snprintf(why, why_size, "weight '%.*s' is not a number in [0, 1]", length - 7, part + 7);
+                return -1;
+            }
+            out->weight = w;
+        } else { /* additive, or additive=REFCLIP (layer_key_at) */
+            if (seen_additive++) {
+                snprintf(why, why_size, "additive given twice");
+                return -1;
+            }
+            out->additive = 1;
+            if (length > 8 && part[8] != '=') {
+                snprintf(why, why_size, "bad field '%.*s'", length, part);
+                return -1;
+            }
+            if (length > 8) {
+                if (length == 9) {
+                    snprintf(why, why_size, "no reference clip after 'additive='");
+                    return -1;
+                }
+                out->reference = (skv_text_span){part + 9, length - 9};
+            }
+        }
+        if (!*end) return 0;
+        part = end + 1;
+    }
 }
 
 int options_parse_number(const char *text, double *out)
@@ -504,6 +617,16 @@ static int store_value(const option_spec *s, const char *value, skv_options *o)
         *(const char **)field = value;
         return 0;
     }
+    case OPT_LAYER: {
+        if (o->layer_count == s->max_count) return -2;
+        char why[256];
+        if (options_parse_layer(value, &o->layers[o->layer_count], why, sizeof why) != 0) {
+            snprintf(o->layer_error, sizeof o->layer_error, "%s", why);
+            return -3;
+        }
+        o->layer_count++;
+        return 0;
+    }
     case OPT_MORPH: {
         const char *eq = strrchr(value, '=');
         if (!eq || eq == value || options_parse_number(eq + 1, &v) != 0 || !isfinite(v)) return -1;
@@ -560,6 +683,8 @@ static skv_result check_combinations(skv_options *o, skv_error *err)
             return skv_fail(err, SKV_ERR_ARGUMENT, "--screenshot-dir %s: not a folder", o->screenshot_dir);
     }
     if (o->json && !o->list) return skv_fail(err, SKV_ERR_ARGUMENT, "--json goes with --list");
+    if (o->layer_count > 0 && o->blend)
+        return skv_fail(err, SKV_ERR_ARGUMENT, "--layer does not combine with --blend (give the base clip with --anim)");
     if (o->dual_quaternion && o->instances > 0)
         return skv_fail(err, SKV_ERR_ARGUMENT, "--skinning dq does not combine with --instances (crowds are linear)");
     /* Alpha: PNG and VP9 keep it; GIF and H.264 have none. */
@@ -659,6 +784,7 @@ skv_result options_parse(int argc, char **argv, skv_options *o, skv_error *err)
         }
         int stored = store_value(s, value, o);
         if (stored == -2) r = skv_fail(err, SKV_ERR_ARGUMENT, "at most %d %s options", s->max_count, s->name);
+        else if (stored == -3) r = skv_fail(err, SKV_ERR_ARGUMENT, "bad %s '%s': %s", s->name, value, o->layer_error);
         else if (stored != 0) r = bad_value(s, value, err);
         else if (s->given) *(int *)((char *)o + s->given) = 1;
     }

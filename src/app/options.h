@@ -28,6 +28,10 @@
 /* --anim-file may be given this many times; --morph likewise. */
 #define SKV_MAX_ANIM_FILES 64
 #define SKV_MAX_MORPHS 64
+/* --layer may be given this many times (layers.h: SKV_LAYERS_MAX), with
+ * up to this many nodes in a mask. */
+#define SKV_MAX_LAYERS 32
+#define SKV_MAX_LAYER_MASK 64
 /* The bundled model opened when none is given. */
 #define SKV_DEFAULT_MODEL "mannequin.glb"
 /* An output file name's place for the model file's stem (several models
@@ -35,6 +39,24 @@
 #define SKV_MODEL_FIELD "{model}"
 /* --thumbnail SIZE: each side in 1..this. */
 #define SKV_MAX_THUMBNAIL 4096
+
+/* A part of a command-line argument (not NUL-terminated there). */
+typedef struct skv_text_span {
+    const char *at; /* NULL: not given */
+    int length;
+} skv_text_span;
+
+/* --layer CLIP[:mask=BONE[+BONE...]][:additive[=REFCLIP]][:weight=W], read
+ * (options_parse_layer); names are resolved against the model later. */
+typedef struct skv_layer_spec {
+    const char *text; /* as given */
+    skv_text_span clip;
+    skv_text_span mask[SKV_MAX_LAYER_MASK];
+    int mask_count;   /* 0: every node */
+    int additive;
+    skv_text_span reference; /* additive=REFCLIP; at NULL: the layer's own clip */
+    double weight;    /* in [0, 1]; 1 when not given */
+} skv_layer_spec;
 
 typedef struct skv_options {
     int help, version; /* --help / -h, --version: print and exit */
@@ -65,6 +87,9 @@ typedef struct skv_options {
     const char *blend;   /* --blend A,B,W as given; its parts: */
     char blend_a[256], blend_b[256];
     double blend_weight;
+    skv_layer_spec layers[SKV_MAX_LAYERS]; /* --layer, in order */
+    int layer_count;
+    char layer_error[256]; /* why the last --layer was refused */
     int dual_quaternion; /* --skinning dq */
     /* Views. */
     int skeleton, influence_count, wireframe, normals, grid, axes;
@@ -124,6 +149,12 @@ int options_info(int index, skv_option_info *info);
 
 /* --help: generated from the option table. */
 void options_print_help(FILE *out);
+
+/* Reads one --layer SPEC into *out: 0, or -1 with the reason (naming the
+ * part) in `why`. The SPEC is split only at a ':' that starts "mask=",
+ * "weight=" or "additive" (then '=', ':' or the end), so names may hold
+ * ':' (Mixamo's "mixamorig:Spine"). */
+int options_parse_layer(const char *spec, skv_layer_spec *out, char *why, size_t why_size);
 
 /* A number: all of `text`, as strtod reads it. -1 when it is not. */
 int options_parse_number(const char *text, double *out);

@@ -193,6 +193,22 @@ void report_list_json(FILE *out, const skv_model *m)
         first = 0;
     }
     free(above);
+    /* Every node with its parent (nodes are parent-first): what --layer's
+     * masks name; "joint": a file bone binds it (a name several nodes
+     * share means that one). */
+    fprintf(out, "],\"nodes\":[");
+    unsigned char *joints = calloc((size_t)(sk->node_count > 0 ? sk->node_count : 1), 1);
+    for (int b = 0; joints && b < sk->bone_count; b++)
+        if (sk->bone_node[b] >= 0 && model_bone_from_file(m, b)) joints[sk->bone_node[b]] = 1;
+    for (int n = 0; n < sk->node_count; n++) {
+        int joint = joints && joints[n];
+        for (int b = 0; !joints && b < sk->bone_count && !joint; b++) /* out of memory: slowly */
+            joint = sk->bone_node[b] == n && model_bone_from_file(m, b);
+        fprintf(out, "%s{\"index\":%d,\"name\":", n ? "," : "", n);
+        json_string(out, sk->node_names && sk->node_names[n] ? sk->node_names[n] : "");
+        fprintf(out, ",\"parent\":%d,\"joint\":%s}", sk->parents[n], joint ? "true" : "false");
+    }
+    free(joints);
     fprintf(out, "],\"clips\":[");
     for (int c = 0; c < m->clip_count; c++) {
         const skv_clip *clip = &m->clips[c];

@@ -115,6 +115,7 @@ skv_result scene_set_instances(skv_scene *scene, int count, int mixed_clips, skv
         return skv_fail(err, SKV_ERR_MEMORY, "out of memory for %d characters", count);
     scene->instances = count;
     scene->mixed_clips = mixed_clips;
+    crowd_set_layers(&scene->crowd, scene->layers);
     reframe(scene);
     return SKV_OK;
 }
@@ -168,8 +169,73 @@ skv_result scene_load(skv_scene *scene, const char *path, const char *anim, cons
     return SKV_OK;
 }
 
+/* The layers and their descriptions gone (none). */
+static void layers_free(skv_scene *scene)
+{
+    if (scene->instances > 0) crowd_set_layers(&scene->crowd, NULL);
+    layers_destroy(scene->layers);
+    for (int i = 0; scene->layer_names && i < scene->layer_count; i++) free(scene->layer_names[i]);
+    free(scene->layer_names);
+    free(scene->layer_desc);
+    free(scene->layer_masks);
+    scene->layers = NULL, scene->layer_names = NULL, scene->layer_desc = NULL, scene->layer_masks = NULL;
+    scene->layer_count = scene->layer_picked = 0;
+}
+
+skv_result scene_set_layers(skv_scene *scene, const skv_layer_desc *desc, const char *const *names, int count,
+                            skv_error *err)
+{
+    layers_free(scene);
+    if (count <= 0) return SKV_OK;
+    skv_layers *layers = NULL;
+    skv_result r = layers_create(&layers, scene->model, desc, count, err);
+    if (r != SKV_OK) return r;
+    int masks = 0;
+    for (int i = 0; i < count; i++) masks += desc[i].mask_count;
+    scene->layers = layers;
+    scene->layer_count = count;
+    scene->layer_desc = malloc((size_t)count * sizeof *scene->layer_desc);
+    scene->layer_masks = malloc((size_t)(masks > 0 ? masks : 1) * sizeof *scene->layer_masks);
+    scene->layer_names = calloc((size_t)count, sizeof *scene->layer_names);
+    int ok = scene->layer_desc && scene->layer_masks && scene->layer_names;
+    for (int i = 0, at = 0; ok && i < count; i++) {
+        scene->layer_desc[i] = desc[i];
+        if (desc[i].mask_count > 0) memcpy(&scene->layer_masks[at], desc[i].mask, (size_t)desc[i].mask_count * sizeof(int));
+        scene->layer_desc[i].mask = desc[i].mask_count > 0 ? &scene->layer_masks[at] : NULL;
+        at += desc[i].mask_count;
+        scene->layer_names[i] = strdup(names && names[i] ? names[i] : "");
+        ok = scene->layer_names[i] != NULL;
+    }
+    if (!ok) {
+        layers_free(scene);
+        return skv_fail(err, SKV_ERR_MEMORY, "out of memory for the layers");
+    }
+    if (scene->instances > 0) crowd_set_layers(&scene->crowd, scene->layers);
+    return SKV_OK;
+}
+
+void scene_pick_layer(skv_scene *scene, int step)
+{
+    if (scene->layer_count > 0)
+        scene->layer_picked = ((scene->layer_picked + step) % scene->layer_count + scene->layer_count) % scene->layer_count;
+}
+
+void scene_change_layer_weight(skv_scene *scene, float delta)
+{
+    if (!scene->layers) return;
+    float *w = &scene->layers->weight[scene->layer_picked];
+    float next = roundf((*w + delta) * 100.0f) / 100.0f; /* steps land on 0.1, 0.2, ... */
+    *w = next < 0.0f ? 0.0f : next > 1.0f ? 1.0f : next;
+}
+
+void scene_toggle_layer_mute(skv_scene *scene)
+{
+    if (scene->layers) scene->layers->muted[scene->layer_picked] = !scene->layers->muted[scene->layer_picked];
+}
+
 void scene_free(skv_scene *scene)
 {
+    layers_free(scene);
     if (scene->instances > 0) crowd_destroy(&scene->crowd);
     if (scene->bind.local) pose_destroy(&scene->bind);
     lines_free(&scene->bones);
@@ -196,6 +262,19 @@ skv_result scene_add_clips(skv_scene *scene, const char *path, const skv_import_
      * add failed part way: the walks go, and every pose settles again. */
     if (walks_forget(scene->walks) != SKV_OK && r == SKV_OK)
         r = skv_fail(err, SKV_ERR_MEMORY, "out of memory for the walks of the clips added");
+    if (scene->layers) { /* their references and rest transforms sampled again */
+        skv_layers *again = NULL;
+        skv_error ignored;
+        if (layers_create(&again, scene->model, scene->layer_desc, scene->layer_count, &ignored) == SKV_OK) {
+            for (int i = 0; i < again->count; i++)
+                again->weight[i] = scene->layers->weight[i], again->muted[i] = scene->layers->muted[i];
+            layers_destroy(scene->layers);
+            scene->layers = again;
+            if (scene->instances > 0) crowd_set_layers(&scene->crowd, again);
+        } else if (r == SKV_OK) {
+            r = skv_fail(err, SKV_ERR_MEMORY, "out of memory for the layers");
+        }
+    }
     return r;
 }
 
@@ -460,7 +539,11 @@ static void pose_morphs(skv_scene *scene, int a, double seconds_a, int b, double
 void scene_pose(skv_scene *scene, double seconds)
 {
     if (scene->fade_clip >= 0 && !(seconds < scene->fade_seconds)) scene->fade_clip = -1; /* faded out */
-    if (scene->blend_clip >= 0) {
+    if (scene->layers) { /* over the clip at once (no cross-fade) */
+        scene->fade_clip = -1;
+        pose_evaluate_layers(&scene->pose, scene->model, scene->clip, seconds, scene->layers);
+        pose_morphs(scene, scene->clip, seconds, -1, 0.0, 0.0f);
+    } else if (scene->blend_clip >= 0) {
         pose_evaluate_blend(&scene->pose, scene->model, scene->clip, seconds, scene->blend_clip, seconds,
                             scene->blend_weight);
         pose_morphs(scene, scene->clip, seconds, scene->blend_clip, seconds, scene->blend_weight);

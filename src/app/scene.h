@@ -19,6 +19,7 @@
 #include "crowd.h"
 #include "error.h"
 #include "import.h"
+#include "layers.h"
 #include "model.h"
 #include "render.h"
 #include "camera.h"
@@ -69,6 +70,14 @@ typedef struct skv_scene {
     /* --blend: `clip` mixed with blend_clip at blend_weight (-1: no blend). */
     int blend_clip;
     float blend_weight;
+    /* --layer: layers over `clip` (layers.h; NULL: none), as described
+     * (layer_desc, their masks in layer_masks) and named (layer_names,
+     * the SPECs as given, for the HUD); picked: the window's layer. */
+    skv_layers *layers;
+    skv_layer_desc *layer_desc;
+    int *layer_masks;
+    char **layer_names;
+    int layer_count, layer_picked;
     /* Switching clips cross-fades: for fade_seconds of the new clip's
      * time, fade_clip keeps playing from fade_from and fades out. */
     double fade_seconds;
@@ -112,6 +121,19 @@ void scene_free(skv_scene *scene);
  * pose by the reference path then). */
 skv_result scene_add_clips(skv_scene *scene, const char *path, const skv_import_desc *import, int only_without_mesh,
                            int *added, skv_error *err);
+
+/* Plays `count` layers over the scene's clip (and every character of a
+ * crowd), compiled now (layers_create: SKV_ERR_ARGUMENT naming a bad
+ * layer); names[i] is layer i's label (copied). count 0: none. */
+skv_result scene_set_layers(skv_scene *scene, const skv_layer_desc *desc, const char *const *names, int count,
+                            skv_error *err);
+
+/* The window's layer keys: pick the next (step 1) or previous layer,
+ * change the picked layer's weight by `delta` (kept in [0, 1]), mute or
+ * unmute it. Nothing without layers. */
+void scene_pick_layer(skv_scene *scene, int step);
+void scene_change_layer_weight(skv_scene *scene, float delta);
+void scene_toggle_layer_mute(skv_scene *scene);
 
 /* Turns the scene into `count` characters on a grid (count > 0), each at
  * its own time offset, with `mixed_clips` each playing its own clip, and

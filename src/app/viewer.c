@@ -7,7 +7,8 @@
  * T follow the motion, I in place,
  * B bind pose, W weights with [ ] to pick the bone, C influence count,
  * F wireframe, O normals, G grid, A axes, V background, L loop, S
- * screenshot, H help, R reset view, Esc/Q quit; dropping a model file on
+ * screenshot, H help, R reset view, Esc/Q quit; Y, comma, period and M
+ * pick a --layer, change its weight and mute it; dropping a model file on
  * the window opens it. */
 #include "viewer.h"
 
@@ -243,7 +244,7 @@ static void scrub_to(viewer *v, double x)
 
 static void on_key(GLFWwindow *window, int key, int scancode, int action, int mods)
 {
-    (void)scancode, (void)mods;
+    (void)scancode;
     viewer *v = glfwGetWindowUserPointer(window);
     if (action != GLFW_PRESS && action != GLFW_REPEAT) return;
     skv_scene *s = v->scene;
@@ -295,6 +296,10 @@ static void on_key(GLFWwindow *window, int key, int scancode, int action, int mo
     case GLFW_KEY_H:
     case GLFW_KEY_F1: v->help = !v->help; break;
     case GLFW_KEY_S: save_screenshot(v); break;
+    case GLFW_KEY_Y: scene_pick_layer(s, mods & GLFW_MOD_SHIFT ? -1 : 1); break; /* --layer: the picked layer */
+    case GLFW_KEY_U: scene_change_layer_weight(s, 0.1f); break;
+    case GLFW_KEY_J: scene_change_layer_weight(s, -0.1f); break;
+    case GLFW_KEY_M: scene_toggle_layer_mute(s); break;
     case GLFW_KEY_D: /* linear <-> dual-quaternion skinning */
         if (s->skinning == SKV_SKINNING_DUAL_QUATERNION) scene_set_skinning(s, SKV_SKINNING_LINEAR);
         else if (s->instances == 0 && render_enable_dual_quaternion(&v->renderer, s->model, NULL) == SKV_OK)
@@ -528,6 +533,15 @@ static void hud_draw(viewer *v, double fps, int width, int height)
              view->wireframe ? " | wireframe" : "", view->normals ? " | normals" : "", view->grid ? " | grid" : "",
              view->axes ? " | axes" : "", scene->follow ? " | follow" : "", scene->in_place ? " | in place" : "");
     y = hud_text_wrapped(&h, 4.0f, y, line, " | ", room);
+    if (scene->layer_count > 0) { /* --layer: each with its weight; '>' marks the one the keys change */
+        int used = snprintf(line, sizeof line, "layers");
+        for (int i = 0; i < scene->layer_count && used < (int)sizeof line; i++) {
+            const char *name = scene->layer_names[i];
+            used += snprintf(line + used, sizeof line - (size_t)used, " | %s%d %.40s %s%.2f", i == scene->layer_picked ? ">" : "",
+                             i + 1, name, scene->layers->muted[i] ? "muted " : "w ", (double)scene->layers->weight[i]);
+        }
+        y = hud_text_wrapped(&h, 4.0f, y, line, " | ", room);
+    }
     if (v->message[0] && glfwGetTime() < v->message_until) y = hud_text_wrapped(&h, 4.0f, y, v->message, " ", room);
     if (v->help) {
         char keys[1024];

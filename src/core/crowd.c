@@ -31,9 +31,14 @@ static void pose_chunks(skv_crowd *crowd, int thread)
         pthread_mutex_unlock(&crowd->lock);
         if (first >= crowd->count) break;
         int last = first + CROWD_CHUNK < crowd->count ? first + CROWD_CHUNK : crowd->count;
-        for (int i = first; i < last; i++)
-            pose_evaluate_lent(&crowd->poses[i], crowd->walks, crowd->clips[i], crowd->seconds + crowd->offsets[i],
-                               work);
+        for (int i = first; i < last; i++) {
+            if (crowd->layers)
+                pose_evaluate_layers_lent(&crowd->poses[i], crowd->model, crowd->clips[i],
+                                          crowd->seconds + crowd->offsets[i], crowd->layers, work);
+            else
+                pose_evaluate_lent(&crowd->poses[i], crowd->walks, crowd->clips[i],
+                                   crowd->seconds + crowd->offsets[i], work);
+        }
     }
     kernels_get(SKV_WALK_AUTO)->fence();
 }
@@ -148,6 +153,11 @@ void crowd_destroy(skv_crowd *crowd)
     free(crowd->scratch);
     free(crowd->worker_args);
     memset(crowd, 0, sizeof *crowd);
+}
+
+void crowd_set_layers(skv_crowd *crowd, const skv_layers *layers)
+{
+    crowd->layers = layers;
 }
 
 void crowd_evaluate(skv_crowd *crowd, double seconds)

@@ -193,6 +193,23 @@ int model_find_bone(const skv_model *model, const char *name_or_index)
     return parse_index(name_or_index, sk->bone_count);
 }
 
+int model_find_node(const skv_model *model, const char *name)
+{
+    const skv_skeleton *sk = &model->skeleton;
+    int found = -1, named = 0, joint = -1, joints = 0;
+    for (int n = 0; n < sk->node_count; n++) {
+        if (!sk->node_names || !sk->node_names[n] || strcmp(sk->node_names[n], name) != 0) continue;
+        found = n, named++;
+        for (int b = 0; b < sk->bone_count; b++)
+            if (sk->bone_node[b] == n && model_bone_from_file(model, b)) {
+                joint = n, joints++;
+                break;
+            }
+    }
+    if (named <= 1) return found;
+    return joints == 1 ? joint : -2;
+}
+
 int model_over_limit_vertices(const skv_model *model)
 {
     int total = 0;

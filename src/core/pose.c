@@ -1,7 +1,8 @@
 /* pose.c - a character's pose (skv_pose): the fast evaluation through the
  * clip's compiled walk (walk.h) and its kernels (kernels.h), the key
- * cursors, and blends of two clips. */
+ * cursors, blends of two clips, and layers (layers.h). */
 #include "anim.h"
+#include "layers.h"
 #include "walk.h"
 
 #include <math.h>
@@ -287,3 +288,85 @@ void pose_evaluate_blend(skv_pose *pose, const skv_model *model, int clip_a, dou
     bone_palette(pose, sk);
 }
 
+
+/* The palette as a crowd's 3x4 rows (kernels.h, SKV_ROWS_FLOATS): rows 0-2
+ * of global(node of b) * offset[b]. */
+static void bone_rows(skv_pose *pose, const skv_skeleton *sk)
+{
+    float *rows = (float *)(void *)pose->palette;
+    for (int b = 0; b < sk->bone_count; b++) {
+        mat4 m;
+        int n = sk->bone_node[b];
+        if (n < 0) glm_mat4_identity(m);
+        else affine_mul(pose->global[n], sk->bone_offset[b], m);
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 4; c++) rows[b * SKV_ROWS_FLOATS + 4 * r + c] = m[c][r];
+    }
+}
+
+void pose_evaluate_layers(skv_pose *pose, const skv_model *model, int base, double seconds,
+                          const skv_layers *layers)
+{
+    const skv_skeleton *sk = &model->skeleton;
+    const skv_clip *c = base >= 0 && base < model->clip_count ? &model->clips[base] : NULL;
+    double ticks = c ? keys_clip_ticks(c, seconds) : 0.0;
+    pose->walk_clip = -2; /* every global and palette entry is rewritten here */
+    pose->playing_walks = NULL;
+    pose->globals_owed = NULL;
+    /* The layers that move anything this frame, in the order they apply,
+     * each with its clip, clip time and weight: settled once per frame. */
+    int active[SKV_LAYERS_MAX], n_active = 0;
+    const skv_clip *clip_of[SKV_LAYERS_MAX];
+    double ticks_of[SKV_LAYERS_MAX];
+    float weight_of[SKV_LAYERS_MAX];
+    uint32_t any = 0;
+    for (int k = 0; k < layers->count; k++) {
+        int i = layers->order[k];
+        float w = layers_effective_weight(layers, i);
+        if (w == 0.0f) continue;
+        active[n_active] = i;
+        clip_of[n_active] = &model->clips[layers->clip[i]];
+        ticks_of[n_active] = keys_clip_ticks(clip_of[n_active], seconds);
+        weight_of[n_active] = w;
+        n_active++;
+        any |= (uint32_t)1 << i;
+    }
+    size_t nodes = (size_t)layers->node_count;
+    for (int n = 0; n < sk->node_count; n++) {
+        int cb = c ? c->node_channel[n] : -1;
+        const float *local;
+        if (cb < 0 && !layers->animated[n]) {
+            local = (const float *)sk->rest_local[n];
+        } else {
+            skv_trs cur;
+            if (cb >= 0) channel_trs(&c->channels[cb], ticks, &cur);
+            else cur = layers->rest[n];
+            uint32_t bits = layers->node_layers[n] & any;
+            for (int k = 0; bits && k < n_active; k++) {
+                int i = active[k];
+                if (!(bits >> i & 1u)) continue;
+                int ch = clip_of[k]->node_channel[n];
+                skv_trs v;
+                if (ch >= 0) channel_trs(&clip_of[k]->channels[ch], ticks_of[k], &v);
+                else v = layers->rest[n];
+                if (layers->additive[i]) layer_additive(&cur, &v, &layers->reference[(size_t)i * nodes + (size_t)n], weight_of[k]);
+                else layer_override(&cur, &v, weight_of[k]);
+            }
+            keys_local(cur.t, cur.r, cur.s, pose->local[n]);
+            local = (const float *)pose->local[n];
+        }
+        node_global(pose, model, n, local);
+    }
+    if (pose->palette_rows) bone_rows(pose, sk);
+    else bone_palette(pose, sk);
+}
+
+void pose_evaluate_layers_lent(skv_pose *pose, const skv_model *model, int base, double seconds,
+                               const skv_layers *layers, float *work)
+{
+    pose->work = work;
+    pose->global = (mat4 *)work;
+    pose->local = pose->global + pose->node_count;
+    pose_evaluate_layers(pose, model, base, seconds, layers);
+    pose->work = NULL, pose->global = pose->local = NULL;
+}

@@ -11,7 +11,7 @@
 # Prints one row per time: "ROW name evaluator t chamfer aabb verdict", and
 # writes the rows to OUT/NAME.rows for reference_table.
 #
-# Usage: reference_case.sh SKINVIEW ORACLE_DIR OUT NAME EVALUATOR MODEL T0 T1
+# Usage: reference_case.sh SKINVIEW ORACLE_DIR OUT NAME EVALUATOR MODEL T0 T1[,T2...]
 #                          [--tol X] [--oracle "ARGS"]... [-- SKINVIEW_ARGS...]
 # --oracle: arguments for the evaluator, split at spaces.
 # --time-scale K: the evaluator is asked for time t x K where Skinview shows
@@ -23,6 +23,9 @@
 #            (.x, .b3d, .ms3d through Irrlicht); three-skeleton
 #            (tests/tools/oracle/three_skeleton.mjs: three.js on a model with
 #            clips from other files, or on a skeleton without a mesh);
+#            three-layers (../shared/oracle/three_layers.mjs: three.js's
+#            AnimationMixer with skinview's --layer grammar; --oracle
+#            "--anim BASE --layer SPEC ...");
 #            smd (tests/tools/oracle/smd_pose.py: Studiomdl Data read by
 #            hand, at Assimp's 25 frames a second);
 #            irr-hl1 (tests/tools/oracle/irr_hl1.py: Half-Life 1 .mdl
@@ -74,7 +77,8 @@ fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd) # the three.js evaluators run in their own folder
 base=$out/$name
-times=("$t0" "$t1")
+IFS=, read -r -a later <<<"$t1" # T1 may be a list: T1,T2,...
+times=("$t0" "${later[@]}")
 [ "$t1" = static ] && times=("$t0")
 # The evaluator's time for each of Skinview's.
 oracle_time() { if [ "$time_scale" = 1 ]; then echo "$1"; else awk -v t="$1" -v k="$time_scale" 'BEGIN { printf "%.6g", t * k }'; fi; }
@@ -85,6 +89,10 @@ list=$(IFS=,; echo "${oracle_times[*]}")
 # The reference poses (one evaluator run for both times).
 case "$evaluator" in
   three) (cd "$oracle_dir" && node three_pose.mjs "$reference_model" "$base.ref.{t}.json" --time "$list" "${oracle_args[@]}") ;;
+  three-layers) for t in "${oracle_times[@]}"; do # one time a run
+                  (cd "$oracle_dir" && node three_layers.mjs "$reference_model" "$base.ref.$t.json" --time "$t" \
+                                                             "${oracle_args[@]}") || exit 1
+                done ;;
   three-skeleton) (cd "$oracle_dir" && node three_skeleton.mjs "$reference_model" "$base.ref.{t}.json" --time "$list" "${oracle_args[@]}") ;;
   dae) "$py" "$shared_oracle/dae_spec.py" "$reference_model" "$base.ref.{t}.json" --time "$list" "${oracle_args[@]}" ;;
   md5) "$py" "$shared_oracle/md5_pose.py" "$reference_model" "$base.ref.{t}.json" --time "$list" --space assimp "${oracle_args[@]}" ;;

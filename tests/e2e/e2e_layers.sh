@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# --layer's command line: every bad SPEC is one line on stderr naming the
+# part, status 2 (README "Layers"); names with ':' split only before a
+# field; the layers reach every output (--screenshot, --frames, --gif,
+# --export-pose, a crowd, both skinning modes) and move the pose there;
+# --list --json gives every node's parent. (The pose itself is checked
+# against three.js by the reference_layers_* cases.)
+# Usage: e2e_layers.sh SKINVIEW SHARED_MODELS_DIR OUT_DIR
+set -uo pipefail
+skinview=$1 shared=$2 out=$3
+robot=$shared/gltf/robot.glb
+rm -rf "$out" && mkdir -p "$out"
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+expect2() { # expect2 NEEDLE SPEC...
+  local needle=$1
+  shift
+  local args=()
+  for spec in "$@"; do args+=(--layer "$spec"); done
+  "$skinview" "$robot" --anim Robot_Walking "${args[@]}" --list >/dev/null 2>"$out/err"
+  local got=$? lines
+  lines=$(wc -l <"$out/err")
+  if [ "$got" -ne 2 ] || [ "$lines" -ne 1 ] || ! grep -qF -- "$needle" "$out/err"; then
+    fail "--layer $* -> status $got, $lines line(s), want 2 and one line with '$needle':"
+    sed 's/^/    /' "$out/err"
+  else
+    echo "ok: $(cat "$out/err")"
+  fi
+}
+expect2 "no clip 'Nope'" Nope
+expect2 "no clip '99'" 99
+expect2 "no node 'Nope'" Robot_Wave:mask=Nope
+expect2 "no node 'Torso:weight'" "Robot_Wave:mask=Torso:weight"
+expect2 "no clip 'Nope'" Robot_Yes:additive=Nope
+expect2 "weight '1.5'" Robot_Wave:weight=1.5
+expect2 "weight '-0.1'" Robot_Wave:weight=-0.1
+expect2 "weight 'nan'" Robot_Wave:weight=nan
+expect2 "weight 'inf'" Robot_Wave:weight=inf
+expect2 "weight '0x1p-1'" Robot_Wave:weight=0x1p-1
+expect2 "weight ''" Robot_Wave:weight=
+expect2 "weight ' 0.5'" "Robot_Wave:weight= 0.5"
+expect2 "empty bone name in 'mask='" Robot_Wave:mask=
+expect2 "empty bone name in 'mask=Torso++Neck'" Robot_Wave:mask=Torso++Neck
+expect2 "no reference clip" Robot_Yes:additive=
+expect2 "bad field 'additive:x'" Robot_Yes:additive:x
+expect2 "mask given twice" Robot_Wave:mask=Torso:mask=Neck
+expect2 "weight given twice" Robot_Wave:weight=1:weight=0
+expect2 "additive given twice" Robot_Yes:additive:additive
+expect2 "no clip before" :weight=1
+expect2 "no clip before" ""
+expect2 "no clip 'Robot_Wave:Torso'" Robot_Wave:Torso   # not a field: part of the name
+"$skinview" "$robot" --layer Robot_Wave --blend Robot_Idle,Robot_Walking,0.5 --list >/dev/null 2>"$out/err"
+[ $? -eq 2 ] && [ "$(wc -l <"$out/err")" -eq 1 ] || fail "--layer with --blend: want status 2, one line"
+many=()
+for i in $(seq 33); do many+=(--layer Robot_Wave); done
+"$skinview" "$robot" "${many[@]}" --list >/dev/null 2>"$out/err"
+[ $? -eq 2 ] && grep -q "at most 32 --layer" "$out/err" || fail "33 layers: want status 2 'at most 32 --layer'"
+
+# Clips by index as by name; Torso (a joint and a mesh node) means the joint.
+pose() { "$skinview" "$robot" --time 0.6 "$@" --export-pose "$out/pose.obj" >/dev/null 2>&1 && grep '^v ' "$out/pose.obj"; }
+pose --anim Robot_Walking >"$out/base.v" || fail "base pose"
+pose --anim Robot_Walking --layer Robot_Wave:mask=Torso >"$out/torso.v" || fail "--layer by names"
+pose --anim 10 --layer 12:mask=Torso >"$out/index.v" || fail "--layer by indices"
+cmp -s "$out/torso.v" "$out/index.v" || fail "clips by index differ from clips by name"
+cmp -s "$out/base.v" "$out/torso.v" && fail "the layer did not move the pose"
+pose --anim Robot_Walking --layer Robot_Wave:mask=Torso:weight=0 >"$out/zero.v" || fail "weight 0"
+python3 - "$out/base.v" "$out/zero.v" <<'PY' || fail "weight 0 is not the base pose"
+import sys
+a, b = ([float(x) for line in open(f) for x in line.split()[1:4]] for f in sys.argv[1:3])
+worst = max(abs(x - y) for x, y in zip(a, b))
+print("ok: weight 0 vs the base pose: %.2g" % worst)
+sys.exit(0 if len(a) == len(b) and worst < 1e-4 else 1)
+PY
+
+# Every output takes the layers: each run succeeds and differs from the
+# same run without them.
+outputs() { # outputs NAME ARGS... (DIR in ARGS: the run's folder): with and without the layers, compared
+  local name=$1
+  shift
+  for with in 0 1; do
+    local dir=$out/$name.$with extra=() args=()
+    mkdir -p "$dir"
+    [ "$with" = 1 ] && extra=(--layer Robot_Wave:mask=Torso --layer Robot_Yes:additive:weight=0.5)
+    for a in "$@"; do args+=("${a/DIR/$dir}"); done
+    "$skinview" "$robot" --anim Robot_Walking --time 0.6 --size 96x96 "${args[@]}" "${extra[@]}" >/dev/null \
+      2>"$out/err.$name" || { fail "$name (layers $with):"; sed 's/^/    /' "$out/err.$name"; return; }
+  done
+  if [ -z "$(ls "$out/$name.1")" ] || diff -rq "$out/$name.0" "$out/$name.1" >/dev/null; then
+    fail "$name: no output, or the layers changed nothing"
+  else
+    echo "ok: $name ($(ls "$out/$name.1" | wc -l) file(s), moved by the layers)"
+  fi
+}
+outputs shot --screenshot DIR/shot.png
+outputs frames --screenshot DIR/frames_%02d.png --frames 3
+outputs gif --gif DIR/anim.gif --frames 3
+outputs dq --screenshot DIR/dq.png --skinning dq
+outputs crowd --screenshot DIR/crowd.png --instances 4
+outputs obj --export-pose DIR/pose.obj
+
+# --list --json: every node with its parent, the joints marked.
+"$skinview" "$robot" --list --json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+nodes = d["nodes"]
+assert all(-1 <= n["parent"] < n["index"] for n in nodes), "parents first"
+torso = [n for n in nodes if n["name"] == "Torso"]
+assert len(torso) == 2 and sum(n["joint"] for n in torso) == 1, torso
+print("ok: --list --json: %d nodes with parents" % len(nodes))
+' || fail "--list --json nodes"
+
+[ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
+echo "all ok"
