@@ -67,17 +67,6 @@ void skin_blend_dq(const skv_model *model, const skv_dq_bone *bones, float *posi
 void skin_blend_dq_morph(const skv_model *model, const skv_dq_bone *bones, const float *morph_weights,
                          float *positions, float *normals);
 
-/* For each palette entry b, the model-space box lo[b]..hi[b] of the
- * vertices it moves in skin_blend (morph targets at their default
- * weights), empty (lo > hi) where it moves none. Every skinned vertex is
- * a convex combination of its bones' matrices applied to it, so it lies
- * in the convex hull of the 8 corners of each of its boxes moved by its
- * bone's matrix: the corners bound the skinned mesh for any palette, at
- * the cost of bones, not vertices. Returns 0, or -1 where that does not
- * hold (a vertex's weights negative or not summing to 1 within 1e-4):
- * the boxes are then not to be used. */
-int skin_bone_boxes(const skv_model *model, float (*lo)[3], float (*hi)[3]);
-
 /* Axis-aligned bounds of `count` points (3 floats each) after `transform`. */
 void skin_bounds(const float *points, int count, const mat4 transform,
                  float lo[3], float hi[3]);

@@ -142,32 +142,6 @@ void skin_blend_all_morph(const skv_model *model, const mat4 *palette, const flo
     }
 }
 
-int skin_bone_boxes(const skv_model *model, float (*lo)[3], float (*hi)[3])
-{
-    for (int b = 0; b < model->skeleton.bone_count; b++)
-        for (int a = 0; a < 3; a++) lo[b][a] = FLT_MAX, hi[b][a] = -FLT_MAX;
-    int cursor = 0;
-    for (int v = 0; v < model->vertex_count; v++) {
-        float p[3], unused_normal[3];
-        int mesh = model->morph_target_count ? morph_mesh_of_vertex(model, v, &cursor) : -1;
-        morph_vertex(model, NULL, mesh, v, p, unused_normal);
-        float sum = 0.0f;
-        for (int i = 0, count = model_influence_count(model, v); i < count; i++) {
-            int bone;
-            const float w = model_influence(model, v, i, &bone);
-            if (w == 0.0f) continue;
-            if (!(w > 0.0f)) return -1;
-            sum += w;
-            for (int a = 0; a < 3; a++) {
-                if (p[a] < lo[bone][a]) lo[bone][a] = p[a];
-                if (p[a] > hi[bone][a]) hi[bone][a] = p[a];
-            }
-        }
-        if (!(fabsf(sum - 1.0f) <= 1e-4f)) return -1;
-    }
-    return 0;
-}
-
 void skin_bounds(const float *points, int count, const mat4 transform,
                  float lo[3], float hi[3])
 {

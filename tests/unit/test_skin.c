@@ -1,5 +1,4 @@
 /* test_skin.c - influence packing and the CPU blend. */
-#include <float.h>
 #include <string.h>
 
 #include "check.h"
@@ -231,74 +230,8 @@ static void test_morph(void)
     CHECK_NEAR(out_n[2], 1.0, 1e-6);
 }
 
-/* skin_bone_boxes: each bone's box holds exactly its vertices, and under
- * random palettes every skinned vertex lies within the bounds of the
- * boxes' moved corners (on each axis and on a slanted direction); a
- * vertex whose weights do not sum to 1 makes the boxes unusable. */
-static void test_bone_boxes(void)
-{
-    enum { VERTICES = 200, BONES = 5 };
-    static float positions[VERTICES * 3], normals[VERTICES * 3], weights[VERTICES * 4];
-    static uint16_t ids[VERTICES * 4];
-    unsigned seed = 7;
-#define RANDOM() ((seed = seed * 1103515245u + 12345u), (float)((seed >> 8) & 0xffff) / 65536.0f)
-    for (int v = 0; v < VERTICES; v++) {
-        for (int a = 0; a < 3; a++) positions[v * 3 + a] = 4.0f * RANDOM() - 2.0f, normals[v * 3 + a] = a == 1;
-        float w[4], sum = 0.0f;
-        for (int i = 0; i < 4; i++) w[i] = i < 1 + v % 4 ? RANDOM() + 0.01f : 0.0f, sum += w[i];
-        for (int i = 0; i < 4; i++) {
-            ids[v * 4 + i] = (uint16_t)((v + i) % BONES);
-            weights[v * 4 + i] = w[i] / sum;
-        }
-    }
-    skv_model model = {.vertex_count = VERTICES, .influence_slots = 4, .positions = positions, .normals = normals,
-                       .bone_ids = ids, .weights = weights, .skeleton = {.bone_count = BONES}};
-    float lo[BONES][3], hi[BONES][3];
-    CHECK(skin_bone_boxes(&model, lo, hi) == 0);
-    for (int b = 0; b < BONES; b++) /* the box is the vertices' own: every face touched by one */
-        for (int a = 0; a < 3; a++) {
-            int low = 0, high = 0;
-            for (int v = 0; v < VERTICES; v++)
-                for (int i = 0; i < 4; i++)
-                    if (ids[v * 4 + i] == b && weights[v * 4 + i] > 0.0f) {
-                        CHECK(positions[v * 3 + a] >= lo[b][a] && positions[v * 3 + a] <= hi[b][a]);
-                        low |= positions[v * 3 + a] == lo[b][a], high |= positions[v * 3 + a] == hi[b][a];
-                    }
-            CHECK(low && high);
-        }
-    static float out[VERTICES * 3];
-    const float slant[3] = {0.6f, -0.48f, 0.64f};
-    for (int trial = 0; trial < 20; trial++) {
-        mat4 palette[BONES];
-        for (int b = 0; b < BONES; b++) {
-            glm_mat4_identity(palette[b]);
-            glm_rotate(palette[b], 6.0f * RANDOM(), (vec3){RANDOM() - 0.5f, RANDOM() - 0.5f, RANDOM() + 0.1f});
-            glm_scale(palette[b], (vec3){0.5f + RANDOM(), 0.5f + RANDOM(), 0.5f + RANDOM()});
-            palette[b][3][0] = 10.0f * RANDOM() - 5.0f, palette[b][3][1] = 10.0f * RANDOM() - 5.0f;
-        }
-        float bound_lo[4] = {FLT_MAX, FLT_MAX, FLT_MAX, FLT_MAX}, bound_hi[4] = {-FLT_MAX, -FLT_MAX, -FLT_MAX, -FLT_MAX};
-        for (int b = 0; b < BONES; b++)
-            for (int k = 0; k < 8; k++) {
-                vec4 corner = {k & 1 ? hi[b][0] : lo[b][0], k & 2 ? hi[b][1] : lo[b][1], k & 4 ? hi[b][2] : lo[b][2], 1.0f}, q;
-                glm_mat4_mulv(palette[b], corner, q);
-                float d[4] = {q[0], q[1], q[2], q[0] * slant[0] + q[1] * slant[1] + q[2] * slant[2]};
-                for (int a = 0; a < 4; a++) bound_lo[a] = fminf(bound_lo[a], d[a]), bound_hi[a] = fmaxf(bound_hi[a], d[a]);
-            }
-        skin_blend(&model, (const mat4 *)palette, out, NULL);
-        for (int v = 0; v < VERTICES; v++) {
-            const float *q = &out[v * 3];
-            float d[4] = {q[0], q[1], q[2], q[0] * slant[0] + q[1] * slant[1] + q[2] * slant[2]};
-            for (int a = 0; a < 4; a++) CHECK(d[a] >= bound_lo[a] - 1e-4f && d[a] <= bound_hi[a] + 1e-4f);
-        }
-    }
-#undef RANDOM
-    weights[7 * 4] *= 1.01f; /* vertex 7's weights sum past 1 */
-    CHECK(skin_bone_boxes(&model, lo, hi) == -1);
-}
-
 int main(void)
 {
-    test_bone_boxes();
     test_morph();
     test_dual_quaternion();
     test_packing();
