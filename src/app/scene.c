@@ -95,15 +95,27 @@ static void frame_clip(skv_scene *scene)
     scene->home = scene->camera;
 }
 
-/* frame_clip, keeping the angles and zoom the user chose, both the
- * camera's and those R returns to (scene_set_camera's): only the framing
- * changes. */
-static void reframe(skv_scene *scene)
+/* Frames the camera if it is due (scene.h: framing_due): a reframe keeps
+ * the angles and zoom the user chose, both the camera's and those R
+ * returns to (scene_set_camera's): only the framing changes. */
+static void ensure_framed(skv_scene *scene)
 {
+    if (!scene->framing_due) return;
+    int first = scene->framing_due == 1;
+    scene->framing_due = 0;
     skv_camera user = scene->camera, home = scene->home;
     frame_clip(scene);
+    if (first) return;
     scene->camera.yaw = user.yaw, scene->camera.pitch = user.pitch, scene->camera.zoom = user.zoom;
     scene->home.yaw = home.yaw, scene->home.pitch = home.pitch, scene->home.zoom = home.zoom;
+}
+
+/* The framing is to be redone when next needed. The root-motion node is
+ * found now: posing follows it whether or not anything is drawn. */
+static void reframe(skv_scene *scene)
+{
+    find_root(scene);
+    if (scene->framing_due != 1) scene->framing_due = 2;
 }
 
 skv_result scene_set_instances(skv_scene *scene, int count, int mixed_clips, skv_error *err)
@@ -165,7 +177,8 @@ skv_result scene_load(skv_scene *scene, const char *path, const char *anim, cons
         scene_free(scene); /* the model, its walks and the morph buffers */
         return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     }
-    frame_clip(scene);
+    find_root(scene);
+    scene->framing_due = 1; /* framed when first drawn */
     return SKV_OK;
 }
 
@@ -399,6 +412,8 @@ static skv_result frame_views(skv_scene *scene, skv_frame_desc *frame)
 
 void scene_set_camera(skv_scene *scene, float azimuth, float elevation, float zoom)
 {
+    /* Not framed yet: the first framing keeps these angles and zoom. */
+    if (scene->framing_due == 1) scene->framing_due = 2;
     scene->camera.yaw = azimuth;
     scene->camera.pitch = elevation;
     scene->camera.zoom = zoom;
@@ -417,6 +432,7 @@ void scene_set_fade(skv_scene *scene, double seconds)
 
 void scene_orbit(skv_scene *scene, float azimuth_degrees, float elevation_degrees)
 {
+    ensure_framed(scene);
     skv_camera *c = &scene->camera;
     c->yaw += azimuth_degrees;
     c->pitch += elevation_degrees;
@@ -426,11 +442,13 @@ void scene_orbit(skv_scene *scene, float azimuth_degrees, float elevation_degree
 
 void scene_zoom(skv_scene *scene, float factor)
 {
+    ensure_framed(scene);
     scene->camera.zoom *= factor;
 }
 
 void scene_reset_camera(skv_scene *scene)
 {
+    ensure_framed(scene);
     scene->camera = scene->home;
 }
 
@@ -578,6 +596,7 @@ static void track_root(skv_scene *scene)
 
 skv_result scene_frame(skv_scene *scene, double seconds, int width, int height, skv_frame_desc *frame)
 {
+    ensure_framed(scene);
     scene_pose(scene, seconds);
     track_root(scene);
     *frame = (skv_frame_desc){.palette = (const mat4 *)scene->pose.palette, .background = {0.16f, 0.18f, 0.22f},

@@ -61,8 +61,13 @@ typedef struct skv_scene {
     skv_clock clock; /* starts at 0 s, speed 1, playing */
     skv_pose pose;
     int clip; /* -1 when the model has no clips */
+    /* The camera, framed when first needed (scene_frame and the camera's
+     * moves; --list and --export-pose never frame): framing_due 1 until
+     * the first framing, 2 when the framing must be redone keeping the
+     * user's angles and zoom, 0 when camera and home are current. */
     skv_camera camera;
     skv_camera home; /* the framed camera, for "reset view" */
+    int framing_due;
     /* --instances: a crowd of the model on a grid (0: one character). */
     int instances, mixed_clips;
     skv_crowd crowd;

@@ -126,6 +126,20 @@ int main(int argc, char **argv)
     skv_scene scene;
     skv_error err;
     CHECK(scene_load(&scene, argv[1], "Walk", NULL, &err) == SKV_OK);
+    /* Framed when first drawn, not at load (--list frames nothing), and
+     * with the angles set before it: the same camera as framed at once. */
+    CHECK(scene.framing_due == 1 && scene.camera.radius == 0.0f);
+    scene_set_camera(&scene, 60.0f, 20.0f, 1.25f);
+    CHECK(scene.framing_due != 0);
+    skv_frame_desc framed_frame;
+    CHECK(scene_frame(&scene, 0.0, 64, 64, &framed_frame) == SKV_OK);
+    CHECK(scene.framing_due == 0 && scene.camera.radius > 0.0f);
+    CHECK(scene.camera.yaw == 60.0f && scene.camera.pitch == 20.0f && scene.camera.zoom == 1.25f);
+    skv_camera lazily = scene.camera;
+    scene.framing_due = 1; /* framed again from scratch: the same centre and size */
+    scene_set_camera(&scene, 60.0f, 20.0f, 1.25f);
+    CHECK(scene_frame(&scene, 0.0, 64, 64, &framed_frame) == SKV_OK);
+    CHECK(memcmp(&lazily, &scene.camera, sizeof lazily) == 0);
     int walk = model_find_clip(scene.model, "Walk"), run = model_find_clip(scene.model, "Run");
     CHECK(walk >= 0 && run >= 0);
     skv_pose ref;
