@@ -78,6 +78,19 @@ static int split_file(const unsigned char *bytes, size_t size, const char **json
     return 0;
 }
 
+/* The document's JSON parsed (*root, the caller's to cJSON_Delete; NULL
+ * on failure) and its binary chunk (NULL and 0 for a .gltf). */
+static skv_result parse_document(const unsigned char *bytes, size_t size, cJSON **root, const unsigned char **bin,
+                                 size_t *bin_size, skv_error *err)
+{
+    const char *json;
+    size_t json_size;
+    *root = NULL;
+    if (split_file(bytes, size, &json, &json_size, bin, bin_size) != 0) return fail(err, "a malformed binary glTF");
+    *root = cJSON_ParseWithLength(json, json_size);
+    return *root ? SKV_OK : fail(err, "its JSON does not parse");
+}
+
 static int has_string(const cJSON *array, const char *s)
 {
     const cJSON *item;
@@ -613,15 +626,12 @@ skv_result gltf_prep(const char *path, const unsigned char *bytes, size_t size, 
                      skv_error *err)
 {
     *out = NULL, *out_size = 0;
-    const char *json;
-    size_t json_size;
     const unsigned char *bin;
     size_t bin_size;
-    if (split_file(bytes, size, &json, &json_size, &bin, &bin_size) != 0) return fail(err, "a malformed binary glTF");
     prep p = {.path = path, .err = err};
-    p.root = cJSON_ParseWithLength(json, json_size);
-    if (!p.root) return fail(err, "its JSON does not parse");
-    skv_result r = check_required(p.root, err);
+    skv_result r = parse_document(bytes, size, &p.root, &bin, &bin_size, err);
+    if (r != SKV_OK) return r;
+    r = check_required(p.root, err);
     const cJSON *used = cJSON_GetObjectItemCaseSensitive(p.root, "extensionsUsed");
     int wanted = has_string(used, "KHR_mesh_quantization") || has_string(used, "EXT_meshopt_compression");
     if (r == SKV_OK && wanted) r = prep_index(&p);
@@ -727,14 +737,11 @@ static skv_result read_track(prep *p, const table *samplers, const cJSON *channe
 skv_result gltf_curves_read(const char *path, const unsigned char *bytes, size_t size, gltf_curves *out, skv_error *err)
 {
     memset(out, 0, sizeof *out);
-    const char *json;
-    size_t json_size;
     const unsigned char *bin;
     size_t bin_size;
-    if (split_file(bytes, size, &json, &json_size, &bin, &bin_size) != 0) return fail(err, "a malformed binary glTF");
     prep p = {.path = path, .err = err};
-    p.root = cJSON_ParseWithLength(json, json_size);
-    if (!p.root) return fail(err, "its JSON does not parse");
+    skv_result parsed = parse_document(bytes, size, &p.root, &bin, &bin_size, err);
+    if (parsed != SKV_OK) return parsed;
     const cJSON *animations = cJSON_GetObjectItemCaseSensitive(p.root, "animations");
     skv_result r = SKV_OK;
     int count = cJSON_GetArraySize(animations);
@@ -803,13 +810,11 @@ skv_result gltf_uv_transforms_read(const unsigned char *bytes, size_t size, gltf
                                    skv_error *err)
 {
     *out = NULL, *count = 0;
-    const char *json;
-    size_t json_size;
+    cJSON *root;
     const unsigned char *bin;
     size_t bin_size;
-    if (split_file(bytes, size, &json, &json_size, &bin, &bin_size) != 0) return fail(err, "a malformed binary glTF");
-    cJSON *root = cJSON_ParseWithLength(json, json_size);
-    if (!root) return fail(err, "its JSON does not parse");
+    skv_result parsed = parse_document(bytes, size, &root, &bin, &bin_size, err);
+    if (parsed != SKV_OK) return parsed;
     const cJSON *materials = cJSON_GetObjectItemCaseSensitive(root, "materials");
     /* Where each slot's textureInfo sits in a material (model.h's order). */
     static const char *const slot_parent[5] = {"pbrMetallicRoughness", "pbrMetallicRoughness", NULL, NULL, NULL};
