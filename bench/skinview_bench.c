@@ -847,7 +847,7 @@ static int bench_layers(const char **models, int count, int rounds, int json)
                 for (int f = 0; f < FRAMES; f++) {
                     double t = f / 60.0;
                     if (row == 0) pose_evaluate(&pose, walks, 0, t);
-                    else pose_evaluate_layers(&pose, &model, 0, t, layers[row - 1]);
+                    else pose_evaluate_layers(&pose, walks, 0, t, layers[row - 1]);
                 }
                 batch[r] = (now_ns() - t0) / FRAMES / (model.skeleton.bone_count > 0 ? model.skeleton.bone_count : 1);
             }

@@ -102,6 +102,10 @@ typedef struct skv_pose {
      * with streaming stores; the caller fences. */
     int palette_rows;
     skv_trs *rest_trs;    /* pose_evaluate_blend: every node's rest T, R, S, made once */
+    /* pose_evaluate_layers' plan (pose.c): which nodes a layered frame
+     * forms again, and their products, for one base clip and one set of
+     * layers that move anything; NULL until the first layered frame. */
+    struct skv_layer_plan *layer_plan;
 } skv_pose;
 
 /* A pose belongs to the model whose skeleton it was created for. It

@@ -7,7 +7,7 @@
  *     };
  *     skv_layers *layers;
  *     layers_create(&layers, model, desc, 2, &err);      once, at load
- *     pose_evaluate_layers(&pose, model, walk, seconds, layers);  per frame
+ *     pose_evaluate_layers(&pose, walks, clip, seconds, layers);  per frame
  *     layers_destroy(layers);
  *
  * What a layer does to a node's local T, R, S (the rules, one place:
@@ -41,6 +41,7 @@
 #include "error.h"
 #include "keys.h"
 #include "model.h"
+#include "walks.h"
 
 #include <stdint.h>
 
@@ -75,6 +76,15 @@ typedef struct skv_layers {
     unsigned char *animated;   /* per node: a layer's clip or reference clip has a channel for it */
     skv_trs *reference;        /* per layer, node_count entries: the reference T, conj(R), S (additive layers only) */
     skv_trs *rest;             /* per node: its rest T, R, S */
+    /* Never handed out twice (layers at one address after a destroy and
+     * a create differ): a pose's plan for a layered frame is for one. */
+    unsigned generation;
+    /* The layered frame's right-hand operands (kernels.h constants, 64-byte
+     * aligned): globalInverse, then every bone's offset; and whether they
+     * and every rest local are affine (bottom row exactly 0 0 0 1), which
+     * lets the frame take the kernels' affine products. */
+    mat4 *constants;
+    int affine;
 } skv_layers;
 
 /* Compiles `count` layers (0..SKV_LAYERS_MAX) for `model`: clips and mask
@@ -153,16 +163,22 @@ void pose_evaluate_layers_reference(skv_pose *pose, const skv_model *model, int 
                                     const skv_layer_desc *desc, int count);
 
 /* The layered pose of clip `base` at `seconds` into pose->palette (a
- * crowd's pose: its rows), from the compiled layers: per node the base's
- * keys, then only the layers whose mask holds it, one forward pass for
- * the globals and the palette. No compiled walk: pose_evaluate's walk
- * multiplies rigid chains out, which a layer's per-node change undoes. */
-void pose_evaluate_layers(skv_pose *pose, const skv_model *model, int base, double seconds,
-                          const skv_layers *layers);
+ * crowd's pose: its rows), from the compiled layers (made for walks'
+ * model). The base plays through its walk (pose_evaluate: its lanes, its
+ * rigid chains multiplied out) as if there were no layer; then only the
+ * nodes a layer moves this frame, and the nodes below them, are formed
+ * again: a layered node's local from the base's keys and the layers whose
+ * mask holds it, a node below one from the base's keys; their globals and
+ * the palette entries of their bones by the walk's kernels, in one list
+ * per frame (the pose keeps it while the base clip and the layers that
+ * move anything stay the same). No layer moving anything (all muted or
+ * at weight 0): the walk's frame alone. Memory run out: one scalar pass
+ * over every node, the same pose. */
+void pose_evaluate_layers(skv_pose *pose, skv_walks *walks, int base, double seconds, const skv_layers *layers);
 
 /* Same with `work` (2 * node_count matrices, 64-byte aligned) lent for
  * this call (a crowd's character: pose_create_lent). */
-void pose_evaluate_layers_lent(skv_pose *pose, const skv_model *model, int base, double seconds,
+void pose_evaluate_layers_lent(skv_pose *pose, skv_walks *walks, int base, double seconds,
                                const skv_layers *layers, float *work);
 
 #endif

@@ -559,7 +559,7 @@ void scene_pose(skv_scene *scene, double seconds)
     if (scene->fade_clip >= 0 && !(seconds < scene->fade_seconds)) scene->fade_clip = -1; /* faded out */
     if (scene->layers) { /* over the clip at once (no cross-fade) */
         scene->fade_clip = -1;
-        pose_evaluate_layers(&scene->pose, scene->model, scene->clip, seconds, scene->layers);
+        pose_evaluate_layers(&scene->pose, scene->walks, scene->clip, seconds, scene->layers);
         pose_morphs(scene, scene->clip, seconds, -1, 0.0, 0.0f);
     } else if (scene->blend_clip >= 0) {
         pose_evaluate_blend(&scene->pose, scene->model, scene->clip, seconds, scene->blend_clip, seconds,

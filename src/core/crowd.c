@@ -33,7 +33,7 @@ static void pose_chunks(skv_crowd *crowd, int thread)
         int last = first + CROWD_CHUNK < crowd->count ? first + CROWD_CHUNK : crowd->count;
         for (int i = first; i < last; i++) {
             if (crowd->layers)
-                pose_evaluate_layers_lent(&crowd->poses[i], crowd->model, crowd->clips[i],
+                pose_evaluate_layers_lent(&crowd->poses[i], crowd->walks, crowd->clips[i],
                                           crowd->seconds + crowd->offsets[i], crowd->layers, work);
             else
                 pose_evaluate_lent(&crowd->poses[i], crowd->walks, crowd->clips[i],

@@ -4,8 +4,18 @@
  * arrays only. */
 #include "layers.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* One counter for every layers made (as walks.c's generations): a pose's
+ * plan names the layers it was made for by this, not by address. */
+static atomic_uint generations;
+
+static int mat_affine(const mat4 m)
+{
+    return m[0][3] == 0.0f && m[1][3] == 0.0f && m[2][3] == 0.0f && m[3][3] == 1.0f;
+}
 
 /* A node's T, R, S in clip c at `ticks`: its keys, or its rest transform
  * where c has no channel for it (anim_ref.c's rule, the same calls). */
@@ -55,13 +65,23 @@ skv_result layers_create(skv_layers **out, const skv_model *model, const skv_lay
     l->animated = calloc(nodes, 1);
     l->rest = malloc(nodes * sizeof *l->rest);
     l->reference = calloc(nodes * (size_t)(count > 0 ? count : 1), sizeof *l->reference);
+    size_t constants = 1 + (size_t)(sk->bone_count > 0 ? sk->bone_count : 0);
+    l->constants = aligned_alloc(64, constants * sizeof(mat4));
     unsigned char *marked = calloc(nodes, 1);
-    if (!l->node_layers || !l->animated || !l->rest || !l->reference || !marked) {
+    if (!l->node_layers || !l->animated || !l->rest || !l->reference || !l->constants || !marked) {
         free(marked);
         layers_destroy(l);
         return skv_fail(err, SKV_ERR_MEMORY, "out of memory for the layers");
     }
     for (int n = 0; n < sk->node_count; n++) anim_decompose(sk->rest_local[n], l->rest[n].t, l->rest[n].r, l->rest[n].s);
+    l->generation = atomic_fetch_add_explicit(&generations, 1, memory_order_relaxed) + 1;
+    glm_mat4_copy((vec4 *)model->global_inverse, l->constants[0]);
+    l->affine = 1;
+    for (int b = 0; b < sk->bone_count; b++) {
+        glm_mat4_copy((vec4 *)sk->bone_offset[b], l->constants[1 + b]);
+        l->affine &= mat_affine(sk->bone_offset[b]);
+    }
+    for (int n = 0; n < sk->node_count; n++) l->affine &= mat_affine(sk->rest_local[n]);
     int placed = 0;
     for (int pass = 0; pass < 2; pass++) /* overrides first, then additives, each in the order given */
         for (int i = 0; i < count; i++)
@@ -104,6 +124,7 @@ void layers_destroy(skv_layers *layers)
     free(layers->animated);
     free(layers->reference);
     free(layers->rest);
+    free(layers->constants);
     free(layers);
 }
 

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void layer_plan_free(struct skv_layer_plan *plan);
+
 skv_result pose_create(skv_pose *pose, const skv_skeleton *skeleton)
 {
     return pose_create_into(pose, skeleton, NULL);
@@ -56,6 +58,7 @@ void pose_destroy(skv_pose *pose)
     if (!pose->palette_borrowed) free(pose->palette);
     free(pose->cursors);
     free(pose->rest_trs);
+    layer_plan_free(pose->layer_plan);
     memset(pose, 0, sizeof *pose);
 }
 
@@ -304,8 +307,9 @@ static void bone_rows(skv_pose *pose, const skv_skeleton *sk)
     }
 }
 
-void pose_evaluate_layers(skv_pose *pose, const skv_model *model, int base, double seconds,
-                          const skv_layers *layers)
+/* The layered frame in one scalar pass over every node (memory for the
+ * plan, or the base's walk, ran out): the same pose. */
+static void layers_scalar(skv_pose *pose, const skv_model *model, int base, double seconds, const skv_layers *layers)
 {
     const skv_skeleton *sk = &model->skeleton;
     const skv_clip *c = base >= 0 && base < model->clip_count ? &model->clips[base] : NULL;
@@ -361,12 +365,263 @@ void pose_evaluate_layers(skv_pose *pose, const skv_model *model, int base, doub
     else bone_palette(pose, sk);
 }
 
-void pose_evaluate_layers_lent(skv_pose *pose, const skv_model *model, int base, double seconds,
+/* keys_before with a hint, `*hint`: the key pair a frame used last, or
+ * the next one, serve playback without a search. The same key as
+ * keys_before's (the last at or before t), so the same samples. */
+static inline int key_near(const double *first_time, size_t stride, int count, double t, int *hint)
+{
+#define KEY_TIME(k) (*(const double *)(const void *)((const char *)first_time + (size_t)(k) * stride))
+    int i = *hint;
+    if (i >= 0 && i < count - 1 && KEY_TIME(i) <= t) {
+        if (t < KEY_TIME(i + 1)) return i;
+        if (i + 2 < count && t < KEY_TIME(i + 2)) return *hint = i + 1;
+    }
+#undef KEY_TIME
+    return *hint = keys_before(first_time, stride, count, t);
+}
+
+/* keys_sample_vec3 and keys_sample_quat with a hint each (key_near). */
+static inline void vec3_near(skv_key_mode mode, const skv_vec3_key *keys, const float *tangents, int count, double t,
+                             int *hint, float out[3])
+{
+    if (count == 1 || !(t > keys[0].time)) {
+        for (int a = 0; a < 3; a++) out[a] = keys[0].value[a];
+        return;
+    }
+    if (t >= keys[count - 1].time) {
+        for (int a = 0; a < 3; a++) out[a] = keys[count - 1].value[a];
+        return;
+    }
+    int i = key_near(&keys[0].time, sizeof keys[0], count, t, hint);
+    keys_between(mode, keys[i].value, keys[i + 1].value, tangents, i, keys[i].time, keys[i + 1].time, t, 3, out);
+}
+
+static inline void quat_near(skv_key_mode mode, const skv_quat_key *keys, const float *tangents, int count, double t,
+                             int *hint, float out[4])
+{
+    if (count == 1 || !(t > keys[0].time)) {
+        keys_blend_linear(keys[0].value, keys[0].value, 0.0f, 4, out);
+        return;
+    }
+    if (t >= keys[count - 1].time) {
+        keys_blend_linear(keys[count - 1].value, keys[count - 1].value, 0.0f, 4, out);
+        return;
+    }
+    int i = key_near(&keys[0].time, sizeof keys[0], count, t, hint);
+    keys_between(mode, keys[i].value, keys[i + 1].value, tangents, i, keys[i].time, keys[i + 1].time, t, 4, out);
+}
+
+/* keys_channel_trs with three hints (position, rotation, scale). */
+static inline void channel_trs_near(const skv_channel *ch, double t, int hint[3], skv_trs *out)
+{
+    vec3_near((skv_key_mode)ch->position_mode, ch->positions, ch->position_tangents, ch->position_count, t, &hint[0],
+              out->t);
+    quat_near((skv_key_mode)ch->rotation_mode, ch->rotations, ch->rotation_tangents, ch->rotation_count, t, &hint[1],
+              out->r);
+    vec3_near((skv_key_mode)ch->scale_mode, ch->scales, ch->scale_tangents, ch->scale_count, t, &hint[2], out->s);
+}
+
+/* A pose's plan for layered frames of one base clip under one set of
+ * layers that move anything (pose_evaluate_layers): the nodes formed
+ * again after the base's walk, parents first, each marked whether a layer
+ * changes its local (else it only hangs below one); the products of their
+ * globals, then of their bones' palette entries. */
+typedef struct skv_layer_plan {
+    unsigned generation; /* the layers' (layers.h); 0: nothing planned */
+    int base;
+    uint32_t active;     /* bits of the layers that move anything */
+    int node_count, bone_count;
+    int count;           /* nodes formed again */
+    int *nodes;
+    unsigned char *layered;
+    unsigned char *dirty; /* per node of the skeleton */
+    int palette_count;
+    skv_walk_step *steps; /* count globals, then palette_count palette entries */
+    /* Per node formed again, 3 key hints (channel_trs_near) for the base
+     * and 3 for each active layer, in the order they apply: playback
+     * steps a key at a time, so most frames search no keys. */
+    int hint_stride;      /* 3 * (1 + active layers) */
+    int *hints;
+} skv_layer_plan;
+
+static void layer_plan_free(skv_layer_plan *plan)
+{
+    if (!plan) return;
+    free(plan->nodes);
+    free(plan->layered);
+    free(plan->dirty);
+    free(plan->steps);
+    free(plan->hints);
+    free(plan);
+}
+
+/* The pose's plan for `layers` over clip c (`base`) with the layers of
+ * `active` moving anything, made again when any of those changed; NULL if
+ * memory runs out. A node is layered when an active layer's mask holds it
+ * and a clip it reads there (base, layer, reference) has keys for it;
+ * it is formed again when it is layered or its parent is formed again. */
+static skv_layer_plan *layer_plan_for(skv_pose *pose, const skv_skeleton *sk, const skv_clip *c, int base,
+                                            const skv_layers *layers, uint32_t active)
+{
+    skv_layer_plan *plan = pose->layer_plan;
+    if (plan && plan->generation == layers->generation && plan->base == base && plan->active == active &&
+        plan->node_count == sk->node_count && plan->bone_count == sk->bone_count)
+        return plan;
+    if (!plan || plan->node_count != sk->node_count || plan->bone_count != sk->bone_count) {
+        layer_plan_free(plan);
+        pose->layer_plan = plan = calloc(1, sizeof *plan);
+        if (!plan) return NULL;
+        size_t nodes = sk->node_count > 0 ? (size_t)sk->node_count : 1;
+        size_t bones = sk->bone_count > 0 ? (size_t)sk->bone_count : 0;
+        plan->node_count = sk->node_count, plan->bone_count = sk->bone_count;
+        plan->nodes = malloc(nodes * sizeof *plan->nodes);
+        plan->layered = malloc(nodes);
+        plan->dirty = malloc(nodes);
+        plan->steps = malloc((nodes + bones) * sizeof *plan->steps);
+        plan->hints = malloc(nodes * 3 * (1 + SKV_LAYERS_MAX) * sizeof *plan->hints);
+        if (!plan->nodes || !plan->layered || !plan->dirty || !plan->steps || !plan->hints) {
+            layer_plan_free(plan);
+            pose->layer_plan = NULL;
+            return NULL;
+        }
+    }
+    int32_t local0 = (int32_t)((size_t)sk->node_count * sizeof(mat4)); /* the work block's locals */
+    plan->count = 0;
+    for (int n = 0; n < sk->node_count; n++) {
+        int p = sk->parents[n];
+        int layered = (layers->node_layers[n] & active) && (layers->animated[n] || (c && c->node_channel[n] >= 0));
+        plan->dirty[n] = (unsigned char)(layered || (p >= 0 && plan->dirty[p]));
+        if (!plan->dirty[n]) continue;
+        plan->nodes[plan->count] = n;
+        plan->layered[plan->count] = (unsigned char)layered;
+        plan->steps[plan->count] = (skv_walk_step){
+            .a = p < 0 ? ~0 : (int32_t)((size_t)p * sizeof(mat4)), /* a root's: globalInverse, constant 0 (byte offsets) */
+            .b = local0 + (int32_t)((size_t)n * sizeof(mat4)),
+            .out = (int32_t)((size_t)n * sizeof(mat4)),
+        };
+        plan->count++;
+    }
+    plan->palette_count = 0;
+    for (int b = 0; b < sk->bone_count; b++) {
+        int n = sk->bone_node[b];
+        if (n < 0 || !plan->dirty[n]) continue;
+        plan->steps[plan->count + plan->palette_count++] = (skv_walk_step){
+            .a = (int32_t)((size_t)n * sizeof(mat4)),
+            .b = ~(int32_t)((size_t)(1 + b) * sizeof(mat4)), /* bone b's offset, constant 1 + b */
+            .out = (int32_t)((size_t)b * sizeof(mat4))};
+    }
+    int active_count = 0;
+    for (uint32_t bits = active; bits; bits &= bits - 1) active_count++;
+    plan->hint_stride = 3 * (1 + active_count);
+    memset(plan->hints, 0, (size_t)plan->count * (size_t)plan->hint_stride * sizeof *plan->hints);
+    plan->generation = layers->generation, plan->base = base, plan->active = active;
+    return plan;
+}
+
+void pose_evaluate_layers(skv_pose *pose, skv_walks *walks, int base, double seconds, const skv_layers *layers)
+{
+    const skv_model *model = walks_model(walks);
+    const skv_skeleton *sk = &model->skeleton;
+    const skv_clip *c = base >= 0 && base < model->clip_count ? &model->clips[base] : NULL;
+    /* The layers that move anything this frame, in the order they apply,
+     * each with its clip, clip time and weight: settled once per frame. */
+    int active[SKV_LAYERS_MAX], n_active = 0;
+    const skv_clip *clip_of[SKV_LAYERS_MAX];
+    double ticks_of[SKV_LAYERS_MAX];
+    float weight_of[SKV_LAYERS_MAX];
+    uint32_t any = 0;
+    for (int k = 0; k < layers->count; k++) {
+        int i = layers->order[k];
+        float w = layers_effective_weight(layers, i);
+        if (w == 0.0f) continue;
+        active[n_active] = i;
+        clip_of[n_active] = &model->clips[layers->clip[i]];
+        ticks_of[n_active] = keys_clip_ticks(clip_of[n_active], seconds);
+        weight_of[n_active] = w;
+        n_active++;
+        any |= (uint32_t)1 << i;
+    }
+    if (n_active == 0) { /* nothing over the base: its walk's frame */
+        pose_evaluate(pose, walks, c ? base : -1, seconds);
+        return;
+    }
+    const skv_walk *w = walks_clip(walks, c ? base : -1);
+    skv_layer_plan *plan = w ? layer_plan_for(pose, sk, c, c ? base : -1, layers, any) : NULL;
+    if (!plan) {
+        layers_scalar(pose, model, base, seconds, layers);
+        return;
+    }
+    /* The base's frame as pose_evaluate_settle runs it: its fixed entries
+     * every time (a layered frame overwrites some; it leaves the pose
+     * unsettled, so the next plain frame writes them again), the moving
+     * ones, and every global (the nodes formed again read their parents'). */
+    const skv_kernels *kernels = pose->kernels;
+    if (!kernels || pose->kernels_for != pose->walk_kernel) {
+        kernels = kernels_get((skv_walk_kernel)pose->walk_kernel);
+        if (!kernels) kernels = kernels_get(SKV_WALK_AUTO); /* not on this CPU */
+        pose->kernels = kernels, pose->kernels_for = pose->walk_kernel;
+    }
+    double ticks = c ? keys_clip_ticks(c, seconds) : 0.0;
+    float *palette = (float *)pose->palette;
+    walk_fixed(w, pose->work, palette, kernels, pose->palette_rows);
+    int *cursors = c ? pose_cursors(pose, base, c->channel_count) : NULL;
+    if (walk_pose(w, c, ticks, cursors, pose->work, palette, kernels, pose->palette_rows))
+        walk_deferred(w, pose->work, kernels);
+    pose->walk_clip = -2;
+    pose->playing_walks = NULL;
+    pose->globals_owed = NULL;
+    /* The nodes formed again: their locals, then their globals and their
+     * bones' entries by the kernels. */
+    size_t nodes = (size_t)layers->node_count;
+    for (int k = 0; k < plan->count; k++) {
+        int n = plan->nodes[k];
+        int cb = c ? c->node_channel[n] : -1;
+        int *hint = &plan->hints[(size_t)k * (size_t)plan->hint_stride];
+        if (!plan->layered[k]) {
+            if (cb >= 0) {
+                skv_trs v;
+                channel_trs_near(&c->channels[cb], ticks, hint, &v);
+                keys_local(v.t, v.r, v.s, pose->local[n]);
+            } else {
+                glm_mat4_copy((vec4 *)sk->rest_local[n], pose->local[n]);
+            }
+            continue;
+        }
+        skv_trs cur;
+        if (cb >= 0) channel_trs_near(&c->channels[cb], ticks, hint, &cur);
+        else cur = layers->rest[n];
+        uint32_t bits = layers->node_layers[n] & any;
+        for (int j = 0; j < n_active; j++) {
+            int i = active[j];
+            if (!(bits >> i & 1u)) continue;
+            int ch = clip_of[j]->node_channel[n];
+            skv_trs v;
+            if (ch >= 0) channel_trs_near(&clip_of[j]->channels[ch], ticks_of[j], hint + 3 * (1 + j), &v);
+            else v = layers->rest[n];
+            if (layers->additive[i]) layer_additive(&cur, &v, &layers->reference[(size_t)i * nodes + (size_t)n], weight_of[j]);
+            else layer_override(&cur, &v, weight_of[j]);
+        }
+        keys_local(cur.t, cur.r, cur.s, pose->local[n]);
+    }
+    const mat4 *constants = (const mat4 *)layers->constants;
+    (layers->affine ? kernels->run_affine : kernels->run)(plan->steps, plan->count, pose->work, constants, pose->work);
+    const skv_walk_step *entries = plan->steps + plan->count;
+    if (pose->palette_rows) {
+        kernels->fence(); /* the walk's streamed rows land before these overwrite some */
+        kernels->run_rows(entries, plan->palette_count, pose->work, constants, palette);
+    } else {
+        (layers->affine ? kernels->run_palette : kernels->run)(entries, plan->palette_count, pose->work, constants,
+                                                                palette);
+    }
+}
+
+void pose_evaluate_layers_lent(skv_pose *pose, skv_walks *walks, int base, double seconds,
                                const skv_layers *layers, float *work)
 {
     pose->work = work;
     pose->global = (mat4 *)work;
     pose->local = pose->global + pose->node_count;
-    pose_evaluate_layers(pose, model, base, seconds, layers);
+    pose_evaluate_layers(pose, walks, base, seconds, layers);
     pose->work = NULL, pose->global = pose->local = NULL;
+    pose->globals_owed = NULL;
 }

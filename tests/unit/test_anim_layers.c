@@ -99,21 +99,32 @@ static double local_off(const mat4 local, const float t[3], const float q[4], co
     return worst;
 }
 
-/* Both evaluators' local of node n (the fast path's from its globals:
- * the chain's globalInverse is the identity). */
+/* Both evaluators' local of node n (the fast path's from its globals,
+ * parent's inverse times its own: the chain's globalInverse is the
+ * identity, and the walk forms some locals folded into others). */
 static void both_locals(const skv_layer_desc *desc, int count, double seconds, int n, mat4 ref_local, mat4 fast_local)
 {
     skv_pose ref, fast;
     skv_layers *layers = NULL;
+    skv_walks *walks = NULL;
     CHECK(pose_create(&ref, &ch.model.skeleton) == SKV_OK);
     CHECK(pose_create(&fast, &ch.model.skeleton) == SKV_OK);
+    CHECK(walks_create(&walks, &ch.model) == SKV_OK);
     CHECK(layers_create(&layers, &ch.model, desc, count, NULL) == SKV_OK);
     pose_evaluate_layers_reference(&ref, &ch.model, 0, seconds, desc, count);
-    pose_evaluate_layers(&fast, &ch.model, 0, seconds, layers);
+    pose_evaluate_layers(&fast, walks, 0, seconds, layers);
     glm_mat4_copy(ref.local[n], ref_local);
-    glm_mat4_copy(fast.local[n], fast_local);
-    if (ch.node_channel[0][n] < 0 && !layers->animated[n]) glm_mat4_copy(ch.rest[n], fast_local); /* not formed: its rest */
+    const mat4 *globals = pose_globals(&fast);
+    int p = ch.model.skeleton.parents[n];
+    if (p < 0) {
+        glm_mat4_copy((vec4 *)globals[n], fast_local);
+    } else {
+        mat4 inv;
+        glm_mat4_inv((vec4 *)globals[p], inv);
+        glm_mat4_mul(inv, (vec4 *)globals[n], fast_local);
+    }
     layers_destroy(layers);
+    walks_destroy(walks);
     pose_destroy(&ref);
     pose_destroy(&fast);
 }
@@ -249,7 +260,7 @@ static void test_random_model(void)
         for (int f = 0; f < 40; f++) {
             double t = f < 20 ? f * 0.11 : 3.0 + f * 0.37; /* past both clips' ends: each loops on its own */
             int base = f % 3 == 2 ? -1 : f % 2;
-            pose_evaluate_layers(&fast, model, base, t, layers);
+            pose_evaluate_layers(&fast, rm.walks, base, t, layers);
             pose_evaluate_layers_reference(&ref, model, base, t, sets[s], set_count[s]);
             worst_fast = fmax(worst_fast, palette_diff(&fast, &ref, RM_NODES));
             pose_evaluate_reference(&plain, model, base, t);
@@ -268,7 +279,7 @@ static void test_random_model(void)
         double t = f * 0.23;
         pose_evaluate_reference(&plain, model, 0, t);
         pose_evaluate_layers_reference(&ref, model, 0, t, &zero, 1);
-        pose_evaluate_layers(&fast, model, 0, t, muted);
+        pose_evaluate_layers(&fast, rm.walks, 0, t, muted);
         worst_zero = fmax(worst_zero, fmax(palette_diff(&plain, &ref, RM_NODES), palette_diff(&plain, &fast, RM_NODES)));
         /* A whole-body override at weight 1 is the layer's clip alone. */
         pose_evaluate_reference(&plain, model, 1, t);
@@ -298,7 +309,7 @@ static void test_random_model(void)
         fast.walk_kernel = kernel;
         for (int f = 0; f < 12; f++) {
             double t = f * 0.21;
-            if (f % 3 == 1) pose_evaluate_layers(&fast, model, f % 2, t, layers);
+            if (f % 3 == 1) pose_evaluate_layers(&fast, rm.walks, f % 2, t, layers);
             else pose_evaluate(&fast, rm.walks, f % 2, t);
             if (f % 3 == 1) pose_evaluate_layers_reference(&ref, model, f % 2, t, sets[3], set_count[3]);
             else pose_evaluate_reference(&ref, model, f % 2, t);
