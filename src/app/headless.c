@@ -14,10 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <stb_image.h>
 
 #include "gpu.h"
 #include "imagecmp.h"
+#include "import.h"
 #include "output.h"
 #include "options.h"
 #include "render.h"
@@ -132,11 +132,13 @@ static skv_result compare_with_ref(const skv_headless_desc *desc, frame_sink *si
         }
         return r;
     }
-    int w = 0, h = 0, channels = 0;
-    unsigned char *expected = stbi_load(ref, &w, &h, &channels, 4);
-    if (!expected) return skv_fail(err, SKV_ERR_FILE, "cannot read the reference %s: %s", ref, stbi_failure_reason());
+    int w = 0, h = 0;
+    unsigned char *expected = NULL;
+    skv_error why = {{0}};
+    if (import_image(ref, NULL, &w, &h, &expected, &why) != SKV_OK)
+        return skv_fail(err, SKV_ERR_FILE, "the reference: %s", why.message);
     if (w != width || h != height) {
-        stbi_image_free(expected);
+        free(expected);
         return skv_fail(err, SKV_ERR_REF, "the reference %s is %dx%d, the render %dx%d", ref, w, h, width,
                         height);
     }
@@ -157,7 +159,7 @@ static skv_result compare_with_ref(const skv_headless_desc *desc, frame_sink *si
             sink->refs_differing++;
         }
     }
-    stbi_image_free(expected);
+    free(expected);
     return r;
 }
 

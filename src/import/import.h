@@ -87,6 +87,15 @@ skv_result import_retarget_clips(skv_model *model, const char *path, const skv_i
  * model, so that a bad map fails without an animation file too. */
 skv_result import_bone_map_check(const skv_model *model, const char *path, skv_error *err);
 
+/* An image file (PNG, JPEG, ... as textures are read: images.h) decoded
+ * to RGBA8 in a sandboxed child that reads no file, within `desc`'s time
+ * and memory (NULL: the defaults); *rgba malloc'd, the caller frees it.
+ * SKV_ERR_FILE with one line naming the file when it cannot be read or
+ * decoded. The --ref images: every decoder that sees a file's bytes runs
+ * sandboxed. */
+skv_result import_image(const char *path, const skv_import_desc *desc, int *width, int *height, unsigned char **rgba,
+                        skv_error *err);
+
 /* Version of the Assimp library in use, e.g. "5.2.5". */
 const char *import_assimp_version(void);
 

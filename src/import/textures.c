@@ -671,3 +671,79 @@ skv_result outside_textures_decode(const char *path, const skv_import_desc *desc
     free(images);
     return r;
 }
+
+/* --- an image on its own (import.h, import_image) ---------------------- */
+
+skv_result import_image(const char *path, const skv_import_desc *desc, int *width, int *height, unsigned char **rgba,
+                        skv_error *err)
+{
+    *width = *height = 0;
+    *rgba = NULL;
+    long size = 0;
+    errno = 0;
+    outside_image image = {.texture = 0};
+    image.bytes = read_whole_file(path, &size);
+    if (!image.bytes)
+        return skv_fail(err, SKV_ERR_FILE, "cannot read %s: %s", path,
+                        errno ? strerror(errno) : "empty, or not a regular file");
+    image.size = (size_t)size;
+    char why[256];
+    if (texture_header(image.bytes, image.size, &image.info, why, sizeof why) != 0) {
+        free(image.bytes);
+        return skv_fail(err, SKV_ERR_FILE, "cannot read %s: %s", path, why);
+    }
+    /* A model of one texture, the image's bytes its child's inheritance:
+     * decoded in a sandbox that reads no file, within the import's time
+     * and memory, as a model's textures outside its folder are. */
+    skv_texture texture = {0};
+    /* The least blob_check takes for a model: a root node, a material,
+     * the influence list's start, identity root transforms. */
+    int influence_start[1] = {0}, parents[1] = {-1};
+    mat4 rest;
+    glm_mat4_identity(rest);
+    char name[] = "image", *node_names[1] = {name};
+    skv_material material = {.name = name, .texture = -1, .diffuse = {1, 1, 1, 1}, .roughness = 1.0f, .normal_scale = 1.0f};
+    for (int k = 0; k < SKV_TEX_SLOTS; k++) material.textures[k] = -1;
+    skv_model holder = {.texture_count = 1, .textures = &texture, .influence_slots = 4, .influence_start = influence_start,
+                        .material_count = 1, .materials = &material};
+    holder.skeleton.node_count = 1, holder.skeleton.parents = parents, holder.skeleton.rest_local = &rest;
+    holder.skeleton.node_names = node_names;
+    glm_mat4_identity(holder.global_inverse);
+    glm_mat4_identity(holder.upright);
+    skv_import_desc limits = desc ? *desc : (skv_import_desc){0};
+    limits.anim_files = NULL, limits.anim_file_count = 0;
+    double seconds = limits.timeout_seconds > 0 ? limits.timeout_seconds : 60.0;
+    uint64_t budget = import_memory_budget(path, &limits);
+    outside_job job = {&holder, &image, 1, texel_allowance(budget), monotonic_seconds() + 0.8 * seconds};
+    skv_model decoded;
+    int64_t extra = 0;
+    skv_error child_err = {{0}};
+    skv_result r = guarded_import(NULL, &limits, outside_in_child, &job, blob_size(&holder), &decoded, &extra,
+                                  &child_err);
+    free(image.bytes);
+    if (r != SKV_OK) return skv_fail(err, r, "cannot read %s: %s", path, child_err.message);
+    const skv_texture *got = decoded.texture_count == 1 ? &decoded.textures[0] : NULL;
+    if (!got || !got->rgba || got->width != image.info.width || got->height != image.info.height) {
+        /* The decoder's reason, out of the child's texture warning
+         * (outside_in_child's words); the child's line as it is else. */
+        const char *said = decoded.warning_count > 0 && decoded.warnings[0] ? decoded.warnings[0]
+                                                                             : "its decoding did not match its header";
+        const char *cause = strstr(said, "could not be decoded: ");
+        cause = cause ? cause + strlen("could not be decoded: ") : said;
+        const char *end = strstr(cause, "; drawn untextured");
+        r = skv_fail(err, SKV_ERR_FILE, "cannot read %s: %.*s", path, (int)(end ? (size_t)(end - cause) : strlen(cause)),
+                     cause);
+        model_free(&decoded);
+        return r;
+    }
+    size_t bytes = (size_t)got->width * (size_t)got->height * 4u;
+    *rgba = malloc(bytes);
+    if (!*rgba) {
+        model_free(&decoded);
+        return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    }
+    memcpy(*rgba, got->rgba, bytes);
+    *width = got->width, *height = got->height;
+    model_free(&decoded);
+    return SKV_OK;
+}

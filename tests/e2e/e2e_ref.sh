@@ -75,6 +75,42 @@ code=$?
 "$skinview" "$model" --size 80x60 --time 0.5 --skeleton --screenshot s.png --ref ref.png 2>err.txt
 code=$?
 [ "$code" -eq 10 ] && grep -q "is 160x120, the render 80x60" err.txt || fail "a size mismatch: exit $code, $(cat err.txt)"
+# A reference is a file from anywhere: decoded as textures are, in a
+# sandboxed child by the image decoders made for hostile input, never by
+# the parent. A truncated PNG, a header asking for 30000 x 30000 texels
+# and bytes of another kind are each one line and status 3, at once.
+head -c 300 ref.png >cut.png
+python3 - <<'PY'
+import struct, zlib
+def chunk(kind, data):
+    return struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind + data) & 0xffffffff)
+with open('huge.png', 'wb') as f:
+    f.write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', 30000, 30000, 8, 6, 0, 0, 0)) +
+            chunk(b'IDAT', zlib.compress(b'\0' * 4096)) + chunk(b'IEND', b''))
+with open('ppm.png', 'wb') as f:
+    f.write(b'P6\n8 8\n65535\n' + bytes([0xab]) * (8 * 8 * 3 * 2))
+PY
+for bad in "cut.png:broken PNG" "huge.png:30000x30000 texels" "ppm.png:a Netpbm (PNM) image"; do
+  file=${bad%%:*} needle=${bad#*:}
+  timeout -s KILL 10 "$skinview" "$model" --size 160x120 --time 0.5 --skeleton --screenshot z.png --ref "$file" 2>err.txt >/dev/null
+  code=$?
+  [ "$code" -eq 3 ] || fail "reference $file: exit $code, not 3"
+  [ "$(wc -l <err.txt)" -eq 1 ] && grep -qF "the reference: cannot read $file: $needle" err.txt ||
+    fail "reference $file: not one line naming it and '$needle': $(head -c 300 err.txt)"
+done
+# The decoding runs in a process of its own: a run with --ref starts one
+# process more than the same run without (threads not counted).
+if ! command -v strace >/dev/null; then
+  fail "strace missing (tools/install-deps.sh installs it)"
+else
+  processes() {
+    strace -f -qq -e trace=clone,clone3,fork,vfork -o trace.txt "$skinview" "$model" --size 160x120 --time 0.5 \
+      --skeleton --screenshot y.png "$@" >/dev/null 2>&1
+    grep -E "clone|fork" trace.txt | grep -vc CLONE_THREAD
+  }
+  without=$(processes) with=$(processes --ref ref.png)
+  [ "$with" -eq $((without + 1)) ] || fail "--ref started $with processes, $without without it: not decoded in a child"
+fi
 # Bad command lines.
 "$skinview" "$model" --ref ref.png --list >/dev/null 2>&1
 [ $? -eq 2 ] || fail "--ref without --screenshot is not a usage error"
