@@ -383,14 +383,17 @@ static const gltf_clip *gltf_clip_of(fix_context *c)
     if (!im) return NULL;
     if (im->gltf_curves_state == 0) {
         im->gltf_curves_state = -1;
+        /* Only a file whose JSON names a curve is read whole and parsed;
+         * the others cost a read of their JSON. */
+        size_t json_size = 0;
+        unsigned char *json = gltf_read_json(c->path, &json_size);
+        int named = json && (gltf_json_names(json, json_size, "STEP") || gltf_json_names(json, json_size, "CUBICSPLINE"));
+        free(json);
         long size = 0;
-        unsigned char *bytes = read_whole_file(c->path, &size);
+        unsigned char *bytes = named ? read_whole_file(c->path, &size) : NULL;
         gltf_curves *curves = bytes ? calloc(1, sizeof *curves) : NULL;
         skv_error ignored; /* a file Assimp read: what this cannot read stays as Assimp made it */
-        /* Only a file that names a curve is read twice; a stray match in
-         * binary data costs just the read. */
-        int named = bytes && (memmem(bytes, (size_t)size, "STEP", 4) || memmem(bytes, (size_t)size, "CUBICSPLINE", 11));
-        if (curves && named && gltf_curves_read(c->path, bytes, (size_t)size, curves, &ignored) == SKV_OK) {
+        if (curves && gltf_curves_read(c->path, bytes, (size_t)size, curves, &ignored) == SKV_OK) {
             im->gltf_curves = curves;
             im->gltf_curves_state = 1;
         } else {
@@ -707,14 +710,14 @@ static int gltf_names_texture_transform(fix_context *c)
 static skv_result gltf_texture_transforms(fix_context *c)
 {
     skv_model *model = c->model;
-    long size = 0;
-    unsigned char *bytes = read_whole_file(c->path, &size);
+    size_t size = 0;
+    unsigned char *bytes = gltf_read_json(c->path, &size); /* the JSON is all it reads */
     if (!bytes) return SKV_OK; /* Assimp read it: only memory could stop this, and then the UVs stay */
     gltf_uv_transform *list = NULL;
     int count = 0;
     skv_error ignored; /* a file Assimp read: a transform that is not numbers leaves its UVs */
-    if (memmem(bytes, (size_t)size, "KHR_texture_transform", 21))
-        (void)gltf_uv_transforms_read(bytes, (size_t)size, &list, &count, &ignored);
+    if (gltf_json_names(bytes, size, "KHR_texture_transform"))
+        (void)gltf_uv_transforms_read(bytes, size, &list, &count, &ignored);
     free(bytes);
     for (int i = 0; i < count; i++) {
         const gltf_uv_transform *t = &list[i];

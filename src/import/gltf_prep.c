@@ -16,6 +16,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -23,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <meshoptimizer.h>
 
@@ -76,6 +79,51 @@ static int split_file(const unsigned char *bytes, size_t size, const char **json
         if (bin_length <= size - at - 8) *bin = bytes + at + 8, *bin_size = bin_length;
     }
     return 0;
+}
+
+unsigned char *gltf_read_json(const char *path, size_t *size)
+{
+    *size = 0;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    struct stat st;
+    unsigned char head[20];
+    size_t want = 0;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < (1L << 30)) {
+        want = (size_t)st.st_size;
+        if (want >= sizeof head && pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head && is_glb(head, sizeof head) &&
+            get32(head + 16) == 0x4E4F534Au && get32(head + 12) <= want - sizeof head)
+            want = sizeof head + get32(head + 12); /* the header and the JSON chunk */
+    }
+    unsigned char *bytes = want ? malloc(want) : NULL;
+    for (size_t done = 0; bytes && done < want;) {
+        ssize_t got = pread(fd, bytes + done, want - done, (off_t)done);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) { /* an error, or the file shrank */
+            free(bytes);
+            bytes = NULL;
+        } else {
+            done += (size_t)got;
+        }
+    }
+    close(fd);
+    if (!bytes) return NULL;
+    if (is_glb(bytes, want)) { /* a document of its JSON alone: its length says so */
+        bytes[8] = (unsigned char)want, bytes[9] = (unsigned char)(want >> 8);
+        bytes[10] = (unsigned char)(want >> 16), bytes[11] = (unsigned char)(want >> 24);
+    }
+    *size = want;
+    return bytes;
+}
+
+int gltf_json_names(const unsigned char *bytes, size_t size, const char *word)
+{
+    const char *json;
+    size_t json_size;
+    const unsigned char *bin;
+    size_t bin_size;
+    if (split_file(bytes, size, &json, &json_size, &bin, &bin_size) != 0) return 0;
+    return memmem(json, json_size, word, strlen(word)) != NULL;
 }
 
 /* The document's JSON parsed (*root, the caller's to cJSON_Delete; NULL

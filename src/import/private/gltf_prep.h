@@ -67,6 +67,18 @@ typedef struct gltf_uv_transform {
 skv_result gltf_uv_transforms_read(const unsigned char *bytes, size_t size, gltf_uv_transform **out, int *count,
                                    skv_error *err);
 
+/* A glTF's document without its binary data: a .gltf whole, a .glb's
+ * header and JSON chunk (its length field made theirs, so that the
+ * readers above take it as a .glb without a BIN chunk); NULL where the
+ * file cannot be read. The readers that need only the JSON (the
+ * texture transforms; whether a sampler names a curve) read this, not
+ * a model's megabytes of vertices, once each. */
+unsigned char *gltf_read_json(const char *path, size_t *size);
+
+/* Whether the JSON of a .gltf or .glb (`bytes`: the file, or
+ * gltf_read_json's) holds `word` anywhere: a cheap test before a parse. */
+int gltf_json_names(const unsigned char *bytes, size_t size, const char *word);
+
 /* The whole of a regular file (textures.c). */
 unsigned char *read_whole_file(const char *path, long *size);
 
