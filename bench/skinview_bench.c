@@ -8,6 +8,7 @@
  *   skinview-bench --msaa [--rounds N] the cost of --msaa 1, 2, 4 per frame (llvmpipe here)
  *   skinview-bench --influences [--rounds N] MODEL...   (4 slots, 8, all: CPU and draw cost)
  *   skinview-bench --profile FRAMES [--clip N] [--seek] [--lent] MODEL
+ *   skinview-bench --exact [--json] MODEL...          every clip exact, nothing timed
  *   skinview-bench --layers [--rounds N] [MODEL...]   ns/bone: the base clip alone
  *                                     (walk; the layered path without layers), base + 1 layer,
  *                                     base + 2 (robot.glb and Fox.glb by default)
@@ -40,8 +41,11 @@
  * 7.5 ns/bone warm against 20 after the reference's and the naive
  * walker's passes on the AVX-512 EPYC, whose L3 is shared). The
  * naive walker's palette must equal Skinview's (max abs difference relative
- * to the largest matrix entry < 1e-5), else the run fails. --smoke runs a
- * few frames per model and checks only that (ctest runs it).
+ * to the largest matrix entry < 1e-5), else the run fails. Then every clip
+ * of every model is checked (exact_clip: each kernel and the reference
+ * against the double evaluation, within depth-aware bounds), as --exact
+ * does alone. --smoke runs a few frames per model and checks only those
+ * (ctest runs it; bench_exact runs --exact over the corpus).
  *
  * Like the importer's tests, this tool sees Assimp types: the baseline
  * walks the aiScene the way tutorial code does. */
@@ -72,6 +76,7 @@
 #include <stb_image_write.h>
 #include "skin.h"
 #include "walk.h"
+#include "pose_double.h"
 
 #ifndef AI_MAXLEN
 #define AI_MAXLEN MAXLEN
@@ -227,6 +232,225 @@ static double palette_difference(const mat4 *a, const mat4 *b, int bones)
                 scale = fmax(scale, fabs(b[i][c][r]));
             }
     return diff / scale;
+}
+
+/* --- exactness: every clip, every kernel -------------------------------------
+ * Each clip of the model at times on its keys and halfway between them,
+ * posed by pose_evaluate with each walk kernel this CPU has and by
+ * pose_evaluate_reference, both against the double evaluation of the same
+ * keys (pose_double.h). A palette entry may differ from the double one by
+ * its bound (the float error analysis of its chain: it grows with depth)
+ * or by 1e-5 of the palette's largest entry, whichever is larger; fast
+ * and reference from each other by twice that. */
+
+enum { EXACT_KEY_TIMES = 24 }; /* on-key times per clip (and as many between) */
+
+typedef struct exact_row {
+    double fast_ref, fast_double, ref_double; /* max |difference| / the palette's largest entry */
+    double bound;                             /* the largest bound used, / the same */
+    double worst_ratio;                       /* max |difference to double| / allowed */
+    int depth;                                /* the deepest bone's products */
+    int kernels, times, failures;
+} exact_row;
+
+static int compare_ticks(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The clip's distinct key times (ticks), sorted; *count of them. */
+static double *clip_key_times(const skv_clip *c, int *count)
+{
+    size_t n = 0;
+    for (int i = 0; i < c->channel_count; i++)
+        n += (size_t)c->channels[i].position_count + (size_t)c->channels[i].rotation_count +
+             (size_t)c->channels[i].scale_count;
+    double *t = malloc((n + 1) * sizeof *t);
+    if (!t) return NULL;
+    n = 0;
+    for (int i = 0; i < c->channel_count; i++) {
+        const skv_channel *ch = &c->channels[i];
+        for (int k = 0; k < ch->position_count; k++) t[n++] = ch->positions[k].time;
+        for (int k = 0; k < ch->rotation_count; k++) t[n++] = ch->rotations[k].time;
+        for (int k = 0; k < ch->scale_count; k++) t[n++] = ch->scales[k].time;
+    }
+    if (n == 0) t[n++] = 0.0;
+    qsort(t, n, sizeof *t, compare_ticks);
+    size_t u = 1;
+    for (size_t i = 1; i < n; i++)
+        if (t[i] != t[u - 1]) t[u++] = t[i];
+    *count = (int)u;
+    return t;
+}
+
+/* Palette x against the double one, entry by entry, each part against its
+ * bound (scaled by `times`) or `floor`; returns max |x - d| and raises
+ * *ratio to the largest difference / allowed. */
+static double exact_compare(const mat4 *x, const pose_double *pd, const mat4 *y, double times, double floor,
+                            double *ratio)
+{
+    double worst = 0.0;
+    for (int b = 0; b < pd->bone_count; b++) {
+        double allowed_linear = fmax(floor, times * pd->bound_linear[b]);
+        double allowed_translation = fmax(floor, times * pd->bound_translation[b]);
+        for (int c = 0; c < 4; c++)
+            for (int r = 0; r < 4; r++) {
+                double d = fabs(x[b][c][r] - (y ? (double)y[b][c][r] : pd->palette[b][c][r]));
+                worst = fmax(worst, d);
+                *ratio = fmax(*ratio, d / (c == 3 && r < 3 ? allowed_translation : allowed_linear));
+            }
+    }
+    return worst;
+}
+
+/* Clip `clip` of the model (walks made from it) checked as above; row:
+ * what was found. Returns 0 when every entry was within what it may be,
+ * 1 when not, -1 when memory ran out. */
+static int exact_clip(const skv_model *model, skv_walks *walks, pose_double *pd, int clip, exact_row *row)
+{
+    memset(row, 0, sizeof *row);
+    const skv_clip *c = &model->clips[clip];
+    int key_count;
+    double *keys = clip_key_times(c, &key_count);
+    double *times = malloc(2 * EXACT_KEY_TIMES * sizeof *times);
+    /* One pose per kernel, kept over the times: the later frames are
+     * playback's (cursors, the settled walk). */
+    static const skv_walk_kernel kernels[] = {SKV_WALK_PORTABLE, SKV_WALK_AVX2, SKV_WALK_AVX512, SKV_WALK_SCALAR};
+    enum { KERNELS = sizeof kernels / sizeof kernels[0] };
+    skv_pose fast[KERNELS], ref;
+    int made = 0, ok = keys && times && pose_create(&ref, &model->skeleton) == SKV_OK;
+    for (; ok && made < KERNELS; made++) {
+        if (pose_create(&fast[made], &model->skeleton) != SKV_OK) {
+            pose_destroy(&ref);
+            ok = 0;
+            break;
+        }
+        fast[made].walk_kernel = kernels[made];
+    }
+    if (!ok) {
+        for (int k = 0; k < made; k++) pose_destroy(&fast[k]);
+        free(keys), free(times);
+        return -1;
+    }
+    /* Evenly spread key times and the midpoints to the next key, ascending
+     * (a playback's cursors move forward), in seconds. */
+    int n = 0, step = key_count > EXACT_KEY_TIMES ? key_count / EXACT_KEY_TIMES : 1;
+    for (int i = 0; i < key_count && n + 2 <= 2 * EXACT_KEY_TIMES; i += step) {
+        times[n++] = keys[i] / c->ticks_per_second;
+        if (i + 1 < key_count) times[n++] = 0.5 * (keys[i] + keys[i + 1]) / c->ticks_per_second;
+    }
+    free(keys);
+    int failed = 0;
+    for (int f = 0; f < n; f++) {
+        pose_double_evaluate(pd, clip, times[f]);
+        pose_evaluate_reference(&ref, model, clip, times[f]);
+        double scale = 1e-30;
+        for (int b = 0; b < pd->bone_count; b++)
+            for (int k = 0; k < 4; k++)
+                for (int r = 0; r < 4; r++) scale = fmax(scale, fabs(pd->palette[b][k][r]));
+        double floor = 1e-5 * scale, ratio = 0.0, between = 0.0;
+        row->ref_double = fmax(row->ref_double, exact_compare(ref.palette, pd, NULL, 1.0, floor, &ratio) / scale);
+        for (int b = 0; b < pd->bone_count; b++) {
+            row->bound = fmax(row->bound, fmax(pd->bound_linear[b], pd->bound_translation[b]) / scale);
+            row->depth = pd->bone_depth[b] > row->depth ? pd->bone_depth[b] : row->depth;
+        }
+        for (int k = 0; k < KERNELS; k++) {
+            if (!kernels_get(kernels[k])) continue; /* not on this CPU */
+            pose_evaluate(&fast[k], walks, clip, times[f]);
+            row->fast_double =
+                fmax(row->fast_double, exact_compare(fast[k].palette, pd, NULL, 1.0, floor, &ratio) / scale);
+            row->fast_ref =
+                fmax(row->fast_ref, exact_compare(fast[k].palette, pd, ref.palette, 2.0, floor, &between) / scale);
+            row->kernels |= 1 << kernels[k];
+        }
+        row->worst_ratio = fmax(row->worst_ratio, fmax(ratio, between));
+        failed |= ratio > 1.0 || between > 1.0;
+    }
+    for (int k = 0; k < KERNELS; k++) pose_destroy(&fast[k]);
+    row->times = n;
+    pose_destroy(&ref);
+    free(times);
+    return failed;
+}
+
+/* Every clip of the model checked (exact_clip), a line each; returns the
+ * number of clips that failed (memory running out counts as one). */
+static int exact_model(const skv_model *model, const char *name, int json)
+{
+    skv_walks *walks;
+    pose_double pd;
+    if (walks_create(&walks, model) != SKV_OK) return 1;
+    if (pose_double_create(&pd, model) != SKV_OK) {
+        walks_destroy(walks);
+        return 1;
+    }
+    static const char *kernel_names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
+    int failed = 0;
+    for (int clip = 0; clip < model->clip_count; clip++) {
+        exact_row row;
+        int result = exact_clip(model, walks, &pd, clip, &row);
+        if (result < 0) {
+            fprintf(stderr, "skinview-bench: %s: out of memory\n", name);
+            failed++;
+            break;
+        }
+        failed += result != 0;
+        char used[64] = "";
+        for (int k = 1; k < SKV_WALK_KERNEL_COUNT; k++)
+            if (row.kernels >> k & 1) {
+                if (used[0]) strcat(used, ",");
+                strcat(used, kernel_names[k]);
+            }
+        const char *clip_name = model->clips[clip].name ? model->clips[clip].name : "";
+        if (json)
+            printf("{\"exact\":\"%s\",\"clip\":%d,\"clip_name\":\"%s\",\"bones\":%d,\"depth\":%d,\"times\":%d,"
+                   "\"kernels\":\"%s\",\"fast_ref\":%.3g,\"fast_double\":%.3g,\"ref_double\":%.3g,\"bound\":%.3g,"
+                   "\"worst_over_allowed\":%.3f,\"ok\":%s}\n",
+                   name, clip, clip_name, model->skeleton.bone_count, row.depth, row.times, used, row.fast_ref,
+                   row.fast_double, row.ref_double, row.bound, row.worst_ratio, result ? "false" : "true");
+        else
+            printf("%-28s %2d %-16.16s %4d %5d %5d %9.2g %9.2g %9.2g %9.2g %6.2f %s %s\n", name, clip, clip_name,
+                   model->skeleton.bone_count, row.depth, row.times, row.fast_ref, row.fast_double, row.ref_double,
+                   row.bound, row.worst_ratio, used, result ? "NOT EXACT" : "");
+    }
+    pose_double_destroy(&pd);
+    walks_destroy(walks);
+    return failed;
+}
+
+static void exact_header(void)
+{
+    printf("%-28s %2s %-16s %4s %5s %5s %9s %9s %9s %9s %6s %s\n", "model", "#", "clip", "bones", "depth", "times",
+           "fast-ref", "fast-dbl", "ref-dbl", "bound", "/allow", "kernels");
+}
+
+/* exact_model over each file, imported in this process (--trust's
+ * import); returns the clips (and files) that failed. */
+static int exact_models(const char **models, int count, int json)
+{
+    int failed = 0, clips = 0;
+    if (!json) exact_header();
+    for (int i = 0; i < count; i++) {
+        skv_model model;
+        skv_error err;
+        const char *base = strrchr(models[i], '/');
+        base = base ? base + 1 : models[i];
+        if (import_model(models[i], &(skv_import_desc){.trusted = 1}, &model, &err) != SKV_OK) {
+            fprintf(stderr, "skinview-bench: %s: %s\n", models[i], err.message);
+            failed++;
+            continue;
+        }
+        clips += model.clip_count;
+        failed += exact_model(&model, base, json);
+        model_free(&model);
+    }
+    if (!json)
+        printf("exactness: %d files, %d clips, %d failed (a file not read, a clip not exact; fast-ref: pose_evaluate against "
+               "pose_evaluate_reference; -dbl: against the double evaluation; all relative to the "
+               "palette's largest entry; /allow: worst difference over what it may be)\n",
+               count, clips, failed);
+    return failed;
 }
 
 typedef struct result {
@@ -1019,7 +1243,7 @@ static int bench_png(const char **files, int count, int rounds, int json)
 
 int main(int argc, char **argv)
 {
-    int layered = 0;
+    int layered = 0, exact = 0;
     int json = 0, smoke = 0, crowd = 0, crowd_fps = 0, msaa = 0, rounds = 15, count = 0, kernel = SKV_WALK_AUTO;
     int profile_frames = 0, profile_clip = 0, profile_seek = 0, profile_lent = 0, influences = 0, png = 0;
     const char *models[64];
@@ -1032,7 +1256,8 @@ int main(int argc, char **argv)
                    "       skinview-bench --profile FRAMES [--clip N] [--seek] [--lent] MODEL\n"
                    "       skinview-bench --influences [--rounds N] MODEL...\n"
                    "       skinview-bench --png [--rounds N] PNG...\n"
-                   "       skinview-bench --layers [--rounds N] [MODEL...]\n");
+                   "       skinview-bench --layers [--rounds N] [MODEL...]\n"
+                   "       skinview-bench --exact [--json] MODEL...\n");
             return 0;
         } else if (strcmp(argv[i], "--kernel") == 0 && i + 1 < argc) {
             const char *name = argv[++i];
@@ -1060,9 +1285,17 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--influences") == 0) influences = 1;
         else if (strcmp(argv[i], "--png") == 0) png = 1;
         else if (strcmp(argv[i], "--layers") == 0) layered = 1;
+        else if (strcmp(argv[i], "--exact") == 0) exact = 1;
         else if (count < 64) models[count++] = argv[i];
     }
     if (rounds < 1) rounds = 1;
+    if (exact) {
+        if (count == 0) {
+            fprintf(stderr, "skinview-bench: --exact takes the models to check\n");
+            return 2;
+        }
+        return exact_models(models, count, json) ? 1 : 0;
+    }
     if (crowd) return bench_crowd(json);
     if (layered) return bench_layers(models, count, rounds, json);
     if (crowd_fps) return bench_crowd_fps(models, count, rounds, json);
@@ -1138,6 +1371,8 @@ int main(int argc, char **argv)
                       usage.ru_maxrss / 1024, EVICT_BYTES >> 20);
     if (!json)
         printf("walk products: %s kernel\n", kernels[kernel == SKV_WALK_AUTO ? (int)kernels_best() : kernel]);
-    if (smoke) printf("%d passed, %d failed\n", count - failed, failed);
-    return failed ? 1 : 0;
+    /* Every clip of every model, every kernel: the exactness check. */
+    int not_exact = exact_models(models, count, json);
+    if (smoke) printf("%d passed, %d failed; %d clips not exact\n", count - failed, failed, not_exact);
+    return failed || not_exact ? 1 : 0;
 }
