@@ -125,10 +125,39 @@ static void add_step(skv_walk_step *list, int *count, int32_t a, int32_t b, int3
     list[(*count)++] = (skv_walk_step){a, b, out};
 }
 
-/* A channel of one key per array: the same local at every time. */
+/* Every key of an array (`count` keys `stride` bytes apart, `size`
+ * bytes of value `offset` bytes into each) bitwise its first, and where
+ * the array is cubic (`tangents` not NULL, `tangent_floats` a key) every
+ * tangent 0: the array's value at any time is its first key's (lerp and
+ * slerp of a key with itself, Hermite between equal keys with flat
+ * tangents, give the key to float rounding). */
+static int array_held(const void *keys, size_t stride, size_t offset, size_t size, int count, int mode,
+                      const float *tangents, int tangent_floats)
+{
+    const char *first = (const char *)keys + offset;
+    for (int k = 1; k < count; k++)
+        if (memcmp(first, first + (size_t)k * stride, size) != 0) return 0;
+    if (mode == SKV_KEY_CUBIC && count > 1) {
+        if (!tangents) return 0;
+        for (size_t k = 0; k < (size_t)count * (size_t)tangent_floats; k++)
+            if (tangents[k] != 0.0f) return 0;
+    }
+    return 1;
+}
+
+/* A channel whose keys never change (a channel of one key per array, or
+ * one whose every array holds its first key: many exporters key joints
+ * that hold still, Fox.glb's and the BVH files' T and S on every bone):
+ * the same local at every time, posed once per clip (place_node) like a
+ * node without a channel, its keys neither stored nor sampled a frame. */
 static int channel_constant(const skv_channel *ch)
 {
-    return ch->position_count == 1 && ch->rotation_count == 1 && ch->scale_count == 1;
+    return array_held(ch->positions, sizeof *ch->positions, offsetof(skv_vec3_key, value), sizeof(float[3]),
+                      ch->position_count, ch->position_mode, ch->position_tangents, 6) &&
+           array_held(ch->rotations, sizeof *ch->rotations, offsetof(skv_quat_key, value), sizeof(float[4]),
+                      ch->rotation_count, ch->rotation_mode, ch->rotation_tangents, 8) &&
+           array_held(ch->scales, sizeof *ch->scales, offsetof(skv_vec3_key, value), sizeof(float[3]),
+                      ch->scale_count, ch->scale_mode, ch->scale_tangents, 6);
 }
 
 /* T * R * S of a channel's first keys (the rotation normalised). */
