@@ -1612,6 +1612,76 @@ static void test_held_channels(void)
     walks_destroy(walks);
 }
 
+/* Compacted keys (kernels.h, skv_compact): groups past 4 channels whose
+ * S never changes and whose T does in at most a few channels keep only
+ * their rotations per key, the moving T's patched in after the lanes;
+ * every kernel against the reference, on lane counts that end a vector,
+ * fill it, and leave AVX-512's last 8 lanes to AVX2 (21: stride 24), the
+ * moving T on the first channel, the last (the padding lanes repeat it)
+ * or both; one group (vector_wide) and two time lines (the general
+ * frame, rotations not of unit length: neither arcs nor a merge). A
+ * channel whose S moves keeps the full keys. */
+static double compact_time(int i)
+{
+    return i < 40 ? i / 16.0 : (double)((i * 7919) % 997) / 997.0 * 3.3 - 0.1; /* playback, then seeks */
+}
+
+static void test_compact_keys(void)
+{
+    enum { MOST = 33, KEYS = 7 };
+    static const int sizes[] = {5, 8, 9, 17, 21, 24, 33};
+    for (int size = 0; size < (int)(sizeof sizes / sizeof *sizes); size++)
+        for (int use = 0; use < 5; use++) {
+            int n = sizes[size];
+            int parents[MOST], bone_node[MOST], node_channel[MOST];
+            mat4 rest[MOST], offsets[MOST];
+            static skv_vec3_key t[MOST][KEYS], sc[MOST][KEYS];
+            static skv_quat_key r[MOST][KEYS];
+            skv_channel channels[MOST];
+            unsigned seed = 900u + 7u * (unsigned)n + (unsigned)use;
+            /* use 0: T moves on the first channel; 1: on the last; 2: on
+             * both; 3: S moves on one; 4: two time lines, T on the first. */
+            int two_lines = use == 4 && n >= 10;
+            for (int c = 0; c < n; c++) {
+                parents[c] = c == 0 ? -1 : (int)((frand(&seed) * 0.5f + 0.5f) * (c - 1) + 0.5f);
+                random_node(rest[c], offsets[c], &seed);
+                bone_node[c] = c, node_channel[c] = c;
+                float tv[3] = {frand(&seed), frand(&seed), frand(&seed)};
+                float sv[3] = {1.1f, 0.9f + 0.1f * frand(&seed), 1.2f};
+                int t_moves = (c == 0 && use != 1 && use != 3) || (c == n - 1 && (use == 1 || use == 2));
+                int s_moves = use == 3 && c == n / 2;
+                double shift = two_lines && c % 2 ? 0.2 : 0.0;
+                for (int k = 0; k < KEYS; k++) {
+                    double time = k * 0.5 + (k > 0 ? shift : 0.0);
+                    t[c][k] = (skv_vec3_key){time, {tv[0] + (t_moves ? 0.3f * k : 0.0f), tv[1], tv[2] - (t_moves ? 0.1f * k : 0.0f)}, 0.0f};
+                    sc[c][k] = (skv_vec3_key){time, {sv[0] + (s_moves ? 0.05f * k : 0.0f), sv[1], sv[2]}, 0.0f};
+                    r[c][k].time = time;
+                    axis_angle(0.6f, frand(&seed), 0.8f, 0.5 * frand(&seed) + 0.2 * k, r[c][k].value);
+                    for (int a = 0; a < 4; a++) r[c][k].value[a] *= 1.25f; /* not unit: no arcs, no merge */
+                }
+                channels[c] = (skv_channel){.node = c, .position_count = KEYS, .rotation_count = KEYS,
+                                            .scale_count = KEYS, .positions = t[c], .rotations = r[c],
+                                            .scales = sc[c]};
+            }
+            skv_clip clip = {.duration_ticks = 3.2, .ticks_per_second = 1.0, .channel_count = n, .channels = channels,
+                             .node_channel = node_channel};
+            skv_model model;
+            model_of_clip(&model, &clip, n, parents, rest, bone_node, offsets);
+            skv_walks *walks = compiled_walks(&model);
+            skv_walk_stats st;
+            walk_stats(walks_clip(walks, 0), &st);
+            int t_count = use == 2 ? 2 : 1, most = n / 8 > 1 ? n / 8 : 1;
+            int expect = use == 3 || t_count > most ? 0 : n;
+            if (st.compact != expect || st.groups != (two_lines ? 2 : 1))
+                printf("compact keys, %d channels, case %d: %d compacted in %d groups\n", n, use, st.compact,
+                       st.groups);
+            CHECK(st.compact == expect && st.groups == (two_lines ? 2 : 1) && st.arc == 0);
+            char what[64];
+            snprintf(what, sizeof what, "compact keys, %d channels, case %d", n, use);
+            expect_every_kernel(walks, 80, compact_time, what);
+        }
+}
+
 /* Two keys at the first key's time (a step at the start; the importer
  * keeps keys of equal times): at exactly that time the reference takes
  * the first key (keys_sample_quat: t not after keys[0]), just after it
@@ -1809,6 +1879,7 @@ int main(void)
     test_merge_near_keys();
     test_still_clip();
     test_held_channels();
+    test_compact_keys();
     test_first_key_twice();
     test_chain();
     test_vector_leaves();
