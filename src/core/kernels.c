@@ -79,6 +79,25 @@ static void sample_scalar(const float *a, const float *b, float f, const int32_t
     }
 }
 
+/* kernels.h, sample_compact: each lane's two keys gathered as sample_one
+ * takes them (T and S the fixed ones, in both), then the moving T's. */
+static void sample_compact_scalar(const float *a, const float *b, float f, const int32_t *out, int lane_count,
+                                  float *work, const skv_compact *c)
+{
+    static const size_t at[SKV_LANE_COMPONENTS] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+    size_t stride = (size_t)c->stride;
+    for (int l = 0; l < lane_count; l++) {
+        float ka[SKV_LANE_COMPONENTS], kb[SKV_LANE_COMPONENTS];
+        for (size_t k = 0; k < 3; k++) {
+            ka[k] = kb[k] = c->fixed[k * stride + (size_t)l];
+            ka[7 + k] = kb[7 + k] = c->fixed[(3 + k) * stride + (size_t)l];
+        }
+        for (size_t k = 0; k < 4; k++) ka[3 + k] = a[k * stride + (size_t)l], kb[3 + k] = b[k * stride + (size_t)l];
+        sample_one(ka, kb, at, f, (float *)((char *)work + out[l]));
+    }
+    kernels_compact_patch(a, b, f, c, work);
+}
+
 /* One channel of a prepared key pair (kernels.h, SKV_ARC_M), its
  * component c at p[c * SKV_LANE_BLOCK], at factor f, into the local at
  * `out`. sin y and cos y by kernels.h's KERNELS_ARC_ polynomials; q = cos
@@ -162,6 +181,7 @@ static void vector_palette_scalar(const float *a, const float *b, float f, const
                                   const skv_walk_lists *lists, float *palette)
 {
     if (lists->arc) sample_arc_scalar(a, f, out, lists->lanes, work);
+    else if (lists->compact) sample_compact_scalar(a, b, f, out, lists->lanes, work, lists->compact);
     else sample_scalar(a, b, f, out, lists->lanes, work);
     run_scalar(lists->globals, lists->global_count, work, lists->constants, work);
     for (int i = 0; i < lists->palette_count; i++) run_constant(&lists->palette[i], work, lists->constants, palette);
@@ -414,7 +434,8 @@ static void fence_scalar(void)
 /* Plain C: the general product serves affine operands too (exact for them). */
 const skv_kernels skv_kernels_scalar = {"scalar", 1, run_scalar, run_scalar, run_scalar, run_scalar, run_rows_scalar, rows_palette_scalar, fence_scalar, sample_scalar,
                                         sample_arc_scalar, sample_each_scalar, sample_solo_scalar, solo_palette_scalar,
-                                        vector_palette_scalar, vector_palette_scalar, solo_frame_scalar, solo_frame_weighted_scalar};
+                                        vector_palette_scalar, vector_palette_scalar, solo_frame_scalar, solo_frame_weighted_scalar,
+                                        sample_compact_scalar};
 
 /* Every kernel set this CPU runs, and the best of them, settled once. */
 static skv_walk_kernel best = SKV_WALK_SCALAR;

@@ -84,6 +84,37 @@ typedef struct skv_rows_pair {
 } skv_rows_pair;
 #define SKV_KEY_FLOATS(blocks) ((size_t)(blocks) * SKV_LANE_BLOCK * SKV_LANE_COMPONENTS)
 
+/* A time group's keys compacted (walk_compile.c, compact_keys): where no
+ * channel's S changes and at most a few channels' T does (most rigs key
+ * only rotations past the root: the BVH files, Fox.glb), a key holds the
+ * rotations alone, R x y z w each `stride` floats (one per lane; stride
+ * the lanes rounded up to 8), then 3 floats (T x y z) per channel whose
+ * T moves, the key padded to a multiple of 8 floats
+ * (SKV_COMPACT_KEY_FLOATS); the T and S that never change are stored
+ * once (`fixed`). sample_compact samples the lanes with that T and S as
+ * they are, then lerps the moving T's into their locals
+ * (kernels_compact_patch). A key is 2.5x or more smaller than
+ * SKV_KEY_FLOATS' (no T, S, nor a whole block of padding lanes): a
+ * seek, and playback past the caches, reads that much less. */
+typedef struct skv_compact {
+    const float *fixed;   /* T x y z, S x y z, each `stride` floats */
+    const int32_t *t_out; /* per moving T: its local's byte offset in the work block */
+    int stride;           /* a multiple of 8 */
+    int t_count;          /* channels whose T moves */
+} skv_compact;
+#define SKV_COMPACT_KEY_FLOATS(stride, t_count) (((size_t)4 * (size_t)(stride) + 3 * (size_t)(t_count) + 7) / 8 * 8)
+
+/* The moving T's of a compacted pair (keys a and b) at factor f, lerped
+ * as the reference lerps them, into their locals' translations. */
+static inline void kernels_compact_patch(const float *a, const float *b, float f, const skv_compact *c, float *work)
+{
+    const float *pa = a + 4 * (size_t)c->stride, *pb = b + 4 * (size_t)c->stride;
+    for (int j = 0; j < c->t_count; j++) {
+        float *m = (float *)((char *)work + c->t_out[j]) + 12;
+        for (int k = 0; k < 3; k++) m[k] = pa[3 * j + k] + f * (pb[3 * j + k] - pa[3 * j + k]);
+    }
+}
+
 /* A walk's two product lists and its constants, as vector_palette takes
  * them (one pointer, not five arguments). Unlike skv_walk_step's other
  * lists, a b that is a constant (palette, translations, a leaf's first
@@ -117,6 +148,9 @@ typedef struct skv_walk_lists {
     /* The group's channels: vector_wide samples this many (and the
      * scalar kernel, both entries); vector_palette always 4 lanes. */
     int lanes;
+    /* The group's keys compacted (vector_wide's only: past 4 channels),
+     * a and b then compacted keys, sampled by sample_compact; else NULL. */
+    const skv_compact *compact;
 } skv_walk_lists;
 /* A walk of one moving channel whose frame is one kernel call
  * (solo_frame), as walk_compile.c prepares it. */
@@ -251,6 +285,10 @@ typedef struct skv_kernels {
      * stand for cos y and sin y (kernels_solo_arc). */
     void (*solo_frame_weighted)(const skv_solo *solo, double seconds, double ticks_per_second, double duration,
                                 int *cursor, float *work, float *palette, double *loops);
+    /* sample on compacted keys a and b (skv_compact): the lanes up to
+     * lane_count (and padding up to the vector), then the moving T's. */
+    void (*sample_compact)(const float *a, const float *b, float f, const int32_t *out, int lane_count, float *work,
+                           const skv_compact *compact);
 } skv_kernels;
 
 /* solo_frame's key pair i and factor f at `ticks` in playback's case:

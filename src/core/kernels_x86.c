@@ -411,6 +411,7 @@ TARGET static inline void store_locals_avx2x4(__m128 m[16], const int32_t *out, 
 #define SUFFIX(name) name##_avx2
 #define TARGET __attribute__((target("avx2,fma")))
 #define LOAD(p) _mm256_load_ps(p)
+#define LOADU(p) _mm256_loadu_ps(p)
 #define SET1(x) _mm256_set1_ps(x)
 #define ZERO() _mm256_setzero_ps()
 #define ADD(a, b) _mm256_add_ps(a, b)
@@ -471,6 +472,7 @@ TARGET static inline void store_locals_avx2(__m256 m[16], const int32_t *out, fl
 #define SUFFIX(name) name##_avx512
 #define TARGET __attribute__((target("avx512f,avx512dq,avx2,fma")))
 #define LOAD(p) _mm512_load_ps(p)
+#define LOADU(p) _mm512_loadu_ps(p)
 #define SET1(x) _mm512_set1_ps(x)
 #define ZERO() _mm512_setzero_ps()
 #define ADD(a, b) _mm512_add_ps(a, b)
@@ -499,6 +501,7 @@ TARGET static inline void store_locals_avx512(__m512 m[16], const int32_t *out, 
 #define STORE_LOCALS(m, out, work) store_locals_avx512(m, out, work)
 #define CLEAN_UPPER() _mm256_zeroupper()
 #define NARROW(a, b, f, out, lanes, work) sample_avx2(a, b, f, out, lanes, work)
+#define NARROW_COMPACT(a, b, f, out, from, lanes, work, c) compact_lanes_avx2(a, b, f, out, from, lanes, work, c)
 #define NARROW_LANES 8
 #define SINGLE(a, b, f, out, work) sample_single_avx2x4(a, b, f, out, work)
 #define NARROW_ARC(p, f, out, lanes, work) sample_arc_avx2(p, f, out, lanes, work)
@@ -556,6 +559,7 @@ __attribute__((target("avx512f,avx2,fma"), flatten)) static void solo_palette_av
 #define VECTOR_WIDE_BODY(SUFFIX, PRODUCTS)                                                                            \
     do {                                                                                                             \
         if (lists->arc) sample_arc_##SUFFIX(a, f, out, lists->lanes, work);                                          \
+        else if (lists->compact) sample_compact_##SUFFIX(a, b, f, out, lists->lanes, work, lists->compact);         \
         else sample_##SUFFIX(a, b, f, out, lists->lanes, work);                                                      \
         VECTOR_PRODUCTS(PRODUCTS);                                                                                   \
     } while (0)
@@ -635,11 +639,11 @@ vector_wide_avx512(const float *a, const float *b, float f, const int32_t *out, 
 static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_affine_sse2, run_affine_sse2, run_palette_sse2, run_rows_sse2, rows_palette_sse2,
                                          fence_x86, sample_sse2, sample_arc_sse2, sample_each_sse2, sample_solo_sse2,
                                          solo_palette_sse2, vector_palette_sse2, vector_wide_sse2, solo_frame_sse2,
-                                         solo_frame_weighted_sse2};
+                                         solo_frame_weighted_sse2, sample_compact_sse2};
 static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, run_chain_avx2, run_palette_avx2, run_rows_avx2, rows_palette_avx2,
                                          fence_x86, sample_avx2, sample_arc_avx2, sample_each_avx2, sample_solo_avx2x4,
                                          solo_palette_avx2, vector_palette_avx2, vector_wide_avx2, solo_frame_avx2,
-                                         solo_frame_weighted_avx2};
+                                         solo_frame_weighted_avx2, sample_compact_avx2};
 /* The rows are 48 bytes: 128-bit streams, as AVX2's. vector_palette and
  * a walk of one channel's frame (solo_frame) are AVX2's too. A
  * vector_palette on affine_avx512's products (half the instructions a
@@ -658,7 +662,7 @@ static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_affine_
                                             run_rows_avx2, rows_palette_avx2, fence_x86, sample_avx512, sample_arc_avx512,
                                             sample_each_avx2,
                                             sample_solo_avx2x4, solo_palette_avx512, vector_palette_avx2, vector_wide_avx512,
-                                            solo_frame_avx2, solo_frame_weighted_avx2};
+                                            solo_frame_avx2, solo_frame_weighted_avx2, sample_compact_avx512};
 
 const skv_kernels *kernels_x86(skv_walk_kernel which)
 {

@@ -127,16 +127,17 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(rotation_rescue)
 
 /* One vector of channels from their two keys' components (structure of
  * arrays: ta[0] the T x of every lane, ...) at factor f per lane; with
- * t_fixed (a constant where it is inlined), T is ta as it is: keys
- * whose T never changes (tb == ta: the lerp would give ta). */
+ * t_fixed (a constant where it is inlined) bit 1, T is ta as it is: keys
+ * whose T never changes (tb == ta: the lerp would give ta); bit 2, S is
+ * sa as it is (compacted keys: kernels.h, skv_compact). */
 TARGET static inline __attribute__((always_inline)) void SUFFIX(sample_trs)(const VEC ta[3], const VEC tb[3], const VEC ra[4], const VEC rb[4],
                                              const VEC sa[3], const VEC sb[3], VEC f, const int32_t *out, float *work,
                                              int t_fixed)
 {
     VEC t[3], s[3];
     for (int c = 0; c < 3; c++) {
-        t[c] = t_fixed ? ta[c] : FMA(f, SUB(tb[c], ta[c]), ta[c]);
-        s[c] = FMA(f, SUB(sb[c], sa[c]), sa[c]);
+        t[c] = t_fixed & 1 ? ta[c] : FMA(f, SUB(tb[c], ta[c]), ta[c]);
+        s[c] = t_fixed & 2 ? sa[c] : FMA(f, SUB(sb[c], sa[c]), sa[c]);
     }
     /* The frame waits on this chain (a file of a few bones: one vector a
      * frame), so sums are formed as trees, not one after another. */
@@ -665,6 +666,47 @@ TARGET static void SUFFIX(sample_arc)(const float *arc, float f, const int32_t *
     SUFFIX(sample_arc_lanes)(arc, f, out, lane_count, work);
 }
 
+/* kernels.h, sample_compact's lanes from `from` up to lane_count, a
+ * vector at a time (padding lanes up to the vector repeat the last
+ * channel: the same local written again); where a vector would read past
+ * the keys' stride (16 lanes on a stride of 8), NARROW_COMPACT takes
+ * the rest. Components are 32-byte aligned (stride a multiple of 8):
+ * unaligned loads, for the 64-byte vectors. */
+TARGET static __attribute__((noinline, unused)) void SUFFIX(compact_lanes)(const float *a, const float *b, float f,
+                                                                           const int32_t *out, int from,
+                                                                           int lane_count, float *work,
+                                                                           const skv_compact *c)
+{
+    enum { WIDTH = (int)(sizeof(VEC) / sizeof(float)) };
+    VEC fv = SET1(f);
+    size_t stride = (size_t)c->stride;
+    for (int l = from; l < lane_count; l += WIDTH) {
+#ifdef NARROW_COMPACT
+        if ((size_t)l + WIDTH > stride) {
+            NARROW_COMPACT(a, b, f, out, l, lane_count, work, c);
+            return;
+        }
+#endif
+        VEC ta[3], sa[3], ra[4], rb[4];
+        for (size_t k = 0; k < 3; k++)
+            ta[k] = LOADU(c->fixed + k * stride + l), sa[k] = LOADU(c->fixed + (3 + k) * stride + l);
+        for (size_t k = 0; k < 4; k++) ra[k] = LOADU(a + k * stride + l), rb[k] = LOADU(b + k * stride + l);
+        SUFFIX(sample_trs)(ta, ta, ra, rb, sa, sa, fv, out + l, work, 3);
+    }
+}
+
+/* kernels.h, sample_compact: the lanes, then the moving T's. */
+TARGET static __attribute__((unused)) void SUFFIX(sample_compact)(const float *a, const float *b, float f,
+                                                                  const int32_t *out, int lane_count, float *work,
+                                                                  const skv_compact *c)
+{
+    SUFFIX(compact_lanes)(a, b, f, out, 0, lane_count, work, c);
+    kernels_compact_patch(a, b, f, c, work);
+#ifdef CLEAN_UPPER
+    CLEAN_UPPER(); /* as sample_lanes */
+#endif
+}
+
 /* The kernel's entry: with SINGLE(a, b, f, out, work) defined, 1-4 lanes
  * (most small files' one group) go straight to a 4-lane vector, a tail
  * call before any loop or frame of the wider sampler. */
@@ -684,6 +726,8 @@ TARGET static void SUFFIX(sample)(const float *a, const float *b, float f, const
 #undef TARGET
 #undef CLEAN_UPPER
 #undef LOAD
+#undef LOADU
+#undef NARROW_COMPACT
 #undef SET1
 #undef ZERO
 #undef ADD

@@ -6,6 +6,7 @@
  * of these after use). */
 #define VEC __m128
 #define LOAD(p) _mm_load_ps(p)
+#define LOADU(p) _mm_loadu_ps(p)
 #define SET1(x) _mm_set1_ps(x)
 #define ZERO() _mm_setzero_ps()
 #define ADD(a, b) _mm_add_ps(a, b)

@@ -213,6 +213,12 @@ static inline void pose_group_at(const walk_group *grp, double ticks, int *curso
         kernels->sample_arc(grp->keys + (size_t)i * grp->key_floats, f, grp->out, grp->channel_count, work);
         return;
     }
+    if (grp->compact) {
+        const float *a = grp->keys + (size_t)i * grp->key_floats;
+        kernels->sample_compact(a, a + grp->key_floats, f, grp->out, grp->channel_count, work,
+                                walk_group_compact(grp));
+        return;
+    }
     const float *a = grp->keys + (size_t)i * grp->key_floats;
     kernels->sample(a, a + grp->key_floats, f, grp->out, grp->channel_count, work);
 }

@@ -165,6 +165,7 @@ typedef struct skv_walk_stats {
     int chain;      /* the globals take kernels.h's run_chain (most steps read the step before's product) */
     int arc;        /* grouped channels whose key pairs are prepared arcs (kernels.h sample_arc) */
     int still;      /* nothing moves: the frame forms nothing (every palette entry fixed) */
+    int compact;    /* grouped channels whose keys are compacted (kernels.h skv_compact) */
 } skv_walk_stats;
 void walk_stats(const skv_walk *w, skv_walk_stats *out);
 

@@ -16,7 +16,8 @@ void walk_free(skv_walk *walk)
     if (!walk) return;
     for (int g = 0; walk->groups && g < walk->group_count; g++) {
         walk_group *grp = &walk->groups[g];
-        free(grp->search), free(grp->times), free(grp->inv_span), free(grp->keys), free(grp->out);
+        free(grp->search), free(grp->times), free(grp->inv_span), free(grp->out);
+        free(grp->compact ? (void *)((char *)grp->keys - WALK_COMPACT_HEAD) : grp->keys);
     }
     free(walk->loose);
     free(walk->terms);
@@ -125,10 +126,39 @@ static void add_step(skv_walk_step *list, int *count, int32_t a, int32_t b, int3
     list[(*count)++] = (skv_walk_step){a, b, out};
 }
 
-/* A channel of one key per array: the same local at every time. */
+/* Every key of an array (`count` keys `stride` bytes apart, `size`
+ * bytes of value `offset` bytes into each) bitwise its first, and where
+ * the array is cubic (`tangents` not NULL, `tangent_floats` a key) every
+ * tangent 0: the array's value at any time is its first key's (lerp and
+ * slerp of a key with itself, Hermite between equal keys with flat
+ * tangents, give the key to float rounding). */
+static int array_held(const void *keys, size_t stride, size_t offset, size_t size, int count, int mode,
+                      const float *tangents, int tangent_floats)
+{
+    const char *first = (const char *)keys + offset;
+    for (int k = 1; k < count; k++)
+        if (memcmp(first, first + (size_t)k * stride, size) != 0) return 0;
+    if (mode == SKV_KEY_CUBIC && count > 1) {
+        if (!tangents) return 0;
+        for (size_t k = 0; k < (size_t)count * (size_t)tangent_floats; k++)
+            if (tangents[k] != 0.0f) return 0;
+    }
+    return 1;
+}
+
+/* A channel whose keys never change (a channel of one key per array, or
+ * one whose every array holds its first key: many exporters key joints
+ * that hold still, Fox.glb's and the BVH files' T and S on every bone):
+ * the same local at every time, posed once per clip (place_node) like a
+ * node without a channel, its keys neither stored nor sampled a frame. */
 static int channel_constant(const skv_channel *ch)
 {
-    return ch->position_count == 1 && ch->rotation_count == 1 && ch->scale_count == 1;
+    return array_held(ch->positions, sizeof *ch->positions, offsetof(skv_vec3_key, value), sizeof(float[3]),
+                      ch->position_count, ch->position_mode, ch->position_tangents, 6) &&
+           array_held(ch->rotations, sizeof *ch->rotations, offsetof(skv_quat_key, value), sizeof(float[4]),
+                      ch->rotation_count, ch->rotation_mode, ch->rotation_tangents, 8) &&
+           array_held(ch->scales, sizeof *ch->scales, offsetof(skv_vec3_key, value), sizeof(float[3]),
+                      ch->scale_count, ch->scale_mode, ch->scale_tangents, 6);
 }
 
 /* T * R * S of a channel's first keys (the rotation normalised). */
@@ -765,6 +795,91 @@ static void prepare_arcs(skv_walk *w, size_t room)
     }
 }
 
+/* Moving T's a compacted group patches at most (kernels.h,
+ * kernels_compact_patch: a few scalar lerps a frame each): its root's,
+ * mostly. */
+static int compact_t_most(int channels)
+{
+    return channels / 8 > 1 ? channels / 8 : 1;
+}
+
+/* Group g's keys compacted (kernels.h, skv_compact) where they can be:
+ * a group of whole vectors past 4 channels (vector_palette's 4 lanes
+ * take the keys as they are), not on arcs, whose every channel's S keys
+ * are all one value and whose T keys are too but for compact_t_most
+ * channels, the values kept finite (a lerp between infinities is NaN,
+ * which the fixed value would not be). The values are the full keys'
+ * own (folded parents, rotations turned into one hemisphere), so the
+ * frame samples the same numbers. 0 if memory ran out (the group keeps
+ * its keys). */
+static int compact_keys(walk_group *grp, skv_compact **made)
+{
+    *made = NULL;
+    int n = grp->channel_count;
+    if (grp->each || grp->solo || grp->arc || n <= 4) return 1;
+    size_t kf = grp->key_floats, keys = (size_t)grp->key_count;
+#define FULL(k, l, c) grp->keys[(size_t)(k) * kf + kernels_lane_at(l, SKV_KEY_FLOATS(1)) + (size_t)(c) * SKV_LANE_BLOCK]
+    int t_count = 0;
+    for (int l = 0; l < n; l++) {
+        int t_moves = 0;
+        for (int c = 0; c < 10; c++) {
+            if (c >= 3 && c < 7) continue;
+            float first = FULL(0, l, c);
+            if (!isfinite(first)) return 1;
+            for (size_t k = 1; k < keys; k++) {
+                float v = FULL(k, l, c);
+                if (memcmp(&v, &first, sizeof v) == 0) continue;
+                if (c >= 7) return 1; /* S moves */
+                t_moves = 1;
+                break;
+            }
+        }
+        t_count += t_moves;
+    }
+    if (t_count > compact_t_most(n)) return 1;
+    int stride = (n + 7) / 8 * 8;
+    size_t key_floats = SKV_COMPACT_KEY_FLOATS(stride, t_count);
+    size_t bytes = WALK_COMPACT_HEAD + (keys * key_floats + 6 * (size_t)stride) * sizeof(float) +
+                   (size_t)(t_count > 0 ? t_count : 1) * sizeof(int32_t);
+    char *block = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!block) return 0;
+    memset(block, 0, (bytes + 63) / 64 * 64);
+    skv_compact *c = (skv_compact *)(void *)block;
+    float *out_keys = (float *)(void *)(block + WALK_COMPACT_HEAD);
+    float *fixed = out_keys + keys * key_floats;
+    int32_t *t_out = (int32_t *)(void *)(fixed + 6 * (size_t)stride);
+    int j = 0;
+    for (int l = 0; l < stride; l++) {
+        int from = l < n ? l : n - 1; /* padding lanes: the last channel again */
+        for (int a = 0; a < 3; a++) {
+            fixed[(size_t)a * stride + l] = FULL(0, from, a);
+            fixed[(size_t)(3 + a) * stride + l] = FULL(0, from, 7 + a);
+        }
+        for (size_t k = 0; k < keys; k++)
+            for (int a = 0; a < 4; a++) out_keys[k * key_floats + (size_t)a * stride + l] = FULL(k, from, 3 + a);
+        if (l >= n) continue;
+        int t_moves = 0;
+        for (size_t k = 1; k < keys && !t_moves; k++)
+            for (int a = 0; a < 3; a++) {
+                float v = FULL(k, l, a), first = FULL(0, l, a);
+                t_moves |= memcmp(&v, &first, sizeof v) != 0;
+            }
+        if (!t_moves) continue;
+        t_out[j] = grp->out[l];
+        for (size_t k = 0; k < keys; k++)
+            for (int a = 0; a < 3; a++) out_keys[k * key_floats + 4 * (size_t)stride + 3 * (size_t)j + a] = FULL(k, l, a);
+        j++;
+    }
+#undef FULL
+    *c = (skv_compact){.fixed = fixed, .t_out = t_out, .stride = stride, .t_count = t_count};
+    free(grp->keys);
+    grp->keys = out_keys;
+    grp->key_floats = key_floats;
+    grp->compact = 1;
+    *made = c;
+    return 1;
+}
+
 /* The time group keyed at the `count` times `stride` bytes apart from
  * `times`, a new one if none is yet: its index; -1 if memory ran out. */
 static int group_for(skv_walk *w, const double *times, size_t stride, int count)
@@ -810,6 +925,11 @@ static int settle_frame_kind(skv_walk *w, const int *moving_channels, const int 
                                                    : offsetof(skv_kernels, vector_palette);
     if (w->solo_palette) prepare_terms(w, terms_room);
     prepare_arcs(w, arc_room);
+    for (int g = 0; g < w->group_count; g++) {
+        skv_compact *c;
+        if (!compact_keys(&w->groups[g], &c)) return 0;
+        if (c && g == 0 && w->vector_palette) w->lists.compact = c;
+    }
     return 1;
 }
 
@@ -1147,6 +1267,11 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
         size_t key_floats = grp->each || grp->solo ? (size_t)grp->channel_count * SKV_EACH_KEY_FLOATS
                                                    : grp->key_floats;
         size_t values = grp->arc ? (size_t)grp->key_count - 1 : (size_t)grp->key_count; /* arcs: one per pair */
+        if (grp->compact) { /* and the T and S stored once, the moving T's places */
+            const skv_compact *c = walk_group_compact(grp);
+            out->key_bytes += (6 * (size_t)c->stride) * sizeof(float) + (size_t)c->t_count * sizeof(int32_t);
+            out->compact += grp->channel_count;
+        }
         out->key_bytes += values * key_floats * sizeof(float) +
                           (size_t)grp->key_count * (sizeof(float) + 2 * sizeof(double));
         out->each += grp->each ? grp->channel_count : 0;

@@ -27,6 +27,11 @@ typedef struct walk_group {
      * SKV_ARC_M; prepare_arcs), key_floats apart: sampled by sample_arc.
      * Chars, so that the struct stays 80 bytes (key_rate's comment). */
     unsigned char arc;
+    /* `keys` compacted (kernels.h, skv_compact; walk_compile.c,
+     * compact_keys), key_floats apart, sampled by sample_compact; the
+     * descriptor lies WALK_COMPACT_HEAD bytes before the keys, in their
+     * allocation (walk_group_compact). */
+    unsigned char compact;
     int lane_count;    /* channel_count rounded up to whole blocks (each, solo: channel_count) */
     int channel;       /* the first channel: its cursor serves the group */
     size_t key_floats; /* floats from one key to the next (each, solo: in one channel's keys) */
@@ -43,6 +48,14 @@ typedef struct walk_group {
                         * (each, solo: channel_count * key_count * SKV_EACH_KEY_FLOATS) */
     int32_t *out;      /* per lane: its local's byte offset in the work block */
 } walk_group;
+
+/* A compacted group's descriptor: at the head of its keys' allocation,
+ * which keeps the group 80 bytes. */
+enum { WALK_COMPACT_HEAD = 64 };
+static inline const skv_compact *walk_group_compact(const walk_group *grp)
+{
+    return (const skv_compact *)(const void *)((const char *)grp->keys - WALK_COMPACT_HEAD);
+}
 
 /* Keys walk.c's seek looks at past the cursor's before it searches. */
 enum { SKV_SEEK_AHEAD = 8 };

@@ -1535,6 +1535,153 @@ static void test_still_clip(void)
     walks_destroy(walks);
 }
 
+/* Channels whose keys never change (every key of T, R and S bitwise the
+ * first, as many exporters write joints that hold still): posed once per
+ * clip like a channel of one key, none of them sampled a frame, their
+ * keys not stored; linear, step and cubic (tangents 0) arrays, a
+ * rotation not of unit length (the reference normalises it), beside a
+ * channel that moves and one whose tangents make it move. */
+static void test_held_channels(void)
+{
+    enum { NODES = 4, KEYS = 5 };
+    int parents[NODES] = {-1, 0, 1, 1}, bone_node[NODES] = {0, 1, 2, 3}, node_channel[NODES] = {0, 1, 2, 3};
+    mat4 rest[NODES], offsets[NODES];
+    unsigned seed = 5151;
+    for (int n = 0; n < NODES; n++) random_node(rest[n], offsets[n], &seed);
+    skv_vec3_key t[NODES][KEYS], sc[NODES][KEYS];
+    skv_quat_key r[NODES][KEYS];
+    float zero_tangents[KEYS * 8] = {0}, tangents[KEYS * 8];
+    for (int k = 0; k < KEYS * 8; k++) tangents[k] = 0.25f;
+    skv_channel held[NODES], mixed[NODES];
+    for (int n = 0; n < NODES; n++) {
+        float tv[3] = {frand(&seed), frand(&seed), frand(&seed)}, sv[3] = {1.0f + 0.3f * frand(&seed), 1.0f, 0.8f};
+        float q[4];
+        axis_angle(0.6f, 0.0f, 0.8f, 0.9 * frand(&seed), q);
+        for (int c = 0; c < 4; c++) q[c] *= n == 1 ? 1.3f : 1.0f; /* not unit: the reference normalises it */
+        for (int i = 0; i < KEYS; i++) {
+            t[n][i] = (skv_vec3_key){i * 0.5, {tv[0], tv[1], tv[2]}, 0.0f};
+            sc[n][i] = (skv_vec3_key){i * 0.5, {sv[0], sv[1], sv[2]}, 0.0f};
+            r[n][i].time = i * 0.5;
+            memcpy(r[n][i].value, q, sizeof q);
+        }
+        held[n] = (skv_channel){.node = n, .position_count = KEYS, .rotation_count = KEYS, .scale_count = KEYS,
+                                .positions = t[n], .rotations = r[n], .scales = sc[n]};
+    }
+    held[2].rotation_mode = 1;       /* step */
+    held[3].position_mode = held[3].rotation_mode = held[3].scale_mode = 2; /* cubic, tangents 0 */
+    held[3].position_tangents = held[3].scale_tangents = held[3].rotation_tangents = zero_tangents;
+    memcpy(mixed, held, sizeof held);
+    static skv_quat_key turning[KEYS];
+    for (int i = 0; i < KEYS; i++) {
+        turning[i].time = i * 0.5;
+        axis_angle(0.0f, 1.0f, 0.0f, 0.4 * i, turning[i].value);
+    }
+    mixed[0].rotations = turning;           /* moves */
+    mixed[3].rotation_tangents = tangents;  /* equal keys, but the tangents move it */
+    skv_clip clips[2] = {
+        {.duration_ticks = 2.0, .ticks_per_second = 1.0, .channel_count = NODES, .channels = held, .node_channel = node_channel},
+        {.duration_ticks = 2.0, .ticks_per_second = 1.0, .channel_count = NODES, .channels = mixed, .node_channel = node_channel},
+    };
+    skv_model model;
+    model_of_clips(&model, clips, 2, NODES, parents, rest, NODES, bone_node, offsets);
+    skv_walks *walks = compiled_walks(&model);
+    skv_walk_stats st, st_mixed;
+    walk_stats(walks_clip(walks, 0), &st);
+    walk_stats(walks_clip(walks, 1), &st_mixed);
+    printf("held channels: %d moving (%zu bytes of keys), mixed: %d moving\n", st.moving, st.key_bytes,
+           st_mixed.moving);
+    CHECK(st.still && st.moving == 0 && st.key_bytes == 0);
+    CHECK(st_mixed.moving == 2);
+    double worst = 0.0;
+    for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
+        skv_pose fast, ref;
+        if (!kernel_poses(&model.skeleton, kernel, &fast, &ref)) continue;
+        for (int i = 0; i < 80; i++) {
+            int clip = (i / 10) % 2;
+            double time = -0.3 + i * 0.071;
+            pose_evaluate(&fast, walks, clip, time);
+            pose_evaluate_reference(&ref, &model, clip, time);
+            for (int b = 0; b < NODES; b++)
+                for (int k = 0; k < 16; k++)
+                    worst = fmax(worst, fabs(fast.palette[b][k / 4][k % 4] - ref.palette[b][k / 4][k % 4]));
+        }
+        pose_destroy(&fast), pose_destroy(&ref);
+    }
+    printf("held channels: palettes %.2g from the reference\n", worst);
+    CHECK(worst < 1e-5);
+    walks_destroy(walks);
+}
+
+/* Compacted keys (kernels.h, skv_compact): groups past 4 channels whose
+ * S never changes and whose T does in at most a few channels keep only
+ * their rotations per key, the moving T's patched in after the lanes;
+ * every kernel against the reference, on lane counts that end a vector,
+ * fill it, and leave AVX-512's last 8 lanes to AVX2 (21: stride 24), the
+ * moving T on the first channel, the last (the padding lanes repeat it)
+ * or both; one group (vector_wide) and two time lines (the general
+ * frame, rotations not of unit length: neither arcs nor a merge). A
+ * channel whose S moves keeps the full keys. */
+static double compact_time(int i)
+{
+    return i < 40 ? i / 16.0 : (double)((i * 7919) % 997) / 997.0 * 3.3 - 0.1; /* playback, then seeks */
+}
+
+static void test_compact_keys(void)
+{
+    enum { MOST = 33, KEYS = 7 };
+    static const int sizes[] = {5, 8, 9, 17, 21, 24, 33};
+    for (int size = 0; size < (int)(sizeof sizes / sizeof *sizes); size++)
+        for (int use = 0; use < 5; use++) {
+            int n = sizes[size];
+            int parents[MOST], bone_node[MOST], node_channel[MOST];
+            mat4 rest[MOST], offsets[MOST];
+            static skv_vec3_key t[MOST][KEYS], sc[MOST][KEYS];
+            static skv_quat_key r[MOST][KEYS];
+            skv_channel channels[MOST];
+            unsigned seed = 900u + 7u * (unsigned)n + (unsigned)use;
+            /* use 0: T moves on the first channel; 1: on the last; 2: on
+             * both; 3: S moves on one; 4: two time lines, T on the first. */
+            int two_lines = use == 4 && n >= 10;
+            for (int c = 0; c < n; c++) {
+                parents[c] = c == 0 ? -1 : (int)((frand(&seed) * 0.5f + 0.5f) * (c - 1) + 0.5f);
+                random_node(rest[c], offsets[c], &seed);
+                bone_node[c] = c, node_channel[c] = c;
+                float tv[3] = {frand(&seed), frand(&seed), frand(&seed)};
+                float sv[3] = {1.1f, 0.9f + 0.1f * frand(&seed), 1.2f};
+                int t_moves = (c == 0 && use != 1 && use != 3) || (c == n - 1 && (use == 1 || use == 2));
+                int s_moves = use == 3 && c == n / 2;
+                double shift = two_lines && c % 2 ? 0.2 : 0.0;
+                for (int k = 0; k < KEYS; k++) {
+                    double time = k * 0.5 + (k > 0 ? shift : 0.0);
+                    t[c][k] = (skv_vec3_key){time, {tv[0] + (t_moves ? 0.3f * k : 0.0f), tv[1], tv[2] - (t_moves ? 0.1f * k : 0.0f)}, 0.0f};
+                    sc[c][k] = (skv_vec3_key){time, {sv[0] + (s_moves ? 0.05f * k : 0.0f), sv[1], sv[2]}, 0.0f};
+                    r[c][k].time = time;
+                    axis_angle(0.6f, frand(&seed), 0.8f, 0.5 * frand(&seed) + 0.2 * k, r[c][k].value);
+                    for (int a = 0; a < 4; a++) r[c][k].value[a] *= 1.25f; /* not unit: no arcs, no merge */
+                }
+                channels[c] = (skv_channel){.node = c, .position_count = KEYS, .rotation_count = KEYS,
+                                            .scale_count = KEYS, .positions = t[c], .rotations = r[c],
+                                            .scales = sc[c]};
+            }
+            skv_clip clip = {.duration_ticks = 3.2, .ticks_per_second = 1.0, .channel_count = n, .channels = channels,
+                             .node_channel = node_channel};
+            skv_model model;
+            model_of_clip(&model, &clip, n, parents, rest, bone_node, offsets);
+            skv_walks *walks = compiled_walks(&model);
+            skv_walk_stats st;
+            walk_stats(walks_clip(walks, 0), &st);
+            int t_count = use == 2 ? 2 : 1, most = n / 8 > 1 ? n / 8 : 1;
+            int expect = use == 3 || t_count > most ? 0 : n;
+            if (st.compact != expect || st.groups != (two_lines ? 2 : 1))
+                printf("compact keys, %d channels, case %d: %d compacted in %d groups\n", n, use, st.compact,
+                       st.groups);
+            CHECK(st.compact == expect && st.groups == (two_lines ? 2 : 1) && st.arc == 0);
+            char what[64];
+            snprintf(what, sizeof what, "compact keys, %d channels, case %d", n, use);
+            expect_every_kernel(walks, 80, compact_time, what);
+        }
+}
+
 /* Two keys at the first key's time (a step at the start; the importer
  * keeps keys of equal times): at exactly that time the reference takes
  * the first key (keys_sample_quat: t not after keys[0]), just after it
@@ -1653,7 +1800,9 @@ static void test_no_subnormal_frames(void)
     }
     for (int c = 0; c < NODES - 1; c++) {
         for (int k = 0; k < KEYS; k++) {
-            positions[c][k] = (skv_vec3_key){.time = k, .value = {0.1f * (float)c, 1.0f, 0.0f}};
+            /* The held rotation's channel moves its T: a channel whose
+             * keys never change is posed once, not sampled. */
+            positions[c][k] = (skv_vec3_key){.time = k, .value = {0.1f * (float)c, 1.0f, c == 3 ? 0.01f * (float)k : 0.0f}};
             scales[c][k] = (skv_vec3_key){.time = k, .value = {1.0f, 1.0f, 1.0f}};
             float *q = rotations[c][k].value;
             rotations[c][k].time = k;
@@ -1729,6 +1878,8 @@ int main(void)
     test_merge_six_decimals();
     test_merge_near_keys();
     test_still_clip();
+    test_held_channels();
+    test_compact_keys();
     test_first_key_twice();
     test_chain();
     test_vector_leaves();
