@@ -48,6 +48,7 @@ typedef struct hud_batch {
 typedef struct viewer {
     skv_scene *scene;
     GLFWwindow *window;
+    skv_program_set programs; /* the window context's: a dropped model draws with them too */
     skv_renderer renderer;
     skv_target target;
     int dragging;
@@ -645,7 +646,7 @@ static skv_result open_dropped(viewer *v, skv_error *err)
     update_title(v);
     snprintf(text, sizeof text, "opened %s", v->scene->model->path);
     say(v, text);
-    skv_result r = scene_renderer_create(v->scene, &v->renderer, err);
+    skv_result r = scene_renderer_create(v->scene, &v->programs, &v->renderer, err);
     if (r == SKV_OK) say_driver_limits(v);
     return r;
 }
@@ -712,7 +713,8 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
 
     skv_gl_debug debug = {0};
     skv_result r = desc->debug ? render_debug_begin(&debug, err) : SKV_OK;
-    if (r == SKV_OK) r = scene_renderer_create(scene, &v.renderer, err);
+    program_set_create(&v.programs);
+    if (r == SKV_OK) r = scene_renderer_create(scene, &v.programs, &v.renderer, err);
     if (r == SKV_OK) say_driver_limits(&v);
     if (r == SKV_OK) r = hud_create(&v, err);
     double last = glfwGetTime(), fps_time = last, fps = 0.0;
@@ -768,6 +770,7 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
     hud_destroy(&v);
     target_destroy(&v.target);
     render_destroy(&v.renderer);
+    program_set_destroy(&v.programs);
     glfwDestroyWindow(v.window);
     glfwTerminate();
     XSetErrorHandler(previous_x_handler);
