@@ -248,6 +248,7 @@ static skv_result render_frames(skv_scene *scene, const skv_headless_desc *desc,
     if (debugging) render_debug_end(&debug);
     render_destroy(&renderer);
     if (gl == &own) headless_gl_destroy(&own);
+    else gpu_headless_release(&gl->gpu); /* the window may be next */
     return r;
 }
 

@@ -331,9 +331,10 @@ static int expand_name(const char *name, const char *stem, int pattern, char *ou
 }
 
 /* One model, loaded and put through everything the options ask: its exit
- * status (0 when all went well), its error printed. Its headless frames
- * are drawn on `gl`, the run's context. */
-static int run_model(const char *path, const skv_options *options, skv_headless_gl *gl, skv_error *err)
+ * status (0 when all went well), its error printed. It is drawn on the
+ * run's contexts: `gl` headless, `window` on screen. */
+static int run_model(const char *path, const skv_options *options, skv_headless_gl *gl, skv_viewer_window *window,
+                     skv_error *err)
 {
     skv_options o = *options; /* this model's names and time */
     char stem[PATH_MAX], names[6][PATH_MAX + 64];
@@ -390,7 +391,7 @@ static int run_model(const char *path, const skv_options *options, skv_headless_
                            &(skv_viewer_desc){.width = o.width, .height = o.height, .msaa = o.msaa, .capture_path = o.window_capture,
                                               .debug = o.debug, .import = &import, .screenshot_dir = o.screenshot_dir,
                                               .say = print_said},
-                           err);
+                           window, err);
         } else if (o.window_capture) {
             r = skv_fail(err, SKV_ERR_GPU, "--window-capture needs a display (DISPLAY is not set)");
         } else {
@@ -432,15 +433,17 @@ int main(int argc, char **argv)
     const char **models = o.model_count > 0 ? o.models : default_models;
     int count = o.model_count > 0 ? o.model_count : 1;
     /* Each model in turn; one that fails does not stop the others. They
-     * draw one after another on one headless context, made when the first
-     * draws, with the programs it has linked. */
+     * draw one after another on one headless context and one window, each
+     * made when the first model needs it, with the programs it has linked. */
     int status = 0, failed = 0;
     skv_headless_gl gl = {0};
+    skv_viewer_window window = {0};
     for (int i = 0; i < count; i++) {
         err = (skv_error){{0}};
-        int got = run_model(models[i], &o, &gl, &err);
+        int got = run_model(models[i], &o, &gl, &window, &err);
         if (got != 0 && failed++ == 0) status = got;
     }
+    viewer_window_destroy(&window);
     headless_gl_destroy(&gl);
     if (count > 1 && failed > 0)
         print_error("%d of %d models failed (the exit status is the first one's)", failed, count);

@@ -90,6 +90,11 @@ skv_result gpu_headless_make_current(skv_gpu *gpu, skv_error *err)
     return SKV_OK;
 }
 
+void gpu_headless_release(skv_gpu *gpu)
+{
+    if (gpu->display) eglMakeCurrent(gpu->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+}
+
 void gpu_headless_destroy(skv_gpu *gpu)
 {
     /* Releases what gpu_headless_create made: the context and its binding.

@@ -9,12 +9,18 @@
 #    context would show in the next one's pixels);
 #  - the run creates one context, and two copies of a model link no more
 #    programs than one copy (tests/tools/gl_count_shim.c counts them);
-#    a run of different models links fewer than their own runs together.
+#    a run of different models links fewer than their own runs together;
+#  - the window too (under xvfb-run): one window for several models, one
+#    headless context beside it, each --window-capture and --screenshot
+#    what the model's own run writes.
 # Usage: e2e_glshare.sh SKINVIEW COUNT_SHIM.so SHARED_MODELS GEN_DIR OUT_DIR [--no-shim]
 # GEN_DIR: tests/tools/gen/generate.sh's models. --no-shim (AddressSanitizer
 # builds, whose start-up the shim's dlsym cannot serve): the pixels only.
 set -uo pipefail
 skinview=$1 shim=$2 shared=$3 gen=$4 out=$5 no_shim=${6:-}
+if [ -z "${DISPLAY:-}" ]; then # the window's case: a virtual X server (as e2e_window.sh)
+  exec xvfb-run -a -s "-screen 0 1024x768x24 -noreset" "$0" "$@"
+fi
 rm -rf "$out"
 mkdir -p "$out"
 cd "$out" || exit 1
@@ -59,6 +65,22 @@ together views 4 --size 80x64 --time 0.3 --background transparent --wireframe --
   -- "${reversed[@]}"
 together crowd 0 --size 96x64 --time 0.2 --instances 3 --msaa 1 -- "$gen/looks_blend.glb" "$shared/gltf/Fox.glb"
 
+# The window and the headless context in turn, model after model. (No
+# leak checks there: glfwTerminate unloads the GLX driver, see e2e_window.)
+window=("$shared/gltf/Fox.glb" "$gen/looks_blend.glb" "$shared/md5/Bob.md5mesh")
+win_options=(--size 96x80 --time 0.4 --debug)
+ASAN_OPTIONS=detect_leaks=0 "$skinview" "${window[@]}" "${win_options[@]}" --screenshot 'win_{model}.png' \
+  --window-capture 'cap_{model}.png' >/dev/null 2>win.err || fail "window: status $?: $(head -c 600 win.err)"
+for model in "${window[@]}"; do
+  name=$(stem "$model")
+  ASAN_OPTIONS=detect_leaks=0 "$skinview" "$model" "${win_options[@]}" --screenshot "win_alone_$name.png" \
+    --window-capture "cap_alone_$name.png" >/dev/null 2>&1 || fail "window: $name alone: status $?"
+  for kind in win cap; do
+    if cmp -s "${kind}_$name.png" "${kind}_alone_$name.png"; then echo "ok: window: $kind $name"
+    else fail "window: $kind of $name among several is not $name alone"; fi
+  done
+done
+
 if [ "$no_shim" != --no-shim ]; then
   # counted OPTIONS...: what the run creates, as "CONTEXTS PROGRAMS".
   counted() {
@@ -83,6 +105,10 @@ if [ "$no_shim" != --no-shim ]; then
   echo "${#good[@]} models: $all_contexts context(s), $all_programs program(s); alone $alone"
   [ "$all_contexts" -eq 1 ] || fail "${#good[@]} models created $all_contexts contexts"
   [ "$all_programs" -lt "$alone" ] || fail "${#good[@]} models linked $all_programs programs, alone $alone"
+  read -r win_contexts _ < <(counted "${window[@]}" "${win_options[@]}" --screenshot 'win_{model}.png' \
+                               --window-capture 'cap_{model}.png')
+  echo "window: ${#window[@]} models: $win_contexts context(s)"
+  [ "$win_contexts" -eq 2 ] || fail "the window's ${#window[@]} models created $win_contexts contexts (one EGL, one GLX)"
 fi
 
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
