@@ -188,20 +188,44 @@ static double now_seconds(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* `count` frames at `times` into `sink`, on a headless GL context. */
+/* The context current with GL's functions its own: made the first time,
+ * made current again after that (a window may have been current since). */
+static skv_result headless_gl_use(skv_headless_gl *gl, int debug, skv_error *err)
+{
+    if (gl->made) return gpu_headless_make_current(&gl->gpu, err);
+    skv_result r = gpu_headless_create(&gl->gpu, debug, err);
+    if (r != SKV_OK) return r;
+    program_set_create(&gl->programs);
+    gl->made = 1;
+    return SKV_OK;
+}
+
+void headless_gl_destroy(skv_headless_gl *gl)
+{
+    if (!gl->made) return;
+    /* Not current, the programs go with the context all the same. */
+    if (gpu_headless_make_current(&gl->gpu, NULL) != SKV_OK) gl->programs.count = 0;
+    program_set_destroy(&gl->programs);
+    gpu_headless_destroy(&gl->gpu);
+    gl->made = 0;
+}
+
+/* `count` frames at `times` into `sink`, on the run's headless GL context
+ * (desc->gl) or one of this call's own. */
 static skv_result render_frames(skv_scene *scene, const skv_headless_desc *desc, int count, const double *times,
                                 frame_sink *sink, skv_error *err)
 {
     int width = desc->width > 0 ? desc->width : 800, height = desc->height > 0 ? desc->height : 600;
     sink->rgba = malloc((size_t)width * height * 4);
     if (!sink->rgba) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
-    skv_gpu gpu;
-    skv_result r = gpu_headless_create(&gpu, desc->debug, err);
+    skv_headless_gl own = {0}, *gl = desc->gl ? desc->gl : &own;
+    skv_result r = headless_gl_use(gl, desc->debug, err);
     if (r != SKV_OK) return r;
     skv_gl_debug debug = {0};
-    if (desc->debug) r = render_debug_begin(&debug, err);
+    int debugging = 0;
+    if (desc->debug) r = render_debug_begin(&debug, err), debugging = r == SKV_OK;
     skv_renderer renderer = {0};
-    if (r == SKV_OK) r = scene_renderer_create(scene, &renderer, err);
+    if (r == SKV_OK) r = scene_renderer_create(scene, &gl->programs, &renderer, err);
     renderer.transparent_background = desc->transparent;
     if (r == SKV_OK && renderer.lists_too_large)
         say(desc, SKV_SAY_WARNING,
@@ -223,8 +247,10 @@ static skv_result render_frames(skv_scene *scene, const skv_headless_desc *desc,
         target_destroy(&target);
     }
     if (r == SKV_OK) r = render_debug_result(&debug, err);
+    if (debugging) render_debug_end(&debug);
     render_destroy(&renderer);
-    gpu_headless_destroy(&gpu);
+    if (gl == &own) headless_gl_destroy(&own);
+    else gpu_headless_release(&gl->gpu); /* the window may be next */
     return r;
 }
 

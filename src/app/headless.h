@@ -18,6 +18,8 @@
 #define SKV_HEADLESS_H
 
 #include "error.h"
+#include "gpu.h"
+#include "program.h"
 #include "scene.h"
 
 /* A clip once round as a video has at most this many frames (--frames's
@@ -32,6 +34,19 @@
  * (flags and a width up to SKV_FRAME_WIDTH_MAX) and no other '%' but
  * "%%"? headless_render refuses any other. */
 int headless_frame_pattern_ok(const char *pattern);
+
+/* The GL context of a run's headless drawing and its programs: made by
+ * the first model that draws, used as it is by each later one (models of
+ * one run draw one after another on it, each with its own buffers and
+ * textures), destroyed once at the end. Zero-initialised: not made yet. */
+typedef struct skv_headless_gl {
+    skv_gpu gpu;
+    skv_program_set programs;
+    int made;
+} skv_headless_gl;
+
+/* The context and its programs, if made. */
+void headless_gl_destroy(skv_headless_gl *gl);
 
 /* --ref-threshold 0: no pixel may differ (0 in the desc is the default). */
 #define SKV_REF_EXACT (-1.0)
@@ -54,6 +69,7 @@ typedef struct skv_headless_desc {
     skv_say_fn say;
     void (*progress)(void *user, int done, int total, double elapsed_seconds);
     void *user;
+    skv_headless_gl *gl; /* the run's context (the first draw makes it); NULL: one for this call alone */
 } skv_headless_desc;
 
 /* --screenshot (one PNG at desc->time), or with desc->frames / desc->gif /

@@ -331,8 +331,10 @@ static int expand_name(const char *name, const char *stem, int pattern, char *ou
 }
 
 /* One model, loaded and put through everything the options ask: its exit
- * status (0 when all went well), its error printed. */
-static int run_model(const char *path, const skv_options *options, skv_error *err)
+ * status (0 when all went well), its error printed. It is drawn on the
+ * run's contexts: `gl` headless, `window` on screen. */
+static int run_model(const char *path, const skv_options *options, skv_headless_gl *gl, skv_viewer_window *window,
+                     skv_error *err)
 {
     skv_options o = *options; /* this model's names and time */
     char stem[PATH_MAX], names[6][PATH_MAX + 64];
@@ -376,7 +378,8 @@ static int run_model(const char *path, const skv_options *options, skv_error *er
                                   .transparent = o.transparent,
                                   .ref_threshold = o.ref_threshold > 0.0 ? o.ref_threshold : SKV_REF_EXACT,
                                   .say = print_said,
-                                  .progress = isatty(STDOUT_FILENO) && !to_stdout ? print_progress : NULL};
+                                  .progress = isatty(STDOUT_FILENO) && !to_stdout ? print_progress : NULL,
+                                  .gl = gl};
     if (r == SKV_OK && o.export_pose) r = headless_export_pose(&scene, &headless, err);
     int sequence = o.frames > 0 || o.gif || o.video;
     if (r == SKV_OK && !sequence) headless.progress = NULL; /* one frame: no bar */
@@ -388,7 +391,7 @@ static int run_model(const char *path, const skv_options *options, skv_error *er
                            &(skv_viewer_desc){.width = o.width, .height = o.height, .msaa = o.msaa, .capture_path = o.window_capture,
                                               .debug = o.debug, .import = &import, .screenshot_dir = o.screenshot_dir,
                                               .say = print_said},
-                           err);
+                           window, err);
         } else if (o.window_capture) {
             r = skv_fail(err, SKV_ERR_GPU, "--window-capture needs a display (DISPLAY is not set)");
         } else {
@@ -429,13 +432,19 @@ int main(int argc, char **argv)
     const char *default_models[] = {default_model_path(default_path, sizeof default_path)};
     const char **models = o.model_count > 0 ? o.models : default_models;
     int count = o.model_count > 0 ? o.model_count : 1;
-    /* Each model in turn; one that fails does not stop the others. */
+    /* Each model in turn; one that fails does not stop the others. They
+     * draw one after another on one headless context and one window, each
+     * made when the first model needs it, with the programs it has linked. */
     int status = 0, failed = 0;
+    skv_headless_gl gl = {0};
+    skv_viewer_window window = {0};
     for (int i = 0; i < count; i++) {
         err = (skv_error){{0}};
-        int got = run_model(models[i], &o, &err);
+        int got = run_model(models[i], &o, &gl, &window, &err);
         if (got != 0 && failed++ == 0) status = got;
     }
+    viewer_window_destroy(&window);
+    headless_gl_destroy(&gl);
     if (count > 1 && failed > 0)
         print_error("%d of %d models failed (the exit status is the first one's)", failed, count);
     options_free(&o);

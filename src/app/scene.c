@@ -614,9 +614,9 @@ skv_result scene_frame(skv_scene *scene, double seconds, int width, int height, 
     return r;
 }
 
-skv_result scene_renderer_create(skv_scene *scene, skv_renderer *renderer, skv_error *err)
+skv_result scene_renderer_create(skv_scene *scene, skv_program_set *programs, skv_renderer *renderer, skv_error *err)
 {
-    skv_result r = render_create(renderer, scene->model, err);
+    skv_result r = render_create_from(renderer, scene->model, programs, err);
     if (r != SKV_OK && renderer->lists_too_large && scene->model->influence_lists_auto) {
         /* Lists the default chose, past what this driver's buffer
          * textures hold: the 4 largest influences, on screen and in the
@@ -626,7 +626,7 @@ skv_result scene_renderer_create(skv_scene *scene, skv_renderer *renderer, skv_e
         render_destroy(renderer);
         scene->model->influence_lists = 0;
         reframe(scene); /* on the pose now drawn */
-        r = render_create(renderer, scene->model, err);
+        r = render_create_from(renderer, scene->model, programs, err);
         renderer->lists_too_large = texels, renderer->max_list_texels = most;
     }
     if (r == SKV_OK && scene->instances > 0) r = render_enable_crowd(renderer, scene->model, scene->instances, err);

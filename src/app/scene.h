@@ -5,7 +5,7 @@
  * Order of calls:
  *     scene_load(&scene, path, clip, &import_desc, &err)   import, frame the camera
  *     scene_set_view / _clip / _blend / _morph / _instances / _motion / _camera / _clock ...
- *     scene_renderer_create(&scene, &renderer, &err)       with a current GL context
+ *     scene_renderer_create(&scene, programs, &renderer, &err)  with a current GL context
  *     per frame: scene_advance (the window's clock), then
  *                scene_draw(&scene, &renderer, &target, seconds, &frame, &err)
  *     render_destroy(&renderer); scene_free(&scene);
@@ -237,8 +237,10 @@ skv_result scene_frame(skv_scene *scene, double seconds, int width, int height, 
  * and skinning need. render_destroy frees it. Influence lists the default
  * chose (model.h, influence_lists_auto) that the driver cannot hold are
  * dropped for the 4 slots, in the model too, with
- * renderer->lists_too_large set for the caller's warning. */
-skv_result scene_renderer_create(skv_scene *scene, skv_renderer *renderer, skv_error *err);
+ * renderer->lists_too_large set for the caller's warning. The programs
+ * come from `programs`, the context's set (render_create_from; NULL: the
+ * renderer's own). */
+skv_result scene_renderer_create(skv_scene *scene, skv_program_set *programs, skv_renderer *renderer, skv_error *err);
 
 /* The one frame function of both drivers (headless.h, viewer.h): poses
  * the scene at `seconds` (scene_frame) and draws it into `target`, whose

@@ -48,6 +48,7 @@ typedef struct hud_batch {
 typedef struct viewer {
     skv_scene *scene;
     GLFWwindow *window;
+    skv_program_set programs; /* the window context's: a dropped model draws with them too */
     skv_renderer renderer;
     skv_target target;
     int dragging;
@@ -70,6 +71,7 @@ typedef struct viewer {
 
     GLuint hud_program, hud_vao, hud_vbo, hud_ibo;
     GLint hud_u_screen;
+    XErrorHandler previous_x_handler; /* put back when the window closes */
 } viewer;
 
 /* GLFW's error callback carries no user pointer, so its last message
@@ -645,7 +647,7 @@ static skv_result open_dropped(viewer *v, skv_error *err)
     update_title(v);
     snprintf(text, sizeof text, "opened %s", v->scene->model->path);
     say(v, text);
-    skv_result r = scene_renderer_create(v->scene, &v->renderer, err);
+    skv_result r = scene_renderer_create(v->scene, &v->programs, &v->renderer, err);
     if (r == SKV_OK) say_driver_limits(v);
     return r;
 }
@@ -672,7 +674,9 @@ static void update_title(viewer *v)
     glfwSetWindowTitle(v->window, title);
 }
 
-skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *err)
+/* Opens the window and readies what it keeps from model to model: its
+ * context's programs, the HUD. On failure nothing is left open. */
+static skv_result window_open(viewer *v, const skv_viewer_desc *desc, skv_error *err)
 {
     glfwSetErrorCallback(on_glfw_error);
     if (!glfwInit()) return skv_fail(err, SKV_ERR_GPU, "cannot open a window: %s", glfw_last_error);
@@ -682,47 +686,80 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
     glfwWindowHint(GLFW_OPENGL_DEBUG_CONTEXT, desc->debug ? GLFW_TRUE : GLFW_FALSE);
     int window_width = desc->width > 0 ? desc->width : 800, window_height = desc->height > 0 ? desc->height : 600;
-    if (desc->capture_path) scene_set_paused(scene, 1); /* one still frame */
-    viewer v = {.scene = scene, .say = desc->say, .user = desc->user, .import = desc->import, .screenshot_dir = desc->screenshot_dir, .hover_bone = -1,
-                .keys_clip = -2};
-    memcpy(v.first_background, scene->view.background, sizeof v.first_background);
-    v.window = glfwCreateWindow(window_width, window_height, "skinview", NULL, NULL);
-    if (!v.window) {
+    v->window = glfwCreateWindow(window_width, window_height, "skinview", NULL, NULL);
+    if (!v->window) {
         glfwTerminate();
         return skv_fail(err, SKV_ERR_GPU, "cannot open an OpenGL 3.3 window: %s", glfw_last_error);
     }
-    glfwMakeContextCurrent(v.window);
+    glfwMakeContextCurrent(v->window);
     glfwSwapInterval(1);
     if (!gladLoadGL((GLADloadfunc)glfwGetProcAddress)) {
-        glfwDestroyWindow(v.window);
+        glfwDestroyWindow(v->window);
         glfwTerminate();
+        v->window = NULL;
         return skv_fail(err, SKV_ERR_GPU, "cannot load OpenGL functions");
     }
     /* After the window and its context: GLFW 3.3 guards the calls that
      * make them with a handler of its own and then puts back Xlib's
      * default, not the one it found (3.4 restores it). */
-    XErrorHandler previous_x_handler = XSetErrorHandler(on_x_error);
-    glfwSetWindowUserPointer(v.window, &v);
-    glfwSetKeyCallback(v.window, on_key);
-    glfwSetMouseButtonCallback(v.window, on_mouse_button);
-    glfwSetCursorPosCallback(v.window, on_cursor);
-    glfwSetScrollCallback(v.window, on_scroll);
-    glfwSetDropCallback(v.window, on_drop);
-    update_title(&v);
+    v->previous_x_handler = XSetErrorHandler(on_x_error);
+    glfwSetWindowUserPointer(v->window, v);
+    glfwSetKeyCallback(v->window, on_key);
+    glfwSetMouseButtonCallback(v->window, on_mouse_button);
+    glfwSetCursorPosCallback(v->window, on_cursor);
+    glfwSetScrollCallback(v->window, on_scroll);
+    glfwSetDropCallback(v->window, on_drop);
+    program_set_create(&v->programs);
+    return hud_create(v, err); /* on failure window_close cleans up */
+}
+
+/* Everything window_open made, and the target the frames made. */
+static void window_close(viewer *v)
+{
+    if (!v->window) return;
+    glfwMakeContextCurrent(v->window);
+    gladLoadGL((GLADloadfunc)glfwGetProcAddress); /* a headless context may have been current since */
+    hud_destroy(v);
+    target_destroy(&v->target);
+    program_set_destroy(&v->programs);
+    glfwDestroyWindow(v->window);
+    glfwTerminate();
+    XSetErrorHandler(v->previous_x_handler);
+    v->window = NULL;
+}
+
+/* One model in the open window until it is closed (or captured): the
+ * per-model state as a new window has it, the model's renderer made and
+ * destroyed here. The window is left open, not current, for the next. */
+static skv_result show(viewer *v, skv_scene *scene, const skv_viewer_desc *desc, skv_error *err)
+{
+    /* What a model starts with; the window and what it keeps stay. */
+    *v = (viewer){.window = v->window, .programs = v->programs, .target = v->target, .hud_program = v->hud_program,
+                  .hud_vao = v->hud_vao, .hud_vbo = v->hud_vbo, .hud_ibo = v->hud_ibo, .hud_u_screen = v->hud_u_screen,
+                  .previous_x_handler = v->previous_x_handler, .x_error_said = v->x_error_said,
+                  .scene = scene, .say = desc->say, .user = desc->user, .import = desc->import,
+                  .screenshot_dir = desc->screenshot_dir, .hover_bone = -1, .keys_clip = -2};
+    if (desc->capture_path) scene_set_paused(scene, 1); /* one still frame */
+    memcpy(v->first_background, scene->view.background, sizeof v->first_background);
+    glfwMakeContextCurrent(v->window);
+    if (!gladLoadGL((GLADloadfunc)glfwGetProcAddress)) return skv_fail(err, SKV_ERR_GPU, "cannot load OpenGL functions");
+    glfwSetWindowShouldClose(v->window, GLFW_FALSE);
+    update_title(v);
+    glfwShowWindow(v->window); /* hidden when the model before was closed */
 
     skv_gl_debug debug = {0};
     skv_result r = desc->debug ? render_debug_begin(&debug, err) : SKV_OK;
-    if (r == SKV_OK) r = scene_renderer_create(scene, &v.renderer, err);
-    if (r == SKV_OK) say_driver_limits(&v);
-    if (r == SKV_OK) r = hud_create(&v, err);
+    int debugging = desc->debug && r == SKV_OK;
+    if (r == SKV_OK) r = scene_renderer_create(scene, &v->programs, &v->renderer, err);
+    if (r == SKV_OK) say_driver_limits(v);
     double last = glfwGetTime(), fps_time = last, fps = 0.0;
     int fps_frames = 0;
-    while (r == SKV_OK && !glfwWindowShouldClose(v.window)) {
+    while (r == SKV_OK && !glfwWindowShouldClose(v->window)) {
         double now = glfwGetTime();
-        scene_advance(scene, now - last);
+        scene_advance(v->scene, now - last);
         last = now;
-        if (v.dropped) {
-            r = open_dropped(&v, err);
+        if (v->dropped) {
+            r = open_dropped(v, err);
             if (r != SKV_OK) break;
         }
         if (++fps_frames, now - fps_time >= 0.5) {
@@ -730,23 +767,23 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
             fps_time = now, fps_frames = 0;
         }
         int width, height;
-        glfwGetFramebufferSize(v.window, &width, &height);
+        glfwGetFramebufferSize(v->window, &width, &height);
         if (width < 1 || height < 1) {
             glfwWaitEvents();
             continue;
         }
-        if (width != v.target.width || height != v.target.height) {
-            target_destroy(&v.target);
-            r = target_create_msaa(&v.target, width, height, desc->msaa > 0 ? desc->msaa : SKV_DEFAULT_MSAA, err);
+        if (width != v->target.width || height != v->target.height) {
+            target_destroy(&v->target);
+            r = target_create_msaa(&v->target, width, height, desc->msaa > 0 ? desc->msaa : SKV_DEFAULT_MSAA, err);
             if (r != SKV_OK) break;
         }
         skv_frame_desc frame;
-        r = scene_draw(scene, &v.renderer, &v.target, scene->clock.seconds, &frame, err);
+        r = scene_draw(v->scene, &v->renderer, &v->target, v->scene->clock.seconds, &frame, err);
         if (r != SKV_OK) break;
-        v.hover_bone = joint_under_cursor(&v, &frame, width, height);
+        v->hover_bone = joint_under_cursor(v, &frame, width, height);
 
-        target_resolve(&v.target); /* the same averaging as --screenshot's */
-        glBindFramebuffer(GL_READ_FRAMEBUFFER, v.target.framebuffer);
+        target_resolve(&v->target); /* the same averaging as --screenshot's */
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, v->target.framebuffer);
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
         glBlitFramebuffer(0, 0, width, height, 0, 0, width, height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
         glBindFramebuffer(GL_FRAMEBUFFER, 0);
@@ -756,20 +793,47 @@ skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *
             break;
         }
 
-        hud_draw(&v, fps, width, height);
-        glfwSwapBuffers(v.window);
+        hud_draw(v, fps, width, height);
+        glfwSwapBuffers(v->window);
         glfwPollEvents();
-        say_x_error(&v);
+        say_x_error(v);
         if (r == SKV_OK) r = render_debug_result(&debug, err);
     }
     if (r == SKV_OK) r = render_debug_result(&debug, err);
-    free(v.dropped);
-    key_times_free(&v.keys);
-    hud_destroy(&v);
-    target_destroy(&v.target);
-    render_destroy(&v.renderer);
-    glfwDestroyWindow(v.window);
-    glfwTerminate();
-    XSetErrorHandler(previous_x_handler);
+    if (debugging) render_debug_end(&debug);
+    free(v->dropped);
+    v->dropped = NULL;
+    key_times_free(&v->keys);
+    render_destroy(&v->renderer);
+    /* Closed, as a window of its own would be, while the next model loads. */
+    glfwHideWindow(v->window);
+    glfwPollEvents();
+    glfwMakeContextCurrent(NULL);
     return r;
+}
+
+skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_viewer_window *window, skv_error *err)
+{
+    viewer own = {0}, *v = window ? window->viewer : &own;
+    if (!v) {
+        v = calloc(1, sizeof *v);
+        if (!v) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+        window->viewer = v;
+    }
+    skv_result r = SKV_OK;
+    if (!v->window) {
+        r = window_open(v, desc, err);
+        if (r != SKV_OK) window_close(v);
+    }
+    if (r == SKV_OK) r = show(v, scene, desc, err);
+    if (v == &own) window_close(v);
+    return r;
+}
+
+void viewer_window_destroy(skv_viewer_window *window)
+{
+    if (!window->viewer) return;
+    window_close(window->viewer);
+    free(window->viewer);
+    window->viewer = NULL;
 }

@@ -30,7 +30,21 @@ typedef struct skv_viewer_desc {
 /* True when an X11 or Wayland display is there to open a window on. */
 int viewer_display_available(void);
 
-/* Runs until the window closes. */
-skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_error *err);
+/* The window of a run: opened by the first model shown, reused by each
+ * later one (one GL context and its programs, the HUD), closed by
+ * viewer_window_destroy at the end. Zero-initialised: not open. */
+typedef struct skv_viewer_window {
+    struct viewer *viewer;
+} skv_viewer_window;
+
+/* Shows the scene in `window` (opened now if it is not) until the user
+ * closes it (or, with desc->capture_path, for one frame); the window then
+ * stays open for the next model. NULL: a window of this call's own,
+ * closed before it returns. The window's size and debug context are
+ * those of the desc it was opened with. */
+skv_result viewer_run(skv_scene *scene, const skv_viewer_desc *desc, skv_viewer_window *window, skv_error *err);
+
+/* Closes the window, if open. */
+void viewer_window_destroy(skv_viewer_window *window);
 
 #endif

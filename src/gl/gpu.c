@@ -82,6 +82,19 @@ skv_result gpu_headless_create(skv_gpu *gpu, int debug, skv_error *err)
     return SKV_OK;
 }
 
+skv_result gpu_headless_make_current(skv_gpu *gpu, skv_error *err)
+{
+    if (!eglMakeCurrent(gpu->display, EGL_NO_SURFACE, EGL_NO_SURFACE, gpu->context))
+        return skv_fail(err, SKV_ERR_GPU, "cannot make the EGL context current (0x%x)", eglGetError());
+    if (!gladLoadGL((GLADloadfunc)eglGetProcAddress)) return skv_fail(err, SKV_ERR_GPU, "cannot load OpenGL functions");
+    return SKV_OK;
+}
+
+void gpu_headless_release(skv_gpu *gpu)
+{
+    if (gpu->display) eglMakeCurrent(gpu->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+}
+
 void gpu_headless_destroy(skv_gpu *gpu)
 {
     /* Releases what gpu_headless_create made: the context and its binding.

@@ -15,6 +15,12 @@ typedef struct skv_gpu {
 
 /* `debug`: ask for a debug context (KHR_debug messages). */
 skv_result gpu_headless_create(skv_gpu *gpu, int debug, skv_error *err);
+/* Makes the context current again, and GL's functions its own, after
+ * another context (a window's) has been current. */
+skv_result gpu_headless_make_current(skv_gpu *gpu, skv_error *err);
+/* No context current on this thread, so that another (a window's) may be
+ * made current; the context lives on. */
+void gpu_headless_release(skv_gpu *gpu);
 void gpu_headless_destroy(skv_gpu *gpu);
 
 #endif

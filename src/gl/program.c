@@ -3,6 +3,8 @@
 #include "program.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "shader_source.h"
 #include "skv_limits.h"
@@ -115,6 +117,63 @@ GLuint render_program_variant(const char *vertex_name, const char *fragment_name
         return 0;
     }
     return program;
+}
+
+void program_set_create(skv_program_set *set)
+{
+    memset(set, 0, sizeof *set);
+}
+
+static int same_variant(const skv_shader_variant *a, const skv_shader_variant *b)
+{
+    return a->influence_slots == b->influence_slots && a->instanced == b->instanced &&
+           a->dual_quaternion == b->dual_quaternion && a->morph == b->morph &&
+           a->influence_lists == b->influence_lists && a->split == b->split;
+}
+
+GLuint program_set_get(skv_program_set *set, const char *vertex_name, const char *fragment_name,
+                       const skv_shader_variant *variant, skv_error *err)
+{
+    for (int i = 0; i < set->count; i++) {
+        const skv_program_entry *e = &set->entries[i];
+        if (strcmp(e->vertex, vertex_name) == 0 && strcmp(e->fragment, fragment_name) == 0 &&
+            same_variant(&e->variant, variant))
+            return e->program;
+    }
+    skv_program_entry entry = {.variant = *variant};
+    if (strlen(vertex_name) >= sizeof entry.vertex || strlen(fragment_name) >= sizeof entry.fragment) {
+        skv_fail(err, SKV_ERR_GPU, "shader names %s + %s too long for the program set", vertex_name, fragment_name);
+        return 0;
+    }
+    if (set->count == set->capacity) {
+        int capacity = set->capacity ? set->capacity * 2 : 8;
+        skv_program_entry *grown = realloc(set->entries, (size_t)capacity * sizeof *grown);
+        if (!grown) {
+            skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+            return 0;
+        }
+        set->entries = grown, set->capacity = capacity;
+    }
+    snprintf(entry.vertex, sizeof entry.vertex, "%s", vertex_name);
+    snprintf(entry.fragment, sizeof entry.fragment, "%s", fragment_name);
+    entry.program = render_program_variant(vertex_name, fragment_name, NULL, 0, variant, err);
+    if (!entry.program) return 0;
+    set->entries[set->count++] = entry;
+    return entry.program;
+}
+
+int program_set_holds(const skv_program_set *set, GLuint program)
+{
+    for (int i = 0; set && i < set->count; i++)
+        if (set->entries[i].program == program) return 1;
+    return 0;
+}
+
+void program_set_destroy(skv_program_set *set)
+{
+    for (int i = 0; i < set->count; i++) glDeleteProgram(set->entries[i].program);
+    free(set->entries);
+    memset(set, 0, sizeof *set);
 }
 
 void program_find_uniforms(GLuint p, skv_uniforms *u)

@@ -53,6 +53,33 @@ GLuint render_program_feedback(const char *vertex_name, const char *fragment_nam
 GLuint render_program_variant(const char *vertex_name, const char *fragment_name, const char *const *varyings,
                               int varying_count, const skv_shader_variant *variant, skv_error *err);
 
+/* The programs of one GL context, each linked the first time it is asked
+ * for and kept for the context's life, so that the models of a run (or
+ * the files dropped on a window) draw with the same ones instead of
+ * compiling their own. A renderer borrows them (render_create_from). */
+typedef struct skv_program_entry {
+    char vertex[32], fragment[32]; /* the embedded shader files */
+    skv_shader_variant variant;
+    GLuint program;
+} skv_program_entry;
+
+typedef struct skv_program_set {
+    skv_program_entry *entries;
+    int count, capacity;
+} skv_program_set;
+
+/* An empty set (nothing on the GPU yet). */
+void program_set_create(skv_program_set *set);
+/* The program of these two shader files built as `variant`: linked now
+ * the first time (0 and err filled when it fails: a shader that does not
+ * compile, no memory), the same one after that. The set owns it. */
+GLuint program_set_get(skv_program_set *set, const char *vertex_name, const char *fragment_name,
+                       const skv_shader_variant *variant, skv_error *err);
+/* Is `program` one of the set's (which its borrowers must not delete)? */
+int program_set_holds(const skv_program_set *set, GLuint program);
+/* Deletes every program of the set; its context must be current. */
+void program_set_destroy(skv_program_set *set);
+
 /* The uniform locations of program `p` (-1 for those it lacks). */
 void program_find_uniforms(GLuint p, skv_uniforms *u);
 /* Binds p's Bones uniform block to SKV_BONES_BINDING; 0, or -1 when the

@@ -31,6 +31,23 @@
 
 /* --- creating and destroying: one pair of calls per resource ------------ */
 
+/* A program for the renderer: from its set (linked once per context), or
+ * its own. */
+static GLuint program_get(const skv_renderer *renderer, const char *vertex_name, const char *fragment_name,
+                          const skv_shader_variant *variant, skv_error *err)
+{
+    if (renderer->programs) return program_set_get(renderer->programs, vertex_name, fragment_name, variant, err);
+    return render_program_variant(vertex_name, fragment_name, NULL, 0, variant, err);
+}
+
+/* Lets go of one of the renderer's programs: its own are deleted, the
+ * set's stay for the next renderer. */
+static void program_release(const skv_renderer *renderer, GLuint *program)
+{
+    if (*program && !program_set_holds(renderer->programs, *program)) glDeleteProgram(*program);
+    *program = 0;
+}
+
 /* Per-upload scratch: split mode's gathered palette of one draw, and the
  * dual-quaternion conversion (upload_palette). */
 static skv_result palette_scratch_create(skv_renderer *renderer, skv_error *err)
@@ -60,8 +77,7 @@ static skv_result skinning_program_create(skv_renderer *renderer, const skv_mode
 {
     skv_shader_variant variant = {.influence_slots = model->influence_slots, .morph = model->morph_target_count > 0,
                                   .influence_lists = model->influence_lists};
-    renderer->program = program ? program
-                                : render_program_variant("skinned.vert", "skinned.frag", NULL, 0, &variant, err);
+    renderer->program = program ? program : program_get(renderer, "skinned.vert", "skinned.frag", &variant, err);
     if (!renderer->program) return SKV_ERR_GPU;
     program_find_uniforms(renderer->program, &renderer->uniforms);
     if (program_bind_bones(renderer->program) != 0) return skv_fail(err, SKV_ERR_GPU, "shader has no Bones block");
@@ -70,8 +86,7 @@ static skv_result skinning_program_create(skv_renderer *renderer, const skv_mode
 
 static void skinning_program_destroy(skv_renderer *renderer)
 {
-    if (renderer->program) glDeleteProgram(renderer->program);
-    renderer->program = 0;
+    program_release(renderer, &renderer->program);
 }
 
 /* The uniform buffer behind the Bones block, big enough for either
@@ -97,7 +112,8 @@ static void bone_block_destroy(skv_renderer *renderer)
  * positions and colours refilled per draw, and the gizmo's segments. */
 static skv_result overlay_lines_create(skv_renderer *renderer, skv_error *err)
 {
-    renderer->line_program = render_program("lines.vert", "lines.frag", err);
+    const skv_shader_variant variant = {.influence_slots = SKV_DEFAULT_INFLUENCES}; /* as render_program's */
+    renderer->line_program = program_get(renderer, "lines.vert", "lines.frag", &variant, err);
     if (!renderer->line_program) return SKV_ERR_GPU;
     renderer->line_u_view_projection = glGetUniformLocation(renderer->line_program, "u_view_projection");
     renderer->line_u_point_size = glGetUniformLocation(renderer->line_program, "u_point_size");
@@ -117,11 +133,11 @@ static skv_result overlay_lines_create(skv_renderer *renderer, skv_error *err)
 
 static void overlay_lines_destroy(skv_renderer *renderer)
 {
-    if (renderer->line_program) glDeleteProgram(renderer->line_program);
+    program_release(renderer, &renderer->line_program);
     if (renderer->line_vao) glDeleteVertexArrays(1, &renderer->line_vao);
     if (renderer->line_buffers[0]) glDeleteBuffers(2, renderer->line_buffers);
     lines_free(&renderer->axes);
-    renderer->line_program = renderer->line_vao = 0;
+    renderer->line_vao = 0;
     memset(renderer->line_buffers, 0, sizeof renderer->line_buffers);
 }
 
@@ -184,8 +200,7 @@ static void blend_order_destroy(skv_renderer *renderer)
 
 static void dq_program_destroy(skv_renderer *renderer)
 {
-    if (renderer->dq_program) glDeleteProgram(renderer->dq_program);
-    renderer->dq_program = 0;
+    program_release(renderer, &renderer->dq_program);
 }
 
 skv_result render_enable_dual_quaternion(skv_renderer *renderer, const skv_model *model, skv_error *err)
@@ -193,10 +208,10 @@ skv_result render_enable_dual_quaternion(skv_renderer *renderer, const skv_model
     if (renderer->program_skinning == SKV_SKINNING_DUAL_QUATERNION || renderer->dq_program) return SKV_OK;
     skv_shader_variant variant = {.influence_slots = model->influence_slots, .dual_quaternion = 1,
                                   .morph = model->morph_target_count > 0, .influence_lists = model->influence_lists};
-    GLuint p = render_program_variant("skinned.vert", "skinned.frag", NULL, 0, &variant, err);
+    GLuint p = program_get(renderer, "skinned.vert", "skinned.frag", &variant, err);
     if (!p) return SKV_ERR_GPU;
     if (program_bind_bones(p) != 0) {
-        glDeleteProgram(p);
+        program_release(renderer, &p);
         return skv_fail(err, SKV_ERR_GPU, "dual-quaternion shader has no Bones block");
     }
     program_find_uniforms(p, &renderer->dq_uniforms);
@@ -246,18 +261,15 @@ static void slot_textures_destroy(skv_renderer *renderer)
  * was) and the texture buffer the characters' palettes go into. */
 static skv_result crowd_program_create(skv_renderer *renderer, const skv_model *model, GLuint program, skv_error *err)
 {
-    if (program && renderer->crowd_program && program != renderer->crowd_program) {
-        glDeleteProgram(renderer->crowd_program);
-        renderer->crowd_program = 0;
-    }
+    if (program && renderer->crowd_program && program != renderer->crowd_program)
+        program_release(renderer, &renderer->crowd_program);
     if (renderer->crowd_program) return SKV_OK;
     /* --influences all: the crowd reads the same per-vertex lists as
      * the single draw (one set for every character: the lists belong
      * to the mesh, the palettes to the character). */
     skv_shader_variant variant = {.influence_slots = model->influence_slots, .instanced = 1,
                                   .influence_lists = model->influence_lists, .split = renderer->draws.split};
-    renderer->crowd_program =
-        program ? program : render_program_variant("skinned.vert", "skinned.frag", NULL, 0, &variant, err);
+    renderer->crowd_program = program ? program : program_get(renderer, "skinned.vert", "skinned.frag", &variant, err);
     if (!renderer->crowd_program) return SKV_ERR_GPU;
     program_find_uniforms(renderer->crowd_program, &renderer->crowd_uniforms);
     if (!renderer->crowd_buffer) glGenBuffers(1, &renderer->crowd_buffer);
@@ -267,10 +279,10 @@ static skv_result crowd_program_create(skv_renderer *renderer, const skv_model *
 
 static void crowd_program_destroy(skv_renderer *renderer)
 {
-    if (renderer->crowd_program) glDeleteProgram(renderer->crowd_program);
+    program_release(renderer, &renderer->crowd_program);
     if (renderer->crowd_buffer) glDeleteBuffers(1, &renderer->crowd_buffer);
     if (renderer->crowd_texture) glDeleteTextures(1, &renderer->crowd_texture);
-    renderer->crowd_program = renderer->crowd_buffer = renderer->crowd_texture = 0;
+    renderer->crowd_buffer = renderer->crowd_texture = 0;
 }
 
 skv_result render_enable_crowd(skv_renderer *renderer, const skv_model *model, int max_instances, skv_error *err)
@@ -290,15 +302,31 @@ skv_result render_enable_crowd_with(skv_renderer *renderer, const skv_model *mod
     return crowd_program_create(renderer, model, program, err);
 }
 
+static skv_result create(skv_renderer *renderer, const skv_model *model, skv_program_set *programs, GLuint program,
+                         skv_skinning skinning, skv_error *err);
+
 skv_result render_create(skv_renderer *renderer, const skv_model *model, skv_error *err)
 {
-    return render_create_with(renderer, model, 0, SKV_SKINNING_LINEAR, err);
+    return create(renderer, model, NULL, 0, SKV_SKINNING_LINEAR, err);
+}
+
+skv_result render_create_from(skv_renderer *renderer, const skv_model *model, skv_program_set *programs,
+                              skv_error *err)
+{
+    return create(renderer, model, programs, 0, SKV_SKINNING_LINEAR, err);
 }
 
 skv_result render_create_with(skv_renderer *renderer, const skv_model *model, GLuint program, skv_skinning skinning,
                               skv_error *err)
 {
+    return create(renderer, model, NULL, program, skinning, err);
+}
+
+static skv_result create(skv_renderer *renderer, const skv_model *model, skv_program_set *programs, GLuint program,
+                         skv_skinning skinning, skv_error *err)
+{
     memset(renderer, 0, sizeof *renderer);
+    renderer->programs = programs;
     renderer->program_skinning = skinning;
     while (glGetError() != GL_NO_ERROR) {
         /* Report only errors of the upload below, not earlier ones. */
@@ -816,4 +844,12 @@ skv_result render_debug_result(const skv_gl_debug *debug, skv_error *err)
 {
     if (!debug->errors) return SKV_OK;
     return skv_fail(err, SKV_ERR_GPU, "GL reported %d error(s); the first: %s", debug->errors, debug->first);
+}
+
+void render_debug_end(skv_gl_debug *debug)
+{
+    (void)debug;
+    if (!GLAD_GL_KHR_debug) return;
+    glDebugMessageCallback(NULL, NULL);
+    glDisable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
 }

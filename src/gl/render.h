@@ -9,6 +9,7 @@
  *
  * Order of calls:
  *     render_create(&renderer, &model, &err)        buffers, textures, the program
+ *       (or render_create_from: the programs from a set the context keeps)
  *     render_enable_crowd / render_enable_dual_quaternion   when the frames ask for them
  *     target_create_msaa(&target, w, h, samples, &err)
  *     per frame: target_bind(&target); render_frame(&renderer, &model, &frame_desc);
@@ -37,6 +38,9 @@ typedef enum skv_skinning {
 } skv_skinning;
 
 typedef struct skv_renderer {
+    /* Where the programs come from (borrowed, render_create_from): the
+     * context's set, or NULL when the renderer builds and deletes its own. */
+    skv_program_set *programs;
     GLuint program;
     skv_skinning program_skinning; /* what `program` does */
     skv_uniforms uniforms;
@@ -102,6 +106,11 @@ typedef struct skv_renderer {
 /* Compiles the shaders and uploads the model. The model must stay alive
  * while the renderer draws it (meshes and materials are read per frame). */
 skv_result render_create(skv_renderer *renderer, const skv_model *model, skv_error *err);
+/* Same, its programs (and those render_enable_* add) taken from
+ * `programs`, the current context's set, which must outlive the renderer
+ * (render_destroy leaves them there); NULL: as render_create. */
+skv_result render_create_from(skv_renderer *renderer, const skv_model *model, skv_program_set *programs,
+                              skv_error *err);
 /* Same, with a program of the caller's built from skinned.vert (e.g. one
  * linked for transform feedback) doing `skinning`; the renderer owns it
  * from then on. */
@@ -183,5 +192,8 @@ typedef struct skv_gl_debug {
 skv_result render_debug_begin(skv_gl_debug *debug, skv_error *err);
 /* SKV_OK, or SKV_ERR_GPU naming the first error `debug` collected. */
 skv_result render_debug_result(const skv_gl_debug *debug, skv_error *err);
+/* Stops collecting into `debug` (before it goes out of scope while the
+ * context lives on, as a run's shared context does). */
+void render_debug_end(skv_gl_debug *debug);
 
 #endif
