@@ -135,7 +135,9 @@ static skv_result compare_with_ref(const skv_headless_desc *desc, frame_sink *si
     int w = 0, h = 0;
     unsigned char *expected = NULL;
     skv_error why = {{0}};
-    if (import_image(ref, NULL, &w, &h, &expected, &why) != SKV_OK)
+    /* Under the import's limits as given (--import-timeout, --import-memory). */
+    skv_import_desc limits = {.timeout_seconds = desc->ref_timeout, .memory_limit_mb = desc->ref_memory_mb};
+    if (import_image(ref, &limits, &w, &h, &expected, &why) != SKV_OK)
         return skv_fail(err, SKV_ERR_FILE, "the reference: %s", why.message);
     if (w != width || h != height) {
         free(expected);

@@ -66,6 +66,8 @@ typedef struct skv_headless_desc {
     const char *ref;   /* each PNG compared with this reference (with `frames`, a %d pattern) */
     int ref_create;    /* a missing reference is written from the render (else SKV_ERR_REF) */
     double ref_threshold; /* fraction of pixels allowed to differ: 0 the default, SKV_REF_EXACT none */
+    double ref_timeout;   /* the references' decoding: --import-timeout seconds, --import-memory MB (0: defaults) */
+    int ref_memory_mb;
     skv_say_fn say;
     void (*progress)(void *user, int done, int total, double elapsed_seconds);
     void *user;

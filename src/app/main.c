@@ -375,6 +375,7 @@ static int run_model(const char *path, const skv_options *options, skv_headless_
     skv_headless_desc headless = {.width = o.width, .height = o.height, .time = o.time, .debug = o.debug, .msaa = o.msaa,
                                   .screenshot = o.screenshot, .export_pose = o.export_pose, .frames = o.frames,
                                   .fps = o.fps, .gif = o.gif, .video = o.video, .ref = o.ref, .ref_create = o.ref_create,
+                                  .ref_timeout = o.import_timeout, .ref_memory_mb = (int)o.import_memory,
                                   .transparent = o.transparent,
                                   .ref_threshold = o.ref_threshold > 0.0 ? o.ref_threshold : SKV_REF_EXACT,
                                   .say = print_said,

@@ -688,7 +688,16 @@ skv_result import_image(const char *path, const skv_import_desc *desc, int *widt
                         errno ? strerror(errno) : "empty, or not a regular file");
     image.size = (size_t)size;
     char why[256];
-    if (texture_header(image.bytes, image.size, &image.info, why, sizeof why) != 0) {
+    /* Not a texture's limits: the image is compared with a render, which
+     * may be as large as --size takes (16384 a side, 1 GiB of texels), and
+     * never goes to the GPU; past that side no render can match it. */
+    int refused = image_probe(image.bytes, image.size, &image.info, why, sizeof why) != 0;
+    if (!refused && (image.info.width > SKV_MAX_TEXTURE_SIDE || image.info.height > SKV_MAX_TEXTURE_SIDE)) {
+        snprintf(why, sizeof why, "%dx%d texels, more than %d on a side", image.info.width, image.info.height,
+                 SKV_MAX_TEXTURE_SIDE);
+        refused = 1;
+    }
+    if (refused) {
         free(image.bytes);
         return skv_fail(err, SKV_ERR_FILE, "cannot read %s: %s", path, why);
     }
@@ -712,6 +721,15 @@ skv_result import_image(const char *path, const skv_import_desc *desc, int *widt
     glm_mat4_identity(holder.upright);
     skv_import_desc limits = desc ? *desc : (skv_import_desc){0};
     limits.anim_files = NULL, limits.anim_file_count = 0;
+    if (limits.memory_limit_mb <= 0) {
+        /* No budget given: one that holds this image's texels in a
+         * texture's share of it (texel_allowance), the default's at least;
+         * the default alone refused references past about 50 million
+         * texels, renders skinview makes. */
+        uint64_t texels = (uint64_t)image.info.width * (uint64_t)image.info.height * 4u + image.info.working_bytes;
+        uint64_t least = import_memory_budget(path, &limits), need = 4u * texels;
+        limits.memory_limit_mb = (int)(((need > least ? need : least) + ((1u << 20) - 1)) >> 20);
+    }
     double seconds = limits.timeout_seconds > 0 ? limits.timeout_seconds : 60.0;
     uint64_t budget = import_memory_budget(path, &limits);
     outside_job job = {&holder, &image, 1, texel_allowance(budget), monotonic_seconds() + 0.8 * seconds};

@@ -98,6 +98,30 @@ for bad in "cut.png:broken PNG" "huge.png:30000x30000 texels" "ppm.png:a Netpbm 
   [ "$(wc -l <err.txt)" -eq 1 ] && grep -qF "the reference: cannot read $file: $needle" err.txt ||
     fail "reference $file: not one line naming it and '$needle': $(head -c 300 err.txt)"
 done
+# A reference as large as a render may be (--size takes 16384 a side):
+# 8192 x 6400 texels, 200 MiB decoded, past a model texture's limits. It
+# is read, and found to differ in size (status 10), not refused; with
+# --import-memory 64 its decoding does not fit, and the line says so.
+python3 - <<'PY'
+import struct, zlib
+def chunk(kind, data):
+    return struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind + data) & 0xffffffff)
+w, h = 8192, 6400
+z = zlib.compressobj(9)
+row = b'\0' + b'\x20\x40\x60\xff' * w
+data = b''.join(z.compress(row) for _ in range(h)) + z.flush()
+with open('large.png', 'wb') as f:
+    f.write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 6, 0, 0, 0)) +
+            chunk(b'IDAT', data) + chunk(b'IEND', b''))
+PY
+run --time 0.5 --skeleton --screenshot l.png --ref large.png 2>err.txt >/dev/null
+code=$?
+[ "$code" -eq 10 ] && grep -q "the reference large.png is 8192x6400, the render 160x120" err.txt ||
+  fail "a reference of 8192x6400: exit $code, $(head -c 300 err.txt)"
+run --time 0.5 --skeleton --screenshot l.png --ref large.png --import-memory 64 2>err.txt >/dev/null
+code=$?
+[ "$code" -eq 3 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "cannot read large.png: .*--import-memory" err.txt ||
+  fail "a reference of 8192x6400 under --import-memory 64: exit $code, $(head -c 300 err.txt)"
 # The decoding runs in a process of its own: a run with --ref starts one
 # process more than the same run without (threads not counted).
 if ! command -v strace >/dev/null; then
