@@ -710,3 +710,38 @@ skv_result guarded_import(const char *path, const skv_import_desc *desc, guarded
     free(out.model);
     return r;
 }
+
+skv_result guard_holder_create(skv_model *model, int nodes, int textures, skv_error *err)
+{
+    memset(model, 0, sizeof *model);
+    if (nodes < 1) nodes = 1;
+    skv_skeleton *sk = &model->skeleton;
+    sk->node_count = nodes;
+    sk->parents = malloc((size_t)nodes * sizeof *sk->parents);
+    sk->rest_local = malloc((size_t)nodes * sizeof *sk->rest_local);
+    sk->node_names = calloc((size_t)nodes, sizeof *sk->node_names);
+    model->influence_slots = 4;
+    model->influence_start = calloc(1, sizeof *model->influence_start);
+    model->material_count = 1;
+    model->materials = calloc(1, sizeof *model->materials);
+    model->texture_count = textures;
+    model->textures = textures > 0 ? calloc((size_t)textures, sizeof *model->textures) : NULL;
+    if (!sk->parents || !sk->rest_local || !sk->node_names || !model->influence_start || !model->materials ||
+        (textures > 0 && !model->textures) || !(sk->node_names[0] = strdup("holder")) ||
+        !(model->materials[0].name = strdup("holder"))) {
+        model_free(model);
+        return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    }
+    for (int n = 0; n < nodes; n++) {
+        sk->parents[n] = n == 0 ? -1 : 0;
+        glm_mat4_identity(sk->rest_local[n]);
+    }
+    skv_material *m = &model->materials[0];
+    m->texture = -1;
+    for (int k = 0; k < SKV_TEX_SLOTS; k++) m->textures[k] = -1;
+    m->diffuse[0] = m->diffuse[1] = m->diffuse[2] = m->diffuse[3] = 1.0f;
+    m->roughness = m->normal_scale = m->occlusion_strength = 1.0f;
+    glm_mat4_identity(model->global_inverse);
+    glm_mat4_identity(model->upright);
+    return SKV_OK;
+}

@@ -5,6 +5,7 @@
  * clip of the model; and the bone map's JSON. */
 #include "private/import_internal.h"
 #include "retarget.h"
+#include "text.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +18,76 @@
 /* A map of more than this is no bone map (a humanoid has ~60 bones with
  * fingers, a face rig a few hundred). */
 #define BONE_MAP_MAX_BYTES (4 << 20)
+
+/* What the guarded child parses: the map file's text. */
+typedef struct bone_map_job {
+    const char *text;
+    size_t size;
+} bone_map_job;
+
+/* The reason a text is no bone map, as the model's one warning (the
+ * parent says it with the file's name, escaped); else nothing. */
+static skv_result map_refused(skv_model *out, skv_error *err, const char *format, const char *what, long at)
+{
+    char line[400];
+    if (what) snprintf(line, sizeof line, format, what);
+    else snprintf(line, sizeof line, format, at);
+    char *copy = strdup(line);
+    char **list = malloc(sizeof *list);
+    if (!copy || !list) {
+        free(copy), free(list);
+        return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+    }
+    list[0] = copy;
+    out->warnings = list, out->warning_count = 1;
+    return SKV_OK;
+}
+
+/* In a guarded child (the JSON parser sees the file's bytes only in a
+ * sandbox): the map's pairs handed back as a holder model's node names,
+ * node 1 + 2k the target of pair k and node 2 + 2k its source; a text
+ * that is no map as one warning. */
+static skv_result bone_map_in_child(void *arg, guard_channel *channel, skv_model *out, int64_t *extra, skv_error *err)
+{
+    const bone_map_job *job = arg;
+    (void)channel;
+    *extra = 0;
+    const char *end = NULL;
+    /* The length takes the terminating NUL in (cJSON asks for one after
+     * the value); a NUL byte within the file is no JSON. */
+    cJSON *root = strlen(job->text) == job->size ? cJSON_ParseWithLengthOpts(job->text, job->size + 1, &end, 1) : NULL;
+    if (!end) end = job->text + strlen(job->text);
+    int count = root && cJSON_IsObject(root) ? cJSON_GetArraySize(root) : 0;
+    skv_result r = guard_holder_create(out, 1 + 2 * count, 0, err);
+    if (r != SKV_OK) {
+        cJSON_Delete(root);
+        return r;
+    }
+    if (!root) {
+        r = map_refused(out, err, "not valid JSON (at byte %ld)", NULL, (long)(end - job->text));
+    } else if (!cJSON_IsObject(root)) {
+        r = map_refused(out, err, "not a JSON object {\"targetBone\": \"sourceBone\", ...}", NULL, 0);
+    } else {
+        int k = 0;
+        for (const cJSON *item = root->child; r == SKV_OK && item && k < count; item = item->next, k++) {
+            if (!cJSON_IsString(item) || !item->valuestring) {
+                r = map_refused(out, err, "the value of '%s' is not a bone name (a string)",
+                                item->string ? item->string : "", 0);
+                break;
+            }
+            char **names = out->skeleton.node_names;
+            if (!(names[1 + 2 * k] = strdup(item->string ? item->string : "")) ||
+                !(names[2 + 2 * k] = strdup(item->valuestring)))
+                r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+        }
+        if (out->warning_count) { /* no pairs with a refusal: the names it has */
+            for (int n = 1; n < out->skeleton.node_count; n++) free(out->skeleton.node_names[n]);
+            out->skeleton.node_count = 1;
+        }
+    }
+    cJSON_Delete(root);
+    return r;
+}
 
 skv_result import_bone_map_read(const char *path, skv_bone_map *map, skv_error *err)
 {
@@ -33,36 +104,41 @@ skv_result import_bone_map_read(const char *path, skv_bone_map *map, skv_error *
     fclose(f);
     if (!text) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     text[got] = '\0';
-    const char *end = NULL;
-    /* The length takes the terminating NUL in (cJSON asks for one after
-     * the value); a NUL byte within the file is no JSON. */
-    cJSON *root = strlen(text) == got ? cJSON_ParseWithLengthOpts(text, got + 1, &end, 1) : NULL;
-    if (!end) end = text + strlen(text);
-    if (!root) {
-        long at = end ? (long)(end - text) : -1;
-        free(text);
-        return skv_fail(err, SKV_ERR_ARGUMENT, "bone map %s: not valid JSON (at byte %ld)", path, at);
-    }
+    /* Parsed in a sandboxed child of its own, which reads no file (the
+     * text is its inheritance), as a model's images outside its folder
+     * are decoded. */
+    bone_map_job job = {text, got};
+    skv_model pairs;
+    int64_t extra = 0;
+    skv_error why = {{0}};
+    skv_result r = guarded_import(NULL, NULL, bone_map_in_child, &job, 0, &pairs, &extra, &why);
     free(text);
-    skv_result r = SKV_OK;
-    if (!cJSON_IsObject(root))
-        r = skv_fail(err, SKV_ERR_ARGUMENT, "bone map %s: not a JSON object {\"targetBone\": \"sourceBone\", ...}",
-                     path);
-    int count = r == SKV_OK ? cJSON_GetArraySize(root) : 0;
-    map->target = calloc((size_t)(count > 0 ? count : 1), sizeof *map->target);
-    map->source = calloc((size_t)(count > 0 ? count : 1), sizeof *map->source);
-    if (r == SKV_OK && (!map->target || !map->source)) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
-    for (const cJSON *item = root->child; r == SKV_OK && item; item = item->next) {
-        if (!cJSON_IsString(item) || !item->valuestring)
-            r = skv_fail(err, SKV_ERR_ARGUMENT, "bone map %s: the value of '%s' is not a bone name (a string)", path,
-                         item->string ? item->string : "");
-        else if (!(map->target[map->count] = strdup(item->string ? item->string : "")) ||
-                 !(map->source[map->count] = strdup(item->valuestring)))
-            r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
-        if (r == SKV_OK) map->count++;
-        else if (map->target[map->count]) free(map->target[map->count]), map->target[map->count] = NULL;
+    if (r != SKV_OK) return skv_fail(err, r, "bone map %s: %s", path, why.message);
+    char line[400];
+    const skv_skeleton *sk = &pairs.skeleton;
+    if (pairs.warning_count > 0) {
+        r = skv_fail(err, SKV_ERR_ARGUMENT, "bone map %s: %s", path,
+                     text_line(line, sizeof line, pairs.warnings[0] ? pairs.warnings[0] : "", 300));
+    } else if (sk->node_count < 1 || sk->node_count % 2 != 1) {
+        r = skv_fail(err, SKV_ERR_IMPORT, "bone map %s: its parse came back malformed", path);
+    } else {
+        int count = (sk->node_count - 1) / 2;
+        map->target = calloc((size_t)(count > 0 ? count : 1), sizeof *map->target);
+        map->source = calloc((size_t)(count > 0 ? count : 1), sizeof *map->source);
+        if (!map->target || !map->source) r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+        for (int k = 0; r == SKV_OK && k < count; k++) {
+            if (!(map->target[k] = strdup(sk->node_names[1 + 2 * k])) ||
+                !(map->source[k] = strdup(sk->node_names[2 + 2 * k])))
+                r = skv_fail(err, SKV_ERR_MEMORY, "out of memory");
+            else
+                map->count++;
+        }
+        if (r != SKV_OK) {
+            free(map->target[map->count]); /* a pair half made */
+            map->target[map->count] = NULL;
+        }
     }
-    cJSON_Delete(root);
+    model_free(&pairs);
     if (r != SKV_OK) retarget_map_free(map);
     return r;
 }
@@ -75,7 +151,10 @@ static skv_result check_map_targets(const skv_model *model, const skv_bone_map *
         int found = 0;
         for (int n = 0; n < model->skeleton.node_count && !found; n++)
             found = strcmp(model->skeleton.node_names[n], map->target[k]) == 0;
-        if (!found) return skv_fail(err, SKV_ERR_ARGUMENT, "bone map %s: the model has no node '%s'", path, map->target[k]);
+        char line[300];
+        if (!found)
+            return skv_fail(err, SKV_ERR_ARGUMENT, "bone map %s: the model has no node '%s'", path,
+                            text_line(line, sizeof line, map->target[k], 200));
     }
     return SKV_OK;
 }

@@ -9,6 +9,7 @@
 #include "private/blob.h"
 #include "private/images.h"
 #include "private/sandbox.h"
+#include "text.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -704,21 +705,12 @@ skv_result import_image(const char *path, const skv_import_desc *desc, int *widt
     /* A model of one texture, the image's bytes its child's inheritance:
      * decoded in a sandbox that reads no file, within the import's time
      * and memory, as a model's textures outside its folder are. */
-    skv_texture texture = {0};
-    /* The least blob_check takes for a model: a root node, a material,
-     * the influence list's start, identity root transforms. */
-    int influence_start[1] = {0}, parents[1] = {-1};
-    mat4 rest;
-    glm_mat4_identity(rest);
-    char name[] = "image", *node_names[1] = {name};
-    skv_material material = {.name = name, .texture = -1, .diffuse = {1, 1, 1, 1}, .roughness = 1.0f, .normal_scale = 1.0f};
-    for (int k = 0; k < SKV_TEX_SLOTS; k++) material.textures[k] = -1;
-    skv_model holder = {.texture_count = 1, .textures = &texture, .influence_slots = 4, .influence_start = influence_start,
-                        .material_count = 1, .materials = &material};
-    holder.skeleton.node_count = 1, holder.skeleton.parents = parents, holder.skeleton.rest_local = &rest;
-    holder.skeleton.node_names = node_names;
-    glm_mat4_identity(holder.global_inverse);
-    glm_mat4_identity(holder.upright);
+    skv_model holder;
+    skv_result made = guard_holder_create(&holder, 1, 1, err);
+    if (made != SKV_OK) {
+        free(image.bytes);
+        return made;
+    }
     skv_import_desc limits = desc ? *desc : (skv_import_desc){0};
     limits.anim_files = NULL, limits.anim_file_count = 0;
     if (limits.memory_limit_mb <= 0) {
@@ -739,6 +731,7 @@ skv_result import_image(const char *path, const skv_import_desc *desc, int *widt
     skv_result r = guarded_import(NULL, &limits, outside_in_child, &job, blob_size(&holder), &decoded, &extra,
                                   &child_err);
     free(image.bytes);
+    model_free(&holder);
     if (r != SKV_OK) return skv_fail(err, r, "cannot read %s: %s", path, child_err.message);
     const skv_texture *got = decoded.texture_count == 1 ? &decoded.textures[0] : NULL;
     if (!got || !got->rgba || got->width != image.info.width || got->height != image.info.height) {
@@ -749,8 +742,10 @@ skv_result import_image(const char *path, const skv_import_desc *desc, int *widt
         const char *cause = strstr(said, "could not be decoded: ");
         cause = cause ? cause + strlen("could not be decoded: ") : said;
         const char *end = strstr(cause, "; drawn untextured");
-        r = skv_fail(err, SKV_ERR_FILE, "cannot read %s: %.*s", path, (int)(end ? (size_t)(end - cause) : strlen(cause)),
-                     cause);
+        /* The child is not trusted: its words escaped to one line. */
+        char cut[300], line[400];
+        snprintf(cut, sizeof cut, "%.*s", (int)(end ? (size_t)(end - cause) : strlen(cause)), cause);
+        r = skv_fail(err, SKV_ERR_FILE, "cannot read %s: %s", path, text_line(line, sizeof line, cut, 200));
         model_free(&decoded);
         return r;
     }

@@ -156,6 +156,27 @@ done
 grep -q "no node 'no_such_joint'" "$out/no_target.err" || fail "a map naming a joint the model lacks: $(cat "$out/no_target.err")"
 grep -q "the animation file has no node 'no_such_joint'" "$out/no_source.err" ||
   fail "a map naming a joint the file lacks: $(cat "$out/no_source.err")"
+# A name that holds a line break is said on one line, escaped.
+printf '{"no\\nsuch": "Hips"}' >"$out/newline.json"
+"$skinview" "$cesium" --anim-file "$bvh/01_01.bvh" --retarget --bone-map "$out/newline.json" --list >/dev/null \
+  2>"$out/newline.err"
+code=$?
+[ "$code" -eq 2 ] && [ "$(wc -l <"$out/newline.err")" -eq 1 ] ||
+  fail "a name with a line break: exit $code, $(wc -l <"$out/newline.err") lines ($(cat "$out/newline.err"))"
+# The map's JSON is parsed in a sandboxed child, not by skinview itself:
+# a run with a map starts more processes than the same run without
+# (threads not counted).
+if ! command -v strace >/dev/null; then
+  fail "strace missing (tools/install-deps.sh installs it)"
+else
+  processes() {
+    strace -f -qq -e trace=clone,clone3,fork,vfork -o "$out/trace.txt" "$skinview" "$@" --list >/dev/null 2>&1
+    grep -E "clone|fork" "$out/trace.txt" | grep -vc CLONE_THREAD
+  }
+  without=$(processes "$cesium" --anim-file "$bvh/01_01.bvh" --retarget)
+  with=$(processes "$cesium" --anim-file "$bvh/01_01.bvh" --retarget --bone-map "$src/tests/data/retarget/cesiumman_cmu.json")
+  [ "$with" -gt "$without" ] || fail "--bone-map started $with processes, $without without it: not parsed in a child"
+fi
 # Without a map, CesiumMan's names match none of the CMU file's: exit 6.
 "$skinview" "$cesium" --anim-file "$bvh/01_01.bvh" --retarget --list >/dev/null 2>"$out/unmatched.err"
 code=$?

@@ -378,4 +378,13 @@ typedef skv_result (*guarded_work)(void *arg, guard_channel *channel, skv_model 
 skv_result guarded_import(const char *path, const skv_import_desc *desc, guarded_work work, void *arg,
                           uint64_t carried, skv_model *model, int64_t *extra, skv_error *err);
 
+/* A model of nothing but what blob_check asks of any (a root node named
+ * "holder", a material, the influence lists' start, identity root
+ * transforms) with `nodes` nodes in all, those after the root under it
+ * and unnamed (NULL: the caller names them), and `textures` empty
+ * textures: how a guarded child hands back what is not a model (the
+ * texels of import_image, a bone map's names). model_free frees it.
+ * SKV_ERR_MEMORY when memory runs out. */
+skv_result guard_holder_create(skv_model *model, int nodes, int textures, skv_error *err);
+
 #endif
