@@ -34,6 +34,7 @@ fi
 python3 "$gen/gltf_morph_skin.py" "$out/morph_skin.gltf"
 # STEP and CUBICSPLINE samplers on joints, a node and morph weights (#42).
 python3 "$gen/gltf_interpolation.py" "$out/interpolation.gltf"
+python3 "$gen/gltf_interpolation.py" "$out/interpolation.glb"
 # Collada STEP, BEZIER and HERMITE curves on a skinned chain (#42).
 python3 "$gen/dae_curves.py" "$out/dae_curves"
 # The DirectX 11 book's .m3d (issue #43): a skinned tube, its second clip,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gltf_interpolation.py OUT.gltf - STEP and CUBICSPLINE samplers (issue
+"""gltf_interpolation.py OUT.gltf|OUT.glb - STEP and CUBICSPLINE samplers (issue
 #42: both Assimp builds drop a sampler's interpolation, and Skinview played
 every channel as LINEAR).
 
@@ -18,8 +18,10 @@ transform. Clip "Curves", keys at uneven times 0, 0.4, 1.1, 1.6, 2.0 s:
                      targets: CUBICSPLINE for the whole weights channel
 Clip "Steps": the same keys, every sampler STEP (weights too).
 Between keys a LINEAR reading is off by up to tenths of the tube. Buffer
-embedded as a data URI; written at test time."""
-import base64, json, math, sys
+embedded as a data URI, or for OUT.glb the BIN chunk of a binary glTF (the
+curves are then read from a document whose JSON is its first chunk);
+written at test time."""
+import base64, json, math, struct, sys
 from tube import IBM, RADIUS, RINGS, SIDES, floats, indices, pack, quat, rings, shorts, upper_weight
 
 positions, normals, joints, weights = [], [], [], []
@@ -148,5 +150,15 @@ gltf = {
     'buffers': [{'byteLength': len(data),
                  'uri': 'data:application/octet-stream;base64,' + base64.b64encode(data).decode()}],
 }
-with open(sys.argv[1], 'w') as f:
-    json.dump(gltf, f)
+if sys.argv[1].endswith('.glb'):
+    gltf['buffers'] = [{'byteLength': len(data)}]
+    text = json.dumps(gltf, separators=(',', ':')).encode()
+    text += b' ' * (-len(text) % 4)
+    blob = bytes(data) + b'\0' * (-len(data) % 4)
+    with open(sys.argv[1], 'wb') as f:
+        f.write(struct.pack('<4sII', b'glTF', 2, 12 + 8 + len(text) + 8 + len(blob)))
+        f.write(struct.pack('<II', len(text), 0x4E4F534A) + text)
+        f.write(struct.pack('<II', len(blob), 0x004E4942) + blob)
+else:
+    with open(sys.argv[1], 'w') as f:
+        json.dump(gltf, f)
