@@ -421,6 +421,24 @@ static inline void channel_trs_near(const skv_channel *ch, double t, int hint[3]
     vec3_near((skv_key_mode)ch->scale_mode, ch->scales, ch->scale_tangents, ch->scale_count, t, &hint[2], out->s);
 }
 
+/* keys_local for a rotation already of unit length (every value a
+ * layered node's rotation takes is: sampled keys, slerps and the
+ * additive product each end normalised): T * R * S without normalising R
+ * again (keys_quat_mat4 and cglm's glm_quat_mat4 each take its length:
+ * two square roots and divisions on every layered node's chain). */
+static inline void unit_trs_local(const skv_trs *v, mat4 out)
+{
+    float x = v->r[0], y = v->r[1], z = v->r[2], w = v->r[3];
+    float xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y, wz = w * z;
+    out[0][0] = (1.0f - 2.0f * (yy + zz)) * v->s[0], out[0][1] = 2.0f * (xy + wz) * v->s[0];
+    out[0][2] = 2.0f * (xz - wy) * v->s[0], out[0][3] = 0.0f;
+    out[1][0] = 2.0f * (xy - wz) * v->s[1], out[1][1] = (1.0f - 2.0f * (xx + zz)) * v->s[1];
+    out[1][2] = 2.0f * (yz + wx) * v->s[1], out[1][3] = 0.0f;
+    out[2][0] = 2.0f * (xz + wy) * v->s[2], out[2][1] = 2.0f * (yz - wx) * v->s[2];
+    out[2][2] = (1.0f - 2.0f * (xx + yy)) * v->s[2], out[2][3] = 0.0f;
+    out[3][0] = v->t[0], out[3][1] = v->t[1], out[3][2] = v->t[2], out[3][3] = 1.0f;
+}
+
 /* A pose's plan for layered frames of one base clip under one set of
  * layers that move anything (pose_evaluate_layers): the nodes formed
  * again after the base's walk, parents first, each marked whether a layer
@@ -601,7 +619,7 @@ void pose_evaluate_layers(skv_pose *pose, skv_walks *walks, int base, double sec
             if (layers->additive[i]) layer_additive(&cur, &v, &layers->reference[(size_t)i * nodes + (size_t)n], weight_of[j]);
             else layer_override(&cur, &v, weight_of[j]);
         }
-        keys_local(cur.t, cur.r, cur.s, pose->local[n]);
+        unit_trs_local(&cur, pose->local[n]);
     }
     const mat4 *constants = (const mat4 *)layers->constants;
     (layers->affine ? kernels->run_affine : kernels->run)(plan->steps, plan->count, pose->work, constants, pose->work);
