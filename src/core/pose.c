@@ -589,37 +589,51 @@ void pose_evaluate_layers(skv_pose *pose, skv_walks *walks, int base, double sec
     pose->playing_walks = NULL;
     pose->globals_owed = NULL;
     /* The nodes formed again: their locals, then their globals and their
-     * bones' entries by the kernels. */
+     * bones' entries by the kernels. The locals a chunk of nodes at a time
+     * and stage by stage (the base's keys, then each layer's keys and its
+     * mixing, then T * R * S): each node's work is a long chain of square
+     * roots, divisions and slerps, and a stage's nodes are independent of
+     * each other, so the processor overlaps their chains. */
+    enum { CHUNK = 16 };
     size_t nodes = (size_t)layers->node_count;
-    for (int k = 0; k < plan->count; k++) {
-        int n = plan->nodes[k];
-        int cb = c ? c->node_channel[n] : -1;
-        int *hint = &plan->hints[(size_t)k * (size_t)plan->hint_stride];
-        if (!plan->layered[k]) {
-            if (cb >= 0) {
-                skv_trs v;
-                channel_trs_near(&c->channels[cb], ticks, hint, &v);
-                keys_local(v.t, v.r, v.s, pose->local[n]);
-            } else {
-                glm_mat4_copy((vec4 *)sk->rest_local[n], pose->local[n]);
-            }
-            continue;
+    for (int k0 = 0; k0 < plan->count; k0 += CHUNK) {
+        int m = plan->count - k0 < CHUNK ? plan->count - k0 : CHUNK;
+        skv_trs cur[CHUNK], val[CHUNK];
+        unsigned char in[CHUNK];
+        for (int e = 0; e < m; e++) {
+            int k = k0 + e, n = plan->nodes[k], cb = c ? c->node_channel[n] : -1;
+            if (cb >= 0) channel_trs_near(&c->channels[cb], ticks, &plan->hints[(size_t)k * (size_t)plan->hint_stride],
+                                          &cur[e]);
+            else cur[e] = layers->rest[n];
         }
-        skv_trs cur;
-        if (cb >= 0) channel_trs_near(&c->channels[cb], ticks, hint, &cur);
-        else cur = layers->rest[n];
-        uint32_t bits = layers->node_layers[n] & any;
         for (int j = 0; j < n_active; j++) {
             int i = active[j];
-            if (!(bits >> i & 1u)) continue;
-            int ch = clip_of[j]->node_channel[n];
-            skv_trs v;
-            if (ch >= 0) channel_trs_near(&clip_of[j]->channels[ch], ticks_of[j], hint + 3 * (1 + j), &v);
-            else v = layers->rest[n];
-            if (layers->additive[i]) layer_additive(&cur, &v, &layers->reference[(size_t)i * nodes + (size_t)n], weight_of[j]);
-            else layer_override(&cur, &v, weight_of[j]);
+            for (int e = 0; e < m; e++) {
+                int k = k0 + e, n = plan->nodes[k];
+                in[e] = plan->layered[k] && (layers->node_layers[n] & any) >> i & 1u;
+                if (!in[e]) continue;
+                int ch = clip_of[j]->node_channel[n];
+                if (ch >= 0)
+                    channel_trs_near(&clip_of[j]->channels[ch], ticks_of[j],
+                                     &plan->hints[(size_t)k * (size_t)plan->hint_stride + 3 * (size_t)(1 + j)], &val[e]);
+                else
+                    val[e] = layers->rest[n];
+            }
+            for (int e = 0; e < m; e++) {
+                if (!in[e]) continue;
+                int n = plan->nodes[k0 + e];
+                if (layers->additive[i])
+                    layer_additive(&cur[e], &val[e], &layers->reference[(size_t)i * nodes + (size_t)n], weight_of[j]);
+                else
+                    layer_override(&cur[e], &val[e], weight_of[j]);
+            }
         }
-        unit_trs_local(&cur, pose->local[n]);
+        for (int e = 0; e < m; e++) {
+            int k = k0 + e, n = plan->nodes[k];
+            if (plan->layered[k]) unit_trs_local(&cur[e], pose->local[n]);
+            else if (c && c->node_channel[n] >= 0) keys_local(cur[e].t, cur[e].r, cur[e].s, pose->local[n]);
+            else glm_mat4_copy((vec4 *)sk->rest_local[n], pose->local[n]);
+        }
     }
     const mat4 *constants = (const mat4 *)layers->constants;
     (layers->affine ? kernels->run_affine : kernels->run)(plan->steps, plan->count, pose->work, constants, pose->work);
