@@ -359,6 +359,69 @@ static inline void keys_channel_trs(const skv_channel *ch, double t, float tr[3]
     keys_sample_vec3((skv_key_mode)ch->scale_mode, ch->scales, ch->scale_tangents, ch->scale_count, t, s);
 }
 
+/* --- the same with a cursor ------------------------------------------------
+ * Playback steps a key at a time: the key a cursor (one int per key
+ * array, any value) found last, or the next one, serves without a search;
+ * keys_before otherwise. The same key as keys_before's (the last at or
+ * before t), so the same samples as above. The walk's loose channels and
+ * the layered frame's nodes (pose.c) sample so. */
+
+/* keys_before for first_time < t < the last key's time, from *cursor. */
+static inline int keys_before_from(const double *first_time, size_t stride, int count, double t, int *cursor)
+{
+#define KEYS_TIME_AT(k) (*(const double *)(const void *)((const char *)first_time + (size_t)(k) * stride))
+    int i = *cursor;
+    if (i >= 0 && i < count - 1 && KEYS_TIME_AT(i) <= t) {
+        if (t < KEYS_TIME_AT(i + 1)) return i;
+        if (i + 2 < count && t < KEYS_TIME_AT(i + 2)) return *cursor = i + 1;
+    }
+#undef KEYS_TIME_AT
+    return *cursor = keys_before(first_time, stride, count, t);
+}
+
+static inline void keys_sample_vec3_from(skv_key_mode mode, const skv_vec3_key *keys, const float *tangents, int count,
+                                         double t, int *cursor, float out[3])
+{
+    if (count == 1 || !(t > keys[0].time)) {
+        for (int a = 0; a < 3; a++) out[a] = keys[0].value[a];
+        return;
+    }
+    if (t >= keys[count - 1].time) {
+        for (int a = 0; a < 3; a++) out[a] = keys[count - 1].value[a];
+        return;
+    }
+    int i = keys_before_from(&keys[0].time, sizeof keys[0], count, t, cursor);
+    keys_between(mode, keys[i].value, keys[i + 1].value, tangents, i, keys[i].time, keys[i + 1].time, t, 3, out);
+}
+
+static inline void keys_sample_quat_from(skv_key_mode mode, const skv_quat_key *keys, const float *tangents, int count,
+                                         double t, int *cursor, float out[4])
+{
+    if (count == 1 || !(t > keys[0].time)) {
+        keys_blend_linear(keys[0].value, keys[0].value, 0.0f, 4, out);
+        return;
+    }
+    if (t >= keys[count - 1].time) {
+        keys_blend_linear(keys[count - 1].value, keys[count - 1].value, 0.0f, 4, out);
+        return;
+    }
+    int i = keys_before_from(&keys[0].time, sizeof keys[0], count, t, cursor);
+    keys_between(mode, keys[i].value, keys[i + 1].value, tangents, i, keys[i].time, keys[i + 1].time, t, 4, out);
+}
+
+/* keys_channel_trs with a cursor per key array (position, rotation,
+ * scale). */
+static inline void keys_channel_trs_from(const skv_channel *ch, double t, int cursor[3], float tr[3], float q[4],
+                                         float s[3])
+{
+    keys_sample_vec3_from((skv_key_mode)ch->position_mode, ch->positions, ch->position_tangents, ch->position_count, t,
+                          &cursor[0], tr);
+    keys_sample_quat_from((skv_key_mode)ch->rotation_mode, ch->rotations, ch->rotation_tangents, ch->rotation_count, t,
+                          &cursor[1], q);
+    keys_sample_vec3_from((skv_key_mode)ch->scale_mode, ch->scales, ch->scale_tangents, ch->scale_count, t, &cursor[2],
+                          s);
+}
+
 /* Rotation matrix of a quaternion that need not be unit length (a zero
  * quaternion gives identity). */
 static inline void keys_quat_mat4(const float q[4], mat4 out)

@@ -250,6 +250,12 @@ static void channel_trs(const skv_channel *ch, double ticks, skv_trs *out)
     keys_channel_trs(ch, ticks, out->t, out->r, out->s);
 }
 
+/* The same from three key cursors (keys.h, keys_channel_trs_from). */
+static inline void channel_trs_from(const skv_channel *ch, double ticks, int cursor[3], skv_trs *out)
+{
+    keys_channel_trs_from(ch, ticks, cursor, out->t, out->r, out->s);
+}
+
 void pose_evaluate_blend(skv_pose *pose, const skv_model *model, int clip_a, double seconds_a, int clip_b,
                          double seconds_b, float weight)
 {
@@ -307,6 +313,34 @@ static void bone_rows(skv_pose *pose, const skv_skeleton *sk)
     }
 }
 
+/* The layers that move anything in a frame, in the order they apply,
+ * each with its clip, clip time and weight; `any` their bits. Settled
+ * once per frame. */
+typedef struct active_layers {
+    int count;
+    int layer[SKV_LAYERS_MAX];
+    const skv_clip *clip[SKV_LAYERS_MAX];
+    double ticks[SKV_LAYERS_MAX];
+    float weight[SKV_LAYERS_MAX];
+    uint32_t any;
+} active_layers;
+
+static void active_layers_at(const skv_model *model, const skv_layers *layers, double seconds, active_layers *a)
+{
+    a->count = 0, a->any = 0;
+    for (int k = 0; k < layers->count; k++) {
+        int i = layers->order[k];
+        float w = layers_effective_weight(layers, i);
+        if (w == 0.0f) continue;
+        a->layer[a->count] = i;
+        a->clip[a->count] = &model->clips[layers->clip[i]];
+        a->ticks[a->count] = keys_clip_ticks(a->clip[a->count], seconds);
+        a->weight[a->count] = w;
+        a->count++;
+        a->any |= (uint32_t)1 << i;
+    }
+}
+
 /* The layered frame in one scalar pass over every node (memory for the
  * plan, or the base's walk, ran out): the same pose. */
 static void layers_scalar(skv_pose *pose, const skv_model *model, int base, double seconds, const skv_layers *layers)
@@ -317,24 +351,13 @@ static void layers_scalar(skv_pose *pose, const skv_model *model, int base, doub
     pose->walk_clip = -2; /* every global and palette entry is rewritten here */
     pose->playing_walks = NULL;
     pose->globals_owed = NULL;
-    /* The layers that move anything this frame, in the order they apply,
-     * each with its clip, clip time and weight: settled once per frame. */
-    int active[SKV_LAYERS_MAX], n_active = 0;
-    const skv_clip *clip_of[SKV_LAYERS_MAX];
-    double ticks_of[SKV_LAYERS_MAX];
-    float weight_of[SKV_LAYERS_MAX];
-    uint32_t any = 0;
-    for (int k = 0; k < layers->count; k++) {
-        int i = layers->order[k];
-        float w = layers_effective_weight(layers, i);
-        if (w == 0.0f) continue;
-        active[n_active] = i;
-        clip_of[n_active] = &model->clips[layers->clip[i]];
-        ticks_of[n_active] = keys_clip_ticks(clip_of[n_active], seconds);
-        weight_of[n_active] = w;
-        n_active++;
-        any |= (uint32_t)1 << i;
-    }
+    active_layers act;
+    active_layers_at(model, layers, seconds, &act);
+    const int n_active = act.count, *active = act.layer;
+    const skv_clip *const *clip_of = act.clip;
+    const double *ticks_of = act.ticks;
+    const float *weight_of = act.weight;
+    uint32_t any = act.any;
     size_t nodes = (size_t)layers->node_count;
     for (int n = 0; n < sk->node_count; n++) {
         int cb = c ? c->node_channel[n] : -1;
@@ -363,62 +386,6 @@ static void layers_scalar(skv_pose *pose, const skv_model *model, int base, doub
     }
     if (pose->palette_rows) bone_rows(pose, sk);
     else bone_palette(pose, sk);
-}
-
-/* keys_before with a hint, `*hint`: the key pair a frame used last, or
- * the next one, serve playback without a search. The same key as
- * keys_before's (the last at or before t), so the same samples. */
-static inline int key_near(const double *first_time, size_t stride, int count, double t, int *hint)
-{
-#define KEY_TIME(k) (*(const double *)(const void *)((const char *)first_time + (size_t)(k) * stride))
-    int i = *hint;
-    if (i >= 0 && i < count - 1 && KEY_TIME(i) <= t) {
-        if (t < KEY_TIME(i + 1)) return i;
-        if (i + 2 < count && t < KEY_TIME(i + 2)) return *hint = i + 1;
-    }
-#undef KEY_TIME
-    return *hint = keys_before(first_time, stride, count, t);
-}
-
-/* keys_sample_vec3 and keys_sample_quat with a hint each (key_near). */
-static inline void vec3_near(skv_key_mode mode, const skv_vec3_key *keys, const float *tangents, int count, double t,
-                             int *hint, float out[3])
-{
-    if (count == 1 || !(t > keys[0].time)) {
-        for (int a = 0; a < 3; a++) out[a] = keys[0].value[a];
-        return;
-    }
-    if (t >= keys[count - 1].time) {
-        for (int a = 0; a < 3; a++) out[a] = keys[count - 1].value[a];
-        return;
-    }
-    int i = key_near(&keys[0].time, sizeof keys[0], count, t, hint);
-    keys_between(mode, keys[i].value, keys[i + 1].value, tangents, i, keys[i].time, keys[i + 1].time, t, 3, out);
-}
-
-static inline void quat_near(skv_key_mode mode, const skv_quat_key *keys, const float *tangents, int count, double t,
-                             int *hint, float out[4])
-{
-    if (count == 1 || !(t > keys[0].time)) {
-        keys_blend_linear(keys[0].value, keys[0].value, 0.0f, 4, out);
-        return;
-    }
-    if (t >= keys[count - 1].time) {
-        keys_blend_linear(keys[count - 1].value, keys[count - 1].value, 0.0f, 4, out);
-        return;
-    }
-    int i = key_near(&keys[0].time, sizeof keys[0], count, t, hint);
-    keys_between(mode, keys[i].value, keys[i + 1].value, tangents, i, keys[i].time, keys[i + 1].time, t, 4, out);
-}
-
-/* keys_channel_trs with three hints (position, rotation, scale). */
-static inline void channel_trs_near(const skv_channel *ch, double t, int hint[3], skv_trs *out)
-{
-    vec3_near((skv_key_mode)ch->position_mode, ch->positions, ch->position_tangents, ch->position_count, t, &hint[0],
-              out->t);
-    quat_near((skv_key_mode)ch->rotation_mode, ch->rotations, ch->rotation_tangents, ch->rotation_count, t, &hint[1],
-              out->r);
-    vec3_near((skv_key_mode)ch->scale_mode, ch->scales, ch->scale_tangents, ch->scale_count, t, &hint[2], out->s);
 }
 
 /* keys_local for a rotation already of unit length (every value a
@@ -455,7 +422,7 @@ typedef struct skv_layer_plan {
     unsigned char *dirty; /* per node of the skeleton */
     int palette_count;
     skv_walk_step *steps; /* count globals, then palette_count palette entries */
-    /* Per node formed again, 3 key hints (channel_trs_near) for the base
+    /* Per node formed again, 3 key cursors (keys_channel_trs_from) for the base
      * and 3 for each active layer, in the order they apply: playback
      * steps a key at a time, so most frames search no keys. */
     int hint_stride;      /* 3 * (1 + active layers) */
@@ -541,24 +508,13 @@ void pose_evaluate_layers(skv_pose *pose, skv_walks *walks, int base, double sec
     const skv_model *model = walks_model(walks);
     const skv_skeleton *sk = &model->skeleton;
     const skv_clip *c = base >= 0 && base < model->clip_count ? &model->clips[base] : NULL;
-    /* The layers that move anything this frame, in the order they apply,
-     * each with its clip, clip time and weight: settled once per frame. */
-    int active[SKV_LAYERS_MAX], n_active = 0;
-    const skv_clip *clip_of[SKV_LAYERS_MAX];
-    double ticks_of[SKV_LAYERS_MAX];
-    float weight_of[SKV_LAYERS_MAX];
-    uint32_t any = 0;
-    for (int k = 0; k < layers->count; k++) {
-        int i = layers->order[k];
-        float w = layers_effective_weight(layers, i);
-        if (w == 0.0f) continue;
-        active[n_active] = i;
-        clip_of[n_active] = &model->clips[layers->clip[i]];
-        ticks_of[n_active] = keys_clip_ticks(clip_of[n_active], seconds);
-        weight_of[n_active] = w;
-        n_active++;
-        any |= (uint32_t)1 << i;
-    }
+    active_layers act;
+    active_layers_at(model, layers, seconds, &act);
+    const int n_active = act.count, *active = act.layer;
+    const skv_clip *const *clip_of = act.clip;
+    const double *ticks_of = act.ticks;
+    const float *weight_of = act.weight;
+    uint32_t any = act.any;
     if (n_active == 0) { /* nothing over the base: its walk's frame */
         pose_evaluate(pose, walks, c ? base : -1, seconds);
         return;
@@ -602,8 +558,7 @@ void pose_evaluate_layers(skv_pose *pose, skv_walks *walks, int base, double sec
         unsigned char in[CHUNK];
         for (int e = 0; e < m; e++) {
             int k = k0 + e, n = plan->nodes[k], cb = c ? c->node_channel[n] : -1;
-            if (cb >= 0) channel_trs_near(&c->channels[cb], ticks, &plan->hints[(size_t)k * (size_t)plan->hint_stride],
-                                          &cur[e]);
+            if (cb >= 0) channel_trs_from(&c->channels[cb], ticks, &plan->hints[(size_t)k * (size_t)plan->hint_stride], &cur[e]);
             else cur[e] = layers->rest[n];
         }
         for (int j = 0; j < n_active; j++) {
@@ -614,7 +569,7 @@ void pose_evaluate_layers(skv_pose *pose, skv_walks *walks, int base, double sec
                 if (!in[e]) continue;
                 int ch = clip_of[j]->node_channel[n];
                 if (ch >= 0)
-                    channel_trs_near(&clip_of[j]->channels[ch], ticks_of[j],
+                    channel_trs_from(&clip_of[j]->channels[ch], ticks_of[j],
                                      &plan->hints[(size_t)k * (size_t)plan->hint_stride + 3 * (size_t)(1 + j)], &val[e]);
                 else
                     val[e] = layers->rest[n];

@@ -12,19 +12,6 @@
 
 /* --- running -------------------------------------------------------------- */
 
-/* Key index for t, strictly inside the key range (first.time < t < last.time):
- * the cursor's key or the next one in playback, keys_before's search
- * otherwise. */
-static inline int key_at(const double *first_time, size_t stride, int count, double t, int *cursor)
-{
-    int i = *cursor;
-    if (i >= 0 && i < count - 1 && TIME_AT(first_time, stride, i) <= t) {
-        if (t < TIME_AT(first_time, stride, i + 1)) return i;
-        if (i + 2 < count && t < TIME_AT(first_time, stride, i + 2)) return *cursor = i + 1;
-    }
-    return *cursor = keys_before(first_time, stride, count, t);
-}
-
 /* The last float key time at or before tf (search[0] <= tf): the range
  * halved n's number of times whatever tf is, each step a conditional
  * move. A seek's compares are coin flips, and a branch per step lost
@@ -172,33 +159,6 @@ int walk_solo_key_at(const skv_solo *solo, double ticks, int *cursor, float *f)
     return group_key(solo->group, ticks, cursor, f);
 }
 
-/* A loose channel's key array at t, as keys_sample_vec3 and
- * keys_sample_quat sample it (keys.h), the search from its cursor. */
-static void sample_vec3(skv_key_mode mode, const skv_vec3_key *keys, const float *tangents, int count, double t,
-                        int *cursor, float out[3])
-{
-    const float *v;
-    if (count == 1 || !(t > keys[0].time)) v = keys[0].value;
-    else if (t >= keys[count - 1].time) v = keys[count - 1].value;
-    else {
-        int i = key_at(&keys[0].time, sizeof keys[0], count, t, cursor);
-        keys_between(mode, keys[i].value, keys[i + 1].value, tangents, i, keys[i].time, keys[i + 1].time, t, 3, out);
-        return;
-    }
-    out[0] = v[0], out[1] = v[1], out[2] = v[2];
-}
-
-static void sample_quat(skv_key_mode mode, const skv_quat_key *keys, const float *tangents, int count, double t,
-                        int *cursor, float out[4])
-{
-    if (count == 1 || !(t > keys[0].time)) keys_blend_linear(keys[0].value, keys[0].value, 0.0f, 4, out);
-    else if (t >= keys[count - 1].time) keys_blend_linear(keys[count - 1].value, keys[count - 1].value, 0.0f, 4, out);
-    else {
-        int i = key_at(&keys[0].time, sizeof keys[0], count, t, cursor);
-        keys_between(mode, keys[i].value, keys[i + 1].value, tangents, i, keys[i].time, keys[i + 1].time, t, 4, out);
-    }
-}
-
 /* A group of whole vectors at `ticks`: its key pair, then its lanes. */
 static inline void pose_group_at(const walk_group *grp, double ticks, int *cursor, float *work,
                                   const skv_kernels *kernels)
@@ -292,11 +252,7 @@ static __attribute__((noinline)) void pose_loose(const skv_walk *w, const skv_cl
         int scratch[3] = {-1, -1, -1};
         int *cur = cursors ? &cursors[w->loose[k] * 3] : scratch;
         float t[3], q[4], s[3];
-        sample_vec3((skv_key_mode)ch->position_mode, ch->positions, ch->position_tangents, ch->position_count, ticks,
-                    &cur[0], t);
-        sample_quat((skv_key_mode)ch->rotation_mode, ch->rotations, ch->rotation_tangents, ch->rotation_count, ticks,
-                    &cur[1], q);
-        sample_vec3((skv_key_mode)ch->scale_mode, ch->scales, ch->scale_tangents, ch->scale_count, ticks, &cur[2], s);
+        keys_channel_trs_from(ch, ticks, cur, t, q, s); /* each key array from its cursor */
         keys_local(t, q, s, (vec4 *)(work + (size_t)(w->node_count + ch->node) * 16));
     }
 }
