@@ -64,6 +64,7 @@
 
 #include "anim.h"
 #include "layers.h"
+#include "layer_lanes.h"
 #include "scene.h"
 #include "crowd.h"
 #include "gpu.h"
@@ -1077,7 +1078,18 @@ static int bench_layers(const char **models, int count, int rounds, int json)
             }
             ns[row] = median(batch, n);
         }
+        /* How the clips the layered frames read were prepared for lanes
+         * (layer_lanes.h): time lines, channels sampled one by one. */
+        int lines = 0, loose = 0;
+        for (int c = 0; c < 3 && c < model.clip_count; c++) {
+            const skv_clip_lanes *cl = walks_clip_lanes(walks, c);
+            int g = 0, l = 0, k = 0;
+            if (cl) clip_lanes_counts(cl, &g, &l, &k);
+            lines += g, loose += l;
+        }
         const char *base = strrchr(models[i], '/');
+        if (!json) printf("%s: clips 0-2 prepared as %d time lines, %d channels one by one\n", base ? base + 1 : models[i],
+                          lines, loose);
         if (json)
             printf("{\"model\":\"%s\",\"bones\":%d,\"nodes\":%d,\"walk_ns_per_bone\":%.2f,\"layered_0\":%.2f,"
                    "\"layered_1\":%.2f,\"layered_2\":%.2f}\n", base ? base + 1 : models[i], model.skeleton.bone_count,

@@ -2,6 +2,7 @@
  * clip's compiled walk (walk.h) and its kernels (kernels.h), the key
  * cursors, blends of two clips, and layers (layers.h). */
 #include "anim.h"
+#include "layer_lanes.h"
 #include "layers.h"
 #include "walk.h"
 
@@ -250,12 +251,6 @@ static void channel_trs(const skv_channel *ch, double ticks, skv_trs *out)
     keys_channel_trs(ch, ticks, out->t, out->r, out->s);
 }
 
-/* The same from three key cursors (keys.h, keys_channel_trs_from). */
-static inline void channel_trs_from(const skv_channel *ch, double ticks, int cursor[3], skv_trs *out)
-{
-    keys_channel_trs_from(ch, ticks, cursor, out->t, out->r, out->s);
-}
-
 void pose_evaluate_blend(skv_pose *pose, const skv_model *model, int clip_a, double seconds_a, int clip_b,
                          double seconds_b, float weight)
 {
@@ -388,69 +383,50 @@ static void layers_scalar(skv_pose *pose, const skv_model *model, int base, doub
     else bone_palette(pose, sk);
 }
 
-/* keys_local for a rotation already of unit length (every value a
- * layered node's rotation takes is: sampled keys, slerps and the
- * additive product each end normalised): T * R * S without normalising R
- * again (keys_quat_mat4 and cglm's glm_quat_mat4 each take its length:
- * two square roots and divisions on every layered node's chain). */
-static inline void unit_trs_local(const skv_trs *v, mat4 out)
-{
-    float x = v->r[0], y = v->r[1], z = v->r[2], w = v->r[3];
-    float xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y, wz = w * z;
-    out[0][0] = (1.0f - 2.0f * (yy + zz)) * v->s[0], out[0][1] = 2.0f * (xy + wz) * v->s[0];
-    out[0][2] = 2.0f * (xz - wy) * v->s[0], out[0][3] = 0.0f;
-    out[1][0] = 2.0f * (xy - wz) * v->s[1], out[1][1] = (1.0f - 2.0f * (xx + zz)) * v->s[1];
-    out[1][2] = 2.0f * (yz + wx) * v->s[1], out[1][3] = 0.0f;
-    out[2][0] = 2.0f * (xz + wy) * v->s[2], out[2][1] = 2.0f * (yz - wx) * v->s[2];
-    out[2][2] = (1.0f - 2.0f * (xx + yy)) * v->s[2], out[2][3] = 0.0f;
-    out[3][0] = v->t[0], out[3][1] = v->t[1], out[3][2] = v->t[2], out[3][3] = 1.0f;
-}
-
 /* A pose's plan for layered frames of one base clip under one set of
  * layers that move anything (pose_evaluate_layers): the nodes formed
- * again after the base's walk, parents first, each marked whether a layer
- * changes its local (else it only hangs below one); the products of their
- * globals, then of their bones' palette entries. */
+ * again after the base's walk, parents first, and their locals' lanes
+ * (layer_lanes.h); the products of their globals, then of their bones'
+ * palette entries. */
 typedef struct skv_layer_plan {
     unsigned generation; /* the layers' (layers.h); 0: nothing planned */
+    unsigned walks_generation; /* the walks' (the lanes hold their prepared keys) */
     int base;
     uint32_t active;     /* bits of the layers that move anything */
     int node_count, bone_count;
     int count;           /* nodes formed again */
-    int *nodes;
-    unsigned char *layered;
-    unsigned char *dirty; /* per node of the skeleton */
+    unsigned char *layered; /* per node of the skeleton: a layer mixes its local */
+    unsigned char *dirty;   /* per node: formed again (layered, or below one) */
     int palette_count;
     skv_walk_step *steps; /* count globals, then palette_count palette entries */
-    /* Per node formed again, 3 key cursors (keys_channel_trs_from) for the base
-     * and 3 for each active layer, in the order they apply: playback
-     * steps a key at a time, so most frames search no keys. */
-    int hint_stride;      /* 3 * (1 + active layers) */
-    int *hints;
+    skv_layer_lanes *lanes;
 } skv_layer_plan;
 
 static void layer_plan_free(skv_layer_plan *plan)
 {
     if (!plan) return;
-    free(plan->nodes);
     free(plan->layered);
     free(plan->dirty);
     free(plan->steps);
-    free(plan->hints);
+    layer_lanes_destroy(plan->lanes);
     free(plan);
 }
 
 /* The pose's plan for `layers` over clip c (`base`) with the layers of
- * `active` moving anything, made again when any of those changed; NULL if
- * memory runs out. A node is layered when an active layer's mask holds it
- * and a clip it reads there (base, layer, reference) has keys for it;
- * it is formed again when it is layered or its parent is formed again. */
-static skv_layer_plan *layer_plan_for(skv_pose *pose, const skv_skeleton *sk, const skv_clip *c, int base,
-                                            const skv_layers *layers, uint32_t active)
+ * `active` moving anything, made again when any of those or the walks
+ * changed; NULL if memory runs out. A node is layered when an active
+ * layer's mask holds it and a clip it reads there (base, layer,
+ * reference) has keys for it; it is formed again when it is layered or
+ * its parent is formed again. */
+static skv_layer_plan *layer_plan_for(skv_pose *pose, skv_walks *walks, const skv_clip *c, int base,
+                                      const skv_layers *layers, uint32_t active)
 {
+    const skv_model *model = walks_model(walks);
+    const skv_skeleton *sk = &model->skeleton;
     skv_layer_plan *plan = pose->layer_plan;
-    if (plan && plan->generation == layers->generation && plan->base == base && plan->active == active &&
-        plan->node_count == sk->node_count && plan->bone_count == sk->bone_count)
+    if (plan && plan->generation == layers->generation && plan->walks_generation == walks->generation &&
+        plan->base == base && plan->active == active && plan->node_count == sk->node_count &&
+        plan->bone_count == sk->bone_count)
         return plan;
     if (!plan || plan->node_count != sk->node_count || plan->bone_count != sk->bone_count) {
         layer_plan_free(plan);
@@ -459,26 +435,26 @@ static skv_layer_plan *layer_plan_for(skv_pose *pose, const skv_skeleton *sk, co
         size_t nodes = sk->node_count > 0 ? (size_t)sk->node_count : 1;
         size_t bones = sk->bone_count > 0 ? (size_t)sk->bone_count : 0;
         plan->node_count = sk->node_count, plan->bone_count = sk->bone_count;
-        plan->nodes = malloc(nodes * sizeof *plan->nodes);
         plan->layered = malloc(nodes);
         plan->dirty = malloc(nodes);
         plan->steps = malloc((nodes + bones) * sizeof *plan->steps);
-        plan->hints = malloc(nodes * 3 * (1 + SKV_LAYERS_MAX) * sizeof *plan->hints);
-        if (!plan->nodes || !plan->layered || !plan->dirty || !plan->steps || !plan->hints) {
+        if (!plan->layered || !plan->dirty || !plan->steps) {
             layer_plan_free(plan);
             pose->layer_plan = NULL;
             return NULL;
         }
     }
+    plan->generation = 0; /* planned below, or not at all */
+    layer_lanes_destroy(plan->lanes);
+    plan->lanes = NULL;
     int32_t local0 = (int32_t)((size_t)sk->node_count * sizeof(mat4)); /* the work block's locals */
     plan->count = 0;
     for (int n = 0; n < sk->node_count; n++) {
         int p = sk->parents[n];
         int layered = (layers->node_layers[n] & active) && (layers->animated[n] || (c && c->node_channel[n] >= 0));
+        plan->layered[n] = (unsigned char)layered;
         plan->dirty[n] = (unsigned char)(layered || (p >= 0 && plan->dirty[p]));
         if (!plan->dirty[n]) continue;
-        plan->nodes[plan->count] = n;
-        plan->layered[plan->count] = (unsigned char)layered;
         plan->steps[plan->count] = (skv_walk_step){
             .a = p < 0 ? ~0 : (int32_t)((size_t)p * sizeof(mat4)), /* a root's: globalInverse, constant 0 (byte offsets) */
             .b = local0 + (int32_t)((size_t)n * sizeof(mat4)),
@@ -495,11 +471,21 @@ static skv_layer_plan *layer_plan_for(skv_pose *pose, const skv_skeleton *sk, co
             .b = ~(int32_t)((size_t)(1 + b) * sizeof(mat4)), /* bone b's offset, constant 1 + b */
             .out = (int32_t)((size_t)b * sizeof(mat4))};
     }
-    int active_count = 0;
-    for (uint32_t bits = active; bits; bits &= bits - 1) active_count++;
-    plan->hint_stride = 3 * (1 + active_count);
-    memset(plan->hints, 0, (size_t)plan->count * (size_t)plan->hint_stride * sizeof *plan->hints);
-    plan->generation = layers->generation, plan->base = base, plan->active = active;
+    /* The clips read: the base's, then each active layer's in the order
+     * they apply. */
+    const skv_clip_lanes *clips[1 + SKV_LAYERS_MAX];
+    int reads = 0;
+    clips[reads++] = c ? walks_clip_lanes(walks, base) : NULL;
+    if (c && !clips[0]) return NULL;
+    for (int k = 0; k < layers->count; k++) {
+        int i = layers->order[k];
+        if (!(active >> i & 1u)) continue;
+        if (!(clips[reads++] = walks_clip_lanes(walks, layers->clip[i]))) return NULL;
+    }
+    if (layer_lanes_create(&plan->lanes, model, clips, layers, active, plan->dirty, plan->layered) != SKV_OK)
+        return NULL;
+    plan->generation = layers->generation, plan->walks_generation = walks->generation;
+    plan->base = base, plan->active = active;
     return plan;
 }
 
@@ -510,25 +496,16 @@ void pose_evaluate_layers(skv_pose *pose, skv_walks *walks, int base, double sec
     const skv_clip *c = base >= 0 && base < model->clip_count ? &model->clips[base] : NULL;
     active_layers act;
     active_layers_at(model, layers, seconds, &act);
-    const int n_active = act.count, *active = act.layer;
-    const skv_clip *const *clip_of = act.clip;
-    const double *ticks_of = act.ticks;
-    const float *weight_of = act.weight;
-    uint32_t any = act.any;
-    if (n_active == 0) { /* nothing over the base: its walk's frame */
+    if (act.count == 0) { /* nothing over the base: its walk's frame */
         pose_evaluate(pose, walks, c ? base : -1, seconds);
         return;
     }
     const skv_walk *w = walks_clip(walks, c ? base : -1);
-    skv_layer_plan *plan = w ? layer_plan_for(pose, sk, c, c ? base : -1, layers, any) : NULL;
+    skv_layer_plan *plan = w ? layer_plan_for(pose, walks, c, c ? base : -1, layers, act.any) : NULL;
     if (!plan) {
         layers_scalar(pose, model, base, seconds, layers);
         return;
     }
-    /* The base's frame as pose_evaluate_settle runs it: its fixed entries
-     * every time (a layered frame overwrites some; it leaves the pose
-     * unsettled, so the next plain frame writes them again), the moving
-     * ones, and every global (the nodes formed again read their parents'). */
     const skv_kernels *kernels = pose->kernels;
     if (!kernels || pose->kernels_for != pose->walk_kernel) {
         kernels = kernels_get((skv_walk_kernel)pose->walk_kernel);
@@ -537,59 +514,28 @@ void pose_evaluate_layers(skv_pose *pose, skv_walks *walks, int base, double sec
     }
     double ticks = c ? keys_clip_ticks(c, seconds) : 0.0;
     float *palette = (float *)pose->palette;
-    walk_fixed(w, pose->work, palette, kernels, pose->palette_rows);
-    int *cursors = c ? pose_cursors(pose, base, c->channel_count) : NULL;
-    if (walk_pose(w, c, ticks, cursors, pose->work, palette, kernels, pose->palette_rows))
-        walk_deferred(w, pose->work, kernels);
+    /* The base's frame as pose_evaluate_settle runs it: its fixed entries
+     * every time (a layered frame overwrites some; it leaves the pose
+     * unsettled, so the next plain frame writes them again), the moving
+     * ones, and every global (the nodes formed again read their parents').
+     * Not where the layers form every node and palette entry again (a
+     * layer over the whole body): it would be overwritten whole. */
+    if (plan->count < sk->node_count || plan->palette_count < sk->bone_count) {
+        walk_fixed(w, pose->work, palette, kernels, pose->palette_rows);
+        int *cursors = c ? pose_cursors(pose, base, c->channel_count) : NULL;
+        if (walk_pose(w, c, ticks, cursors, pose->work, palette, kernels, pose->palette_rows))
+            walk_deferred(w, pose->work, kernels);
+    }
     pose->walk_clip = -2;
     pose->playing_walks = NULL;
     pose->globals_owed = NULL;
-    /* The nodes formed again: their locals, then their globals and their
-     * bones' entries by the kernels. The locals a chunk of nodes at a time
-     * and stage by stage (the base's keys, then each layer's keys and its
-     * mixing, then T * R * S): each node's work is a long chain of square
-     * roots, divisions and slerps, and a stage's nodes are independent of
-     * each other, so the processor overlaps their chains. */
-    enum { CHUNK = 16 };
-    size_t nodes = (size_t)layers->node_count;
-    for (int k0 = 0; k0 < plan->count; k0 += CHUNK) {
-        int m = plan->count - k0 < CHUNK ? plan->count - k0 : CHUNK;
-        skv_trs cur[CHUNK], val[CHUNK];
-        unsigned char in[CHUNK];
-        for (int e = 0; e < m; e++) {
-            int k = k0 + e, n = plan->nodes[k], cb = c ? c->node_channel[n] : -1;
-            if (cb >= 0) channel_trs_from(&c->channels[cb], ticks, &plan->hints[(size_t)k * (size_t)plan->hint_stride], &cur[e]);
-            else cur[e] = layers->rest[n];
-        }
-        for (int j = 0; j < n_active; j++) {
-            int i = active[j];
-            for (int e = 0; e < m; e++) {
-                int k = k0 + e, n = plan->nodes[k];
-                in[e] = plan->layered[k] && (layers->node_layers[n] & any) >> i & 1u;
-                if (!in[e]) continue;
-                int ch = clip_of[j]->node_channel[n];
-                if (ch >= 0)
-                    channel_trs_from(&clip_of[j]->channels[ch], ticks_of[j],
-                                     &plan->hints[(size_t)k * (size_t)plan->hint_stride + 3 * (size_t)(1 + j)], &val[e]);
-                else
-                    val[e] = layers->rest[n];
-            }
-            for (int e = 0; e < m; e++) {
-                if (!in[e]) continue;
-                int n = plan->nodes[k0 + e];
-                if (layers->additive[i])
-                    layer_additive(&cur[e], &val[e], &layers->reference[(size_t)i * nodes + (size_t)n], weight_of[j]);
-                else
-                    layer_override(&cur[e], &val[e], weight_of[j]);
-            }
-        }
-        for (int e = 0; e < m; e++) {
-            int k = k0 + e, n = plan->nodes[k];
-            if (plan->layered[k]) unit_trs_local(&cur[e], pose->local[n]);
-            else if (c && c->node_channel[n] >= 0) keys_local(cur[e].t, cur[e].r, cur[e].s, pose->local[n]);
-            else glm_mat4_copy((vec4 *)sk->rest_local[n], pose->local[n]);
-        }
-    }
+    /* The nodes formed again: their locals by the lanes, then their
+     * globals and their bones' entries by the kernels. The lanes' AVX2
+     * build where the pose's kernels are AVX2's or
+     * AVX-512's (the CPU has AVX2 and FMA), the portable one otherwise:
+     * tests that run every kernel run both. */
+    int wide = kernels == kernels_get(SKV_WALK_AVX2) || kernels == kernels_get(SKV_WALK_AVX512);
+    layer_lanes_locals(plan->lanes, wide, ticks, act.ticks, act.weight, (const mat4 *)sk->rest_local, pose->local);
     const mat4 *constants = (const mat4 *)layers->constants;
     (layers->affine ? kernels->run_affine : kernels->run)(plan->steps, plan->count, pose->work, constants, pose->work);
     const skv_walk_step *entries = plan->steps + plan->count;

@@ -64,6 +64,10 @@ void walk_free(skv_walk *walk);
 typedef struct skv_walk_slot {
     skv_walk *walk;
     atomic_int ready;
+    /* The clip's keys prepared for layered frames (layer_lanes.h), made
+     * on the first layered frame that reads the clip, once `lanes_ready`. */
+    struct skv_clip_lanes *lanes;
+    atomic_int lanes_ready;
 } skv_walk_slot;
 
 struct skv_walks {
@@ -85,6 +89,10 @@ struct skv_walks {
  * reference path). Safe from several threads at once: one compiles, the
  * others wait for it. */
 const skv_walk *walks_clip_compile(skv_walks *walks, int c);
+/* Clip c's keys prepared for layered frames (layer_lanes.h; 0 <= c),
+ * made on its first call; NULL if memory ran out or c has no slot. Safe
+ * from several threads at once, as walks_clip_compile. */
+const struct skv_clip_lanes *walks_clip_lanes(skv_walks *walks, int c);
 /* The fast path, inline: once compiled, one acquire load (a plain load on
  * x86) and no call. */
 static inline const skv_walk *walks_clip(skv_walks *walks, int c)

@@ -3,6 +3,8 @@
  * first use, under one lock. */
 #include "walk.h"
 
+#include "layer_lanes.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -25,6 +27,8 @@ static int make_slots(skv_walks *walks)
     for (int c = 0; c < count; c++) {
         slots[c].walk = NULL;
         atomic_init(&slots[c].ready, 0);
+        slots[c].lanes = NULL;
+        atomic_init(&slots[c].lanes_ready, 0);
     }
     free(walks->clips);
     walks->clips = slots;
@@ -58,6 +62,9 @@ static void drop_walks(skv_walks *walks)
         walk_free(walks->clips[c].walk);
         walks->clips[c].walk = NULL;
         atomic_store_explicit(&walks->clips[c].ready, 0, memory_order_release);
+        clip_lanes_free(walks->clips[c].lanes);
+        walks->clips[c].lanes = NULL;
+        atomic_store_explicit(&walks->clips[c].lanes_ready, 0, memory_order_release);
     }
     walks->held = (skv_walk_bytes){0};
 }
@@ -116,4 +123,18 @@ const skv_walk *walks_clip_compile(skv_walks *walks, int c)
     }
     pthread_mutex_unlock(&compile_lock);
     return slot->walk;
+}
+
+const struct skv_clip_lanes *walks_clip_lanes(skv_walks *walks, int c)
+{
+    if (c < 0 || c >= walks->clip_count) return NULL;
+    skv_walk_slot *slot = &walks->clips[c];
+    if (atomic_load_explicit(&slot->lanes_ready, memory_order_acquire)) return slot->lanes;
+    pthread_mutex_lock(&compile_lock);
+    if (!atomic_load_explicit(&slot->lanes_ready, memory_order_relaxed)) {
+        slot->lanes = clip_lanes_prepare(walks->model, &walks->model->clips[c]);
+        atomic_store_explicit(&slot->lanes_ready, 1, memory_order_release); /* after the lanes are written */
+    }
+    pthread_mutex_unlock(&compile_lock);
+    return slot->lanes;
 }

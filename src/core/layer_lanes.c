@@ -1,0 +1,528 @@
+/* layer_lanes.c - a layered frame's locals a vector of nodes at a time
+ * (layer_lanes.h). Values live as structure of arrays, one array per
+ * component (T x y z, R x y z w, S x y z), indexed by node: one such block
+ * per clip read (the base and each layer), one for the mixed result and
+ * one per additive layer's reference. The frame's arithmetic is
+ * layer_lanes_frame.h, built here once portable and once for AVX2. */
+#include "layer_lanes.h"
+
+#include "keys.h"
+
+/* Functions here pass 8-float vectors only to functions that are
+ * inlined (static, always_inline): GCC's note that such a call's ABI
+ * differs with AVX is about calls that never happen. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+enum { LANES = 8 };
+typedef float lv __attribute__((vector_size(32)));
+typedef int32_t li __attribute__((vector_size(32)));
+
+/* A value's components in a block: T at 0, R at 3, S at 7. */
+enum { V_T = 0, V_R = 3, V_S = 7, V_COUNT = 10 };
+
+/* A prepared key pair's components, each a vector of lanes: T at a and
+ * its change to b, S the same, and the rotation's arc: R(f) = cos y M +
+ * sin y N with y = (f - 1/2) theta (M the arc's middle, N its direction;
+ * both unit), so that a frame needs no arccosine or division. */
+enum { P_T0 = 0, P_DT = 3, P_S0 = 6, P_DS = 9, P_M = 12, P_N = 16, P_THETA = 20, P_COUNT = 21 };
+
+/* Channels of one clip keyed at the same times: key_count pairs, the last
+ * the last key held (the clamp past the end). Its lanes are nodes: blocks
+ * of LANES nodes (node-aligned, as the values are), those holding one of
+ * its channels, so that a sample is stored a vector at a time and read
+ * back as one (scalar stores read back as a vector stall the load). */
+typedef struct lane_group {
+    int key_count;
+    int block_count;
+    double *times;
+    float *pairs;     /* key_count * block_count * P_COUNT * LANES */
+    int *first_node;  /* per block */
+    int32_t *lane;    /* per block, LANES: -1 where the node is the group's */
+    unsigned char *full; /* per block: every lane the group's */
+} lane_group;
+
+struct skv_clip_lanes {
+    const skv_clip *clip;
+    int group_count;
+    lane_group *groups;
+    int loose_count; /* channels that fit no group: sampled as the reference samples them */
+    int *loose;      /* channel indices */
+    int constant_count; /* channels that never move: their value once */
+    int *constant_node;
+    skv_trs *constant;
+};
+
+/* A channel sampled one by one into node `node`'s values. */
+typedef struct lane_loose {
+    int node;
+    const skv_channel *channel;
+    int cursor[3];
+} lane_loose;
+
+/* One clip a layered frame reads (the base, or a layer's): which of its
+ * vectors the frame needs, and where its values go. */
+typedef struct lane_source {
+    const skv_clip_lanes *clip; /* NULL: the rest pose */
+    int *cursor;                /* per group: keys.h's playback cursor */
+    int *wanted;                /* per group, the blocks a frame reads, in order */
+    int *wanted_count;          /* per group */
+    int loose_count;
+    lane_loose *loose;
+    float *values; /* V_COUNT * stride, per node */
+} lane_source;
+
+struct skv_layer_lanes {
+    int node_count, stride; /* stride: nodes rounded up to whole vectors */
+    int layer_count;
+    lane_source *sources; /* the base, then each layer in the order they apply */
+    int *additive;
+    int32_t *mask;    /* per layer, stride: -1 where the layer mixes the node */
+    int *mixes;       /* per layer: first node of each vector with a mask bit, then -1 */
+    float *reference; /* per layer, V_COUNT * stride: T, conj R, S (additive layers) */
+    float *mixed;     /* V_COUNT * stride */
+    int *formed;      /* first node of each vector holding a node formed again, then -1 */
+    unsigned char *form; /* per node: 0 not formed, 1 T * R * S, 2 its rest matrix as it is */
+};
+
+static void put_value(float *values, int stride, int node, const float t[3], const float r[4], const float s[3])
+{
+    for (int c = 0; c < 3; c++) {
+        values[(size_t)(V_T + c) * (size_t)stride + (size_t)node] = t[c];
+        values[(size_t)(V_S + c) * (size_t)stride + (size_t)node] = s[c];
+    }
+    for (int c = 0; c < 4; c++) values[(size_t)(V_R + c) * (size_t)stride + (size_t)node] = r[c];
+}
+
+/* --- the frame, per instruction set ----------------------------------- */
+
+#define LL(name) name##_portable
+#define LL_TARGET
+#if defined(__x86_64__)
+#define LL_SQRT(x) portable_sqrt(x)
+static inline __attribute__((always_inline)) lv portable_sqrt(lv x)
+{
+    __m128 lo, hi;
+    memcpy(&lo, &x, sizeof lo);
+    memcpy(&hi, (const char *)&x + sizeof lo, sizeof hi);
+    lo = _mm_sqrt_ps(lo), hi = _mm_sqrt_ps(hi);
+    memcpy(&x, &lo, sizeof lo);
+    memcpy((char *)&x + sizeof lo, &hi, sizeof hi);
+    return x;
+}
+#else
+#define LL_SQRT(x) portable_sqrt(x)
+static inline lv portable_sqrt(lv x)
+{
+    for (int l = 0; l < LANES; l++) x[l] = sqrtf(x[l]);
+    return x;
+}
+#endif
+#include "layer_lanes_frame.h"
+#undef LL
+#undef LL_TARGET
+#undef LL_SQRT
+
+#if defined(__x86_64__)
+#define LL(name) name##_avx2
+#define LL_TARGET __attribute__((target("avx2,fma")))
+#define LL_SQRT(x) ((lv)_mm256_sqrt_ps((__m256)(x)))
+#include "layer_lanes_frame.h"
+#undef LL
+#undef LL_TARGET
+#undef LL_SQRT
+#endif
+
+void layer_lanes_locals(skv_layer_lanes *ll, int wide, double base_ticks, const double *layer_ticks,
+                        const float *layer_weight, const mat4 *rest_local, mat4 *local)
+{
+#if defined(__x86_64__)
+    if (wide) {
+        locals_avx2(ll, base_ticks, layer_ticks, layer_weight, rest_local, local);
+        return;
+    }
+#endif
+    (void)wide;
+    locals_portable(ll, base_ticks, layer_ticks, layer_weight, rest_local, local);
+}
+
+/* --- preparing ------------------------------------------------------- */
+
+/* Vectors' memory: every vector a frame loads or stores lies within one
+ * cache line (64-byte blocks, strides of whole vectors), zeroed. */
+static void *lanes_alloc(size_t bytes)
+{
+    size_t whole = (bytes + 63) / 64 * 64;
+    void *p = aligned_alloc(64, whole > 0 ? whole : 64);
+    if (p) memset(p, 0, whole > 0 ? whole : 64);
+    return p;
+}
+
+#define TIME_OF(first, stride, k) (*(const double *)(const void *)((const char *)(first) + (size_t)(k) * (stride)))
+
+/* The key times a channel's moving arrays share (NULL, *count 1: none
+ * moves), or NULL with *count 0 where it does not fit a group: an array
+ * of more than one key not linear, arrays keyed at different times,
+ * values not finite, rotation keys not of unit length. */
+static const double *channel_grid(const skv_channel *ch, int *count, size_t *stride)
+{
+    *count = 0;
+    const double *grid = NULL;
+    int n = 1;
+    const double *first[3] = {&ch->positions[0].time, &ch->rotations[0].time, &ch->scales[0].time};
+    int counts[3] = {ch->position_count, ch->rotation_count, ch->scale_count};
+    int modes[3] = {ch->position_mode, ch->rotation_mode, ch->scale_mode};
+    size_t strides[3] = {sizeof(skv_vec3_key), sizeof(skv_quat_key), sizeof(skv_vec3_key)};
+    size_t grid_stride = 0;
+    for (int a = 0; a < 3; a++) {
+        if (counts[a] < 1) return NULL;
+        if (counts[a] == 1) continue;
+        if (modes[a] != SKV_KEY_LINEAR) return NULL;
+        if (!grid) {
+            grid = first[a], n = counts[a], grid_stride = strides[a];
+            continue;
+        }
+        if (counts[a] != n) return NULL;
+        for (int k = 0; k < n; k++)
+            if (TIME_OF(first[a], strides[a], k) != TIME_OF(grid, grid_stride, k)) return NULL;
+    }
+    for (int k = 0; k < ch->position_count; k++)
+        for (int c = 0; c < 3; c++)
+            if (!isfinite(ch->positions[k].value[c])) return NULL;
+    for (int k = 0; k < ch->scale_count; k++)
+        for (int c = 0; c < 3; c++)
+            if (!isfinite(ch->scales[k].value[c])) return NULL;
+    for (int k = 0; k < ch->rotation_count; k++) {
+        const float *q = ch->rotations[k].value;
+        for (int c = 0; c < 4; c++)
+            if (!isfinite(q[c])) return NULL;
+        float len2 = keys_dot(q, q);
+        if (!(fabsf(len2 - 1.0f) <= 1e-5f)) return NULL;
+    }
+    for (int k = 1; k < n; k++)
+        if (!(TIME_OF(grid, grid_stride, k) > TIME_OF(grid, grid_stride, k - 1))) return NULL;
+    *count = n, *stride = grid_stride;
+    return grid;
+}
+
+/* Key k of a channel as a group reads it (an array of one key: that key). */
+static void channel_key(const skv_channel *ch, int k, float t[3], float r[4], float s[3])
+{
+    const skv_vec3_key *tk = &ch->positions[ch->position_count > 1 ? k : 0];
+    const skv_quat_key *rk = &ch->rotations[ch->rotation_count > 1 ? k : 0];
+    const skv_vec3_key *sk = &ch->scales[ch->scale_count > 1 ? k : 0];
+    for (int c = 0; c < 3; c++) t[c] = tk->value[c], s[c] = sk->value[c];
+    for (int c = 0; c < 4; c++) r[c] = rk->value[c];
+}
+
+/* Lane l of pair i (keys i and i + 1; the last key with itself): T and S
+ * as the reference lerps them (a + f (b - a), b - a rounded to float as
+ * it rounds it), the rotation's arc from the keys (unit, in double) on
+ * the shorter side as keys_slerp picks it (its float dot's sign). */
+static void prepare_pair(float *pair, int l, const skv_channel *ch, int i, int key_count)
+{
+    const size_t width = LANES;
+    float ta[3], ra[4], sa[3], tb[3], rb[4], sb[3];
+    channel_key(ch, i, ta, ra, sa);
+    channel_key(ch, i + 1 < key_count ? i + 1 : i, tb, rb, sb);
+    for (int c = 0; c < 3; c++) {
+        pair[(P_T0 + c) * width + (size_t)l] = ta[c], pair[(P_DT + c) * width + (size_t)l] = tb[c] - ta[c];
+        pair[(P_S0 + c) * width + (size_t)l] = sa[c], pair[(P_DS + c) * width + (size_t)l] = sb[c] - sa[c];
+    }
+    double sign = keys_dot(ra, rb) < 0.0f ? -1.0 : 1.0, a[4], b[4], la = 0.0, lb = 0.0;
+    for (int c = 0; c < 4; c++) {
+        a[c] = ra[c], b[c] = sign * rb[c];
+        la += a[c] * a[c], lb += b[c] * b[c];
+    }
+    la = sqrt(la), lb = sqrt(lb);
+    double sum[4], diff[4], ls = 0.0, ld = 0.0;
+    for (int c = 0; c < 4; c++) {
+        a[c] /= la, b[c] /= lb;
+        sum[c] = a[c] + b[c], diff[c] = b[c] - a[c];
+        ls += sum[c] * sum[c], ld += diff[c] * diff[c];
+    }
+    ls = sqrt(ls), ld = sqrt(ld);
+    /* |a + b| = 2 cos(theta / 2), |b - a| = 2 sin(theta / 2): M and N
+     * unit, R(f) = cos y M + sin y N gives a at f = 0 and b at 1. */
+    pair[P_THETA * width + (size_t)l] = (float)(2.0 * atan2(ld, ls));
+    for (int c = 0; c < 4; c++) {
+        pair[(P_M + c) * width + (size_t)l] = (float)(sum[c] / ls);
+        pair[(P_N + c) * width + (size_t)l] = ld > 0.0 ? (float)(diff[c] / ld) : 0.0f;
+    }
+}
+
+void clip_lanes_free(skv_clip_lanes *cl)
+{
+    if (!cl) return;
+    for (int g = 0; g < cl->group_count; g++) {
+        free(cl->groups[g].times);
+        free(cl->groups[g].pairs);
+        free(cl->groups[g].first_node);
+        free(cl->groups[g].lane);
+        free(cl->groups[g].full);
+    }
+    free(cl->groups);
+    free(cl->loose);
+    free(cl->constant_node);
+    free(cl->constant);
+    free(cl);
+}
+
+void clip_lanes_counts(const skv_clip_lanes *cl, int *groups, int *loose, int *constant)
+{
+    *groups = cl->group_count, *loose = cl->loose_count, *constant = cl->constant_count;
+}
+
+skv_clip_lanes *clip_lanes_prepare(const skv_model *model, const skv_clip *clip)
+{
+    const skv_skeleton *sk = &model->skeleton;
+    skv_clip_lanes *cl = calloc(1, sizeof *cl);
+    size_t n = sk->node_count > 0 ? (size_t)sk->node_count : 1;
+    /* Per node with a channel: its group, or -1 loose, -2 constant. */
+    int *group_of = malloc(n * sizeof *group_of);
+    const double **grid = malloc(n * sizeof *grid);
+    size_t *grid_stride = malloc(n * sizeof *grid_stride);
+    int *grid_count = malloc(n * sizeof *grid_count);
+    if (!cl || !group_of || !grid || !grid_stride || !grid_count) goto fail;
+    cl->clip = clip;
+    cl->groups = calloc(n, sizeof *cl->groups);
+    cl->loose = malloc(n * sizeof *cl->loose);
+    cl->constant_node = malloc(n * sizeof *cl->constant_node);
+    cl->constant = malloc(n * sizeof *cl->constant);
+    if (!cl->groups || !cl->loose || !cl->constant_node || !cl->constant) goto fail;
+    for (int node = 0; node < sk->node_count; node++) {
+        int c = clip->node_channel[node];
+        if (c < 0) continue;
+        const skv_channel *ch = &clip->channels[c];
+        int count;
+        size_t stride;
+        const double *times = channel_grid(ch, &count, &stride);
+        if (count == 0) {
+            group_of[node] = -1;
+            cl->loose[cl->loose_count++] = c;
+        } else if (count == 1) {
+            group_of[node] = -2;
+            skv_trs *v = &cl->constant[cl->constant_count];
+            keys_channel_trs(ch, 0.0, v->t, v->r, v->s);
+            cl->constant_node[cl->constant_count++] = node;
+        } else {
+            int g = 0;
+            for (; g < cl->group_count; g++) {
+                if (grid_count[g] != count) continue;
+                int k = 0;
+                while (k < count && TIME_OF(grid[g], grid_stride[g], k) == TIME_OF(times, stride, k)) k++;
+                if (k == count) break;
+            }
+            if (g == cl->group_count) {
+                grid[g] = times, grid_stride[g] = stride, grid_count[g] = count;
+                cl->group_count++;
+            }
+            group_of[node] = g;
+        }
+    }
+    for (int g = 0; g < cl->group_count; g++) {
+        lane_group *grp = &cl->groups[g];
+        grp->key_count = grid_count[g];
+        int last_block = -1;
+        for (int node = 0; node < sk->node_count; node++)
+            if (clip->node_channel[node] >= 0 && group_of[node] == g && node / LANES != last_block)
+                last_block = node / LANES, grp->block_count++;
+        size_t blocks = (size_t)grp->block_count;
+        grp->times = malloc((size_t)grp->key_count * sizeof *grp->times);
+        grp->pairs = lanes_alloc((size_t)grp->key_count * blocks * P_COUNT * LANES * sizeof *grp->pairs);
+        grp->first_node = malloc(blocks * sizeof *grp->first_node);
+        grp->lane = lanes_alloc(blocks * LANES * sizeof *grp->lane);
+        grp->full = malloc(blocks);
+        if (!grp->times || !grp->pairs || !grp->first_node || !grp->lane || !grp->full) goto fail;
+        for (int k = 0; k < grp->key_count; k++) grp->times[k] = TIME_OF(grid[g], grid_stride[g], k);
+        int b = -1;
+        last_block = -1;
+        for (int node = 0; node < sk->node_count; node++) {
+            if (clip->node_channel[node] < 0 || group_of[node] != g) continue;
+            if (node / LANES != last_block) {
+                last_block = node / LANES, b++;
+                grp->first_node[b] = last_block * LANES;
+            }
+            int l = node % LANES;
+            grp->lane[(size_t)b * LANES + (size_t)l] = -1;
+            for (int i = 0; i < grp->key_count; i++)
+                prepare_pair(grp->pairs + ((size_t)i * blocks + (size_t)b) * P_COUNT * LANES, l,
+                             &clip->channels[clip->node_channel[node]], i, grp->key_count);
+        }
+        for (size_t k = 0; k < blocks; k++) {
+            int full = 1;
+            for (int l = 0; l < LANES; l++) {
+                if (grp->lane[k * LANES + (size_t)l]) continue;
+                full = 0; /* not the group's: the identity, never stored */
+                for (int i = 0; i < grp->key_count; i++)
+                    grp->pairs[(((size_t)i * blocks + k) * P_COUNT + P_M + 3) * LANES + (size_t)l] = 1.0f;
+            }
+            grp->full[k] = (unsigned char)full;
+        }
+    }
+    free(group_of), free(grid), free(grid_stride), free(grid_count);
+    return cl;
+fail:
+    free(group_of), free(grid), free(grid_stride), free(grid_count);
+    clip_lanes_free(cl);
+    return NULL;
+}
+
+void layer_lanes_destroy(skv_layer_lanes *ll)
+{
+    if (!ll) return;
+    for (int s = 0; ll->sources && s <= ll->layer_count; s++) {
+        free(ll->sources[s].cursor);
+        free(ll->sources[s].wanted);
+        free(ll->sources[s].wanted_count);
+        free(ll->sources[s].loose);
+        free(ll->sources[s].values);
+    }
+    free(ll->sources);
+    free(ll->additive);
+    free(ll->mask);
+    free(ll->mixes);
+    free(ll->reference);
+    free(ll->mixed);
+    free(ll->formed);
+    free(ll->form);
+    free(ll);
+}
+
+/* A block of values (V_COUNT * stride) holding every node's rest T, R, S;
+ * past the last node the identity. */
+static float *rest_values(const skv_layers *layers, int node_count, int stride)
+{
+    float *values = lanes_alloc((size_t)V_COUNT * (size_t)stride * sizeof *values);
+    if (!values) return NULL;
+    static const float t0[3] = {0.0f, 0.0f, 0.0f}, r0[4] = {0.0f, 0.0f, 0.0f, 1.0f}, s0[3] = {1.0f, 1.0f, 1.0f};
+    for (int n = 0; n < stride; n++) {
+        if (n < node_count) put_value(values, stride, n, layers->rest[n].t, layers->rest[n].r, layers->rest[n].s);
+        else put_value(values, stride, n, t0, r0, s0);
+    }
+    return values;
+}
+
+/* Source s reads clip `cl` for the nodes `wanted_node` marks. */
+static skv_result source_make(lane_source *src, const skv_clip_lanes *cl, const skv_layers *layers, int node_count,
+                              int stride, const unsigned char *wanted_node)
+{
+    src->clip = cl;
+    if (!(src->values = rest_values(layers, node_count, stride))) return SKV_ERR_MEMORY;
+    if (!cl) return SKV_OK;
+    for (int k = 0; k < cl->constant_count; k++) {
+        const skv_trs *v = &cl->constant[k];
+        put_value(src->values, stride, cl->constant_node[k], v->t, v->r, v->s);
+    }
+    size_t blocks = 0;
+    for (int g = 0; g < cl->group_count; g++) blocks += (size_t)cl->groups[g].block_count;
+    src->cursor = calloc(cl->group_count > 0 ? (size_t)cl->group_count : 1, sizeof *src->cursor);
+    src->wanted_count = calloc(cl->group_count > 0 ? (size_t)cl->group_count : 1, sizeof *src->wanted_count);
+    src->wanted = malloc((blocks > 0 ? blocks : 1) * sizeof *src->wanted);
+    src->loose = calloc(cl->loose_count > 0 ? (size_t)cl->loose_count : 1, sizeof *src->loose);
+    if (!src->cursor || !src->wanted_count || !src->wanted || !src->loose) return SKV_ERR_MEMORY;
+    int *w = src->wanted;
+    for (int g = 0; g < cl->group_count; g++) {
+        const lane_group *grp = &cl->groups[g];
+        for (int b = 0; b < grp->block_count; b++) {
+            int want = 0;
+            for (int l = 0; l < LANES; l++)
+                want |= grp->lane[(size_t)b * LANES + (size_t)l] && wanted_node[grp->first_node[b] + l];
+            if (want) w[src->wanted_count[g]++] = b;
+        }
+        w += grp->block_count;
+    }
+    for (int k = 0; k < cl->loose_count; k++) {
+        const skv_channel *ch = &cl->clip->channels[cl->loose[k]];
+        if (wanted_node[ch->node]) src->loose[src->loose_count++] = (lane_loose){.node = ch->node, .channel = ch};
+    }
+    return SKV_OK;
+}
+
+skv_result layer_lanes_create(skv_layer_lanes **out, const skv_model *model, const skv_clip_lanes *const *clips,
+                              const skv_layers *layers, uint32_t active, const unsigned char *dirty,
+                              const unsigned char *layered)
+{
+    *out = NULL;
+    const skv_skeleton *sk = &model->skeleton;
+    skv_layer_lanes *ll = calloc(1, sizeof *ll);
+    if (!ll) return SKV_ERR_MEMORY;
+    int nodes = sk->node_count;
+    ll->node_count = nodes;
+    ll->stride = (nodes + LANES - 1) / LANES * LANES;
+    if (ll->stride == 0) ll->stride = LANES;
+    size_t st = (size_t)ll->stride, vectors = st / LANES;
+    int order[SKV_LAYERS_MAX];
+    for (int k = 0; k < layers->count; k++)
+        if (active >> layers->order[k] & 1u) order[ll->layer_count++] = layers->order[k];
+    int lc = ll->layer_count;
+    ll->sources = calloc((size_t)lc + 1, sizeof *ll->sources);
+    ll->additive = calloc((size_t)lc + 1, sizeof *ll->additive);
+    ll->mask = lanes_alloc(((size_t)lc + 1) * st * sizeof *ll->mask);
+    ll->mixes = malloc(((size_t)lc + 1) * (vectors + 1) * sizeof *ll->mixes);
+    ll->reference = lanes_alloc(((size_t)lc + 1) * V_COUNT * st * sizeof *ll->reference);
+    ll->mixed = lanes_alloc(V_COUNT * st * sizeof *ll->mixed);
+    ll->formed = malloc((vectors + 1) * sizeof *ll->formed);
+    ll->form = calloc(st, 1);
+    unsigned char *wanted = calloc(st, 1);
+    if (!ll->sources || !ll->additive || !ll->mask || !ll->mixes || !ll->reference || !ll->mixed || !ll->formed ||
+        !ll->form || !wanted)
+        goto fail;
+    const skv_clip *base = clips[0] ? clips[0]->clip : NULL;
+    for (int n = 0; n < nodes; n++) wanted[n] = dirty[n] && base && base->node_channel[n] >= 0;
+    if (source_make(&ll->sources[0], clips[0], layers, nodes, ll->stride, wanted) != SKV_OK) goto fail;
+    int *mixes = ll->mixes;
+    for (int j = 0; j < lc; j++) {
+        int i = order[j];
+        const skv_clip *c = clips[1 + j] ? clips[1 + j]->clip : NULL;
+        int32_t *mask = ll->mask + (size_t)j * st;
+        for (int n = 0; n < nodes; n++) {
+            int in = layered[n] && (layers->node_layers[n] >> i & 1u);
+            mask[n] = in ? -1 : 0;
+            wanted[n] = (unsigned char)(in && c && c->node_channel[n] >= 0);
+        }
+        for (size_t v = 0; v < st; v += LANES)
+            {
+            int any = 0;
+            for (int l = 0; l < LANES; l++) any |= mask[v + (size_t)l];
+            if (any) *mixes++ = (int)v;
+        }
+        *mixes++ = -1;
+        if (source_make(&ll->sources[1 + j], clips[1 + j], layers, nodes, ll->stride, wanted) != SKV_OK) goto fail;
+        ll->additive[j] = layers->additive[i];
+        float *ref = ll->reference + (size_t)j * V_COUNT * st;
+        static const float t0[3] = {0.0f, 0.0f, 0.0f}, r0[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+        for (int n = 0; n < ll->stride; n++) {
+            if (n < nodes && layers->additive[i]) {
+                const skv_trs *r = &layers->reference[(size_t)i * (size_t)nodes + (size_t)n];
+                put_value(ref, ll->stride, n, r->t, r->r, r->s);
+            } else {
+                put_value(ref, ll->stride, n, t0, r0, t0);
+            }
+        }
+    }
+    int *formed = ll->formed;
+    for (int n = 0; n < nodes; n++)
+        if (dirty[n]) ll->form[n] = (unsigned char)(layered[n] || (base && base->node_channel[n] >= 0) ? 1 : 2);
+    for (size_t v = 0; v < st; v += LANES)
+        {
+            int any = 0;
+            for (int l = 0; l < LANES; l++) any |= ll->form[v + (size_t)l];
+            if (any) *formed++ = (int)v;
+        }
+    *formed = -1;
+    free(wanted);
+    *out = ll;
+    return SKV_OK;
+fail:
+    free(wanted);
+    layer_lanes_destroy(ll);
+    return SKV_ERR_MEMORY;
+}

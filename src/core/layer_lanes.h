@@ -1,0 +1,54 @@
+/* layer_lanes.h - a layered frame's locals a vector of nodes at a time
+ * (pose.c's plan for pose_evaluate_layers owns one): every clip a layered
+ * frame reads (the base, each layer that moves anything) sampled in
+ * groups of channels keyed at the same times, their key pairs prepared as
+ * arcs once, so that a frame does one key search per group and no
+ * trigonometry per key; the layers mixed into the base four nodes at a
+ * time (layers.h's rules: override lerps and slerps, additive products
+ * against the reference); the locals formed T * R * S. Channels that do
+ * not fit a group (step or cubic keys, T, R and S keyed at different
+ * times, rotation keys not of unit length) are sampled one by one as the
+ * reference samples them. Private to src/core. */
+#ifndef SKV_LAYER_LANES_H
+#define SKV_LAYER_LANES_H
+
+#include "error.h"
+#include "layers.h"
+#include "model.h"
+
+#include <stdint.h>
+
+/* One clip's keys prepared for lanes (shared by every pose: skv_walks
+ * keeps them, walks_clip_lanes): its channels in groups keyed at the same
+ * times, each key pair as an arc; the channels that fit no group, and
+ * those that never move. NULL if memory runs out. */
+typedef struct skv_clip_lanes skv_clip_lanes;
+skv_clip_lanes *clip_lanes_prepare(const skv_model *model, const skv_clip *clip);
+void clip_lanes_free(skv_clip_lanes *lanes); /* NULL is fine */
+/* How a clip was prepared: its time lines (groups), the channels sampled
+ * one by one, those that never move (tests, benchmark). */
+void clip_lanes_counts(const skv_clip_lanes *lanes, int *groups, int *loose, int *constant);
+
+/* A pose's lanes for layered frames (pose.c's plan owns them): clips[0]
+ * the base's prepared keys (NULL: the rest pose), clips[1 + j] those of
+ * the j-th layer of `active` (bits of `layers`' layers) in the order they
+ * apply (layers->order). Per node: dirty, formed again (its local made
+ * here); layered, mixed by each active layer whose mask holds it. The
+ * clips' values are sampled only where a frame reads them. SKV_ERR_MEMORY
+ * when memory runs out. The model, the prepared keys and the layers must
+ * outlive the lanes. */
+typedef struct skv_layer_lanes skv_layer_lanes;
+skv_result layer_lanes_create(skv_layer_lanes **out, const skv_model *model, const skv_clip_lanes *const *clips,
+                              const skv_layers *layers, uint32_t active, const unsigned char *dirty,
+                              const unsigned char *layered);
+void layer_lanes_destroy(skv_layer_lanes *lanes); /* NULL is fine */
+
+/* Every dirty node's local at the base's clip time `base_ticks` and the
+ * active layers' times and weights (in the order they apply), into
+ * local[node]: T * R * S, or its rest matrix as it is where no clip has
+ * a channel for it and no layer mixes it. `wide`: with AVX2 and FMA (the
+ * caller knows the CPU has them), else the portable build. */
+void layer_lanes_locals(skv_layer_lanes *lanes, int wide, double base_ticks, const double *layer_ticks,
+                        const float *layer_weight, const mat4 *rest_local, mat4 *local);
+
+#endif
