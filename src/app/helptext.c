@@ -38,11 +38,17 @@ const skv_help_entry skv_window_keys[] = {
     {NULL, NULL},
 };
 
-/* viewer.c's viewer_display_available reads these two. */
+/* viewer.c's viewer_display_available reads the first two; the GL
+ * program cache (src/gl/program_cache.c) the others. */
 const skv_help_entry skv_environment[] = {
     {"DISPLAY", "the X display the window opens on"},
     {"WAYLAND_DISPLAY",
      "the Wayland display the window opens on; with neither set, a run that would open the window renders "
      "frames of the clip headless instead (--window-capture fails)"},
+    {"XDG_CACHE_HOME",
+     "where linked GL programs are kept between runs (skinview/programs there; else in ~/.cache), so that a "
+     "later run loads them instead of compiling its shaders again; an entry that does not match the driver "
+     "and the shaders byte for byte is built again"},
+    {"SKINVIEW_PROGRAM_CACHE", "off: keep no GL programs between runs"},
     {NULL, NULL},
 };

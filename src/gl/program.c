@@ -2,6 +2,8 @@
  * finding a program's uniforms. */
 #include "program.h"
 
+#include "program_cache.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,14 +91,59 @@ GLuint render_program(const char *vertex_name, const char *fragment_name, skv_er
     return render_program_feedback(vertex_name, fragment_name, NULL, 0, SKV_DEFAULT_INFLUENCES, err);
 }
 
+/* A program's key in the cache (program_cache.h): the driver's strings
+ * and every text the program is built from, the transform feedback
+ * varyings included; NULL (no cache for it) if memory runs out or a
+ * shader is not embedded. */
+static char *program_key(const char *vertex_name, const char *fragment_name, const char *const *varyings,
+                         int varying_count, const skv_shader_variant *variant, size_t *size)
+{
+    const char *vertex = shader_source(vertex_name), *fragment = shader_source(fragment_name);
+    if (!vertex || !fragment) return NULL;
+    char preamble[1024];
+    shader_preamble(preamble, sizeof preamble, variant);
+    const GLenum strings[] = {GL_VENDOR, GL_RENDERER, GL_VERSION, GL_SHADING_LANGUAGE_VERSION};
+    const char *parts[16];
+    int n = 0;
+    for (int i = 0; i < 4; i++) {
+        const char *s = (const char *)glGetString(strings[i]);
+        parts[n++] = s ? s : "";
+    }
+    parts[n++] = preamble, parts[n++] = vertex, parts[n++] = preamble, parts[n++] = fragment;
+    size_t total = 0;
+    for (int i = 0; i < n; i++) total += strlen(parts[i]) + 1;
+    for (int i = 0; i < varying_count; i++) total += strlen(varyings[i]) + 1;
+    char *key = malloc(total > 0 ? total : 1), *p = key;
+    if (!key) return NULL;
+    for (int i = 0; i < n + varying_count; i++) { /* each text ended by a 0 byte: no two keys run together */
+        const char *t = i < n ? parts[i] : varyings[i - n];
+        size_t len = strlen(t) + 1;
+        memcpy(p, t, len);
+        p += len;
+    }
+    *size = total;
+    return key;
+}
+
 GLuint render_program_variant(const char *vertex_name, const char *fragment_name, const char *const *varyings,
                               int varying_count, const skv_shader_variant *variant, skv_error *err)
 {
+    size_t key_size = 0;
+    char *key = program_cache_usable()
+                    ? program_key(vertex_name, fragment_name, varyings, varying_count, variant, &key_size)
+                    : NULL;
+    if (key) {
+        GLuint kept = program_cache_load(key, key_size);
+        if (kept) {
+            free(key);
+            return kept;
+        }
+    }
     GLuint vs = compile(GL_VERTEX_SHADER, vertex_name, variant, err);
-    if (!vs) return 0;
-    GLuint fs = compile(GL_FRAGMENT_SHADER, fragment_name, variant, err);
+    GLuint fs = vs ? compile(GL_FRAGMENT_SHADER, fragment_name, variant, err) : 0;
     if (!fs) {
-        glDeleteShader(vs);
+        if (vs) glDeleteShader(vs);
+        free(key);
         return 0;
     }
     GLuint program = glCreateProgram();
@@ -104,6 +151,7 @@ GLuint render_program_variant(const char *vertex_name, const char *fragment_name
     glAttachShader(program, fs);
     if (varying_count > 0)
         glTransformFeedbackVaryings(program, varying_count, (const GLchar *const *)varyings, GL_INTERLEAVED_ATTRIBS);
+    if (key) glProgramParameteri(program, GL_PROGRAM_BINARY_RETRIEVABLE_HINT, GL_TRUE);
     glLinkProgram(program);
     glDeleteShader(vs);
     glDeleteShader(fs);
@@ -114,8 +162,11 @@ GLuint render_program_variant(const char *vertex_name, const char *fragment_name
         skv_fail(err, SKV_ERR_GPU, "shaders %s + %s do not link: %s", vertex_name, fragment_name,
                  info_log_line(program, 1, log, sizeof log));
         glDeleteProgram(program);
+        free(key);
         return 0;
     }
+    if (key) program_cache_store(program, key, key_size);
+    free(key);
     return program;
 }
 

@@ -84,7 +84,8 @@ done
 if [ "$no_shim" != --no-shim ]; then
   # counted OPTIONS...: what the run creates, as "CONTEXTS PROGRAMS".
   counted() {
-    SKV_SHIM_COUNT_FILE="$out/counts" LD_PRELOAD=$shim "$skinview" "$@" >/dev/null 2>&1
+    # (the program cache off: a warm one loads programs instead of linking them)
+    SKINVIEW_PROGRAM_CACHE=off SKV_SHIM_COUNT_FILE="$out/counts" LD_PRELOAD=$shim "$skinview" "$@" >/dev/null 2>&1
     awk '/^contexts/ {c = $2} /^programs/ {p = $2} END {print c + 0, p + 0}' "$out/counts"
   }
   cp "$shared/gltf/Fox.glb" Fox_copy.glb

@@ -1,0 +1,176 @@
+/* program_cache.c - linked GL programs kept across runs (program_cache.h).
+ * An entry is one file named by a hash of its key:
+ *   "SKVPROG1", binary format (u32), key size (u64), binary size (u64),
+ *   the key, the binary
+ * written to a temporary file in the folder and renamed over the entry, so
+ * that a reader sees a whole entry or none. */
+#include "program_cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char MAGIC[8] = {'S', 'K', 'V', 'P', 'R', 'O', 'G', '1'};
+enum { HEADER = 8 + 4 + 8 + 8 };
+/* Past these an entry is not one of ours (a program's binary is tens of
+ * kilobytes to a few megabytes, its key its sources: tens of kilobytes). */
+#define KEY_MAX ((uint64_t)1 << 20)
+#define BINARY_MAX ((uint64_t)64 << 20)
+
+int program_cache_usable(void)
+{
+    if (!GLAD_GL_ARB_get_program_binary || !glProgramBinary || !glGetProgramBinary) return 0;
+    const char *off = getenv("SKINVIEW_PROGRAM_CACHE");
+    if (off && strcmp(off, "off") == 0) return 0;
+    GLint formats = 0;
+    glGetIntegerv(GL_NUM_PROGRAM_BINARY_FORMATS, &formats);
+    return formats > 0;
+}
+
+/* The folder, made if missing (0700: the user's programs); 0 where there
+ * is none (no XDG_CACHE_HOME or HOME, or it cannot be made). */
+static int cache_folder(char *out, size_t size)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int n;
+    if (xdg && xdg[0] == '/') n = snprintf(out, size, "%s", xdg);
+    else if (home && home[0] == '/') n = snprintf(out, size, "%s/.cache", home);
+    else return 0;
+    if (n < 0 || (size_t)n >= size) return 0;
+    static const char *const parts[] = {"/skinview", "/programs"};
+    for (int i = 0; i < 2; i++) {
+        if (mkdir(out, 0700) != 0 && errno != EEXIST) return 0;
+        size_t len = strlen(out);
+        if (len + strlen(parts[i]) + 1 > size) return 0;
+        memcpy(out + len, parts[i], strlen(parts[i]) + 1);
+    }
+    return mkdir(out, 0700) == 0 || errno == EEXIST;
+}
+
+/* 64-bit FNV-1a: names the file; the key inside it decides. */
+static uint64_t key_hash(const char *key, size_t size)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (size_t i = 0; i < size; i++) h = (h ^ (unsigned char)key[i]) * 1099511628211ull;
+    return h;
+}
+
+static int entry_path(const char *key, size_t key_size, char *out, size_t size)
+{
+    char folder[4096];
+    if (!cache_folder(folder, sizeof folder)) return 0;
+    int n = snprintf(out, size, "%s/%016llx.bin", folder, (unsigned long long)key_hash(key, key_size));
+    return n > 0 && (size_t)n < size;
+}
+
+static int read_all(int fd, void *buf, size_t size)
+{
+    char *p = buf;
+    while (size > 0) {
+        ssize_t got = read(fd, p, size);
+        if (got <= 0) {
+            if (got < 0 && errno == EINTR) continue;
+            return 0;
+        }
+        p += got, size -= (size_t)got;
+    }
+    return 1;
+}
+
+static int write_all(int fd, const void *buf, size_t size)
+{
+    const char *p = buf;
+    while (size > 0) {
+        ssize_t put = write(fd, p, size);
+        if (put <= 0) {
+            if (put < 0 && errno == EINTR) continue;
+            return 0;
+        }
+        p += put, size -= (size_t)put;
+    }
+    return 1;
+}
+
+GLuint program_cache_load(const char *key, size_t key_size)
+{
+    char path[4200];
+    if (!entry_path(key, key_size, path, sizeof path)) return 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return 0;
+    GLuint program = 0;
+    unsigned char header[HEADER];
+    char *stored_key = NULL, *binary = NULL;
+    struct stat st;
+    uint32_t format;
+    uint64_t stored_key_size, binary_size;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !read_all(fd, header, sizeof header) ||
+        memcmp(header, MAGIC, sizeof MAGIC) != 0)
+        goto done;
+    memcpy(&format, header + 8, 4);
+    memcpy(&stored_key_size, header + 12, 8);
+    memcpy(&binary_size, header + 20, 8);
+    if (stored_key_size != key_size || key_size > KEY_MAX || binary_size == 0 || binary_size > BINARY_MAX ||
+        (uint64_t)st.st_size != HEADER + stored_key_size + binary_size)
+        goto done;
+    stored_key = malloc(key_size > 0 ? key_size : 1);
+    binary = malloc((size_t)binary_size);
+    if (!stored_key || !binary || !read_all(fd, stored_key, key_size) || memcmp(stored_key, key, key_size) != 0 ||
+        !read_all(fd, binary, (size_t)binary_size))
+        goto done;
+    program = glCreateProgram();
+    glProgramBinary(program, (GLenum)format, binary, (GLsizei)binary_size);
+    GLint ok = 0;
+    glGetProgramiv(program, GL_LINK_STATUS, &ok);
+    if (!ok) { /* the driver refused it (another build, a corrupt binary): built again, stored over */
+        glDeleteProgram(program);
+        program = 0;
+    }
+    while (glGetError() != GL_NO_ERROR) {
+    } /* a refused binary may leave GL_INVALID_ENUM behind */
+done:
+    free(stored_key);
+    free(binary);
+    close(fd);
+    return program;
+}
+
+void program_cache_store(GLuint program, const char *key, size_t key_size)
+{
+    if (key_size > KEY_MAX) return;
+    GLint length = 0;
+    glGetProgramiv(program, GL_PROGRAM_BINARY_LENGTH, &length);
+    if (length <= 0 || (uint64_t)length > BINARY_MAX) return;
+    char path[4200], temporary[4300];
+    if (!entry_path(key, key_size, path, sizeof path)) return;
+    void *binary = malloc((size_t)length);
+    if (!binary) return;
+    GLsizei got = 0;
+    GLenum format = 0;
+    glGetProgramBinary(program, length, &got, &format, binary);
+    int fd = -1;
+    if (got <= 0 || got > length) goto done;
+    if (snprintf(temporary, sizeof temporary, "%s.XXXXXX", path) >= (int)sizeof temporary) goto done;
+    fd = mkstemp(temporary);
+    if (fd < 0) goto done;
+    unsigned char header[HEADER];
+    uint32_t format32 = (uint32_t)format;
+    uint64_t key64 = key_size, binary64 = (uint64_t)got;
+    memcpy(header, MAGIC, sizeof MAGIC);
+    memcpy(header + 8, &format32, 4);
+    memcpy(header + 12, &key64, 8);
+    memcpy(header + 20, &binary64, 8);
+    int ok = write_all(fd, header, sizeof header) && write_all(fd, key, key_size) &&
+             write_all(fd, binary, (size_t)got);
+    ok = close(fd) == 0 && ok;
+    fd = -1;
+    if (!ok || rename(temporary, path) != 0) unlink(temporary);
+done:
+    while (glGetError() != GL_NO_ERROR) {
+    }
+    free(binary);
+}

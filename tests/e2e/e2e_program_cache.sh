@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Linked programs kept across runs (src/gl/program_cache.c): a first run
+# in an empty cache folder links its programs and stores them; a second
+# loads them and links none (counted by the GL count shim); the pictures
+# are byte-identical to a run with the cache off; an entry cut short, one
+# whose binary bytes are flipped, one whose key is changed, one that is
+# not a file, and a cache folder that cannot be made each cost a link
+# (built from the sources again) and change nothing else: no line on
+# stderr, the same picture, a good entry written back.
+#
+# Usage: e2e_program_cache.sh SKINVIEW COUNT_SHIM.so SHARED_MODELS OUT_DIR [--no-shim]
+# --no-shim (AddressSanitizer builds): the pictures and entries only.
+set -uo pipefail
+skinview=$1 shim=$2 shared=$3 out=$4 no_shim=${5:-}
+rm -rf "$out"
+mkdir -p "$out"
+cd "$out" || exit 1
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+model=$shared/gltf/Fox.glb
+[ -e "$model" ] || { echo "FAIL: MISSING test model $model"; exit 1; }
+args=("$model" --size 64x64)
+
+# run CACHE_HOME NAME: one screenshot with XDG_CACHE_HOME=CACHE_HOME;
+# prints the programs it linked (-1 without the shim).
+run() {
+  local home=$1 name=$2
+  if [ "$no_shim" = --no-shim ]; then
+    XDG_CACHE_HOME=$home "$skinview" "${args[@]}" --screenshot "$name.png" >/dev/null 2>"$name.err"
+    echo -1
+  else
+    XDG_CACHE_HOME=$home SKV_SHIM_COUNT_FILE="$out/$name.counts" LD_PRELOAD=$shim \
+      "$skinview" "${args[@]}" --screenshot "$name.png" >/dev/null 2>"$name.err"
+    awk '/^programs/ {p = $2} END {print p + 0}' "$name.counts"
+  fi
+}
+# same NAME: NAME's picture is the uncached run's, and it said nothing.
+same() {
+  cmp -s off.png "$1.png" || fail "$1: the picture differs from the run without the cache"
+  [ ! -s "$1.err" ] || fail "$1: said: $(head -c 300 "$1.err")"
+}
+
+off_links=$(SKINVIEW_PROGRAM_CACHE=off run "$out/off-home" off)
+[ -s off.png ] || fail "no picture without the cache"
+[ ! -e off-home/skinview/programs ] || fail "SKINVIEW_PROGRAM_CACHE=off made the cache folder"
+
+cold_links=$(run "$out/home" cold)
+same cold
+entries=(home/skinview/programs/*.bin)
+[ -e "${entries[0]}" ] || fail "the first run stored no program (is GL_ARB_get_program_binary there?)"
+echo "without the cache: ${off_links} program(s) linked; first run: ${cold_links}, ${#entries[@]} entries stored"
+stat -c '%a' home/skinview/programs | grep -qx 700 || fail "the cache folder is not the user's alone (0700)"
+
+warm_links=$(run "$out/home" warm)
+same warm
+echo "second run: ${warm_links} program(s) linked"
+if [ "$no_shim" != --no-shim ]; then
+  [ "$off_links" -gt 0 ] || fail "the shim counted no link without the cache"
+  [ "$cold_links" -eq "$off_links" ] || fail "the first run linked $cold_links programs, without the cache $off_links"
+  [ "$warm_links" -eq 0 ] || fail "the second run linked $warm_links programs: the cache was not used"
+fi
+
+# spoil HOW ENTRY: one way an entry can go bad.
+spoil() {
+  case $1 in
+    short) head -c $(($(stat -c %s "$2") / 2)) "$2" >"$2.tmp" && mv "$2.tmp" "$2" ;;
+    binary) # the last 64 bytes (inside the binary) inverted
+      size=$(stat -c %s "$2")
+      python3 -c 'import sys
+p, n = sys.argv[1], int(sys.argv[2])
+b = bytearray(open(p, "rb").read())
+for i in range(n - 64, n): b[i] ^= 0xff
+open(p, "wb").write(b)' "$2" "$size" ;;
+    key) # a byte of the key (the driver strings, past the 28-byte header) changed
+      python3 -c 'import sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read()); b[30] ^= 0x20
+open(p, "wb").write(b)' "$2" ;;
+    folder) rm -f "$2" && mkdir "$2" ;;
+  esac
+}
+for how in short binary key folder; do
+  for entry in home/skinview/programs/*.bin; do
+    good_size=$(stat -c %s "$entry" 2>/dev/null || echo 0)
+    [ -f "$entry" ] || continue
+    spoil "$how" "$entry"
+    links=$(run "$out/home" "spoilt-$how")
+    same "spoilt-$how"
+    echo "entry $(basename "$entry") spoilt ($how): ${links} program(s) linked"
+    if [ "$no_shim" != --no-shim ]; then
+      [ "$links" -eq 1 ] || fail "$how: a spoilt entry made $links links, not 1"
+    fi
+    if [ "$how" = folder ]; then
+      [ -d "$entry" ] || fail "$how: the directory in the entry's place was replaced"
+      rmdir "$entry"
+    else
+      [ "$(stat -c %s "$entry")" -eq "$good_size" ] || fail "$how: the entry was not written back whole"
+    fi
+    break
+  done
+done
+
+# A cache folder that cannot be made (skinview in XDG_CACHE_HOME is a
+# file; Mesa's own cache folder beside it is fine): no cache.
+mkdir -p blocked && : >blocked/skinview
+links=$(run "$out/blocked" nofolder)
+same nofolder
+[ "$no_shim" = --no-shim ] || [ "$links" -eq "$off_links" ] || fail "no folder: $links links, not $off_links"
+
+exit $status
