@@ -33,6 +33,16 @@ enum { V_T = 0, V_R = 3, V_S = 7, V_COUNT = 10 };
  * sin y N with y = (f - 1/2) theta (M the arc's middle, N its direction;
  * both unit), so that a frame needs no arccosine or division. */
 enum { P_T0 = 0, P_DT = 3, P_S0 = 6, P_DS = 9, P_M = 12, P_N = 16, P_THETA = 20, P_COUNT = 21 };
+/* A key pair's bytes in a block of lanes: 672, ~9 times a channel's key
+ * (72 bytes) where one node holds the block, 1.2 times where 8 do. */
+#define PAIR_BYTES ((size_t)P_COUNT * LANES * sizeof(float))
+
+/* What a model's clips' pairs hold together at most (skv_walk_bytes.lanes;
+ * as walk_compile.c's budgets): channels on their own time lines cost a
+ * block of lanes per key each, 2.4 GB for 60 of them over 2,000 seconds
+ * at 30 Hz (260 MB of keys). Past it a time line's channels are sampled
+ * one by one (as exact, slower). */
+#define LANES_MODEL_BYTES ((size_t)32 << 20)
 
 /* Channels of one clip keyed at the same times: key_count pairs, the last
  * the last key held (the clamp past the end). Its lanes are nodes: blocks
@@ -58,6 +68,7 @@ struct skv_clip_lanes {
     int constant_count; /* channels that never move: their value once */
     int *constant_node;
     skv_trs *constant;
+    size_t bytes; /* the groups' pairs (charged to the model's LANES_MODEL_BYTES) */
 };
 
 /* A channel sampled one by one into node `node`'s values. */
@@ -280,23 +291,45 @@ void clip_lanes_counts(const skv_clip_lanes *cl, int *groups, int *loose, int *c
     *groups = cl->group_count, *loose = cl->loose_count, *constant = cl->constant_count;
 }
 
-skv_clip_lanes *clip_lanes_prepare(const skv_model *model, const skv_clip *clip)
+/* A time line's hash (its count and times' bits): channels compared key
+ * by key only where it matches, so that many lines of one length that
+ * differ late cost no search over every key of every line. */
+static uint64_t grid_hash(const double *times, size_t stride, int count)
+{
+    uint64_t h = 1469598103934665603u ^ (uint64_t)count;
+    for (int k = 0; k < count; k++) {
+        uint64_t bits;
+        double t = TIME_OF(times, stride, k);
+        memcpy(&bits, &t, sizeof bits);
+        h = (h ^ bits) * 1099511628211u;
+    }
+    return h;
+}
+
+skv_clip_lanes *clip_lanes_prepare(const skv_model *model, const skv_clip *clip, size_t *held)
 {
     const skv_skeleton *sk = &model->skeleton;
     skv_clip_lanes *cl = calloc(1, sizeof *cl);
     size_t n = sk->node_count > 0 ? (size_t)sk->node_count : 1;
-    /* Per node with a channel: its group, or -1 loose, -2 constant. */
+    /* Per node with a channel: its group, or -1 loose, -2 constant. Per
+     * group (at most one per node): its time line, blocks, and while its
+     * pairs are filled the block and node it is at. */
     int *group_of = malloc(n * sizeof *group_of);
     const double **grid = malloc(n * sizeof *grid);
     size_t *grid_stride = malloc(n * sizeof *grid_stride);
     int *grid_count = malloc(n * sizeof *grid_count);
-    if (!cl || !group_of || !grid || !grid_stride || !grid_count) goto fail;
+    uint64_t *hash = malloc(n * sizeof *hash);
+    int *blocks_of = calloc(n, sizeof *blocks_of), *at_block = malloc(n * sizeof *at_block);
+    int *renumber = malloc(n * sizeof *renumber);
+    if (!cl || !group_of || !grid || !grid_stride || !grid_count || !hash || !blocks_of || !at_block || !renumber)
+        goto fail;
     cl->clip = clip;
     cl->groups = calloc(n, sizeof *cl->groups);
     cl->loose = malloc(n * sizeof *cl->loose);
     cl->constant_node = malloc(n * sizeof *cl->constant_node);
     cl->constant = malloc(n * sizeof *cl->constant);
     if (!cl->groups || !cl->loose || !cl->constant_node || !cl->constant) goto fail;
+    int lines = 0;
     for (int node = 0; node < sk->node_count; node++) {
         int c = clip->node_channel[node];
         if (c < 0) continue;
@@ -306,56 +339,80 @@ skv_clip_lanes *clip_lanes_prepare(const skv_model *model, const skv_clip *clip)
         const double *times = channel_grid(ch, &count, &stride);
         if (count == 0) {
             group_of[node] = -1;
-            cl->loose[cl->loose_count++] = c;
         } else if (count == 1) {
             group_of[node] = -2;
             skv_trs *v = &cl->constant[cl->constant_count];
             keys_channel_trs(ch, 0.0, v->t, v->r, v->s);
             cl->constant_node[cl->constant_count++] = node;
         } else {
+            uint64_t h = grid_hash(times, stride, count);
             int g = 0;
-            for (; g < cl->group_count; g++) {
-                if (grid_count[g] != count) continue;
+            for (; g < lines; g++) {
+                if (hash[g] != h || grid_count[g] != count) continue;
                 int k = 0;
                 while (k < count && TIME_OF(grid[g], grid_stride[g], k) == TIME_OF(times, stride, k)) k++;
                 if (k == count) break;
             }
-            if (g == cl->group_count) {
-                grid[g] = times, grid_stride[g] = stride, grid_count[g] = count;
-                cl->group_count++;
+            if (g == lines) {
+                grid[g] = times, grid_stride[g] = stride, grid_count[g] = count, hash[g] = h, at_block[g] = -1;
+                lines++;
             }
             group_of[node] = g;
+            if (node / LANES != at_block[g]) at_block[g] = node / LANES, blocks_of[g]++;
         }
     }
-    for (int g = 0; g < cl->group_count; g++) {
-        lane_group *grp = &cl->groups[g];
+    /* The lines whose pairs fit in what the model's lanes may hold
+     * (LANES_MODEL_BYTES, with *held what its other clips' hold), in
+     * order: the channels of the others sampled one by one, as exact. */
+    for (int g = 0; g < lines; g++) {
+        size_t room = *held < LANES_MODEL_BYTES ? LANES_MODEL_BYTES - *held : 0;
+        size_t bytes = (size_t)grid_count[g] * (size_t)blocks_of[g] * PAIR_BYTES;
+        renumber[g] = -1;
+        if (bytes > room) continue;
+        renumber[g] = cl->group_count++;
+        *held += bytes, cl->bytes += bytes;
+    }
+    for (int node = 0; node < sk->node_count; node++) {
+        if (clip->node_channel[node] < 0 || group_of[node] == -2) continue;
+        if (group_of[node] >= 0) group_of[node] = renumber[group_of[node]];
+        if (group_of[node] == -1) cl->loose[cl->loose_count++] = clip->node_channel[node];
+    }
+    for (int g = 0; g < lines; g++) {
+        if (renumber[g] < 0) continue;
+        lane_group *grp = &cl->groups[renumber[g]];
         grp->key_count = grid_count[g];
-        int last_block = -1;
-        for (int node = 0; node < sk->node_count; node++)
-            if (clip->node_channel[node] >= 0 && group_of[node] == g && node / LANES != last_block)
-                last_block = node / LANES, grp->block_count++;
+        grp->block_count = blocks_of[g];
         size_t blocks = (size_t)grp->block_count;
         grp->times = malloc((size_t)grp->key_count * sizeof *grp->times);
-        grp->pairs = lanes_alloc((size_t)grp->key_count * blocks * P_COUNT * LANES * sizeof *grp->pairs);
+        grp->pairs = lanes_alloc((size_t)grp->key_count * blocks * PAIR_BYTES);
         grp->first_node = malloc(blocks * sizeof *grp->first_node);
         grp->lane = lanes_alloc(blocks * LANES * sizeof *grp->lane);
         grp->full = malloc(blocks);
         if (!grp->times || !grp->pairs || !grp->first_node || !grp->lane || !grp->full) goto fail;
         for (int k = 0; k < grp->key_count; k++) grp->times[k] = TIME_OF(grid[g], grid_stride[g], k);
-        int b = -1;
-        last_block = -1;
-        for (int node = 0; node < sk->node_count; node++) {
-            if (clip->node_channel[node] < 0 || group_of[node] != g) continue;
-            if (node / LANES != last_block) {
-                last_block = node / LANES, b++;
-                grp->first_node[b] = last_block * LANES;
-            }
-            int l = node % LANES;
-            grp->lane[(size_t)b * LANES + (size_t)l] = -1;
-            for (int i = 0; i < grp->key_count; i++)
-                prepare_pair(grp->pairs + ((size_t)i * blocks + (size_t)b) * P_COUNT * LANES, l,
-                             &clip->channels[clip->node_channel[node]], i, grp->key_count);
+    }
+    /* Every group's pairs, node by node (at_block[g]: its block being
+     * filled, renumbered groups' indices now). */
+    for (int g = 0; g < cl->group_count; g++) at_block[g] = -1;
+    for (int node = 0; node < sk->node_count; node++) {
+        int g = clip->node_channel[node] >= 0 ? group_of[node] : -1;
+        if (g < 0) continue;
+        lane_group *grp = &cl->groups[g];
+        size_t blocks = (size_t)grp->block_count;
+        int b = at_block[g];
+        if (b < 0 || grp->first_node[b] != node / LANES * LANES) {
+            at_block[g] = ++b;
+            grp->first_node[b] = node / LANES * LANES;
         }
+        int l = node % LANES;
+        grp->lane[(size_t)b * LANES + (size_t)l] = -1;
+        for (int i = 0; i < grp->key_count; i++)
+            prepare_pair(grp->pairs + ((size_t)i * blocks + (size_t)b) * P_COUNT * LANES, l,
+                         &clip->channels[clip->node_channel[node]], i, grp->key_count);
+    }
+    for (int g = 0; g < cl->group_count; g++) {
+        lane_group *grp = &cl->groups[g];
+        size_t blocks = (size_t)grp->block_count;
         for (size_t k = 0; k < blocks; k++) {
             int full = 1;
             for (int l = 0; l < LANES; l++) {
@@ -367,12 +424,20 @@ skv_clip_lanes *clip_lanes_prepare(const skv_model *model, const skv_clip *clip)
             grp->full[k] = (unsigned char)full;
         }
     }
-    free(group_of), free(grid), free(grid_stride), free(grid_count);
+    free(group_of), free(grid), free(grid_stride), free(grid_count), free(hash), free(blocks_of), free(at_block);
+    free(renumber);
     return cl;
 fail:
-    free(group_of), free(grid), free(grid_stride), free(grid_count);
+    free(group_of), free(grid), free(grid_stride), free(grid_count), free(hash), free(blocks_of), free(at_block);
+    free(renumber);
+    if (cl) *held -= cl->bytes;
     clip_lanes_free(cl);
     return NULL;
+}
+
+size_t clip_lanes_bytes(const skv_clip_lanes *cl)
+{
+    return cl ? cl->bytes : 0;
 }
 
 void layer_lanes_destroy(skv_layer_lanes *ll)

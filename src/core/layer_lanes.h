@@ -16,18 +16,23 @@
 #include "layers.h"
 #include "model.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* One clip's keys prepared for lanes (shared by every pose: skv_walks
  * keeps them, walks_clip_lanes): its channels in groups keyed at the same
  * times, each key pair as an arc; the channels that fit no group, and
- * those that never move. NULL if memory runs out. */
+ * those that never move. `held`: what the model's other clips' lanes
+ * hold (bytes; a budget per model: past it a group's channels are
+ * sampled one by one), this clip's added. NULL if memory runs out. */
 typedef struct skv_clip_lanes skv_clip_lanes;
-skv_clip_lanes *clip_lanes_prepare(const skv_model *model, const skv_clip *clip);
+skv_clip_lanes *clip_lanes_prepare(const skv_model *model, const skv_clip *clip, size_t *held);
 void clip_lanes_free(skv_clip_lanes *lanes); /* NULL is fine */
 /* How a clip was prepared: its time lines (groups), the channels sampled
  * one by one, those that never move (tests, benchmark). */
 void clip_lanes_counts(const skv_clip_lanes *lanes, int *groups, int *loose, int *constant);
+/* The bytes its groups' pairs take (charged to `held`; NULL: 0). */
+size_t clip_lanes_bytes(const skv_clip_lanes *lanes);
 
 /* A pose's lanes for layered frames (pose.c's plan owns them): clips[0]
  * the base's prepared keys (NULL: the rest pose), clips[1 + j] those of
