@@ -4,12 +4,14 @@
  * rotation's keys q and -q in turn (the shorter-arc sign), keys a quarter
  * turn apart as quaternions (a . b exactly 0, or just under or over it),
  * identical keys, huge and tiny values, values not finite, rotation keys
- * of no length, one key everywhere, skeletons of 0 and 1 nodes, times far
- * past the end and negative; every kernel (both builds of the lanes). The
- * palettes agree within RELATIVE of the reference's magnitude (a
- * component's error over max(1, the matrix's largest component)); where
- * the reference's local has a value that is not finite, the fast path's
- * has one there too. */
+ * of no length, one key everywhere, cubic and step keys, skeletons of 0,
+ * 1, 8 and 9 nodes, times far past the end and negative; every kernel
+ * (both builds of the lanes). The palettes agree within RELATIVE of the
+ * reference's magnitude (a component's error over max(1, the matrix's
+ * largest component)); where the reference's local has a value that is
+ * not finite, the fast path's has one there too. Then what the lanes
+ * cost: memory within the model's budget, the time to sort many time
+ * lines; and a crowd's threads making them in their first frame. */
 #include <malloc.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 #include <time.h>
 
 #include "anim.h"
+#include "crowd.h"
 #include "check.h"
 #include "anim_fixtures.h"
 #include "layer_lanes.h"
@@ -99,6 +102,8 @@ static void edge_free(edge_model *em)
             free(em->channels[c][n].positions);
             free(em->channels[c][n].rotations);
             free(em->channels[c][n].scales);
+            free(em->channels[c][n].position_tangents);
+            free(em->channels[c][n].rotation_tangents);
         }
         free(em->channels[c]);
         free(em->node_channel[c]);
@@ -229,6 +234,25 @@ static void fill_single(int c, int n, skv_channel *ch, unsigned *seed)
     (void)c, (void)n;
     static const double t0[1] = {0.0};
     channel_keys(ch, t0, 1, seed, 1.0f, 1.0f, 0.2f);
+}
+
+/* Cubic keys (glTF's CUBICSPLINE) on some channels' T or R, step keys
+ * on others': sampled one by one, as the reference samples them. */
+static void fill_cubic(int c, int n, skv_channel *ch, unsigned *seed)
+{
+    (void)c;
+    channel_keys(ch, grid8, 8, seed, 1.0f, 1.0f, 0.2f);
+    if (n % 3 == 0) {
+        ch->rotation_mode = SKV_KEY_CUBIC;
+        ch->rotation_tangents = malloc(8 * 8 * sizeof(float));
+        for (int k = 0; k < 64; k++) ch->rotation_tangents[k] = 0.3f * frand(seed);
+    } else if (n % 3 == 1) {
+        ch->position_mode = SKV_KEY_CUBIC;
+        ch->position_tangents = malloc(8 * 6 * sizeof(float));
+        for (int k = 0; k < 48; k++) ch->position_tangents[k] = frand(seed);
+    } else if (n % 6 == 2) {
+        ch->scale_mode = SKV_KEY_STEP;
+    }
 }
 
 static void fill_plain(int c, int n, skv_channel *ch, unsigned *seed)
@@ -436,6 +460,52 @@ static void many_time_lines(void)
     edge_free(&em);
 }
 
+/* A crowd's first layered frame on walks compiled on first use, on four
+ * threads: the walks and the clips' lanes are made while other threads
+ * wait for them (walks.c's lock; the TSan build checks), and every
+ * character's rows are the reference's. */
+static void crowd_first_frame(void)
+{
+    edge_model em;
+    edge_build(&em, 37, fill_sign_flips, 8.5);
+    int mask[] = {2};
+    const skv_layer_desc desc[2] = {
+        {.clip = 1, .mask = mask, .mask_count = 1, .weight = 0.6f, .reference_clip = -1},
+        {.clip = 2, .additive = 1, .weight = 0.5f, .reference_clip = 0},
+    };
+    skv_layers *layers = NULL;
+    CHECK(layers_create(&layers, &em.model, desc, 2, NULL) == SKV_OK);
+    double worst = 0.0;
+    for (int round = 0; round < 4; round++) {
+        skv_walks *walks = NULL;
+        CHECK(walks_create(&walks, &em.model) == SKV_OK);
+        skv_crowd crowd;
+        CHECK(crowd_create(&crowd, walks, 24, 0, 1, 4) == SKV_OK);
+        crowd_set_layers(&crowd, layers);
+        skv_pose ref;
+        CHECK(pose_create(&ref, &em.model.skeleton) == SKV_OK);
+        for (int f = 0; f < 3; f++) {
+            double t = 0.7 + 2.9 * f + 0.1 * round;
+            crowd_evaluate(&crowd, t);
+            for (int i = 0; i < crowd.count; i++) {
+                pose_evaluate_layers_reference(&ref, &em.model, crowd.clips[i], t + crowd.offsets[i], desc, 2);
+                const float *mine = &crowd.palettes[(size_t)i * crowd.bone_count * SKV_ROWS_FLOATS];
+                for (int b = 0; b < crowd.bone_count; b++)
+                    for (int r = 0; r < 3; r++)
+                        for (int c = 0; c < 4; c++)
+                            worst = fmax(worst, fabs(mine[b * SKV_ROWS_FLOATS + 4 * r + c] - ref.palette[b][c][r]));
+            }
+        }
+        pose_destroy(&ref);
+        crowd_destroy(&crowd);
+        walks_destroy(walks);
+    }
+    printf("crowds of 24 on 4 threads, walks and lanes made in their first frame: %.2g off the reference\n", worst);
+    CHECK(worst < 1e-4);
+    layers_destroy(layers);
+    edge_free(&em);
+}
+
 int main(int argc, char **argv)
 {
     edge_verbose = argc > 1;
@@ -450,11 +520,13 @@ int main(int argc, char **argv)
     scenario("non-finite", 37, fill_nonfinite, RELATIVE);
     scenario("zero quat", 37, fill_zero_quat, RELATIVE);
     scenario("single key", 37, fill_single, RELATIVE);
+    scenario("cubic, step", 37, fill_cubic, RELATIVE);
     scenario("no nodes", 0, fill_plain, RELATIVE);
     scenario("one node", 1, fill_plain, RELATIVE);
     scenario("eight", 8, fill_plain, RELATIVE);
     scenario("nine", 9, fill_plain, RELATIVE);
     lanes_budget();
     many_time_lines();
+    crowd_first_frame();
     return check_summary();
 }
