@@ -506,6 +506,49 @@ static void crowd_first_frame(void)
     edge_free(&em);
 }
 
+/* The walks forgotten or compiled again between layered frames (their
+ * lanes freed under the pose's plan), the base clip changing every frame,
+ * the rest pose, layers made again: every frame the reference's (the
+ * ASan build sees any read of freed lanes). */
+static void lanes_lifetime(void)
+{
+    edge_model em;
+    edge_build(&em, 37, fill_sign_flips, 8.5);
+    int mask[] = {1};
+    const skv_layer_desc desc[2] = {
+        {.clip = 1, .mask = mask, .mask_count = 1, .weight = 0.8f, .reference_clip = -1},
+        {.clip = 2, .additive = 1, .weight = 0.5f, .reference_clip = -1},
+    };
+    skv_walks *walks = NULL;
+    CHECK(walks_create(&walks, &em.model) == SKV_OK);
+    skv_pose fast, ref;
+    CHECK(pose_create(&fast, &em.model.skeleton) == SKV_OK);
+    CHECK(pose_create(&ref, &em.model.skeleton) == SKV_OK);
+    skv_layers *layers = NULL;
+    CHECK(layers_create(&layers, &em.model, desc, 2, NULL) == SKV_OK);
+    result r = {0};
+    for (int f = 0; f < 40; f++) {
+        double t = 0.37 * f;
+        int base = f % 4 - 1; /* -1 (the rest pose), 0, 1, 2 */
+        if (f % 5 == 2) CHECK(walks_forget(walks) == SKV_OK);
+        if (f % 5 == 4) CHECK(walks_compile_all(walks) == SKV_OK);
+        if (f % 7 == 6) {
+            layers_destroy(layers);
+            CHECK(layers_create(&layers, &em.model, desc, 2, NULL) == SKV_OK);
+        }
+        pose_evaluate_layers(&fast, walks, base, t, layers);
+        pose_evaluate_layers_reference(&ref, &em.model, base, t, desc, 2);
+        compare(&fast, &ref, em.nodes, em.nodes, 0, &r);
+    }
+    printf("walks forgotten and compiled again, base clips changing, layers made again: relative %.3g\n", r.worst);
+    CHECK(r.worst <= RELATIVE);
+    layers_destroy(layers);
+    pose_destroy(&fast);
+    pose_destroy(&ref);
+    walks_destroy(walks);
+    edge_free(&em);
+}
+
 int main(int argc, char **argv)
 {
     edge_verbose = argc > 1;
@@ -528,5 +571,6 @@ int main(int argc, char **argv)
     lanes_budget();
     many_time_lines();
     crowd_first_frame();
+    lanes_lifetime();
     return check_summary();
 }
