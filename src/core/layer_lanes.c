@@ -475,7 +475,8 @@ static float *rest_values(const skv_layers *layers, int node_count, int stride)
     return values;
 }
 
-/* Source s reads clip `cl` for the nodes `wanted_node` marks. */
+/* `src` reads clip `cl` (NULL: the rest pose) for the nodes `wanted_node`
+ * marks. */
 static skv_result source_make(lane_source *src, const skv_clip_lanes *cl, const skv_layers *layers, int node_count,
                               int stride, const unsigned char *wanted_node)
 {
@@ -553,8 +554,7 @@ skv_result layer_lanes_create(skv_layer_lanes **out, const skv_model *model, con
             mask[n] = in ? -1 : 0;
             wanted[n] = (unsigned char)(in && c && c->node_channel[n] >= 0);
         }
-        for (size_t v = 0; v < st; v += LANES)
-            {
+        for (size_t v = 0; v < st; v += LANES) {
             int any = 0;
             for (int l = 0; l < LANES; l++) any |= mask[v + (size_t)l];
             if (any) *mixes++ = (int)v;
@@ -576,12 +576,11 @@ skv_result layer_lanes_create(skv_layer_lanes **out, const skv_model *model, con
     int *formed = ll->formed;
     for (int n = 0; n < nodes; n++)
         if (dirty[n]) ll->form[n] = (unsigned char)(layered[n] || (base && base->node_channel[n] >= 0) ? 1 : 2);
-    for (size_t v = 0; v < st; v += LANES)
-        {
-            int any = 0;
-            for (int l = 0; l < LANES; l++) any |= ll->form[v + (size_t)l];
-            if (any) *formed++ = (int)v;
-        }
+    for (size_t v = 0; v < st; v += LANES) {
+        int any = 0;
+        for (int l = 0; l < LANES; l++) any |= ll->form[v + (size_t)l];
+        if (any) *formed++ = (int)v;
+    }
     *formed = -1;
     free(wanted);
     *out = ll;

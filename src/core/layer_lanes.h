@@ -3,12 +3,13 @@
  * frame reads (the base, each layer that moves anything) sampled in
  * groups of channels keyed at the same times, their key pairs prepared as
  * arcs once, so that a frame does one key search per group and no
- * trigonometry per key; the layers mixed into the base four nodes at a
+ * trigonometry per key; the layers mixed into the base eight nodes at a
  * time (layers.h's rules: override lerps and slerps, additive products
  * against the reference); the locals formed T * R * S. Channels that do
  * not fit a group (step or cubic keys, T, R and S keyed at different
- * times, rotation keys not of unit length) are sampled one by one as the
- * reference samples them. Private to src/core. */
+ * times, values not finite, rotation keys not of unit length, and time
+ * lines past the model's budget) are sampled one by one as the reference
+ * samples them. Private to src/core. */
 #ifndef SKV_LAYER_LANES_H
 #define SKV_LAYER_LANES_H
 
