@@ -29,10 +29,22 @@ typedef int32_t li __attribute__((vector_size(32)));
 enum { V_T = 0, V_R = 3, V_S = 7, V_COUNT = 10 };
 
 /* A prepared key pair's components, each a vector of lanes: T at a and
- * its change to b, S the same, and the rotation's arc: R(f) = cos y M +
- * sin y N with y = (f - 1/2) theta (M the arc's middle, N its direction;
- * both unit), so that a frame needs no arccosine or division. */
-enum { P_T0 = 0, P_DT = 3, P_S0 = 6, P_DS = 9, P_M = 12, P_N = 16, P_THETA = 20, P_COUNT = 21 };
+ * its change to b, S the same, and the rotation, so that a frame needs
+ * no arccosine or division. Keys of unit length: the arc, R(f) = cos y M
+ * + sin y N with y = (f - 1/2) theta (R0 = M the arc's middle, R1 = N its
+ * direction; both unit). A group's keys not all of unit length
+ * (weighted): keys_slerp's own terms, R0 = A, R1 = B (on A's side) and
+ * its angle (0 where it lerps), R(f) = sin((1 - f) theta) A + sin(f
+ * theta) B normalised: its pace along the arc depends on the keys'
+ * lengths. */
+enum { P_T0 = 0, P_DT = 3, P_S0 = 6, P_DS = 9, P_R0 = 12, P_R1 = 16, P_THETA = 20, P_COUNT = 21 };
+
+/* |q|^2 of a rotation key the arc takes as unit: a float key normalised
+ * is within ~2.4e-7 of it. Further off, the keys' lengths move keys_slerp's
+ * pace along the arc away from the arc's (unit_anim_layer_lanes_edges,
+ * "near unit": keys written to a few decimals), and the group is
+ * weighted. */
+#define LANES_UNIT_LEN2_OFF 1e-6
 /* A key pair's bytes in a block of lanes: 672, ~9 times a channel's key
  * (72 bytes) where one node holds the block, 1.2 times where 8 do. */
 #define PAIR_BYTES ((size_t)P_COUNT * LANES * sizeof(float))
@@ -52,6 +64,7 @@ enum { P_T0 = 0, P_DT = 3, P_S0 = 6, P_DS = 9, P_M = 12, P_N = 16, P_THETA = 20,
 typedef struct lane_group {
     int key_count;
     int block_count;
+    int weighted; /* keys not all of unit length: pairs as keys_slerp's terms */
     double *times;
     float *pairs;     /* key_count * block_count * P_COUNT * LANES */
     int *first_node;  /* per block */
@@ -233,11 +246,24 @@ static void channel_key(const skv_channel *ch, int k, float t[3], float r[4], fl
     for (int c = 0; c < 4; c++) r[c] = rk->value[c];
 }
 
+/* Every rotation key of unit length to LANES_UNIT_LEN2_OFF. */
+static int unit_rotations(const skv_channel *ch)
+{
+    for (int k = 0; k < ch->rotation_count; k++) {
+        const float *q = ch->rotations[k].value;
+        double len2 = (double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3];
+        if (!(fabs(len2 - 1.0) <= LANES_UNIT_LEN2_OFF)) return 0;
+    }
+    return 1;
+}
+
 /* Lane l of pair i (keys i and i + 1; the last key with itself): T and S
  * as the reference lerps them (a + f (b - a), b - a rounded to float as
- * it rounds it), the rotation's arc from the keys (unit, in double) on
- * the shorter side as keys_slerp picks it (its float dot's sign). */
-static void prepare_pair(float *pair, int l, const skv_channel *ch, int i, int key_count)
+ * it rounds it); the rotation on the shorter side as keys_slerp picks it
+ * (its float dot's sign): `weighted`, keys_slerp's terms (the keys as
+ * they are, its angle: acosf of that dot, 0 above KEYS_NLERP_DOT where it
+ * lerps); else the arc from the keys (unit, in double). */
+static void prepare_pair(float *pair, int l, const skv_channel *ch, int i, int key_count, int weighted)
 {
     const size_t width = LANES;
     float ta[3], ra[4], sa[3], tb[3], rb[4], sb[3];
@@ -246,6 +272,16 @@ static void prepare_pair(float *pair, int l, const skv_channel *ch, int i, int k
     for (int c = 0; c < 3; c++) {
         pair[(P_T0 + c) * width + (size_t)l] = ta[c], pair[(P_DT + c) * width + (size_t)l] = tb[c] - ta[c];
         pair[(P_S0 + c) * width + (size_t)l] = sa[c], pair[(P_DS + c) * width + (size_t)l] = sb[c] - sa[c];
+    }
+    if (weighted) {
+        float d = keys_dot(ra, rb), sign = 1.0f;
+        if (d < 0.0f) d = -d, sign = -1.0f;
+        pair[P_THETA * width + (size_t)l] = d > KEYS_NLERP_DOT ? 0.0f : acosf(d);
+        for (int c = 0; c < 4; c++) {
+            pair[(P_R0 + c) * width + (size_t)l] = ra[c];
+            pair[(P_R1 + c) * width + (size_t)l] = sign * rb[c];
+        }
+        return;
     }
     double sign = keys_dot(ra, rb) < 0.0f ? -1.0 : 1.0, a[4], b[4], la = 0.0, lb = 0.0;
     for (int c = 0; c < 4; c++) {
@@ -264,8 +300,8 @@ static void prepare_pair(float *pair, int l, const skv_channel *ch, int i, int k
      * unit, R(f) = cos y M + sin y N gives a at f = 0 and b at 1. */
     pair[P_THETA * width + (size_t)l] = (float)(2.0 * atan2(ld, ls));
     for (int c = 0; c < 4; c++) {
-        pair[(P_M + c) * width + (size_t)l] = (float)(sum[c] / ls);
-        pair[(P_N + c) * width + (size_t)l] = ld > 0.0 ? (float)(diff[c] / ld) : 0.0f;
+        pair[(P_R0 + c) * width + (size_t)l] = (float)(sum[c] / ls);
+        pair[(P_R1 + c) * width + (size_t)l] = ld > 0.0 ? (float)(diff[c] / ld) : 0.0f;
     }
 }
 
@@ -317,11 +353,12 @@ skv_clip_lanes *clip_lanes_prepare(const skv_model *model, const skv_clip *clip,
     int *group_of = malloc(n * sizeof *group_of);
     const double **grid = malloc(n * sizeof *grid);
     size_t *grid_stride = malloc(n * sizeof *grid_stride);
-    int *grid_count = malloc(n * sizeof *grid_count);
+    int *grid_count = malloc(n * sizeof *grid_count), *grid_weighted = malloc(n * sizeof *grid_weighted);
     uint64_t *hash = malloc(n * sizeof *hash);
     int *blocks_of = calloc(n, sizeof *blocks_of), *at_block = malloc(n * sizeof *at_block);
     int *renumber = malloc(n * sizeof *renumber);
-    if (!cl || !group_of || !grid || !grid_stride || !grid_count || !hash || !blocks_of || !at_block || !renumber)
+    if (!cl || !group_of || !grid || !grid_stride || !grid_count || !grid_weighted || !hash || !blocks_of ||
+        !at_block || !renumber)
         goto fail;
     cl->clip = clip;
     cl->groups = calloc(n, sizeof *cl->groups);
@@ -345,16 +382,20 @@ skv_clip_lanes *clip_lanes_prepare(const skv_model *model, const skv_clip *clip,
             keys_channel_trs(ch, 0.0, v->t, v->r, v->s);
             cl->constant_node[cl->constant_count++] = node;
         } else {
-            uint64_t h = grid_hash(times, stride, count);
+            /* Lines apart for unit and other keys: the frame samples a
+             * group one way. */
+            int weighted = !unit_rotations(ch);
+            uint64_t h = grid_hash(times, stride, count) ^ (uint64_t)weighted;
             int g = 0;
             for (; g < lines; g++) {
-                if (hash[g] != h || grid_count[g] != count) continue;
+                if (hash[g] != h || grid_count[g] != count || grid_weighted[g] != weighted) continue;
                 int k = 0;
                 while (k < count && TIME_OF(grid[g], grid_stride[g], k) == TIME_OF(times, stride, k)) k++;
                 if (k == count) break;
             }
             if (g == lines) {
                 grid[g] = times, grid_stride[g] = stride, grid_count[g] = count, hash[g] = h, at_block[g] = -1;
+                grid_weighted[g] = weighted;
                 lines++;
             }
             group_of[node] = g;
@@ -382,6 +423,7 @@ skv_clip_lanes *clip_lanes_prepare(const skv_model *model, const skv_clip *clip,
         lane_group *grp = &cl->groups[renumber[g]];
         grp->key_count = grid_count[g];
         grp->block_count = blocks_of[g];
+        grp->weighted = grid_weighted[g];
         size_t blocks = (size_t)grp->block_count;
         grp->times = malloc((size_t)grp->key_count * sizeof *grp->times);
         grp->pairs = lanes_alloc((size_t)grp->key_count * blocks * PAIR_BYTES);
@@ -408,7 +450,7 @@ skv_clip_lanes *clip_lanes_prepare(const skv_model *model, const skv_clip *clip,
         grp->lane[(size_t)b * LANES + (size_t)l] = -1;
         for (int i = 0; i < grp->key_count; i++)
             prepare_pair(grp->pairs + ((size_t)i * blocks + (size_t)b) * P_COUNT * LANES, l,
-                         &clip->channels[clip->node_channel[node]], i, grp->key_count);
+                         &clip->channels[clip->node_channel[node]], i, grp->key_count, grp->weighted);
     }
     for (int g = 0; g < cl->group_count; g++) {
         lane_group *grp = &cl->groups[g];
@@ -417,18 +459,22 @@ skv_clip_lanes *clip_lanes_prepare(const skv_model *model, const skv_clip *clip,
             int full = 1;
             for (int l = 0; l < LANES; l++) {
                 if (grp->lane[k * LANES + (size_t)l]) continue;
-                full = 0; /* not the group's: the identity, never stored */
-                for (int i = 0; i < grp->key_count; i++)
-                    grp->pairs[(((size_t)i * blocks + k) * P_COUNT + P_M + 3) * LANES + (size_t)l] = 1.0f;
+                full = 0; /* not the group's: the identity (either form, theta 0), never stored */
+                for (int i = 0; i < grp->key_count; i++) {
+                    float *pair = grp->pairs + ((size_t)i * blocks + k) * P_COUNT * LANES;
+                    pair[(P_R0 + 3) * LANES + (size_t)l] = pair[(P_R1 + 3) * LANES + (size_t)l] = 1.0f;
+                }
             }
             grp->full[k] = (unsigned char)full;
         }
     }
-    free(group_of), free(grid), free(grid_stride), free(grid_count), free(hash), free(blocks_of), free(at_block);
+    free(group_of), free(grid), free(grid_stride), free(grid_count), free(grid_weighted), free(hash), free(blocks_of);
+    free(at_block);
     free(renumber);
     return cl;
 fail:
-    free(group_of), free(grid), free(grid_stride), free(grid_count), free(hash), free(blocks_of), free(at_block);
+    free(group_of), free(grid), free(grid_stride), free(grid_count), free(grid_weighted), free(hash), free(blocks_of);
+    free(at_block);
     free(renumber);
     if (cl) *held -= cl->bytes;
     clip_lanes_free(cl);
