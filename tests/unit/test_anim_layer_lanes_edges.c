@@ -369,10 +369,24 @@ static result run_model(const skv_model *model)
     return r;
 }
 
+/* How clip 0 of a scenario's model is prepared: its time lines and the
+ * channels sampled one by one (-1, -1 unchecked). */
+static int expect_lines = -1, expect_loose = -1;
+
 static void scenario(const char *name, int nodes, fill_fn fill, double tolerance)
 {
     edge_model em;
     edge_build(&em, nodes, fill, 8.5);
+    if (expect_lines >= 0) {
+        size_t held = 0;
+        skv_clip_lanes *cl = clip_lanes_prepare(&em.model, &em.clips[0], &held);
+        int groups = -1, loose = -1, constant = -1;
+        if (cl) clip_lanes_counts(cl, &groups, &loose, &constant);
+        printf("%s: clip 0 prepared as %d time lines, %d channels one by one\n", name, groups, loose);
+        CHECK(groups == expect_lines && loose == expect_loose);
+        clip_lanes_free(cl);
+        expect_lines = expect_loose = -1;
+    }
     result r = run_model(&em.model);
     printf("%-12s %4d nodes: %d frames, worst relative %.3g, non-finite mismatches %d\n", name, nodes, r.frames,
            r.worst, r.nonfinite_mismatch);
@@ -568,9 +582,11 @@ int main(int argc, char **argv)
     edge_verbose = argc > 1;
     (void)argv;
     scenario("zero spans", 37, fill_zero_spans, RELATIVE);
+    expect_lines = 1, expect_loose = 0;
     scenario("sign flips", 37, fill_sign_flips, RELATIVE);
     scenario("opposite", 37, fill_opposite, RELATIVE);
     scenario("opposite mix", 37, fill_opposite_mixed, RELATIVE);
+    expect_lines = 1, expect_loose = 0; /* in lanes, weighted: not one by one */
     scenario("near unit", 37, fill_near_unit, RELATIVE);
     scenario("identical", 37, fill_identical, RELATIVE);
     scenario("huge", 37, fill_huge, RELATIVE);
