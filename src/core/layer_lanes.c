@@ -347,9 +347,11 @@ skv_clip_lanes *clip_lanes_prepare(const skv_model *model, const skv_clip *clip,
     const skv_skeleton *sk = &model->skeleton;
     skv_clip_lanes *cl = calloc(1, sizeof *cl);
     size_t n = sk->node_count > 0 ? (size_t)sk->node_count : 1;
-    /* Per node with a channel: its group, or -1 loose, -2 constant. Per
-     * group (at most one per node): its time line, blocks, and while its
-     * pairs are filled the block and node it is at. */
+    /* Per node with a channel: its time line, then its group (renumber:
+     * lines past the budget none), or -1 loose, -2 constant. Per line (at
+     * most one per node): its times, hash, blocks of lanes, and the block
+     * it is at (node / LANES while lines are found, the block's index
+     * while pairs are filled). */
     int *group_of = malloc(n * sizeof *group_of);
     const double **grid = malloc(n * sizeof *grid);
     size_t *grid_stride = malloc(n * sizeof *grid_stride);
