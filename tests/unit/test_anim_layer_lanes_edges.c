@@ -483,7 +483,11 @@ static void many_time_lines(void)
     printf("%d channels on %d time lines of %d keys: prepared in %.3f s of CPU (%d lines, %d one by one, %.1f MB)\n",
            MANY_NODES, MANY_NODES, MANY_KEYS, cpu, groups, loose, (double)held / 1e6);
     CHECK(groups + loose == MANY_NODES && held == clip_lanes_bytes(cl));
+#ifdef SKV_SANITIZE
+    CHECK(cpu < 5.0); /* the sanitizers' builds, Debug among them: several times slower */
+#else
     CHECK(cpu < 1.0);
+#endif
     clip_lanes_free(cl);
     edge_free(&em);
 }
