@@ -364,7 +364,7 @@ static inline void keys_channel_trs(const skv_channel *ch, double t, float tr[3]
  * array, any value) found last, or the next one, serves without a search;
  * keys_before otherwise. The same key as keys_before's (the last at or
  * before t), so the same samples as above. The walk's loose channels and
- * the layered frame's nodes (pose.c) sample so. */
+ * the layered frame's (layer_lanes.c) sample so. */
 
 /* keys_before for first_time < t < the last key's time, from *cursor. */
 static inline int keys_before_from(const double *first_time, size_t stride, int count, double t, int *cursor)

@@ -171,9 +171,10 @@ void pose_evaluate_layers_reference(skv_pose *pose, const skv_model *model, int 
  * mask holds it, a node below one from the base's keys; their globals and
  * the palette entries of their bones by the walk's kernels, in one list
  * per frame (the pose keeps it while the base clip and the layers that
- * move anything stay the same). No layer moving anything (all muted or
- * at weight 0): the walk's frame alone. Memory run out: one scalar pass
- * over every node, the same pose. */
+ * move anything stay the same); where that is every node and every
+ * palette entry (a layer over the whole body) the base's walk is skipped.
+ * No layer moving anything (all muted or at weight 0): the walk's frame
+ * alone. Memory run out: one scalar pass over every node, the same pose. */
 void pose_evaluate_layers(skv_pose *pose, skv_walks *walks, int base, double seconds, const skv_layers *layers);
 
 /* Same with `work` (2 * node_count matrices, 64-byte aligned) lent for

@@ -29,10 +29,32 @@ typedef int32_t li __attribute__((vector_size(32)));
 enum { V_T = 0, V_R = 3, V_S = 7, V_COUNT = 10 };
 
 /* A prepared key pair's components, each a vector of lanes: T at a and
- * its change to b, S the same, and the rotation's arc: R(f) = cos y M +
- * sin y N with y = (f - 1/2) theta (M the arc's middle, N its direction;
- * both unit), so that a frame needs no arccosine or division. */
-enum { P_T0 = 0, P_DT = 3, P_S0 = 6, P_DS = 9, P_M = 12, P_N = 16, P_THETA = 20, P_COUNT = 21 };
+ * its change to b, S the same, and the rotation, so that a frame needs
+ * no arccosine or division. Keys of unit length: the arc, R(f) = cos y M
+ * + sin y N with y = (f - 1/2) theta (R0 = M the arc's middle, R1 = N its
+ * direction; both unit). A group's keys not all of unit length
+ * (weighted): keys_slerp's own terms, R0 = A, R1 = B (on A's side) and
+ * its angle (0 where it lerps), R(f) = sin((1 - f) theta) A + sin(f
+ * theta) B normalised: its pace along the arc depends on the keys'
+ * lengths. */
+enum { P_T0 = 0, P_DT = 3, P_S0 = 6, P_DS = 9, P_R0 = 12, P_R1 = 16, P_THETA = 20, P_COUNT = 21 };
+
+/* |q|^2 of a rotation key the arc takes as unit: a float key normalised
+ * is within ~2.4e-7 of it. Further off, the keys' lengths move keys_slerp's
+ * pace along the arc away from the arc's (unit_anim_layer_lanes_edges,
+ * "near unit": keys written to a few decimals), and the group is
+ * weighted. */
+#define LANES_UNIT_LEN2_OFF 1e-6
+/* A key pair's bytes in a block of lanes: 672, ~9 times a channel's key
+ * (72 bytes) where one node holds the block, 1.2 times where 8 do. */
+#define PAIR_BYTES ((size_t)P_COUNT * LANES * sizeof(float))
+
+/* What a model's clips' pairs hold together at most (skv_walk_bytes.lanes;
+ * as walk_compile.c's budgets): channels on their own time lines cost a
+ * block of lanes per key each, 2.4 GB for 60 of them over 2,000 seconds
+ * at 30 Hz (260 MB of keys). Past it a time line's channels are sampled
+ * one by one (as exact, slower). */
+#define LANES_MODEL_BYTES ((size_t)32 << 20)
 
 /* Channels of one clip keyed at the same times: key_count pairs, the last
  * the last key held (the clamp past the end). Its lanes are nodes: blocks
@@ -42,6 +64,7 @@ enum { P_T0 = 0, P_DT = 3, P_S0 = 6, P_DS = 9, P_M = 12, P_N = 16, P_THETA = 20,
 typedef struct lane_group {
     int key_count;
     int block_count;
+    int weighted; /* keys not all of unit length: pairs as keys_slerp's terms */
     double *times;
     float *pairs;     /* key_count * block_count * P_COUNT * LANES */
     int *first_node;  /* per block */
@@ -58,6 +81,7 @@ struct skv_clip_lanes {
     int constant_count; /* channels that never move: their value once */
     int *constant_node;
     skv_trs *constant;
+    size_t bytes; /* the groups' pairs (charged to the model's LANES_MODEL_BYTES) */
 };
 
 /* A channel sampled one by one into node `node`'s values. */
@@ -222,11 +246,24 @@ static void channel_key(const skv_channel *ch, int k, float t[3], float r[4], fl
     for (int c = 0; c < 4; c++) r[c] = rk->value[c];
 }
 
+/* Every rotation key of unit length to LANES_UNIT_LEN2_OFF. */
+static int unit_rotations(const skv_channel *ch)
+{
+    for (int k = 0; k < ch->rotation_count; k++) {
+        const float *q = ch->rotations[k].value;
+        double len2 = (double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3];
+        if (!(fabs(len2 - 1.0) <= LANES_UNIT_LEN2_OFF)) return 0;
+    }
+    return 1;
+}
+
 /* Lane l of pair i (keys i and i + 1; the last key with itself): T and S
  * as the reference lerps them (a + f (b - a), b - a rounded to float as
- * it rounds it), the rotation's arc from the keys (unit, in double) on
- * the shorter side as keys_slerp picks it (its float dot's sign). */
-static void prepare_pair(float *pair, int l, const skv_channel *ch, int i, int key_count)
+ * it rounds it); the rotation on the shorter side as keys_slerp picks it
+ * (its float dot's sign): `weighted`, keys_slerp's terms (the keys as
+ * they are, its angle: acosf of that dot, 0 above KEYS_NLERP_DOT where it
+ * lerps); else the arc from the keys (unit, in double). */
+static void prepare_pair(float *pair, int l, const skv_channel *ch, int i, int key_count, int weighted)
 {
     const size_t width = LANES;
     float ta[3], ra[4], sa[3], tb[3], rb[4], sb[3];
@@ -235,6 +272,16 @@ static void prepare_pair(float *pair, int l, const skv_channel *ch, int i, int k
     for (int c = 0; c < 3; c++) {
         pair[(P_T0 + c) * width + (size_t)l] = ta[c], pair[(P_DT + c) * width + (size_t)l] = tb[c] - ta[c];
         pair[(P_S0 + c) * width + (size_t)l] = sa[c], pair[(P_DS + c) * width + (size_t)l] = sb[c] - sa[c];
+    }
+    if (weighted) {
+        float d = keys_dot(ra, rb), sign = 1.0f;
+        if (d < 0.0f) d = -d, sign = -1.0f;
+        pair[P_THETA * width + (size_t)l] = d > KEYS_NLERP_DOT ? 0.0f : acosf(d);
+        for (int c = 0; c < 4; c++) {
+            pair[(P_R0 + c) * width + (size_t)l] = ra[c];
+            pair[(P_R1 + c) * width + (size_t)l] = sign * rb[c];
+        }
+        return;
     }
     double sign = keys_dot(ra, rb) < 0.0f ? -1.0 : 1.0, a[4], b[4], la = 0.0, lb = 0.0;
     for (int c = 0; c < 4; c++) {
@@ -253,8 +300,8 @@ static void prepare_pair(float *pair, int l, const skv_channel *ch, int i, int k
      * unit, R(f) = cos y M + sin y N gives a at f = 0 and b at 1. */
     pair[P_THETA * width + (size_t)l] = (float)(2.0 * atan2(ld, ls));
     for (int c = 0; c < 4; c++) {
-        pair[(P_M + c) * width + (size_t)l] = (float)(sum[c] / ls);
-        pair[(P_N + c) * width + (size_t)l] = ld > 0.0 ? (float)(diff[c] / ld) : 0.0f;
+        pair[(P_R0 + c) * width + (size_t)l] = (float)(sum[c] / ls);
+        pair[(P_R1 + c) * width + (size_t)l] = ld > 0.0 ? (float)(diff[c] / ld) : 0.0f;
     }
 }
 
@@ -280,23 +327,48 @@ void clip_lanes_counts(const skv_clip_lanes *cl, int *groups, int *loose, int *c
     *groups = cl->group_count, *loose = cl->loose_count, *constant = cl->constant_count;
 }
 
-skv_clip_lanes *clip_lanes_prepare(const skv_model *model, const skv_clip *clip)
+/* A time line's hash (its count and times' bits): channels compared key
+ * by key only where it matches, so that many lines of one length that
+ * differ late cost no search over every key of every line. */
+static uint64_t grid_hash(const double *times, size_t stride, int count)
+{
+    uint64_t h = 1469598103934665603u ^ (uint64_t)count;
+    for (int k = 0; k < count; k++) {
+        uint64_t bits;
+        double t = TIME_OF(times, stride, k);
+        memcpy(&bits, &t, sizeof bits);
+        h = (h ^ bits) * 1099511628211u;
+    }
+    return h;
+}
+
+skv_clip_lanes *clip_lanes_prepare(const skv_model *model, const skv_clip *clip, size_t *held)
 {
     const skv_skeleton *sk = &model->skeleton;
     skv_clip_lanes *cl = calloc(1, sizeof *cl);
     size_t n = sk->node_count > 0 ? (size_t)sk->node_count : 1;
-    /* Per node with a channel: its group, or -1 loose, -2 constant. */
+    /* Per node with a channel: its time line, then its group (renumber:
+     * lines past the budget none), or -1 loose, -2 constant. Per line (at
+     * most one per node): its times, hash, blocks of lanes, and the block
+     * it is at (node / LANES while lines are found, the block's index
+     * while pairs are filled). */
     int *group_of = malloc(n * sizeof *group_of);
     const double **grid = malloc(n * sizeof *grid);
     size_t *grid_stride = malloc(n * sizeof *grid_stride);
-    int *grid_count = malloc(n * sizeof *grid_count);
-    if (!cl || !group_of || !grid || !grid_stride || !grid_count) goto fail;
+    int *grid_count = malloc(n * sizeof *grid_count), *grid_weighted = malloc(n * sizeof *grid_weighted);
+    uint64_t *hash = malloc(n * sizeof *hash);
+    int *blocks_of = calloc(n, sizeof *blocks_of), *at_block = malloc(n * sizeof *at_block);
+    int *renumber = malloc(n * sizeof *renumber);
+    if (!cl || !group_of || !grid || !grid_stride || !grid_count || !grid_weighted || !hash || !blocks_of ||
+        !at_block || !renumber)
+        goto fail;
     cl->clip = clip;
     cl->groups = calloc(n, sizeof *cl->groups);
     cl->loose = malloc(n * sizeof *cl->loose);
     cl->constant_node = malloc(n * sizeof *cl->constant_node);
     cl->constant = malloc(n * sizeof *cl->constant);
     if (!cl->groups || !cl->loose || !cl->constant_node || !cl->constant) goto fail;
+    int lines = 0;
     for (int node = 0; node < sk->node_count; node++) {
         int c = clip->node_channel[node];
         if (c < 0) continue;
@@ -306,73 +378,114 @@ skv_clip_lanes *clip_lanes_prepare(const skv_model *model, const skv_clip *clip)
         const double *times = channel_grid(ch, &count, &stride);
         if (count == 0) {
             group_of[node] = -1;
-            cl->loose[cl->loose_count++] = c;
         } else if (count == 1) {
             group_of[node] = -2;
             skv_trs *v = &cl->constant[cl->constant_count];
             keys_channel_trs(ch, 0.0, v->t, v->r, v->s);
             cl->constant_node[cl->constant_count++] = node;
         } else {
+            /* Lines apart for unit and other keys: the frame samples a
+             * group one way. */
+            int weighted = !unit_rotations(ch);
+            uint64_t h = grid_hash(times, stride, count) ^ (uint64_t)weighted;
             int g = 0;
-            for (; g < cl->group_count; g++) {
-                if (grid_count[g] != count) continue;
+            for (; g < lines; g++) {
+                if (hash[g] != h || grid_count[g] != count || grid_weighted[g] != weighted) continue;
                 int k = 0;
                 while (k < count && TIME_OF(grid[g], grid_stride[g], k) == TIME_OF(times, stride, k)) k++;
                 if (k == count) break;
             }
-            if (g == cl->group_count) {
-                grid[g] = times, grid_stride[g] = stride, grid_count[g] = count;
-                cl->group_count++;
+            if (g == lines) {
+                grid[g] = times, grid_stride[g] = stride, grid_count[g] = count, hash[g] = h, at_block[g] = -1;
+                grid_weighted[g] = weighted;
+                lines++;
             }
             group_of[node] = g;
+            if (node / LANES != at_block[g]) at_block[g] = node / LANES, blocks_of[g]++;
         }
     }
-    for (int g = 0; g < cl->group_count; g++) {
-        lane_group *grp = &cl->groups[g];
+    /* The lines whose pairs fit in what the model's lanes may hold
+     * (LANES_MODEL_BYTES, with *held what its other clips' hold), in
+     * order: the channels of the others sampled one by one, as exact. */
+    for (int g = 0; g < lines; g++) {
+        size_t room = *held < LANES_MODEL_BYTES ? LANES_MODEL_BYTES - *held : 0;
+        size_t bytes = (size_t)grid_count[g] * (size_t)blocks_of[g] * PAIR_BYTES;
+        renumber[g] = -1;
+        if (bytes > room) continue;
+        renumber[g] = cl->group_count++;
+        *held += bytes, cl->bytes += bytes;
+    }
+    for (int node = 0; node < sk->node_count; node++) {
+        if (clip->node_channel[node] < 0 || group_of[node] == -2) continue;
+        if (group_of[node] >= 0) group_of[node] = renumber[group_of[node]];
+        if (group_of[node] == -1) cl->loose[cl->loose_count++] = clip->node_channel[node];
+    }
+    for (int g = 0; g < lines; g++) {
+        if (renumber[g] < 0) continue;
+        lane_group *grp = &cl->groups[renumber[g]];
         grp->key_count = grid_count[g];
-        int last_block = -1;
-        for (int node = 0; node < sk->node_count; node++)
-            if (clip->node_channel[node] >= 0 && group_of[node] == g && node / LANES != last_block)
-                last_block = node / LANES, grp->block_count++;
+        grp->block_count = blocks_of[g];
+        grp->weighted = grid_weighted[g];
         size_t blocks = (size_t)grp->block_count;
         grp->times = malloc((size_t)grp->key_count * sizeof *grp->times);
-        grp->pairs = lanes_alloc((size_t)grp->key_count * blocks * P_COUNT * LANES * sizeof *grp->pairs);
+        grp->pairs = lanes_alloc((size_t)grp->key_count * blocks * PAIR_BYTES);
         grp->first_node = malloc(blocks * sizeof *grp->first_node);
         grp->lane = lanes_alloc(blocks * LANES * sizeof *grp->lane);
         grp->full = malloc(blocks);
         if (!grp->times || !grp->pairs || !grp->first_node || !grp->lane || !grp->full) goto fail;
         for (int k = 0; k < grp->key_count; k++) grp->times[k] = TIME_OF(grid[g], grid_stride[g], k);
-        int b = -1;
-        last_block = -1;
-        for (int node = 0; node < sk->node_count; node++) {
-            if (clip->node_channel[node] < 0 || group_of[node] != g) continue;
-            if (node / LANES != last_block) {
-                last_block = node / LANES, b++;
-                grp->first_node[b] = last_block * LANES;
-            }
-            int l = node % LANES;
-            grp->lane[(size_t)b * LANES + (size_t)l] = -1;
-            for (int i = 0; i < grp->key_count; i++)
-                prepare_pair(grp->pairs + ((size_t)i * blocks + (size_t)b) * P_COUNT * LANES, l,
-                             &clip->channels[clip->node_channel[node]], i, grp->key_count);
+    }
+    /* Every group's pairs, node by node (at_block[g]: its block being
+     * filled, renumbered groups' indices now). */
+    for (int g = 0; g < cl->group_count; g++) at_block[g] = -1;
+    for (int node = 0; node < sk->node_count; node++) {
+        int g = clip->node_channel[node] >= 0 ? group_of[node] : -1;
+        if (g < 0) continue;
+        lane_group *grp = &cl->groups[g];
+        size_t blocks = (size_t)grp->block_count;
+        int b = at_block[g];
+        if (b < 0 || grp->first_node[b] != node / LANES * LANES) {
+            at_block[g] = ++b;
+            grp->first_node[b] = node / LANES * LANES;
         }
+        int l = node % LANES;
+        grp->lane[(size_t)b * LANES + (size_t)l] = -1;
+        for (int i = 0; i < grp->key_count; i++)
+            prepare_pair(grp->pairs + ((size_t)i * blocks + (size_t)b) * P_COUNT * LANES, l,
+                         &clip->channels[clip->node_channel[node]], i, grp->key_count, grp->weighted);
+    }
+    for (int g = 0; g < cl->group_count; g++) {
+        lane_group *grp = &cl->groups[g];
+        size_t blocks = (size_t)grp->block_count;
         for (size_t k = 0; k < blocks; k++) {
             int full = 1;
             for (int l = 0; l < LANES; l++) {
                 if (grp->lane[k * LANES + (size_t)l]) continue;
-                full = 0; /* not the group's: the identity, never stored */
-                for (int i = 0; i < grp->key_count; i++)
-                    grp->pairs[(((size_t)i * blocks + k) * P_COUNT + P_M + 3) * LANES + (size_t)l] = 1.0f;
+                full = 0; /* not the group's: the identity (either form, theta 0), never stored */
+                for (int i = 0; i < grp->key_count; i++) {
+                    float *pair = grp->pairs + ((size_t)i * blocks + k) * P_COUNT * LANES;
+                    pair[(P_R0 + 3) * LANES + (size_t)l] = pair[(P_R1 + 3) * LANES + (size_t)l] = 1.0f;
+                }
             }
             grp->full[k] = (unsigned char)full;
         }
     }
-    free(group_of), free(grid), free(grid_stride), free(grid_count);
+    free(group_of), free(grid), free(grid_stride), free(grid_count), free(grid_weighted), free(hash), free(blocks_of);
+    free(at_block);
+    free(renumber);
     return cl;
 fail:
-    free(group_of), free(grid), free(grid_stride), free(grid_count);
+    free(group_of), free(grid), free(grid_stride), free(grid_count), free(grid_weighted), free(hash), free(blocks_of);
+    free(at_block);
+    free(renumber);
+    if (cl) *held -= cl->bytes;
     clip_lanes_free(cl);
     return NULL;
+}
+
+size_t clip_lanes_bytes(const skv_clip_lanes *cl)
+{
+    return cl ? cl->bytes : 0;
 }
 
 void layer_lanes_destroy(skv_layer_lanes *ll)
@@ -410,7 +523,8 @@ static float *rest_values(const skv_layers *layers, int node_count, int stride)
     return values;
 }
 
-/* Source s reads clip `cl` for the nodes `wanted_node` marks. */
+/* `src` reads clip `cl` (NULL: the rest pose) for the nodes `wanted_node`
+ * marks. */
 static skv_result source_make(lane_source *src, const skv_clip_lanes *cl, const skv_layers *layers, int node_count,
                               int stride, const unsigned char *wanted_node)
 {
@@ -488,8 +602,7 @@ skv_result layer_lanes_create(skv_layer_lanes **out, const skv_model *model, con
             mask[n] = in ? -1 : 0;
             wanted[n] = (unsigned char)(in && c && c->node_channel[n] >= 0);
         }
-        for (size_t v = 0; v < st; v += LANES)
-            {
+        for (size_t v = 0; v < st; v += LANES) {
             int any = 0;
             for (int l = 0; l < LANES; l++) any |= mask[v + (size_t)l];
             if (any) *mixes++ = (int)v;
@@ -511,12 +624,11 @@ skv_result layer_lanes_create(skv_layer_lanes **out, const skv_model *model, con
     int *formed = ll->formed;
     for (int n = 0; n < nodes; n++)
         if (dirty[n]) ll->form[n] = (unsigned char)(layered[n] || (base && base->node_channel[n] >= 0) ? 1 : 2);
-    for (size_t v = 0; v < st; v += LANES)
-        {
-            int any = 0;
-            for (int l = 0; l < LANES; l++) any |= ll->form[v + (size_t)l];
-            if (any) *formed++ = (int)v;
-        }
+    for (size_t v = 0; v < st; v += LANES) {
+        int any = 0;
+        for (int l = 0; l < LANES; l++) any |= ll->form[v + (size_t)l];
+        if (any) *formed++ = (int)v;
+    }
     *formed = -1;
     free(wanted);
     *out = ll;

@@ -3,12 +3,13 @@
  * frame reads (the base, each layer that moves anything) sampled in
  * groups of channels keyed at the same times, their key pairs prepared as
  * arcs once, so that a frame does one key search per group and no
- * trigonometry per key; the layers mixed into the base four nodes at a
+ * trigonometry per key; the layers mixed into the base eight nodes at a
  * time (layers.h's rules: override lerps and slerps, additive products
  * against the reference); the locals formed T * R * S. Channels that do
  * not fit a group (step or cubic keys, T, R and S keyed at different
- * times, rotation keys not of unit length) are sampled one by one as the
- * reference samples them. Private to src/core. */
+ * times, values not finite, rotation keys not of unit length, and time
+ * lines past the model's budget) are sampled one by one as the reference
+ * samples them. Private to src/core. */
 #ifndef SKV_LAYER_LANES_H
 #define SKV_LAYER_LANES_H
 
@@ -16,18 +17,23 @@
 #include "layers.h"
 #include "model.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* One clip's keys prepared for lanes (shared by every pose: skv_walks
  * keeps them, walks_clip_lanes): its channels in groups keyed at the same
  * times, each key pair as an arc; the channels that fit no group, and
- * those that never move. NULL if memory runs out. */
+ * those that never move. `held`: what the model's other clips' lanes
+ * hold (bytes; a budget per model: past it a group's channels are
+ * sampled one by one), this clip's added. NULL if memory runs out. */
 typedef struct skv_clip_lanes skv_clip_lanes;
-skv_clip_lanes *clip_lanes_prepare(const skv_model *model, const skv_clip *clip);
+skv_clip_lanes *clip_lanes_prepare(const skv_model *model, const skv_clip *clip, size_t *held);
 void clip_lanes_free(skv_clip_lanes *lanes); /* NULL is fine */
 /* How a clip was prepared: its time lines (groups), the channels sampled
  * one by one, those that never move (tests, benchmark). */
 void clip_lanes_counts(const skv_clip_lanes *lanes, int *groups, int *loose, int *constant);
+/* The bytes its groups' pairs take (charged to `held`; NULL: 0). */
+size_t clip_lanes_bytes(const skv_clip_lanes *lanes);
 
 /* A pose's lanes for layered frames (pose.c's plan owns them): clips[0]
  * the base's prepared keys (NULL: the rest pose), clips[1 + j] those of

@@ -46,9 +46,10 @@ typedef struct skv_walk skv_walk;
 /* Bytes of prepared data a model's walks hold, bounded per model
  * (walk_compile.c: each clip of a file compiles a walk): key pairs of
  * one-channel walks, time groups' arcs, merges past three times their
- * keys. */
+ * keys; and the clips' keys prepared for layered frames (layer_lanes.c,
+ * walks_clip_lanes). */
 typedef struct skv_walk_bytes {
-    size_t terms, arcs, merges;
+    size_t terms, arcs, merges, lanes;
 } skv_walk_bytes;
 
 /* The walk of `clip` (NULL: the rest pose) for the model's skeleton;

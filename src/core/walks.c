@@ -132,7 +132,7 @@ const struct skv_clip_lanes *walks_clip_lanes(skv_walks *walks, int c)
     if (atomic_load_explicit(&slot->lanes_ready, memory_order_acquire)) return slot->lanes;
     pthread_mutex_lock(&compile_lock);
     if (!atomic_load_explicit(&slot->lanes_ready, memory_order_relaxed)) {
-        slot->lanes = clip_lanes_prepare(walks->model, &walks->model->clips[c]);
+        slot->lanes = clip_lanes_prepare(walks->model, &walks->model->clips[c], &walks->held.lanes);
         atomic_store_explicit(&slot->lanes_ready, 1, memory_order_release); /* after the lanes are written */
     }
     pthread_mutex_unlock(&compile_lock);

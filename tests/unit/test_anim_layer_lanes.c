@@ -165,7 +165,8 @@ int main(void)
      * move. */
     int expect_groups[LN_CLIPS] = {1, 2, 1};
     for (int c = 0; c < LN_CLIPS; c++) {
-        skv_clip_lanes *cl = clip_lanes_prepare(&ln.model, &ln.clips[c]);
+        size_t held = 0;
+        skv_clip_lanes *cl = clip_lanes_prepare(&ln.model, &ln.clips[c], &held);
         CHECK(cl != NULL);
         int groups = -1, loose = -1, constant = -1;
         clip_lanes_counts(cl, &groups, &loose, &constant);
