@@ -158,6 +158,16 @@ static skv_result rewrite_for_assimp(fix_context *fix)
         return SKV_ERR_IMPORT;
     }
     if (!m3d && !gltf) return SKV_OK;
+    if (gltf) {
+        /* The extensions are named in the JSON: a .glb's megabytes of
+         * vertices are read only where it names one. (A document that
+         * does not split here is read whole below, as before.) */
+        size_t json_size = 0;
+        unsigned char *json = gltf_read_json(path, &json_size);
+        int wanted = !json || gltf_prep_wanted(json, json_size);
+        free(json);
+        if (!wanted) return SKV_OK;
+    }
     long size = 0;
     unsigned char *text = read_whole_file(path, &size);
     if (!text) {
