@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gltf_big_skin.py OUT.glb [VERTICES] [lines] - a legitimate but big skinned mesh
+"""gltf_big_skin.py OUT.glb [VERTICES] [lines] [tagged] - a legitimate but big skinned mesh
 (default 1,000,000 vertices): a tube of 1000 segments round, as many rings
 as the count asks, skinned to a chain of 4 joints along its length (each
 vertex blends its two nearest joints), one clip bending the second joint.
@@ -8,7 +8,10 @@ post-processing took ~10 minutes on such a file (issue #21). Written at
 test time; the arrays are built with the array module to stay in seconds.
 With `lines`, the mesh has a second primitive: one line along the tube
 (a shape Assimp's steps reshape, which read_scene then reads in two
-steps, test_blob --once)."""
+steps, test_blob --once). With `tagged`, the file names
+KHR_mesh_quantization among the extensions it uses (it uses none): Skinview
+then rewrites it for Assimp (gltf_prep.c) and reads those bytes in two
+steps, the same scene by another road (e2e_bounds)."""
 import math, struct, sys
 from array import array
 from glb import Glb
@@ -73,7 +76,9 @@ primitives = [{'attributes': {'POSITION': p, 'NORMAL': n, 'TEXCOORD_0': t, 'JOIN
 if 'lines' in sys.argv[3:]:
     line = g.add('I', [0, count - around], 2, 'SCALAR', 5125)
     primitives.append({'attributes': {'POSITION': p, 'JOINTS_0': j, 'WEIGHTS_0': w}, 'indices': line, 'mode': 1})
+tags = {'extensionsUsed': ['KHR_mesh_quantization']} if 'tagged' in sys.argv[3:] else {}
 g.write(sys.argv[1], {
+    **tags,
     'asset': {'version': '2.0', 'generator': 'skinview tests/tools/gen/gltf_big_skin.py'},
     'scene': 0, 'scenes': [{'nodes': [0, 4]}],
     'nodes': [{'name': 'j0', 'children': [1]},
