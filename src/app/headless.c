@@ -202,6 +202,13 @@ static skv_result headless_gl_use(skv_headless_gl *gl, int debug, skv_error *err
     return SKV_OK;
 }
 
+void headless_gl_prepare(skv_headless_gl *gl, int debug)
+{
+    skv_error ignored = {{0}};
+    if (gl->made || headless_gl_use(gl, debug, &ignored) != SKV_OK) return;
+    gpu_headless_release(&gl->gpu);
+}
+
 void headless_gl_destroy(skv_headless_gl *gl)
 {
     if (!gl->made) return;

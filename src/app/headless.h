@@ -48,6 +48,12 @@ typedef struct skv_headless_gl {
 /* The context and its programs, if made. */
 void headless_gl_destroy(skv_headless_gl *gl);
 
+/* Makes the context ahead of the first draw (not current after), where
+ * it is not made yet: EGL's start-up, while the guarded child reads the
+ * model (skv_import_desc.while_reading). Where it cannot be made, nothing:
+ * the draw tries again and says why. `debug`: as the draw's. */
+void headless_gl_prepare(skv_headless_gl *gl, int debug);
+
 /* --ref-threshold 0: no pixel may differ (0 in the desc is the default). */
 #define SKV_REF_EXACT (-1.0)
 

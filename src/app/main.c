@@ -330,6 +330,18 @@ static int expand_name(const char *name, const char *stem, int pattern, char *ou
     return 0;
 }
 
+/* The headless context made while the model is read (headless_gl_prepare). */
+typedef struct early_gl {
+    skv_headless_gl *gl;
+    int debug;
+} early_gl;
+
+static void make_gl_early(void *user)
+{
+    const early_gl *early = user;
+    headless_gl_prepare(early->gl, early->debug);
+}
+
 /* One model, loaded and put through everything the options ask: its exit
  * status (0 when all went well), its error printed. It is drawn on the
  * run's contexts: `gl` headless, `window` on screen. */
@@ -353,7 +365,15 @@ static int run_model(const char *path, const skv_options *options, skv_headless_
                               .memory_limit_mb = (int)o.import_memory, .anim_files = o.anim_files,
                               .anim_file_count = o.anim_file_count, .retarget = o.retarget || o.bone_map,
                               .bone_map = o.bone_map};
-    skv_result r = scene_load(&scene, path, o.anim, &import, err);
+    /* A run that draws headless needs the context whatever the model:
+     * EGL starts while the guarded child reads the file (~30 ms of
+     * loading Mesa's driver beside the read). Only for this load: later
+     * imports (the window's dropped files) must not touch contexts. */
+    early_gl early = {gl, o.debug};
+    skv_import_desc load = import;
+    if (gl && (o.screenshot || o.frames > 0 || o.gif || o.video))
+        load.while_reading = make_gl_early, load.while_reading_user = &early;
+    skv_result r = scene_load(&scene, path, o.anim, &load, err);
     if (r == SKV_ERR_ANIM && o.anim) name_the_clips(path, &o, &import, err);
     if (r != SKV_OK) {
         print_error("%s: %s%s", path, err->message, hint(r));

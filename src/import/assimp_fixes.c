@@ -670,7 +670,6 @@ static skv_result extend_durations(fix_context *c)
  * vertices (glTF keeps the file's indices) has nothing to gain. So a scene
  * with a big skinned mesh that is already indexed skips the join; every
  * other scene is joined as before. */
-enum { JOIN_SKINNED_VERTEX_LIMIT = 50000 };
 
 static int big_indexed_skin(fix_context *c)
 {
@@ -773,7 +772,8 @@ const assimp_fix assimp_fixes[] = {
     {.formats = ".gltf .glb", .defect = "KHR_texture_transform kept as a material property, not applied to the UVs",
      .stage = FIX_MODEL, .detect = gltf_names_texture_transform, .repair = gltf_texture_transforms},
     {.defect = "JoinIdenticalVertices quadratic on big skinned meshes",
-     .stage = FIX_READ_SCENE, .detect = big_indexed_skin, .repair = skip_join},
+     .stage = FIX_READ_SCENE, .detect = big_indexed_skin, .repair = skip_join,
+     .clears_flags = aiProcess_JoinIdenticalVertices},
 };
 const int assimp_fix_count = (int)(sizeof assimp_fixes / sizeof assimp_fixes[0]);
 /* fix_context's `fired` and `told` hold a bit per row. */
@@ -837,4 +837,21 @@ int assimp_fix_table_answers(const assimp_fix *table, int count, const char *pat
 int assimp_fixes_answer(const char *path, const char *error)
 {
     return assimp_fix_table_answers(assimp_fixes, assimp_fix_count, path, error);
+}
+
+int assimp_fixes_as_peek(fix_context *c, unsigned cleared)
+{
+    uint64_t fires = 0;
+    unsigned clears = 0;
+    for (int i = 0; i < assimp_fix_count && i < 64; i++) {
+        const assimp_fix *fix = &assimp_fixes[i];
+        if (fix->stage != FIX_READ_SCENE || !assimp_fix_applies(fix, c->path)) continue;
+        if (fix->detect && !fix->detect(c)) continue;
+        if (!fix->clears_flags) return 0; /* it would edit the scene as read */
+        fires |= (uint64_t)1 << i;
+        clears |= fix->clears_flags;
+    }
+    if (clears != cleared) return 0;
+    c->fired |= fires;
+    return 1;
 }

@@ -314,6 +314,60 @@ static int json_int(const cJSON *object, const char *key, long fallback, long *o
     return 0;
 }
 
+int gltf_big_indexed_skin(const unsigned char *bytes, size_t size, long vertices, long bones)
+{
+    cJSON *root = NULL;
+    const unsigned char *bin;
+    size_t bin_size;
+    skv_error ignored;
+    if (parse_document(bytes, size, &root, &bin, &bin_size, &ignored) != SKV_OK) return 0;
+    const cJSON *meshes = cJSON_GetObjectItemCaseSensitive(root, "meshes");
+    const cJSON *accessors = cJSON_GetObjectItemCaseSensitive(root, "accessors");
+    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(root, "nodes");
+    const cJSON *skins = cJSON_GetObjectItemCaseSensitive(root, "skins");
+    int mesh_count = cJSON_GetArraySize(meshes), accessor_count = cJSON_GetArraySize(accessors);
+    /* Which meshes a skinned node draws; the most joints a skin has. */
+    unsigned char *skinned = calloc((size_t)mesh_count + 1, 1);
+    long joints = 0, primitives = 0;
+    const cJSON *item;
+    cJSON_ArrayForEach(item, skins) {
+        int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(item, "joints"));
+        if (n > joints) joints = n;
+    }
+    cJSON_ArrayForEach(item, nodes) {
+        long mesh = -1, skin = -1;
+        if (json_int(item, "mesh", -1, &mesh) == 0 && json_int(item, "skin", -1, &skin) == 0 && skin >= 0 &&
+            mesh >= 0 && mesh < mesh_count && skinned)
+            skinned[mesh] = 1;
+    }
+    int big = 0, plain = skinned != NULL && cJSON_IsArray(meshes) && cJSON_IsArray(accessors);
+    int m = 0;
+    cJSON_ArrayForEach(item, meshes) {
+        const cJSON *primitive;
+        cJSON_ArrayForEach(primitive, cJSON_GetObjectItemCaseSensitive(item, "primitives")) {
+            primitives++;
+            long mode = 4, position = -1, indices = -1, count = -1, corners = -1;
+            const cJSON *attributes = cJSON_GetObjectItemCaseSensitive(primitive, "attributes");
+            if (json_int(primitive, "mode", 4, &mode) != 0 || mode != 4 ||
+                json_int(attributes, "POSITION", -1, &position) != 0 ||
+                json_int(primitive, "indices", -1, &indices) != 0) {
+                plain = 0; /* points, lines, strips or fans: Assimp's steps reshape them */
+                continue;
+            }
+            const cJSON *at = position >= 0 && position < accessor_count ? cJSON_GetArrayItem(accessors, (int)position) : NULL;
+            const cJSON *ix = indices >= 0 && indices < accessor_count ? cJSON_GetArrayItem(accessors, (int)indices) : NULL;
+            if (at && ix && json_int(at, "count", -1, &count) == 0 && json_int(ix, "count", -1, &corners) == 0 &&
+                skinned && skinned[m] && cJSON_GetObjectItemCaseSensitive(attributes, "JOINTS_0") && count > vertices &&
+                corners >= 2 * count)
+                big = 1;
+        }
+        m++;
+    }
+    free(skinned);
+    cJSON_Delete(root);
+    return plain && big && (joints == 0 || primitives <= bones / joints);
+}
+
 /* `object`'s `key` set to `item` whether or not it had one (cJSON's
  * replace fails where there is none, and the item would leak). */
 static void set_item(cJSON *object, const char *key, cJSON *item)

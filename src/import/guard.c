@@ -622,6 +622,10 @@ skv_result guarded_import(const char *path, const skv_import_desc *desc, guarded
         run_child(path, desc, work, arg, carried, pipe_fd[1], model_pipe[1], expect_pipe[1], shared_fd, timeout);
     }
     close(pipe_fd[1]), close(model_pipe[1]), close(expect_pipe[1]);
+    /* The child reads meanwhile: its pipes hold what it says until
+     * watch_child reads them, its block goes into the memfd; the deadline
+     * counts from before. */
+    if (desc && desc->while_reading) desc->while_reading(desc->while_reading_user);
     child_output out = {.model_limit = (size_t)(import_memory_budget(path, desc) + carried)};
     int watched = watch_child(pipe_fd[0], model_pipe[0], expect_pipe[0], shared_fd, deadline, &out);
     close(pipe_fd[0]), close(model_pipe[0]), close(expect_pipe[0]);

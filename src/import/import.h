@@ -49,6 +49,13 @@ typedef struct skv_import_desc {
      * before the automatic matches (NULL: none). */
     int retarget;
     const char *bone_map;
+    /* Work for this process while a guarded child reads (called in each
+     * guarded import once the child has started; never with `trusted`):
+     * what does not need the model runs beside the read instead of after
+     * it. It must not fail the import, and may be called more than once.
+     * NULL: none. */
+    void (*while_reading)(void *user);
+    void *while_reading_user;
 } skv_import_desc;
 
 /* Loads `path` into `model` (zeroed first). `desc` may be NULL. On failure

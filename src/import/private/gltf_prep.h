@@ -79,6 +79,14 @@ unsigned char *gltf_read_json(const char *path, size_t *size);
  * gltf_read_json's) holds `word` anywhere: a cheap test before a parse. */
 int gltf_json_names(const unsigned char *bytes, size_t size, const char *word);
 
+/* Does a glTF's JSON (`bytes`: the file, or gltf_read_json's) show what
+ * Assimp will make of it a scene whose big skinned mesh is indexed
+ * already: every primitive indexed triangles, one drawn by a skinned node
+ * with over `vertices` vertices and at least two corners a vertex, and
+ * its primitives times its biggest skin's joints at most `bones`? A guess
+ * from the document, for read_scene to check on the scene it gets. */
+int gltf_big_indexed_skin(const unsigned char *bytes, size_t size, long vertices, long bones);
+
 /* The whole of a regular file (textures.c). */
 unsigned char *read_whole_file(const char *path, long *size);
 

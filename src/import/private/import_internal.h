@@ -278,7 +278,16 @@ typedef struct assimp_fix {
     /* An Assimp error this row answers: a read that fails with it (a
      * substring) is read again in two steps, so that FIX_READ_SCENE runs. */
     const char *read_error;
+    /* At FIX_READ_SCENE: the repair changes only fix_context.flags by
+     * clearing these (it leaves the scene as read), and its detect gives
+     * the same answer on the scene processed without them (read_scene's
+     * one read of a big glTF, assimp_fixes_as_peek). */
+    unsigned clears_flags;
 } assimp_fix;
+
+/* A skinned mesh past this many vertices, indexed already, is not joined
+ * (assimp_fixes.c: big_indexed_skin). */
+enum { JOIN_SKINNED_VERTEX_LIMIT = 50000 };
 
 extern const assimp_fix assimp_fixes[];
 extern const int assimp_fix_count;
@@ -289,6 +298,13 @@ int assimp_fix_applies(const assimp_fix *fix, const char *path);
 skv_result assimp_fixes_run(fix_stage stage, fix_context *c);
 /* Does a row that applies to `path` answer Assimp's `error`? */
 int assimp_fixes_answer(const char *path, const char *error);
+/* Whether FIX_READ_SCENE, run on the scene as read unprocessed, would
+ * have cleared exactly `cleared` from the flags and left the scene as it
+ * was, judged on `c->scene` read with those flags cleared (the rows that
+ * clear flags must fire, no other row may): then that scene is what the
+ * two steps would have read, and their rows are marked fired as if they
+ * had run. 0 where it cannot be told so. */
+int assimp_fixes_as_peek(fix_context *c, unsigned cleared);
 /* The same on another table (the unit tests'; at most 64 rows). */
 skv_result assimp_fix_table_run(const assimp_fix *table, int count, fix_stage stage, fix_context *c);
 int assimp_fix_table_answers(const assimp_fix *table, int count, const char *path, const char *error);
@@ -323,6 +339,10 @@ unsigned import_read_flags(void);
  * the FIX_READ_SCENE repairs; fix->durations: the file's durations where
  * one was extended (the caller frees). NULL: Assimp's error. */
 const struct aiScene *read_scene(fix_context *fix, unsigned flags);
+/* read_scene's one read of a big glTF (a file it would read in two steps):
+ * 1 with the scene in fix->scene (the caller's to take) where it stands
+ * for the two steps; 0, nothing kept, where they must run. */
+int read_big_gltf_at_once(fix_context *fix, unsigned flags);
 /* Why read_whole_file gave nothing for `path`, in words. */
 const char *unread_why(const char *path);
 /* An .md5mesh's "<base>.md5anim" beside it into `out`: by its exact name,

@@ -32,6 +32,12 @@ else # e2e_hl1_clips then fails for want of it
   echo "generate.sh: $hl1 not found (assimp-testmodels): hl1_blank_body.mdl not written" >&2
 fi
 python3 "$gen/gltf_morph_skin.py" "$out/morph_skin.gltf"
+# A big skinned mesh, indexed already, read in one step (test_blob --once,
+# issue #47); beside a line, or with a key past its clip's end that a
+# FIX_READ_SCENE row repairs, in two.
+python3 "$gen/gltf_big_skin.py" "$out/big_skin_120k.glb" 120000
+python3 "$gen/gltf_big_skin.py" "$out/big_skin_120k_lines.glb" 120000 lines
+python3 "$gen/gltf_big_skin.py" "$out/big_skin_120k_late.glb" 120000 late
 # STEP and CUBICSPLINE samplers on joints, a node and morph weights (#42).
 python3 "$gen/gltf_interpolation.py" "$out/interpolation.gltf"
 python3 "$gen/gltf_interpolation.py" "$out/interpolation.glb"

@@ -1,11 +1,17 @@
 #!/usr/bin/env python3
-"""gltf_big_skin.py OUT.glb [VERTICES] - a legitimate but big skinned mesh
+"""gltf_big_skin.py OUT.glb [VERTICES] [lines] [tagged] [late] - a legitimate but big skinned mesh
 (default 1,000,000 vertices): a tube of 1000 segments round, as many rings
 as the count asks, skinned to a chain of 4 joints along its length (each
 vertex blends its two nearest joints), one clip bending the second joint.
 Indexed triangles, normals and UVs, as an exporter writes them. Assimp's
 post-processing took ~10 minutes on such a file (issue #21). Written at
-test time; the arrays are built with the array module to stay in seconds."""
+test time; the arrays are built with the array module to stay in seconds.
+With `lines`, the mesh has a second primitive: one line along the tube
+(a shape Assimp's steps reshape, which read_scene then reads in two
+steps, test_blob --once). With `tagged`, the file names
+KHR_mesh_quantization among the extensions it uses (it uses none): Skinview
+then rewrites it for Assimp (gltf_prep.c) and reads those bytes in two
+steps, the same scene by another road (e2e_bounds)."""
 import math, struct, sys
 from array import array
 from glb import Glb
@@ -62,10 +68,22 @@ ibm = []
 for k in range(joints_n):
     ibm += [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -k * seg, 0, 1]
 ibm = g.add('f', ibm, joints_n, 'MAT4', 5126)
-times = g.add('f', [0.0, 1.0, 2.0], 3, 'SCALAR', 5126, min=[0], max=[2])
+# `late`: the middle key a float's step past the last (2.0), which Assimp
+# takes for the clip's end: Assimp's validation lets that pass, the
+# FIX_READ_SCENE row for keys past the end repairs it (test_blob
+# --not-once: such a file is not read in one step).
+late = 'late' in sys.argv[3:]
+times = g.add('f', [0.0, 2.0000002 if late else 1.0, 2.0], 3, 'SCALAR', 5126, min=[0], max=[2.0000002 if late else 2])
 h = math.radians(60) / 2
 bend = g.add('f', [0, 0, 0, 1, 0, 0, math.sin(h), math.cos(h), 0, 0, 0, 1], 3, 'VEC4', 5126)
+primitives = [{'attributes': {'POSITION': p, 'NORMAL': n, 'TEXCOORD_0': t, 'JOINTS_0': j, 'WEIGHTS_0': w},
+               'indices': i}]
+if 'lines' in sys.argv[3:]:
+    line = g.add('I', [0, count - around], 2, 'SCALAR', 5125)
+    primitives.append({'attributes': {'POSITION': p, 'JOINTS_0': j, 'WEIGHTS_0': w}, 'indices': line, 'mode': 1})
+tags = {'extensionsUsed': ['KHR_mesh_quantization']} if 'tagged' in sys.argv[3:] else {}
 g.write(sys.argv[1], {
+    **tags,
     'asset': {'version': '2.0', 'generator': 'skinview tests/tools/gen/gltf_big_skin.py'},
     'scene': 0, 'scenes': [{'nodes': [0, 4]}],
     'nodes': [{'name': 'j0', 'children': [1]},
@@ -73,8 +91,7 @@ g.write(sys.argv[1], {
               {'name': 'j2', 'translation': [0, seg, 0], 'children': [3]},
               {'name': 'j3', 'translation': [0, seg, 0]},
               {'name': 'tube', 'mesh': 0, 'skin': 0}],
-    'meshes': [{'primitives': [{'attributes': {'POSITION': p, 'NORMAL': n, 'TEXCOORD_0': t,
-                                               'JOINTS_0': j, 'WEIGHTS_0': w}, 'indices': i}]}],
+    'meshes': [{'primitives': primitives}],
     'skins': [{'joints': [0, 1, 2, 3], 'inverseBindMatrices': ibm}],
     'animations': [{'name': 'bend', 'channels': [{'sampler': 0, 'target': {'node': 1, 'path': 'rotation'}}],
                     'samplers': [{'input': times, 'output': bend}]}],
