@@ -1017,9 +1017,10 @@ static int profile_model(const char *path, int frames, int clip, int seek, int l
     if (w) walk_stats(w, &st);
     printf("bones %d clip %s frames %d\nwalk: %d moving channels, %d in %d time groups (%d on prepared arcs), %d "
            "loose; %d global and %d palette products per frame (%d palette entries as leaves, A (L b), except "
-           "in a crowd's rows); %zu bytes of prepared keys (%d channels' compacted)\n",
+           "in a crowd's rows); %zu bytes of prepared keys (%d channels' compacted); %d of the time groups evenly "
+           "spaced\n",
            model.skeleton.bone_count, c ? c->name : "(rest)", frames, st.moving, st.grouped, st.groups, st.arc,
-           st.loose, st.globals, st.palette, st.leaves, st.key_bytes, st.compact);
+           st.loose, st.globals, st.palette, st.leaves, st.key_bytes, st.compact, st.even);
     pose_destroy(&pose);
     free(rows);
     free(work);

@@ -64,8 +64,9 @@ static inline int float_key_ahead(const float *search, int cursor, float tf)
 }
 
 /* A first guess at t's key pair, which group_seek settles: the only
- * pair; the even grid's; the keys just after the cursor's; a search of
- * the float times. */
+ * pair; the even grid's; the keys just after the cursor's; the keys
+ * after the seek index's (uneven times: walk_internal.h,
+ * walk_seek_index); a search of the float times. */
 static inline int seek_guess(const walk_group *grp, double t, int cursor)
 {
     int n = grp->key_count;
@@ -76,6 +77,16 @@ static inline int seek_guess(const walk_group *grp, double t, int cursor)
     if ((unsigned)cursor < (unsigned)n && grp->search[cursor] <= tf) {
         int i = float_key_ahead(grp->search, cursor, tf);
         if (i >= 0) return i;
+    }
+    if (walk_seek_indexed(grp)) {
+        const walk_seek_index *index = walk_seek_index_of(grp);
+        float g = (tf - index->origin) * index->rate;
+        int b = g > 0.0f ? (g < (float)(n - 2) ? (int)g : n - 2) : 0;
+        int k = index->key[b];
+        if (grp->search[k] <= tf) {
+            int i = float_key_ahead(grp->search, k, tf);
+            if (i >= 0) return i;
+        }
     }
     return float_key_before(grp->search, n, tf);
 }

@@ -254,15 +254,37 @@ static double even_key_rate(const double *times, int count)
     return 1.0 / span;
 }
 
+/* An uneven group's seek index (walk_internal.h, walk_seek_index), from
+ * its search floats: a guess, which walk.c's seek checks on the search
+ * floats and settles on the exact times, so a bucket that holds more
+ * keys than the seek looks at, or floats that round a bucket's start
+ * differently, cost a search, never a wrong pair. */
+static void set_seek_index(walk_group *grp)
+{
+    int n = grp->key_count, buckets = n - 1;
+    walk_seek_index *index = (walk_seek_index *)(void *)(grp->search + n + SKV_SEEK_AHEAD);
+    float first = grp->search[0], span = grp->search[n - 1] - first;
+    index->origin = first;
+    index->rate = span > 0.0f && isfinite(span) ? (float)buckets / span : 0.0f;
+    int i = 0;
+    for (int b = 0; b < buckets; b++) {
+        float start = index->rate > 0.0f ? first + (float)b / index->rate : first;
+        while (i + 1 < n - 1 && grp->search[i + 1] <= start) i++;
+        index->key[b] = i;
+    }
+}
+
 /* A group's time arrays for `count` times (the search's floats, then
  * SKV_SEEK_AHEAD infinities for walk.c's look past the cursor; the spans'
  * inverses); 0 if memory ran out. */
 static int group_set_times(walk_group *grp, const double *times, int count)
 {
     grp->key_count = count;
+    grp->key_rate = even_key_rate(times, count);
+    int indexed = walk_seek_indexed(grp);
     grp->times = malloc((size_t)count * sizeof *grp->times);
     grp->inv_span = malloc((size_t)count * sizeof *grp->inv_span);
-    grp->search = malloc(((size_t)count + SKV_SEEK_AHEAD) * sizeof *grp->search);
+    grp->search = malloc(walk_search_floats(count, indexed) * sizeof *grp->search);
     if (!grp->times || !grp->inv_span || !grp->search) return 0;
     for (int i = 0; i < count; i++) {
         grp->times[i] = times[i];
@@ -274,7 +296,7 @@ static int group_set_times(walk_group *grp, const double *times, int count)
         grp->inv_span[i] = span > 0.0 ? 1.0 / span : 0.0;
     }
     grp->inv_span[count - 1] = 0.0;
-    grp->key_rate = even_key_rate(times, count);
+    if (indexed) set_seek_index(grp);
     return 1;
 }
 
@@ -1291,7 +1313,9 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
             out->compact += grp->channel_count;
         }
         out->key_bytes += values * key_floats * sizeof(float) +
-                          (size_t)grp->key_count * (sizeof(float) + 2 * sizeof(double));
+                          (size_t)grp->key_count * (sizeof(float) + 2 * sizeof(double)) +
+                          (walk_search_floats(grp->key_count, walk_seek_indexed(grp)) -
+                           walk_search_floats(grp->key_count, 0)) * sizeof(float);
         out->each += grp->each ? grp->channel_count : 0;
         out->solo += grp->solo ? grp->channel_count : 0;
         out->even += grp->key_rate > 0.0;
