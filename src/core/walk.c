@@ -93,7 +93,11 @@ static inline int seek_guess(const walk_group *grp, double t, int cursor)
 
 /* group_key's search: t strictly inside the keys and not in the
  * cursor's two pairs (a seek, or playback that steps over more than one
- * key a frame: 120 Hz mocap at 60 fps). Evenly spaced times compute the
+ * key a frame: 120 Hz mocap at 60 fps). An exact grid (grp->grid) reads
+ * no key time: its pair and factor are t x rate's whole part and the
+ * rest, as the exact times give them (kernels.h's solo_grid reasons so
+ * for one channel); a cold seek then waits on its keys' lines alone.
+ * Other evenly spaced times compute the
  * pair (key_rate), the others look at the keys after the cursor's
  * (seek_guess) or search the float times (4 bytes a key, in cache);
  * either guess is then settled on the exact times, where floats
@@ -104,6 +108,14 @@ static inline int group_seek(const walk_group *grp, double t, int *cursor, float
 {
     const double *times = grp->times;
     int n = grp->key_count;
+    if (grp->grid) { /* t inside the keys: 0 < g < n - 1, g - i exact (Sterbenz) */
+        double g = t * grp->key_rate;
+        int i = g < (double)(n - 2) ? (int)g : n - 2;
+        *cursor = i;
+        double x = g - i;
+        *f = (float)(x > 1.0 ? 1.0 : x);
+        return i;
+    }
     int i = seek_guess(grp, t, *cursor);
     i = i < n - 2 ? i : n - 2;
     while (i > 0 && times[i] > t) i--;

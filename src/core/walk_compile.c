@@ -254,6 +254,8 @@ static double even_key_rate(const double *times, int count)
     return 1.0 / span;
 }
 
+static int exact_grid(const double *times, int count, double key_rate);
+
 /* An uneven group's seek index (walk_internal.h, walk_seek_index), from
  * its search floats: a guess, which walk.c's seek checks on the search
  * floats and settles on the exact times, so a bucket that holds more
@@ -297,6 +299,7 @@ static int group_set_times(walk_group *grp, const double *times, int count)
     }
     grp->inv_span[count - 1] = 0.0;
     if (indexed) set_seek_index(grp);
+    grp->grid = (unsigned char)exact_grid(times, count, grp->key_rate);
     return 1;
 }
 

@@ -32,6 +32,12 @@ typedef struct walk_group {
      * descriptor lies WALK_COMPACT_HEAD bytes before the keys, in their
      * allocation (walk_group_compact). */
     unsigned char compact;
+    /* Key k at exactly k / key_rate from 0, a power-of-two span
+     * (walk_compile.c, exact_grid: whole ticks, as BVH, HL1 MDL and MD5
+     * are keyed): a seek's pair and factor are t x key_rate's whole part
+     * and the rest, bit for bit what the exact times give, with no key
+     * time read (walk.c, group_seek). */
+    unsigned char grid;
     int lane_count;    /* channel_count rounded up to whole blocks (each, solo: channel_count) */
     int channel;       /* the first channel: its cursor serves the group */
     size_t key_floats; /* floats from one key to the next (each, solo: in one channel's keys) */

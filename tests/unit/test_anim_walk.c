@@ -389,6 +389,10 @@ static void test_seeks(void)
          * group, and one channel (kernels' solo_search). */
         {5, {0, 0, 0, 0, 0}, {LINE_BURST}, {400}, 0, 0},
         {1, {0}, {LINE_BURST}, {300}, 0, 0},
+        /* A vector group on an exact grid (walk_internal.h, walk_group's
+         * grid): its seeks read no key time. */
+        {5, {0, 0, 0, 0, 0}, {LINE_GRID}, {2000}, 1, 0},
+        {5, {0, 0, 0, 0, 0}, {LINE_GRID_QUARTER}, {300}, 1, 0},
     };
     const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     unsigned seed = 77;
