@@ -9,6 +9,9 @@
  *   skinview-bench --influences [--rounds N] MODEL...   (4 slots, 8, all: CPU and draw cost)
  *   skinview-bench --profile FRAMES [--clip N] [--seek] [--lent] MODEL
  *   skinview-bench --exact [--json] MODEL...          every clip exact, nothing timed
+ *   skinview-bench --seeks [--rounds N] [--clip N] [--evict MIB] MODEL...
+ *                                     seeks against playback, warm and cold
+ *                                     (bench_seeks)
  *   skinview-bench --layers [--rounds N] [MODEL...]   ns/bone: the base clip alone
  *                                     (walk; the layered path without layers), base + 1 layer,
  *                                     base + 2 (robot.glb and Fox.glb by default)
@@ -1015,12 +1018,111 @@ static int profile_model(const char *path, int frames, int clip, int seek, int l
     if (w) walk_stats(w, &st);
     printf("bones %d clip %s frames %d\nwalk: %d moving channels, %d in %d time groups (%d on prepared arcs), %d "
            "loose; %d global and %d palette products per frame (%d palette entries as leaves, A (L b), except "
-           "in a crowd's rows); %zu bytes of prepared keys (%d channels' compacted)\n",
+           "in a crowd's rows); %zu bytes of prepared keys (%d channels' compacted); %d of the time groups evenly "
+           "spaced\n",
            model.skeleton.bone_count, c ? c->name : "(rest)", frames, st.moving, st.grouped, st.groups, st.arc,
-           st.loose, st.globals, st.palette, st.leaves, st.key_bytes, st.compact);
+           st.loose, st.globals, st.palette, st.leaves, st.key_bytes, st.compact, st.even);
     pose_destroy(&pose);
     free(rows);
     free(work);
+    walks_destroy(walks);
+    model_free(&model);
+    return 0;
+}
+
+/* --seeks: seeks against playback on one clip, each model in one process,
+ * the modes interleaved round by round (ns per bone per frame, medians):
+ *   play     playback at 60 fps, its batch run once untimed first (warm);
+ *   seek     random times, the same;
+ *   cold     the same seeks, each batch after evict_bytes were written
+ *            (the main table's cold column): the walk warms within the
+ *            batch, the keys a seek reads are cold (a long clip's);
+ *   ev-play  playback with evict_bytes written before every frame, each
+ *            frame timed alone: everything the frame reads is cold;
+ *   ev-seek  random times the same way.
+ * cold / play is the issue's ratio (a seek after other work against
+ * playback as it runs); ev-seek / ev-play is what a seek costs over a
+ * frame that finds the same caches. */
+static int bench_seeks(const char *path, int rounds, int clip, size_t evict_bytes, unsigned char *evict, int json)
+{
+    skv_model model;
+    skv_error err;
+    if (import_model(path, &(skv_import_desc){.trusted = 1}, &model, &err) != SKV_OK) {
+        fprintf(stderr, "skinview-bench: %s: %s\n", path, err.message);
+        return 1;
+    }
+    if (clip >= model.clip_count) {
+        fprintf(stderr, "skinview-bench: %s: no clip %d (%d clips)\n", path, clip, model.clip_count);
+        model_free(&model);
+        return 1;
+    }
+    skv_pose pose;
+    skv_walks *walks = NULL;
+    if (walks_create(&walks, &model) != SKV_OK || pose_create(&pose, &model.skeleton) != SKV_OK) {
+        walks_destroy(walks);
+        model_free(&model);
+        return 1;
+    }
+    const skv_clip *c = &model.clips[clip];
+    double duration = c->duration_ticks / c->ticks_per_second;
+    enum { FRAMES = 240, EV_FRAMES = 40, MODES = 5 };
+    double seeks[FRAMES];
+    unsigned seed = 12345;
+    for (int f = 0; f < FRAMES; f++) {
+        seed = seed * 1103515245u + 12345u;
+        seeks[f] = duration * (double)((seed >> 8) & 0xffff) / 65536.0;
+    }
+    double *t = malloc((size_t)rounds * MODES * sizeof *t);
+    if (!t) return 1;
+    double play0 = 0.0;
+    for (int r = 0; r < rounds; r++) {
+        for (int f = 0; f < FRAMES; f++) pose_evaluate(&pose, walks, clip, play0 + f / 60.0);
+        double a = now_ns();
+        for (int f = 0; f < FRAMES; f++) pose_evaluate(&pose, walks, clip, play0 + f / 60.0);
+        double b = now_ns();
+        for (int f = 0; f < FRAMES; f++) pose_evaluate(&pose, walks, clip, seeks[f]);
+        double d = now_ns();
+        for (int f = 0; f < FRAMES; f++) pose_evaluate(&pose, walks, clip, seeks[f]);
+        double e = now_ns();
+        for (size_t i = 0; i < evict_bytes; i += 64) evict[i] = (unsigned char)(evict[i] + 1);
+        double g = now_ns();
+        for (int f = 0; f < FRAMES; f++) pose_evaluate(&pose, walks, clip, seeks[f]);
+        double h = now_ns();
+        double ev_play = 0.0, ev_seek = 0.0;
+        for (int f = 0; f < EV_FRAMES; f++) {
+            for (size_t i = 0; i < evict_bytes; i += 64) evict[i] = (unsigned char)(evict[i] + 1);
+            double x = now_ns();
+            pose_evaluate(&pose, walks, clip, play0 + (FRAMES + f) / 60.0);
+            ev_play += now_ns() - x;
+            for (size_t i = 0; i < evict_bytes; i += 64) evict[i] = (unsigned char)(evict[i] + 1);
+            x = now_ns();
+            pose_evaluate(&pose, walks, clip, seeks[(f * 7 + r) % FRAMES]);
+            ev_seek += now_ns() - x;
+        }
+        /* playback moves on through the clip round by round */
+        play0 = fmod(play0 + 4.0, duration > 8.0 ? duration - 8.0 : 1.0);
+        t[0 * rounds + r] = (b - a) / FRAMES;
+        t[1 * rounds + r] = (e - d) / FRAMES;
+        t[2 * rounds + r] = (h - g) / FRAMES;
+        t[3 * rounds + r] = ev_play / EV_FRAMES;
+        t[4 * rounds + r] = ev_seek / EV_FRAMES;
+    }
+    double m[MODES], bones = model.skeleton.bone_count > 0 ? model.skeleton.bone_count : 1;
+    for (int k = 0; k < MODES; k++) m[k] = median(t + (size_t)k * rounds, rounds) / bones;
+    skv_walk_stats st = {0};
+    const skv_walk *w = walks_clip(walks, clip);
+    if (w) walk_stats(w, &st);
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (json)
+        printf("{\"model\":\"%s\",\"clip\":%d,\"seconds\":%.3f,\"bones\":%d,\"key_bytes\":%zu,\"play\":%.2f,\"seek\":%.2f,"
+               "\"cold\":%.2f,\"ev_play\":%.2f,\"ev_seek\":%.2f}\n",
+               base, clip, duration, model.skeleton.bone_count, st.key_bytes, m[0], m[1], m[2], m[3], m[4]);
+    else
+        printf("%-24s %8.1f %5d %11zu %7.2f %7.2f %7.2f %8.2f %8.2f %7.2f %7.2f\n", base, duration,
+               model.skeleton.bone_count, st.key_bytes, m[0], m[1], m[2], m[3], m[4], m[2] / m[0], m[4] / m[3]);
+    free(t);
+    pose_destroy(&pose);
     walks_destroy(walks);
     model_free(&model);
     return 0;
@@ -1258,6 +1360,7 @@ int main(int argc, char **argv)
     int layered = 0, exact = 0;
     int json = 0, smoke = 0, crowd = 0, crowd_fps = 0, msaa = 0, rounds = 15, count = 0, kernel = SKV_WALK_AUTO;
     int profile_frames = 0, profile_clip = 0, profile_seek = 0, profile_lent = 0, influences = 0, png = 0;
+    int seeks = 0, evict_mib = EVICT_BYTES >> 20;
     const char *models[64];
     static const char *kernels[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     for (int i = 1; i < argc; i++) {
@@ -1269,7 +1372,8 @@ int main(int argc, char **argv)
                    "       skinview-bench --influences [--rounds N] MODEL...\n"
                    "       skinview-bench --png [--rounds N] PNG...\n"
                    "       skinview-bench --layers [--rounds N] [MODEL...]\n"
-                   "       skinview-bench --exact [--json] MODEL...\n");
+                   "       skinview-bench --exact [--json] MODEL...\n"
+                   "       skinview-bench --seeks [--rounds N] [--clip N] [--evict MIB] [--json] MODEL...\n");
             return 0;
         } else if (strcmp(argv[i], "--kernel") == 0 && i + 1 < argc) {
             const char *name = argv[++i];
@@ -1298,6 +1402,8 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--png") == 0) png = 1;
         else if (strcmp(argv[i], "--layers") == 0) layered = 1;
         else if (strcmp(argv[i], "--exact") == 0) exact = 1;
+        else if (strcmp(argv[i], "--seeks") == 0) seeks = 1;
+        else if (strcmp(argv[i], "--evict") == 0 && i + 1 < argc) evict_mib = atoi(argv[++i]);
         else if (count < 64) models[count++] = argv[i];
     }
     if (rounds < 1) rounds = 1;
@@ -1307,6 +1413,21 @@ int main(int argc, char **argv)
             return 2;
         }
         return exact_models(models, count, json) ? 1 : 0;
+    }
+    if (seeks) {
+        size_t bytes = (size_t)(evict_mib > 0 ? evict_mib : 1) << 20;
+        unsigned char *buf = calloc(bytes, 1);
+        if (!buf) {
+            fprintf(stderr, "skinview-bench: out of memory\n");
+            return 1;
+        }
+        if (!json)
+            printf("%-24s %8s %5s %11s %7s %7s %7s %8s %8s %7s %7s\n", "model", "seconds", "bones", "key bytes", "play",
+                   "seek", "cold", "ev-play", "ev-seek", "cold/p", "ev s/p");
+        int failed = 0;
+        for (int i = 0; i < count; i++) failed |= bench_seeks(models[i], rounds, profile_clip, bytes, buf, json);
+        free(buf);
+        return failed;
     }
     if (crowd) return bench_crowd(json);
     if (layered) return bench_layers(models, count, rounds, json);

@@ -64,8 +64,9 @@ static inline int float_key_ahead(const float *search, int cursor, float tf)
 }
 
 /* A first guess at t's key pair, which group_seek settles: the only
- * pair; the even grid's; the keys just after the cursor's; a search of
- * the float times. */
+ * pair; the even grid's; the keys just after the cursor's; the keys
+ * after the seek index's (uneven times: walk_internal.h,
+ * walk_seek_index); a search of the float times. */
 static inline int seek_guess(const walk_group *grp, double t, int cursor)
 {
     int n = grp->key_count;
@@ -77,12 +78,26 @@ static inline int seek_guess(const walk_group *grp, double t, int cursor)
         int i = float_key_ahead(grp->search, cursor, tf);
         if (i >= 0) return i;
     }
+    if (walk_seek_indexed(grp)) {
+        const walk_seek_index *index = walk_seek_index_of(grp);
+        float g = (tf - index->origin) * index->rate;
+        int b = g > 0.0f ? (g < (float)(n - 2) ? (int)g : n - 2) : 0;
+        int k = index->key[b];
+        if (grp->search[k] <= tf) {
+            int i = float_key_ahead(grp->search, k, tf);
+            if (i >= 0) return i;
+        }
+    }
     return float_key_before(grp->search, n, tf);
 }
 
 /* group_key's search: t strictly inside the keys and not in the
  * cursor's two pairs (a seek, or playback that steps over more than one
- * key a frame: 120 Hz mocap at 60 fps). Evenly spaced times compute the
+ * key a frame: 120 Hz mocap at 60 fps). An exact grid (grp->grid) reads
+ * no key time: its pair and factor are t x rate's whole part and the
+ * rest, as the exact times give them (kernels.h's solo_grid reasons so
+ * for one channel); a cold seek then waits on its keys' lines alone.
+ * Other evenly spaced times compute the
  * pair (key_rate), the others look at the keys after the cursor's
  * (seek_guess) or search the float times (4 bytes a key, in cache);
  * either guess is then settled on the exact times, where floats
@@ -93,6 +108,14 @@ static inline int group_seek(const walk_group *grp, double t, int *cursor, float
 {
     const double *times = grp->times;
     int n = grp->key_count;
+    if (grp->grid) { /* t inside the keys: 0 < g < n - 1, g - i exact (Sterbenz) */
+        double g = t * grp->key_rate;
+        int i = g < (double)(n - 2) ? (int)g : n - 2;
+        *cursor = i;
+        double x = g - i;
+        *f = (float)(x > 1.0 ? 1.0 : x);
+        return i;
+    }
     int i = seek_guess(grp, t, *cursor);
     i = i < n - 2 ? i : n - 2;
     while (i > 0 && times[i] > t) i--;

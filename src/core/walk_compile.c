@@ -254,15 +254,39 @@ static double even_key_rate(const double *times, int count)
     return 1.0 / span;
 }
 
+static int exact_grid(const double *times, int count, double key_rate);
+
+/* An uneven group's seek index (walk_internal.h, walk_seek_index), from
+ * its search floats: a guess, which walk.c's seek checks on the search
+ * floats and settles on the exact times, so a bucket that holds more
+ * keys than the seek looks at, or floats that round a bucket's start
+ * differently, cost a search, never a wrong pair. */
+static void set_seek_index(walk_group *grp)
+{
+    int n = grp->key_count, buckets = n - 1;
+    walk_seek_index *index = (walk_seek_index *)(void *)(grp->search + n + SKV_SEEK_AHEAD);
+    float first = grp->search[0], span = grp->search[n - 1] - first;
+    index->origin = first;
+    index->rate = span > 0.0f && isfinite(span) ? (float)buckets / span : 0.0f;
+    int i = 0;
+    for (int b = 0; b < buckets; b++) {
+        float start = index->rate > 0.0f ? first + (float)b / index->rate : first;
+        while (i + 1 < n - 1 && grp->search[i + 1] <= start) i++;
+        index->key[b] = i;
+    }
+}
+
 /* A group's time arrays for `count` times (the search's floats, then
  * SKV_SEEK_AHEAD infinities for walk.c's look past the cursor; the spans'
  * inverses); 0 if memory ran out. */
 static int group_set_times(walk_group *grp, const double *times, int count)
 {
     grp->key_count = count;
+    grp->key_rate = even_key_rate(times, count);
+    int indexed = walk_seek_indexed(grp);
     grp->times = malloc((size_t)count * sizeof *grp->times);
     grp->inv_span = malloc((size_t)count * sizeof *grp->inv_span);
-    grp->search = malloc(((size_t)count + SKV_SEEK_AHEAD) * sizeof *grp->search);
+    grp->search = malloc(walk_search_floats(count, indexed) * sizeof *grp->search);
     if (!grp->times || !grp->inv_span || !grp->search) return 0;
     for (int i = 0; i < count; i++) {
         grp->times[i] = times[i];
@@ -274,7 +298,8 @@ static int group_set_times(walk_group *grp, const double *times, int count)
         grp->inv_span[i] = span > 0.0 ? 1.0 / span : 0.0;
     }
     grp->inv_span[count - 1] = 0.0;
-    grp->key_rate = even_key_rate(times, count);
+    if (indexed) set_seek_index(grp);
+    grp->grid = (unsigned char)exact_grid(times, count, grp->key_rate);
     return 1;
 }
 
@@ -763,13 +788,20 @@ static void prepare_terms(skv_walk *w, size_t room)
  * sine series and two products instead of the slerp's dot product, arc
  * weights, normalisation and division (bench/NOTES.md v7l). A group
  * that cannot
- * keeps its keys (the lanes' sampler). After vector_lists, which reads
+ * keeps its keys (the lanes' sampler). A group compact_keys compacts
+ * is left to it: a pair of arcs is 21 floats a lane, two compacted keys
+ * 8 (rotations alone), so a seek or playback past the caches reads 2.6x
+ * or more less, and the clip takes 6x less memory (Fox.glb's Survey 222
+ * KB -> 37 KB), for a slower warm frame (the slerp's own arithmetic:
+ * bench/NOTES.md, 2026-11-29 seeks). After vector_lists, which reads
  * the keys. */
+static int compactable(const walk_group *grp, int *t_count);
 static void prepare_arcs(skv_walk *w, size_t room)
 {
     for (int g = 0; g < w->group_count; g++) {
         walk_group *grp = &w->groups[g];
-        if (grp->each || grp->solo) continue;
+        int t_count;
+        if (grp->each || grp->solo || compactable(grp, &t_count)) continue;
         int blocks = grp->lane_count / SKV_LANE_BLOCK;
         size_t pairs = (size_t)grp->key_count - 1, pair_floats = SKV_ARC_FLOATS(blocks);
         size_t bytes = pairs * pair_floats * sizeof(float);
@@ -812,31 +844,42 @@ static int compact_t_most(int channels)
  * own (folded parents, rotations turned into one hemisphere), so the
  * frame samples the same numbers. 0 if memory ran out (the group keeps
  * its keys). */
-static int compact_keys(walk_group *grp, skv_compact **made)
-{
-    *made = NULL;
-    int n = grp->channel_count;
-    if (grp->each || grp->solo || grp->arc || n <= 4) return 1;
-    size_t kf = grp->key_floats, keys = (size_t)grp->key_count;
 #define FULL(k, l, c) grp->keys[(size_t)(k) * kf + kernels_lane_at(l, SKV_KEY_FLOATS(1)) + (size_t)(c) * SKV_LANE_BLOCK]
-    int t_count = 0;
+
+/* Whether compact_keys would compact group g's keys (its full keys, not
+ * arcs): then *t_count is its channels whose T moves. */
+static int compactable(const walk_group *grp, int *t_count)
+{
+    int n = grp->channel_count;
+    if (grp->each || grp->solo || grp->arc || n <= 4) return 0;
+    size_t kf = grp->key_floats, keys = (size_t)grp->key_count;
+    *t_count = 0;
     for (int l = 0; l < n; l++) {
         int t_moves = 0;
         for (int c = 0; c < 10; c++) {
             if (c >= 3 && c < 7) continue;
             float first = FULL(0, l, c);
-            if (!isfinite(first)) return 1;
+            if (!isfinite(first)) return 0;
             for (size_t k = 1; k < keys; k++) {
                 float v = FULL(k, l, c);
                 if (memcmp(&v, &first, sizeof v) == 0) continue;
-                if (c >= 7) return 1; /* S moves */
+                if (c >= 7) return 0; /* S moves */
                 t_moves = 1;
                 break;
             }
         }
-        t_count += t_moves;
+        *t_count += t_moves;
     }
-    if (t_count > compact_t_most(n)) return 1;
+    return *t_count <= compact_t_most(n);
+}
+
+/* The compaction itself (the comment above). */
+static int compact_keys(walk_group *grp, skv_compact **made)
+{
+    *made = NULL;
+    int n = grp->channel_count, t_count;
+    if (!compactable(grp, &t_count)) return 1;
+    size_t kf = grp->key_floats, keys = (size_t)grp->key_count;
     int stride = (n + 7) / 8 * 8;
     size_t key_floats = SKV_COMPACT_KEY_FLOATS(stride, t_count);
     size_t bytes = WALK_COMPACT_HEAD + (keys * key_floats + 6 * (size_t)stride) * sizeof(float) +
@@ -1273,7 +1316,9 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
             out->compact += grp->channel_count;
         }
         out->key_bytes += values * key_floats * sizeof(float) +
-                          (size_t)grp->key_count * (sizeof(float) + 2 * sizeof(double));
+                          (size_t)grp->key_count * (sizeof(float) + 2 * sizeof(double)) +
+                          (walk_search_floats(grp->key_count, walk_seek_indexed(grp)) -
+                           walk_search_floats(grp->key_count, 0)) * sizeof(float);
         out->each += grp->each ? grp->channel_count : 0;
         out->solo += grp->solo ? grp->channel_count : 0;
         out->even += grp->key_rate > 0.0;

@@ -32,10 +32,17 @@ typedef struct walk_group {
      * descriptor lies WALK_COMPACT_HEAD bytes before the keys, in their
      * allocation (walk_group_compact). */
     unsigned char compact;
+    /* Key k at exactly k / key_rate from 0, a power-of-two span
+     * (walk_compile.c, exact_grid: whole ticks, as BVH, HL1 MDL and MD5
+     * are keyed): a seek's pair and factor are t x key_rate's whole part
+     * and the rest, bit for bit what the exact times give, with no key
+     * time read (walk.c, group_seek). */
+    unsigned char grid;
     int lane_count;    /* channel_count rounded up to whole blocks (each, solo: channel_count) */
     int channel;       /* the first channel: its cursor serves the group */
     size_t key_floats; /* floats from one key to the next (each, solo: in one channel's keys) */
-    float *search;     /* key times as float, then SKV_SEEK_AHEAD infinities: the searches read these */
+    float *search;     /* key times as float, then SKV_SEEK_AHEAD infinities: the searches read these;
+                        * then, for uneven times (walk_seek_indexed), the seek index (walk_seek_index) */
     double *times;     /* the exact times: the factor and the search's last step */
     double *inv_span;  /* per key pair: 1 / time span (0 for an empty span) */
     /* Key times evenly spaced (every BVH, most baked and mocap clips):
@@ -59,6 +66,37 @@ static inline const skv_compact *walk_group_compact(const walk_group *grp)
 
 /* Keys walk.c's seek looks at past the cursor's before it searches. */
 enum { SKV_SEEK_AHEAD = 8 };
+
+/* Uneven key times (key_rate 0) past this many keys have a seek index
+ * after their search floats: a seek's first guess is then one load from
+ * it and SKV_SEEK_AHEAD compares on the search line it points to, not a
+ * binary search whose every step waits on the last step's load, each a
+ * line of its own in a long clip that other work evicted (bench/NOTES.md,
+ * 2026-11-29 seeks). Fewer keys: walk.c's few-step search. */
+enum { SKV_SEEK_INDEX_KEYS = 16 };
+static inline int walk_seek_indexed(const walk_group *grp)
+{
+    return grp->key_rate == 0.0 && grp->key_count > SKV_SEEK_INDEX_KEYS;
+}
+/* The index of an indexed group (walk_seek_indexed): key_count - 1
+ * buckets splitting the clip's key span evenly, a scale and an origin
+ * (as floats: it only guesses), then per bucket the last key whose float
+ * time is at or before the bucket's start. */
+typedef struct walk_seek_index {
+    float rate;   /* buckets per tick */
+    float origin; /* the first key's time */
+    int32_t key[];
+} walk_seek_index;
+static inline const walk_seek_index *walk_seek_index_of(const walk_group *grp)
+{
+    return (const walk_seek_index *)(const void *)(grp->search + grp->key_count + SKV_SEEK_AHEAD);
+}
+/* Floats the search array takes for `count` keys, an index included
+ * where walk_seek_indexed says. */
+static inline size_t walk_search_floats(int count, int indexed)
+{
+    return (size_t)count + SKV_SEEK_AHEAD + (indexed ? 2 + (size_t)count - 1 : 0);
+}
 
 /* The hierarchy walk of one clip (or of the rest pose). Nodes that neither
  * move nor hang under anything that moves are posed here, once. A chain

@@ -320,6 +320,8 @@ enum {
     LINE_GRID,        /* 0, 1, 2, ...: whole ticks from 0 (HL1 MDL, BVH, MD5): the x86 kernels' solo_grid */
     LINE_GRID_QUARTER, /* 0.25 i: a power-of-two span, the same path */
     LINE_GRID_NUDGED, /* whole ticks, one key 0.2 off: not a grid, kernels_solo_seek */
+    LINE_BURST,       /* 40 keys 0.001 apart, then a gap of ~3: the seek index's buckets (walk_internal.h)
+                       * hold a burst each, more keys than the seek looks past its guess */
 };
 
 static double seek_line_time(int kind, int i, unsigned *seed)
@@ -338,6 +340,7 @@ static double seek_line_time(int kind, int i, unsigned *seed)
     case LINE_GRID: return (double)i;
     case LINE_GRID_QUARTER: return 0.25 * i;
     case LINE_GRID_NUDGED: return i + (i == 7 ? 0.2 : 0.0);
+    case LINE_BURST: return 1.0 + (i / 40) * 3.0 + (i % 40) * 0.001;
     default: return 1e6 + 0.01 * (i + 0.4 * frand(seed));
     }
 }
@@ -381,6 +384,15 @@ static void test_seeks(void)
         {1, {0}, {LINE_GRID}, {2000}, 1, 0},
         {1, {0}, {LINE_GRID_QUARTER}, {300}, 1, 0},
         {1, {0}, {LINE_GRID_NUDGED}, {40}, 1, 0},
+        /* Uneven times seeking through their index (walk_internal.h,
+         * walk_seek_index), bursts of keys past its look-ahead: a vector
+         * group, and one channel (kernels' solo_search). */
+        {5, {0, 0, 0, 0, 0}, {LINE_BURST}, {400}, 0, 0},
+        {1, {0}, {LINE_BURST}, {300}, 0, 0},
+        /* A vector group on an exact grid (walk_internal.h, walk_group's
+         * grid): its seeks read no key time. */
+        {5, {0, 0, 0, 0, 0}, {LINE_GRID}, {2000}, 1, 0},
+        {5, {0, 0, 0, 0, 0}, {LINE_GRID_QUARTER}, {300}, 1, 0},
     };
     const char *names[] = {"auto", "portable", "avx2", "avx512", "scalar"};
     unsigned seed = 77;
@@ -493,7 +505,7 @@ static void test_seeks(void)
         /* The one-channel frames' seeks too: case 0's 50,000 pairs exceed
          * what a walk prepares (walk_compile.c, SOLO_TERMS_BYTES), cases 6-8 are
          * prepared (kernels.h, kernels_solo_seek). */
-        if (ci == 0 || ci >= 6) CHECK(st.solo_palette && st.solo_terms == (ci >= 6));
+        if (ci == 0 || (ci >= 6 && ci <= 16) || ci == 18) CHECK(st.solo_palette && st.solo_terms == (ci >= 6));
         double worst = 0.0;
         for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
             skv_pose fast, ref;
@@ -1133,7 +1145,9 @@ static void test_arc_budget(void)
         bone_node[b] = 1 + b;
         glm_mat4_identity(offsets[b]);
         for (int k = 0; k < KEYS; k++) {
-            positions[b][k] = (skv_vec3_key){k, {0.0f, 1.0f, 0.0f}, 0.0f};
+            /* T moves in every channel: a group whose T and S hold is
+             * compacted, not on arcs (walk_compile.c, prepare_arcs). */
+            positions[b][k] = (skv_vec3_key){k, {0.0f, 1.0f, 1e-3f * (float)k}, 0.0f};
             scales[b][k] = (skv_vec3_key){k, {1.0f, 1.0f, 1.0f}, 0.0f};
             rotations[b][k].time = k;
             axis_angle(0.0f, 0.0f, 1.0f, 0.01 * k + b, rotations[b][k].value);
@@ -1619,8 +1633,9 @@ static void test_held_channels(void)
  * fill it, and leave AVX-512's last 8 lanes to AVX2 (21: stride 24), the
  * moving T on the first channel, the last (the padding lanes repeat it)
  * or both; one group (vector_wide) and two time lines (the general
- * frame, rotations not of unit length: neither arcs nor a merge). A
- * channel whose S moves keeps the full keys. */
+ * frame, rotations not of unit length: neither arcs nor a merge), and
+ * unit rotations, where the keys are compacted rather than put on arcs.
+ * A channel whose S moves keeps the full keys. */
 static double compact_time(int i)
 {
     return i < 40 ? i / 16.0 : (double)((i * 7919) % 997) / 997.0 * 3.3 - 0.1; /* playback, then seeks */
@@ -1631,16 +1646,18 @@ static void test_compact_keys(void)
     enum { MOST = 33, KEYS = 7 };
     static const int sizes[] = {5, 8, 9, 17, 21, 24, 33};
     for (int size = 0; size < (int)(sizeof sizes / sizeof *sizes); size++)
-        for (int use = 0; use < 5; use++) {
+        for (int use = 0; use < 6; use++) {
             int n = sizes[size];
             int parents[MOST], bone_node[MOST], node_channel[MOST];
             mat4 rest[MOST], offsets[MOST];
             static skv_vec3_key t[MOST][KEYS], sc[MOST][KEYS];
             static skv_quat_key r[MOST][KEYS];
             skv_channel channels[MOST];
-            unsigned seed = 900u + 7u * (unsigned)n + (unsigned)use;
+            unsigned seed = 900u + 7u * (unsigned)n + (unsigned)(use == 5 ? 0 : use); /* 5: case 0's rig */
             /* use 0: T moves on the first channel; 1: on the last; 2: on
-             * both; 3: S moves on one; 4: two time lines, T on the first. */
+             * both; 3: S moves on one; 4: two time lines, T on the first;
+             * 5: as 0 with unit rotations, which arcs could take: the
+             * keys are compacted instead (walk_compile.c, prepare_arcs). */
             int two_lines = use == 4 && n >= 10;
             for (int c = 0; c < n; c++) {
                 parents[c] = c == 0 ? -1 : (int)((frand(&seed) * 0.5f + 0.5f) * (c - 1) + 0.5f);
@@ -1649,6 +1666,7 @@ static void test_compact_keys(void)
                 float tv[3] = {frand(&seed), frand(&seed), frand(&seed)};
                 float sv[3] = {1.1f, 0.9f + 0.1f * frand(&seed), 1.2f};
                 int t_moves = (c == 0 && use != 1 && use != 3) || (c == n - 1 && (use == 1 || use == 2));
+                int unit = use == 5;
                 int s_moves = use == 3 && c == n / 2;
                 double shift = two_lines && c % 2 ? 0.2 : 0.0;
                 for (int k = 0; k < KEYS; k++) {
@@ -1657,7 +1675,10 @@ static void test_compact_keys(void)
                     sc[c][k] = (skv_vec3_key){time, {sv[0] + (s_moves ? 0.05f * k : 0.0f), sv[1], sv[2]}, 0.0f};
                     r[c][k].time = time;
                     axis_angle(0.6f, frand(&seed), 0.8f, 0.5 * frand(&seed) + 0.2 * k, r[c][k].value);
-                    for (int a = 0; a < 4; a++) r[c][k].value[a] *= 1.25f; /* not unit: no arcs, no merge */
+                    float len = sqrtf(r[c][k].value[0] * r[c][k].value[0] + r[c][k].value[1] * r[c][k].value[1] +
+                                      r[c][k].value[2] * r[c][k].value[2] + r[c][k].value[3] * r[c][k].value[3]);
+                    for (int a = 0; a < 4; a++) /* not unit: no arcs, no merge */
+                        r[c][k].value[a] = unit ? r[c][k].value[a] / len : r[c][k].value[a] * 1.25f;
                 }
                 channels[c] = (skv_channel){.node = c, .position_count = KEYS, .rotation_count = KEYS,
                                             .scale_count = KEYS, .positions = t[c], .rotations = r[c],
@@ -1801,8 +1822,10 @@ static void test_no_subnormal_frames(void)
     for (int c = 0; c < NODES - 1; c++) {
         for (int k = 0; k < KEYS; k++) {
             /* The held rotation's channel moves its T: a channel whose
-             * keys never change is posed once, not sampled. */
-            positions[c][k] = (skv_vec3_key){.time = k, .value = {0.1f * (float)c, 1.0f, c == 3 ? 0.01f * (float)k : 0.0f}};
+             * keys never change is posed once, not sampled. Channel 4's
+             * T moves too: with one moving T the group would be
+             * compacted (walk_compile.c, compact_keys), not on arcs. */
+            positions[c][k] = (skv_vec3_key){.time = k, .value = {0.1f * (float)c, 1.0f, c == 3 || c == 4 ? 0.01f * (float)k : 0.0f}};
             scales[c][k] = (skv_vec3_key){.time = k, .value = {1.0f, 1.0f, 1.0f}};
             float *q = rotations[c][k].value;
             rotations[c][k].time = k;
