@@ -788,20 +788,13 @@ static void prepare_terms(skv_walk *w, size_t room)
  * sine series and two products instead of the slerp's dot product, arc
  * weights, normalisation and division (bench/NOTES.md v7l). A group
  * that cannot
- * keeps its keys (the lanes' sampler). A group compact_keys compacts
- * is left to it: a pair of arcs is 21 floats a lane, two compacted keys
- * 8 (rotations alone), so a seek or playback past the caches reads 2.6x
- * or more less, and the clip takes 6x less memory (Fox.glb's Survey 222
- * KB -> 37 KB), for a slower warm frame (the slerp's own arithmetic:
- * bench/NOTES.md, 2026-11-29 seeks). After vector_lists, which reads
+ * keeps its keys (the lanes' sampler). After vector_lists, which reads
  * the keys. */
-static int compactable(const walk_group *grp, int *t_count);
 static void prepare_arcs(skv_walk *w, size_t room)
 {
     for (int g = 0; g < w->group_count; g++) {
         walk_group *grp = &w->groups[g];
-        int t_count;
-        if (grp->each || grp->solo || compactable(grp, &t_count)) continue;
+        if (grp->each || grp->solo) continue;
         int blocks = grp->lane_count / SKV_LANE_BLOCK;
         size_t pairs = (size_t)grp->key_count - 1, pair_floats = SKV_ARC_FLOATS(blocks);
         size_t bytes = pairs * pair_floats * sizeof(float);
@@ -844,42 +837,31 @@ static int compact_t_most(int channels)
  * own (folded parents, rotations turned into one hemisphere), so the
  * frame samples the same numbers. 0 if memory ran out (the group keeps
  * its keys). */
-#define FULL(k, l, c) grp->keys[(size_t)(k) * kf + kernels_lane_at(l, SKV_KEY_FLOATS(1)) + (size_t)(c) * SKV_LANE_BLOCK]
-
-/* Whether compact_keys would compact group g's keys (its full keys, not
- * arcs): then *t_count is its channels whose T moves. */
-static int compactable(const walk_group *grp, int *t_count)
+static int compact_keys(walk_group *grp, skv_compact **made)
 {
+    *made = NULL;
     int n = grp->channel_count;
-    if (grp->each || grp->solo || grp->arc || n <= 4) return 0;
+    if (grp->each || grp->solo || grp->arc || n <= 4) return 1;
     size_t kf = grp->key_floats, keys = (size_t)grp->key_count;
-    *t_count = 0;
+#define FULL(k, l, c) grp->keys[(size_t)(k) * kf + kernels_lane_at(l, SKV_KEY_FLOATS(1)) + (size_t)(c) * SKV_LANE_BLOCK]
+    int t_count = 0;
     for (int l = 0; l < n; l++) {
         int t_moves = 0;
         for (int c = 0; c < 10; c++) {
             if (c >= 3 && c < 7) continue;
             float first = FULL(0, l, c);
-            if (!isfinite(first)) return 0;
+            if (!isfinite(first)) return 1;
             for (size_t k = 1; k < keys; k++) {
                 float v = FULL(k, l, c);
                 if (memcmp(&v, &first, sizeof v) == 0) continue;
-                if (c >= 7) return 0; /* S moves */
+                if (c >= 7) return 1; /* S moves */
                 t_moves = 1;
                 break;
             }
         }
-        *t_count += t_moves;
+        t_count += t_moves;
     }
-    return *t_count <= compact_t_most(n);
-}
-
-/* The compaction itself (the comment above). */
-static int compact_keys(walk_group *grp, skv_compact **made)
-{
-    *made = NULL;
-    int n = grp->channel_count, t_count;
-    if (!compactable(grp, &t_count)) return 1;
-    size_t kf = grp->key_floats, keys = (size_t)grp->key_count;
+    if (t_count > compact_t_most(n)) return 1;
     int stride = (n + 7) / 8 * 8;
     size_t key_floats = SKV_COMPACT_KEY_FLOATS(stride, t_count);
     size_t bytes = WALK_COMPACT_HEAD + (keys * key_floats + 6 * (size_t)stride) * sizeof(float) +

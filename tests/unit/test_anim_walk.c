@@ -1145,9 +1145,7 @@ static void test_arc_budget(void)
         bone_node[b] = 1 + b;
         glm_mat4_identity(offsets[b]);
         for (int k = 0; k < KEYS; k++) {
-            /* T moves in every channel: a group whose T and S hold is
-             * compacted, not on arcs (walk_compile.c, prepare_arcs). */
-            positions[b][k] = (skv_vec3_key){k, {0.0f, 1.0f, 1e-3f * (float)k}, 0.0f};
+            positions[b][k] = (skv_vec3_key){k, {0.0f, 1.0f, 0.0f}, 0.0f};
             scales[b][k] = (skv_vec3_key){k, {1.0f, 1.0f, 1.0f}, 0.0f};
             rotations[b][k].time = k;
             axis_angle(0.0f, 0.0f, 1.0f, 0.01 * k + b, rotations[b][k].value);
@@ -1633,9 +1631,8 @@ static void test_held_channels(void)
  * fill it, and leave AVX-512's last 8 lanes to AVX2 (21: stride 24), the
  * moving T on the first channel, the last (the padding lanes repeat it)
  * or both; one group (vector_wide) and two time lines (the general
- * frame, rotations not of unit length: neither arcs nor a merge), and
- * unit rotations, where the keys are compacted rather than put on arcs.
- * A channel whose S moves keeps the full keys. */
+ * frame, rotations not of unit length: neither arcs nor a merge). A
+ * channel whose S moves keeps the full keys. */
 static double compact_time(int i)
 {
     return i < 40 ? i / 16.0 : (double)((i * 7919) % 997) / 997.0 * 3.3 - 0.1; /* playback, then seeks */
@@ -1646,18 +1643,16 @@ static void test_compact_keys(void)
     enum { MOST = 33, KEYS = 7 };
     static const int sizes[] = {5, 8, 9, 17, 21, 24, 33};
     for (int size = 0; size < (int)(sizeof sizes / sizeof *sizes); size++)
-        for (int use = 0; use < 6; use++) {
+        for (int use = 0; use < 5; use++) {
             int n = sizes[size];
             int parents[MOST], bone_node[MOST], node_channel[MOST];
             mat4 rest[MOST], offsets[MOST];
             static skv_vec3_key t[MOST][KEYS], sc[MOST][KEYS];
             static skv_quat_key r[MOST][KEYS];
             skv_channel channels[MOST];
-            unsigned seed = 900u + 7u * (unsigned)n + (unsigned)(use == 5 ? 0 : use); /* 5: case 0's rig */
+            unsigned seed = 900u + 7u * (unsigned)n + (unsigned)use;
             /* use 0: T moves on the first channel; 1: on the last; 2: on
-             * both; 3: S moves on one; 4: two time lines, T on the first;
-             * 5: as 0 with unit rotations, which arcs could take: the
-             * keys are compacted instead (walk_compile.c, prepare_arcs). */
+             * both; 3: S moves on one; 4: two time lines, T on the first. */
             int two_lines = use == 4 && n >= 10;
             for (int c = 0; c < n; c++) {
                 parents[c] = c == 0 ? -1 : (int)((frand(&seed) * 0.5f + 0.5f) * (c - 1) + 0.5f);
@@ -1666,7 +1661,6 @@ static void test_compact_keys(void)
                 float tv[3] = {frand(&seed), frand(&seed), frand(&seed)};
                 float sv[3] = {1.1f, 0.9f + 0.1f * frand(&seed), 1.2f};
                 int t_moves = (c == 0 && use != 1 && use != 3) || (c == n - 1 && (use == 1 || use == 2));
-                int unit = use == 5;
                 int s_moves = use == 3 && c == n / 2;
                 double shift = two_lines && c % 2 ? 0.2 : 0.0;
                 for (int k = 0; k < KEYS; k++) {
@@ -1675,10 +1669,7 @@ static void test_compact_keys(void)
                     sc[c][k] = (skv_vec3_key){time, {sv[0] + (s_moves ? 0.05f * k : 0.0f), sv[1], sv[2]}, 0.0f};
                     r[c][k].time = time;
                     axis_angle(0.6f, frand(&seed), 0.8f, 0.5 * frand(&seed) + 0.2 * k, r[c][k].value);
-                    float len = sqrtf(r[c][k].value[0] * r[c][k].value[0] + r[c][k].value[1] * r[c][k].value[1] +
-                                      r[c][k].value[2] * r[c][k].value[2] + r[c][k].value[3] * r[c][k].value[3]);
-                    for (int a = 0; a < 4; a++) /* not unit: no arcs, no merge */
-                        r[c][k].value[a] = unit ? r[c][k].value[a] / len : r[c][k].value[a] * 1.25f;
+                    for (int a = 0; a < 4; a++) r[c][k].value[a] *= 1.25f; /* not unit: no arcs, no merge */
                 }
                 channels[c] = (skv_channel){.node = c, .position_count = KEYS, .rotation_count = KEYS,
                                             .scale_count = KEYS, .positions = t[c], .rotations = r[c],
@@ -1822,10 +1813,8 @@ static void test_no_subnormal_frames(void)
     for (int c = 0; c < NODES - 1; c++) {
         for (int k = 0; k < KEYS; k++) {
             /* The held rotation's channel moves its T: a channel whose
-             * keys never change is posed once, not sampled. Channel 4's
-             * T moves too: with one moving T the group would be
-             * compacted (walk_compile.c, compact_keys), not on arcs. */
-            positions[c][k] = (skv_vec3_key){.time = k, .value = {0.1f * (float)c, 1.0f, c == 3 || c == 4 ? 0.01f * (float)k : 0.0f}};
+             * keys never change is posed once, not sampled. */
+            positions[c][k] = (skv_vec3_key){.time = k, .value = {0.1f * (float)c, 1.0f, c == 3 ? 0.01f * (float)k : 0.0f}};
             scales[c][k] = (skv_vec3_key){.time = k, .value = {1.0f, 1.0f, 1.0f}};
             float *q = rotations[c][k].value;
             rotations[c][k].time = k;
