@@ -32,6 +32,10 @@ else # e2e_hl1_clips then fails for want of it
   echo "generate.sh: $hl1 not found (assimp-testmodels): hl1_blank_body.mdl not written" >&2
 fi
 python3 "$gen/gltf_morph_skin.py" "$out/morph_skin.gltf"
+# Framing: one lightly weighted vertex sets it; a tube big enough that
+# the framing's clusters pay (unit_framing).
+python3 "$gen/gltf_light_extreme.py" "$out/light_extreme.glb"
+python3 "$gen/gltf_big_skin.py" "$out/big_skin_100k.glb" 100000
 # STEP and CUBICSPLINE samplers on joints, a node and morph weights (#42).
 python3 "$gen/gltf_interpolation.py" "$out/interpolation.gltf"
 python3 "$gen/gltf_interpolation.py" "$out/interpolation.glb"
