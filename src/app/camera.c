@@ -79,11 +79,10 @@ static void fit_begin(fit_gather *g)
     for (int k = 0; k < CAMERA_FIT_ASPECTS; k++) g->across[k] = g->up_scale / fit_aspects[k];
 }
 
-/* Gathers point p, at `place` in the points' order. */
-static void fit_add_at(fit_gather *g, const float p[3], long long place)
+/* Gathers a point at `place` in the points' order, given as its dots
+ * with the default camera's right, up and forward. */
+static void fit_add_dots(fit_gather *g, float pr, float pu, float pf, long long place)
 {
-    float pr = glm_vec3_dot((float *)p, g->right), pu = glm_vec3_dot((float *)p, g->up);
-    float pf = glm_vec3_dot((float *)p, g->forward);
     if (!isfinite(pr) || !isfinite(pu) || !isfinite(pf)) return;
     int first = g->count++ == 0;
     for (int side = 0; side < 2; side++) {
@@ -104,14 +103,23 @@ static void fit_add_at(fit_gather *g, const float p[3], long long place)
     }
 }
 
+/* The dots fit_add_dots takes. */
+static void fit_dots(const fit_gather *g, const float p[3], float *pr, float *pu, float *pf)
+{
+    *pr = glm_vec3_dot((float *)p, (float *)g->right), *pu = glm_vec3_dot((float *)p, (float *)g->up);
+    *pf = glm_vec3_dot((float *)p, (float *)g->forward);
+}
+
 static void fit_add(fit_gather *g, const float p[3])
 {
-    fit_add_at(g, p, g->next++);
+    float pr, pu, pf;
+    fit_dots(g, p, &pr, &pu, &pf);
+    fit_add_dots(g, pr, pu, pf, g->next++);
 }
 
 /* The framing's linear functions of a point p (upright, root travel
  * taken off), whose largest values over the points decide it: the box
- * (-x, -y, -z, x, y, z), then fit_add_at's reaches (up, its two sides;
+ * (-x, -y, -z, x, y, z), then fit_add_dots' reaches (up, its two sides;
  * front; sideways, two sides per aspect). */
 enum {
     FIT_BOX = 6,
@@ -137,14 +145,12 @@ static void fit_directions(const fit_gather *g, double dir[FIT_FUNCTIONS][3])
     }
 }
 
-/* The functions' values at p, as fit_add_at and the box work them out;
- * `count` of them (the box's alone, or all). */
-static void fit_values(const fit_gather *g, const float p[3], int count, float *value)
+/* The functions' values at p (dots pr, pu, pf: fit_dots), as the box and
+ * fit_add_dots work them out; `count` of them (the box's alone, or all). */
+static void fit_values(const fit_gather *g, const float p[3], float pr, float pu, float pf, int count, float *value)
 {
     for (int a = 0; a < 3; a++) value[a] = -p[a], value[3 + a] = p[a];
     if (count <= FIT_BOX) return;
-    float pr = glm_vec3_dot((float *)p, (float *)g->right), pu = glm_vec3_dot((float *)p, (float *)g->up);
-    float pf = glm_vec3_dot((float *)p, (float *)g->forward);
     for (int side = 0; side < 2; side++) value[FIT_UP + side] = (side ? -pu : pu) * g->up_scale - pf;
     value[FIT_FRONT] = -pf;
     for (int k = 0; k < CAMERA_FIT_ASPECTS; k++)
@@ -201,8 +207,8 @@ typedef struct frame_sample {
     fit_gather *gather;   /* NULL: only the box is wanted */
     int record;           /* into lo, hi and gather (else: only the values below) */
     int functions;        /* FIT_BOX or FIT_FUNCTIONS */
-    float *best;          /* per function: the largest value a kept point has had (NULL: not kept) */
-    const double *slack;  /* where not NULL, taken off each value before it counts for best */
+    float *best;          /* the seeds': per function, the largest value less `slack` (NULL: not kept) */
+    const double *slack;
     int bounded;          /* every vertex so far within TRUSTED_REACH */
     long long blended;
 } frame_sample;
@@ -241,13 +247,15 @@ static void frame_vertex(frame_sample *fs, int v)
             if (q[a] < fs->lo[a] || (q[a] == fs->lo[a] && v < fs->lo_at[a])) fs->lo[a] = q[a], fs->lo_at[a] = v;
             if (q[a] > fs->hi[a] || (q[a] == fs->hi[a] && v < fs->hi_at[a])) fs->hi[a] = q[a], fs->hi_at[a] = v;
         }
-        if (fs->gather) fit_add_at(fs->gather, p, fs->place + v);
     }
+    float pr = 0.0f, pu = 0.0f, pf = 0.0f;
+    if (fs->gather) fit_dots(fs->gather, p, &pr, &pu, &pf);
+    if (fs->record && fs->gather) fit_add_dots(fs->gather, pr, pu, pf, fs->place + v);
     if (fs->best) {
         float value[FIT_FUNCTIONS];
-        fit_values(fs->gather, p, fs->functions, value);
+        fit_values(fs->gather, p, pr, pu, pf, fs->functions, value);
         for (int k = 0; k < fs->functions; k++) {
-            float at_least = fs->slack ? (float)((double)value[k] - fs->slack[k]) : value[k];
+            float at_least = (float)((double)value[k] - fs->slack[k]);
             if (at_least > fs->best[k]) fs->best[k] = at_least;
         }
     }
@@ -289,6 +297,29 @@ static int frame_pose_at(skv_pose *pose, skv_walks *walks, int clip, double seco
                               (const double(*)[3])dir, offset);
 }
 
+/* best raised to what the points kept so far reach: the sample's box
+ * (less the steady node's travel, as it is merged) and the gather's
+ * reaches (every sample's), the same values fit_values gives. */
+static void frame_best_update(const frame_sample *fs, float *best)
+{
+    for (int a = 0; a < 3; a++) {
+        if (fs->lo[a] > fs->hi[a]) continue; /* nothing yet */
+        float lo = fs->lo[a], hi = fs->hi[a];
+        if (a != 1) lo -= fs->back[a], hi -= fs->back[a];
+        if (-lo > best[a]) best[a] = -lo;
+        if (hi > best[3 + a]) best[3 + a] = hi;
+    }
+    const fit_gather *g = fs->gather;
+    if (fs->functions <= FIT_BOX || !g || g->count == 0) return;
+    for (int side = 0; side < 2; side++)
+        if (g->up_reach[side] > best[FIT_UP + side]) best[FIT_UP + side] = g->up_reach[side];
+    if (g->front > best[FIT_FRONT]) best[FIT_FRONT] = g->front;
+    for (int k = 0; k < CAMERA_FIT_ASPECTS; k++)
+        for (int side = 0; side < 2; side++)
+            if (g->side_reach[k][side] > best[FIT_SIDE + 2 * k + side])
+                best[FIT_SIDE + 2 * k + side] = g->side_reach[k][side];
+}
+
 /* Do the span's bones all stand as they stood at the last sample? */
 static int span_still(const skv_skin_bound *bound, const skv_skin_span *span, const unsigned char *still)
 {
@@ -314,7 +345,6 @@ static int frame_sample_blend(frame_sample *fs, const skv_skin_bound *bound, int
      * for no bound (its box may be passed over). */
     prune = prune && fs->bounded;
     if (!prune) still = NULL;
-    fs->best = prune ? best : NULL;
     for (int g = 0; g < bound->group_count; g++) {
         const skv_skin_span *group = &bound->groups[g];
         if (still && span_still(bound, group, still)) continue;
@@ -324,6 +354,7 @@ static int frame_sample_blend(frame_sample *fs, const skv_skin_bound *bound, int
             if (still && span_still(bound, cluster, still)) continue;
             if (prune && !span_needed(bound, cluster, fs->functions, best)) continue;
             for (int i = cluster->first; i < cluster->first + cluster->count; i++) frame_vertex(fs, bound->order[i]);
+            if (prune) frame_best_update(fs, best);
         }
     }
     return prune;
@@ -418,7 +449,7 @@ skv_result camera_framed_bounds_pruned(skv_walks *walks, int clip, double start_
                 for (int i = cluster->first; i < cluster->first + cluster->count; i++)
                     frame_vertex(&fs, bound.order[i]);
             }
-            fs.slack = NULL;
+            fs.best = NULL, fs.slack = NULL;
         }
         pose_destroy(&seek);
     }

@@ -95,7 +95,7 @@ void skin_blend(const skv_model *model, const mat4 *palette,
  * `blend`, the position into `out`. The one arithmetic of every CPU
  * linear blend, so that a vertex blended alone (skin_blend_vertex) comes
  * out bit for bit as in the whole mesh. */
-static inline void blend_vertex(const skv_model *model, const mat4 *palette, int v, const float p[3], mat4 blend,
+static inline __attribute__((always_inline)) void blend_vertex(const skv_model *model, const mat4 *palette, int v, const float p[3], mat4 blend,
                                 float out[3])
 {
     glm_mat4_zero(blend);

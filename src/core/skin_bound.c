@@ -4,6 +4,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,10 +16,14 @@
  * mesh with a few bounds. */
 #define CLUSTER_SIZE 64
 #define GROUP_SIZE 64
-/* Within one bone's vertices, the cells (per axis) they are sorted by,
- * nearest first along a Z-order curve, so that a run of them is close. */
-#define CELL_BITS 3
-#define CELLS (1 << CELL_BITS)
+/* Within one bone's vertices, the order they are clustered in: along a
+ * Z-order curve over their box, MORTON_BITS per axis, so that a run of
+ * them is a compact patch (a strip of one ring of a tube would be cut by
+ * a line of equal extremes along the tube in every ring). Sorted by
+ * RADIX_BITS at a time. */
+#define MORTON_BITS 10
+#define RADIX_BITS 10
+#define RADIX (1 << RADIX_BITS)
 
 /* Weights within this of summing to 1 blend within the convex hull of the
  * bones' images, give or take what skin_bound_prepare's margin holds. */
@@ -50,40 +55,52 @@ static int main_bone(const skv_model *model, int v, const float rest[3])
     return fabs(sum - 1.0) <= WEIGHT_SUM_SLACK ? bone_best : -1;
 }
 
-static unsigned spread_bits(unsigned x)
+/* The low MORTON_BITS bits of x, two zero bits after each. */
+static uint32_t spread_bits(uint32_t x)
 {
-    unsigned out = 0;
-    for (int b = 0; b < CELL_BITS; b++) out |= ((x >> b) & 1u) << (3 * b);
-    return out;
+    x &= (1u << MORTON_BITS) - 1u;
+    x = (x | (x << 16)) & 0x030000FFu;
+    x = (x | (x << 8)) & 0x0300F00Fu;
+    x = (x | (x << 4)) & 0x030C30C3u;
+    x = (x | (x << 2)) & 0x09249249u;
+    return x;
 }
 
-/* Sorts order[0 .. n) by cell of the box lo..hi along a Z-order curve
- * (stable), using `scratch` (n ints) and `count` (CELLS^3 + 1 ints). */
-static void sort_by_cell(const float *rest, int *order, int n, const float lo[3], const float hi[3], int *scratch,
-                         int *count)
+/* Sorts order[0 .. n) along the Z-order curve over the box lo..hi
+ * (stable), using `scratch` (n ints), `key` and `key_scratch` (n each)
+ * and `count` (RADIX + 1 ints). */
+static void sort_by_place(const float *rest, int *order, int n, const float lo[3], const float hi[3], int *scratch,
+                          uint32_t *key, uint32_t *key_scratch, int *count)
 {
-    memset(count, 0, (CELLS * CELLS * CELLS + 1) * sizeof *count);
+    const float cells = (float)(1u << MORTON_BITS);
     float scale[3];
-    for (int a = 0; a < 3; a++) scale[a] = hi[a] > lo[a] ? (float)CELLS / (hi[a] - lo[a]) : 0.0f;
-    for (int pass = 0; pass < 2; pass++) {
-        for (int i = 0; i < n; i++) {
-            const float *p = &rest[(size_t)order[i] * 3];
-            unsigned cell = 0;
-            for (int a = 0; a < 3; a++) {
-                float f = (p[a] - lo[a]) * scale[a];
-                unsigned c = f > 0.0f ? (f < (float)CELLS ? (unsigned)f : CELLS - 1u) : 0u;
-                cell |= spread_bits(c) << a;
-            }
-            if (pass == 0) {
-                count[cell + 1]++;
-            } else {
-                scratch[count[cell]++] = order[i];
-            }
+    for (int a = 0; a < 3; a++) scale[a] = hi[a] > lo[a] ? cells / (hi[a] - lo[a]) : 0.0f;
+    for (int i = 0; i < n; i++) {
+        const float *p = &rest[(size_t)order[i] * 3];
+        uint32_t code = 0;
+        for (int a = 0; a < 3; a++) {
+            float f = (p[a] - lo[a]) * scale[a];
+            uint32_t c = f > 0.0f ? (f < cells ? (uint32_t)f : (1u << MORTON_BITS) - 1u) : 0u;
+            code |= spread_bits(c) << a;
         }
-        if (pass == 0)
-            for (int c = 0; c < CELLS * CELLS * CELLS; c++) count[c + 1] += count[c];
+        key[i] = code;
     }
-    memcpy(order, scratch, (size_t)n * sizeof *order);
+    int *from = order, *to = scratch;
+    uint32_t *key_from = key, *key_to = key_scratch;
+    for (int shift = 0; shift < 3 * MORTON_BITS; shift += RADIX_BITS) {
+        memset(count, 0, (RADIX + 1) * sizeof *count);
+        for (int i = 0; i < n; i++) count[((key_from[i] >> shift) & (RADIX - 1)) + 1]++;
+        for (int d = 0; d < RADIX; d++) count[d + 1] += count[d];
+        for (int i = 0; i < n; i++) {
+            int at = count[(key_from[i] >> shift) & (RADIX - 1)]++;
+            to[at] = from[i], key_to[at] = key_from[i];
+        }
+        int *t = from;
+        from = to, to = t;
+        uint32_t *k = key_from;
+        key_from = key_to, key_to = k;
+    }
+    if (from != order) memcpy(order, from, (size_t)n * sizeof *order);
 }
 
 static void box_empty(float lo[3], float hi[3])
@@ -93,7 +110,10 @@ static void box_empty(float lo[3], float hi[3])
 
 static void box_add(float lo[3], float hi[3], const float p[3])
 {
-    for (int a = 0; a < 3; a++) lo[a] = fminf(lo[a], p[a]), hi[a] = fmaxf(hi[a], p[a]);
+    for (int a = 0; a < 3; a++) {
+        if (p[a] < lo[a]) lo[a] = p[a];
+        if (p[a] > hi[a]) hi[a] = p[a];
+    }
 }
 
 /* Appends to bound->bones the bones vertex v blends that are not yet
@@ -118,7 +138,8 @@ skv_result skin_bound_create(skv_skin_bound *bound, const skv_model *model)
     const int slots = model->influence_lists ? 0 : model->influence_slots;
     size_t influences = slots ? (size_t)n * (size_t)slots : (size_t)(model->influence_start ? model->influence_start[n] : 0);
     int *lead = malloc(((size_t)n + 1) * sizeof *lead), *scratch = malloc(((size_t)n + 1) * sizeof *scratch);
-    int *count = calloc((size_t)(bone_count > CELLS * CELLS * CELLS ? bone_count : CELLS * CELLS * CELLS) + 2, sizeof *count);
+    int *count = calloc((size_t)(bone_count > RADIX ? bone_count : RADIX) + 2, sizeof *count);
+    uint32_t *key = malloc(((size_t)n + 1) * 2 * sizeof *key);
     int *seen = malloc(((size_t)bone_count + 1) * sizeof *seen);
     bound->order = malloc(((size_t)n + 1) * sizeof *bound->order);
     bound->always = malloc(((size_t)n + 1) * sizeof *bound->always);
@@ -126,9 +147,9 @@ skv_result skin_bound_create(skv_skin_bound *bound, const skv_model *model)
     bound->bones = malloc((2 * influences + 1) * sizeof *bound->bones);
     bound->used = malloc(((size_t)bone_count + 1) * sizeof *bound->used);
     if (model->morph_target_count) bound->rest_owned = malloc(((size_t)n * 3 + 1) * sizeof *bound->rest_owned);
-    if (!lead || !scratch || !count || !seen || !bound->order || !bound->always || !bound->bones || !bound->used ||
+    if (!lead || !scratch || !count || !key || !seen || !bound->order || !bound->always || !bound->bones || !bound->used ||
         (model->morph_target_count && !bound->rest_owned)) {
-        free(lead), free(scratch), free(count), free(seen);
+        free(lead), free(scratch), free(count), free(seen), free(key);
         skin_bound_destroy(bound);
         return SKV_ERR_MEMORY;
     }
@@ -162,13 +183,13 @@ skv_result skin_bound_create(skv_skin_bound *bound, const skv_model *model)
     for (int v = 0; v < n; v++)
         if (lead[v] >= 0) bound->order[count[lead[v]]++] = v;
 
-    /* Each bone's run: sorted by cell when it makes more than one cluster,
+    /* Each bone's run: sorted by place when it makes more than one cluster,
      * then cut into clusters, clusters into groups. */
     int clusters_max = bound->clustered / CLUSTER_SIZE + bone_count + 1;
     bound->clusters = malloc((size_t)clusters_max * sizeof *bound->clusters);
     bound->groups = malloc((size_t)clusters_max * sizeof *bound->groups);
     if (!bound->clusters || !bound->groups) {
-        free(lead), free(scratch), free(count), free(seen);
+        free(lead), free(scratch), free(count), free(seen), free(key);
         skin_bound_destroy(bound);
         return SKV_ERR_MEMORY;
     }
@@ -181,7 +202,7 @@ skv_result skin_bound_create(skv_skin_bound *bound, const skv_model *model)
             float lo[3], hi[3];
             box_empty(lo, hi);
             for (int i = run; i < end; i++) box_add(lo, hi, &rest[(size_t)bound->order[i] * 3]);
-            sort_by_cell(rest, &bound->order[run], end - run, lo, hi, scratch, count);
+            sort_by_place(rest, &bound->order[run], end - run, lo, hi, scratch, key, key + (size_t)n + 1, count);
         }
         for (int at = run; at < end;) {
             skv_skin_span *group = &bound->groups[bound->group_count++];
@@ -229,7 +250,7 @@ skv_result skin_bound_create(skv_skin_bound *bound, const skv_model *model)
         for (int a = 0; a < 3; a++)
             bound->rest_reach[a] = fmaxf(bound->rest_reach[a], fmaxf(fabsf(c->lo[a]), fabsf(c->hi[a])));
     }
-    free(lead), free(scratch), free(count), free(seen);
+    free(lead), free(scratch), free(count), free(seen), free(key);
     bound->coefficients = malloc(((size_t)bone_count * SKIN_BOUND_MAX_FUNCTIONS * 4 + 1) * sizeof *bound->coefficients);
     if (!bound->coefficients) {
         skin_bound_destroy(bound);
