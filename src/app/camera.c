@@ -129,6 +129,8 @@ enum {
     FIT_FUNCTIONS = FIT_SIDE + 2 * CAMERA_FIT_ASPECTS
 };
 
+_Static_assert(FIT_FUNCTIONS <= SKIN_BOUND_MAX_FUNCTIONS, "skin_bound takes the framing's functions");
+
 /* Function k as dir[k] . p. */
 static void fit_directions(const fit_gather *g, double dir[FIT_FUNCTIONS][3])
 {
@@ -264,10 +266,10 @@ static void frame_vertex(frame_sample *fs, int v)
 /* Can some vertex of the span beat `best` at one of the functions? */
 static int span_needed(const skv_skin_bound *bound, const skv_skin_span *span, int functions, const float *best)
 {
-    double upper[FIT_FUNCTIONS];
+    float upper[SKIN_BOUND_MAX_FUNCTIONS];
     skin_bound_span(bound, span, upper);
     for (int k = 0; k < functions; k++)
-        if (!(upper[k] < (double)best[k])) return 1;
+        if (!(upper[k] < best[k])) return 1;
     return 0;
 }
 
@@ -406,7 +408,8 @@ skv_result camera_framed_bounds_pruned(skv_walks *walks, int clip, double start_
          * reaches furthest over the clip, blended at that time, so that
          * the clusters that cannot come near the extremes are passed over
          * from the first sample on. */
-        double reach[FIT_FUNCTIONS], upper[FIT_FUNCTIONS];
+        double reach[FIT_FUNCTIONS];
+        float upper[SKIN_BOUND_MAX_FUNCTIONS];
         int at_sample[FIT_FUNCTIONS], at_group[FIT_FUNCTIONS];
         for (int k = 0; k < functions; k++) reach[k] = -HUGE_VAL, at_sample[k] = at_group[k] = -1;
         for (int s = 0; s < samples; s++) {

@@ -251,7 +251,8 @@ skv_result skin_bound_create(skv_skin_bound *bound, const skv_model *model)
             bound->rest_reach[a] = fmaxf(bound->rest_reach[a], fmaxf(fabsf(c->lo[a]), fabsf(c->hi[a])));
     }
     free(lead), free(scratch), free(count), free(seen), free(key);
-    bound->coefficients = malloc(((size_t)bone_count * SKIN_BOUND_MAX_FUNCTIONS * 4 + 1) * sizeof *bound->coefficients);
+    /* Per bone, BLOCKS blocks of 4 vectors of 4 (16-byte aligned). */
+    bound->coefficients = aligned_alloc(16, ((size_t)bone_count + 1) * SKIN_BOUND_MAX_FUNCTIONS * 4 * sizeof *bound->coefficients);
     if (!bound->coefficients) {
         skin_bound_destroy(bound);
         return SKV_ERR_MEMORY;
@@ -272,20 +273,42 @@ void skin_bound_destroy(skv_skin_bound *bound)
     memset(bound, 0, sizeof *bound);
 }
 
+/* Four floats, one per function of a block of four (GCC's vector
+ * extension: SSE on x86-64, plain code elsewhere). */
+typedef float v4f __attribute__((vector_size(16)));
+typedef int v4i __attribute__((vector_size(16)));
+#define BLOCKS (SKIN_BOUND_MAX_FUNCTIONS / 4)
+
+static inline v4f v4f_all(float x)
+{
+    return (v4f){x, x, x, x};
+}
+
+static inline v4f v4f_abs(v4f x)
+{
+    return (v4f)((v4i)x & (v4i){0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff});
+}
+
 int skin_bound_prepare(skv_skin_bound *bound, const mat4 *palette, const mat4 transform, int count,
                        const double (*dir)[3], const double *offset)
 {
     if (count > SKIN_BOUND_MAX_FUNCTIONS) count = SKIN_BOUND_MAX_FUNCTIONS;
     bound->function_count = count;
+    const int blocks = (count + 3) / 4;
+    /* The directions a block at a time, lane by function (0 past count). */
+    v4f d[BLOCKS][3];
+    for (int f = 0; f < blocks * 4; f++)
+        for (int r = 0; r < 3; r++) d[f / 4][r][f % 4] = f < count ? (float)dir[f][r] : 0.0f;
     /* The size of the numbers: the largest |coordinate| any product in
      * the blend and the transform can reach, from the absolute values of
      * the matrices and the rest positions. */
     double reach = 0.0;
-    double affine[3][4];
+    v4f *coefficients = (v4f *)(void *)bound->coefficients;
     for (int u = 0; u < bound->used_count; u++) {
         const int b = bound->used[u];
         const float(*m)[4] = palette[b];
         double size[3];
+        float affine[3][4];
         for (int r = 0; r < 3; r++) {
             /* Row r of transform * m (the position's part: m's rows 0..2). */
             double abs_row[4];
@@ -296,7 +319,7 @@ int skin_bound_prepare(skv_skin_bound *bound, const mat4 *palette, const mat4 tr
                     abs_sum += fabs((double)transform[k][r]) * fabs((double)m[c][k]);
                 }
                 if (c == 3) sum += transform[3][r], abs_sum += fabs((double)transform[3][r]);
-                affine[r][c] = sum;
+                affine[r][c] = (float)sum;
                 abs_row[c] = abs_sum;
             }
             size[r] = abs_row[0] * bound->rest_reach[0] + abs_row[1] * bound->rest_reach[1] +
@@ -310,36 +333,51 @@ int skin_bound_prepare(skv_skin_bound *bound, const mat4 *palette, const mat4 tr
             if (!(size[r] < TRUSTED_REACH)) return 0; /* NaN too */
             if (size[r] > reach) reach = size[r];
         }
-        double *out = &bound->coefficients[(size_t)b * SKIN_BOUND_MAX_FUNCTIONS * 4];
-        for (int f = 0; f < count; f++, out += 4)
-            for (int c = 0; c < 4; c++) out[c] = dir[f][0] * affine[0][c] + dir[f][1] * affine[1][c] + dir[f][2] * affine[2][c];
+        /* Function f's coefficients of (rest x, y, z, 1): dir[f] . the
+         * affine's columns, in float (the margin holds its rounding). */
+        v4f *out = &coefficients[(size_t)b * BLOCKS * 4];
+        for (int j = 0; j < blocks; j++)
+            for (int c = 0; c < 4; c++)
+                out[j * 4 + c] = d[j][0] * v4f_all(affine[0][c]) + d[j][1] * v4f_all(affine[1][c]) +
+                                 d[j][2] * v4f_all(affine[2][c]);
     }
-    for (int f = 0; f < count; f++) {
+    v4f add[BLOCKS];
+    for (int f = 0; f < blocks * 4; f++) {
+        if (f >= count) {
+            add[f / 4][f % 4] = -FLT_MAX; /* a lane past count: never reaches anything */
+            continue;
+        }
         double d1 = fabs(dir[f][0]) + fabs(dir[f][1]) + fabs(dir[f][2]);
         if (!isfinite(d1) || !(fabs(offset[f]) < TRUSTED_REACH)) return 0;
-        double margin = ROUNDING_MARGIN * (d1 * reach + fabs(offset[f])) + DBL_MIN;
+        double margin = ROUNDING_MARGIN * (d1 * reach + fabs(offset[f])) + FLT_MIN;
         bound->margin[f] = margin;
-        for (int u = 0; u < bound->used_count; u++)
-            bound->coefficients[((size_t)bound->used[u] * SKIN_BOUND_MAX_FUNCTIONS + f) * 4 + 3] += offset[f] + margin;
+        add[f / 4][f % 4] = (float)(offset[f] + margin);
+    }
+    for (int u = 0; u < bound->used_count; u++) {
+        v4f *out = &coefficients[(size_t)bound->used[u] * BLOCKS * 4];
+        for (int j = 0; j < blocks; j++) out[j * 4 + 3] += add[j];
     }
     return 1;
 }
 
-void skin_bound_span(const skv_skin_bound *bound, const skv_skin_span *span, double *upper)
+void skin_bound_span(const skv_skin_bound *bound, const skv_skin_span *span, float *upper)
 {
-    const int count = bound->function_count;
-    double centre[3], half[3];
+    const int blocks = (bound->function_count + 3) / 4;
+    v4f centre[3], half[3], top[BLOCKS];
     for (int a = 0; a < 3; a++) {
-        centre[a] = 0.5 * ((double)span->lo[a] + (double)span->hi[a]);
-        half[a] = 0.5 * ((double)span->hi[a] - (double)span->lo[a]);
+        centre[a] = v4f_all(0.5f * span->lo[a] + 0.5f * span->hi[a]);
+        half[a] = v4f_all(0.5f * span->hi[a] - 0.5f * span->lo[a]);
     }
-    for (int f = 0; f < count; f++) upper[f] = -HUGE_VAL;
-    for (int j = span->bone_first; j < span->bone_first + span->bone_count; j++) {
-        const double *k = &bound->coefficients[(size_t)bound->bones[j] * SKIN_BOUND_MAX_FUNCTIONS * 4];
-        for (int f = 0; f < count; f++, k += 4) {
-            double top = k[0] * centre[0] + k[1] * centre[1] + k[2] * centre[2] + k[3] + fabs(k[0]) * half[0] +
-                         fabs(k[1]) * half[1] + fabs(k[2]) * half[2];
-            if (top > upper[f]) upper[f] = top;
+    for (int j = 0; j < blocks; j++) top[j] = v4f_all(-INFINITY);
+    const v4f *coefficients = (const v4f *)(const void *)bound->coefficients;
+    for (int i = span->bone_first; i < span->bone_first + span->bone_count; i++) {
+        const v4f *k = &coefficients[(size_t)bound->bones[i] * BLOCKS * 4];
+        for (int j = 0; j < blocks; j++, k += 4) {
+            v4f t = k[0] * centre[0] + k[1] * centre[1] + k[2] * centre[2] + k[3] + v4f_abs(k[0]) * half[0] +
+                    v4f_abs(k[1]) * half[1] + v4f_abs(k[2]) * half[2];
+            v4i more = t > top[j];
+            top[j] = (v4f)(((v4i)t & more) | ((v4i)top[j] & ~more));
         }
     }
+    for (int f = 0; f < bound->function_count; f++) upper[f] = top[f / 4][f % 4];
 }

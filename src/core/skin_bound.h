@@ -25,7 +25,7 @@
 #include "model.h"
 
 /* The most linear functions skin_bound_prepare takes. */
-#define SKIN_BOUND_MAX_FUNCTIONS 24
+#define SKIN_BOUND_MAX_FUNCTIONS 24 /* a multiple of 4 */
 
 /* A cluster of vertices, or a group of clusters. */
 typedef struct skv_skin_span {
@@ -50,10 +50,10 @@ typedef struct skv_skin_bound {
     int used_count;
     float rest_reach[3]; /* largest |rest coordinate| of a clustered vertex, per axis */
     /* skin_bound_prepare's functions, per bone: d . rest + e, d and e
-     * made from the palette, the transform and the function (4 doubles
-     * per bone and function). */
+     * made from the palette, the transform and the function (4 floats
+     * per bone and function, four functions side by side). */
     int function_count;
-    double *coefficients;
+    float *coefficients;
     /* Per function: what skin_bound_span adds for rounding. Points of
      * poses that may differ from the caller's by as much (the same time
      * posed by another path) are within it of each other. */
@@ -79,6 +79,6 @@ int skin_bound_prepare(skv_skin_bound *bound, const mat4 *palette, const mat4 tr
 
 /* The upper bound of each prepared function over the vertices of `span`
  * (a cluster or a group) into upper[0 .. count). */
-void skin_bound_span(const skv_skin_bound *bound, const skv_skin_span *span, double *upper);
+void skin_bound_span(const skv_skin_bound *bound, const skv_skin_span *span, float *upper);
 
 #endif
