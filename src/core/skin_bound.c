@@ -251,6 +251,12 @@ skv_result skin_bound_create(skv_skin_bound *bound, const skv_model *model)
             bound->rest_reach[a] = fmaxf(bound->rest_reach[a], fmaxf(fabsf(c->lo[a]), fabsf(c->hi[a])));
     }
     free(lead), free(scratch), free(count), free(seen), free(key);
+    /* The bones' and the always-blended lists were sized for the worst
+     * case (every influence twice, every vertex): down to what they hold. */
+    int *fit = realloc(bound->bones, ((size_t)bones_at + 1) * sizeof *fit);
+    if (fit) bound->bones = fit;
+    fit = realloc(bound->always, ((size_t)bound->always_count + 1) * sizeof *fit);
+    if (fit) bound->always = fit;
     /* Per bone, BLOCKS blocks of 4 vectors of 4 (16-byte aligned). */
     bound->coefficients = aligned_alloc(16, ((size_t)bone_count + 1) * SKIN_BOUND_MAX_FUNCTIONS * 4 * sizeof *bound->coefficients);
     if (!bound->coefficients) {
