@@ -34,6 +34,11 @@ void skin_blend(const skv_model *model, const mat4 *palette,
 void skin_blend_morph(const skv_model *model, const mat4 *palette, const float *morph_weights,
                       float *positions, float *normals);
 
+/* Vertex v of `model` at `position` (its rest position, morphs applied:
+ * morph_vertex) blended with `palette` as skin_blend does: the same
+ * position, bit for bit, into `out` (model space). */
+void skin_blend_vertex(const skv_model *model, const mat4 *palette, int v, const float position[3], float out[3]);
+
 /* Blends every vertex with all its influences (model->influences), not
  * only the packed slots: the reference for what the 4-slot cut loses. */
 void skin_blend_all(const skv_model *model, const mat4 *palette, float *positions);

@@ -2,12 +2,14 @@
 #include "camera.h"
 
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "anim.h"
 #include "skin.h"
+#include "skin_bound.h"
 
 #define FIELD_OF_VIEW_DEG 40.0f
 
@@ -58,6 +60,11 @@ typedef struct fit_gather {
     float up_scale, across[CAMERA_FIT_ASPECTS]; /* 1 / t for the height, and the width at each aspect */
     float side_reach[CAMERA_FIT_ASPECTS][2];
     float side_pair[CAMERA_FIT_ASPECTS][2][2];
+    /* Where the points gathered come in an order of their own (the
+     * framing's samples, vertex by vertex), the pair kept among equally
+     * far ones is the first in it: its place. */
+    long long side_place[CAMERA_FIT_ASPECTS][2];
+    long long next; /* fit_add's place for the next point */
     long count;
 } fit_gather;
 
@@ -72,10 +79,10 @@ static void fit_begin(fit_gather *g)
     for (int k = 0; k < CAMERA_FIT_ASPECTS; k++) g->across[k] = g->up_scale / fit_aspects[k];
 }
 
-static void fit_add(fit_gather *g, const float p[3])
+/* Gathers a point at `place` in the points' order, given as its dots
+ * with the default camera's right, up and forward. */
+static void fit_add_dots(fit_gather *g, float pr, float pu, float pf, long long place)
 {
-    float pr = glm_vec3_dot((float *)p, g->right), pu = glm_vec3_dot((float *)p, g->up);
-    float pf = glm_vec3_dot((float *)p, g->forward);
     if (!isfinite(pr) || !isfinite(pu) || !isfinite(pf)) return;
     int first = g->count++ == 0;
     for (int side = 0; side < 2; side++) {
@@ -86,12 +93,70 @@ static void fit_add(fit_gather *g, const float p[3])
     for (int k = 0; k < CAMERA_FIT_ASPECTS; k++) {
         for (int side = 0; side < 2; side++) {
             float reach = (side ? -pr : pr) * g->across[k] - pf;
-            if (first || reach > g->side_reach[k][side]) {
+            if (first || reach > g->side_reach[k][side] ||
+                (reach == g->side_reach[k][side] && place < g->side_place[k][side])) {
                 g->side_reach[k][side] = reach;
                 g->side_pair[k][side][0] = pr, g->side_pair[k][side][1] = pf;
+                g->side_place[k][side] = place;
             }
         }
     }
+}
+
+/* The dots fit_add_dots takes. */
+static void fit_dots(const fit_gather *g, const float p[3], float *pr, float *pu, float *pf)
+{
+    *pr = glm_vec3_dot((float *)p, (float *)g->right), *pu = glm_vec3_dot((float *)p, (float *)g->up);
+    *pf = glm_vec3_dot((float *)p, (float *)g->forward);
+}
+
+static void fit_add(fit_gather *g, const float p[3])
+{
+    float pr, pu, pf;
+    fit_dots(g, p, &pr, &pu, &pf);
+    fit_add_dots(g, pr, pu, pf, g->next++);
+}
+
+/* The framing's linear functions of a point p (upright, root travel
+ * taken off), whose largest values over the points decide it: the box
+ * (-x, -y, -z, x, y, z), then fit_add_dots' reaches (up, its two sides;
+ * front; sideways, two sides per aspect). */
+enum {
+    FIT_BOX = 6,
+    FIT_UP = 6,
+    FIT_FRONT = 8,
+    FIT_SIDE = 9,
+    FIT_FUNCTIONS = FIT_SIDE + 2 * CAMERA_FIT_ASPECTS
+};
+
+_Static_assert(FIT_FUNCTIONS <= SKIN_BOUND_MAX_FUNCTIONS, "skin_bound takes the framing's functions");
+
+/* Function k as dir[k] . p. */
+static void fit_directions(const fit_gather *g, double dir[FIT_FUNCTIONS][3])
+{
+    for (int a = 0; a < 3; a++) {
+        for (int k = 0; k < 3; k++) dir[a][k] = dir[3 + a][k] = 0.0;
+        dir[a][a] = -1.0, dir[3 + a][a] = 1.0;
+        for (int side = 0; side < 2; side++)
+            dir[FIT_UP + side][a] = (side ? -(double)g->up[a] : (double)g->up[a]) * g->up_scale - g->forward[a];
+        dir[FIT_FRONT][a] = -(double)g->forward[a];
+        for (int k = 0; k < CAMERA_FIT_ASPECTS; k++)
+            for (int side = 0; side < 2; side++)
+                dir[FIT_SIDE + 2 * k + side][a] =
+                    (side ? -(double)g->right[a] : (double)g->right[a]) * g->across[k] - g->forward[a];
+    }
+}
+
+/* The functions' values at p (dots pr, pu, pf: fit_dots), as the box and
+ * fit_add_dots work them out; `count` of them (the box's alone, or all). */
+static void fit_values(const fit_gather *g, const float p[3], float pr, float pu, float pf, int count, float *value)
+{
+    for (int a = 0; a < 3; a++) value[a] = -p[a], value[3 + a] = p[a];
+    if (count <= FIT_BOX) return;
+    for (int side = 0; side < 2; side++) value[FIT_UP + side] = (side ? -pu : pu) * g->up_scale - pf;
+    value[FIT_FRONT] = -pf;
+    for (int k = 0; k < CAMERA_FIT_ASPECTS; k++)
+        for (int side = 0; side < 2; side++) value[FIT_SIDE + 2 * k + side] = (side ? -pr : pr) * g->across[k] - pf;
 }
 
 /* Puts the camera's centre at `box_centre`, or (`balance`) there moved
@@ -130,14 +195,191 @@ static float box_radius(const float lo[3], const float hi[3])
     return radius > 1e-6f && isfinite(radius) ? radius : 1.0f;
 }
 
-skv_result camera_framed_bounds(skv_walks *walks, int clip, double start_seconds, int samples, int steady_node,
-                                float lo[3], float hi[3], skv_camera *framed)
+/* One sample of the framing: the pose's vertices blended one by one,
+ * kept as the whole mesh's pass kept them (skin_bounds, fit_add in vertex
+ * order), whichever of them are blended and in whatever order. */
+typedef struct frame_sample {
+    const skv_model *model;
+    const mat4 *palette;
+    const float *rest;
+    float back[3];        /* the steady node's travel, taken off x and z */
+    long long place;      /* the sample's first vertex's place in the framing's order */
+    float lo[3], hi[3];   /* skin_bounds' box of the blended vertices */
+    int lo_at[3], hi_at[3];
+    fit_gather *gather;   /* NULL: only the box is wanted */
+    int record;           /* into lo, hi and gather (else: only the values below) */
+    int functions;        /* FIT_BOX or FIT_FUNCTIONS */
+    float *best;          /* the seeds': per function, the largest value less `slack` (NULL: not kept) */
+    const double *slack;
+    int bounded;          /* every vertex so far within TRUSTED_REACH */
+    long long blended;
+} frame_sample;
+
+/* Where skin_bound's bounds and the points are trusted not to overflow. */
+#define TRUSTED_REACH 1e30f
+/* A seed's points count for their value less this many of skin_bound's
+ * rounding margins. */
+#define SEED_SLACK 16.0
+
+static void frame_sample_begin(frame_sample *fs, const skv_pose *pose, const float back[3], long long place)
+{
+    for (int a = 0; a < 3; a++) {
+        fs->back[a] = back[a];
+        fs->lo[a] = FLT_MAX, fs->hi[a] = -FLT_MAX;
+        fs->lo_at[a] = fs->hi_at[a] = INT_MAX;
+    }
+    fs->palette = (const mat4 *)pose->palette;
+    fs->place = place;
+    fs->bounded = 1;
+}
+
+static void frame_vertex(frame_sample *fs, int v)
+{
+    float x[3];
+    skin_blend_vertex(fs->model, fs->palette, v, &fs->rest[(size_t)v * 3], x);
+    fs->blended++;
+    vec4 q;
+    glm_mat4_mulv((vec4 *)fs->model->upright, (vec4){x[0], x[1], x[2], 1.0f}, q);
+    float p[3] = {q[0] - fs->back[0], q[1], q[2] - fs->back[2]};
+    for (int a = 0; a < 3; a++)
+        if (!(fabsf(q[a]) < TRUSTED_REACH)) fs->bounded = 0;
+    if (fs->record) {
+        /* skin_bounds keeps the first of equal ones in vertex order. */
+        for (int a = 0; a < 3; a++) {
+            if (q[a] < fs->lo[a] || (q[a] == fs->lo[a] && v < fs->lo_at[a])) fs->lo[a] = q[a], fs->lo_at[a] = v;
+            if (q[a] > fs->hi[a] || (q[a] == fs->hi[a] && v < fs->hi_at[a])) fs->hi[a] = q[a], fs->hi_at[a] = v;
+        }
+    }
+    float pr = 0.0f, pu = 0.0f, pf = 0.0f;
+    if (fs->gather) fit_dots(fs->gather, p, &pr, &pu, &pf);
+    if (fs->record && fs->gather) fit_add_dots(fs->gather, pr, pu, pf, fs->place + v);
+    if (fs->best) {
+        float value[FIT_FUNCTIONS];
+        fit_values(fs->gather, p, pr, pu, pf, fs->functions, value);
+        for (int k = 0; k < fs->functions; k++) {
+            float at_least = (float)((double)value[k] - fs->slack[k]);
+            if (at_least > fs->best[k]) fs->best[k] = at_least;
+        }
+    }
+}
+
+/* Can some vertex of the span beat `best` at one of the functions? */
+static int span_needed(const skv_skin_bound *bound, const skv_skin_span *span, int functions, const float *best)
+{
+    float upper[SKIN_BOUND_MAX_FUNCTIONS];
+    skin_bound_span(bound, span, upper);
+    for (int k = 0; k < functions; k++)
+        if (!(upper[k] < best[k])) return 1;
+    return 0;
+}
+
+/* Poses the model at sample s (the clip's start + s / samples of it) and
+ * prepares `bound` for it: 1 where its bounds hold, 0 where every vertex
+ * is to be blended. back: the steady node's travel since the clip's
+ * start. */
+static int frame_pose_at(skv_pose *pose, skv_walks *walks, int clip, double seconds, int steady_node,
+                         const float start[3], skv_skin_bound *bound, const fit_gather *g, int functions,
+                         float back[3])
 {
     const skv_model *model = walks_model(walks);
-    skv_pose pose;
-    float *positions = malloc((size_t)model->vertex_count * 3 * sizeof(float));
-    if (!positions || pose_create(&pose, &model->skeleton) != SKV_OK) {
-        free(positions);
+    pose_evaluate(pose, walks, clip, seconds);
+    back[0] = back[1] = back[2] = 0.0f;
+    if (steady_node >= 0 && steady_node < model->skeleton.node_count) {
+        float at[3];
+        camera_node_position(model, pose_globals(pose), steady_node, at);
+        for (int a = 0; a < 3; a += 2) back[a] = at[a] - start[a];
+    }
+    if (!bound) return 0;
+    for (int a = 0; a < 3; a++)
+        if (!(fabsf(back[a]) < TRUSTED_REACH)) return 0;
+    double dir[FIT_FUNCTIONS][3], offset[FIT_FUNCTIONS];
+    fit_directions(g, dir);
+    for (int k = 0; k < functions; k++) offset[k] = -(dir[k][0] * back[0] + dir[k][2] * back[2]);
+    return skin_bound_prepare(bound, (const mat4 *)pose->palette, model->upright, functions,
+                              (const double(*)[3])dir, offset);
+}
+
+/* best raised to what the points kept so far reach: the sample's box
+ * (less the steady node's travel, as it is merged) and the gather's
+ * reaches (every sample's), the same values fit_values gives. */
+static void frame_best_update(const frame_sample *fs, float *best)
+{
+    for (int a = 0; a < 3; a++) {
+        if (fs->lo[a] > fs->hi[a]) continue; /* nothing yet */
+        float lo = fs->lo[a], hi = fs->hi[a];
+        if (a != 1) lo -= fs->back[a], hi -= fs->back[a];
+        if (-lo > best[a]) best[a] = -lo;
+        if (hi > best[3 + a]) best[3 + a] = hi;
+    }
+    const fit_gather *g = fs->gather;
+    if (fs->functions <= FIT_BOX || !g || g->count == 0) return;
+    for (int side = 0; side < 2; side++)
+        if (g->up_reach[side] > best[FIT_UP + side]) best[FIT_UP + side] = g->up_reach[side];
+    if (g->front > best[FIT_FRONT]) best[FIT_FRONT] = g->front;
+    for (int k = 0; k < CAMERA_FIT_ASPECTS; k++)
+        for (int side = 0; side < 2; side++)
+            if (g->side_reach[k][side] > best[FIT_SIDE + 2 * k + side])
+                best[FIT_SIDE + 2 * k + side] = g->side_reach[k][side];
+}
+
+/* Do the span's bones all stand as they stood at the last sample? */
+static int span_still(const skv_skin_bound *bound, const skv_skin_span *span, const unsigned char *still)
+{
+    for (int j = span->bone_first; j < span->bone_first + span->bone_count; j++)
+        if (!still[bound->bones[j]]) return 0;
+    return 1;
+}
+
+/* Blends the always-blended vertices (skin_bound.h), then those the bounds
+ * leave (all of them where `prune` is 0), of the pose frame_pose_at made.
+ * still: where not NULL, per bone, 1 where its palette entry is the last
+ * sample's bit for bit (the steady node's travel too), that sample having
+ * been pruned: a span all of whose bones are still gives the points it
+ * gave then, each either kept then (again it would be a later equal: not
+ * kept) or below best then. Returns 1 where the sample was pruned (its
+ * points bounded). */
+static int frame_sample_blend(frame_sample *fs, const skv_skin_bound *bound, int prune, float *best,
+                              const unsigned char *still)
+{
+    fs->best = NULL;
+    for (int i = 0; i < bound->always_count; i++) frame_vertex(fs, bound->always[i]);
+    /* A sample whose points may overflow keeps every vertex and counts
+     * for no bound (its box may be passed over). */
+    prune = prune && fs->bounded;
+    if (!prune) still = NULL;
+    for (int g = 0; g < bound->group_count; g++) {
+        const skv_skin_span *group = &bound->groups[g];
+        if (still && span_still(bound, group, still)) continue;
+        if (prune && !span_needed(bound, group, fs->functions, best)) continue;
+        for (int c = group->first; c < group->first + group->count; c++) {
+            const skv_skin_span *cluster = &bound->clusters[c];
+            if (still && span_still(bound, cluster, still)) continue;
+            if (prune && !span_needed(bound, cluster, fs->functions, best)) continue;
+            for (int i = cluster->first; i < cluster->first + cluster->count; i++) frame_vertex(fs, bound->order[i]);
+            if (prune) frame_best_update(fs, best);
+        }
+    }
+    return prune;
+}
+
+skv_result camera_framed_bounds_pruned(skv_walks *walks, int clip, double start_seconds, int samples,
+                                       int steady_node, int prune, long long *blended, float lo[3], float hi[3],
+                                       skv_camera *framed)
+{
+    const skv_model *model = walks_model(walks);
+    /* pose: the framing's, posed as it always was (a pose's first
+     * evaluation takes another path than the next ones, which may differ
+     * in the last bits); seek: the one that looks ahead for the seeds. */
+    skv_pose pose, seek;
+    skv_skin_bound bound;
+    if (skin_bound_create(&bound, model) != SKV_OK) return SKV_ERR_MEMORY;
+    if (pose_create(&pose, &model->skeleton) != SKV_OK) {
+        skin_bound_destroy(&bound);
+        return SKV_ERR_MEMORY;
+    }
+    if (prune && pose_create(&seek, &model->skeleton) != SKV_OK) {
+        pose_destroy(&pose);
+        skin_bound_destroy(&bound);
         return SKV_ERR_MEMORY;
     }
     for (int a = 0; a < 3; a++) {
@@ -154,35 +396,103 @@ skv_result camera_framed_bounds(skv_walks *walks, int clip, double start_seconds
         pose_evaluate(&pose, walks, clip, 0.0);
         camera_node_position(model, pose_globals(&pose), steady_node, start);
     }
+    const int functions = framed ? FIT_FUNCTIONS : FIT_BOX;
+    frame_sample fs = {.model = model, .rest = bound.rest, .gather = &gather, .functions = functions};
+    /* best: the largest value of each function over points the framing
+     * keeps; a cluster whose bound stays below it at every function has
+     * no point the framing would keep (the first of equals included). */
+    float best[FIT_FUNCTIONS], back[3];
+    for (int k = 0; k < FIT_FUNCTIONS; k++) best[k] = -INFINITY;
+    if (prune) {
+        /* Seeds: for each function, the cluster of the group whose bound
+         * reaches furthest over the clip, blended at that time, so that
+         * the clusters that cannot come near the extremes are passed over
+         * from the first sample on. */
+        double reach[FIT_FUNCTIONS];
+        float upper[SKIN_BOUND_MAX_FUNCTIONS];
+        int at_sample[FIT_FUNCTIONS], at_group[FIT_FUNCTIONS];
+        for (int k = 0; k < functions; k++) reach[k] = -HUGE_VAL, at_sample[k] = at_group[k] = -1;
+        for (int s = 0; s < samples; s++) {
+            double seconds = start_seconds + (samples > 1 ? duration * s / samples : 0.0);
+            if (!frame_pose_at(&seek, walks, clip, seconds, steady_node, start, &bound, &gather, functions, back))
+                continue;
+            for (int g = 0; g < bound.group_count; g++) {
+                skin_bound_span(&bound, &bound.groups[g], upper);
+                for (int k = 0; k < functions; k++)
+                    if (upper[k] > reach[k]) reach[k] = upper[k], at_sample[k] = s, at_group[k] = g;
+            }
+        }
+        fs.record = 0;
+        for (int s = 0; s < samples; s++) {
+            int wanted = 0;
+            for (int k = 0; k < functions; k++) wanted |= at_sample[k] == s;
+            if (!wanted) continue;
+            double seconds = start_seconds + (samples > 1 ? duration * s / samples : 0.0);
+            if (!frame_pose_at(&seek, walks, clip, seconds, steady_node, start, &bound, &gather, functions, back))
+                continue;
+            frame_sample_begin(&fs, &seek, back, 0);
+            fs.best = NULL;
+            for (int i = 0; i < bound.always_count; i++) frame_vertex(&fs, bound.always[i]);
+            if (!fs.bounded) continue;
+            /* The seek pose may differ from the framing's in the last
+             * bits: its points count for less by many times that. */
+            double slack[FIT_FUNCTIONS];
+            for (int k = 0; k < functions; k++) slack[k] = SEED_SLACK * bound.margin[k];
+            fs.best = best, fs.slack = slack;
+            for (int k = 0; k < functions; k++) {
+                if (at_sample[k] != s) continue;
+                const skv_skin_span *group = &bound.groups[at_group[k]];
+                int pick = group->first;
+                double top = -HUGE_VAL;
+                for (int cl = group->first; cl < group->first + group->count; cl++) {
+                    skin_bound_span(&bound, &bound.clusters[cl], upper);
+                    if (upper[k] > top) top = upper[k], pick = cl;
+                }
+                const skv_skin_span *cluster = &bound.clusters[pick];
+                for (int i = cluster->first; i < cluster->first + cluster->count; i++)
+                    frame_vertex(&fs, bound.order[i]);
+            }
+            fs.best = NULL, fs.slack = NULL;
+        }
+        pose_destroy(&seek);
+    }
+    fs.record = 1;
+    fs.gather = framed ? &gather : NULL;
+    /* The last sample's palette, to find the bones that stand still. */
+    size_t bones = model->skeleton.bone_count > 0 ? (size_t)model->skeleton.bone_count : 1;
+    mat4 *last = prune && samples > 1 ? malloc(bones * sizeof *last) : NULL;
+    unsigned char *still = last ? calloc(bones, 1) : NULL;
+    if (!still) free(last), last = NULL; /* no memory: every sample pruned by its bounds alone */
+    float last_back[3] = {0.0f, 0.0f, 0.0f};
+    int last_pruned = 0;
     for (int s = 0; s < samples; s++) {
         double seconds = start_seconds + (samples > 1 ? duration * s / samples : 0.0);
-        pose_evaluate(&pose, walks, clip, seconds);
-        skin_blend(model, pose.palette, positions, NULL);
-        float slo[3], shi[3], back[3] = {0.0f, 0.0f, 0.0f};
-        skin_bounds(positions, model->vertex_count, model->upright, slo, shi);
-        if (steady_node >= 0 && steady_node < model->skeleton.node_count) {
-            float at[3];
-            camera_node_position(model, pose_globals(&pose), steady_node, at);
-            for (int a = 0; a < 3; a += 2) back[a] = at[a] - start[a];
-            for (int a = 0; a < 3; a += 2) slo[a] -= back[a], shi[a] -= back[a];
+        int bounded = frame_pose_at(&pose, walks, clip, seconds, steady_node, start, prune ? &bound : NULL, &gather,
+                                    functions, back);
+        frame_sample_begin(&fs, &pose, back, (long long)s * model->vertex_count);
+        /* Which bones stand as at the last sample, that sample pruned. */
+        int steady_still = last_pruned && memcmp(back, last_back, sizeof back) == 0;
+        for (int b = 0; still && b < model->skeleton.bone_count; b++) {
+            still[b] = steady_still && memcmp(last[b], pose.palette[b], sizeof last[b]) == 0;
+            memcpy(last[b], pose.palette[b], sizeof last[b]);
         }
+        memcpy(last_back, back, sizeof back);
+        last_pruned = frame_sample_blend(&fs, &bound, prune && bounded, best, still);
+        float slo[3], shi[3];
+        for (int a = 0; a < 3; a++) slo[a] = fs.lo[a], shi[a] = fs.hi[a];
+        for (int a = 0; a < 3; a += 2) slo[a] -= back[a], shi[a] -= back[a];
         for (int a = 0; a < 3; a++) {
             if (isfinite(slo[a]) && slo[a] < lo[a]) lo[a] = slo[a];
             if (isfinite(shi[a]) && shi[a] > hi[a]) hi[a] = shi[a];
         }
-        if (!framed) continue;
-        for (int v = 0; v < model->vertex_count; v++) {
-            vec4 p;
-            glm_mat4_mulv((vec4 *)model->upright,
-                          (vec4){positions[v * 3], positions[v * 3 + 1], positions[v * 3 + 2], 1.0f}, p);
-            p[0] -= back[0], p[2] -= back[2];
-            fit_add(&gather, p);
-        }
     }
+    free(last);
+    free(still);
+    if (blended) *blended = fs.blended;
     for (int a = 0; a < 3; a++)
         if (lo[a] > hi[a]) lo[a] = hi[a] = 0.0f; /* nothing finite: a point */
     pose_destroy(&pose);
-    free(positions);
+    skin_bound_destroy(&bound);
     if (framed) {
         if (gather.count == 0) {
             camera_frame(framed, lo, hi);
@@ -193,6 +503,12 @@ skv_result camera_framed_bounds(skv_walks *walks, int clip, double start_seconds
         }
     }
     return SKV_OK;
+}
+
+skv_result camera_framed_bounds(skv_walks *walks, int clip, double start_seconds, int samples, int steady_node,
+                                float lo[3], float hi[3], skv_camera *framed)
+{
+    return camera_framed_bounds_pruned(walks, clip, start_seconds, samples, steady_node, 1, NULL, lo, hi, framed);
 }
 
 skv_result camera_animated_bounds(skv_walks *walks, int clip, double start_seconds, int samples, int steady_node,

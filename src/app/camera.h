@@ -57,6 +57,14 @@ skv_result camera_animated_bounds(skv_walks *walks, int clip, double start, int 
 skv_result camera_framed_bounds(skv_walks *walks, int clip, double start, int samples, int steady_node,
                                 float lo[3], float hi[3], skv_camera *framed);
 
+/* camera_framed_bounds, passing over the vertices that cannot reach the
+ * framing's extremes at a sample (skin_bound.h) where `prune` is 1, or
+ * blending every vertex at every sample where it is 0: the two give the
+ * same bounds and camera, bit for bit (the tests compare them).
+ * *blended (where not NULL): the vertex blends it took. */
+skv_result camera_framed_bounds_pruned(skv_walks *walks, int clip, double start, int samples, int steady_node,
+                                       int prune, long long *blended, float lo[3], float hi[3], skv_camera *framed);
+
 /* Where node `node` is in upright scene space with the pose `global`
  * (pose_globals). */
 void camera_node_position(const skv_model *model, const mat4 *global, int node, float out[3]);

@@ -91,6 +91,33 @@ void skin_blend(const skv_model *model, const mat4 *palette,
     skin_blend_morph(model, palette, NULL, positions, normals);
 }
 
+/* Vertex v at `p` blended with its influences: the blended matrix into
+ * `blend`, the position into `out`. The one arithmetic of every CPU
+ * linear blend, so that a vertex blended alone (skin_blend_vertex) comes
+ * out bit for bit as in the whole mesh. */
+static inline __attribute__((always_inline)) void blend_vertex(const skv_model *model, const mat4 *palette, int v, const float p[3], mat4 blend,
+                                float out[3])
+{
+    glm_mat4_zero(blend);
+    for (int i = 0, count = model_influence_count(model, v); i < count; i++) { /* slots, or the list */
+        int bone;
+        const float w = model_influence(model, v, i, &bone);
+        if (w == 0.0f) continue;
+        const float(*m)[4] = palette[bone];
+        for (int c = 0; c < 4; c++)
+            for (int r = 0; r < 4; r++) blend[c][r] += w * m[c][r];
+    }
+    vec4 in = {p[0], p[1], p[2], 1.0f}, moved;
+    glm_mat4_mulv(blend, in, moved);
+    out[0] = moved[0], out[1] = moved[1], out[2] = moved[2];
+}
+
+void skin_blend_vertex(const skv_model *model, const mat4 *palette, int v, const float p[3], float out[3])
+{
+    mat4 blend;
+    blend_vertex(model, palette, v, p, blend, out);
+}
+
 void skin_blend_morph(const skv_model *model, const mat4 *palette, const float *morph_weights,
                       float *positions, float *normals)
 {
@@ -100,21 +127,8 @@ void skin_blend_morph(const skv_model *model, const mat4 *palette, const float *
         float morphed[3], morphed_normal[3];
         int mesh = model->morph_target_count ? morph_mesh_of_vertex(model, v, &cursor) : -1;
         morph_vertex(model, morph_weights, mesh, v, morphed, morphed_normal);
-        mat4 blend = GLM_MAT4_ZERO_INIT;
-        for (int i = 0, count = model_influence_count(model, v); i < count; i++) { /* slots, or the list */
-            int bone;
-            const float w = model_influence(model, v, i, &bone);
-            if (w == 0.0f) continue;
-            const float(*m)[4] = palette[bone];
-            for (int c = 0; c < 4; c++)
-                for (int r = 0; r < 4; r++) blend[c][r] += w * m[c][r];
-        }
-        const float *p = morphed;
-        vec4 in = {p[0], p[1], p[2], 1.0f}, out;
-        glm_mat4_mulv(blend, in, out);
-        positions[v * 3 + 0] = out[0];
-        positions[v * 3 + 1] = out[1];
-        positions[v * 3 + 2] = out[2];
+        mat4 blend;
+        blend_vertex(model, palette, v, morphed, blend, &positions[v * 3]);
         if (normals) skinned_normal(blend, morphed_normal, &normals[v * 3]);
     }
 }

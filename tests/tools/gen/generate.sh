@@ -38,6 +38,13 @@ python3 "$gen/gltf_morph_skin.py" "$out/morph_skin.gltf"
 python3 "$gen/gltf_big_skin.py" "$out/big_skin_120k.glb" 120000
 python3 "$gen/gltf_big_skin.py" "$out/big_skin_120k_lines.glb" 120000 lines
 python3 "$gen/gltf_big_skin.py" "$out/big_skin_120k_late.glb" 120000 late
+# Framing: one lightly weighted vertex sets it; a tube big enough that
+# the framing's clusters pay (unit_framing).
+python3 "$gen/gltf_light_extreme.py" "$out/light_extreme.glb"
+python3 "$gen/gltf_big_skin.py" "$out/big_skin_100k.glb" 100000
+# worm.dae with its numbers pushed to the edges (0, 1e30, NaN-making), for
+# the framing's bounds where poses overflow (unit_framing).
+python3 "$gen/nan_mutations.py" "$out/edges" "$gen/../../../assets/worm.dae" >/dev/null
 # STEP and CUBICSPLINE samplers on joints, a node and morph weights (#42).
 python3 "$gen/gltf_interpolation.py" "$out/interpolation.gltf"
 python3 "$gen/gltf_interpolation.py" "$out/interpolation.glb"
