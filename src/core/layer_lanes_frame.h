@@ -239,7 +239,14 @@ LL_TARGET static void mix_layer(const skv_layer_lanes *ll, int j, const int *vec
                 d[k] = r[0] * lr[0] + r[1] * lr[1] + r[2] * lr[2] + r[3] * lr[3];
             }
         }
-        for (int k = 0; k < n; k++) slerp_weights(d[k], wv, &wa[k], &wb[k]);
+        if (w == 1.0f) { /* the layer's value itself, on the shorter arc's side: no arc to measure */
+            for (int k = 0; k < n; k++) {
+                wa[k] = splat(0.0f);
+                wb[k] = select_lv(d[k] < splat(0.0f), splat(-1.0f), splat(1.0f));
+            }
+        } else {
+            for (int k = 0; k < n; k++) slerp_weights(d[k], wv, &wa[k], &wb[k]);
+        }
         for (int k = 0; k < n; k++) {
             li m;
             memcpy(&m, mask + v[k], sizeof m);
