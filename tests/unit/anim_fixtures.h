@@ -205,6 +205,20 @@ static inline void random_model_free(void)
         }
 }
 
+/* The largest difference between two poses' palettes over their first
+ * `bones` entries; NaN counts as infinitely far. */
+static inline double palettes_apart(const skv_pose *a, const skv_pose *b, int bones)
+{
+    double worst = 0.0;
+    for (int k = 0; k < bones; k++)
+        for (int c = 0; c < 4; c++)
+            for (int r = 0; r < 4; r++) {
+                double e = fabs(a->palette[k][c][r] - b->palette[k][c][r]);
+                worst = fmax(worst, isnan(e) ? INFINITY : e);
+            }
+    return worst;
+}
+
 /* The crowd posed at t: the largest difference of a character's palette
  * (3x4 rows, crowd.h) from the reference at its own clip and time offset,
  * with the reference's bottom rows against 0 0 0 1. */

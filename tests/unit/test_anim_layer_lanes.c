@@ -145,18 +145,6 @@ static void release(void)
         }
 }
 
-static double palette_off(const skv_pose *a, const skv_pose *b)
-{
-    double worst = 0.0;
-    for (int k = 0; k < LN_NODES; k++)
-        for (int c = 0; c < 4; c++)
-            for (int r = 0; r < 4; r++) {
-                double e = fabs(a->palette[k][c][r] - b->palette[k][c][r]);
-                worst = fmax(worst, isnan(e) ? INFINITY : e);
-            }
-    return worst;
-}
-
 int main(void)
 {
     build();
@@ -208,10 +196,10 @@ int main(void)
                 int base = f % 4 == 3 ? -1 : 0;
                 pose_evaluate_layers(&fast, walks, base, seconds[f], layers);
                 pose_evaluate_layers_reference(&ref, &ln.model, base, seconds[f], sets[s], set_count[s]);
-                double off = palette_off(&fast, &ref);
+                double off = palettes_apart(&fast, &ref, LN_NODES);
                 if (off > worst) worst = off;
                 pose_evaluate_reference(&plain, &ln.model, base, seconds[f]);
-                moved = fmax(moved, palette_off(&plain, &ref));
+                moved = fmax(moved, palettes_apart(&plain, &ref, LN_NODES));
             }
             layers_destroy(layers);
         }

@@ -106,18 +106,6 @@ static void build(void)
     glm_mat4_identity(mm.model.global_inverse);
 }
 
-static double palette_off(const skv_pose *a, const skv_pose *b)
-{
-    double worst = 0.0;
-    for (int k = 0; k < M_NODES; k++)
-        for (int c = 0; c < 4; c++)
-            for (int r = 0; r < 4; r++) {
-                double e = fabs(a->palette[k][c][r] - b->palette[k][c][r]);
-                worst = fmax(worst, isnan(e) ? INFINITY : e);
-            }
-    return worst;
-}
-
 int main(void)
 {
     build();
@@ -143,11 +131,11 @@ int main(void)
             oom.armed = 0;
             if (!oom.failed) frame_allocs = oom.count; /* the frame made fewer than `at`: every one tried */
             pose_evaluate_layers_reference(&ref, &mm.model, 0, seconds[0], desc, 3);
-            worst = fmax(worst, palette_off(&fast, &ref));
+            worst = fmax(worst, palettes_apart(&fast, &ref, M_NODES));
             for (size_t f = 1; f < sizeof seconds / sizeof seconds[0]; f++) { /* the frames after it */
                 pose_evaluate_layers(&fast, walks, f == 2 ? -1 : 0, seconds[f], layers);
                 pose_evaluate_layers_reference(&ref, &mm.model, f == 2 ? -1 : 0, seconds[f], desc, 3);
-                worst = fmax(worst, palette_off(&fast, &ref));
+                worst = fmax(worst, palettes_apart(&fast, &ref, M_NODES));
             }
             runs++;
             pose_destroy(&fast);

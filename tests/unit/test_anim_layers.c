@@ -222,18 +222,6 @@ static void test_hand_computed(void)
 
 /* --- the random model ------------------------------------------------------ */
 
-static double palette_diff(const skv_pose *a, const skv_pose *b, int bones)
-{
-    double worst = 0.0;
-    for (int k = 0; k < bones; k++)
-        for (int c = 0; c < 4; c++)
-            for (int r = 0; r < 4; r++) {
-                double e = fabs(a->palette[k][c][r] - b->palette[k][c][r]);
-                worst = fmax(worst, isnan(e) ? INFINITY : e);
-            }
-    return worst;
-}
-
 static void test_random_model(void)
 {
     random_model_build();
@@ -262,9 +250,9 @@ static void test_random_model(void)
             int base = f % 3 == 2 ? -1 : f % 2;
             pose_evaluate_layers(&fast, rm.walks, base, t, layers);
             pose_evaluate_layers_reference(&ref, model, base, t, sets[s], set_count[s]);
-            worst_fast = fmax(worst_fast, palette_diff(&fast, &ref, RM_NODES));
+            worst_fast = fmax(worst_fast, palettes_apart(&fast, &ref, RM_NODES));
             pose_evaluate_reference(&plain, model, base, t);
-            moved = fmax(moved, palette_diff(&plain, &ref, RM_NODES));
+            moved = fmax(moved, palettes_apart(&plain, &ref, RM_NODES));
         }
         layers_destroy(layers);
     }
@@ -280,17 +268,17 @@ static void test_random_model(void)
         pose_evaluate_reference(&plain, model, 0, t);
         pose_evaluate_layers_reference(&ref, model, 0, t, &zero, 1);
         pose_evaluate_layers(&fast, rm.walks, 0, t, muted);
-        worst_zero = fmax(worst_zero, fmax(palette_diff(&plain, &ref, RM_NODES), palette_diff(&plain, &fast, RM_NODES)));
+        worst_zero = fmax(worst_zero, fmax(palettes_apart(&plain, &ref, RM_NODES), palettes_apart(&plain, &fast, RM_NODES)));
         /* A whole-body override at weight 1 is the layer's clip alone. */
         pose_evaluate_reference(&plain, model, 1, t);
         pose_evaluate_layers_reference(&ref, model, 0, t, &whole, 1);
-        worst_whole = fmax(worst_whole, palette_diff(&plain, &ref, RM_NODES));
+        worst_whole = fmax(worst_whole, palettes_apart(&plain, &ref, RM_NODES));
         /* An additive layer where its clip is at its reference (time 0)
          * is the base. */
         double at_ref = f % 2 ? 0.0 : -0.0;
         pose_evaluate_reference(&plain, model, 0, at_ref);
         pose_evaluate_layers_reference(&ref, model, 0, at_ref, &additive, 1);
-        worst_additive_zero = fmax(worst_additive_zero, palette_diff(&plain, &ref, RM_NODES));
+        worst_additive_zero = fmax(worst_additive_zero, palettes_apart(&plain, &ref, RM_NODES));
     }
     layers_destroy(muted);
     printf("random model: fast vs reference %.2g over 4 layer sets (layers moved the pose by up to %.2g); weight 0 / "
@@ -313,7 +301,7 @@ static void test_random_model(void)
             else pose_evaluate(&fast, rm.walks, f % 2, t);
             if (f % 3 == 1) pose_evaluate_layers_reference(&ref, model, f % 2, t, sets[3], set_count[3]);
             else pose_evaluate_reference(&ref, model, f % 2, t);
-            worst_back = fmax(worst_back, palette_diff(&fast, &ref, RM_NODES));
+            worst_back = fmax(worst_back, palettes_apart(&fast, &ref, RM_NODES));
         }
     }
     printf("layers and walks in turn on every kernel vs reference: %.2g\n", worst_back);
@@ -363,7 +351,7 @@ static void test_random_model(void)
             now[0].weight = again->weight[0];
             pose_evaluate_layers(&fast, rm.walks, base, t, again);
             pose_evaluate_layers_reference(&ref, model, base, t, now, set_count[round % 4]);
-            worst_replan = fmax(worst_replan, palette_diff(&fast, &ref, RM_NODES));
+            worst_replan = fmax(worst_replan, palettes_apart(&fast, &ref, RM_NODES));
         }
         layers_destroy(again);
     }
