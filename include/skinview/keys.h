@@ -317,53 +317,11 @@ static inline void keys_between(skv_key_mode mode, const float *a, const float *
                keys_factor(t0, t1, t), n, out);
 }
 
-/* A key array at t (ticks) by `mode` (`tangents`: the cubic mode's, else
- * NULL). count >= 1. */
-static inline void keys_sample_vec3(skv_key_mode mode, const skv_vec3_key *keys, const float *tangents, int count,
-                                    double t, float out[3])
-{
-    if (count == 1 || !(t > keys[0].time)) {
-        for (int a = 0; a < 3; a++) out[a] = keys[0].value[a];
-        return;
-    }
-    if (t >= keys[count - 1].time) {
-        for (int a = 0; a < 3; a++) out[a] = keys[count - 1].value[a];
-        return;
-    }
-    int i = keys_before(&keys[0].time, sizeof keys[0], count, t);
-    keys_between(mode, keys[i].value, keys[i + 1].value, tangents, i, keys[i].time, keys[i + 1].time, t, 3, out);
-}
-
-static inline void keys_sample_quat(skv_key_mode mode, const skv_quat_key *keys, const float *tangents, int count,
-                                    double t, float out[4])
-{
-    /* Clamped: the key itself, at unit length. */
-    if (count == 1 || !(t > keys[0].time)) {
-        keys_blend_linear(keys[0].value, keys[0].value, 0.0f, 4, out);
-        return;
-    }
-    if (t >= keys[count - 1].time) {
-        keys_blend_linear(keys[count - 1].value, keys[count - 1].value, 0.0f, 4, out);
-        return;
-    }
-    int i = keys_before(&keys[0].time, sizeof keys[0], count, t);
-    keys_between(mode, keys[i].value, keys[i + 1].value, tangents, i, keys[i].time, keys[i + 1].time, t, 4, out);
-}
-
-/* A channel's translation, rotation and scale at t (ticks), each array by
- * its own mode. */
-static inline void keys_channel_trs(const skv_channel *ch, double t, float tr[3], float q[4], float s[3])
-{
-    keys_sample_vec3((skv_key_mode)ch->position_mode, ch->positions, ch->position_tangents, ch->position_count, t, tr);
-    keys_sample_quat((skv_key_mode)ch->rotation_mode, ch->rotations, ch->rotation_tangents, ch->rotation_count, t, q);
-    keys_sample_vec3((skv_key_mode)ch->scale_mode, ch->scales, ch->scale_tangents, ch->scale_count, t, s);
-}
-
-/* --- the same with a cursor ------------------------------------------------
+/* --- sampling, from a key cursor -------------------------------------------
  * Playback steps a key at a time: the key a cursor (one int per key
  * array, any value) found last, or the next one, serves without a search;
  * keys_before otherwise. The same key as keys_before's (the last at or
- * before t), so the same samples as above. The walk's loose channels and
+ * before t). The walk's loose channels and
  * the layered frame's (layer_lanes.c) sample so. */
 
 /* keys_before for first_time < t < the last key's time, from *cursor. */
@@ -397,6 +355,7 @@ static inline void keys_sample_vec3_from(skv_key_mode mode, const skv_vec3_key *
 static inline void keys_sample_quat_from(skv_key_mode mode, const skv_quat_key *keys, const float *tangents, int count,
                                          double t, int *cursor, float out[4])
 {
+    /* Clamped: the key itself, at unit length. */
     if (count == 1 || !(t > keys[0].time)) {
         keys_blend_linear(keys[0].value, keys[0].value, 0.0f, 4, out);
         return;
@@ -420,6 +379,32 @@ static inline void keys_channel_trs_from(const skv_channel *ch, double t, int cu
                           &cursor[1], q);
     keys_sample_vec3_from((skv_key_mode)ch->scale_mode, ch->scales, ch->scale_tangents, ch->scale_count, t, &cursor[2],
                           s);
+}
+
+/* A key array at t (ticks) by `mode` (`tangents`: the cubic mode's, else
+ * NULL). count >= 1. The cursor samplers above with a cursor of their
+ * own: keys_before's search every time (the reference, and blends of two
+ * clips, sample so). */
+static inline void keys_sample_vec3(skv_key_mode mode, const skv_vec3_key *keys, const float *tangents, int count,
+                                    double t, float out[3])
+{
+    int cursor = -1;
+    keys_sample_vec3_from(mode, keys, tangents, count, t, &cursor, out);
+}
+
+static inline void keys_sample_quat(skv_key_mode mode, const skv_quat_key *keys, const float *tangents, int count,
+                                    double t, float out[4])
+{
+    int cursor = -1;
+    keys_sample_quat_from(mode, keys, tangents, count, t, &cursor, out);
+}
+
+/* A channel's translation, rotation and scale at t (ticks), each array by
+ * its own mode. */
+static inline void keys_channel_trs(const skv_channel *ch, double t, float tr[3], float q[4], float s[3])
+{
+    int cursor[3] = {-1, -1, -1};
+    keys_channel_trs_from(ch, t, cursor, tr, q, s);
 }
 
 /* Rotation matrix of a quaternion that need not be unit length (a zero
