@@ -963,21 +963,29 @@ static int bench_msaa(int json, int rounds)
     return failed ? 1 : 0;
 }
 
+/* MODEL imported (trusted: the bench times evaluation, not the guard),
+ * with clip `clip`; 0, said on stderr, where it fails or has no such clip. */
+static int import_with_clip(const char *path, int clip, skv_model *model)
+{
+    skv_error err;
+    if (import_model(path, &(skv_import_desc){.trusted = 1}, model, &err) != SKV_OK) {
+        fprintf(stderr, "skinview-bench: %s: %s\n", path, err.message);
+        return 0;
+    }
+    if (clip >= model->clip_count) {
+        fprintf(stderr, "skinview-bench: %s: no clip %d (%d clips)\n", path, clip, model->clip_count);
+        model_free(model);
+        return 0;
+    }
+    return 1;
+}
+
 /* --profile: FRAMES frames of `clip` on MODEL, nothing else; prints the
  * bone count and clip name for bench/ir_per_bone.sh. */
 static int profile_model(const char *path, int frames, int clip, int seek, int lent)
 {
     skv_model model;
-    skv_error err;
-    if (import_model(path, &(skv_import_desc){.trusted = 1}, &model, &err) != SKV_OK) {
-        fprintf(stderr, "skinview-bench: %s: %s\n", path, err.message);
-        return 1;
-    }
-    if (clip >= model.clip_count) {
-        fprintf(stderr, "skinview-bench: %s: no clip %d (%d clips)\n", path, clip, model.clip_count);
-        model_free(&model);
-        return 1;
-    }
+    if (!import_with_clip(path, clip, &model)) return 1;
     /* --lent: one crowd character's path (pose_evaluate_lent: palette
      * rows streamed, locals and globals in a work block of the caller's). */
     skv_pose pose;
@@ -1046,16 +1054,7 @@ static int profile_model(const char *path, int frames, int clip, int seek, int l
 static int bench_seeks(const char *path, int rounds, int clip, size_t evict_bytes, unsigned char *evict, int json)
 {
     skv_model model;
-    skv_error err;
-    if (import_model(path, &(skv_import_desc){.trusted = 1}, &model, &err) != SKV_OK) {
-        fprintf(stderr, "skinview-bench: %s: %s\n", path, err.message);
-        return 1;
-    }
-    if (clip >= model.clip_count) {
-        fprintf(stderr, "skinview-bench: %s: no clip %d (%d clips)\n", path, clip, model.clip_count);
-        model_free(&model);
-        return 1;
-    }
+    if (!import_with_clip(path, clip, &model)) return 1;
     skv_pose pose;
     skv_walks *walks = NULL;
     if (walks_create(&walks, &model) != SKV_OK || pose_create(&pose, &model.skeleton) != SKV_OK) {
