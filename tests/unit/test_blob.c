@@ -878,6 +878,35 @@ static void test_limit(const char *path)
 /* Usage: test_blob MODEL... | test_blob --estimate MODEL... | test_blob --limit MODEL... */
 /* Whether two meshes hold the same: counts, every array bit for bit,
  * every face's indices, every bone's name, offset and weights. */
+/* Two clips' channels the same, key by key, bit for bit (times and values). */
+static int same_clip(const struct aiAnimation *a, const struct aiAnimation *b)
+{
+    if (a->mDuration != b->mDuration || a->mTicksPerSecond != b->mTicksPerSecond ||
+        a->mNumChannels != b->mNumChannels)
+        return 0;
+    for (unsigned c = 0; c < a->mNumChannels; c++) {
+        const struct aiNodeAnim *x = a->mChannels[c], *y = b->mChannels[c];
+        if (strcmp(x->mNodeName.data, y->mNodeName.data) != 0 || x->mNumPositionKeys != y->mNumPositionKeys ||
+            x->mNumRotationKeys != y->mNumRotationKeys || x->mNumScalingKeys != y->mNumScalingKeys ||
+            x->mPreState != y->mPreState || x->mPostState != y->mPostState)
+            return 0;
+        /* Field by field: a key struct's padding is not part of it. */
+        for (unsigned k = 0; k < x->mNumPositionKeys; k++)
+            if (x->mPositionKeys[k].mTime != y->mPositionKeys[k].mTime ||
+                memcmp(&x->mPositionKeys[k].mValue, &y->mPositionKeys[k].mValue, sizeof(struct aiVector3D)) != 0)
+                return 0;
+        for (unsigned k = 0; k < x->mNumRotationKeys; k++)
+            if (x->mRotationKeys[k].mTime != y->mRotationKeys[k].mTime ||
+                memcmp(&x->mRotationKeys[k].mValue, &y->mRotationKeys[k].mValue, sizeof(struct aiQuaternion)) != 0)
+                return 0;
+        for (unsigned k = 0; k < x->mNumScalingKeys; k++)
+            if (x->mScalingKeys[k].mTime != y->mScalingKeys[k].mTime ||
+                memcmp(&x->mScalingKeys[k].mValue, &y->mScalingKeys[k].mValue, sizeof(struct aiVector3D)) != 0)
+                return 0;
+    }
+    return 1;
+}
+
 static int same_mesh(const struct aiMesh *a, const struct aiMesh *b)
 {
     if (a->mNumVertices != b->mNumVertices || a->mNumFaces != b->mNumFaces || a->mNumBones != b->mNumBones ||
@@ -946,6 +975,7 @@ static void test_once(const char *path)
             const struct aiAnimation *x = a->mAnimations[k], *y = b->mAnimations[k];
             CHECK(x->mDuration == y->mDuration && x->mTicksPerSecond == y->mTicksPerSecond &&
                   x->mNumChannels == y->mNumChannels);
+            CHECK(same_clip(x, y)); /* every key: poses between keys are the two-step read's */
         }
         printf("%s: read once, %u meshes, %d vertices, the same as in two steps: %s\n", path, a->mNumMeshes,
                vertices, meshes == (int)a->mNumMeshes ? "yes" : "NO");
