@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mips.h"
 #include "skv_limits.h"
 
 int upload_vertex_count(const skv_renderer *renderer, const skv_model *model)
@@ -14,15 +15,26 @@ int upload_vertex_count(const skv_renderer *renderer, const skv_model *model)
 
 /* Colour maps (base colour, emissive) hold sRGB values: GL_SRGB8_ALPHA8
  * makes the sampler return linear ones (and filters them in linear).
- * Data maps (metal-rough, normal, occlusion) are linear as they are. */
+ * Data maps (metal-rough, normal, occlusion) are linear as they are.
+ * The mipmaps are made here, not by glGenerateMipmap (mips.h says why);
+ * where memory for them runs out, the driver makes them after all. */
 static GLuint upload_texture(const skv_texture *tex, int srgb)
 {
     GLuint id;
+    GLenum format = srgb ? GL_SRGB8_ALPHA8 : GL_RGBA8;
     glGenTextures(1, &id);
     glBindTexture(GL_TEXTURE_2D, id);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glTexImage2D(GL_TEXTURE_2D, 0, srgb ? GL_SRGB8_ALPHA8 : GL_RGBA8, tex->width, tex->height, 0, GL_RGBA, GL_UNSIGNED_BYTE, tex->rgba);
-    glGenerateMipmap(GL_TEXTURE_2D);
+    glTexImage2D(GL_TEXTURE_2D, 0, (GLint)format, tex->width, tex->height, 0, GL_RGBA, GL_UNSIGNED_BYTE, tex->rgba);
+    skv_mips mips;
+    if (mips_create(&mips, tex->rgba, tex->width, tex->height, srgb) == SKV_OK) {
+        for (int l = 0; l < mips.count; l++)
+            glTexImage2D(GL_TEXTURE_2D, l + 1, (GLint)format, mips.width[l], mips.height[l], 0, GL_RGBA,
+                         GL_UNSIGNED_BYTE, mips.texels + mips.offset[l]);
+        mips_destroy(&mips);
+    } else {
+        glGenerateMipmap(GL_TEXTURE_2D);
+    }
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_REPEAT);
