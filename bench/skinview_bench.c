@@ -906,6 +906,8 @@ static int bench_msaa(int json, int rounds)
         return 1;
     }
     int failed = 0;
+    skv_program_set programs; /* the run's: the targets resolve by its program, as skinview's do */
+    program_set_create(&programs);
     unsigned char *rgba = malloc((size_t)WIDTH * HEIGHT * 4);
     double *t = malloc((size_t)COUNTS * (size_t)rounds * sizeof *t);
     for (size_t m = 0; m < sizeof models / sizeof models[0] && rgba && t; m++) {
@@ -920,7 +922,7 @@ static int bench_msaa(int json, int rounds)
         }
         skv_result r = render_create(&renderer, scene.model, &err);
         for (; r == SKV_OK && made < COUNTS; made++)
-            r = target_create_msaa(&targets[made], WIDTH, HEIGHT, samples[made], &err);
+            r = target_create_msaa(&targets[made], WIDTH, HEIGHT, samples[made], &programs, &err);
         if (r == SKV_OK) {
             skv_frame_desc frame;
             scene_frame(&scene, 0.5, WIDTH, HEIGHT, &frame); /* posed once: only drawing is timed */
@@ -959,6 +961,7 @@ static int bench_msaa(int json, int rounds)
     }
     free(rgba);
     free(t);
+    program_set_destroy(&programs);
     gpu_headless_destroy(&gpu);
     return failed ? 1 : 0;
 }

@@ -247,7 +247,7 @@ static skv_result render_frames(skv_scene *scene, const skv_headless_desc *desc,
             scene->model->path, renderer.textures_too_large, renderer.max_texture_side);
     if (r == SKV_OK) {
         skv_target target;
-        r = target_create_msaa(&target, width, height, desc->msaa > 0 ? desc->msaa : SKV_DEFAULT_MSAA, err);
+        r = target_create_msaa(&target, width, height, desc->msaa > 0 ? desc->msaa : SKV_DEFAULT_MSAA, &gl->programs, err);
         double start = now_seconds();
         for (int i = 0; r == SKV_OK && i < count; i++) {
             r = render_one(desc, scene, &renderer, &target, times[i], sink, i, err);

@@ -774,7 +774,7 @@ static skv_result show(viewer *v, skv_scene *scene, const skv_viewer_desc *desc,
         }
         if (width != v->target.width || height != v->target.height) {
             target_destroy(&v->target);
-            r = target_create_msaa(&v->target, width, height, desc->msaa > 0 ? desc->msaa : SKV_DEFAULT_MSAA, err);
+            r = target_create_msaa(&v->target, width, height, desc->msaa > 0 ? desc->msaa : SKV_DEFAULT_MSAA, &v->programs, err);
             if (r != SKV_OK) break;
         }
         skv_frame_desc frame;
