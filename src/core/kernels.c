@@ -435,7 +435,7 @@ static void fence_scalar(void)
 const skv_kernels skv_kernels_scalar = {"scalar", 1, run_scalar, run_scalar, run_scalar, run_scalar, run_rows_scalar, rows_palette_scalar, fence_scalar, sample_scalar,
                                         sample_arc_scalar, sample_each_scalar, sample_solo_scalar, solo_palette_scalar,
                                         vector_palette_scalar, vector_palette_scalar, solo_frame_scalar, solo_frame_weighted_scalar,
-                                        sample_compact_scalar};
+                                        sample_compact_scalar, 0};
 
 /* Every kernel set this CPU runs, and the best of them, settled once. */
 static skv_walk_kernel best = SKV_WALK_SCALAR;

@@ -289,6 +289,10 @@ typedef struct skv_kernels {
      * lane_count (and padding up to the vector), then the moving T's. */
     void (*sample_compact)(const float *a, const float *b, float f, const int32_t *out, int lane_count, float *work,
                            const skv_compact *compact);
+    /* A layered frame's locals (layer_lanes.h) by the lanes' AVX2 build
+     * beside these kernels (AVX2's and AVX-512's: the CPU has AVX2 and
+     * FMA), the portable build otherwise. */
+    int layer_lanes_avx2;
 } skv_kernels;
 
 /* solo_frame's key pair i and factor f at `ticks` in playback's case:

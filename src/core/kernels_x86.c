@@ -639,11 +639,11 @@ vector_wide_avx512(const float *a, const float *b, float f, const int32_t *out, 
 static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_affine_sse2, run_affine_sse2, run_palette_sse2, run_rows_sse2, rows_palette_sse2,
                                          fence_x86, sample_sse2, sample_arc_sse2, sample_each_sse2, sample_solo_sse2,
                                          solo_palette_sse2, vector_palette_sse2, vector_wide_sse2, solo_frame_sse2,
-                                         solo_frame_weighted_sse2, sample_compact_sse2};
+                                         solo_frame_weighted_sse2, sample_compact_sse2, 0};
 static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, run_chain_avx2, run_palette_avx2, run_rows_avx2, rows_palette_avx2,
                                          fence_x86, sample_avx2, sample_arc_avx2, sample_each_avx2, sample_solo_avx2x4,
                                          solo_palette_avx2, vector_palette_avx2, vector_wide_avx2, solo_frame_avx2,
-                                         solo_frame_weighted_avx2, sample_compact_avx2};
+                                         solo_frame_weighted_avx2, sample_compact_avx2, 1};
 /* The rows are 48 bytes: 128-bit streams, as AVX2's. vector_palette and
  * a walk of one channel's frame (solo_frame) are AVX2's too. A
  * vector_palette on affine_avx512's products (half the instructions a
@@ -662,7 +662,7 @@ static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_affine_
                                             run_rows_avx2, rows_palette_avx2, fence_x86, sample_avx512, sample_arc_avx512,
                                             sample_each_avx2,
                                             sample_solo_avx2x4, solo_palette_avx512, vector_palette_avx2, vector_wide_avx512,
-                                            solo_frame_avx2, solo_frame_weighted_avx2, sample_compact_avx512};
+                                            solo_frame_avx2, solo_frame_weighted_avx2, sample_compact_avx512, 1};
 
 const skv_kernels *kernels_x86(skv_walk_kernel which)
 {

@@ -529,13 +529,10 @@ void pose_evaluate_layers(skv_pose *pose, skv_walks *walks, int base, double sec
     pose->walk_clip = -2;
     pose->playing_walks = NULL;
     pose->globals_owed = NULL;
-    /* The nodes formed again: their locals by the lanes, then their
-     * globals and their bones' entries by the kernels. The lanes' AVX2
-     * build where the pose's kernels are AVX2's or
-     * AVX-512's (the CPU has AVX2 and FMA), the portable one otherwise:
-     * tests that run every kernel run both. */
-    int wide = kernels == kernels_get(SKV_WALK_AVX2) || kernels == kernels_get(SKV_WALK_AVX512);
-    layer_lanes_locals(plan->lanes, wide, ticks, act.ticks, act.weight, (const mat4 *)sk->rest_local, pose->local);
+    /* The nodes formed again: their locals by the lanes (the build the
+     * pose's kernels name: tests that run every kernel run both), then
+     * their globals and their bones' entries by the kernels. */
+    layer_lanes_locals(plan->lanes, kernels->layer_lanes_avx2, ticks, act.ticks, act.weight, (const mat4 *)sk->rest_local, pose->local);
     const mat4 *constants = (const mat4 *)layers->constants;
     (layers->affine ? kernels->run_affine : kernels->run)(plan->steps, plan->count, pose->work, constants, pose->work);
     const skv_walk_step *entries = plan->steps + plan->count;
