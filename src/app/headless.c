@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 
+#include "frame_writer.h"
 #include "gpu.h"
 #include "imagecmp.h"
 #include "import.h"
@@ -101,7 +102,9 @@ typedef struct frame_sink {
     int refs_differing;  /* frames that differ from their reference */
     int refs_missing;    /* references not there (without ref_create) */
     int refs_written;    /* references written (ref_create) */
-    unsigned char *rgba; /* one frame's pixels, read back */
+    /* What frames are written with (frame_write, on the writer's thread). */
+    const struct skv_headless_desc *desc;
+    int width, height;
 } frame_sink;
 
 static double ref_threshold(const skv_headless_desc *desc)
@@ -115,11 +118,10 @@ static double ref_threshold(const skv_headless_desc *desc)
  * from the frame (a new golden); a differing frame gets OUT.diff.png and
  * one line, and is counted. A forgotten reference must not pass: a
  * screenshot test in CI would stay green without one. */
-static skv_result compare_with_ref(const skv_headless_desc *desc, frame_sink *sink, int index, int width, int height,
-                                   skv_error *err)
+static skv_result compare_with_ref(const skv_headless_desc *desc, frame_sink *sink, int index,
+                                   const unsigned char *rgba, int width, int height, skv_error *err)
 {
     const char *ref = sink->refs[index], *out = sink->paths[index];
-    const unsigned char *rgba = sink->rgba;
     if (access(ref, F_OK) != 0) {
         if (!desc->ref_create) {
             sink->refs_missing++;
@@ -165,22 +167,34 @@ static skv_result compare_with_ref(const skv_headless_desc *desc, frame_sink *si
     return r;
 }
 
-/* Renders the scene at `seconds` into frame `index` of `sink`. */
-static skv_result render_one(const skv_headless_desc *desc, skv_scene *scene, skv_renderer *renderer,
-                             skv_target *target, double seconds, frame_sink *sink, int index, skv_error *err)
+/* Frame `index` of `sink` (its pixels as read back) to its file, GIF or
+ * video, and against its reference: the frame writer's `write`, on its
+ * thread. */
+static skv_result frame_write(void *user, int index, unsigned char *rgba, skv_error *err)
+{
+    frame_sink *sink = user;
+    const skv_headless_desc *desc = sink->desc;
+    /* Drawn over nothing, the target holds premultiplied colour; files
+     * hold it straight. */
+    if (desc->transparent) render_unpremultiply(rgba, sink->width, sink->height);
+    skv_result r;
+    if (sink->gif) r = output_gif_frame(sink->gif, rgba, err);
+    else if (sink->video) r = video_frame(sink->video, rgba, err);
+    else r = output_write_png(sink->paths[index], sink->width, sink->height, rgba, err);
+    if (r == SKV_OK && sink->refs) r = compare_with_ref(desc, sink, index, rgba, sink->width, sink->height, err);
+    return r;
+}
+
+/* Renders the scene at `seconds` as frame `index`, handed to `writer`
+ * (which returns an earlier frame's failure, if any). */
+static skv_result render_one(skv_scene *scene, skv_renderer *renderer, skv_target *target, double seconds,
+                             skv_frame_writer *writer, int index, skv_error *err)
 {
     skv_frame_desc frame;
     skv_result r = scene_draw(scene, renderer, target, seconds, &frame, err);
     if (r != SKV_OK) return r;
-    target_read_rgba(target, sink->rgba);
-    /* Drawn over nothing, the target holds premultiplied colour; files
-     * hold it straight. */
-    if (desc->transparent) render_unpremultiply(sink->rgba, target->width, target->height);
-    if (sink->gif) r = output_gif_frame(sink->gif, sink->rgba, err);
-    else if (sink->video) r = video_frame(sink->video, sink->rgba, err);
-    else r = output_write_png(sink->paths[index], target->width, target->height, sink->rgba, err);
-    if (r == SKV_OK && sink->refs) r = compare_with_ref(desc, sink, index, target->width, target->height, err);
-    return r;
+    target_read_rgba(target, frame_writer_next(writer));
+    return frame_writer_submit(writer, index, err);
 }
 
 static double now_seconds(void)
@@ -225,11 +239,16 @@ static skv_result render_frames(skv_scene *scene, const skv_headless_desc *desc,
                                 frame_sink *sink, skv_error *err)
 {
     int width = desc->width > 0 ? desc->width : 800, height = desc->height > 0 ? desc->height : 600;
-    sink->rgba = malloc((size_t)width * height * 4);
-    if (!sink->rgba) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
-    skv_headless_gl own = {0}, *gl = desc->gl ? desc->gl : &own;
-    skv_result r = headless_gl_use(gl, desc->debug, err);
+    sink->desc = desc, sink->width = width, sink->height = height;
+    skv_frame_writer *writer;
+    skv_result r = frame_writer_create(&writer, (size_t)width * height * 4, frame_write, sink, err);
     if (r != SKV_OK) return r;
+    skv_headless_gl own = {0}, *gl = desc->gl ? desc->gl : &own;
+    r = headless_gl_use(gl, desc->debug, err);
+    if (r != SKV_OK) {
+        frame_writer_destroy(writer);
+        return r;
+    }
     skv_gl_debug debug = {0};
     int debugging = 0;
     if (desc->debug) r = render_debug_begin(&debug, err), debugging = r == SKV_OK;
@@ -250,7 +269,7 @@ static skv_result render_frames(skv_scene *scene, const skv_headless_desc *desc,
         r = target_create_msaa(&target, width, height, desc->msaa > 0 ? desc->msaa : SKV_DEFAULT_MSAA, &gl->programs, err);
         double start = now_seconds();
         for (int i = 0; r == SKV_OK && i < count; i++) {
-            r = render_one(desc, scene, &renderer, &target, times[i], sink, i, err);
+            r = render_one(scene, &renderer, &target, times[i], writer, i, err);
             if (r == SKV_OK && desc->progress) desc->progress(desc->user, i + 1, count, now_seconds() - start);
         }
         target_destroy(&target);
@@ -260,6 +279,9 @@ static skv_result render_frames(skv_scene *scene, const skv_headless_desc *desc,
     render_destroy(&renderer);
     if (gl == &own) headless_gl_destroy(&own);
     else gpu_headless_release(&gl->gpu); /* the window may be next */
+    /* The last frame is written while the GL side is taken down. */
+    if (r == SKV_OK) r = frame_writer_finish(writer, err);
+    frame_writer_destroy(writer);
     return r;
 }
 
@@ -388,7 +410,6 @@ skv_result headless_render(skv_scene *scene, const skv_headless_desc *desc, skv_
     }
     free_names(sink.paths, sink.paths ? count : 0);
     free_names(sink.refs, sink.refs ? count : 0);
-    free(sink.rgba);
     free(times);
     return r;
 }
@@ -412,7 +433,6 @@ skv_result headless_fallback_frames(skv_scene *scene, const skv_headless_desc *d
     }
     frame_sink sink = {.paths = paths};
     skv_result r = render_frames(scene, desc, FRAMES, times, &sink, err);
-    free(sink.rgba);
     if (r == SKV_OK) {
         char cwd[PATH_MAX];
         if (!getcwd(cwd, sizeof cwd)) snprintf(cwd, sizeof cwd, ".");
