@@ -80,6 +80,19 @@ skv_result target_create_msaa(skv_target *target, int width, int height, int sam
     if (status == GL_FRAMEBUFFER_COMPLETE && target->samples > 1)
         status = framebuffer_create(&target->msaa_framebuffer, &target->msaa_color, &target->msaa_depth, width, height,
                                     target->samples, target->resolve_program != 0, &target->resolve_sample_count);
+    if (status != GL_FRAMEBUFFER_COMPLETE && target->resolve_program) {
+        /* A driver may refuse a multisample texture beside the depth
+         * renderbuffer (their sample counts differ, say): the
+         * renderbuffers and the blit then, as without the program. */
+        glDeleteFramebuffers(1, &target->msaa_framebuffer);
+        glDeleteTextures(1, &target->msaa_color);
+        glDeleteRenderbuffers(1, &target->msaa_depth);
+        glDeleteVertexArrays(1, &target->resolve_vao);
+        target->msaa_framebuffer = target->msaa_color = target->msaa_depth = 0;
+        target->resolve_program = target->resolve_vao = 0;
+        status = framebuffer_create(&target->msaa_framebuffer, &target->msaa_color, &target->msaa_depth, width, height,
+                                    target->samples, 0, NULL);
+    }
     if (status != GL_FRAMEBUFFER_COMPLETE) {
         target_destroy(target);
         return skv_fail(err, SKV_ERR_GPU, "offscreen framebuffer %dx%d (%d samples) incomplete (0x%x)", width, height,
@@ -112,8 +125,9 @@ void target_bind(const skv_target *target)
  * back after. */
 static void resolve_by_draw(const skv_target *target)
 {
+    /* Dithering too: a blit never dithers, a draw may. */
     static const GLenum caps[] = {GL_DEPTH_TEST, GL_BLEND, GL_CULL_FACE, GL_SCISSOR_TEST, GL_STENCIL_TEST,
-                                  GL_RASTERIZER_DISCARD, GL_FRAMEBUFFER_SRGB};
+                                  GL_RASTERIZER_DISCARD, GL_FRAMEBUFFER_SRGB, GL_DITHER};
     enum { CAPS = sizeof caps / sizeof caps[0] };
     GLboolean was_on[CAPS];
     GLint program = 0, vao = 0, unit = 0, texture = 0, viewport[4], polygon_mode[2];

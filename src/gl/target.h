@@ -40,7 +40,8 @@ skv_result target_create(skv_target *target, int width, int height, skv_error *e
  * program: the same pixels as glBlitFramebuffer's resolve, without the
  * blit shaders a software rasteriser (llvmpipe) compiles on every run,
  * where Mesa's shader cache keeps a program's. NULL, a driver that cannot
- * texture from that many samples, or a resolve program that does not
+ * texture from that many samples or will not draw into such a texture
+ * beside the depth renderbuffer, or a resolve program that does not
  * build: the blit. */
 skv_result target_create_msaa(skv_target *target, int width, int height, int samples, skv_program_set *programs,
                               skv_error *err);

@@ -9,7 +9,8 @@
  * under state set against it (wireframe polygons, depth test, blending,
  * culling, a colour mask, another viewport, program, vertex array and
  * texture unit) and must give the same picture and leave that state as
- * it found it. */
+ * it found it. A driver that will not draw into the multisample texture
+ * (its framebuffer incomplete) leaves the blit, not a failed run. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,20 @@ static GLuint picture_vao(GLuint *buffer)
     glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, 6 * sizeof(float), (void *)(2 * sizeof(float)));
     glBindVertexArray(0);
     return vao;
+}
+
+/* glCheckFramebufferStatus as a driver that will not draw into a
+ * multisample colour texture beside a depth renderbuffer answers it
+ * (glad's pointer replaced for the case). */
+static PFNGLCHECKFRAMEBUFFERSTATUSPROC real_check_status;
+static GLenum refuse_texture_beside_renderbuffer(GLenum target)
+{
+    GLint type = 0;
+    glGetFramebufferAttachmentParameteriv(target, GL_COLOR_ATTACHMENT0, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &type);
+    GLint samples = 0;
+    glGetIntegerv(GL_SAMPLES, &samples);
+    if (type == GL_TEXTURE && samples > 1) return GL_FRAMEBUFFER_INCOMPLETE_MULTISAMPLE;
+    return real_check_status(target);
 }
 
 /* Bytes that differ between two pictures. */
@@ -192,6 +207,23 @@ int main(void)
         tried++;
     }
     CHECK(tried > 0);
+
+    /* A driver that refuses the multisample texture: the target is made
+     * with renderbuffers and resolved by the blit, the same picture. */
+    real_check_status = glad_glCheckFramebufferStatus;
+    glad_glCheckFramebufferStatus = refuse_texture_beside_renderbuffer;
+    skv_target refused, blitted;
+    CHECK(target_create_msaa(&refused, SIZE, SIZE, 4, &programs, &err) == SKV_OK);
+    glad_glCheckFramebufferStatus = real_check_status;
+    CHECK(refused.resolve_program == 0 && refused.resolve_vao == 0 && refused.msaa_framebuffer != 0);
+    CHECK(target_create_msaa(&blitted, SIZE, SIZE, 4, NULL, &err) == SKV_OK);
+    draw_picture(&refused, program, vao);
+    target_read_rgba(&refused, by_draw);
+    draw_picture(&blitted, program, vao);
+    target_read_rgba(&blitted, by_blit);
+    CHECK(memcmp(by_draw, by_blit, SIZE * SIZE * 4) == 0);
+    target_destroy(&refused);
+    target_destroy(&blitted);
     CHECK(glGetError() == GL_NO_ERROR);
     free(by_draw), free(by_blit), free(single), free(again);
     glDeleteBuffers(1, &buffer);
