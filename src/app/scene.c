@@ -641,6 +641,10 @@ skv_result scene_draw(skv_scene *scene, skv_renderer *renderer, skv_target *targ
 {
     if (scene_frame(scene, seconds, target->width, target->height, frame) != SKV_OK)
         return skv_fail(err, SKV_ERR_MEMORY, "out of memory for the inspection views");
+    if (frame->depth_lines || frame->overlay_lines || frame->overlay_points || frame->axes) {
+        skv_result r = render_enable_lines(renderer, err);
+        if (r != SKV_OK) return r;
+    }
     target_bind(target);
     render_frame(renderer, scene->model, frame);
     return SKV_OK;

@@ -108,8 +108,11 @@ static void bone_block_destroy(skv_renderer *renderer)
     renderer->bone_block = 0;
 }
 
+static void overlay_lines_destroy(skv_renderer *renderer);
+
 /* Overlay lines and points (overlay.h): their program, a vertex array of
- * positions and colours refilled per draw, and the gizmo's segments. */
+ * positions and colours refilled per draw, and the gizmo's segments;
+ * made on demand (render_enable_lines). */
 static skv_result overlay_lines_create(skv_renderer *renderer, skv_error *err)
 {
     const skv_shader_variant variant = {.influence_slots = SKV_DEFAULT_INFLUENCES}; /* as render_program's */
@@ -129,6 +132,14 @@ static skv_result overlay_lines_create(skv_renderer *renderer, skv_error *err)
     glEnable(GL_PROGRAM_POINT_SIZE);
     if (overlay_axes(&renderer->axes) != SKV_OK) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
     return SKV_OK;
+}
+
+skv_result render_enable_lines(skv_renderer *renderer, skv_error *err)
+{
+    if (renderer->line_program) return SKV_OK;
+    skv_result r = overlay_lines_create(renderer, err);
+    if (r != SKV_OK) overlay_lines_destroy(renderer);
+    return r;
 }
 
 static void overlay_lines_destroy(skv_renderer *renderer)
@@ -342,7 +353,6 @@ static skv_result create(skv_renderer *renderer, const skv_model *model, skv_pro
     if (r == SKV_OK && model->morph_target_count > 0) r = morph_buffers_create(renderer, model, err);
     if (r == SKV_OK && model->influence_lists) r = influence_lists_create(renderer, model, err);
     if (r == SKV_OK) bone_block_create(renderer);
-    if (r == SKV_OK) r = overlay_lines_create(renderer, err);
     if (r == SKV_OK) r = blend_order_create(renderer, model, err);
     if (r == SKV_OK) r = material_textures_create(renderer, model, err);
     if (r != SKV_OK) return r;

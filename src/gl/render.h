@@ -11,7 +11,8 @@
  *     render_create(&renderer, &model, &err)        buffers, textures, the program
  *       (or render_create_from: the programs from a set the context keeps)
  *     render_enable_crowd / render_enable_dual_quaternion   when the frames ask for them
- *     target_create_msaa(&target, w, h, samples, &err)
+ *     render_enable_lines                           before a frame with overlay lines or axes
+ *     target_create_msaa(&target, w, h, samples, programs, &err)
  *     per frame: target_bind(&target); render_frame(&renderer, &model, &frame_desc);
  *                target_read_rgba(&target, rgba)    (resolves MSAA first)
  *     target_destroy(&target); render_destroy(&renderer);
@@ -178,6 +179,12 @@ void render_feedback_crowd(skv_renderer *renderer, const skv_model *model, const
 
 /* Builds the dual-quaternion program, so frames may ask for it. */
 skv_result render_enable_dual_quaternion(skv_renderer *renderer, const skv_model *model, skv_error *err);
+
+/* The overlay lines' program and buffers (the inspection views' lines
+ * and points, the axes), made by the first call (later calls return at
+ * once): a run whose frames have none compiles none. Until then a frame's
+ * lines are not drawn. */
+skv_result render_enable_lines(skv_renderer *renderer, skv_error *err);
 
 /* GL debug output (KHR_debug): counts what the driver reports as errors.
  * The context should be a debug context (gpu.h / the viewer ask for one

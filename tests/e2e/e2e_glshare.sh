@@ -9,6 +9,7 @@
 #    context would show in the next one's pixels);
 #  - the run creates one context, and two copies of a model link no more
 #    programs than one copy (tests/tools/gl_count_shim.c counts them);
+#    a run without overlay lines links fewer than one with the skeleton;
 #    a run of different models links fewer than their own runs together;
 #  - the window too (under xvfb-run): one window for several models, one
 #    headless context beside it, each --window-capture and --screenshot
@@ -96,6 +97,11 @@ if [ "$no_shim" != --no-shim ]; then
   [ "$one_contexts" -eq 1 ] && [ "$one_programs" -gt 0 ] || fail "the shim counted nothing for one model"
   [ "$two_contexts" -eq 1 ] || fail "two models created $two_contexts contexts"
   [ "$two_programs" -eq "$one_programs" ] || fail "two copies of Fox linked $two_programs programs, one $one_programs"
+  # Only what the run draws: the overlay lines' program when a view has lines.
+  read -r _ skeleton_programs < <(counted "$shared/gltf/Fox.glb" --size 32x32 --skeleton --screenshot skeleton.png)
+  echo "one Fox with --skeleton: $skeleton_programs program(s)"
+  [ "$skeleton_programs" -gt "$one_programs" ] || fail "--skeleton linked $skeleton_programs programs, the plain run \
+$one_programs: a run without lines links their program"
   good=("${models[@]:0:2}" "${models[@]:3}")
   read -r all_contexts all_programs < <(counted "${good[@]}" --size 32x32 --screenshot 'all_{model}.png')
   alone=0
