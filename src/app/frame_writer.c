@@ -45,7 +45,7 @@ static void *writer_run(void *arg)
 }
 
 skv_result frame_writer_create(skv_frame_writer **writer, size_t frame_bytes, skv_frame_write write, void *user,
-                               skv_error *err)
+                               int threaded, skv_error *err)
 {
     *writer = NULL;
     skv_frame_writer *w = calloc(1, sizeof *w);
@@ -62,7 +62,7 @@ skv_result frame_writer_create(skv_frame_writer **writer, size_t frame_bytes, sk
     w->queued = w->writing = -1;
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->changed, NULL);
-    w->threaded = pthread_create(&w->thread, NULL, writer_run, w) == 0;
+    w->threaded = threaded && pthread_create(&w->thread, NULL, writer_run, w) == 0;
     *writer = w;
     return SKV_OK;
 }

@@ -241,7 +241,8 @@ static skv_result render_frames(skv_scene *scene, const skv_headless_desc *desc,
     int width = desc->width > 0 ? desc->width : 800, height = desc->height > 0 ? desc->height : 600;
     sink->desc = desc, sink->width = width, sink->height = height;
     skv_frame_writer *writer;
-    skv_result r = frame_writer_create(&writer, (size_t)width * height * 4, frame_write, sink, err);
+    /* --ref imports each reference in a forked child: not beside GL. */
+    skv_result r = frame_writer_create(&writer, (size_t)width * height * 4, frame_write, sink, sink->refs == NULL, err);
     if (r != SKV_OK) return r;
     skv_headless_gl own = {0}, *gl = desc->gl ? desc->gl : &own;
     r = headless_gl_use(gl, desc->debug, err);
