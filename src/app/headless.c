@@ -105,6 +105,8 @@ typedef struct frame_sink {
     /* What frames are written with (frame_write, on the writer's thread). */
     const struct skv_headless_desc *desc;
     int width, height;
+    int count;    /* frames in the run, for desc->progress */
+    double start; /* when the first was drawn (now_seconds) */
 } frame_sink;
 
 static double ref_threshold(const skv_headless_desc *desc)
@@ -167,9 +169,14 @@ static skv_result compare_with_ref(const skv_headless_desc *desc, frame_sink *si
     return r;
 }
 
+static double now_seconds(void);
+
 /* Frame `index` of `sink` (its pixels as read back) to its file, GIF or
  * video, and against its reference: the frame writer's `write`, on its
- * thread. */
+ * thread. The progress is told here too, once the frame is written: on
+ * the thread that says the frame's warnings, so that the bar and those
+ * lines come in the frames' order and a bar never lands inside a line,
+ * and a bar at its end means every frame is written. */
 static skv_result frame_write(void *user, int index, unsigned char *rgba, skv_error *err)
 {
     frame_sink *sink = user;
@@ -182,6 +189,7 @@ static skv_result frame_write(void *user, int index, unsigned char *rgba, skv_er
     else if (sink->video) r = video_frame(sink->video, rgba, err);
     else r = output_write_png(sink->paths[index], sink->width, sink->height, rgba, err);
     if (r == SKV_OK && sink->refs) r = compare_with_ref(desc, sink, index, rgba, sink->width, sink->height, err);
+    if (r == SKV_OK && desc->progress) desc->progress(desc->user, index + 1, sink->count, now_seconds() - sink->start);
     return r;
 }
 
@@ -268,11 +276,9 @@ static skv_result render_frames(skv_scene *scene, const skv_headless_desc *desc,
     if (r == SKV_OK) {
         skv_target target;
         r = target_create_msaa(&target, width, height, desc->msaa > 0 ? desc->msaa : SKV_DEFAULT_MSAA, &gl->programs, err);
-        double start = now_seconds();
-        for (int i = 0; r == SKV_OK && i < count; i++) {
+        sink->count = count, sink->start = now_seconds(); /* before the first frame is handed over */
+        for (int i = 0; r == SKV_OK && i < count; i++)
             r = render_one(scene, &renderer, &target, times[i], writer, i, err);
-            if (r == SKV_OK && desc->progress) desc->progress(desc->user, i + 1, count, now_seconds() - start);
-        }
         target_destroy(&target);
     }
     if (r == SKV_OK) r = render_debug_result(&debug, err);

@@ -75,6 +75,8 @@ typedef struct skv_headless_desc {
     double ref_timeout;   /* the references' decoding: --import-timeout seconds, --import-memory MB (0: defaults) */
     int ref_memory_mb;
     skv_say_fn say;
+    /* After each frame is written; called from the thread that writes
+     * the frames, like the frames' own warnings through `say`. */
     void (*progress)(void *user, int done, int total, double elapsed_seconds);
     void *user;
     skv_headless_gl *gl; /* the run's context (the first draw makes it); NULL: one for this call alone */

@@ -135,6 +135,25 @@ else
   without=$(processes) with=$(processes --ref ref.png)
   [ "$with" -eq $((without + 1)) ] || fail "--ref started $with processes, $without without it: not decoded in a child"
 fi
+# On a terminal (script gives one) the progress bar and the frames'
+# warnings in the frames' order, each line whole: frame k's "differs"
+# line, then the bar at k+1 (the frames are written on a thread of their
+# own; a bar drawn meanwhile must not land inside a line).
+if ! command -v script >/dev/null; then
+  fail "script missing (util-linux)"
+else
+  run --frames 6 --fps 4 --background '#ff0000' --screenshot t_ref_%d.png >/dev/null
+  script -qec "'$skinview' '$model' --size 160x120 --frames 6 --fps 4 --screenshot t_%d.png --ref t_ref_%d.png" \
+    /dev/null >tty.txt 2>&1
+  code=$?
+  [ "$code" -eq 10 ] || fail "differing frames on a terminal exited $code, not 10: $(tail -c 300 tty.txt)"
+  order=$(grep -aoE '\] +[0-9]+/6|t_[0-9]+\.png: differs' tty.txt |
+    sed -E 's/^\] +([0-9]+)\/6$/bar\1/; s/^t_([0-9]+)\.png: differs$/frame\1/' | tr '\n' ' ')
+  [ "$order" = "frame0 bar1 frame1 bar2 frame2 bar3 frame3 bar4 frame4 bar5 frame5 bar6 " ] ||
+    fail "on a terminal the bar and the warnings came as: $order"
+  torn=$'skinview: [^\r]*\r\\['
+  grep -aq "$torn" tty.txt && fail "a progress bar inside a line: $(grep -a "$torn" tty.txt | head -c 300)"
+fi
 # Bad command lines.
 "$skinview" "$model" --ref ref.png --list >/dev/null 2>&1
 [ $? -eq 2 ] || fail "--ref without --screenshot is not a usage error"
