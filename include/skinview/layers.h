@@ -80,9 +80,10 @@ typedef struct skv_layers {
      * a create differ): a pose's plan for a layered frame is for one. */
     unsigned generation;
     /* The layered frame's right-hand operands (kernels.h constants, 64-byte
-     * aligned): globalInverse, then every bone's offset; and whether they
-     * and every rest local are affine (bottom row exactly 0 0 0 1), which
-     * lets the frame take the kernels' affine products. */
+     * aligned): globalInverse, then every bone's offset, then every node's
+     * rest local (for the nodes a layered frame poses without the base's
+     * walk: pose.c); and whether they are all affine (bottom row exactly
+     * 0 0 0 1), which lets the frame take the kernels' affine products. */
     mat4 *constants;
     int affine;
 } skv_layers;

@@ -65,7 +65,8 @@ skv_result layers_create(skv_layers **out, const skv_model *model, const skv_lay
     l->animated = calloc(nodes, 1);
     l->rest = malloc(nodes * sizeof *l->rest);
     l->reference = calloc(nodes * (size_t)(count > 0 ? count : 1), sizeof *l->reference);
-    size_t constants = 1 + (size_t)(sk->bone_count > 0 ? sk->bone_count : 0);
+    size_t bones = sk->bone_count > 0 ? (size_t)sk->bone_count : 0;
+    size_t constants = 1 + bones + (size_t)(sk->node_count > 0 ? sk->node_count : 0);
     l->constants = aligned_alloc(64, constants * sizeof(mat4));
     unsigned char *marked = calloc(nodes, 1);
     if (!l->node_layers || !l->animated || !l->rest || !l->reference || !l->constants || !marked) {
@@ -81,7 +82,10 @@ skv_result layers_create(skv_layers **out, const skv_model *model, const skv_lay
         glm_mat4_copy((vec4 *)sk->bone_offset[b], l->constants[1 + b]);
         l->affine &= mat_affine(sk->bone_offset[b]);
     }
-    for (int n = 0; n < sk->node_count; n++) l->affine &= mat_affine(sk->rest_local[n]);
+    for (int n = 0; n < sk->node_count; n++) {
+        glm_mat4_copy((vec4 *)sk->rest_local[n], l->constants[1 + bones + (size_t)n]);
+        l->affine &= mat_affine(sk->rest_local[n]);
+    }
     int placed = 0;
     for (int pass = 0; pass < 2; pass++) /* overrides first, then additives, each in the order given */
         for (int i = 0; i < count; i++)

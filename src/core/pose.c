@@ -387,7 +387,11 @@ static void layers_scalar(skv_pose *pose, const skv_model *model, int base, doub
  * layers that move anything (pose_evaluate_layers): the nodes formed
  * again after the base's walk, parents first, and their locals' lanes
  * (layer_lanes.h); the products of their globals, then of their bones'
- * palette entries. */
+ * palette entries. Where every node the base moves is formed again (a
+ * layer over the whole body: the nodes left are the model's still roots
+ * and mesh nodes), the base's walk would only be overwritten: the frame
+ * then poses the nodes left from their rest locals (`still` steps) and
+ * takes the base's fixed palette entries alone. */
 typedef struct skv_layer_plan {
     unsigned generation; /* the layers' (layers.h); 0: nothing planned */
     unsigned walks_generation; /* the walks' (the lanes hold their prepared keys) */
@@ -398,7 +402,9 @@ typedef struct skv_layer_plan {
     unsigned char *layered; /* per node of the skeleton: a layer mixes its local */
     unsigned char *dirty;   /* per node: formed again (layered, or below one) */
     int palette_count;
-    skv_walk_step *steps; /* count globals, then palette_count palette entries */
+    int base_walk;        /* a node the base moves is not formed again: the base's walk runs */
+    int still_count;      /* without the base's walk: the other nodes' globals */
+    skv_walk_step *steps; /* count globals, palette_count palette entries, then still_count globals */
     skv_layer_lanes *lanes;
 } skv_layer_plan;
 
@@ -462,6 +468,17 @@ static skv_layer_plan *layer_plan_for(skv_pose *pose, skv_walks *walks, const sk
         };
         plan->count++;
     }
+    /* Whether the base moves a node not formed again: one with a channel
+     * in the base clip, or below one (never below a node formed again). */
+    plan->base_walk = 0;
+    unsigned char *moves = c ? calloc(sk->node_count > 0 ? (size_t)sk->node_count : 1, 1) : NULL;
+    if (c && !moves) return NULL;
+    for (int n = 0; n < sk->node_count && c; n++) {
+        int p = sk->parents[n];
+        moves[n] = (unsigned char)(c->node_channel[n] >= 0 || (p >= 0 && moves[p]));
+        if (moves[n] && !plan->dirty[n]) plan->base_walk = 1;
+    }
+    free(moves);
     plan->palette_count = 0;
     for (int b = 0; b < sk->bone_count; b++) {
         int n = sk->bone_node[b];
@@ -470,6 +487,19 @@ static skv_layer_plan *layer_plan_for(skv_pose *pose, skv_walks *walks, const sk
             .a = (int32_t)((size_t)n * sizeof(mat4)),
             .b = ~(int32_t)((size_t)(1 + b) * sizeof(mat4)), /* bone b's offset, constant 1 + b */
             .out = (int32_t)((size_t)b * sizeof(mat4))};
+    }
+    /* Without the base's walk, every node not formed again is still: its
+     * global from its parent's (never formed again) and its rest local
+     * (layers.h: constant 1 + bones + node). */
+    plan->still_count = 0;
+    skv_walk_step *still = plan->steps + plan->count + plan->palette_count;
+    for (int n = 0; n < sk->node_count && !plan->base_walk; n++) {
+        int p = sk->parents[n];
+        if (plan->dirty[n]) continue;
+        still[plan->still_count++] = (skv_walk_step){
+            .a = p < 0 ? ~0 : (int32_t)((size_t)p * sizeof(mat4)),
+            .b = ~(int32_t)((size_t)(1 + sk->bone_count + n) * sizeof(mat4)),
+            .out = (int32_t)((size_t)n * sizeof(mat4))};
     }
     /* The clips read: the base's, then each active layer's in the order
      * they apply. */
@@ -520,11 +550,17 @@ void pose_evaluate_layers(skv_pose *pose, skv_walks *walks, int base, double sec
      * ones, and every global (the nodes formed again read their parents').
      * Not where the layers form every node and palette entry again (a
      * layer over the whole body): it would be overwritten whole. */
-    if (plan->count < sk->node_count || plan->palette_count < sk->bone_count) {
+    const mat4 *constants = (const mat4 *)layers->constants;
+    void (*run)(const skv_walk_step *, int, float *, const mat4 *, float *) =
+        layers->affine ? kernels->run_affine : kernels->run;
+    if (plan->base_walk) {
         walk_fixed(w, pose->work, palette, kernels, pose->palette_rows);
         int *cursors = c ? pose_cursors(pose, base, c->channel_count) : NULL;
         if (walk_pose(w, c, ticks, cursors, pose->work, palette, kernels, pose->palette_rows))
             walk_deferred(w, pose->work, kernels);
+    } else {
+        if (plan->palette_count < sk->bone_count) walk_fixed(w, pose->work, palette, kernels, pose->palette_rows);
+        run(plan->steps + plan->count + plan->palette_count, plan->still_count, pose->work, constants, pose->work);
     }
     pose->walk_clip = -2;
     pose->playing_walks = NULL;
@@ -533,8 +569,7 @@ void pose_evaluate_layers(skv_pose *pose, skv_walks *walks, int base, double sec
      * pose's kernels name: tests that run every kernel run both), then
      * their globals and their bones' entries by the kernels. */
     layer_lanes_locals(plan->lanes, kernels->layer_lanes_avx2, ticks, act.ticks, act.weight, (const mat4 *)sk->rest_local, pose->local);
-    const mat4 *constants = (const mat4 *)layers->constants;
-    (layers->affine ? kernels->run_affine : kernels->run)(plan->steps, plan->count, pose->work, constants, pose->work);
+    run(plan->steps, plan->count, pose->work, constants, pose->work);
     const skv_walk_step *entries = plan->steps + plan->count;
     if (pose->palette_rows) {
         kernels->fence(); /* the walk's streamed rows land before these overwrite some */
