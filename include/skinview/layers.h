@@ -76,6 +76,12 @@ typedef struct skv_layers {
     unsigned char *animated;   /* per node: a layer's clip or reference clip has a channel for it */
     skv_trs *reference;        /* per layer, node_count entries: the reference T, conj(R), S (additive layers only) */
     skv_trs *rest;             /* per node: its rest T, R, S */
+    /* Per additive layer: its clip prepared for the layered frame's lanes
+     * as differences from its reference (src/core/layer_lanes.h,
+     * clip_lanes_prepare_delta), shared by every pose; NULL for override
+     * layers, or where memory ran out (the frame then takes the reference
+     * code's path). */
+    struct skv_clip_lanes *delta_lanes[SKV_LAYERS_MAX];
     /* Never handed out twice (layers at one address after a destroy and
      * a create differ): a pose's plan for a layered frame is for one. */
     unsigned generation;

@@ -74,6 +74,7 @@ typedef struct lane_group {
 
 struct skv_clip_lanes {
     const skv_clip *clip;
+    const skv_trs *delta; /* per node: the reference its values are differences from (clip_lanes_prepare_delta); NULL: none */
     int group_count;
     lane_group *groups;
     int loose_count; /* channels that fit no group: sampled as the reference samples them */
@@ -110,11 +111,18 @@ struct skv_layer_lanes {
     int *additive;
     int32_t *mask;    /* per layer, stride: -1 where the layer mixes the node */
     int *mixes;       /* per layer: first node of each vector with a mask bit, then -1 */
-    float *reference; /* per layer, V_COUNT * stride: T, conj R, S (additive layers) */
     float *mixed;     /* V_COUNT * stride */
     int *formed;      /* first node of each vector holding a node formed again, then -1 */
     unsigned char *form; /* per node: 0 not formed, 1 T * R * S, 2 its rest matrix as it is */
 };
+
+/* A value's difference from reference `ref` (T, conj R, S): layers.h's
+ * additive terms, T - T_ref, conj(R_ref) * R, S - S_ref. */
+static void value_delta(const skv_trs *ref, float t[3], float r[4], float s[3])
+{
+    for (int c = 0; c < 3; c++) t[c] -= ref->t[c], s[c] -= ref->s[c];
+    layer_quat_mul(ref->r, r, r);
+}
 
 static void put_value(float *values, int stride, int node, const float t[3], const float r[4], const float s[3])
 {
@@ -305,6 +313,30 @@ static void prepare_pair(float *pair, int l, const skv_channel *ch, int i, int k
     }
 }
 
+/* Lane l of a prepared pair as the difference from `ref` (T, conj R,
+ * S): T0 and S0 less the reference's (dT and dS as they are), and both
+ * rotation terms left-multiplied by conj R (either form is linear in
+ * them; a unit conj R keeps every length the frame's normalisation
+ * reads). */
+static void pair_delta(float *pair, int l, const skv_trs *ref)
+{
+    const size_t width = LANES;
+    for (int c = 0; c < 3; c++) {
+        pair[(P_T0 + c) * width + (size_t)l] -= ref->t[c];
+        pair[(P_S0 + c) * width + (size_t)l] -= ref->s[c];
+    }
+    const float *q = ref->r;
+    for (int term = P_R0; term <= P_R1; term += P_R1 - P_R0) {
+        double v[4], out[4];
+        for (int c = 0; c < 4; c++) v[c] = pair[(size_t)(term + c) * width + (size_t)l];
+        out[0] = (double)q[3] * v[0] + (double)q[0] * v[3] + (double)q[1] * v[2] - (double)q[2] * v[1];
+        out[1] = (double)q[3] * v[1] - (double)q[0] * v[2] + (double)q[1] * v[3] + (double)q[2] * v[0];
+        out[2] = (double)q[3] * v[2] + (double)q[0] * v[1] - (double)q[1] * v[0] + (double)q[2] * v[3];
+        out[3] = (double)q[3] * v[3] - (double)q[0] * v[0] - (double)q[1] * v[1] - (double)q[2] * v[2];
+        for (int c = 0; c < 4; c++) pair[(size_t)(term + c) * width + (size_t)l] = (float)out[c];
+    }
+}
+
 void clip_lanes_free(skv_clip_lanes *cl)
 {
     if (!cl) return;
@@ -342,7 +374,7 @@ static uint64_t grid_hash(const double *times, size_t stride, int count)
     return h;
 }
 
-skv_clip_lanes *clip_lanes_prepare(const skv_model *model, const skv_clip *clip, size_t *held)
+static skv_clip_lanes *prepare_lanes(const skv_model *model, const skv_clip *clip, const skv_trs *delta, size_t *held)
 {
     const skv_skeleton *sk = &model->skeleton;
     skv_clip_lanes *cl = calloc(1, sizeof *cl);
@@ -363,6 +395,7 @@ skv_clip_lanes *clip_lanes_prepare(const skv_model *model, const skv_clip *clip,
         !at_block || !renumber)
         goto fail;
     cl->clip = clip;
+    cl->delta = delta;
     cl->groups = calloc(n, sizeof *cl->groups);
     cl->loose = malloc(n * sizeof *cl->loose);
     cl->constant_node = malloc(n * sizeof *cl->constant_node);
@@ -382,6 +415,7 @@ skv_clip_lanes *clip_lanes_prepare(const skv_model *model, const skv_clip *clip,
             group_of[node] = -2;
             skv_trs *v = &cl->constant[cl->constant_count];
             keys_channel_trs(ch, 0.0, v->t, v->r, v->s);
+            if (delta) value_delta(&delta[node], v->t, v->r, v->s);
             cl->constant_node[cl->constant_count++] = node;
         } else {
             /* Lines apart for unit and other keys: the frame samples a
@@ -450,9 +484,11 @@ skv_clip_lanes *clip_lanes_prepare(const skv_model *model, const skv_clip *clip,
         }
         int l = node % LANES;
         grp->lane[(size_t)b * LANES + (size_t)l] = -1;
-        for (int i = 0; i < grp->key_count; i++)
-            prepare_pair(grp->pairs + ((size_t)i * blocks + (size_t)b) * P_COUNT * LANES, l,
-                         &clip->channels[clip->node_channel[node]], i, grp->key_count, grp->weighted);
+        for (int i = 0; i < grp->key_count; i++) {
+            float *pair = grp->pairs + ((size_t)i * blocks + (size_t)b) * P_COUNT * LANES;
+            prepare_pair(pair, l, &clip->channels[clip->node_channel[node]], i, grp->key_count, grp->weighted);
+            if (delta) pair_delta(pair, l, &delta[node]);
+        }
     }
     for (int g = 0; g < cl->group_count; g++) {
         lane_group *grp = &cl->groups[g];
@@ -483,6 +519,17 @@ fail:
     return NULL;
 }
 
+skv_clip_lanes *clip_lanes_prepare(const skv_model *model, const skv_clip *clip, size_t *held)
+{
+    return prepare_lanes(model, clip, NULL, held);
+}
+
+skv_clip_lanes *clip_lanes_prepare_delta(const skv_model *model, const skv_clip *clip, const skv_trs *reference,
+                                         size_t *held)
+{
+    return prepare_lanes(model, clip, reference, held);
+}
+
 size_t clip_lanes_bytes(const skv_clip_lanes *cl)
 {
     return cl ? cl->bytes : 0;
@@ -502,7 +549,6 @@ void layer_lanes_destroy(skv_layer_lanes *ll)
     free(ll->additive);
     free(ll->mask);
     free(ll->mixes);
-    free(ll->reference);
     free(ll->mixed);
     free(ll->formed);
     free(ll->form);
@@ -531,6 +577,11 @@ static skv_result source_make(lane_source *src, const skv_clip_lanes *cl, const 
     src->clip = cl;
     if (!(src->values = rest_values(layers, node_count, stride))) return SKV_ERR_MEMORY;
     if (!cl) return SKV_OK;
+    for (int n = 0; cl->delta && n < node_count; n++) { /* a node without a channel: its rest's difference */
+        skv_trs v = layers->rest[n];
+        value_delta(&cl->delta[n], v.t, v.r, v.s);
+        put_value(src->values, stride, n, v.t, v.r, v.s);
+    }
     for (int k = 0; k < cl->constant_count; k++) {
         const skv_trs *v = &cl->constant[k];
         put_value(src->values, stride, cl->constant_node[k], v->t, v->r, v->s);
@@ -581,12 +632,11 @@ skv_result layer_lanes_create(skv_layer_lanes **out, const skv_model *model, con
     ll->additive = calloc((size_t)lc + 1, sizeof *ll->additive);
     ll->mask = lanes_alloc(((size_t)lc + 1) * st * sizeof *ll->mask);
     ll->mixes = malloc(((size_t)lc + 1) * (vectors + 1) * sizeof *ll->mixes);
-    ll->reference = lanes_alloc(((size_t)lc + 1) * V_COUNT * st * sizeof *ll->reference);
     ll->mixed = lanes_alloc(V_COUNT * st * sizeof *ll->mixed);
     ll->formed = malloc((vectors + 1) * sizeof *ll->formed);
     ll->form = calloc(st, 1);
     unsigned char *wanted = calloc(st, 1);
-    if (!ll->sources || !ll->additive || !ll->mask || !ll->mixes || !ll->reference || !ll->mixed || !ll->formed ||
+    if (!ll->sources || !ll->additive || !ll->mask || !ll->mixes || !ll->mixed || !ll->formed ||
         !ll->form || !wanted)
         goto fail;
     const skv_clip *base = clips[0] ? clips[0]->clip : NULL;
@@ -610,16 +660,7 @@ skv_result layer_lanes_create(skv_layer_lanes **out, const skv_model *model, con
         *mixes++ = -1;
         if (source_make(&ll->sources[1 + j], clips[1 + j], layers, nodes, ll->stride, wanted) != SKV_OK) goto fail;
         ll->additive[j] = layers->additive[i];
-        float *ref = ll->reference + (size_t)j * V_COUNT * st;
-        static const float t0[3] = {0.0f, 0.0f, 0.0f}, r0[4] = {0.0f, 0.0f, 0.0f, 1.0f};
-        for (int n = 0; n < ll->stride; n++) {
-            if (n < nodes && layers->additive[i]) {
-                const skv_trs *r = &layers->reference[(size_t)i * (size_t)nodes + (size_t)n];
-                put_value(ref, ll->stride, n, r->t, r->r, r->s);
-            } else {
-                put_value(ref, ll->stride, n, t0, r0, t0);
-            }
-        }
+        if (ll->additive[j] && !(clips[1 + j] && clips[1 + j]->delta)) goto fail; /* its lanes must hold differences */
     }
     int *formed = ll->formed;
     for (int n = 0; n < nodes; n++)

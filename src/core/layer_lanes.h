@@ -28,6 +28,17 @@
  * sampled one by one), this clip's added. NULL if memory runs out. */
 typedef struct skv_clip_lanes skv_clip_lanes;
 skv_clip_lanes *clip_lanes_prepare(const skv_model *model, const skv_clip *clip, size_t *held);
+/* An additive layer's clip prepared as its differences from a reference
+ * pose (per node T, conj R, S: layers.h, skv_layers.reference), as
+ * three.js's makeClipAdditive rewrites a clip's keys: T - T_ref, conj(R_ref)
+ * * R, S - S_ref, so that a frame mixes the layer without forming the
+ * difference (layers.h's rules give the same values: left products and
+ * differences commute with the keys' lerps and slerps). Nodes the clip
+ * has no channel for hold their rest transform's difference; channels
+ * sampled one by one take theirs when sampled. `reference` must outlive
+ * the lanes. */
+skv_clip_lanes *clip_lanes_prepare_delta(const skv_model *model, const skv_clip *clip, const skv_trs *reference,
+                                         size_t *held);
 void clip_lanes_free(skv_clip_lanes *lanes); /* NULL is fine */
 /* How a clip was prepared: its time lines (groups), the channels sampled
  * one by one, those that never move (tests, benchmark). */
@@ -38,7 +49,8 @@ size_t clip_lanes_bytes(const skv_clip_lanes *lanes);
 /* A pose's lanes for layered frames (pose.c's plan owns them): clips[0]
  * the base's prepared keys (NULL: the rest pose), clips[1 + j] those of
  * the j-th layer of `active` (bits of `layers`' layers) in the order they
- * apply (layers->order). Per node: dirty, formed again (its local made
+ * apply (layers->order); an additive layer's as its differences
+ * (clip_lanes_prepare_delta; skv_layers.delta_lanes), else SKV_ERR_MEMORY. Per node: dirty, formed again (its local made
  * here); layered, mixed by each active layer whose mask holds it. The
  * clips' values are sampled only where a frame reads them. SKV_ERR_MEMORY
  * when memory runs out. The model, the prepared keys and the layers must

@@ -185,17 +185,19 @@ LL_TARGET static void source_sample(lane_source *src, double t, int stride)
         lane_loose *lo = &src->loose[k];
         float tr[3], q[4], s[3];
         keys_channel_trs_from(lo->channel, t, lo->cursor, tr, q, s);
+        if (src->clip->delta) value_delta(&src->clip->delta[lo->node], tr, q, s);
         put_value(src->values, stride, lo->node, tr, q, s);
     }
 }
 
 /* Layer `j`'s values mixed into `mixed` at weight w where its mask says
  * (layers.h's rules, lane by lane): T and S, then R (two passes: fewer
- * vectors live at once, none spilled). */
+ * vectors live at once, none spilled). An additive layer's values are
+ * already its differences from its reference (clip_lanes_prepare_delta). */
 LL_TARGET static void mix_layer(const skv_layer_lanes *ll, int j, const int *vectors, float w)
 {
     size_t st = (size_t)ll->stride;
-    const float *lay = ll->sources[1 + j].values, *ref = ll->reference + (size_t)j * V_COUNT * st;
+    const float *lay = ll->sources[1 + j].values;
     const int32_t *mask = ll->mask + (size_t)j * st;
     float *cur = ll->mixed;
     lv wv = splat(w);
@@ -208,8 +210,7 @@ LL_TARGET static void mix_layer(const skv_layer_lanes *ll, int j, const int *vec
             for (int e = V_T; e <= V_S; e += V_S - V_T) {
                 float *q = cur + (size_t)(e + c) * st + (size_t)v;
                 lv x = load(q), l = load(lay + (size_t)(e + c) * st + (size_t)v);
-                lv from = additive ? load(ref + (size_t)(e + c) * st + (size_t)v) : x;
-                store(q, select_lv(m, x + wv * (l - from), x));
+                store(q, select_lv(m, additive ? x + wv * l : x + wv * (l - x), x));
             }
         }
     }
@@ -225,15 +226,10 @@ LL_TARGET static void mix_layer(const skv_layer_lanes *ll, int j, const int *vec
         lv q[CHUNK][4], d[CHUNK], wa[CHUNK], wb[CHUNK];
         for (int k = 0; k < n; k++) {
             lv lr[4];
-            for (int c = 0; c < 4; c++) lr[c] = load(lay + (V_R + c) * st + v[k]);
+            for (int c = 0; c < 4; c++) lr[c] = q[k][c] = load(lay + (V_R + c) * st + v[k]);
             if (additive) {
-                /* delta = conj(reference) * layer */
-                lv rr[4];
-                for (int c = 0; c < 4; c++) rr[c] = load(ref + (V_R + c) * st + v[k]);
-                quat_mul_lv(rr, lr, q[k]);
                 d[k] = q[k][3]; /* identity . delta */
             } else {
-                for (int c = 0; c < 4; c++) q[k][c] = lr[c];
                 lv r[4];
                 for (int c = 0; c < 4; c++) r[c] = load(cur + (V_R + c) * st + v[k]);
                 d[k] = r[0] * lr[0] + r[1] * lr[1] + r[2] * lr[2] + r[3] * lr[3];

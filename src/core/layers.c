@@ -3,6 +3,7 @@
  * once, so that a layered frame (pose.c, pose_evaluate_layers) reads
  * arrays only. */
 #include "layers.h"
+#include "layer_lanes.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -117,6 +118,11 @@ skv_result layers_create(skv_layers **out, const skv_model *model, const skv_lay
         }
     }
     free(marked);
+    size_t held = 0; /* the layers' own budget of prepared lanes (layer_lanes.c) */
+    for (int i = 0; i < count; i++)
+        if (l->additive[i])
+            l->delta_lanes[i] =
+                clip_lanes_prepare_delta(model, &model->clips[l->clip[i]], &l->reference[(size_t)i * nodes], &held);
     *out = l;
     return SKV_OK;
 }
@@ -124,6 +130,7 @@ skv_result layers_create(skv_layers **out, const skv_model *model, const skv_lay
 void layers_destroy(skv_layers *layers)
 {
     if (!layers) return;
+    for (int i = 0; i < SKV_LAYERS_MAX; i++) clip_lanes_free(layers->delta_lanes[i]);
     free(layers->node_layers);
     free(layers->animated);
     free(layers->reference);

@@ -510,7 +510,8 @@ static skv_layer_plan *layer_plan_for(skv_pose *pose, skv_walks *walks, const sk
     for (int k = 0; k < layers->count; k++) {
         int i = layers->order[k];
         if (!(active >> i & 1u)) continue;
-        if (!(clips[reads++] = walks_clip_lanes(walks, layers->clip[i]))) return NULL;
+        clips[reads] = layers->additive[i] ? layers->delta_lanes[i] : walks_clip_lanes(walks, layers->clip[i]);
+        if (!clips[reads++]) return NULL;
     }
     if (layer_lanes_create(&plan->lanes, model, clips, layers, active, plan->dirty, plan->layered) != SKV_OK)
         return NULL;
