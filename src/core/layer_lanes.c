@@ -70,6 +70,10 @@ typedef struct lane_group {
     int *first_node;  /* per block */
     int32_t *lane;    /* per block, LANES: -1 where the node is the group's */
     unsigned char *full; /* per block: every lane the group's */
+    /* per block: some lane's T or S changes between keys; where none
+     * does, the block's T and S are its first key's, put in the values
+     * once (source_make) and not sampled */
+    unsigned char *ts_moves;
 } lane_group;
 
 struct skv_clip_lanes {
@@ -346,6 +350,7 @@ void clip_lanes_free(skv_clip_lanes *cl)
         free(cl->groups[g].first_node);
         free(cl->groups[g].lane);
         free(cl->groups[g].full);
+        free(cl->groups[g].ts_moves);
     }
     free(cl->groups);
     free(cl->loose);
@@ -466,7 +471,8 @@ static skv_clip_lanes *prepare_lanes(const skv_model *model, const skv_clip *cli
         grp->first_node = malloc(blocks * sizeof *grp->first_node);
         grp->lane = lanes_alloc(blocks * LANES * sizeof *grp->lane);
         grp->full = malloc(blocks);
-        if (!grp->times || !grp->pairs || !grp->first_node || !grp->lane || !grp->full) goto fail;
+        grp->ts_moves = calloc(blocks, 1);
+        if (!grp->times || !grp->pairs || !grp->first_node || !grp->lane || !grp->full || !grp->ts_moves) goto fail;
         for (int k = 0; k < grp->key_count; k++) grp->times[k] = TIME_OF(grid[g], grid_stride[g], k);
     }
     /* Every group's pairs, node by node (at_block[g]: its block being
@@ -504,6 +510,11 @@ static skv_clip_lanes *prepare_lanes(const skv_model *model, const skv_clip *cli
                 }
             }
             grp->full[k] = (unsigned char)full;
+            for (int i = 0; i < grp->key_count && !grp->ts_moves[k]; i++) {
+                const float *pair = grp->pairs + ((size_t)i * blocks + k) * P_COUNT * LANES;
+                for (size_t x = 0; x < 3 * LANES; x++)
+                    if (pair[P_DT * LANES + x] != 0.0f || pair[P_DS * LANES + x] != 0.0f) grp->ts_moves[k] = 1;
+            }
         }
     }
     free(group_of), free(grid), free(grid_stride), free(grid_count), free(grid_weighted), free(hash), free(blocks_of);
@@ -587,7 +598,22 @@ static skv_result source_make(lane_source *src, const skv_clip_lanes *cl, const 
         put_value(src->values, stride, cl->constant_node[k], v->t, v->r, v->s);
     }
     size_t blocks = 0;
-    for (int g = 0; g < cl->group_count; g++) blocks += (size_t)cl->groups[g].block_count;
+    for (int g = 0; g < cl->group_count; g++) {
+        const lane_group *grp = &cl->groups[g];
+        blocks += (size_t)grp->block_count;
+        for (int b = 0; b < grp->block_count; b++) { /* T and S that never change: once */
+            if (grp->ts_moves[b]) continue;
+            const float *pair = grp->pairs + (size_t)b * P_COUNT * LANES;
+            for (int l = 0; l < LANES; l++) {
+                if (!grp->lane[(size_t)b * LANES + (size_t)l]) continue;
+                size_t node = (size_t)grp->first_node[b] + (size_t)l;
+                for (int c = 0; c < 3; c++) {
+                    src->values[(size_t)(V_T + c) * (size_t)stride + node] = pair[(P_T0 + c) * LANES + l];
+                    src->values[(size_t)(V_S + c) * (size_t)stride + node] = pair[(P_S0 + c) * LANES + l];
+                }
+            }
+        }
+    }
     src->cursor = calloc(cl->group_count > 0 ? (size_t)cl->group_count : 1, sizeof *src->cursor);
     src->wanted_count = calloc(cl->group_count > 0 ? (size_t)cl->group_count : 1, sizeof *src->wanted_count);
     src->wanted = malloc((blocks > 0 ? blocks : 1) * sizeof *src->wanted);

@@ -132,7 +132,8 @@ LL_TARGET static void group_sample(const lane_group *g, int *cursor, const int *
         const float *p = pairs + (size_t)b * P_COUNT * LANES;
 #define PC(c) load(p + (size_t)(c) * LANES)
         lv out[V_COUNT];
-        for (int c = 0; c < 3; c++) {
+        int ts = g->ts_moves[b]; /* else T and S are in the values already (source_make) */
+        for (int c = 0; c < 3 && ts; c++) {
             out[V_T + c] = PC(P_T0 + c) + fv * PC(P_DT + c);
             out[V_S + c] = PC(P_S0 + c) + fv * PC(P_DS + c);
         }
@@ -159,12 +160,13 @@ LL_TARGET static void group_sample(const lane_group *g, int *cursor, const int *
         }
 #undef PC
         float *dst = values + g->first_node[b];
+        int first = ts ? 0 : V_R, last = ts ? V_COUNT : V_R + 4;
         if (g->full[b]) {
-            for (int c = 0; c < V_COUNT; c++) store(dst + (size_t)c * (size_t)stride, out[c]);
+            for (int c = first; c < last; c++) store(dst + (size_t)c * (size_t)stride, out[c]);
         } else {
             li m;
             memcpy(&m, g->lane + (size_t)b * LANES, sizeof m);
-            for (int c = 0; c < V_COUNT; c++) {
+            for (int c = first; c < last; c++) {
                 float *q = dst + (size_t)c * (size_t)stride;
                 store(q, select_lv(m, out[c], load(q)));
             }
