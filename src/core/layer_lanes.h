@@ -49,12 +49,13 @@ size_t clip_lanes_bytes(const skv_clip_lanes *lanes);
 /* A pose's lanes for layered frames (pose.c's plan owns them): clips[0]
  * the base's prepared keys (NULL: the rest pose), clips[1 + j] those of
  * the j-th layer of `active` (bits of `layers`' layers) in the order they
- * apply (layers->order); an additive layer's as its differences
- * (clip_lanes_prepare_delta; skv_layers.delta_lanes), else SKV_ERR_MEMORY. Per node: dirty, formed again (its local made
- * here); layered, mixed by each active layer whose mask holds it. The
- * clips' values are sampled only where a frame reads them. SKV_ERR_MEMORY
- * when memory runs out. The model, the prepared keys and the layers must
- * outlive the lanes. */
+ * apply (layers->order), an additive layer's as its differences
+ * (clip_lanes_prepare_delta: skv_layers.delta_lanes). Per node: dirty,
+ * formed again (its local made here); layered, mixed by each active
+ * layer whose mask holds it. The clips' values are sampled only where a
+ * frame reads them. SKV_ERR_MEMORY when memory runs out, or an additive
+ * layer's keys are not its differences. The model, the prepared keys and
+ * the layers must outlive the lanes. */
 typedef struct skv_layer_lanes skv_layer_lanes;
 skv_result layer_lanes_create(skv_layer_lanes **out, const skv_model *model, const skv_clip_lanes *const *clips,
                               const skv_layers *layers, uint32_t active, const unsigned char *dirty,
