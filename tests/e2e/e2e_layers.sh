@@ -19,11 +19,11 @@ expect2() { # expect2 NEEDLE SPEC...
   local args=()
   for spec in "$@"; do args+=(--layer "$spec"); done
   "$skinview" "$robot" --anim Robot_Walking "${args[@]}" --list >/dev/null 2>"$out/err"
-  local got=$? lines
+  local got=$? lines shown="$*"
   lines=$(wc -l <"$out/err")
   if [ "$got" -ne 2 ] || [ "$lines" -ne 1 ] || ! grep -qF -- "$needle" "$out/err"; then
-    fail "--layer $* -> status $got, $lines line(s), want 2 and one line with '$needle':"
-    sed 's/^/    /' "$out/err"
+    fail "--layer ${shown:0:100} -> status $got, $lines line(s), want 2 and one line with '$needle':"
+    cut -c1-300 "$out/err" | sed 's/^/    /'
   else
     echo "ok: $(cat "$out/err")"
   fi
@@ -50,6 +50,18 @@ expect2 "additive given twice" Robot_Yes:additive:additive
 expect2 "no clip before" :weight=1
 expect2 "no clip before" ""
 expect2 "no clip 'Robot_Wave:Torso'" Robot_Wave:Torso   # not a field: part of the name
+# A long SPEC (an argument holds at most 128 KiB) is echoed shortened, so
+# that the line still says what is wrong with it.
+long=$(head -c 100000 /dev/zero | tr '\0' A)
+expect2 "': no clip 'AAAA" "$long"
+expect2 "': no node 'AAAA" "Robot_Wave:mask=$long"
+expect2 "': no clip 'AAAA" "Robot_Wave:additive=$long"
+expect2 "is not a number in [0, 1]" "Robot_Wave:weight=$long"
+expect2 "is not a number in [0, 1]" "$long:weight=x"
+expect2 "empty bone name in 'mask=Torso" "Robot_Wave:mask=Torso+$long+"
+# A weight in [0, 1] however many digits it is written with.
+"$skinview" "$robot" --layer "Robot_Wave:weight=0.$(head -c 200 /dev/zero | tr '\0' 5)" --list >/dev/null 2>"$out/err" ||
+  { fail "a 200-digit weight in [0, 1] refused:"; sed 's/^/    /' "$out/err"; }
 "$skinview" "$robot" --layer Robot_Wave --blend Robot_Idle,Robot_Walking,0.5 --list >/dev/null 2>"$out/err"
 [ $? -eq 2 ] && [ "$(wc -l <"$out/err")" -eq 1 ] || fail "--layer with --blend: want status 2, one line"
 many=()
