@@ -5,9 +5,10 @@
 # --export-pose, a crowd, both skinning modes) and move the pose there;
 # --list --json gives every node's parent. (The pose itself is checked
 # against three.js by the reference_layers_* cases.)
-# Usage: e2e_layers.sh SKINVIEW SHARED_MODELS_DIR OUT_DIR
+# The camera frames what is drawn: the layered pose, not the base clip's.
+# Usage: e2e_layers.sh SKINVIEW SHARED_MODELS_DIR OUT_DIR SKV_CHECK
 set -uo pipefail
-skinview=$1 shared=$2 out=$3
+skinview=$1 shared=$2 out=$3 check=$4
 robot=$shared/gltf/robot.glb
 rm -rf "$out" && mkdir -p "$out"
 failures=0
@@ -110,6 +111,25 @@ outputs gif --gif DIR/anim.gif --frames 3
 outputs dq --screenshot DIR/dq.png --skinning dq
 outputs crowd --screenshot DIR/crowd.png --instances 4
 outputs obj --export-pose DIR/pose.obj
+
+# The framing is the layered pose's. --frame pose: the picture is framed
+# as the pose it exports would be (robot.glb falling over, Robot_Death
+# over Robot_Idle, stands elsewhere than the idle pose); --frame clip:
+# the whole layered clip in the picture (Robot_Jump over Robot_Sitting
+# stands taller than the sitting clip: its head left the picture).
+"$skinview" "$robot" --anim Robot_Idle --time 0.9 --layer Robot_Death --frame pose --msaa 1 --size 160x160 \
+  --screenshot "$out/frame_pose.png" --export-pose "$out/frame_pose.obj" >/dev/null 2>&1 &&
+  "$skinview" "$out/frame_pose.obj" --msaa 1 --size 160x160 --screenshot "$out/frame_pose_obj.png" >/dev/null 2>&1 ||
+  fail "--frame pose with a layer: no picture"
+drawn=$("$check" extent "$out/frame_pose.png" 8) exported=$("$check" extent "$out/frame_pose_obj.png" 8)
+[ "$drawn" = "$exported" ] && echo "ok: --frame pose frames the layered pose ($drawn)" ||
+  fail "--frame pose with a layer: the picture spans $drawn, its exported pose framed alone $exported"
+"$skinview" "$robot" --anim Robot_Sitting --time 0.2 --layer Robot_Jump --size 160x160 \
+  --screenshot "$out/frame_clip.png" >/dev/null 2>&1 || fail "--frame clip with a layer: no picture"
+read -r x0 y0 x1 y1 < <("$check" extent "$out/frame_clip.png" 8)
+[ "${x0:-0}" -gt 0 ] && [ "${y0:-0}" -gt 0 ] && [ "${x1:-159}" -lt 159 ] && [ "${y1:-159}" -lt 159 ] &&
+  echo "ok: the layered clip inside the picture ($x0 $y0 $x1 $y1)" ||
+  fail "--frame clip with a layer: the model reaches the picture's edge ($x0 $y0 $x1 $y1)"
 
 # --list --json: every node with its parent, the joints marked.
 "$skinview" "$robot" --list --json 2>/dev/null | python3 -c '
