@@ -310,8 +310,10 @@ int model_find_bone(const skv_model *model, const char *name_or_index);
 
 /* The node called `name`: the only one of that name, or where several
  * nodes share it, the one a file bone binds (the joint; a glTF joint and
- * a mesh node often share a name). -1: none; -2: several, and not
- * exactly one of them a joint. */
+ * a mesh node often share a name). Names match byte for byte or, where
+ * none does, as --list --json prints them (text.h: text_same_as_json,
+ * ill-formed UTF-8 as U+FFFD). -1: none; -2: several, and not exactly
+ * one of them a joint. */
 int model_find_node(const skv_model *model, const char *name);
 
 /* Total over all meshes. */

@@ -18,6 +18,7 @@
 
 #include "error.h"
 #include "model.h"
+#include "layers.h"
 #include "walks.h"
 
 /* How much of the picture's width or height the framed model takes (the
@@ -64,6 +65,12 @@ skv_result camera_framed_bounds(skv_walks *walks, int clip, double start, int sa
  * *blended (where not NULL): the vertex blends it took. */
 skv_result camera_framed_bounds_pruned(skv_walks *walks, int clip, double start, int samples, int steady_node,
                                        int prune, long long *blended, float lo[3], float hi[3], skv_camera *framed);
+
+/* camera_framed_bounds of the pose drawn with `layers` over clip `clip`
+ * (pose_evaluate_layers; NULL: the clip alone), so that a layer that
+ * moves the character elsewhere than its base clip is framed as drawn. */
+skv_result camera_framed_layers(skv_walks *walks, const skv_layers *layers, int clip, double start, int samples,
+                                int steady_node, float lo[3], float hi[3], skv_camera *framed);
 
 /* Where node `node` is in upright scene space with the pose `global`
  * (pose_globals). */

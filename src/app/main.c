@@ -153,14 +153,17 @@ static skv_result configure_layers(skv_scene *scene, const skv_options *o, skv_e
             char *name = span_text(span);
             if (!name) return skv_fail(err, SKV_ERR_MEMORY, "out of memory");
             int found = k < 0 ? model_find_clip(m, name) : model_find_node(m, name);
-            if (found < 0) {
+            if (found < 0) { /* the SPEC and the name shortened: the line says what is wrong */
+                char text[SKV_QUOTE_MAX + 1], shown[SKV_QUOTE_MAX + 1];
+                options_quote(text, sizeof text, spec->text, strlen(spec->text));
+                options_quote(shown, sizeof shown, name, (size_t)span.length);
                 skv_result r = k < 0 ? skv_fail(err, SKV_ERR_ARGUMENT, "--layer '%s': no clip '%s' (it has %d; see --list)",
-                                                spec->text, name, m->clip_count)
+                                                text, shown, m->clip_count)
                                : found == -1 ? skv_fail(err, SKV_ERR_ARGUMENT,
-                                                        "--layer '%s': no node '%s' (see --list --json)", spec->text, name)
+                                                        "--layer '%s': no node '%s' (see --list --json)", text, shown)
                                              : skv_fail(err, SKV_ERR_ARGUMENT,
                                                         "--layer '%s': node name '%s' is ambiguous (several nodes, not "
-                                                        "one joint among them)", spec->text, name);
+                                                        "one joint among them)", text, shown);
                 free(name);
                 return r;
             }

@@ -321,6 +321,21 @@ static int plain_decimal(const char *p, int length)
     return i == length;
 }
 
+void options_quote(char *out, size_t size, const char *text, size_t length)
+{
+    if (size < 4) { /* no room for a cut's "..." */
+        if (size > 0) out[0] = '\0';
+        return;
+    }
+    size_t room = size - 1 < SKV_QUOTE_MAX ? size - 1 : SKV_QUOTE_MAX;
+    size_t keep = length <= room ? length : room - 3;
+    if (keep < length)
+        while (keep > 0 && ((unsigned char)text[keep] & 0xc0) == 0x80) keep--;
+    memcpy(out, text, keep);
+    out[keep] = '\0';
+    if (keep < length) memcpy(out + keep, "...", 4);
+}
+
 int options_parse_layer(const char *spec, skv_layer_spec *out, char *why, size_t why_size)
 {
     memset(out, 0, sizeof *out);
@@ -344,15 +359,17 @@ int options_parse_layer(const char *spec, skv_layer_spec *out, char *why, size_t
                 return -1;
             }
             const char *name = part + 5;
+            char shown[SKV_QUOTE_MAX + 1];
+            options_quote(shown, sizeof shown, part, (size_t)length);
             for (;;) {
                 const char *plus = name;
                 while (plus < end && *plus != '+') plus++;
                 if (plus == name) {
-                    snprintf(why, why_size, "an empty bone name in '%.*s'", length, part);
+                    snprintf(why, why_size, "an empty bone name in '%s'", shown);
                     return -1;
                 }
                 if (out->mask_count == SKV_MAX_LAYER_MASK) {
-                    snprintf(why, why_size, "more than %d bones in '%.*s'", SKV_MAX_LAYER_MASK, length, part);
+                    snprintf(why, why_size, "more than %d bones in '%s'", SKV_MAX_LAYER_MASK, shown);
                     return -1;
                 }
                 out->mask[out->mask_count++] = (skv_text_span){name, (int)(plus - name)};
@@ -364,14 +381,13 @@ int options_parse_layer(const char *spec, skv_layer_spec *out, char *why, size_t
                 snprintf(why, why_size, "weight given twice");
                 return -1;
             }
-            char number[64];
-            double w = NAN;
-            if (plain_decimal(part + 7, length - 7) && length - 7 < (int)sizeof number) {
-                snprintf(number, sizeof number, "%.*s", length - 7, part + 7);
-                w = strtod(number, NULL);
-            }
+            /* strtod stops where the field does (at ':' or the end): the
+             * field is a plain decimal, however many digits it has. */
+            double w = plain_decimal(part + 7, length - 7) ? strtod(part + 7, NULL) : NAN;
             if (!(w >= 0.0 && w <= 1.0)) {
-                snprintf(why, why_size, "weight '%.*s' is not a number in [0, 1]", length - 7, part + 7);
+                char shown[SKV_QUOTE_MAX + 1];
+                options_quote(shown, sizeof shown, part + 7, (size_t)(length - 7));
+                snprintf(why, why_size, "weight '%s' is not a number in [0, 1]", shown);
                 return -1;
             }
             out->weight = w;
@@ -382,7 +398,9 @@ int options_parse_layer(const char *spec, skv_layer_spec *out, char *why, size_t
             }
             out->additive = 1;
             if (length > 8 && part[8] != '=') {
-                snprintf(why, why_size, "bad field '%.*s'", length, part);
+                char shown[SKV_QUOTE_MAX + 1];
+                options_quote(shown, sizeof shown, part, (size_t)length);
+                snprintf(why, why_size, "bad field '%s'", shown);
                 return -1;
             }
             if (length > 8) {
@@ -784,7 +802,11 @@ skv_result options_parse(int argc, char **argv, skv_options *o, skv_error *err)
         }
         int stored = store_value(s, value, o);
         if (stored == -2) r = skv_fail(err, SKV_ERR_ARGUMENT, "at most %d %s options", s->max_count, s->name);
-        else if (stored == -3) r = skv_fail(err, SKV_ERR_ARGUMENT, "bad %s '%s': %s", s->name, value, o->layer_error);
+        else if (stored == -3) {
+            char shown[SKV_QUOTE_MAX + 1];
+            options_quote(shown, sizeof shown, value, strlen(value));
+            r = skv_fail(err, SKV_ERR_ARGUMENT, "bad %s '%s': %s", s->name, shown, o->layer_error);
+        }
         else if (stored != 0) r = bad_value(s, value, err);
         else if (s->given) *(int *)((char *)o + s->given) = 1;
     }

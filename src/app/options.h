@@ -156,6 +156,13 @@ void options_print_help(FILE *out);
  * ':' (Mixamo's "mixamorig:Spine"). */
 int options_parse_layer(const char *spec, skv_layer_spec *out, char *why, size_t why_size);
 
+/* `length` bytes of `text` as a message quotes them: whole where they
+ * fit `size` (and SKV_QUOTE_MAX), else their start, cut before a UTF-8
+ * continuation byte, and "...": a line that says what is wrong with a
+ * long SPEC, not the SPEC. */
+enum { SKV_QUOTE_MAX = 80 };
+void options_quote(char *out, size_t size, const char *text, size_t length);
+
 /* A number: all of `text`, as strtod reads it. -1 when it is not. */
 int options_parse_number(const char *text, double *out);
 

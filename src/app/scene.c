@@ -47,14 +47,17 @@ static void frame_clip(skv_scene *scene)
     int samples = scene->frame_pose ? 1 : FRAMING_SAMPLES;
     double start = scene->frame_pose ? scene->frame_seconds : 0.0;
     skv_camera framed; /* on the vertices; on boxes where more than the model is drawn */
-    if (camera_framed_bounds(scene->walks, scene->clip, start, samples, steady, lo, hi, &framed) != SKV_OK) {
+    /* With layers, the pose drawn is the layered one: framed as drawn. */
+    if (camera_framed_layers(scene->walks, scene->layers, scene->clip, start, samples, steady, lo, hi, &framed) !=
+        SKV_OK) {
         lo[0] = lo[1] = lo[2] = -1.0f;
         hi[0] = hi[1] = hi[2] = 1.0f;
         camera_frame(&framed, lo, hi);
     }
     float start_lo[3], start_hi[3]; /* a stick figure is centred where it starts */
     if (stick_figure(scene->model) && samples > 1 && steady < 0 &&
-        camera_animated_bounds(scene->walks, scene->clip, 0.0, 1, -1, start_lo, start_hi) == SKV_OK) {
+        camera_framed_layers(scene->walks, scene->layers, scene->clip, 0.0, 1, -1, start_lo, start_hi, NULL) ==
+            SKV_OK) {
         camera_centre_box_on(lo, hi, start_lo, start_hi);
         camera_frame(&framed, lo, hi);
     }
@@ -224,6 +227,7 @@ skv_result scene_set_layers(skv_scene *scene, const skv_layer_desc *desc, const 
         return skv_fail(err, SKV_ERR_MEMORY, "out of memory for the layers");
     }
     if (scene->instances > 0) crowd_set_layers(&scene->crowd, scene->layers);
+    reframe(scene); /* the camera frames the layered pose */
     return SKV_OK;
 }
 

@@ -1,6 +1,8 @@
 /* model.c - freeing and small queries on skv_model; the error helper. */
 #include "model.h"
+
 #include "error.h"
+#include "text.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -193,12 +195,15 @@ int model_find_bone(const skv_model *model, const char *name_or_index)
     return parse_index(name_or_index, sk->bone_count);
 }
 
-int model_find_node(const skv_model *model, const char *name)
+/* model_find_node by the names' bytes, or (printed) as --list --json
+ * prints them. */
+static int find_node(const skv_model *model, const char *name, int printed)
 {
     const skv_skeleton *sk = &model->skeleton;
     int found = -1, named = 0, joint = -1, joints = 0;
     for (int n = 0; n < sk->node_count; n++) {
-        if (!sk->node_names || !sk->node_names[n] || strcmp(sk->node_names[n], name) != 0) continue;
+        if (!sk->node_names || !sk->node_names[n]) continue;
+        if (printed ? !text_same_as_json(sk->node_names[n], name) : strcmp(sk->node_names[n], name) != 0) continue;
         found = n, named++;
         for (int b = 0; b < sk->bone_count; b++)
             if (sk->bone_node[b] == n && model_bone_from_file(model, b)) {
@@ -208,6 +213,12 @@ int model_find_node(const skv_model *model, const char *name)
     }
     if (named <= 1) return found;
     return joints == 1 ? joint : -2;
+}
+
+int model_find_node(const skv_model *model, const char *name)
+{
+    int node = find_node(model, name, 0);
+    return node != -1 ? node : find_node(model, name, 1);
 }
 
 int model_over_limit_vertices(const skv_model *model)

@@ -130,3 +130,22 @@ void text_put_json(FILE *out, const char *text)
     }
     fputc('"', out);
 }
+
+int text_same_as_json(const char *text, const char *printed)
+{
+    /* strncmp, not memcmp: it stops at printed's end (a sequence's bytes
+     * are never 0). */
+    const unsigned char *s = (const unsigned char *)(text ? text : "");
+    const char *p = printed;
+    while (*s) {
+        int bad = 0, length = utf8_sequence(s, &bad);
+        if (length == 0) {
+            if (strncmp(p, "\xef\xbf\xbd", 3) != 0) return 0;
+            s += bad, p += 3;
+        } else {
+            if (strncmp(p, (const char *)s, (size_t)length) != 0) return 0;
+            s += length, p += length;
+        }
+    }
+    return *p == '\0';
+}

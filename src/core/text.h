@@ -30,4 +30,9 @@ char *text_line(char *out, size_t size, const char *text, size_t max_chars);
  * valid JSON and well-formed names read back exactly. */
 void text_put_json(FILE *out, const char *text);
 
+/* Is `printed` what text_put_json writes for `text`, read back: the same
+ * bytes, each ill-formed UTF-8 sequence of `text` as one U+FFFD? (A name
+ * the user copied from --list --json.) */
+int text_same_as_json(const char *text, const char *printed);
+
 #endif

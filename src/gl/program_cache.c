@@ -68,6 +68,22 @@ static int entry_path(const char *key, size_t key_size, char *out, size_t size)
     return n > 0 && (size_t)n < size;
 }
 
+/* Whether the driver takes binaries in `format`: glProgramBinary reports
+ * any other as a GL error (which fails a --debug run), not a refusal. */
+static int known_format(GLenum format)
+{
+    GLint count = 0;
+    glGetIntegerv(GL_NUM_PROGRAM_BINARY_FORMATS, &count);
+    if (count <= 0 || count > 4096) return 0;
+    GLint *formats = malloc((size_t)count * sizeof *formats);
+    if (!formats) return 0;
+    glGetIntegerv(GL_PROGRAM_BINARY_FORMATS, formats);
+    int found = 0;
+    for (GLint i = 0; i < count && !found; i++) found = (GLenum)formats[i] == format;
+    free(formats);
+    return found;
+}
+
 static int read_all(int fd, void *buf, size_t size)
 {
     char *p = buf;
@@ -100,7 +116,9 @@ GLuint program_cache_load(const char *key, size_t key_size)
 {
     char path[4200];
     if (!entry_path(key, key_size, path, sizeof path)) return 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    /* O_NONBLOCK: a FIFO in the entry's place is not waited on (fstat
+     * turns it away); reads of a regular file are not changed by it. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) return 0;
     GLuint program = 0;
     unsigned char header[HEADER];
@@ -120,7 +138,7 @@ GLuint program_cache_load(const char *key, size_t key_size)
     stored_key = malloc(key_size > 0 ? key_size : 1);
     binary = malloc((size_t)binary_size);
     if (!stored_key || !binary || !read_all(fd, stored_key, key_size) || memcmp(stored_key, key, key_size) != 0 ||
-        !read_all(fd, binary, (size_t)binary_size))
+        !read_all(fd, binary, (size_t)binary_size) || !known_format((GLenum)format))
         goto done;
     program = glCreateProgram();
     glProgramBinary(program, (GLenum)format, binary, (GLsizei)binary_size);

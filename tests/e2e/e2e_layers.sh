@@ -5,9 +5,10 @@
 # --export-pose, a crowd, both skinning modes) and move the pose there;
 # --list --json gives every node's parent. (The pose itself is checked
 # against three.js by the reference_layers_* cases.)
-# Usage: e2e_layers.sh SKINVIEW SHARED_MODELS_DIR OUT_DIR
+# The camera frames what is drawn: the layered pose, not the base clip's.
+# Usage: e2e_layers.sh SKINVIEW SHARED_MODELS_DIR OUT_DIR SKV_CHECK
 set -uo pipefail
-skinview=$1 shared=$2 out=$3
+skinview=$1 shared=$2 out=$3 check=$4
 robot=$shared/gltf/robot.glb
 rm -rf "$out" && mkdir -p "$out"
 failures=0
@@ -19,11 +20,11 @@ expect2() { # expect2 NEEDLE SPEC...
   local args=()
   for spec in "$@"; do args+=(--layer "$spec"); done
   "$skinview" "$robot" --anim Robot_Walking "${args[@]}" --list >/dev/null 2>"$out/err"
-  local got=$? lines
+  local got=$? lines shown="$*"
   lines=$(wc -l <"$out/err")
   if [ "$got" -ne 2 ] || [ "$lines" -ne 1 ] || ! grep -qF -- "$needle" "$out/err"; then
-    fail "--layer $* -> status $got, $lines line(s), want 2 and one line with '$needle':"
-    sed 's/^/    /' "$out/err"
+    fail "--layer ${shown:0:100} -> status $got, $lines line(s), want 2 and one line with '$needle':"
+    cut -c1-300 "$out/err" | sed 's/^/    /'
   else
     echo "ok: $(cat "$out/err")"
   fi
@@ -50,6 +51,18 @@ expect2 "additive given twice" Robot_Yes:additive:additive
 expect2 "no clip before" :weight=1
 expect2 "no clip before" ""
 expect2 "no clip 'Robot_Wave:Torso'" Robot_Wave:Torso   # not a field: part of the name
+# A long SPEC (an argument holds at most 128 KiB) is echoed shortened, so
+# that the line still says what is wrong with it.
+long=$(head -c 100000 /dev/zero | tr '\0' A)
+expect2 "': no clip 'AAAA" "$long"
+expect2 "': no node 'AAAA" "Robot_Wave:mask=$long"
+expect2 "': no clip 'AAAA" "Robot_Wave:additive=$long"
+expect2 "is not a number in [0, 1]" "Robot_Wave:weight=$long"
+expect2 "is not a number in [0, 1]" "$long:weight=x"
+expect2 "empty bone name in 'mask=Torso" "Robot_Wave:mask=Torso+$long+"
+# A weight in [0, 1] however many digits it is written with.
+"$skinview" "$robot" --layer "Robot_Wave:weight=0.$(head -c 200 /dev/zero | tr '\0' 5)" --list >/dev/null 2>"$out/err" ||
+  { fail "a 200-digit weight in [0, 1] refused:"; sed 's/^/    /' "$out/err"; }
 "$skinview" "$robot" --layer Robot_Wave --blend Robot_Idle,Robot_Walking,0.5 --list >/dev/null 2>"$out/err"
 [ $? -eq 2 ] && [ "$(wc -l <"$out/err")" -eq 1 ] || fail "--layer with --blend: want status 2, one line"
 many=()
@@ -98,6 +111,25 @@ outputs gif --gif DIR/anim.gif --frames 3
 outputs dq --screenshot DIR/dq.png --skinning dq
 outputs crowd --screenshot DIR/crowd.png --instances 4
 outputs obj --export-pose DIR/pose.obj
+
+# The framing is the layered pose's. --frame pose: the picture is framed
+# as the pose it exports would be (robot.glb falling over, Robot_Death
+# over Robot_Idle, stands elsewhere than the idle pose); --frame clip:
+# the whole layered clip in the picture (Robot_Jump over Robot_Sitting
+# stands taller than the sitting clip: its head left the picture).
+"$skinview" "$robot" --anim Robot_Idle --time 0.9 --layer Robot_Death --frame pose --msaa 1 --size 160x160 \
+  --screenshot "$out/frame_pose.png" --export-pose "$out/frame_pose.obj" >/dev/null 2>&1 &&
+  "$skinview" "$out/frame_pose.obj" --msaa 1 --size 160x160 --screenshot "$out/frame_pose_obj.png" >/dev/null 2>&1 ||
+  fail "--frame pose with a layer: no picture"
+drawn=$("$check" extent "$out/frame_pose.png" 8) exported=$("$check" extent "$out/frame_pose_obj.png" 8)
+[ "$drawn" = "$exported" ] && echo "ok: --frame pose frames the layered pose ($drawn)" ||
+  fail "--frame pose with a layer: the picture spans $drawn, its exported pose framed alone $exported"
+"$skinview" "$robot" --anim Robot_Sitting --time 0.2 --layer Robot_Jump --size 160x160 \
+  --screenshot "$out/frame_clip.png" >/dev/null 2>&1 || fail "--frame clip with a layer: no picture"
+read -r x0 y0 x1 y1 < <("$check" extent "$out/frame_clip.png" 8)
+[ "${x0:-0}" -gt 0 ] && [ "${y0:-0}" -gt 0 ] && [ "${x1:-159}" -lt 159 ] && [ "${y1:-159}" -lt 159 ] &&
+  echo "ok: the layered clip inside the picture ($x0 $y0 $x1 $y1)" ||
+  fail "--frame clip with a layer: the model reaches the picture's edge ($x0 $y0 $x1 $y1)"
 
 # --list --json: every node with its parent, the joints marked.
 "$skinview" "$robot" --list --json 2>/dev/null | python3 -c '

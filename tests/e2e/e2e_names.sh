@@ -8,7 +8,9 @@
 #     and errors naming a hostile file, clip or bone);
 #   --list --json: parses, and every name reads back as the file's bytes
 #     decoded as UTF-8 (ill-formed bytes as U+FFFD);
-#   --export-pose: no injected "v"/"f" lines: as many vertices as the model.
+#   --export-pose: no injected "v"/"f" lines: as many vertices as the model;
+#   --layer masks: every joint named as --list --json prints it (ill-formed
+#     bytes as U+FFFD) or by its bytes, the same pose either way.
 # Usage: e2e_names.sh SKINVIEW GENERATOR.py
 set -uo pipefail
 skinview=$1 generator=$2
@@ -86,5 +88,16 @@ check("f 1 1 1" not in lines and all(re.match(r"(#|v |vn |o |f \d)", l) for l in
       "OBJ: every line is one of ours")
 sys.exit(1 if failed else 0)
 PY
+# A --layer mask names a node as --list --json prints it (issue #44).
+for k in 1 2; do
+  printed=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["nodes"][int(sys.argv[1])]["name"])' "$k" \
+    <"$tmp/json.out")
+  raw=$(python3 -c 'import json, sys; sys.stdout.buffer.write(bytes(json.load(open(sys.argv[1]))["joints"][int(sys.argv[2]) - 1]))' \
+    "$tmp/names.json" "$k")
+  run "mask_printed_$k" 0 "$tmp/hostile.gltf" --time 0.5 --layer "0:mask=$printed:weight=0.5" --export-pose "$tmp/printed.obj"
+  run "mask_raw_$k" 0 "$tmp/hostile.gltf" --time 0.5 --layer "0:mask=$raw:weight=0.5" --export-pose "$tmp/raw.obj"
+  cmp -s "$tmp/printed.obj" "$tmp/raw.obj" || { echo "FAIL: node $k: the printed name's pose differs"; failures=$((failures + 1)); }
+done
+
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]

@@ -4,9 +4,12 @@
 # loads them and links none (counted by the GL count shim); the pictures
 # are byte-identical to a run with the cache off; an entry cut short, one
 # whose binary bytes are flipped, one whose key is changed, one that is
-# not a file, and a cache folder that cannot be made each cost a link
-# (built from the sources again) and change nothing else: no line on
-# stderr, the same picture, a good entry written back.
+# not a file, a FIFO (never waited on), one whose binary format the
+# driver does not know (no GL error, even under --debug), and a cache
+# folder that cannot be made each cost a link (built from the sources
+# again) and change nothing else: status 0, no line on stderr, the same
+# picture, a good entry written back. Every run is --debug: a GL error
+# anywhere on the cache's path fails it.
 #
 # Usage: e2e_program_cache.sh SKINVIEW COUNT_SHIM.so SHARED_MODELS OUT_DIR [--no-shim]
 # --no-shim (AddressSanitizer builds): the pictures and entries only.
@@ -19,23 +22,27 @@ status=0
 fail() { echo "FAIL: $*"; status=1; }
 model=$shared/gltf/Fox.glb
 [ -e "$model" ] || { echo "FAIL: MISSING test model $model"; exit 1; }
-args=("$model" --size 64x64)
+args=("$model" --size 64x64 --debug)
 
-# run CACHE_HOME NAME: one screenshot with XDG_CACHE_HOME=CACHE_HOME;
-# prints the programs it linked (-1 without the shim).
+# run CACHE_HOME NAME: one screenshot with XDG_CACHE_HOME=CACHE_HOME
+# (at most 60 s; its status in NAME.status); prints the programs it linked
+# (-1 without the shim).
 run() {
   local home=$1 name=$2
   if [ "$no_shim" = --no-shim ]; then
-    XDG_CACHE_HOME=$home "$skinview" "${args[@]}" --screenshot "$name.png" >/dev/null 2>"$name.err"
+    XDG_CACHE_HOME=$home timeout 60 "$skinview" "${args[@]}" --screenshot "$name.png" >/dev/null 2>"$name.err"
+    echo $? >"$name.status"
     echo -1
   else
-    XDG_CACHE_HOME=$home SKV_SHIM_COUNT_FILE="$out/$name.counts" LD_PRELOAD=$shim \
-      "$skinview" "${args[@]}" --screenshot "$name.png" >/dev/null 2>"$name.err"
-    awk '/^programs/ {p = $2} END {print p + 0}' "$name.counts"
+    XDG_CACHE_HOME=$home SKV_SHIM_COUNT_FILE="$out/$name.counts" \
+      timeout 60 env LD_PRELOAD="$shim" "$skinview" "${args[@]}" --screenshot "$name.png" >/dev/null 2>"$name.err"
+    echo $? >"$name.status"
+    awk '/^programs/ {p = $2} END {print p + 0}' "$name.counts" 2>/dev/null || echo 0
   fi
 }
 # same NAME: NAME's picture is the uncached run's, and it said nothing.
 same() {
+  [ "$(cat "$1.status")" = 0 ] || fail "$1: exit status $(cat "$1.status") (124: it hung)"
   cmp -s off.png "$1.png" || fail "$1: the picture differs from the run without the cache"
   [ ! -s "$1.err" ] || fail "$1: said: $(head -c 300 "$1.err")"
 }
@@ -77,9 +84,15 @@ p = sys.argv[1]
 b = bytearray(open(p, "rb").read()); b[30] ^= 0x20
 open(p, "wb").write(b)' "$2" ;;
     folder) rm -f "$2" && mkdir "$2" ;;
+    fifo) rm -f "$2" && mkfifo "$2" ;;
+    format) # the binary format (header bytes 8..11) one no driver has
+      python3 -c 'import sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read()); b[8:12] = (0x5eadbeef).to_bytes(4, "little")
+open(p, "wb").write(b)' "$2" ;;
   esac
 }
-for how in short binary key folder; do
+for how in short binary key folder fifo format; do
   for entry in home/skinview/programs/*.bin; do
     good_size=$(stat -c %s "$entry" 2>/dev/null || echo 0)
     [ -f "$entry" ] || continue
@@ -93,6 +106,10 @@ for how in short binary key folder; do
     if [ "$how" = folder ]; then
       [ -d "$entry" ] || fail "$how: the directory in the entry's place was replaced"
       rmdir "$entry"
+      run "$out/home" refill >/dev/null # the entry back, for the next way
+    elif [ "$how" = fifo ]; then
+      [ -f "$entry" ] || fail "$how: the FIFO in the entry's place was not replaced by an entry"
+      [ -f "$entry" ] || rm -f "$entry"
     else
       [ "$(stat -c %s "$entry")" -eq "$good_size" ] || fail "$how: the entry was not written back whole"
     fi

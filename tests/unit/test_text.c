@@ -78,10 +78,26 @@ static void test_json(void)
     CHECK(writes(text_put_json, "", "\"\""));
 }
 
+/* A name as --list --json prints it, read back, matches the name. */
+static void test_same_as_json(void)
+{
+    CHECK(text_same_as_json("mixamorig:Spine", "mixamorig:Spine"));
+    CHECK(!text_same_as_json("mixamorig:Spine", "mixamorig:Spin"));
+    CHECK(!text_same_as_json("mixamorig:Spin", "mixamorig:Spine"));
+    CHECK(text_same_as_json("\x1b[2J\a", "\x1b[2J\a")); /* escapes read back as their bytes */
+    CHECK(text_same_as_json("hip\xff\xfe bad \xc3(", "hip\xef\xbf\xbd\xef\xbf\xbd bad \xef\xbf\xbd("));
+    CHECK(text_same_as_json("\xe2\x82!\xe0\x80!\xff", "\xef\xbf\xbd!\xef\xbf\xbd\xef\xbf\xbd!\xef\xbf\xbd"));
+    CHECK(!text_same_as_json("\xe2\x82!", "\xef\xbf\xbd\xef\xbf\xbd!")); /* one U+FFFD for E2 82 */
+    CHECK(!text_same_as_json("\xff", "\xef\xbf")); /* a cut U+FFFD */
+    CHECK(!text_same_as_json("\xff", ""));
+    CHECK(text_same_as_json("", ""));
+}
+
 int main(void)
 {
     test_line();
     test_capped();
     test_json();
+    test_same_as_json();
     return check_summary();
 }
