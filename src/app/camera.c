@@ -273,17 +273,26 @@ static int span_needed(const skv_skin_bound *bound, const skv_skin_span *span, i
     return 0;
 }
 
+/* The pose the frames draw at `seconds` of clip `clip` (camera.h,
+ * skv_frame_pose). */
+static void pose_drawn(skv_pose *pose, skv_walks *walks, const skv_frame_pose *drawn, int clip, double seconds)
+{
+    if (drawn && drawn->layers) pose_evaluate_layers(pose, walks, clip, seconds, drawn->layers);
+    else if (drawn && drawn->blend_clip >= 0)
+        pose_evaluate_blend(pose, walks_model(walks), clip, seconds, drawn->blend_clip, seconds, drawn->blend_weight);
+    else pose_evaluate(pose, walks, clip, seconds);
+}
+
 /* Poses the model at sample s (the clip's start + s / samples of it) and
  * prepares `bound` for it: 1 where its bounds hold, 0 where every vertex
  * is to be blended. back: the steady node's travel since the clip's
  * start. */
-static int frame_pose_at(skv_pose *pose, skv_walks *walks, const skv_layers *layers, int clip, double seconds,
+static int frame_pose_at(skv_pose *pose, skv_walks *walks, const skv_frame_pose *drawn, int clip, double seconds,
                          int steady_node, const float start[3], skv_skin_bound *bound, const fit_gather *g,
                          int functions, float back[3])
 {
     const skv_model *model = walks_model(walks);
-    if (layers) pose_evaluate_layers(pose, walks, clip, seconds, layers);
-    else pose_evaluate(pose, walks, clip, seconds);
+    pose_drawn(pose, walks, drawn, clip, seconds);
     back[0] = back[1] = back[2] = 0.0f;
     if (steady_node >= 0 && steady_node < model->skeleton.node_count) {
         float at[3];
@@ -363,7 +372,7 @@ static int frame_sample_blend(frame_sample *fs, const skv_skin_bound *bound, int
     return prune;
 }
 
-static skv_result framed_bounds(skv_walks *walks, const skv_layers *layers, int clip, double start_seconds,
+static skv_result framed_bounds(skv_walks *walks, const skv_frame_pose *drawn, int clip, double start_seconds,
                                 int samples, int steady_node, int prune, long long *blended, float lo[3], float hi[3],
                                 skv_camera *framed)
 {
@@ -394,8 +403,7 @@ static skv_result framed_bounds(skv_walks *walks, const skv_layers *layers, int 
     if (!c || samples < 1) samples = 1;
     float start[3] = {0.0f, 0.0f, 0.0f}; /* the steady node at the clip's start */
     if (steady_node >= 0 && steady_node < model->skeleton.node_count) {
-        if (layers) pose_evaluate_layers(&pose, walks, clip, 0.0, layers);
-        else pose_evaluate(&pose, walks, clip, 0.0);
+        pose_drawn(&pose, walks, drawn, clip, 0.0);
         camera_node_position(model, pose_globals(&pose), steady_node, start);
     }
     const int functions = framed ? FIT_FUNCTIONS : FIT_BOX;
@@ -416,7 +424,7 @@ static skv_result framed_bounds(skv_walks *walks, const skv_layers *layers, int 
         for (int k = 0; k < functions; k++) reach[k] = -HUGE_VAL, at_sample[k] = at_group[k] = -1;
         for (int s = 0; s < samples; s++) {
             double seconds = start_seconds + (samples > 1 ? duration * s / samples : 0.0);
-            if (!frame_pose_at(&seek, walks, layers, clip, seconds, steady_node, start, &bound, &gather, functions, back))
+            if (!frame_pose_at(&seek, walks, drawn, clip, seconds, steady_node, start, &bound, &gather, functions, back))
                 continue;
             for (int g = 0; g < bound.group_count; g++) {
                 skin_bound_span(&bound, &bound.groups[g], upper);
@@ -430,7 +438,7 @@ static skv_result framed_bounds(skv_walks *walks, const skv_layers *layers, int 
             for (int k = 0; k < functions; k++) wanted |= at_sample[k] == s;
             if (!wanted) continue;
             double seconds = start_seconds + (samples > 1 ? duration * s / samples : 0.0);
-            if (!frame_pose_at(&seek, walks, layers, clip, seconds, steady_node, start, &bound, &gather, functions, back))
+            if (!frame_pose_at(&seek, walks, drawn, clip, seconds, steady_node, start, &bound, &gather, functions, back))
                 continue;
             frame_sample_begin(&fs, &seek, back, 0);
             fs.best = NULL;
@@ -469,7 +477,7 @@ static skv_result framed_bounds(skv_walks *walks, const skv_layers *layers, int 
     int last_pruned = 0;
     for (int s = 0; s < samples; s++) {
         double seconds = start_seconds + (samples > 1 ? duration * s / samples : 0.0);
-        int bounded = frame_pose_at(&pose, walks, layers, clip, seconds, steady_node, start, prune ? &bound : NULL, &gather,
+        int bounded = frame_pose_at(&pose, walks, drawn, clip, seconds, steady_node, start, prune ? &bound : NULL, &gather,
                                     functions, back);
         frame_sample_begin(&fs, &pose, back, (long long)s * model->vertex_count);
         /* Which bones stand as at the last sample, that sample pruned. */
@@ -514,10 +522,10 @@ skv_result camera_framed_bounds_pruned(skv_walks *walks, int clip, double start_
     return framed_bounds(walks, NULL, clip, start_seconds, samples, steady_node, prune, blended, lo, hi, framed);
 }
 
-skv_result camera_framed_layers(skv_walks *walks, const skv_layers *layers, int clip, double start_seconds,
-                                int samples, int steady_node, float lo[3], float hi[3], skv_camera *framed)
+skv_result camera_framed_drawn(skv_walks *walks, const skv_frame_pose *drawn, int clip, double start_seconds,
+                               int samples, int steady_node, float lo[3], float hi[3], skv_camera *framed)
 {
-    return framed_bounds(walks, layers, clip, start_seconds, samples, steady_node, 1, NULL, lo, hi, framed);
+    return framed_bounds(walks, drawn, clip, start_seconds, samples, steady_node, 1, NULL, lo, hi, framed);
 }
 
 skv_result camera_framed_bounds(skv_walks *walks, int clip, double start_seconds, int samples, int steady_node,

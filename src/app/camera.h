@@ -66,11 +66,21 @@ skv_result camera_framed_bounds(skv_walks *walks, int clip, double start, int sa
 skv_result camera_framed_bounds_pruned(skv_walks *walks, int clip, double start, int samples, int steady_node,
                                        int prune, long long *blended, float lo[3], float hi[3], skv_camera *framed);
 
-/* camera_framed_bounds of the pose drawn with `layers` over clip `clip`
- * (pose_evaluate_layers; NULL: the clip alone), so that a layer that
- * moves the character elsewhere than its base clip is framed as drawn. */
-skv_result camera_framed_layers(skv_walks *walks, const skv_layers *layers, int clip, double start, int samples,
-                                int steady_node, float lo[3], float hi[3], skv_camera *framed);
+/* How the frames drawn pose the model beyond their clip: layers over it
+ * (pose_evaluate_layers), or another clip blended in at a weight
+ * (pose_evaluate_blend, both clips at the same seconds: --blend); NULL
+ * layers and blend_clip -1: the clip alone. */
+typedef struct skv_frame_pose {
+    const skv_layers *layers;
+    int blend_clip;
+    float blend_weight;
+} skv_frame_pose;
+
+/* camera_framed_bounds of the pose as `drawn` poses it (NULL: the clip
+ * alone), so that layers or a blend that move the character elsewhere
+ * than its clip are framed as drawn. */
+skv_result camera_framed_drawn(skv_walks *walks, const skv_frame_pose *drawn, int clip, double start, int samples,
+                               int steady_node, float lo[3], float hi[3], skv_camera *framed);
 
 /* Where node `node` is in upright scene space with the pose `global`
  * (pose_globals). */

@@ -47,17 +47,16 @@ static void frame_clip(skv_scene *scene)
     int samples = scene->frame_pose ? 1 : FRAMING_SAMPLES;
     double start = scene->frame_pose ? scene->frame_seconds : 0.0;
     skv_camera framed; /* on the vertices; on boxes where more than the model is drawn */
-    /* With layers, the pose drawn is the layered one: framed as drawn. */
-    if (camera_framed_layers(scene->walks, scene->layers, scene->clip, start, samples, steady, lo, hi, &framed) !=
-        SKV_OK) {
+    /* With layers or a blend, the pose drawn is not the clip's: framed as drawn. */
+    skv_frame_pose drawn = {.layers = scene->layers, .blend_clip = scene->blend_clip, .blend_weight = scene->blend_weight};
+    if (camera_framed_drawn(scene->walks, &drawn, scene->clip, start, samples, steady, lo, hi, &framed) != SKV_OK) {
         lo[0] = lo[1] = lo[2] = -1.0f;
         hi[0] = hi[1] = hi[2] = 1.0f;
         camera_frame(&framed, lo, hi);
     }
     float start_lo[3], start_hi[3]; /* a stick figure is centred where it starts */
     if (stick_figure(scene->model) && samples > 1 && steady < 0 &&
-        camera_framed_layers(scene->walks, scene->layers, scene->clip, 0.0, 1, -1, start_lo, start_hi, NULL) ==
-            SKV_OK) {
+        camera_framed_drawn(scene->walks, &drawn, scene->clip, 0.0, 1, -1, start_lo, start_hi, NULL) == SKV_OK) {
         camera_centre_box_on(lo, hi, start_lo, start_hi);
         camera_frame(&framed, lo, hi);
     }
@@ -535,6 +534,7 @@ void scene_set_blend(skv_scene *scene, int other, float weight)
 {
     scene->blend_clip = other >= 0 && other < scene->model->clip_count ? other : -1;
     scene->blend_weight = weight;
+    reframe(scene); /* the camera frames the blended pose */
 }
 
 void scene_set_morph(skv_scene *scene, int target, float weight)

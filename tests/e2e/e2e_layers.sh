@@ -5,7 +5,8 @@
 # --export-pose, a crowd, both skinning modes) and move the pose there;
 # --list --json gives every node's parent. (The pose itself is checked
 # against three.js by the reference_layers_* cases.)
-# The camera frames what is drawn: the layered pose, not the base clip's.
+# The camera frames what is drawn: the layered (or --blend's blended)
+# pose, not the base clip's.
 # Usage: e2e_layers.sh SKINVIEW SHARED_MODELS_DIR OUT_DIR SKV_CHECK
 set -uo pipefail
 skinview=$1 shared=$2 out=$3 check=$4
@@ -130,6 +131,22 @@ read -r x0 y0 x1 y1 < <("$check" extent "$out/frame_clip.png" 8)
 [ "${x0:-0}" -gt 0 ] && [ "${y0:-0}" -gt 0 ] && [ "${x1:-159}" -lt 159 ] && [ "${y1:-159}" -lt 159 ] &&
   echo "ok: the layered clip inside the picture ($x0 $y0 $x1 $y1)" ||
   fail "--frame clip with a layer: the model reaches the picture's edge ($x0 $y0 $x1 $y1)"
+
+# --blend is framed as drawn too: the blended pose, not its first clip's
+# (the same two cases with the second clip at weight 1).
+"$skinview" "$robot" --blend Robot_Idle,Robot_Death,1 --time 0.9 --frame pose --msaa 1 --size 160x160 \
+  --screenshot "$out/blend_pose.png" --export-pose "$out/blend_pose.obj" >/dev/null 2>&1 &&
+  "$skinview" "$out/blend_pose.obj" --msaa 1 --size 160x160 --screenshot "$out/blend_pose_obj.png" >/dev/null 2>&1 ||
+  fail "--frame pose with --blend: no picture"
+drawn=$("$check" extent "$out/blend_pose.png" 8) exported=$("$check" extent "$out/blend_pose_obj.png" 8)
+[ "$drawn" = "$exported" ] && echo "ok: --frame pose frames the blended pose ($drawn)" ||
+  fail "--frame pose with --blend: the picture spans $drawn, its exported pose framed alone $exported"
+"$skinview" "$robot" --blend Robot_Sitting,Robot_Jump,1 --time 0.2 --size 160x160 \
+  --screenshot "$out/blend_clip.png" >/dev/null 2>&1 || fail "--frame clip with --blend: no picture"
+read -r x0 y0 x1 y1 < <("$check" extent "$out/blend_clip.png" 8)
+[ "${x0:-0}" -gt 0 ] && [ "${y0:-0}" -gt 0 ] && [ "${x1:-159}" -lt 159 ] && [ "${y1:-159}" -lt 159 ] &&
+  echo "ok: the blended clips inside the picture ($x0 $y0 $x1 $y1)" ||
+  fail "--frame clip with --blend: the model reaches the picture's edge ($x0 $y0 $x1 $y1)"
 
 # --list --json: every node with its parent, the joints marked.
 "$skinview" "$robot" --list --json 2>/dev/null | python3 -c '
