@@ -104,6 +104,22 @@ typedef struct skv_compact {
 } skv_compact;
 #define SKV_COMPACT_KEY_FLOATS(stride, t_count) (((size_t)4 * (size_t)(stride) + 3 * (size_t)(t_count) + 7) / 8 * 8)
 
+/* A time group's prepared arcs compacted (walk_compile.c, prepare_arcs):
+ * a group compact_keys would compact (S fixed in every channel, T in all
+ * but a few) whose key pairs are arcs keeps per pair only the rotation's
+ * terms, each component `stride` floats (one per lane, skv_compact's
+ * stride): m x y z w, n x y z w, theta (SKV_ARC_M's); then per channel
+ * whose T moves 8 floats: T0 x y z 1, dT x y z 0 (the arc's own T0 and
+ * dT, so its T0 + f dT, and the 1 its local has in entry 15). The T and S
+ * that never change are skv_compact's `fixed`, each as the arc's T0 + f
+ * dT gives it for dT = 0 (a -0 as +0). sample_arc_compact samples the
+ * lanes with them as they are, then writes the moving T's into their
+ * locals (the locals sample_arc forms, bit for bit): 9 floats a lane a
+ * pair instead of 21, and no padding block. */
+enum { SKV_CARC_M = 0, SKV_CARC_N = 4, SKV_CARC_THETA = 8, SKV_CARC_COMPONENTS = 9, SKV_CARC_T_FLOATS = 8 };
+#define SKV_COMPACT_ARC_FLOATS(stride, t_count)                                                                        \
+    ((size_t)SKV_CARC_COMPONENTS * (size_t)(stride) + (size_t)SKV_CARC_T_FLOATS * (size_t)(t_count))
+
 /* The moving T's of a compacted pair (keys a and b) at factor f, lerped
  * as the reference lerps them, into their locals' translations. */
 static inline void kernels_compact_patch(const float *a, const float *b, float f, const skv_compact *c, float *work)
@@ -289,6 +305,12 @@ typedef struct skv_kernels {
      * lane_count (and padding up to the vector), then the moving T's. */
     void (*sample_compact)(const float *a, const float *b, float f, const int32_t *out, int lane_count, float *work,
                            const skv_compact *compact);
+    /* sample_arc on a compacted arc pair (SKV_COMPACT_ARC_FLOATS at `arc`,
+     * skv_compact `compact`): the lanes up to lane_count (and padding up
+     * to the vector), then the moving T's; the locals sample_arc forms
+     * from the full pair, bit for bit. */
+    void (*sample_arc_compact)(const float *arc, float f, const int32_t *out, int lane_count, float *work,
+                               const skv_compact *compact);
     /* A layered frame's locals (layer_lanes.h) by the lanes' AVX2 build
      * beside these kernels (AVX2's and AVX-512's: the CPU has AVX2 and
      * FMA), the portable build otherwise. */
@@ -488,6 +510,14 @@ int kernels_solo_pair(const float *key, int weighted, const skv_walk_step *steps
  * normalises slerp's weighted sum, which for keys of other lengths is
  * not the arc of their directions (the lanes' sampler follows it). */
 int kernels_arc_pair(const float *a, const float *b, int blocks, float *arc);
+
+/* A prepared pair (kernels_arc_pair's `arc`) compacted into `pair`
+ * (SKV_COMPACT_ARC_FLOATS(stride, t_count) floats, 16-byte aligned): its
+ * first `stride` lanes' rotation terms, then the T0 and dT of lanes
+ * t_lane[0 .. t_count - 1]. With `fixed` not NULL, the T and S of every
+ * lane below stride too, as skv_compact's `fixed` takes them (6 x stride
+ * floats). stride at most the arc's lanes. */
+void kernels_arc_compact(const float *arc, int stride, const int *t_lane, int t_count, float *pair, float *fixed);
 
 /* The kernels `which` names; NULL if this CPU or build lacks them.
  * SKV_WALK_AUTO: the best this CPU has, settled on the first call. */

@@ -216,27 +216,22 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_polys)(VEC y
               one);
 }
 
-/* One vector of channels of a prepared key pair (kernels.h, SKV_ARC_M;
- * p at its first component, components SKV_LANE_BLOCK floats apart) at
- * factor f, fh = f - 1/2. sin y and cos y by kernels.h's KERNELS_ARC_
- * polynomials in Estrin's order, q = cos y m + sin y n with y n formed
- * beside them; q is of unit length to 1.1e-8, so its products are the
- * rotation as they are (no division), 2 S folded into the scale. */
-TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_vector)(const float *p, VEC f, VEC fh,
-                                                                           const int32_t *out, float *work)
+/* The locals of one vector of arc channels from their terms as
+ * arc_vector loads them: y = (f - 1/2) theta, m and n, T and S. sin y
+ * and cos y by kernels.h's KERNELS_ARC_ polynomials in Estrin's order, q
+ * = cos y m + sin y n with y n formed beside them; q is of unit length
+ * to 1.1e-8, so its products are the rotation as they are (no
+ * division), 2 S folded into the scale. */
+TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_form)(VEC y, const VEC mq[4], const VEC nq[4],
+                                                                         const VEC t[3], const VEC s[3],
+                                                                         const int32_t *out, float *work)
 {
-#define ARC(c) LOAD(p + (c) * SKV_LANE_BLOCK)
-    VEC one = SET1(1.0f), y = MUL(fh, ARC(SKV_ARC_THETA)), ps, pc;
+    VEC one = SET1(1.0f), ps, pc;
     SUFFIX(arc_polys)(y, &ps, &pc);
-    VEC q[4], t[3], s[3], s2[3], ns2[3];
+    VEC q[4], s2[3], ns2[3];
     /* The sine is ready a product before the cosine: its term first. */
-    for (int c = 0; c < 4; c++) q[c] = FMA(pc, ARC(SKV_ARC_M + c), MUL(ps, MUL(y, ARC(SKV_ARC_N + c))));
-    for (int c = 0; c < 3; c++) {
-        t[c] = FMA(f, ARC(SKV_ARC_DT + c), ARC(SKV_ARC_T0 + c));
-        s[c] = FMA(f, ARC(SKV_ARC_DS + c), ARC(SKV_ARC_S0 + c));
-        s2[c] = ADD(s[c], s[c]), ns2[c] = MUL(s[c], SET1(-2.0f));
-    }
-#undef ARC
+    for (int c = 0; c < 4; c++) q[c] = FMA(pc, mq[c], MUL(ps, MUL(y, nq[c])));
+    for (int c = 0; c < 3; c++) s2[c] = ADD(s[c], s[c]), ns2[c] = MUL(s[c], SET1(-2.0f));
     /* The products' sums each a fused multiply-add, written out (not left
      * to the compiler's contraction), so that arc_lane can form the same
      * numbers: yy + zz as y y + zz, xy - wz as xy - w z, ... */
@@ -247,6 +242,38 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_vector)(cons
                  MUL(FMA(w, yq, xz), s2[2]), MUL(FNMA(w, x, yz), s2[2]), FMA(ns2[2], FMA(x, x, yy), s[2]), ZERO(),
                  t[0], t[1], t[2], one};
     STORE_LOCALS(m, out, work);
+}
+
+/* One vector of channels of a prepared key pair (kernels.h, SKV_ARC_M;
+ * p at its first component, components SKV_LANE_BLOCK floats apart) at
+ * factor f, fh = f - 1/2: T and S lerped, then arc_form. */
+TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_vector)(const float *p, VEC f, VEC fh,
+                                                                           const int32_t *out, float *work)
+{
+#define ARC(c) LOAD(p + (c) * SKV_LANE_BLOCK)
+    VEC mq[4], nq[4], t[3], s[3];
+    for (int c = 0; c < 4; c++) mq[c] = ARC(SKV_ARC_M + c), nq[c] = ARC(SKV_ARC_N + c);
+    for (int c = 0; c < 3; c++) {
+        t[c] = FMA(f, ARC(SKV_ARC_DT + c), ARC(SKV_ARC_T0 + c));
+        s[c] = FMA(f, ARC(SKV_ARC_DS + c), ARC(SKV_ARC_S0 + c));
+    }
+    SUFFIX(arc_form)(MUL(fh, ARC(SKV_ARC_THETA)), mq, nq, t, s, out, work);
+#undef ARC
+}
+
+/* arc_vector on a compacted pair (kernels.h, SKV_CARC_M; p and fixed at
+ * the vector's first lane, components `stride` floats apart, 32-byte
+ * aligned: unaligned loads, for the 64-byte vectors): T and S the fixed
+ * ones as they are, arc_vector's T0 + f dT for dT = 0. */
+TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_compact_vector)(const float *p, size_t stride,
+                                                                                   const float *fixed, VEC fh,
+                                                                                   const int32_t *out, float *work)
+{
+    VEC mq[4], nq[4], t[3], s[3];
+    for (size_t c = 0; c < 4; c++)
+        mq[c] = LOADU(p + (SKV_CARC_M + c) * stride), nq[c] = LOADU(p + (SKV_CARC_N + c) * stride);
+    for (size_t c = 0; c < 3; c++) t[c] = LOADU(fixed + c * stride), s[c] = LOADU(fixed + (3 + c) * stride);
+    SUFFIX(arc_form)(MUL(fh, LOADU(p + SKV_CARC_THETA * stride)), mq, nq, t, s, out, work);
 }
 
 #ifdef GATHER4
@@ -338,22 +365,17 @@ TARGET static void SUFFIX(sample_solo)(const float *key, float f, int32_t out, f
  * components gathered into registers (T x y z 1, dT, m, n, S, dS), the
  * arithmetic arc_vector's to the operation, so that the local is the one
  * the lane gets in a vector, bit for bit (test_sample_arc), in about half
- * a 4-lane vector's instructions. Each column of the rotation is the
- * diagonal's s_k plus the products' sums times -2 s_k on the diagonal
- * and 2 s_k off it, as arc_vector forms them (x 1 and x -1 are exact). */
-TARGET static void SUFFIX(arc_lane)(const float *p, float f, int32_t out, float *work)
+ * a 4-lane vector's instructions. arc_lane_form takes y, m, n, T and S
+ * gathered (the full pair's or the compacted one's). Each column of the
+ * rotation is the diagonal's s_k plus the products' sums times -2 s_k on
+ * the diagonal and 2 s_k off it, as arc_vector forms them (x 1 and x -1
+ * are exact). */
+TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_lane_form)(VEC y, VEC mid, VEC quarter, VEC t,
+                                                                              VEC s, int32_t out, float *work)
 {
-#define ARC(c) p[(size_t)(c) * SKV_LANE_BLOCK]
-#define ROW(c, w) _mm_setr_ps(ARC(c), ARC((c) + 1), ARC((c) + 2), w)
-    const VEC fv = SET1(f);
-    VEC y = SET1((f - 0.5f) * ARC(SKV_ARC_THETA)), ps, pc;
+    VEC ps, pc;
     SUFFIX(arc_polys)(y, &ps, &pc);
-    VEC mid = ROW(SKV_ARC_M, ARC(SKV_ARC_M + 3)), quarter = ROW(SKV_ARC_N, ARC(SKV_ARC_N + 3)); /* m, n */
     VEC q = FMA(pc, mid, MUL(ps, MUL(y, quarter)));
-    VEC t = FMA(fv, ROW(SKV_ARC_DT, 0.0f), ROW(SKV_ARC_T0, 1.0f));
-    VEC s = FMA(fv, ROW(SKV_ARC_DS, 0.0f), ROW(SKV_ARC_S0, 0.0f));
-#undef ROW
-#undef ARC
     /* arc_vector's sums, a column a register: column 0 is (y y + zz,
      * w z + xy, xz - w y), column 1 (xy - w z, x x + zz, w x + yz),
      * column 2 (w y + xz, yz - w x, x x + yy); xz - w y as (-w) y + xz,
@@ -380,6 +402,43 @@ TARGET static void SUFFIX(arc_lane)(const float *p, float f, int32_t out, float 
         _mm_storeu_ps(m + 4 * k, FMA(a[k], MUL(s2k[k], _mm_loadu_ps(sign[k])), addend));
     }
     _mm_storeu_ps(m + 12, t);
+}
+
+TARGET static void SUFFIX(arc_lane)(const float *p, float f, int32_t out, float *work)
+{
+#define ARC(c) p[(size_t)(c) * SKV_LANE_BLOCK]
+#define ROW(c, w) _mm_setr_ps(ARC(c), ARC((c) + 1), ARC((c) + 2), w)
+    const VEC fv = SET1(f);
+    VEC y = SET1((f - 0.5f) * ARC(SKV_ARC_THETA));
+    VEC mid = ROW(SKV_ARC_M, ARC(SKV_ARC_M + 3)), quarter = ROW(SKV_ARC_N, ARC(SKV_ARC_N + 3)); /* m, n */
+    VEC t = FMA(fv, ROW(SKV_ARC_DT, 0.0f), ROW(SKV_ARC_T0, 1.0f));
+    VEC s = FMA(fv, ROW(SKV_ARC_DS, 0.0f), ROW(SKV_ARC_S0, 0.0f));
+#undef ROW
+#undef ARC
+    SUFFIX(arc_lane_form)(y, mid, quarter, t, s, out, work);
+}
+
+/* arc_lane on a compacted pair (p and fixed at the lane, components
+ * `stride` floats apart): T and S the fixed ones, as arc_lane's T0 + f
+ * dT (T x y z 1) and S0 + f dS (S x y z 0) give them for dT = dS = 0. */
+TARGET static void SUFFIX(arc_compact_lane)(const float *p, size_t stride, const float *fixed, float f, int32_t out,
+                                            float *work)
+{
+#define ROW(q, c, w) _mm_setr_ps(q[(c) * stride], q[((c) + 1) * stride], q[((c) + 2) * stride], w)
+    VEC y = SET1((f - 0.5f) * p[SKV_CARC_THETA * stride]);
+    VEC mid = ROW(p, SKV_CARC_M, p[(SKV_CARC_M + 3) * stride]), quarter = ROW(p, SKV_CARC_N, p[(SKV_CARC_N + 3) * stride]);
+    SUFFIX(arc_lane_form)(y, mid, quarter, ROW(fixed, 0, 1.0f), ROW(fixed, 3, 0.0f), out, work);
+#undef ROW
+}
+
+/* The moving T's of a compacted arc pair (kernels.h, SKV_CARC_T_FLOATS
+ * each at `moving`, 16-byte aligned) at factor f into their locals'
+ * column 3: T0 + f dT as arc_vector forms it (its FMA), and the 1 there. */
+TARGET static inline void SUFFIX(arc_patch)(const float *moving, float f, const skv_compact *c, float *work)
+{
+    VEC fv = SET1(f);
+    for (int j = 0; j < c->t_count; j++, moving += SKV_CARC_T_FLOATS)
+        _mm_storeu_ps((float *)((char *)work + c->t_out[j]) + 12, FMA(fv, LOAD(moving + 4), LOAD(moving)));
 }
 #undef PICK
 #endif
@@ -666,6 +725,46 @@ TARGET static void SUFFIX(sample_arc)(const float *arc, float f, const int32_t *
     SUFFIX(sample_arc_lanes)(arc, f, out, lane_count, work);
 }
 
+/* kernels.h, sample_arc_compact's lanes from `from` up to lane_count, as
+ * sample_arc_lanes takes them (a last lane alone to ONE_ARC_COMPACT, the
+ * last NARROW_LANES or fewer to NARROW_ARC_COMPACT). No vector reads
+ * past the stride (lane_count rounded up to 8): 16 lanes are taken only
+ * where more than 8 are left. */
+TARGET static __attribute__((noinline, unused)) void SUFFIX(arc_compact_lanes)(const float *p, float f,
+                                                                               const int32_t *out, int from,
+                                                                               int lane_count, float *work,
+                                                                               const skv_compact *c)
+{
+    enum { WIDTH = (int)(sizeof(VEC) / sizeof(float)) };
+    VEC fh = SET1(f - 0.5f);
+    size_t stride = (size_t)c->stride;
+    for (int l = from; l < lane_count; l += WIDTH) {
+        if (lane_count - l == 1) {
+            ONE_ARC_COMPACT(p + l, stride, c->fixed + l, f, out[l], work);
+            break;
+        }
+#ifdef NARROW_ARC_COMPACT
+        if (lane_count - l <= NARROW_LANES) {
+            NARROW_ARC_COMPACT(p, f, out, l, lane_count, work, c);
+            break;
+        }
+#endif
+        SUFFIX(arc_compact_vector)(p + l, stride, c->fixed + l, fh, out + l, work);
+    }
+#ifdef CLEAN_UPPER
+    CLEAN_UPPER(); /* as sample_lanes */
+#endif
+}
+
+/* kernels.h, sample_arc_compact: the lanes, then the moving T's. */
+TARGET static __attribute__((unused)) void SUFFIX(sample_arc_compact)(const float *arc, float f, const int32_t *out,
+                                                                      int lane_count, float *work,
+                                                                      const skv_compact *c)
+{
+    SUFFIX(arc_compact_lanes)(arc, f, out, 0, lane_count, work, c);
+    ARC_PATCH(arc + SKV_CARC_COMPONENTS * (size_t)c->stride, f, c, work);
+}
+
 /* kernels.h, sample_compact's lanes from `from` up to lane_count, a
  * vector at a time (padding lanes up to the vector repeat the last
  * channel: the same local written again); where a vector would read past
@@ -756,4 +855,7 @@ TARGET static void SUFFIX(sample)(const float *a, const float *b, float f, const
 #undef NARROW_ARC
 #undef SINGLE_ARC
 #undef ONE_ARC
+#undef ONE_ARC_COMPACT
+#undef NARROW_ARC_COMPACT
+#undef ARC_PATCH
 #undef SINGLE
