@@ -136,15 +136,16 @@ static void sample_arc_scalar(const float *arc, float f, const int32_t *out, int
 static void sample_arc_compact_scalar(const float *arc, float f, const int32_t *out, int lane_count, float *work,
                                       const skv_compact *c)
 {
-    size_t stride = (size_t)c->stride;
     for (int l = 0; l < lane_count; l++) {
-        const float *p = arc + l, *fixed = c->fixed + l;
-        float q[4], t[3] = {fixed[0], fixed[stride], fixed[2 * stride]};
-        float s[3] = {fixed[3 * stride], fixed[4 * stride], fixed[5 * stride]};
-        arc_turn(p[SKV_CARC_THETA * stride], p + SKV_CARC_M * stride, p + SKV_CARC_N * stride, stride, f, q);
+        const float *p = arc + kernels_lane_at(l, SKV_CARC_FLOATS(1));
+        const float *fixed = c->fixed + kernels_lane_at(l, SKV_CARC_FIXED_FLOATS(1));
+        float q[4], t[3], s[3];
+        for (int k = 0; k < 3; k++) t[k] = fixed[k * SKV_LANE_BLOCK], s[k] = fixed[(3 + k) * SKV_LANE_BLOCK];
+        arc_turn(p[SKV_CARC_THETA * SKV_LANE_BLOCK], p + SKV_CARC_M * SKV_LANE_BLOCK, p + SKV_CARC_N * SKV_LANE_BLOCK,
+                 SKV_LANE_BLOCK, f, q);
         unit_local(q[0], q[1], q[2], q[3], t, s, (float *)((char *)work + out[l]));
     }
-    const float *moving = arc + SKV_CARC_COMPONENTS * stride;
+    const float *moving = arc + c->t_at;
     for (int j = 0; j < c->t_count; j++, moving += SKV_CARC_T_FLOATS) {
         float *m = (float *)((char *)work + c->t_out[j]) + 12;
         for (int k = 0; k < 3; k++) m[k] = moving[k] + f * moving[4 + k];
@@ -208,8 +209,8 @@ static void run_constant(const skv_walk_step *s, float *work, const mat4 *consta
 static void vector_palette_scalar(const float *a, const float *b, float f, const int32_t *out, float *work,
                                   const skv_walk_lists *lists, float *palette)
 {
-    if (lists->arc && lists->compact) sample_arc_compact_scalar(a, f, out, lists->lanes, work, lists->compact);
-    else if (lists->arc) sample_arc_scalar(a, f, out, lists->lanes, work);
+    if (lists->arc == 1) sample_arc_scalar(a, f, out, lists->lanes, work);
+    else if (lists->arc) sample_arc_compact_scalar(a, f, out, lists->lanes, work, lists->compact);
     else if (lists->compact) sample_compact_scalar(a, b, f, out, lists->lanes, work, lists->compact);
     else sample_scalar(a, b, f, out, lists->lanes, work);
     run_scalar(lists->globals, lists->global_count, work, lists->constants, work);
@@ -454,30 +455,33 @@ int kernels_arc_pair(const float *a, const float *b, int blocks, float *arc)
     return 1;
 }
 
-void kernels_arc_compact(const float *arc, int stride, const int *t_lane, int t_count, float *pair, float *fixed)
+void kernels_arc_compact(const float *arc, int blocks, const int *t_lane, int t_count, float *pair, float *fixed)
 {
-    for (int l = 0; l < stride; l++) {
+    for (int l = 0; l < blocks * SKV_LANE_BLOCK; l++) {
         const float *p = arc + kernels_lane_at(l, SKV_ARC_FLOATS(1));
+        float *q = pair + kernels_lane_at(l, SKV_CARC_FLOATS(1));
         for (int c = 0; c < 4; c++) {
-            pair[(size_t)(SKV_CARC_M + c) * stride + l] = p[(size_t)(SKV_ARC_M + c) * SKV_LANE_BLOCK];
-            pair[(size_t)(SKV_CARC_N + c) * stride + l] = p[(size_t)(SKV_ARC_N + c) * SKV_LANE_BLOCK];
+            q[(SKV_CARC_M + c) * SKV_LANE_BLOCK] = p[(SKV_ARC_M + c) * SKV_LANE_BLOCK];
+            q[(SKV_CARC_N + c) * SKV_LANE_BLOCK] = p[(SKV_ARC_N + c) * SKV_LANE_BLOCK];
         }
-        pair[(size_t)SKV_CARC_THETA * stride + l] = p[(size_t)SKV_ARC_THETA * SKV_LANE_BLOCK];
+        q[SKV_CARC_THETA * SKV_LANE_BLOCK] = p[SKV_ARC_THETA * SKV_LANE_BLOCK];
         if (!fixed) continue;
         /* T0 + f dT for dT = 0, without its f: T0, but +0 for -0 (f 0 is
          * +0, and -0 + +0 is +0); S likewise. */
+        float *x = fixed + kernels_lane_at(l, SKV_CARC_FIXED_FLOATS(1));
         for (int c = 0; c < 3; c++) {
-            float t = p[(size_t)(SKV_ARC_T0 + c) * SKV_LANE_BLOCK], s = p[(size_t)(SKV_ARC_S0 + c) * SKV_LANE_BLOCK];
-            fixed[(size_t)c * stride + l] = t == 0.0f ? 0.0f : t;
-            fixed[(size_t)(3 + c) * stride + l] = s == 0.0f ? 0.0f : s;
+            float t = p[(SKV_ARC_T0 + c) * SKV_LANE_BLOCK], s = p[(SKV_ARC_S0 + c) * SKV_LANE_BLOCK];
+            x[c * SKV_LANE_BLOCK] = t == 0.0f ? 0.0f : t;
+            x[(3 + c) * SKV_LANE_BLOCK] = s == 0.0f ? 0.0f : s;
+            x[(6 + c) * SKV_LANE_BLOCK] = x[(3 + c) * SKV_LANE_BLOCK] * 2.0f;
         }
     }
-    float *moving = pair + (size_t)SKV_CARC_COMPONENTS * stride;
+    float *moving = pair + SKV_CARC_FLOATS(blocks);
     for (int j = 0; j < t_count; j++, moving += SKV_CARC_T_FLOATS) {
         const float *p = arc + kernels_lane_at(t_lane[j], SKV_ARC_FLOATS(1));
         for (int c = 0; c < 3; c++) {
-            moving[c] = p[(size_t)(SKV_ARC_T0 + c) * SKV_LANE_BLOCK];
-            moving[4 + c] = p[(size_t)(SKV_ARC_DT + c) * SKV_LANE_BLOCK];
+            moving[c] = p[(SKV_ARC_T0 + c) * SKV_LANE_BLOCK];
+            moving[4 + c] = p[(SKV_ARC_DT + c) * SKV_LANE_BLOCK];
         }
         moving[3] = 1.0f, moving[7] = 0.0f;
     }

@@ -374,7 +374,7 @@ static inline void store_locals_sse2(__m128 m[16], const int32_t *out, float *wo
 #define SINGLE(a, b, f, out, work) sample_single_sse2(a, b, f, out, work)
 #define SINGLE_ARC(p, f, out, work) sample_arc_single_sse2(p, f, out, work)
 #define ONE_ARC(p, f, out, work) arc_lane_sse2(p, f, out, work)
-#define ONE_ARC_COMPACT(p, stride, fixed, f, out, work) arc_compact_lane_sse2(p, stride, fixed, f, out, work)
+#define ONE_ARC_COMPACT(p, fixed, f, out, work) arc_compact_lane_sse2(p, fixed, f, out, work)
 #define ARC_PATCH(moving, f, c, work) arc_patch_sse2(moving, f, c, work)
 #include "kernels_x86_lanes.h"
 
@@ -405,7 +405,7 @@ TARGET static inline void store_locals_avx2x4(__m128 m[16], const int32_t *out, 
 #define STORE_LOCALS(m, out, work) store_locals_avx2x4(m, out, work)
 #define GATHER4
 #define ONE_ARC(p, f, out, work) arc_lane_avx2x4(p, f, out, work)
-#define ONE_ARC_COMPACT(p, stride, fixed, f, out, work) arc_compact_lane_avx2x4(p, stride, fixed, f, out, work)
+#define ONE_ARC_COMPACT(p, fixed, f, out, work) arc_compact_lane_avx2x4(p, fixed, f, out, work)
 #define ARC_PATCH(moving, f, c, work) arc_patch_avx2x4(moving, f, c, work)
 #include "kernels_x86_lanes.h"
 
@@ -462,8 +462,8 @@ TARGET static inline void store_locals_avx2(__m256 m[16], const int32_t *out, fl
 #define NARROW_ARC(p, f, out, lanes, work) sample_arc_avx2x4(p, f, out, lanes, work)
 #define SINGLE_ARC(p, f, out, work) sample_arc_single_avx2x4(p, f, out, work)
 #define ONE_ARC(p, f, out, work) arc_lane_avx2x4(p, f, out, work)
-#define NARROW_ARC_COMPACT(p, f, out, from, lanes, work, c) arc_compact_lanes_avx2x4(p, f, out, from, lanes, work, c)
-#define ONE_ARC_COMPACT(p, stride, fixed, f, out, work) arc_compact_lane_avx2x4(p, stride, fixed, f, out, work)
+#define NARROW_ARC_COMPACT(p, fixed, f, out, lanes, work) arc_compact_lanes_avx2x4(p, fixed, f, out, lanes, work)
+#define ONE_ARC_COMPACT(p, fixed, f, out, work) arc_compact_lane_avx2x4(p, fixed, f, out, work)
 #define ARC_PATCH(moving, f, c, work) arc_patch_avx2x4(moving, f, c, work)
 #define GATHER8
 #define GATHER8_REST(keys, f, out, lanes, work) sample_each_avx2x4(keys, f, out, lanes, work)
@@ -514,8 +514,8 @@ TARGET static inline void store_locals_avx512(__m512 m[16], const int32_t *out, 
 #define NARROW_ARC(p, f, out, lanes, work) sample_arc_avx2(p, f, out, lanes, work)
 #define SINGLE_ARC(p, f, out, work) sample_arc_single_avx2x4(p, f, out, work)
 #define ONE_ARC(p, f, out, work) arc_lane_avx2x4(p, f, out, work)
-#define NARROW_ARC_COMPACT(p, f, out, from, lanes, work, c) arc_compact_lanes_avx2(p, f, out, from, lanes, work, c)
-#define ONE_ARC_COMPACT(p, stride, fixed, f, out, work) arc_compact_lane_avx2x4(p, stride, fixed, f, out, work)
+#define NARROW_ARC_COMPACT(p, fixed, f, out, lanes, work) arc_compact_lanes_avx2(p, fixed, f, out, lanes, work)
+#define ONE_ARC_COMPACT(p, fixed, f, out, work) arc_compact_lane_avx2x4(p, fixed, f, out, work)
 #define ARC_PATCH(moving, f, c, work) arc_patch_avx2x4(moving, f, c, work)
 #include "kernels_x86_lanes.h"
 
@@ -568,8 +568,8 @@ __attribute__((target("avx512f,avx2,fma"), flatten)) static void solo_palette_av
  * or sample_SUFFIX, one call), then the same products. */
 #define VECTOR_WIDE_BODY(SUFFIX, PRODUCTS)                                                                            \
     do {                                                                                                             \
-        if (lists->arc && lists->compact) sample_arc_compact_##SUFFIX(a, f, out, lists->lanes, work, lists->compact); \
-        else if (lists->arc) sample_arc_##SUFFIX(a, f, out, lists->lanes, work);                                     \
+        if (__builtin_expect(lists->arc == 1, 1)) sample_arc_##SUFFIX(a, f, out, lists->lanes, work);                \
+        else if (lists->arc) sample_arc_compact_##SUFFIX(a, f, out, lists->lanes, work, lists->compact);             \
         else if (lists->compact) sample_compact_##SUFFIX(a, b, f, out, lists->lanes, work, lists->compact);         \
         else sample_##SUFFIX(a, b, f, out, lists->lanes, work);                                                      \
         VECTOR_PRODUCTS(PRODUCTS);                                                                                   \

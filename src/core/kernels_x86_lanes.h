@@ -216,64 +216,68 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_polys)(VEC y
               one);
 }
 
-/* The locals of one vector of arc channels from their terms as
- * arc_vector loads them: y = (f - 1/2) theta, m and n, T and S. sin y
- * and cos y by kernels.h's KERNELS_ARC_ polynomials in Estrin's order, q
- * = cos y m + sin y n with y n formed beside them; q is of unit length
- * to 1.1e-8, so its products are the rotation as they are (no
- * division), 2 S folded into the scale. */
-TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_form)(VEC y, const VEC mq[4], const VEC nq[4],
-                                                                         const VEC t[3], const VEC s[3],
-                                                                         const int32_t *out, float *work)
+/* The locals of one vector of arc channels at factor f: y = (f - 1/2)
+ * theta; m and n at mn (m's components, then n's, SKV_LANE_BLOCK floats
+ * apart: both layouts' order); T and S at ts, lerped from the full pair's
+ * T0, dT, S0, dS (SKV_ARC_T0 .. SKV_ARC_DS from ts) or, with `fixed` (a
+ * constant where it is inlined), taken as they are from a compacted
+ * pair's fixed T x y z, S x y z: the arc's T0 + f dT for dT = 0. Each
+ * term is loaded where it is used, as arc_vector always did (loaded
+ * first, the compacted pair's T and S were held across the rotation's
+ * arithmetic and spilled). sin y and cos y by kernels.h's KERNELS_ARC_
+ * polynomials in Estrin's order, q = cos y m + sin y n with y n formed
+ * beside them; q is of unit length to 1.1e-8, so its products are the
+ * rotation as they are (no division), 2 S folded into the scale. */
+TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_form)(VEC y, const float *mn, const float *ts,
+                                                                         int fixed, VEC f, const int32_t *out,
+                                                                         float *work)
 {
     VEC one = SET1(1.0f), ps, pc;
     SUFFIX(arc_polys)(y, &ps, &pc);
-    VEC q[4], s2[3], ns2[3];
+    VEC q[4], s[3], s2[3];
     /* The sine is ready a product before the cosine: its term first. */
-    for (int c = 0; c < 4; c++) q[c] = FMA(pc, mq[c], MUL(ps, MUL(y, nq[c])));
-    for (int c = 0; c < 3; c++) s2[c] = ADD(s[c], s[c]), ns2[c] = MUL(s[c], SET1(-2.0f));
+    for (int c = 0; c < 4; c++)
+        q[c] = FMA(pc, LOAD(mn + c * SKV_LANE_BLOCK), MUL(ps, MUL(y, LOAD(mn + (4 + c) * SKV_LANE_BLOCK))));
+    for (int c = 0; c < 3; c++) {
+        s[c] = fixed ? LOAD(ts + (3 + c) * SKV_LANE_BLOCK)
+                     : FMA(f, LOAD(ts + (SKV_ARC_DS + c) * SKV_LANE_BLOCK), LOAD(ts + (SKV_ARC_S0 + c) * SKV_LANE_BLOCK));
+        s2[c] = fixed ? LOAD(ts + (6 + c) * SKV_LANE_BLOCK) : ADD(s[c], s[c]); /* 2 S: exact */
+    }
     /* The products' sums each a fused multiply-add, written out (not left
      * to the compiler's contraction), so that arc_lane can form the same
      * numbers: yy + zz as y y + zz, xy - wz as xy - w z, ... */
     VEC x = q[0], yq = q[1], zq = q[2], w = q[3];
     VEC yy = MUL(yq, yq), zz = MUL(zq, zq), xy = MUL(x, yq), xz = MUL(x, zq), yz = MUL(yq, zq);
-    VEC m[16] = {FMA(ns2[0], FMA(yq, yq, zz), s[0]), MUL(FMA(w, zq, xy), s2[0]), MUL(FNMA(w, yq, xz), s2[0]), ZERO(),
-                 MUL(FNMA(w, zq, xy), s2[1]), FMA(ns2[1], FMA(x, x, zz), s[1]), MUL(FMA(w, x, yz), s2[1]), ZERO(),
-                 MUL(FMA(w, yq, xz), s2[2]), MUL(FNMA(w, x, yz), s2[2]), FMA(ns2[2], FMA(x, x, yy), s[2]), ZERO(),
-                 t[0], t[1], t[2], one};
+    VEC m[16] = {FNMA(s2[0], FMA(yq, yq, zz), s[0]), MUL(FMA(w, zq, xy), s2[0]), MUL(FNMA(w, yq, xz), s2[0]), ZERO(),
+                 MUL(FNMA(w, zq, xy), s2[1]), FNMA(s2[1], FMA(x, x, zz), s[1]), MUL(FMA(w, x, yz), s2[1]), ZERO(),
+                 MUL(FMA(w, yq, xz), s2[2]), MUL(FNMA(w, x, yz), s2[2]), FNMA(s2[2], FMA(x, x, yy), s[2]), ZERO(),
+                 ZERO(), ZERO(), ZERO(), one};
+    /* T last, where the stores take it. */
+    for (int c = 0; c < 3; c++)
+        m[12 + c] = fixed ? LOAD(ts + c * SKV_LANE_BLOCK)
+                          : FMA(f, LOAD(ts + (SKV_ARC_DT + c) * SKV_LANE_BLOCK), LOAD(ts + (SKV_ARC_T0 + c) * SKV_LANE_BLOCK));
     STORE_LOCALS(m, out, work);
 }
 
 /* One vector of channels of a prepared key pair (kernels.h, SKV_ARC_M;
  * p at its first component, components SKV_LANE_BLOCK floats apart) at
- * factor f, fh = f - 1/2: T and S lerped, then arc_form. */
+ * factor f, fh = f - 1/2. */
 TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_vector)(const float *p, VEC f, VEC fh,
                                                                            const int32_t *out, float *work)
 {
-#define ARC(c) LOAD(p + (c) * SKV_LANE_BLOCK)
-    VEC mq[4], nq[4], t[3], s[3];
-    for (int c = 0; c < 4; c++) mq[c] = ARC(SKV_ARC_M + c), nq[c] = ARC(SKV_ARC_N + c);
-    for (int c = 0; c < 3; c++) {
-        t[c] = FMA(f, ARC(SKV_ARC_DT + c), ARC(SKV_ARC_T0 + c));
-        s[c] = FMA(f, ARC(SKV_ARC_DS + c), ARC(SKV_ARC_S0 + c));
-    }
-    SUFFIX(arc_form)(MUL(fh, ARC(SKV_ARC_THETA)), mq, nq, t, s, out, work);
-#undef ARC
+    SUFFIX(arc_form)(MUL(fh, LOAD(p + SKV_ARC_THETA * SKV_LANE_BLOCK)), p + SKV_ARC_M * SKV_LANE_BLOCK, p, 0, f,
+                     out, work);
 }
 
 /* arc_vector on a compacted pair (kernels.h, SKV_CARC_M; p and fixed at
- * the vector's first lane, components `stride` floats apart, 32-byte
- * aligned: unaligned loads, for the 64-byte vectors): T and S the fixed
- * ones as they are, arc_vector's T0 + f dT for dT = 0. */
-TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_compact_vector)(const float *p, size_t stride,
-                                                                                   const float *fixed, VEC fh,
-                                                                                   const int32_t *out, float *work)
+ * their first component, components SKV_LANE_BLOCK floats apart): T and
+ * S the fixed ones as they are. */
+TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_compact_vector)(const float *p, const float *fixed,
+                                                                                   VEC fh, const int32_t *out,
+                                                                                   float *work)
 {
-    VEC mq[4], nq[4], t[3], s[3];
-    for (size_t c = 0; c < 4; c++)
-        mq[c] = LOADU(p + (SKV_CARC_M + c) * stride), nq[c] = LOADU(p + (SKV_CARC_N + c) * stride);
-    for (size_t c = 0; c < 3; c++) t[c] = LOADU(fixed + c * stride), s[c] = LOADU(fixed + (3 + c) * stride);
-    SUFFIX(arc_form)(MUL(fh, LOADU(p + SKV_CARC_THETA * stride)), mq, nq, t, s, out, work);
+    SUFFIX(arc_form)(MUL(fh, LOAD(p + SKV_CARC_THETA * SKV_LANE_BLOCK)), p + SKV_CARC_M * SKV_LANE_BLOCK, fixed, 1, fh,
+                     out, work);
 }
 
 #ifdef GATHER4
@@ -419,14 +423,14 @@ TARGET static void SUFFIX(arc_lane)(const float *p, float f, int32_t out, float 
 }
 
 /* arc_lane on a compacted pair (p and fixed at the lane, components
- * `stride` floats apart): T and S the fixed ones, as arc_lane's T0 + f
- * dT (T x y z 1) and S0 + f dS (S x y z 0) give them for dT = dS = 0. */
-TARGET static void SUFFIX(arc_compact_lane)(const float *p, size_t stride, const float *fixed, float f, int32_t out,
-                                            float *work)
+ * SKV_LANE_BLOCK floats apart): T and S the fixed ones, as arc_lane's T0
+ * + f dT (T x y z 1) and S0 + f dS (S x y z 0) give them for dT = dS = 0. */
+TARGET static void SUFFIX(arc_compact_lane)(const float *p, const float *fixed, float f, int32_t out, float *work)
 {
-#define ROW(q, c, w) _mm_setr_ps(q[(c) * stride], q[((c) + 1) * stride], q[((c) + 2) * stride], w)
-    VEC y = SET1((f - 0.5f) * p[SKV_CARC_THETA * stride]);
-    VEC mid = ROW(p, SKV_CARC_M, p[(SKV_CARC_M + 3) * stride]), quarter = ROW(p, SKV_CARC_N, p[(SKV_CARC_N + 3) * stride]);
+#define ROW(q, c, w) _mm_setr_ps(q[(c) * SKV_LANE_BLOCK], q[((c) + 1) * SKV_LANE_BLOCK], q[((c) + 2) * SKV_LANE_BLOCK], w)
+    VEC y = SET1((f - 0.5f) * p[SKV_CARC_THETA * SKV_LANE_BLOCK]);
+    VEC mid = ROW(p, SKV_CARC_M, p[(SKV_CARC_M + 3) * SKV_LANE_BLOCK]);
+    VEC quarter = ROW(p, SKV_CARC_N, p[(SKV_CARC_N + 3) * SKV_LANE_BLOCK]);
     SUFFIX(arc_lane_form)(y, mid, quarter, ROW(fixed, 0, 1.0f), ROW(fixed, 3, 0.0f), out, work);
 #undef ROW
 }
@@ -434,11 +438,12 @@ TARGET static void SUFFIX(arc_compact_lane)(const float *p, size_t stride, const
 /* The moving T's of a compacted arc pair (kernels.h, SKV_CARC_T_FLOATS
  * each at `moving`, 16-byte aligned) at factor f into their locals'
  * column 3: T0 + f dT as arc_vector forms it (its FMA), and the 1 there. */
-TARGET static inline void SUFFIX(arc_patch)(const float *moving, float f, const skv_compact *c, float *work)
+TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_patch)(const float *moving, float f,
+                                                                          const skv_compact *c, float *work)
 {
     VEC fv = SET1(f);
-    for (int j = 0; j < c->t_count; j++, moving += SKV_CARC_T_FLOATS)
-        _mm_storeu_ps((float *)((char *)work + c->t_out[j]) + 12, FMA(fv, LOAD(moving + 4), LOAD(moving)));
+    for (const int32_t *to = c->t_out, *end = to + c->t_count; to < end; to++, moving += SKV_CARC_T_FLOATS)
+        _mm_storeu_ps((float *)((char *)work + *to) + 12, FMA(fv, LOAD(moving + 4), LOAD(moving)));
 }
 #undef PICK
 #endif
@@ -725,44 +730,54 @@ TARGET static void SUFFIX(sample_arc)(const float *arc, float f, const int32_t *
     SUFFIX(sample_arc_lanes)(arc, f, out, lane_count, work);
 }
 
-/* kernels.h, sample_arc_compact's lanes from `from` up to lane_count, as
- * sample_arc_lanes takes them (a last lane alone to ONE_ARC_COMPACT, the
- * last NARROW_LANES or fewer to NARROW_ARC_COMPACT). No vector reads
- * past the stride (lane_count rounded up to 8): 16 lanes are taken only
- * where more than 8 are left. */
-TARGET static __attribute__((noinline, unused)) void SUFFIX(arc_compact_lanes)(const float *p, float f,
-                                                                               const int32_t *out, int from,
-                                                                               int lane_count, float *work,
-                                                                               const skv_compact *c)
+/* kernels.h, sample_arc_compact's lanes as sample_arc_lanes takes them:
+ * every vector of lanes up to lane_count, a last lane alone to
+ * ONE_ARC_COMPACT, the last NARROW_LANES or fewer to NARROW_ARC_COMPACT
+ * (arc_compact_lanes, x the fixed T and S at arc's lane). */
+TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_compact_loop)(const float *arc, const float *fixed,
+                                                                                 float f, const int32_t *out,
+                                                                                 int lane_count, float *work)
 {
     enum { WIDTH = (int)(sizeof(VEC) / sizeof(float)) };
     VEC fh = SET1(f - 0.5f);
-    size_t stride = (size_t)c->stride;
-    for (int l = from; l < lane_count; l += WIDTH) {
+    for (int l = 0; l < lane_count; l += WIDTH) {
+        size_t at = kernels_lane_at(l, SKV_CARC_FLOATS(1)); /* the fixed T and S's too */
+        const float *p = arc + at, *x = fixed + at;
         if (lane_count - l == 1) {
-            ONE_ARC_COMPACT(p + l, stride, c->fixed + l, f, out[l], work);
+            ONE_ARC_COMPACT(p, x, f, out[l], work);
             break;
         }
 #ifdef NARROW_ARC_COMPACT
         if (lane_count - l <= NARROW_LANES) {
-            NARROW_ARC_COMPACT(p, f, out, l, lane_count, work, c);
+            NARROW_ARC_COMPACT(p, x, f, out + l, lane_count - l, work);
             break;
         }
 #endif
-        SUFFIX(arc_compact_vector)(p + l, stride, c->fixed + l, fh, out + l, work);
+        SUFFIX(arc_compact_vector)(p, x, fh, out + l, work);
     }
+}
+
+TARGET static __attribute__((noinline, unused)) void SUFFIX(arc_compact_lanes)(const float *arc, const float *fixed,
+                                                                               float f, const int32_t *out,
+                                                                               int lane_count, float *work)
+{
+    SUFFIX(arc_compact_loop)(arc, fixed, f, out, lane_count, work);
 #ifdef CLEAN_UPPER
     CLEAN_UPPER(); /* as sample_lanes */
 #endif
 }
 
-/* kernels.h, sample_arc_compact: the lanes, then the moving T's. */
-TARGET static __attribute__((unused)) void SUFFIX(sample_arc_compact)(const float *arc, float f, const int32_t *out,
-                                                                      int lane_count, float *work,
-                                                                      const skv_compact *c)
+/* kernels.h, sample_arc_compact: the lanes, then the moving T's. Out of
+ * line, as sample_arc_lanes. */
+TARGET static __attribute__((noinline, unused)) void SUFFIX(sample_arc_compact)(const float *arc, float f,
+                                                                                const int32_t *out, int lane_count,
+                                                                                float *work, const skv_compact *c)
 {
-    SUFFIX(arc_compact_lanes)(arc, f, out, 0, lane_count, work, c);
-    ARC_PATCH(arc + SKV_CARC_COMPONENTS * (size_t)c->stride, f, c, work);
+    SUFFIX(arc_compact_loop)(arc, c->fixed, f, out, lane_count, work);
+    ARC_PATCH(arc + c->t_at, f, c, work);
+#ifdef CLEAN_UPPER
+    CLEAN_UPPER(); /* as sample_lanes */
+#endif
 }
 
 /* kernels.h, sample_compact's lanes from `from` up to lane_count, a

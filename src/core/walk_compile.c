@@ -838,33 +838,34 @@ static int compactable(const walk_group *grp, int *t_count)
 
 /* A compacted group's allocation (kernels.h, skv_compact), its
  * descriptor at the head: `values` key pairs or keys of `floats` floats,
- * then the fixed T and S (6 x stride), then t_count offsets; NULL if
+ * then the fixed T and S (fixed_floats), then t_count offsets; NULL if
  * memory ran out. */
-static skv_compact *compact_block(size_t values, size_t floats, int stride, int t_count)
+static skv_compact *compact_block(size_t values, size_t floats, int stride, size_t fixed_floats, int t_count)
 {
-    size_t bytes = WALK_COMPACT_HEAD + (values * floats + 6 * (size_t)stride) * sizeof(float) +
+    size_t bytes = WALK_COMPACT_HEAD + (values * floats + fixed_floats) * sizeof(float) +
                    (size_t)(t_count > 0 ? t_count : 1) * sizeof(int32_t);
     char *block = aligned_alloc(64, (bytes + 63) / 64 * 64);
     if (!block) return NULL;
     memset(block, 0, (bytes + 63) / 64 * 64);
     skv_compact *c = (skv_compact *)(void *)block;
     float *fixed = (float *)(void *)(block + WALK_COMPACT_HEAD) + values * floats;
-    *c = (skv_compact){.fixed = fixed, .t_out = (int32_t *)(void *)(fixed + 6 * (size_t)stride), .stride = stride,
+    *c = (skv_compact){.fixed = fixed, .t_out = (int32_t *)(void *)(fixed + fixed_floats), .stride = stride,
                        .t_count = t_count};
     return c;
 }
 
-/* Group grp's key pairs as compacted arcs (kernels.h, SKV_CARC_M), from
+/* Group grp's key pairs as compacted arcs (kernels.h, SKV_CARC_M; the
+ * descriptor's stride: the group's lanes), from
  * its full keys through the full arcs (kernels_arc_pair, one pair at a
  * time in `scratch`), so the terms are the arcs' own, bit for bit: the
  * group's keys then, its descriptor in *made. 1 done; 0 where a pair is
  * not an arc, or memory ran out (the group keeps its keys). */
 static int compact_arcs(walk_group *grp, int t_count, float *scratch, skv_compact **made)
 {
-    int n = grp->channel_count, blocks = grp->lane_count / SKV_LANE_BLOCK, stride = (n + 7) / 8 * 8;
-    size_t pairs = (size_t)grp->key_count - 1, floats = SKV_COMPACT_ARC_FLOATS(stride, t_count);
+    int n = grp->channel_count, blocks = grp->lane_count / SKV_LANE_BLOCK;
+    size_t pairs = (size_t)grp->key_count - 1, floats = SKV_COMPACT_ARC_FLOATS(blocks, t_count);
     int *t_lane = malloc((size_t)(t_count > 0 ? t_count : 1) * sizeof *t_lane), j = 0;
-    skv_compact *c = t_lane ? compact_block(pairs, floats, stride, t_count) : NULL;
+    skv_compact *c = t_lane ? compact_block(pairs, floats, grp->lane_count, SKV_CARC_FIXED_FLOATS(blocks), t_count) : NULL;
     if (!c) {
         free(t_lane);
         return 0;
@@ -874,6 +875,7 @@ static int compact_arcs(walk_group *grp, int t_count, float *scratch, skv_compac
             ((int32_t *)c->t_out)[j] = grp->out[l];
             t_lane[j++] = l;
         }
+    c->t_at = (int)SKV_CARC_FLOATS(blocks);
     float *arcs = (float *)(void *)((char *)c + WALK_COMPACT_HEAD);
     for (size_t i = 0; i < pairs; i++) {
         const float *a = grp->keys + i * grp->key_floats;
@@ -881,7 +883,7 @@ static int compact_arcs(walk_group *grp, int t_count, float *scratch, skv_compac
             free(c), free(t_lane);
             return 0;
         }
-        kernels_arc_compact(scratch, stride, t_lane, t_count, arcs + i * floats, i == 0 ? (float *)c->fixed : NULL);
+        kernels_arc_compact(scratch, blocks, t_lane, t_count, arcs + i * floats, i == 0 ? (float *)c->fixed : NULL);
     }
     free(t_lane);
     free(grp->keys);
@@ -901,14 +903,22 @@ static int compact_arcs(walk_group *grp, int t_count, float *scratch, skv_compac
  * A group that compacts (compactable: S fixed, T moving in a few
  * channels; most rigs past the root) gets its arcs compacted (kernels.h,
  * SKV_CARC_M): its rotation terms alone, 9 floats a lane a pair, not 21,
- * so a seek or playback past the caches reads a third or less; the
- * frame forms the same locals (sample_arc_compact), bit for bit. Its
+ * in the arcs' blocks of lanes (a vector's loads at fixed offsets: a
+ * stride of the channels rounded up to 8 saved bytes, but the frame
+ * computed every load's address and spilled registers, bench/NOTES.md),
+ * so a seek or playback past the caches reads less than half; the
+ * frame forms the same locals (sample_arc_compact), bit for bit, and
+ * takes fewer instructions past one 8-lane vector (no T or S to lerp,
+ * 2 S stored): a group of COMPACT_ARC_CHANNELS or fewer keeps its full
+ * arcs, as the moving T's patch costs it more than its one vector saves
+ * (man.mdl's walk: 96 -> 99 Ir/bone) for at most 384 bytes a pair. Its
  * keys compacted instead (compact_keys, 4 floats a lane a key) were
  * smaller still, but the frame then took the slerp's arithmetic, slower
  * warm (bench/NOTES.md, compacted arcs). Budgets are counted at the
  * full arcs' size, compacted or not: which groups get arcs, in this
  * clip and the model's later ones, stays as it was, and so do their
  * palettes. After vector_lists, which reads the keys. */
+enum { COMPACT_ARC_CHANNELS = 8 };
 static void prepare_arcs(skv_walk *w, size_t room)
 {
     for (int g = 0; g < w->group_count; g++) {
@@ -918,7 +928,7 @@ static void prepare_arcs(skv_walk *w, size_t room)
         size_t pairs = (size_t)grp->key_count - 1, pair_floats = SKV_ARC_FLOATS(blocks);
         size_t bytes = pairs * pair_floats * sizeof(float);
         if (bytes > ARC_GROUP_BYTES || bytes > room) continue;
-        if (compactable(grp, &t_count)) {
+        if (grp->channel_count > COMPACT_ARC_CHANNELS && compactable(grp, &t_count)) {
             float *scratch = aligned_alloc(64, pair_floats * sizeof(float));
             skv_compact *c = NULL;
             int done = scratch && compact_arcs(grp, t_count, scratch, &c);
@@ -927,7 +937,7 @@ static void prepare_arcs(skv_walk *w, size_t room)
             grp->arc = 1;
             room -= bytes;
             w->arc_bytes += bytes;
-            if (g == 0 && w->vector_palette) w->lists.arc = 1, w->lists.compact = c;
+            if (g == 0 && w->vector_palette) w->lists.arc = 2, w->lists.compact = c;
             continue;
         }
         float *arcs = aligned_alloc(64, (bytes + 63) / 64 * 64);
@@ -963,7 +973,7 @@ static int compact_keys(walk_group *grp, skv_compact **made)
     size_t kf = grp->key_floats, keys = (size_t)grp->key_count;
     int stride = (n + 7) / 8 * 8;
     size_t key_floats = SKV_COMPACT_KEY_FLOATS(stride, t_count);
-    skv_compact *c = compact_block(keys, key_floats, stride, t_count);
+    skv_compact *c = compact_block(keys, key_floats, stride, 6 * (size_t)stride, t_count);
     if (!c) return 0;
     float *out_keys = (float *)(void *)((char *)c + WALK_COMPACT_HEAD);
     float *fixed = (float *)c->fixed;
@@ -1381,7 +1391,8 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
         size_t values = grp->arc ? (size_t)grp->key_count - 1 : (size_t)grp->key_count; /* arcs: one per pair */
         if (grp->compact) { /* and the T and S stored once, the moving T's places */
             const skv_compact *c = walk_group_compact(grp);
-            out->key_bytes += (6 * (size_t)c->stride) * sizeof(float) + (size_t)c->t_count * sizeof(int32_t);
+            size_t fixed = grp->arc ? SKV_CARC_FIXED_FLOATS(c->stride / SKV_LANE_BLOCK) : 6 * (size_t)c->stride;
+            out->key_bytes += fixed * sizeof(float) + (size_t)c->t_count * sizeof(int32_t);
             out->compact += grp->channel_count;
         }
         out->key_bytes += values * key_floats * sizeof(float) +

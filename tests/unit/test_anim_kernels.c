@@ -331,7 +331,7 @@ static void test_sample_arc_compact(void)
 {
     enum { BLOCKS = 3, LANES = BLOCKS * SKV_LANE_BLOCK, WORK = LANES + 4 };
     static _Alignas(64) float a[SKV_KEY_FLOATS(BLOCKS)], b[SKV_KEY_FLOATS(BLOCKS)], arc[SKV_ARC_FLOATS(BLOCKS)];
-    static _Alignas(64) float carc[SKV_COMPACT_ARC_FLOATS(LANES, LANES)], fixed[6 * LANES];
+    static _Alignas(64) float carc[SKV_COMPACT_ARC_FLOATS(BLOCKS, 3)], fixed[SKV_CARC_FIXED_FLOATS(BLOCKS)];
     static _Alignas(64) mat4 full_out[WORK], compact_out[WORK], full_palette[LANES], compact_palette[LANES];
     int ran = 0;
     for (int kernel = SKV_WALK_PORTABLE; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
@@ -340,7 +340,7 @@ static void test_sample_arc_compact(void)
         int calls = 0, differ = 0, wide_differ = 0, written_past = 0;
         for (int n = 5; n <= 44; n++)
             for (int use = 0; use < 5; use++) {
-                int stride = (n + 7) / 8 * 8, t_lane[3], t_count = use == 0 ? 0 : use == 4 ? 3 : 1;
+                int t_lane[3], t_count = use == 0 ? 0 : use == 4 ? 3 : 1;
                 if (use == 1 || use == 4) t_lane[0] = 0;
                 if (use == 2) t_lane[0] = n / 2;
                 if (use == 3) t_lane[0] = n - 1;
@@ -368,11 +368,12 @@ static void test_sample_arc_compact(void)
                     }
                 }
                 CHECK(kernels_arc_pair(a, b, BLOCKS, arc));
-                kernels_arc_compact(arc, stride, t_lane, t_count, carc, fixed);
+                kernels_arc_compact(arc, BLOCKS, t_lane, t_count, carc, fixed);
                 int32_t out[LANES], t_out[3];
                 for (int l = 0; l < LANES; l++) out[l] = (int32_t)((l < n ? l : n - 1) * sizeof(mat4));
                 for (int j = 0; j < t_count; j++) t_out[j] = out[t_lane[j]];
-                skv_compact c = {.fixed = fixed, .t_out = t_out, .stride = stride, .t_count = t_count};
+                skv_compact c = {.fixed = fixed, .t_out = t_out, .stride = LANES, .t_count = t_count,
+                                 .t_at = (int)SKV_CARC_FLOATS(BLOCKS)};
                 float f = (float)((n * 5 + use) % 11) / 10.0f;
                 for (int i = 0; i < WORK; i++)
                     for (int k = 0; k < 16; k++) full_out[i][k / 4][k % 4] = compact_out[i][k / 4][k % 4] = 42.0f;
@@ -391,7 +392,7 @@ static void test_sample_arc_compact(void)
                 skv_walk_lists lists = {.palette = steps, .constants = (const mat4 *)constants, .palette_count = n,
                                         .lanes = n, .arc = 1};
                 kn->vector_wide(arc, NULL, f, out, (float *)full_out, &lists, (float *)full_palette);
-                lists.compact = &c;
+                lists.arc = 2, lists.compact = &c;
                 kn->vector_wide(carc, NULL, f, out, (float *)compact_out, &lists, (float *)compact_palette);
                 wide_differ += memcmp(full_palette, compact_palette, (size_t)n * sizeof(mat4)) != 0;
                 calls++;
@@ -606,16 +607,17 @@ static void test_kernels_leave_upper_clean(void)
         if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " vector_palette");
         /* Compacted arcs (sample_arc_compact), rotations the identity, T
          * moving in the last channel. */
-        static _Alignas(64) float compact_arcs[SKV_COMPACT_ARC_FLOATS(LANES, 1)], fixed[6 * LANES];
+        static _Alignas(64) float compact_arcs[SKV_COMPACT_ARC_FLOATS(BLOCKS, 1)], fixed[SKV_CARC_FIXED_FLOATS(BLOCKS)];
         for (int n = 5; n <= LANES; n++) {
-            int stride = (n + 7) / 8 * 8, last = n - 1;
+            int last = n - 1;
             int32_t t_out = out[last];
-            kernels_arc_compact(arcs, stride, &last, 1, compact_arcs, fixed);
-            skv_compact compact = {.fixed = fixed, .t_out = &t_out, .stride = stride, .t_count = 1};
+            kernels_arc_compact(arcs, BLOCKS, &last, 1, compact_arcs, fixed);
+            skv_compact compact = {.fixed = fixed, .t_out = &t_out, .stride = LANES, .t_count = 1,
+                                   .t_at = (int)SKV_CARC_FLOATS(BLOCKS)};
             kn->sample_arc_compact(compact_arcs, 0.4f, out, n, (float *)work, &compact);
             if (vex_upper_dirty())
                 snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " sample_arc_compact(%d)", n);
-            lists.arc = 1, lists.lanes = n, lists.compact = &compact;
+            lists.arc = 2, lists.lanes = n, lists.compact = &compact;
             kn->vector_wide(compact_arcs, NULL, 0.4f, out, (float *)work, &lists, (float *)palette);
             if (vex_upper_dirty())
                 snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " vector_wide(%d, compact arcs)", n);
