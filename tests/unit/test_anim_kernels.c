@@ -320,7 +320,8 @@ static void test_sample_arc(void)
 
 /* kernels.h's sample_arc_compact on pairs compacted by
  * kernels_arc_compact: every kernel, lane counts 5-44 (past 8, 16 and
- * 32, each stride's vectors and tails), the locals bit for bit those
+ * 32: every width's vectors, narrower tails and lone last lanes), the
+ * locals bit for bit those
  * sample_arc forms on the full pairs, and vector_wide's palette bit for
  * bit on both. T moves in no channel, the first, a middle one, the last
  * (whose padding lanes write its local again) or three; the fixed T and
