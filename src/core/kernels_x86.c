@@ -569,7 +569,8 @@ __attribute__((target("avx512f,avx2,fma"), flatten)) static void solo_palette_av
 #define VECTOR_WIDE_BODY(SUFFIX, PRODUCTS)                                                                            \
     do {                                                                                                             \
         if (__builtin_expect(lists->arc == 1, 1)) sample_arc_##SUFFIX(a, f, out, lists->lanes, work);                \
-        else if (lists->arc) sample_arc_compact_##SUFFIX(a, f, out, lists->lanes, work, lists->compact);             \
+        else if ((unsigned)lists->arc > 1) /* one compare for both */                                                 \
+            sample_arc_compact_##SUFFIX(a, f, out, lists->lanes, work, lists->compact);                              \
         else if (lists->compact) sample_compact_##SUFFIX(a, b, f, out, lists->lanes, work, lists->compact);         \
         else sample_##SUFFIX(a, b, f, out, lists->lanes, work);                                                      \
         VECTOR_PRODUCTS(PRODUCTS);                                                                                   \

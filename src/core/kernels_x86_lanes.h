@@ -745,6 +745,9 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_compact_loop
         const float *p = arc + at, *x = fixed + at;
         if (lane_count - l == 1) {
             ONE_ARC_COMPACT(p, x, f, out[l], work);
+#ifdef CLEAN_UPPER
+            CLEAN_UPPER(); /* GCC puts none after this call (sample_arc_lanes) */
+#endif
             break;
         }
 #ifdef NARROW_ARC_COMPACT
@@ -774,10 +777,11 @@ TARGET static __attribute__((noinline, unused)) void SUFFIX(sample_arc_compact)(
                                                                                 float *work, const skv_compact *c)
 {
     SUFFIX(arc_compact_loop)(arc, c->fixed, f, out, lane_count, work);
+    /* No CLEAN_UPPER at the end: GCC puts its vzeroupper before the
+     * patch's 128-bit code but after a lone last lane's call (then the
+     * loop's), and a second one cost every frame an instruction
+     * (test_kernels_leave_upper_clean). */
     ARC_PATCH(arc + c->t_at, f, c, work);
-#ifdef CLEAN_UPPER
-    CLEAN_UPPER(); /* as sample_lanes */
-#endif
 }
 
 /* kernels.h, sample_compact's lanes from `from` up to lane_count, a
