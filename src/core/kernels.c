@@ -98,19 +98,26 @@ static void sample_compact_scalar(const float *a, const float *b, float f, const
     kernels_compact_patch(a, b, f, c, work);
 }
 
+/* The rotation of an arc at factor f: theta, m and n's components
+ * `stride` floats apart from m and n. sin y and cos y by kernels.h's
+ * KERNELS_ARC_ polynomials; q = cos y m + sin y n is of unit length to
+ * float rounding, so the rotation takes it as it is. */
+static void arc_turn(float theta, const float *m, const float *n, size_t stride, float f, float q[4])
+{
+    float y = (f - 0.5f) * theta, z = kernels_square_floor(y * y);
+    float sy = y * (1.0f + z * (KERNELS_ARC_S1 + z * (KERNELS_ARC_S2 + z * KERNELS_ARC_S3)));
+    float cy = 1.0f + z * (KERNELS_ARC_C1 + z * (KERNELS_ARC_C2 + z * (KERNELS_ARC_C3 + z * KERNELS_ARC_C4)));
+    for (size_t c = 0; c < 4; c++) q[c] = cy * m[c * stride] + sy * n[c * stride];
+}
+
 /* One channel of a prepared key pair (kernels.h, SKV_ARC_M), its
  * component c at p[c * SKV_LANE_BLOCK], at factor f, into the local at
- * `out`. sin y and cos y by kernels.h's KERNELS_ARC_ polynomials; q = cos
- * y m + sin y n is of unit length to float rounding, so the rotation
- * takes it as it is. */
+ * `out`. */
 static void arc_one(const float *p, float f, float *out)
 {
 #define ARC(c) p[(size_t)(c) * SKV_LANE_BLOCK]
-    float y = (f - 0.5f) * ARC(SKV_ARC_THETA), z = kernels_square_floor(y * y);
-    float sy = y * (1.0f + z * (KERNELS_ARC_S1 + z * (KERNELS_ARC_S2 + z * KERNELS_ARC_S3)));
-    float cy = 1.0f + z * (KERNELS_ARC_C1 + z * (KERNELS_ARC_C2 + z * (KERNELS_ARC_C3 + z * KERNELS_ARC_C4)));
     float q[4], t[3], s[3];
-    for (int c = 0; c < 4; c++) q[c] = cy * ARC(SKV_ARC_M + c) + sy * ARC(SKV_ARC_N + c);
+    arc_turn(ARC(SKV_ARC_THETA), &ARC(SKV_ARC_M), &ARC(SKV_ARC_N), SKV_LANE_BLOCK, f, q);
     for (int c = 0; c < 3; c++)
         t[c] = ARC(SKV_ARC_T0 + c) + f * ARC(SKV_ARC_DT + c), s[c] = ARC(SKV_ARC_S0 + c) + f * ARC(SKV_ARC_DS + c);
 #undef ARC
@@ -121,6 +128,28 @@ static void sample_arc_scalar(const float *arc, float f, const int32_t *out, int
 {
     for (int l = 0; l < lane_count; l++)
         arc_one(arc + kernels_lane_at(l, SKV_ARC_FLOATS(1)), f, (float *)((char *)work + out[l]));
+}
+
+/* kernels.h, sample_arc_compact: each lane as arc_one forms it, T and S
+ * the fixed ones (arc_one's T0 + f 0), then the moving T's, T0 + f dT as
+ * arc_one sums them. */
+static void sample_arc_compact_scalar(const float *arc, float f, const int32_t *out, int lane_count, float *work,
+                                      const skv_compact *c)
+{
+    for (int l = 0; l < lane_count; l++) {
+        const float *p = arc + kernels_lane_at(l, SKV_CARC_FLOATS(1));
+        const float *fixed = c->fixed + kernels_lane_at(l, SKV_CARC_FIXED_FLOATS(1));
+        float q[4], t[3], s[3];
+        for (int k = 0; k < 3; k++) t[k] = fixed[k * SKV_LANE_BLOCK], s[k] = fixed[(3 + k) * SKV_LANE_BLOCK];
+        arc_turn(p[SKV_CARC_THETA * SKV_LANE_BLOCK], p + SKV_CARC_M * SKV_LANE_BLOCK, p + SKV_CARC_N * SKV_LANE_BLOCK,
+                 SKV_LANE_BLOCK, f, q);
+        unit_local(q[0], q[1], q[2], q[3], t, s, (float *)((char *)work + out[l]));
+    }
+    const float *moving = arc + c->t_at;
+    for (int j = 0; j < c->t_count; j++, moving += SKV_CARC_T_FLOATS) {
+        float *m = (float *)((char *)work + c->t_out[j]) + 12;
+        for (int k = 0; k < 3; k++) m[k] = moving[k] + f * moving[4 + k];
+    }
 }
 
 static void sample_each_scalar(const float *const *keys, const float *f, const int32_t *out, int lane_count,
@@ -180,7 +209,8 @@ static void run_constant(const skv_walk_step *s, float *work, const mat4 *consta
 static void vector_palette_scalar(const float *a, const float *b, float f, const int32_t *out, float *work,
                                   const skv_walk_lists *lists, float *palette)
 {
-    if (lists->arc) sample_arc_scalar(a, f, out, lists->lanes, work);
+    if (lists->arc == 1) sample_arc_scalar(a, f, out, lists->lanes, work);
+    else if (lists->arc) sample_arc_compact_scalar(a, f, out, lists->lanes, work, lists->compact);
     else if (lists->compact) sample_compact_scalar(a, b, f, out, lists->lanes, work, lists->compact);
     else sample_scalar(a, b, f, out, lists->lanes, work);
     run_scalar(lists->globals, lists->global_count, work, lists->constants, work);
@@ -425,6 +455,38 @@ int kernels_arc_pair(const float *a, const float *b, int blocks, float *arc)
     return 1;
 }
 
+void kernels_arc_compact(const float *arc, int blocks, const int *t_lane, int t_count, float *pair, float *fixed)
+{
+    for (int l = 0; l < blocks * SKV_LANE_BLOCK; l++) {
+        const float *p = arc + kernels_lane_at(l, SKV_ARC_FLOATS(1));
+        float *q = pair + kernels_lane_at(l, SKV_CARC_FLOATS(1));
+        for (int c = 0; c < 4; c++) {
+            q[(SKV_CARC_M + c) * SKV_LANE_BLOCK] = p[(SKV_ARC_M + c) * SKV_LANE_BLOCK];
+            q[(SKV_CARC_N + c) * SKV_LANE_BLOCK] = p[(SKV_ARC_N + c) * SKV_LANE_BLOCK];
+        }
+        q[SKV_CARC_THETA * SKV_LANE_BLOCK] = p[SKV_ARC_THETA * SKV_LANE_BLOCK];
+        if (!fixed) continue;
+        /* T0 + f dT for dT = 0, without its f: T0, but +0 for -0 (f 0 is
+         * +0, and -0 + +0 is +0); S likewise. */
+        float *x = fixed + kernels_lane_at(l, SKV_CARC_FIXED_FLOATS(1));
+        for (int c = 0; c < 3; c++) {
+            float t = p[(SKV_ARC_T0 + c) * SKV_LANE_BLOCK], s = p[(SKV_ARC_S0 + c) * SKV_LANE_BLOCK];
+            x[c * SKV_LANE_BLOCK] = t == 0.0f ? 0.0f : t;
+            x[(3 + c) * SKV_LANE_BLOCK] = s == 0.0f ? 0.0f : s;
+            x[(6 + c) * SKV_LANE_BLOCK] = x[(3 + c) * SKV_LANE_BLOCK] * 2.0f;
+        }
+    }
+    float *moving = pair + SKV_CARC_FLOATS(blocks);
+    for (int j = 0; j < t_count; j++, moving += SKV_CARC_T_FLOATS) {
+        const float *p = arc + kernels_lane_at(t_lane[j], SKV_ARC_FLOATS(1));
+        for (int c = 0; c < 3; c++) {
+            moving[c] = p[(SKV_ARC_T0 + c) * SKV_LANE_BLOCK];
+            moving[4 + c] = p[(SKV_ARC_DT + c) * SKV_LANE_BLOCK];
+        }
+        moving[3] = 1.0f, moving[7] = 0.0f;
+    }
+}
+
 /* Plain C has no non-temporal store: ordinary ones, ordered by a fence. */
 static void fence_scalar(void)
 {
@@ -435,7 +497,7 @@ static void fence_scalar(void)
 const skv_kernels skv_kernels_scalar = {"scalar", 1, run_scalar, run_scalar, run_scalar, run_scalar, run_rows_scalar, rows_palette_scalar, fence_scalar, sample_scalar,
                                         sample_arc_scalar, sample_each_scalar, sample_solo_scalar, solo_palette_scalar,
                                         vector_palette_scalar, vector_palette_scalar, solo_frame_scalar, solo_frame_weighted_scalar,
-                                        sample_compact_scalar, 0};
+                                        sample_compact_scalar, sample_arc_compact_scalar, 0};
 
 /* Every kernel set this CPU runs, and the best of them, settled once. */
 static skv_walk_kernel best = SKV_WALK_SCALAR;

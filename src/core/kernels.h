@@ -101,8 +101,35 @@ typedef struct skv_compact {
     const int32_t *t_out; /* per moving T: its local's byte offset in the work block */
     int stride;           /* a multiple of 8 */
     int t_count;          /* channels whose T moves */
+    int t_at;             /* compacted arcs (SKV_CARC_M): floats from a pair to its moving T's */
 } skv_compact;
 #define SKV_COMPACT_KEY_FLOATS(stride, t_count) (((size_t)4 * (size_t)(stride) + 3 * (size_t)(t_count) + 7) / 8 * 8)
+
+/* A time group's prepared arcs compacted (walk_compile.c, prepare_arcs):
+ * a group compact_keys would compact (S fixed in every channel, T in all
+ * but a few) whose key pairs are arcs keeps per pair only the rotation's
+ * terms, per block of SKV_LANE_BLOCK lanes these components, each as
+ * SKV_LANE_BLOCK floats (the arcs' blocks: a vector's components at
+ * fixed offsets, as sample_arc loads them): m x y z w, n x y z w, theta;
+ * then per channel whose T moves 8 floats: T0 x y z 1, dT x y z 0 (the
+ * arc's own, so its T0 + f dT, and the 1 its local has in entry 15). The
+ * T and S that never change are skv_compact's `fixed` (stride: the
+ * group's lanes; t_at: the pair's floats before its moving T's), per
+ * block T x y z, S x y z, 2 S x y z, each as the arc's T0 + f
+ * dT gives it for dT = 0 (a -0 as +0). sample_arc_compact samples the
+ * lanes with them as they are, then writes the moving T's into their
+ * locals: the locals sample_arc forms, bit for bit, from 9 floats a lane
+ * a pair instead of 21. */
+enum { SKV_CARC_M = 0, SKV_CARC_N = 4, SKV_CARC_THETA = 8, SKV_CARC_COMPONENTS = 9, SKV_CARC_T_FLOATS = 8,
+       SKV_CARC_FIXED_COMPONENTS = 9 };
+#define SKV_CARC_FLOATS(blocks) ((size_t)(blocks) * SKV_LANE_BLOCK * SKV_CARC_COMPONENTS)
+/* The fixed T and S laid out as a pair's blocks, T x y z, S x y z, 2 S x y
+ * z (the rotation's scale, which the frame then need not form): a lane's
+ * T and S at its rotation terms' offset, one index for both. */
+#define SKV_CARC_FIXED_FLOATS(blocks) SKV_CARC_FLOATS(blocks)
+/* A compacted pair's floats: 64-byte aligned pairs for AVX-512's loads. */
+#define SKV_COMPACT_ARC_FLOATS(blocks, t_count)                                                                        \
+    (SKV_CARC_FLOATS(blocks) + ((size_t)SKV_CARC_T_FLOATS * (size_t)(t_count) + 15) / 16 * 16)
 
 /* The moving T's of a compacted pair (keys a and b) at factor f, lerped
  * as the reference lerps them, into their locals' translations. */
@@ -141,9 +168,12 @@ typedef struct skv_walk_lists {
     /* Every key of the group has the same T (T keyed once, as most rigs
      * key their rotating bones): the sampler takes it as it is. */
     int t_fixed;
-    /* The group's key pairs are prepared arcs (SKV_ARC_FLOATS each):
-     * vector_palette's a is one, sampled as sample_arc samples it, and b
-     * is not read. */
+    /* The group's key pairs are prepared arcs (1: SKV_ARC_FLOATS each;
+     * 2, vector_wide's only: compacted, SKV_CARC_M, `compact` their
+     * descriptor): vector_palette's a is one, sampled as sample_arc
+     * (sample_arc_compact) samples it, and b is not read. One value, not
+     * a test of `compact` too: the full arcs' frame makes one test, as
+     * before compacted arcs. */
     int arc;
     /* The group's channels: vector_wide samples this many (and the
      * scalar kernel, both entries); vector_palette always 4 lanes. */
@@ -289,6 +319,12 @@ typedef struct skv_kernels {
      * lane_count (and padding up to the vector), then the moving T's. */
     void (*sample_compact)(const float *a, const float *b, float f, const int32_t *out, int lane_count, float *work,
                            const skv_compact *compact);
+    /* sample_arc on a compacted arc pair (SKV_COMPACT_ARC_FLOATS at `arc`,
+     * skv_compact `compact`): the lanes up to lane_count (and padding up
+     * to the vector), then the moving T's; the locals sample_arc forms
+     * from the full pair, bit for bit. */
+    void (*sample_arc_compact)(const float *arc, float f, const int32_t *out, int lane_count, float *work,
+                               const skv_compact *compact);
     /* A layered frame's locals (layer_lanes.h) by the lanes' AVX2 build
      * beside these kernels (AVX2's and AVX-512's: the CPU has AVX2 and
      * FMA), the portable build otherwise. */
@@ -488,6 +524,13 @@ int kernels_solo_pair(const float *key, int weighted, const skv_walk_step *steps
  * normalises slerp's weighted sum, which for keys of other lengths is
  * not the arc of their directions (the lanes' sampler follows it). */
 int kernels_arc_pair(const float *a, const float *b, int blocks, float *arc);
+
+/* A prepared pair (kernels_arc_pair's `arc`, `blocks` blocks) compacted
+ * into `pair` (SKV_COMPACT_ARC_FLOATS(blocks, t_count) floats, 16-byte
+ * aligned): its rotation terms, then the T0 and dT of lanes t_lane[0 ..
+ * t_count - 1]. With `fixed` not NULL, every lane's T and S too, as
+ * skv_compact's `fixed` takes them (SKV_CARC_FIXED_FLOATS(blocks)). */
+void kernels_arc_compact(const float *arc, int blocks, const int *t_lane, int t_count, float *pair, float *fixed);
 
 /* The kernels `which` names; NULL if this CPU or build lacks them.
  * SKV_WALK_AUTO: the best this CPU has, settled on the first call. */

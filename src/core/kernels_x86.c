@@ -374,6 +374,8 @@ static inline void store_locals_sse2(__m128 m[16], const int32_t *out, float *wo
 #define SINGLE(a, b, f, out, work) sample_single_sse2(a, b, f, out, work)
 #define SINGLE_ARC(p, f, out, work) sample_arc_single_sse2(p, f, out, work)
 #define ONE_ARC(p, f, out, work) arc_lane_sse2(p, f, out, work)
+#define ONE_ARC_COMPACT(p, fixed, f, out, work) arc_compact_lane_sse2(p, fixed, f, out, work)
+#define ARC_PATCH(moving, f, c, work) arc_patch_sse2(moving, f, c, work)
 #include "kernels_x86_lanes.h"
 
 /* --- the sampler, 4 channels per register with AVX2 + FMA: the last
@@ -403,6 +405,8 @@ TARGET static inline void store_locals_avx2x4(__m128 m[16], const int32_t *out, 
 #define STORE_LOCALS(m, out, work) store_locals_avx2x4(m, out, work)
 #define GATHER4
 #define ONE_ARC(p, f, out, work) arc_lane_avx2x4(p, f, out, work)
+#define ONE_ARC_COMPACT(p, fixed, f, out, work) arc_compact_lane_avx2x4(p, fixed, f, out, work)
+#define ARC_PATCH(moving, f, c, work) arc_patch_avx2x4(moving, f, c, work)
 #include "kernels_x86_lanes.h"
 
 /* --- the sampler, 8 channels per AVX2 register ----------------------------- */
@@ -458,6 +462,9 @@ TARGET static inline void store_locals_avx2(__m256 m[16], const int32_t *out, fl
 #define NARROW_ARC(p, f, out, lanes, work) sample_arc_avx2x4(p, f, out, lanes, work)
 #define SINGLE_ARC(p, f, out, work) sample_arc_single_avx2x4(p, f, out, work)
 #define ONE_ARC(p, f, out, work) arc_lane_avx2x4(p, f, out, work)
+#define NARROW_ARC_COMPACT(p, fixed, f, out, lanes, work) arc_compact_lanes_avx2x4(p, fixed, f, out, lanes, work)
+#define ONE_ARC_COMPACT(p, fixed, f, out, work) arc_compact_lane_avx2x4(p, fixed, f, out, work)
+#define ARC_PATCH(moving, f, c, work) arc_patch_avx2x4(moving, f, c, work)
 #define GATHER8
 #define GATHER8_REST(keys, f, out, lanes, work) sample_each_avx2x4(keys, f, out, lanes, work)
 #define SOLO_TERMS
@@ -507,6 +514,9 @@ TARGET static inline void store_locals_avx512(__m512 m[16], const int32_t *out, 
 #define NARROW_ARC(p, f, out, lanes, work) sample_arc_avx2(p, f, out, lanes, work)
 #define SINGLE_ARC(p, f, out, work) sample_arc_single_avx2x4(p, f, out, work)
 #define ONE_ARC(p, f, out, work) arc_lane_avx2x4(p, f, out, work)
+#define NARROW_ARC_COMPACT(p, fixed, f, out, lanes, work) arc_compact_lanes_avx2(p, fixed, f, out, lanes, work)
+#define ONE_ARC_COMPACT(p, fixed, f, out, work) arc_compact_lane_avx2x4(p, fixed, f, out, work)
+#define ARC_PATCH(moving, f, c, work) arc_patch_avx2x4(moving, f, c, work)
 #include "kernels_x86_lanes.h"
 
 /* kernels.h, solo_palette: the sampler and the palette's products
@@ -558,7 +568,9 @@ __attribute__((target("avx512f,avx2,fma"), flatten)) static void solo_palette_av
  * or sample_SUFFIX, one call), then the same products. */
 #define VECTOR_WIDE_BODY(SUFFIX, PRODUCTS)                                                                            \
     do {                                                                                                             \
-        if (lists->arc) sample_arc_##SUFFIX(a, f, out, lists->lanes, work);                                          \
+        if (__builtin_expect(lists->arc == 1, 1)) sample_arc_##SUFFIX(a, f, out, lists->lanes, work);                \
+        else if ((unsigned)lists->arc > 1) /* one compare for both */                                                 \
+            sample_arc_compact_##SUFFIX(a, f, out, lists->lanes, work, lists->compact);                              \
         else if (lists->compact) sample_compact_##SUFFIX(a, b, f, out, lists->lanes, work, lists->compact);         \
         else sample_##SUFFIX(a, b, f, out, lists->lanes, work);                                                      \
         VECTOR_PRODUCTS(PRODUCTS);                                                                                   \
@@ -639,11 +651,11 @@ vector_wide_avx512(const float *a, const float *b, float f, const int32_t *out, 
 static const skv_kernels kernels_sse2 = {"portable", 4, run_sse2, run_affine_sse2, run_affine_sse2, run_palette_sse2, run_rows_sse2, rows_palette_sse2,
                                          fence_x86, sample_sse2, sample_arc_sse2, sample_each_sse2, sample_solo_sse2,
                                          solo_palette_sse2, vector_palette_sse2, vector_wide_sse2, solo_frame_sse2,
-                                         solo_frame_weighted_sse2, sample_compact_sse2, 0};
+                                         solo_frame_weighted_sse2, sample_compact_sse2, sample_arc_compact_sse2, 0};
 static const skv_kernels kernels_avx2 = {"avx2", 8, run_avx2, run_affine_avx2, run_chain_avx2, run_palette_avx2, run_rows_avx2, rows_palette_avx2,
                                          fence_x86, sample_avx2, sample_arc_avx2, sample_each_avx2, sample_solo_avx2x4,
                                          solo_palette_avx2, vector_palette_avx2, vector_wide_avx2, solo_frame_avx2,
-                                         solo_frame_weighted_avx2, sample_compact_avx2, 1};
+                                         solo_frame_weighted_avx2, sample_compact_avx2, sample_arc_compact_avx2, 1};
 /* The rows are 48 bytes: 128-bit streams, as AVX2's. vector_palette and
  * a walk of one channel's frame (solo_frame) are AVX2's too. A
  * vector_palette on affine_avx512's products (half the instructions a
@@ -662,7 +674,8 @@ static const skv_kernels kernels_avx512 = {"avx512", 16, run_avx512, run_affine_
                                             run_rows_avx2, rows_palette_avx2, fence_x86, sample_avx512, sample_arc_avx512,
                                             sample_each_avx2,
                                             sample_solo_avx2x4, solo_palette_avx512, vector_palette_avx2, vector_wide_avx512,
-                                            solo_frame_avx2, solo_frame_weighted_avx2, sample_compact_avx512, 1};
+                                            solo_frame_avx2, solo_frame_weighted_avx2, sample_compact_avx512,
+                                            sample_arc_compact_avx512, 1};
 
 const skv_kernels *kernels_x86(skv_walk_kernel which)
 {

@@ -216,37 +216,68 @@ TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_polys)(VEC y
               one);
 }
 
-/* One vector of channels of a prepared key pair (kernels.h, SKV_ARC_M;
- * p at its first component, components SKV_LANE_BLOCK floats apart) at
- * factor f, fh = f - 1/2. sin y and cos y by kernels.h's KERNELS_ARC_
+/* The locals of one vector of arc channels at factor f: y = (f - 1/2)
+ * theta; m and n at mn (m's components, then n's, SKV_LANE_BLOCK floats
+ * apart: both layouts' order); T and S at ts, lerped from the full pair's
+ * T0, dT, S0, dS (SKV_ARC_T0 .. SKV_ARC_DS from ts) or, with `fixed` (a
+ * constant where it is inlined), taken as they are from a compacted
+ * pair's fixed T x y z, S x y z: the arc's T0 + f dT for dT = 0. Each
+ * term is loaded where it is used, as arc_vector always did (loaded
+ * first, the compacted pair's T and S were held across the rotation's
+ * arithmetic and spilled). sin y and cos y by kernels.h's KERNELS_ARC_
  * polynomials in Estrin's order, q = cos y m + sin y n with y n formed
  * beside them; q is of unit length to 1.1e-8, so its products are the
  * rotation as they are (no division), 2 S folded into the scale. */
-TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_vector)(const float *p, VEC f, VEC fh,
-                                                                           const int32_t *out, float *work)
+TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_form)(VEC y, const float *mn, const float *ts,
+                                                                         int fixed, VEC f, const int32_t *out,
+                                                                         float *work)
 {
-#define ARC(c) LOAD(p + (c) * SKV_LANE_BLOCK)
-    VEC one = SET1(1.0f), y = MUL(fh, ARC(SKV_ARC_THETA)), ps, pc;
+    VEC one = SET1(1.0f), ps, pc;
     SUFFIX(arc_polys)(y, &ps, &pc);
-    VEC q[4], t[3], s[3], s2[3], ns2[3];
+    VEC q[4], s[3], s2[3];
     /* The sine is ready a product before the cosine: its term first. */
-    for (int c = 0; c < 4; c++) q[c] = FMA(pc, ARC(SKV_ARC_M + c), MUL(ps, MUL(y, ARC(SKV_ARC_N + c))));
+    for (int c = 0; c < 4; c++)
+        q[c] = FMA(pc, LOAD(mn + c * SKV_LANE_BLOCK), MUL(ps, MUL(y, LOAD(mn + (4 + c) * SKV_LANE_BLOCK))));
     for (int c = 0; c < 3; c++) {
-        t[c] = FMA(f, ARC(SKV_ARC_DT + c), ARC(SKV_ARC_T0 + c));
-        s[c] = FMA(f, ARC(SKV_ARC_DS + c), ARC(SKV_ARC_S0 + c));
-        s2[c] = ADD(s[c], s[c]), ns2[c] = MUL(s[c], SET1(-2.0f));
+        s[c] = fixed ? LOAD(ts + (3 + c) * SKV_LANE_BLOCK)
+                     : FMA(f, LOAD(ts + (SKV_ARC_DS + c) * SKV_LANE_BLOCK), LOAD(ts + (SKV_ARC_S0 + c) * SKV_LANE_BLOCK));
+        s2[c] = fixed ? LOAD(ts + (6 + c) * SKV_LANE_BLOCK) : ADD(s[c], s[c]); /* 2 S: exact */
     }
-#undef ARC
     /* The products' sums each a fused multiply-add, written out (not left
      * to the compiler's contraction), so that arc_lane can form the same
      * numbers: yy + zz as y y + zz, xy - wz as xy - w z, ... */
     VEC x = q[0], yq = q[1], zq = q[2], w = q[3];
     VEC yy = MUL(yq, yq), zz = MUL(zq, zq), xy = MUL(x, yq), xz = MUL(x, zq), yz = MUL(yq, zq);
-    VEC m[16] = {FMA(ns2[0], FMA(yq, yq, zz), s[0]), MUL(FMA(w, zq, xy), s2[0]), MUL(FNMA(w, yq, xz), s2[0]), ZERO(),
-                 MUL(FNMA(w, zq, xy), s2[1]), FMA(ns2[1], FMA(x, x, zz), s[1]), MUL(FMA(w, x, yz), s2[1]), ZERO(),
-                 MUL(FMA(w, yq, xz), s2[2]), MUL(FNMA(w, x, yz), s2[2]), FMA(ns2[2], FMA(x, x, yy), s[2]), ZERO(),
-                 t[0], t[1], t[2], one};
+    VEC m[16] = {FNMA(s2[0], FMA(yq, yq, zz), s[0]), MUL(FMA(w, zq, xy), s2[0]), MUL(FNMA(w, yq, xz), s2[0]), ZERO(),
+                 MUL(FNMA(w, zq, xy), s2[1]), FNMA(s2[1], FMA(x, x, zz), s[1]), MUL(FMA(w, x, yz), s2[1]), ZERO(),
+                 MUL(FMA(w, yq, xz), s2[2]), MUL(FNMA(w, x, yz), s2[2]), FNMA(s2[2], FMA(x, x, yy), s[2]), ZERO(),
+                 ZERO(), ZERO(), ZERO(), one};
+    /* T last, where the stores take it. */
+    for (int c = 0; c < 3; c++)
+        m[12 + c] = fixed ? LOAD(ts + c * SKV_LANE_BLOCK)
+                          : FMA(f, LOAD(ts + (SKV_ARC_DT + c) * SKV_LANE_BLOCK), LOAD(ts + (SKV_ARC_T0 + c) * SKV_LANE_BLOCK));
     STORE_LOCALS(m, out, work);
+}
+
+/* One vector of channels of a prepared key pair (kernels.h, SKV_ARC_M;
+ * p at its first component, components SKV_LANE_BLOCK floats apart) at
+ * factor f, fh = f - 1/2. */
+TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_vector)(const float *p, VEC f, VEC fh,
+                                                                           const int32_t *out, float *work)
+{
+    SUFFIX(arc_form)(MUL(fh, LOAD(p + SKV_ARC_THETA * SKV_LANE_BLOCK)), p + SKV_ARC_M * SKV_LANE_BLOCK, p, 0, f,
+                     out, work);
+}
+
+/* arc_vector on a compacted pair (kernels.h, SKV_CARC_M; p and fixed at
+ * their first component, components SKV_LANE_BLOCK floats apart): T and
+ * S the fixed ones as they are. */
+TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_compact_vector)(const float *p, const float *fixed,
+                                                                                   VEC fh, const int32_t *out,
+                                                                                   float *work)
+{
+    SUFFIX(arc_form)(MUL(fh, LOAD(p + SKV_CARC_THETA * SKV_LANE_BLOCK)), p + SKV_CARC_M * SKV_LANE_BLOCK, fixed, 1, fh,
+                     out, work);
 }
 
 #ifdef GATHER4
@@ -338,22 +369,17 @@ TARGET static void SUFFIX(sample_solo)(const float *key, float f, int32_t out, f
  * components gathered into registers (T x y z 1, dT, m, n, S, dS), the
  * arithmetic arc_vector's to the operation, so that the local is the one
  * the lane gets in a vector, bit for bit (test_sample_arc), in about half
- * a 4-lane vector's instructions. Each column of the rotation is the
- * diagonal's s_k plus the products' sums times -2 s_k on the diagonal
- * and 2 s_k off it, as arc_vector forms them (x 1 and x -1 are exact). */
-TARGET static void SUFFIX(arc_lane)(const float *p, float f, int32_t out, float *work)
+ * a 4-lane vector's instructions. arc_lane_form takes y, m, n, T and S
+ * gathered (the full pair's or the compacted one's). Each column of the
+ * rotation is the diagonal's s_k plus the products' sums times -2 s_k on
+ * the diagonal and 2 s_k off it, as arc_vector forms them (x 1 and x -1
+ * are exact). */
+TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_lane_form)(VEC y, VEC mid, VEC quarter, VEC t,
+                                                                              VEC s, int32_t out, float *work)
 {
-#define ARC(c) p[(size_t)(c) * SKV_LANE_BLOCK]
-#define ROW(c, w) _mm_setr_ps(ARC(c), ARC((c) + 1), ARC((c) + 2), w)
-    const VEC fv = SET1(f);
-    VEC y = SET1((f - 0.5f) * ARC(SKV_ARC_THETA)), ps, pc;
+    VEC ps, pc;
     SUFFIX(arc_polys)(y, &ps, &pc);
-    VEC mid = ROW(SKV_ARC_M, ARC(SKV_ARC_M + 3)), quarter = ROW(SKV_ARC_N, ARC(SKV_ARC_N + 3)); /* m, n */
     VEC q = FMA(pc, mid, MUL(ps, MUL(y, quarter)));
-    VEC t = FMA(fv, ROW(SKV_ARC_DT, 0.0f), ROW(SKV_ARC_T0, 1.0f));
-    VEC s = FMA(fv, ROW(SKV_ARC_DS, 0.0f), ROW(SKV_ARC_S0, 0.0f));
-#undef ROW
-#undef ARC
     /* arc_vector's sums, a column a register: column 0 is (y y + zz,
      * w z + xy, xz - w y), column 1 (xy - w z, x x + zz, w x + yz),
      * column 2 (w y + xz, yz - w x, x x + yy); xz - w y as (-w) y + xz,
@@ -380,6 +406,44 @@ TARGET static void SUFFIX(arc_lane)(const float *p, float f, int32_t out, float 
         _mm_storeu_ps(m + 4 * k, FMA(a[k], MUL(s2k[k], _mm_loadu_ps(sign[k])), addend));
     }
     _mm_storeu_ps(m + 12, t);
+}
+
+TARGET static void SUFFIX(arc_lane)(const float *p, float f, int32_t out, float *work)
+{
+#define ARC(c) p[(size_t)(c) * SKV_LANE_BLOCK]
+#define ROW(c, w) _mm_setr_ps(ARC(c), ARC((c) + 1), ARC((c) + 2), w)
+    const VEC fv = SET1(f);
+    VEC y = SET1((f - 0.5f) * ARC(SKV_ARC_THETA));
+    VEC mid = ROW(SKV_ARC_M, ARC(SKV_ARC_M + 3)), quarter = ROW(SKV_ARC_N, ARC(SKV_ARC_N + 3)); /* m, n */
+    VEC t = FMA(fv, ROW(SKV_ARC_DT, 0.0f), ROW(SKV_ARC_T0, 1.0f));
+    VEC s = FMA(fv, ROW(SKV_ARC_DS, 0.0f), ROW(SKV_ARC_S0, 0.0f));
+#undef ROW
+#undef ARC
+    SUFFIX(arc_lane_form)(y, mid, quarter, t, s, out, work);
+}
+
+/* arc_lane on a compacted pair (p and fixed at the lane, components
+ * SKV_LANE_BLOCK floats apart): T and S the fixed ones, as arc_lane's T0
+ * + f dT (T x y z 1) and S0 + f dS (S x y z 0) give them for dT = dS = 0. */
+TARGET static void SUFFIX(arc_compact_lane)(const float *p, const float *fixed, float f, int32_t out, float *work)
+{
+#define ROW(q, c, w) _mm_setr_ps(q[(c) * SKV_LANE_BLOCK], q[((c) + 1) * SKV_LANE_BLOCK], q[((c) + 2) * SKV_LANE_BLOCK], w)
+    VEC y = SET1((f - 0.5f) * p[SKV_CARC_THETA * SKV_LANE_BLOCK]);
+    VEC mid = ROW(p, SKV_CARC_M, p[(SKV_CARC_M + 3) * SKV_LANE_BLOCK]);
+    VEC quarter = ROW(p, SKV_CARC_N, p[(SKV_CARC_N + 3) * SKV_LANE_BLOCK]);
+    SUFFIX(arc_lane_form)(y, mid, quarter, ROW(fixed, 0, 1.0f), ROW(fixed, 3, 0.0f), out, work);
+#undef ROW
+}
+
+/* The moving T's of a compacted arc pair (kernels.h, SKV_CARC_T_FLOATS
+ * each at `moving`, 16-byte aligned) at factor f into their locals'
+ * column 3: T0 + f dT as arc_vector forms it (its FMA), and the 1 there. */
+TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_patch)(const float *moving, float f,
+                                                                          const skv_compact *c, float *work)
+{
+    VEC fv = SET1(f);
+    for (const int32_t *to = c->t_out, *end = to + c->t_count; to < end; to++, moving += SKV_CARC_T_FLOATS)
+        _mm_storeu_ps((float *)((char *)work + *to) + 12, FMA(fv, LOAD(moving + 4), LOAD(moving)));
 }
 #undef PICK
 #endif
@@ -666,6 +730,60 @@ TARGET static void SUFFIX(sample_arc)(const float *arc, float f, const int32_t *
     SUFFIX(sample_arc_lanes)(arc, f, out, lane_count, work);
 }
 
+/* kernels.h, sample_arc_compact's lanes as sample_arc_lanes takes them:
+ * every vector of lanes up to lane_count, a last lane alone to
+ * ONE_ARC_COMPACT, the last NARROW_LANES or fewer to NARROW_ARC_COMPACT
+ * (arc_compact_lanes, x the fixed T and S at arc's lane). */
+TARGET static inline __attribute__((always_inline)) void SUFFIX(arc_compact_loop)(const float *arc, const float *fixed,
+                                                                                 float f, const int32_t *out,
+                                                                                 int lane_count, float *work)
+{
+    enum { WIDTH = (int)(sizeof(VEC) / sizeof(float)) };
+    VEC fh = SET1(f - 0.5f);
+    for (int l = 0; l < lane_count; l += WIDTH) {
+        size_t at = kernels_lane_at(l, SKV_CARC_FLOATS(1)); /* the fixed T and S's too */
+        const float *p = arc + at, *x = fixed + at;
+        if (lane_count - l == 1) {
+            ONE_ARC_COMPACT(p, x, f, out[l], work);
+#ifdef CLEAN_UPPER
+            CLEAN_UPPER(); /* GCC puts none after this call (sample_arc_lanes) */
+#endif
+            break;
+        }
+#ifdef NARROW_ARC_COMPACT
+        if (lane_count - l <= NARROW_LANES) {
+            NARROW_ARC_COMPACT(p, x, f, out + l, lane_count - l, work);
+            break;
+        }
+#endif
+        SUFFIX(arc_compact_vector)(p, x, fh, out + l, work);
+    }
+}
+
+TARGET static __attribute__((noinline, unused)) void SUFFIX(arc_compact_lanes)(const float *arc, const float *fixed,
+                                                                               float f, const int32_t *out,
+                                                                               int lane_count, float *work)
+{
+    SUFFIX(arc_compact_loop)(arc, fixed, f, out, lane_count, work);
+#ifdef CLEAN_UPPER
+    CLEAN_UPPER(); /* as sample_lanes */
+#endif
+}
+
+/* kernels.h, sample_arc_compact: the lanes, then the moving T's. Out of
+ * line, as sample_arc_lanes. */
+TARGET static __attribute__((noinline, unused)) void SUFFIX(sample_arc_compact)(const float *arc, float f,
+                                                                                const int32_t *out, int lane_count,
+                                                                                float *work, const skv_compact *c)
+{
+    SUFFIX(arc_compact_loop)(arc, c->fixed, f, out, lane_count, work);
+    /* No CLEAN_UPPER at the end: GCC puts its vzeroupper before the
+     * patch's 128-bit code but after a lone last lane's call (then the
+     * loop's), and a second one cost every frame an instruction
+     * (test_kernels_leave_upper_clean). */
+    ARC_PATCH(arc + c->t_at, f, c, work);
+}
+
 /* kernels.h, sample_compact's lanes from `from` up to lane_count, a
  * vector at a time (padding lanes up to the vector repeat the last
  * channel: the same local written again); where a vector would read past
@@ -756,4 +874,7 @@ TARGET static void SUFFIX(sample)(const float *a, const float *b, float f, const
 #undef NARROW_ARC
 #undef SINGLE_ARC
 #undef ONE_ARC
+#undef ONE_ARC_COMPACT
+#undef NARROW_ARC_COMPACT
+#undef ARC_PATCH
 #undef SINGLE

@@ -193,7 +193,9 @@ static inline void pose_group_at(const walk_group *grp, double ticks, int *curso
         return;
     }
     if (grp->arc) {
-        kernels->sample_arc(grp->keys + (size_t)i * grp->key_floats, f, grp->out, grp->channel_count, work);
+        const float *arc = grp->keys + (size_t)i * grp->key_floats;
+        if (grp->compact) kernels->sample_arc_compact(arc, f, grp->out, grp->channel_count, work, walk_group_compact(grp));
+        else kernels->sample_arc(arc, f, grp->out, grp->channel_count, work);
         return;
     }
     if (grp->compact) {

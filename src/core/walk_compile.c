@@ -782,23 +782,164 @@ static void prepare_terms(skv_walk *w, size_t room)
     w->solo_cursor = grp->channel * 3;
 }
 
+/* Moving T's a compacted group patches at most (kernels.h,
+ * kernels_compact_patch: a few scalar lerps a frame each): its root's,
+ * mostly. */
+static int compact_t_most(int channels)
+{
+    return channels / 8 > 1 ? channels / 8 : 1;
+}
+
+#define FULL(k, l, c) grp->keys[(size_t)(k) * kf + kernels_lane_at(l, SKV_KEY_FLOATS(1)) + (size_t)(c) * SKV_LANE_BLOCK]
+
+/* Whether channel l's T keys (the group's full keys) differ. */
+static int lane_t_moves(const walk_group *grp, int l)
+{
+    size_t kf = grp->key_floats;
+    for (size_t k = 1; k < (size_t)grp->key_count; k++)
+        for (int a = 0; a < 3; a++) {
+            float v = FULL(k, l, a), first = FULL(0, l, a);
+            if (memcmp(&v, &first, sizeof v) != 0) return 1;
+        }
+    return 0;
+}
+
+/* Whether group g's keys (its full keys) can be compacted, as keys
+ * (compact_keys) or arcs (prepare_arcs): a group of whole vectors past 4
+ * channels (vector_palette's 4 lanes take the keys as they are) whose
+ * every channel's S keys are all one value and whose T keys are too but
+ * for compact_t_most channels, the values finite (a lerp between
+ * infinities is NaN, which the fixed value would not be); *t_count its
+ * channels whose T moves. */
+static int compactable(const walk_group *grp, int *t_count)
+{
+    int n = grp->channel_count;
+    if (grp->each || grp->solo || grp->arc || grp->compact || n <= 4) return 0;
+    size_t kf = grp->key_floats, keys = (size_t)grp->key_count;
+    *t_count = 0;
+    for (int l = 0; l < n; l++) {
+        int t_moves = 0;
+        for (int c = 0; c < 10; c++) {
+            if (c >= 3 && c < 7) continue;
+            float first = FULL(0, l, c);
+            if (!isfinite(first)) return 0;
+            for (size_t k = 1; k < keys; k++) {
+                float v = FULL(k, l, c);
+                if (memcmp(&v, &first, sizeof v) == 0) continue;
+                if (c >= 7) return 0; /* S moves */
+                t_moves = 1;
+                break;
+            }
+        }
+        *t_count += t_moves;
+    }
+    return *t_count <= compact_t_most(n);
+}
+
+/* A compacted group's allocation (kernels.h, skv_compact), its
+ * descriptor at the head: `values` key pairs or keys of `floats` floats,
+ * then the fixed T and S (fixed_floats), then t_count offsets; NULL if
+ * memory ran out. */
+static skv_compact *compact_block(size_t values, size_t floats, int stride, size_t fixed_floats, int t_count)
+{
+    size_t bytes = WALK_COMPACT_HEAD + (values * floats + fixed_floats) * sizeof(float) +
+                   (size_t)(t_count > 0 ? t_count : 1) * sizeof(int32_t);
+    char *block = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!block) return NULL;
+    memset(block, 0, (bytes + 63) / 64 * 64);
+    skv_compact *c = (skv_compact *)(void *)block;
+    float *fixed = (float *)(void *)(block + WALK_COMPACT_HEAD) + values * floats;
+    *c = (skv_compact){.fixed = fixed, .t_out = (int32_t *)(void *)(fixed + fixed_floats), .stride = stride,
+                       .t_count = t_count};
+    return c;
+}
+
+/* Group grp's key pairs as compacted arcs (kernels.h, SKV_CARC_M; the
+ * descriptor's stride: the group's lanes), from
+ * its full keys through the full arcs (kernels_arc_pair, one pair at a
+ * time in `scratch`), so the terms are the arcs' own, bit for bit: the
+ * group's keys then, its descriptor in *made. 1 done; 0 where a pair is
+ * not an arc, or memory ran out (the group keeps its keys). */
+static int compact_arcs(walk_group *grp, int t_count, float *scratch, skv_compact **made)
+{
+    int n = grp->channel_count, blocks = grp->lane_count / SKV_LANE_BLOCK;
+    size_t pairs = (size_t)grp->key_count - 1, floats = SKV_COMPACT_ARC_FLOATS(blocks, t_count);
+    int *t_lane = malloc((size_t)(t_count > 0 ? t_count : 1) * sizeof *t_lane), j = 0;
+    skv_compact *c = t_lane ? compact_block(pairs, floats, grp->lane_count, SKV_CARC_FIXED_FLOATS(blocks), t_count) : NULL;
+    if (!c) {
+        free(t_lane);
+        return 0;
+    }
+    for (int l = 0; l < n && j < t_count; l++)
+        if (lane_t_moves(grp, l)) {
+            ((int32_t *)c->t_out)[j] = grp->out[l];
+            t_lane[j++] = l;
+        }
+    c->t_at = (int)SKV_CARC_FLOATS(blocks);
+    float *arcs = (float *)(void *)((char *)c + WALK_COMPACT_HEAD);
+    for (size_t i = 0; i < pairs; i++) {
+        const float *a = grp->keys + i * grp->key_floats;
+        if (!kernels_arc_pair(a, a + grp->key_floats, blocks, scratch)) {
+            free(c), free(t_lane);
+            return 0;
+        }
+        kernels_arc_compact(scratch, blocks, t_lane, t_count, arcs + i * floats, i == 0 ? (float *)c->fixed : NULL);
+    }
+    free(t_lane);
+    free(grp->keys);
+    grp->keys = arcs;
+    grp->key_floats = floats;
+    grp->compact = 1;
+    *made = c;
+    return 1;
+}
+
 /* Each group of whole vectors whose every rotation key is of unit length
  * gets its key pairs prepared as arcs (kernels.h, sample_arc), in place
  * of its keys, while `room` (bytes) lasts: the frame then waits on a
  * sine series and two products instead of the slerp's dot product, arc
  * weights, normalisation and division (bench/NOTES.md v7l). A group
- * that cannot
- * keeps its keys (the lanes' sampler). After vector_lists, which reads
- * the keys. */
+ * that cannot keeps its keys (the lanes' sampler).
+ * A group that compacts (compactable: S fixed, T moving in a few
+ * channels; most rigs past the root) gets its arcs compacted (kernels.h,
+ * SKV_CARC_M): its rotation terms alone, 9 floats a lane a pair, not 21,
+ * in the arcs' blocks of lanes (a vector's loads at fixed offsets: a
+ * stride of the channels rounded up to 8 saved bytes, but the frame
+ * computed every load's address and spilled registers, bench/NOTES.md),
+ * so a seek or playback past the caches reads less than half; the
+ * frame forms the same locals (sample_arc_compact), bit for bit, and
+ * takes fewer instructions past one 8-lane vector (no T or S to lerp,
+ * 2 S stored): a group of COMPACT_ARC_CHANNELS or fewer keeps its full
+ * arcs, as the moving T's patch costs it more than its one vector saves
+ * (man.mdl's walk: 96 -> 99 Ir/bone) for at most 384 bytes a pair. Its
+ * keys compacted instead (compact_keys, 4 floats a lane a key) were
+ * smaller still, but the frame then took the slerp's arithmetic, slower
+ * warm (bench/NOTES.md, compacted arcs). Budgets are counted at the
+ * full arcs' size, compacted or not: which groups get arcs, in this
+ * clip and the model's later ones, stays as it was, and so do their
+ * palettes. After vector_lists, which reads the keys. */
+enum { COMPACT_ARC_CHANNELS = 8 };
 static void prepare_arcs(skv_walk *w, size_t room)
 {
     for (int g = 0; g < w->group_count; g++) {
         walk_group *grp = &w->groups[g];
         if (grp->each || grp->solo) continue;
-        int blocks = grp->lane_count / SKV_LANE_BLOCK;
+        int blocks = grp->lane_count / SKV_LANE_BLOCK, t_count;
         size_t pairs = (size_t)grp->key_count - 1, pair_floats = SKV_ARC_FLOATS(blocks);
         size_t bytes = pairs * pair_floats * sizeof(float);
         if (bytes > ARC_GROUP_BYTES || bytes > room) continue;
+        if (grp->channel_count > COMPACT_ARC_CHANNELS && compactable(grp, &t_count)) {
+            float *scratch = aligned_alloc(64, pair_floats * sizeof(float));
+            skv_compact *c = NULL;
+            int done = scratch && compact_arcs(grp, t_count, scratch, &c);
+            free(scratch);
+            if (!done) continue; /* not arcs (or out of memory): compact_keys may take the keys */
+            grp->arc = 1;
+            room -= bytes;
+            w->arc_bytes += bytes;
+            if (g == 0 && w->vector_palette) w->lists.arc = 2, w->lists.compact = c;
+            continue;
+        }
         float *arcs = aligned_alloc(64, (bytes + 63) / 64 * 64);
         if (!arcs) return;
         int ok = 1;
@@ -820,59 +961,23 @@ static void prepare_arcs(skv_walk *w, size_t room)
     }
 }
 
-/* Moving T's a compacted group patches at most (kernels.h,
- * kernels_compact_patch: a few scalar lerps a frame each): its root's,
- * mostly. */
-static int compact_t_most(int channels)
-{
-    return channels / 8 > 1 ? channels / 8 : 1;
-}
-
-/* Group g's keys compacted (kernels.h, skv_compact) where they can be:
- * a group of whole vectors past 4 channels (vector_palette's 4 lanes
- * take the keys as they are), not on arcs, whose every channel's S keys
- * are all one value and whose T keys are too but for compact_t_most
- * channels, the values kept finite (a lerp between infinities is NaN,
- * which the fixed value would not be). The values are the full keys'
- * own (folded parents, rotations turned into one hemisphere), so the
- * frame samples the same numbers. 0 if memory ran out (the group keeps
- * its keys). */
+/* Group g's keys compacted (kernels.h, skv_compact) where compactable
+ * says and it is not on arcs. The values are the full keys' own (folded
+ * parents, rotations turned into one hemisphere), so the frame samples
+ * the same numbers. 0 if memory ran out (the group keeps its keys). */
 static int compact_keys(walk_group *grp, skv_compact **made)
 {
     *made = NULL;
-    int n = grp->channel_count;
-    if (grp->each || grp->solo || grp->arc || n <= 4) return 1;
+    int n = grp->channel_count, t_count;
+    if (!compactable(grp, &t_count)) return 1;
     size_t kf = grp->key_floats, keys = (size_t)grp->key_count;
-#define FULL(k, l, c) grp->keys[(size_t)(k) * kf + kernels_lane_at(l, SKV_KEY_FLOATS(1)) + (size_t)(c) * SKV_LANE_BLOCK]
-    int t_count = 0;
-    for (int l = 0; l < n; l++) {
-        int t_moves = 0;
-        for (int c = 0; c < 10; c++) {
-            if (c >= 3 && c < 7) continue;
-            float first = FULL(0, l, c);
-            if (!isfinite(first)) return 1;
-            for (size_t k = 1; k < keys; k++) {
-                float v = FULL(k, l, c);
-                if (memcmp(&v, &first, sizeof v) == 0) continue;
-                if (c >= 7) return 1; /* S moves */
-                t_moves = 1;
-                break;
-            }
-        }
-        t_count += t_moves;
-    }
-    if (t_count > compact_t_most(n)) return 1;
     int stride = (n + 7) / 8 * 8;
     size_t key_floats = SKV_COMPACT_KEY_FLOATS(stride, t_count);
-    size_t bytes = WALK_COMPACT_HEAD + (keys * key_floats + 6 * (size_t)stride) * sizeof(float) +
-                   (size_t)(t_count > 0 ? t_count : 1) * sizeof(int32_t);
-    char *block = aligned_alloc(64, (bytes + 63) / 64 * 64);
-    if (!block) return 0;
-    memset(block, 0, (bytes + 63) / 64 * 64);
-    skv_compact *c = (skv_compact *)(void *)block;
-    float *out_keys = (float *)(void *)(block + WALK_COMPACT_HEAD);
-    float *fixed = out_keys + keys * key_floats;
-    int32_t *t_out = (int32_t *)(void *)(fixed + 6 * (size_t)stride);
+    skv_compact *c = compact_block(keys, key_floats, stride, 6 * (size_t)stride, t_count);
+    if (!c) return 0;
+    float *out_keys = (float *)(void *)((char *)c + WALK_COMPACT_HEAD);
+    float *fixed = (float *)c->fixed;
+    int32_t *t_out = (int32_t *)c->t_out;
     int j = 0;
     for (int l = 0; l < stride; l++) {
         int from = l < n ? l : n - 1; /* padding lanes: the last channel again */
@@ -882,21 +987,12 @@ static int compact_keys(walk_group *grp, skv_compact **made)
         }
         for (size_t k = 0; k < keys; k++)
             for (int a = 0; a < 4; a++) out_keys[k * key_floats + (size_t)a * stride + l] = FULL(k, from, 3 + a);
-        if (l >= n) continue;
-        int t_moves = 0;
-        for (size_t k = 1; k < keys && !t_moves; k++)
-            for (int a = 0; a < 3; a++) {
-                float v = FULL(k, l, a), first = FULL(0, l, a);
-                t_moves |= memcmp(&v, &first, sizeof v) != 0;
-            }
-        if (!t_moves) continue;
+        if (l >= n || !lane_t_moves(grp, l)) continue;
         t_out[j] = grp->out[l];
         for (size_t k = 0; k < keys; k++)
             for (int a = 0; a < 3; a++) out_keys[k * key_floats + 4 * (size_t)stride + 3 * (size_t)j + a] = FULL(k, l, a);
         j++;
     }
-#undef FULL
-    *c = (skv_compact){.fixed = fixed, .t_out = t_out, .stride = stride, .t_count = t_count};
     free(grp->keys);
     grp->keys = out_keys;
     grp->key_floats = key_floats;
@@ -904,6 +1000,7 @@ static int compact_keys(walk_group *grp, skv_compact **made)
     *made = c;
     return 1;
 }
+#undef FULL
 
 /* The time group keyed at the `count` times `stride` bytes apart from
  * `times`, a new one if none is yet: its index; -1 if memory ran out. */
@@ -1294,7 +1391,8 @@ void walk_stats(const skv_walk *w, skv_walk_stats *out)
         size_t values = grp->arc ? (size_t)grp->key_count - 1 : (size_t)grp->key_count; /* arcs: one per pair */
         if (grp->compact) { /* and the T and S stored once, the moving T's places */
             const skv_compact *c = walk_group_compact(grp);
-            out->key_bytes += (6 * (size_t)c->stride) * sizeof(float) + (size_t)c->t_count * sizeof(int32_t);
+            size_t fixed = grp->arc ? SKV_CARC_FIXED_FLOATS(c->stride / SKV_LANE_BLOCK) : 6 * (size_t)c->stride;
+            out->key_bytes += fixed * sizeof(float) + (size_t)c->t_count * sizeof(int32_t);
             out->compact += grp->channel_count;
         }
         out->key_bytes += values * key_floats * sizeof(float) +

@@ -28,9 +28,11 @@ typedef struct walk_group {
      * Chars, so that the struct stays 80 bytes (key_rate's comment). */
     unsigned char arc;
     /* `keys` compacted (kernels.h, skv_compact; walk_compile.c,
-     * compact_keys), key_floats apart, sampled by sample_compact; the
-     * descriptor lies WALK_COMPACT_HEAD bytes before the keys, in their
-     * allocation (walk_group_compact). */
+     * compact_keys), key_floats apart, sampled by sample_compact; with
+     * `arc`, the arcs compacted (kernels.h, SKV_CARC_M; prepare_arcs),
+     * sampled by sample_arc_compact. The descriptor lies
+     * WALK_COMPACT_HEAD bytes before the keys, in their allocation
+     * (walk_group_compact). */
     unsigned char compact;
     /* Key k at exactly k / key_rate from 0, a power-of-two span
      * (walk_compile.c, exact_grid: whole ticks, as BVH, HL1 MDL and MD5

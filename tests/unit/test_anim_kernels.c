@@ -318,6 +318,95 @@ static void test_sample_arc(void)
     }
 }
 
+/* kernels.h's sample_arc_compact on pairs compacted by
+ * kernels_arc_compact: every kernel, lane counts 5-44 (past 8, 16 and
+ * 32: every width's vectors, narrower tails and lone last lanes), the
+ * locals bit for bit those
+ * sample_arc forms on the full pairs, and vector_wide's palette bit for
+ * bit on both. T moves in no channel, the first, a middle one, the last
+ * (whose padding lanes write its local again) or three; the fixed T and
+ * S hold zeros of both signs (the arc's T0 + f 0 turns -0 into +0).
+ * Padding lanes repeat the last channel, as the walk lays them out;
+ * nothing past the channels' locals is written. */
+static void test_sample_arc_compact(void)
+{
+    enum { BLOCKS = 3, LANES = BLOCKS * SKV_LANE_BLOCK, WORK = LANES + 4 };
+    static _Alignas(64) float a[SKV_KEY_FLOATS(BLOCKS)], b[SKV_KEY_FLOATS(BLOCKS)], arc[SKV_ARC_FLOATS(BLOCKS)];
+    static _Alignas(64) float carc[SKV_COMPACT_ARC_FLOATS(BLOCKS, 3)], fixed[SKV_CARC_FIXED_FLOATS(BLOCKS)];
+    static _Alignas(64) mat4 full_out[WORK], compact_out[WORK], full_palette[LANES], compact_palette[LANES];
+    int ran = 0;
+    for (int kernel = SKV_WALK_PORTABLE; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
+        const skv_kernels *kn = kernels_get((skv_walk_kernel)kernel);
+        if (!kn) continue;
+        int calls = 0, differ = 0, wide_differ = 0, written_past = 0;
+        for (int n = 5; n <= 44; n++)
+            for (int use = 0; use < 5; use++) {
+                int t_lane[3], t_count = use == 0 ? 0 : use == 4 ? 3 : 1;
+                if (use == 1 || use == 4) t_lane[0] = 0;
+                if (use == 2) t_lane[0] = n / 2;
+                if (use == 3) t_lane[0] = n - 1;
+                if (use == 4) t_lane[1] = n / 2, t_lane[2] = n - 1;
+                for (int l = 0; l < LANES; l++) {
+                    int ch = l < n ? l : n - 1; /* padding lanes: the last channel again */
+                    unsigned lane_seed = 1000u * (unsigned)n + 10u * (unsigned)ch + (unsigned)use;
+                    float axis[3] = {frand(&lane_seed), frand(&lane_seed), frand(&lane_seed) + 1.5f};
+                    float len = sqrtf(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+                    versor q0, q1;
+                    double turn = 2.0 * frand(&lane_seed);
+                    axis_angle(axis[0] / len, axis[1] / len, axis[2] / len, turn, q0);
+                    axis_angle(axis[0] / len, axis[1] / len, axis[2] / len, turn + 1.2 * frand(&lane_seed), q1);
+                    int moves = 0;
+                    for (int j = 0; j < t_count; j++) moves |= t_lane[j] == ch;
+                    size_t at = kernels_lane_at(l, SKV_KEY_FLOATS(1));
+                    for (int c = 0; c < 4; c++)
+                        a[at + (size_t)(3 + c) * SKV_LANE_BLOCK] = q0[c], b[at + (size_t)(3 + c) * SKV_LANE_BLOCK] = q1[c];
+                    for (int c = 0; c < 3; c++) {
+                        float t = (ch + c) % 4 == 0 ? -0.0f : (ch + c) % 4 == 1 ? 0.0f : frand(&lane_seed);
+                        float sv = (ch + c) % 5 == 0 ? -0.0f : 1.0f + 0.3f * frand(&lane_seed);
+                        a[at + (size_t)c * SKV_LANE_BLOCK] = t;
+                        b[at + (size_t)c * SKV_LANE_BLOCK] = moves ? t + 0.7f * frand(&lane_seed) + 0.1f : t;
+                        a[at + (size_t)(7 + c) * SKV_LANE_BLOCK] = b[at + (size_t)(7 + c) * SKV_LANE_BLOCK] = sv;
+                    }
+                }
+                CHECK(kernels_arc_pair(a, b, BLOCKS, arc));
+                kernels_arc_compact(arc, BLOCKS, t_lane, t_count, carc, fixed);
+                int32_t out[LANES], t_out[3];
+                for (int l = 0; l < LANES; l++) out[l] = (int32_t)((l < n ? l : n - 1) * sizeof(mat4));
+                for (int j = 0; j < t_count; j++) t_out[j] = out[t_lane[j]];
+                skv_compact c = {.fixed = fixed, .t_out = t_out, .stride = LANES, .t_count = t_count,
+                                 .t_at = (int)SKV_CARC_FLOATS(BLOCKS)};
+                float f = (float)((n * 5 + use) % 11) / 10.0f;
+                for (int i = 0; i < WORK; i++)
+                    for (int k = 0; k < 16; k++) full_out[i][k / 4][k % 4] = compact_out[i][k / 4][k % 4] = 42.0f;
+                kn->sample_arc(arc, f, out, n, (float *)full_out);
+                kn->sample_arc_compact(carc, f, out, n, (float *)compact_out, &c);
+                differ += memcmp(full_out, compact_out, (size_t)n * sizeof(mat4)) != 0;
+                for (int i = n; i < WORK; i++)
+                    for (int k = 0; k < 16; k++) written_past += compact_out[i][k / 4][k % 4] != 42.0f;
+                /* vector_wide (the one-group frame) on both, palette entry
+                 * l the local of channel l times an offset. */
+                static _Alignas(64) mat4 constants[1];
+                glm_mat4_identity(constants[0]);
+                constants[0][3][0] = 0.25f, constants[0][3][1] = -0.5f;
+                skv_walk_step steps[LANES];
+                for (int l = 0; l < n; l++) steps[l] = (skv_walk_step){out[l], 0, (int32_t)(l * sizeof(mat4))};
+                skv_walk_lists lists = {.palette = steps, .constants = (const mat4 *)constants, .palette_count = n,
+                                        .lanes = n, .arc = 1};
+                kn->vector_wide(arc, NULL, f, out, (float *)full_out, &lists, (float *)full_palette);
+                lists.arc = 2, lists.compact = &c;
+                kn->vector_wide(carc, NULL, f, out, (float *)compact_out, &lists, (float *)compact_palette);
+                wide_differ += memcmp(full_palette, compact_palette, (size_t)n * sizeof(mat4)) != 0;
+                calls++;
+            }
+        printf("sample_arc_compact %s: %d calls, %d whose locals differ from sample_arc's, %d vector_wide palettes "
+               "that differ, %d floats written past the locals\n",
+               kn->name, calls, differ, wide_differ, written_past);
+        CHECK(calls == 200 && differ == 0 && wide_differ == 0 && written_past == 0);
+        ran++;
+    }
+    CHECK(ran >= 2);
+}
+
 /* Every product kernel this CPU has, against cglm's matrix product, on
  * general (not affine) matrices, operands from the work block and from
  * the constants. */
@@ -517,6 +606,24 @@ static void test_kernels_leave_upper_clean(void)
         if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " solo_palette");
         kn->vector_palette(keys[0], keys[1], 0.4f, out, (float *)work, &lists, (float *)palette);
         if (vex_upper_dirty()) snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " vector_palette");
+        /* Compacted arcs (sample_arc_compact), rotations the identity, T
+         * moving in the last channel. */
+        static _Alignas(64) float compact_arcs[SKV_COMPACT_ARC_FLOATS(BLOCKS, 1)], fixed[SKV_CARC_FIXED_FLOATS(BLOCKS)];
+        for (int n = 5; n <= LANES; n++) {
+            int last = n - 1;
+            int32_t t_out = out[last];
+            kernels_arc_compact(arcs, BLOCKS, &last, 1, compact_arcs, fixed);
+            skv_compact compact = {.fixed = fixed, .t_out = &t_out, .stride = LANES, .t_count = 1,
+                                   .t_at = (int)SKV_CARC_FLOATS(BLOCKS)};
+            kn->sample_arc_compact(compact_arcs, 0.4f, out, n, (float *)work, &compact);
+            if (vex_upper_dirty())
+                snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " sample_arc_compact(%d)", n);
+            lists.arc = 2, lists.lanes = n, lists.compact = &compact;
+            kn->vector_wide(compact_arcs, NULL, 0.4f, out, (float *)work, &lists, (float *)palette);
+            if (vex_upper_dirty())
+                snprintf(dirty + strlen(dirty), sizeof dirty - strlen(dirty), " vector_wide(%d, compact arcs)", n);
+            lists.compact = NULL;
+        }
         for (int n = 5; n <= LANES; n++) /* every tail the wide samplers have */
             for (lists.arc = 0, lists.lanes = n; lists.arc < 2; lists.arc++) {
                 kn->vector_wide(lists.arc ? arcs : keys[0], keys[1], 0.4f, out, (float *)work, &lists,
@@ -547,5 +654,6 @@ int main(void)
     test_kernels_leave_upper_clean();
     test_slerp_lanes_exact();
     test_sample_arc();
+    test_sample_arc_compact();
     return check_summary();
 }

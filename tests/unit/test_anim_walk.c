@@ -1127,7 +1127,10 @@ static void test_solo_unit_tolerance(void)
  * ARC_MODEL_BYTES): clips of 16 channels and 2,900 keys (3.9 MB of arcs
  * each) get arcs until it is spent, and a one-channel clip compiled
  * after them still gets its prepared pairs (when arcs were charged to
- * the pairs' budget, it did not: a helper's review). */
+ * the pairs' budget, it did not: a helper's review). Their T and S never
+ * move: the arcs are compacted (1.7 MB each), counted at the full size
+ * (which clips get arcs is what it was before compaction), and the
+ * clips past the budget have their keys compacted instead. */
 static void test_arc_budget(void)
 {
     enum { NODES = 17, KEYS = 2900, BIG = 10, BONES = 16 };
@@ -1171,6 +1174,10 @@ static void test_arc_budget(void)
         walk_stats(walks_clip(walks, c), &st);
         CHECK(st.arc == 0 || st.arc == BONES);
         CHECK(st.arc == 0 || c == with_arcs); /* the first clips, while the budget lasts */
+        CHECK(st.compact == BONES); /* arcs or keys */
+        /* compacted arcs: 9 floats a lane a pair, 16 lanes */
+        CHECK(st.arc == 0 || (st.key_bytes > (KEYS - 1) * 9 * BONES * sizeof(float) &&
+                              st.key_bytes < (KEYS - 1) * (9 * BONES + 8) * sizeof(float) + KEYS * 20 + 1024));
         with_arcs += st.arc == BONES;
     }
     skv_walk_stats st;
@@ -1629,10 +1636,13 @@ static void test_held_channels(void)
  * their rotations per key, the moving T's patched in after the lanes;
  * every kernel against the reference, on lane counts that end a vector,
  * fill it, and leave AVX-512's last 8 lanes to AVX2 (21: stride 24), the
- * moving T on the first channel, the last (the padding lanes repeat it)
- * or both; one group (vector_wide) and two time lines (the general
- * frame, rotations not of unit length: neither arcs nor a merge). A
- * channel whose S moves keeps the full keys. */
+ * moving T on the first channel, the last (the padding lanes repeat it),
+ * both, a middle one, or none; one group (vector_wide) and two time
+ * lines (the general frame, rotations not of unit length: neither arcs
+ * nor a merge). A channel whose S moves keeps the full keys. With unit
+ * rotation keys the group goes on arcs, compacted the same way (kernels.h,
+ * SKV_CARC_M: sample_arc_compact) where the keys would be past 8
+ * channels, else full; a crowd's rows too (frame_one, pose_group_at). */
 static double compact_time(int i)
 {
     return i < 40 ? i / 16.0 : (double)((i * 7919) % 997) / 997.0 * 3.3 - 0.1; /* playback, then seeks */
@@ -1643,16 +1653,20 @@ static void test_compact_keys(void)
     enum { MOST = 33, KEYS = 7 };
     static const int sizes[] = {5, 8, 9, 17, 21, 24, 33};
     for (int size = 0; size < (int)(sizeof sizes / sizeof *sizes); size++)
-        for (int use = 0; use < 5; use++) {
+        for (int use = 0; use < 7; use++)
+            for (int unit = 0; unit < 2; unit++) {
             int n = sizes[size];
+            /* use 0: T moves on the first channel; 1: on the last; 2: on
+             * both; 3: S moves on one; 4: two time lines, T on the first
+             * (not unit: unit keys would merge); 5: T on a middle
+             * channel; 6: no T moves. */
+            if (use == 4 && unit) continue;
             int parents[MOST], bone_node[MOST], node_channel[MOST];
             mat4 rest[MOST], offsets[MOST];
             static skv_vec3_key t[MOST][KEYS], sc[MOST][KEYS];
             static skv_quat_key r[MOST][KEYS];
             skv_channel channels[MOST];
             unsigned seed = 900u + 7u * (unsigned)n + (unsigned)use;
-            /* use 0: T moves on the first channel; 1: on the last; 2: on
-             * both; 3: S moves on one; 4: two time lines, T on the first. */
             int two_lines = use == 4 && n >= 10;
             for (int c = 0; c < n; c++) {
                 parents[c] = c == 0 ? -1 : (int)((frand(&seed) * 0.5f + 0.5f) * (c - 1) + 0.5f);
@@ -1660,7 +1674,8 @@ static void test_compact_keys(void)
                 bone_node[c] = c, node_channel[c] = c;
                 float tv[3] = {frand(&seed), frand(&seed), frand(&seed)};
                 float sv[3] = {1.1f, 0.9f + 0.1f * frand(&seed), 1.2f};
-                int t_moves = (c == 0 && use != 1 && use != 3) || (c == n - 1 && (use == 1 || use == 2));
+                int t_moves = (c == 0 && (use == 0 || use == 2 || use == 4)) || (c == n - 1 && (use == 1 || use == 2)) ||
+                              (c == n / 2 && use == 5);
                 int s_moves = use == 3 && c == n / 2;
                 double shift = two_lines && c % 2 ? 0.2 : 0.0;
                 for (int k = 0; k < KEYS; k++) {
@@ -1669,7 +1684,10 @@ static void test_compact_keys(void)
                     sc[c][k] = (skv_vec3_key){time, {sv[0] + (s_moves ? 0.05f * k : 0.0f), sv[1], sv[2]}, 0.0f};
                     r[c][k].time = time;
                     axis_angle(0.6f, frand(&seed), 0.8f, 0.5 * frand(&seed) + 0.2 * k, r[c][k].value);
-                    for (int a = 0; a < 4; a++) r[c][k].value[a] *= 1.25f; /* not unit: no arcs, no merge */
+                    double len = 0.0;
+                    for (int a = 0; a < 4; a++) len += (double)r[c][k].value[a] * r[c][k].value[a];
+                    /* unit: arcs; else 1.25 long: no arcs, no merge */
+                    for (int a = 0; a < 4; a++) r[c][k].value[a] = (float)(r[c][k].value[a] * (unit ? 1.0 : 1.25) / sqrt(len));
                 }
                 channels[c] = (skv_channel){.node = c, .position_count = KEYS, .rotation_count = KEYS,
                                             .scale_count = KEYS, .positions = t[c], .rotations = r[c],
@@ -1682,14 +1700,26 @@ static void test_compact_keys(void)
             skv_walks *walks = compiled_walks(&model);
             skv_walk_stats st;
             walk_stats(walks_clip(walks, 0), &st);
-            int t_count = use == 2 ? 2 : 1, most = n / 8 > 1 ? n / 8 : 1;
-            int expect = use == 3 || t_count > most ? 0 : n;
-            if (st.compact != expect || st.groups != (two_lines ? 2 : 1))
-                printf("compact keys, %d channels, case %d: %d compacted in %d groups\n", n, use, st.compact,
-                       st.groups);
-            CHECK(st.compact == expect && st.groups == (two_lines ? 2 : 1) && st.arc == 0);
+            int t_count = use == 2 ? 2 : use == 6 ? 0 : 1, most = n / 8 > 1 ? n / 8 : 1;
+            int expect = use == 3 || t_count > most || (unit && n <= 8) ? 0 : n;
+            if (st.compact != expect || st.groups != (two_lines ? 2 : 1) || st.arc != (unit ? n : 0))
+                printf("compact keys, %d channels, case %d%s: %d compacted, %d on arcs, in %d groups\n", n, use,
+                       unit ? " (unit keys)" : "", st.compact, st.arc, st.groups);
+            CHECK(st.compact == expect && st.groups == (two_lines ? 2 : 1) && st.arc == (unit ? n : 0));
+            if (unit) {
+                skv_crowd crowd;
+                skv_pose ref;
+                double worst_crowd = 0.0;
+                CHECK(crowd_create(&crowd, walks, 3, 0, 0, 1) == SKV_OK);
+                CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
+                for (int f = 0; f < 12; f++) worst_crowd = fmax(worst_crowd, crowd_worst_at(&crowd, &model, &ref, f * 0.29));
+                pose_destroy(&ref);
+                crowd_destroy(&crowd);
+                if (!(worst_crowd < 1e-5)) printf("compact arcs, %d channels, case %d: a crowd's rows %.2g off\n", n, use, worst_crowd);
+                CHECK(worst_crowd < 1e-5);
+            }
             char what[64];
-            snprintf(what, sizeof what, "compact keys, %d channels, case %d", n, use);
+            snprintf(what, sizeof what, "compact keys, %d channels, case %d%s", n, use, unit ? " (unit)" : "");
             expect_every_kernel(walks, 80, compact_time, what);
         }
 }
