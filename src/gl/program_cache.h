@@ -7,8 +7,10 @@
  * is used only where that key matches byte for byte and the driver takes
  * the binary back; anything else (no folder, a short or corrupt file,
  * another driver, a refused binary) is a miss, never an error: the
- * program is built from its sources as without a cache. The folder may be
- * turned off with SKINVIEW_PROGRAM_CACHE=off.
+ * program is built from its sources as without a cache. Storing keeps the
+ * folder bounded (the least recently stored entries past a count removed,
+ * and temporary files a stopped run left). The folder may be turned off
+ * with SKINVIEW_PROGRAM_CACHE=off.
  *
  * Needs a current GL context with glad loaded. */
 #ifndef SKV_PROGRAM_CACHE_H

@@ -5,11 +5,14 @@
 # are byte-identical to a run with the cache off; an entry cut short, one
 # whose binary bytes are flipped, one whose key is changed, one that is
 # not a file, a FIFO (never waited on), one whose binary format the
-# driver does not know (no GL error, even under --debug), and a cache
-# folder that cannot be made each cost a link (built from the sources
-# again) and change nothing else: status 0, no line on stderr, the same
-# picture, a good entry written back. Every run is --debug: a GL error
-# anywhere on the cache's path fails it.
+# driver does not know (no GL error, even under --debug), one holding
+# another program's binary whole (the entry's check ties binary to key),
+# and a cache folder that cannot be made each cost a link (built from the
+# sources again) and change nothing else: status 0, no line on stderr, the
+# same picture, a good entry written back. Every run is --debug: a GL
+# error anywhere on the cache's path fails it. A store keeps the folder
+# bounded: past 256 entries the least recently stored go, temporary files
+# over an hour old go, anything else stays.
 #
 # Usage: e2e_program_cache.sh SKINVIEW COUNT_SHIM.so SHARED_MODELS OUT_DIR [--no-shim]
 # --no-shim (AddressSanitizer builds): the pictures and entries only.
@@ -78,11 +81,19 @@ p, n = sys.argv[1], int(sys.argv[2])
 b = bytearray(open(p, "rb").read())
 for i in range(n - 64, n): b[i] ^= 0xff
 open(p, "wb").write(b)' "$2" "$size" ;;
-    key) # a byte of the key (the driver strings, past the 28-byte header) changed
+    key) # a byte of the key (the driver strings, past the 36-byte header) changed
       python3 -c 'import sys
 p = sys.argv[1]
-b = bytearray(open(p, "rb").read()); b[30] ^= 0x20
+b = bytearray(open(p, "rb").read()); b[38] ^= 0x20
 open(p, "wb").write(b)' "$2" ;;
+    swap) # another entry's binary (its format, size and bytes) under this entry's key
+      other=$(ls home/skinview/programs/*.bin | grep -vx "$2" | head -1)
+      python3 -c 'import struct, sys
+a, b = (open(p, "rb").read() for p in sys.argv[1:3])
+fa, ka, na, ca = struct.unpack_from("<IQQQ", a, 8)
+fb, kb, nb, cb = struct.unpack_from("<IQQQ", b, 8)
+out = a[:8] + struct.pack("<IQQQ", fb, ka, nb, ca) + a[36:36 + ka] + b[36 + kb:]
+open(sys.argv[1], "wb").write(out)' "$2" "$other" ;;
     folder) rm -f "$2" && mkdir "$2" ;;
     fifo) rm -f "$2" && mkfifo "$2" ;;
     format) # the binary format (header bytes 8..11) one no driver has
@@ -92,7 +103,7 @@ b = bytearray(open(p, "rb").read()); b[8:12] = (0x5eadbeef).to_bytes(4, "little"
 open(p, "wb").write(b)' "$2" ;;
   esac
 }
-for how in short binary key folder fifo format; do
+for how in short binary key folder fifo format swap; do
   for entry in home/skinview/programs/*.bin; do
     good_size=$(stat -c %s "$entry" 2>/dev/null || echo 0)
     [ -f "$entry" ] || continue
@@ -116,6 +127,27 @@ for how in short binary key folder fifo format; do
     break
   done
 done
+
+# The folder's bounds, kept by a store (an entry cut short, stored again):
+# 300 old entries of no key and an old temporary file go, the run's own
+# entries, a fresh temporary file and a file of another name stay.
+dir=home/skinview/programs
+own=$(ls "$dir"/*.bin) mine=$(ls "$dir"/*.bin | wc -l)
+for i in $(seq 1 300); do printf '%016x' "$i" | xargs -I{} sh -c ': >"$1/{}.bin"' _ "$dir"; done
+touch -d '2 days ago' "$dir"/00000000000*.bin
+: >"$dir/00000000000000aa.bin.stale1" && touch -d '2 hours ago' "$dir/00000000000000aa.bin.stale1"
+: >"$dir/00000000000000bb.bin.fresh1" && : >"$dir/notes.txt"
+spoil short "$(echo "$own" | head -1)"
+run "$out/home" prune >/dev/null
+same prune
+left=$(ls "$dir"/*.bin | wc -l)
+[ "$left" -le 256 ] || fail "prune: $left entries left, more than 256"
+[ "$left" -ge "$mine" ] || fail "prune: $left entries left, fewer than the run's own $mine"
+for entry in $own; do [ -s "$entry" ] || fail "prune: the run's own entry $entry went"; done
+[ ! -e "$dir/00000000000000aa.bin.stale1" ] || fail "prune: a temporary file two hours old stayed"
+[ -e "$dir/00000000000000bb.bin.fresh1" ] || fail "prune: a fresh temporary file went"
+[ -e "$dir/notes.txt" ] || fail "prune: a file of another name went"
+echo "pruned: $left entries left of $((mine + 300)) (the run's $mine kept)"
 
 # A cache folder that cannot be made (skinview in XDG_CACHE_HOME is a
 # file; Mesa's own cache folder beside it is fine): no cache.
