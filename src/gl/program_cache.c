@@ -210,8 +210,13 @@ static int older_first(const void *a, const void *b)
     return x->tv_nsec < y->tv_nsec ? -1 : x->tv_nsec > y->tv_nsec;
 }
 
-/* The folder within its bounds (ENTRIES_MAX, STALE_SECONDS); best effort. */
-static void prune(const char *folder)
+/* The folder within its bounds (ENTRIES_MAX, STALE_SECONDS); best effort.
+ * `stored`: the entry just stored (its name), never removed. An entry
+ * dated later than now was stored before a clock was moved back (or in a
+ * folder from a machine whose clock ran ahead): before any stored since,
+ * so it goes first; else every store would remove the run's own entries
+ * until the clock caught up. */
+static void prune(const char *folder, const char *stored)
 {
     DIR *dir = opendir(folder);
     if (!dir) return;
@@ -229,6 +234,7 @@ static void prune(const char *folder)
             if (now - st.st_mtime > STALE_SECONDS) unlinkat(dir_fd, e->d_name, 0);
             continue;
         }
+        if (strcmp(e->d_name, stored) == 0) continue;
         if (count == room) {
             size_t more = room ? 2 * room : 64;
             kept_entry *grown = realloc(entries, more * sizeof *grown);
@@ -236,11 +242,11 @@ static void prune(const char *folder)
             entries = grown, room = more;
         }
         memcpy(entries[count].name, e->d_name, 21);
-        entries[count++].stored = st.st_mtim;
+        entries[count++].stored = st.st_mtim.tv_sec > now ? (struct timespec){0, 0} : st.st_mtim;
     }
-    if (count > ENTRIES_MAX) {
+    if (count + 1 > ENTRIES_MAX) { /* the others, and the one stored */
         qsort(entries, count, sizeof *entries, older_first);
-        for (size_t i = 0; i < count - ENTRIES_MAX; i++) unlinkat(dir_fd, entries[i].name, 0);
+        for (size_t i = 0; i < count + 1 - ENTRIES_MAX; i++) unlinkat(dir_fd, entries[i].name, 0);
     }
     free(entries);
     closedir(dir);
@@ -278,7 +284,7 @@ void program_cache_store(GLuint program, const char *key, size_t key_size)
     ok = close(fd) == 0 && ok;
     fd = -1;
     if (!ok || rename(temporary, path) != 0) unlink(temporary);
-    else prune(folder);
+    else prune(folder, strrchr(path, '/') + 1);
 done:
     while (glGetError() != GL_NO_ERROR) {
     }

@@ -149,6 +149,23 @@ for entry in $own; do [ -s "$entry" ] || fail "prune: the run's own entry $entry
 [ -e "$dir/notes.txt" ] || fail "prune: a file of another name went"
 echo "pruned: $left entries left of $((mine + 300)) (the run's $mine kept)"
 
+# A clock moved back (or a folder from a machine whose clock ran ahead):
+# 300 entries dated tomorrow were stored before any entry stored now, so
+# they go first; the run's own entries, the one just stored among them,
+# stay, and the next run links nothing.
+for i in $(seq 1 300); do printf 'f%015x' "$i" | xargs -I{} sh -c ': >"$1/{}.bin"' _ "$dir"; done
+touch -d tomorrow "$dir"/f*.bin
+spoil short "$(echo "$own" | head -1)"
+run "$out/home" future >/dev/null
+same future
+left=$(ls "$dir"/*.bin | wc -l)
+[ "$left" -le 256 ] || fail "future: $left entries left, more than 256"
+for entry in $own; do [ -s "$entry" ] || fail "future: the run's own entry $entry went (entries dated tomorrow kept)"; done
+links=$(run "$out/home" after-future)
+same after-future
+[ "$no_shim" = --no-shim ] || [ "$links" -eq 0 ] || fail "after future: $links programs linked, the cache's entries gone"
+echo "entries dated tomorrow: $left entries left"
+
 # A cache folder that cannot be made (skinview in XDG_CACHE_HOME is a
 # file; Mesa's own cache folder beside it is fine): no cache.
 mkdir -p blocked && : >blocked/skinview
