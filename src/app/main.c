@@ -222,7 +222,7 @@ static skv_result configure_scene(skv_scene *scene, const char *path, const skv_
     }
     if (o->fade >= 0) scene_set_fade(scene, o->fade);
     if (o->dual_quaternion) scene_set_skinning(scene, SKV_SKINNING_DUAL_QUATERNION);
-    if (o->blend) { /* clip A becomes the scene's clip (the camera frames it), B is mixed in */
+    if (o->blend) { /* clip A becomes the scene's clip, B is mixed in (the camera frames the blend) */
         int clip_a = model_find_clip(scene->model, o->blend_a), clip_b = model_find_clip(scene->model, o->blend_b);
         if (clip_a < 0 || clip_b < 0) {
             char names[440];

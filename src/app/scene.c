@@ -47,8 +47,10 @@ static void frame_clip(skv_scene *scene)
     int samples = scene->frame_pose ? 1 : FRAMING_SAMPLES;
     double start = scene->frame_pose ? scene->frame_seconds : 0.0;
     skv_camera framed; /* on the vertices; on boxes where more than the model is drawn */
-    /* With layers or a blend, the pose drawn is not the clip's: framed as drawn. */
-    skv_frame_pose drawn = {.layers = scene->layers, .blend_clip = scene->blend_clip, .blend_weight = scene->blend_weight};
+    /* With layers or a blend, the pose drawn is not the clip's: framed as
+     * drawn. A crowd plays layers, not a blend (crowd.c). */
+    skv_frame_pose drawn = {.layers = scene->layers, .blend_clip = scene->instances > 0 ? -1 : scene->blend_clip,
+                            .blend_weight = scene->blend_weight};
     if (camera_framed_drawn(scene->walks, &drawn, scene->clip, start, samples, steady, lo, hi, &framed) != SKV_OK) {
         lo[0] = lo[1] = lo[2] = -1.0f;
         hi[0] = hi[1] = hi[2] = 1.0f;

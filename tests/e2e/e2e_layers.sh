@@ -147,6 +147,15 @@ read -r x0 y0 x1 y1 < <("$check" extent "$out/blend_clip.png" 8)
 [ "${x0:-0}" -gt 0 ] && [ "${y0:-0}" -gt 0 ] && [ "${x1:-159}" -lt 159 ] && [ "${y1:-159}" -lt 159 ] &&
   echo "ok: the blended clips inside the picture ($x0 $y0 $x1 $y1)" ||
   fail "--frame clip with --blend: the model reaches the picture's edge ($x0 $y0 $x1 $y1)"
+# A crowd plays its clip alone (crowd.c poses no blend): framed as drawn,
+# its picture is the one without --blend, not framed on a pose no
+# character takes.
+"$skinview" "$robot" --blend Robot_Idle,Robot_Death,1 --instances 4 --time 0.9 --msaa 1 --size 128x128 \
+  --screenshot "$out/blend_crowd.png" >/dev/null 2>&1 &&
+  "$skinview" "$robot" --anim Robot_Idle --instances 4 --time 0.9 --msaa 1 --size 128x128 \
+    --screenshot "$out/crowd_idle.png" >/dev/null 2>&1 || fail "a crowd with --blend: no picture"
+cmp -s "$out/blend_crowd.png" "$out/crowd_idle.png" && echo "ok: a crowd with --blend framed as it is drawn" ||
+  fail "a crowd with --blend: framed on the blended pose its characters do not take"
 
 # --list --json: every node with its parent, the joints marked.
 "$skinview" "$robot" --list --json 2>/dev/null | python3 -c '
