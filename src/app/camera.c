@@ -283,6 +283,26 @@ static void pose_drawn(skv_pose *pose, skv_walks *walks, const skv_frame_pose *d
     else pose_evaluate(pose, walks, clip, seconds);
 }
 
+/* How long the frames `drawn` poses take to show each clip they read
+ * whole (each loops on its own duration, camera.h): the longest of them,
+ * `c` and the blend's or the layers' clips; 0 where none moves. */
+static double drawn_duration(const skv_model *model, const skv_frame_pose *drawn, const skv_clip *c)
+{
+    double longest = c ? c->duration_ticks / c->ticks_per_second : 0.0;
+    int more[SKV_LAYERS_MAX], n = 0;
+    if (drawn && drawn->layers)
+        for (int i = 0; i < drawn->layers->count && n < SKV_LAYERS_MAX; i++) more[n++] = drawn->layers->clip[i];
+    else if (drawn && drawn->blend_clip >= 0)
+        more[n++] = drawn->blend_clip;
+    for (int k = 0; k < n; k++) {
+        if (more[k] < 0 || more[k] >= model->clip_count) continue;
+        const skv_clip *m = &model->clips[more[k]];
+        double d = m->duration_ticks / m->ticks_per_second;
+        if (d > longest) longest = d;
+    }
+    return longest;
+}
+
 /* Poses the model at sample s (the clip's start + s / samples of it) and
  * prepares `bound` for it: 1 where its bounds hold, 0 where every vertex
  * is to be blended. back: the steady node's travel since the clip's
@@ -399,8 +419,8 @@ static skv_result framed_bounds(skv_walks *walks, const skv_frame_pose *drawn, i
     fit_gather gather;
     fit_begin(&gather);
     const skv_clip *c = clip >= 0 && clip < model->clip_count ? &model->clips[clip] : NULL;
-    double duration = c ? c->duration_ticks / c->ticks_per_second : 0.0;
-    if (!c || samples < 1) samples = 1;
+    double duration = drawn_duration(model, drawn, c);
+    if (!(duration > 0.0) || samples < 1) samples = 1;
     float start[3] = {0.0f, 0.0f, 0.0f}; /* the steady node at the clip's start */
     if (steady_node >= 0 && steady_node < model->skeleton.node_count) {
         pose_drawn(&pose, walks, drawn, clip, 0.0);

@@ -78,7 +78,8 @@ typedef struct skv_frame_pose {
 
 /* camera_framed_bounds of the pose as `drawn` poses it (NULL: the clip
  * alone), so that layers or a blend that move the character elsewhere
- * than its clip are framed as drawn. */
+ * than its clip are framed as drawn; the samples span the longest of the
+ * clips drawn (each loops on its own duration). */
 skv_result camera_framed_drawn(skv_walks *walks, const skv_frame_pose *drawn, int clip, double start, int samples,
                                int steady_node, float lo[3], float hi[3], skv_camera *framed);
 

@@ -147,6 +147,23 @@ read -r x0 y0 x1 y1 < <("$check" extent "$out/blend_clip.png" 8)
 [ "${x0:-0}" -gt 0 ] && [ "${y0:-0}" -gt 0 ] && [ "${x1:-159}" -lt 159 ] && [ "${y1:-159}" -lt 159 ] &&
   echo "ok: the blended clips inside the picture ($x0 $y0 $x1 $y1)" ||
   fail "--frame clip with --blend: the model reaches the picture's edge ($x0 $y0 $x1 $y1)"
+# Each clip drawn loops on its own duration: the clip framed is the
+# longest, not the first. Robot_Sitting (0.42 s) with Robot_Dance (3.3 s)
+# at weight 1, as a blend and as a layer: the dance's arm past the
+# picture's right edge at 0.9 s where only the sitting's 0.42 s were framed.
+for how in "--blend Robot_Sitting,Robot_Dance,1" "--anim Robot_Sitting --layer Robot_Dance"; do
+  edge=999
+  for t in 0.3 0.9 1.5 2.1 2.7; do
+    # shellcheck disable=SC2086
+    "$skinview" "$robot" $how --time "$t" --msaa 1 --size 160x160 --screenshot "$out/longest.png" >/dev/null 2>&1 ||
+      fail "$how at $t: no picture"
+    read -r x0 y0 x1 y1 < <("$check" extent "$out/longest.png" 8)
+    for v in "${x0:-0}" "${y0:-0}" $((159 - ${x1:-159})) $((159 - ${y1:-159})); do [ "$v" -lt "$edge" ] && edge=$v; done
+  done
+  [ "$edge" -gt 0 ] && echo "ok: $how framed on the longest clip (nearest edge $edge px)" ||
+    fail "$how: the model reaches the picture's edge (the longer clip not framed whole)"
+done
+
 # A crowd plays its clip alone (crowd.c poses no blend): framed as drawn,
 # its picture is the one without --blend, not framed on a pose no
 # character takes.
