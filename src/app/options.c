@@ -703,6 +703,9 @@ static skv_result check_combinations(skv_options *o, skv_error *err)
     if (o->json && !o->list) return skv_fail(err, SKV_ERR_ARGUMENT, "--json goes with --list");
     if (o->layer_count > 0 && o->blend)
         return skv_fail(err, SKV_ERR_ARGUMENT, "--layer does not combine with --blend (give the base clip with --anim)");
+    if (o->blend && o->instances > 0)
+        return skv_fail(err, SKV_ERR_ARGUMENT,
+                        "--blend does not combine with --instances (a crowd's characters play one clip each)");
     if (o->dual_quaternion && o->instances > 0)
         return skv_fail(err, SKV_ERR_ARGUMENT, "--skinning dq does not combine with --instances (crowds are linear)");
     /* Alpha: PNG and VP9 keep it; GIF and H.264 have none. */
