@@ -113,40 +113,33 @@ outputs dq --screenshot DIR/dq.png --skinning dq
 outputs crowd --screenshot DIR/crowd.png --instances 4
 outputs obj --export-pose DIR/pose.obj
 
-# The framing is the layered pose's. --frame pose: the picture is framed
-# as the pose it exports would be (robot.glb falling over, Robot_Death
-# over Robot_Idle, stands elsewhere than the idle pose); --frame clip:
-# the whole layered clip in the picture (Robot_Jump over Robot_Sitting
-# stands taller than the sitting clip: its head left the picture).
-"$skinview" "$robot" --anim Robot_Idle --time 0.9 --layer Robot_Death --frame pose --msaa 1 --size 160x160 \
-  --screenshot "$out/frame_pose.png" --export-pose "$out/frame_pose.obj" >/dev/null 2>&1 &&
-  "$skinview" "$out/frame_pose.obj" --msaa 1 --size 160x160 --screenshot "$out/frame_pose_obj.png" >/dev/null 2>&1 ||
-  fail "--frame pose with a layer: no picture"
-drawn=$("$check" extent "$out/frame_pose.png" 8) exported=$("$check" extent "$out/frame_pose_obj.png" 8)
-[ "$drawn" = "$exported" ] && echo "ok: --frame pose frames the layered pose ($drawn)" ||
-  fail "--frame pose with a layer: the picture spans $drawn, its exported pose framed alone $exported"
-"$skinview" "$robot" --anim Robot_Sitting --time 0.2 --layer Robot_Jump --size 160x160 \
-  --screenshot "$out/frame_clip.png" >/dev/null 2>&1 || fail "--frame clip with a layer: no picture"
-read -r x0 y0 x1 y1 < <("$check" extent "$out/frame_clip.png" 8)
-[ "${x0:-0}" -gt 0 ] && [ "${y0:-0}" -gt 0 ] && [ "${x1:-159}" -lt 159 ] && [ "${y1:-159}" -lt 159 ] &&
-  echo "ok: the layered clip inside the picture ($x0 $y0 $x1 $y1)" ||
-  fail "--frame clip with a layer: the model reaches the picture's edge ($x0 $y0 $x1 $y1)"
-
-# --blend is framed as drawn too: the blended pose, not its first clip's
-# (the same two cases with the second clip at weight 1).
-"$skinview" "$robot" --blend Robot_Idle,Robot_Death,1 --time 0.9 --frame pose --msaa 1 --size 160x160 \
-  --screenshot "$out/blend_pose.png" --export-pose "$out/blend_pose.obj" >/dev/null 2>&1 &&
-  "$skinview" "$out/blend_pose.obj" --msaa 1 --size 160x160 --screenshot "$out/blend_pose_obj.png" >/dev/null 2>&1 ||
-  fail "--frame pose with --blend: no picture"
-drawn=$("$check" extent "$out/blend_pose.png" 8) exported=$("$check" extent "$out/blend_pose_obj.png" 8)
-[ "$drawn" = "$exported" ] && echo "ok: --frame pose frames the blended pose ($drawn)" ||
-  fail "--frame pose with --blend: the picture spans $drawn, its exported pose framed alone $exported"
-"$skinview" "$robot" --blend Robot_Sitting,Robot_Jump,1 --time 0.2 --size 160x160 \
-  --screenshot "$out/blend_clip.png" >/dev/null 2>&1 || fail "--frame clip with --blend: no picture"
-read -r x0 y0 x1 y1 < <("$check" extent "$out/blend_clip.png" 8)
-[ "${x0:-0}" -gt 0 ] && [ "${y0:-0}" -gt 0 ] && [ "${x1:-159}" -lt 159 ] && [ "${y1:-159}" -lt 159 ] &&
-  echo "ok: the blended clips inside the picture ($x0 $y0 $x1 $y1)" ||
-  fail "--frame clip with --blend: the model reaches the picture's edge ($x0 $y0 $x1 $y1)"
+# The framing is the pose drawn: layered, or --blend's blended one (the
+# second clip at weight 1), not the base clip's. --frame pose: the
+# picture is framed as the pose it exports would be (robot.glb falling
+# over, Robot_Death over Robot_Idle, stands elsewhere than the idle pose);
+# --frame clip: the whole clip drawn in the picture (Robot_Jump over
+# Robot_Sitting stands taller than the sitting clip: its head left the
+# picture). framed_as_drawn NAME POSE_ARGS CLIP_ARGS.
+framed_as_drawn() {
+  local name=$1 pose=$2 clip=$3 drawn exported x0 y0 x1 y1
+  # shellcheck disable=SC2086
+  "$skinview" "$robot" $pose --time 0.9 --frame pose --msaa 1 --size 160x160 \
+    --screenshot "$out/$name.pose.png" --export-pose "$out/$name.pose.obj" >/dev/null 2>&1 &&
+    "$skinview" "$out/$name.pose.obj" --msaa 1 --size 160x160 --screenshot "$out/$name.obj.png" >/dev/null 2>&1 ||
+    fail "--frame pose with $name: no picture"
+  drawn=$("$check" extent "$out/$name.pose.png" 8) exported=$("$check" extent "$out/$name.obj.png" 8)
+  [ "$drawn" = "$exported" ] && echo "ok: --frame pose frames the pose drawn with $name ($drawn)" ||
+    fail "--frame pose with $name: the picture spans $drawn, its exported pose framed alone $exported"
+  # shellcheck disable=SC2086
+  "$skinview" "$robot" $clip --time 0.2 --size 160x160 --screenshot "$out/$name.clip.png" >/dev/null 2>&1 ||
+    fail "--frame clip with $name: no picture"
+  read -r x0 y0 x1 y1 < <("$check" extent "$out/$name.clip.png" 8)
+  [ "${x0:-0}" -gt 0 ] && [ "${y0:-0}" -gt 0 ] && [ "${x1:-159}" -lt 159 ] && [ "${y1:-159}" -lt 159 ] &&
+    echo "ok: the clip drawn with $name inside the picture ($x0 $y0 $x1 $y1)" ||
+    fail "--frame clip with $name: the model reaches the picture's edge ($x0 $y0 $x1 $y1)"
+}
+framed_as_drawn layer "--anim Robot_Idle --layer Robot_Death" "--anim Robot_Sitting --layer Robot_Jump"
+framed_as_drawn blend "--blend Robot_Idle,Robot_Death,1" "--blend Robot_Sitting,Robot_Jump,1"
 # Each clip drawn loops on its own duration: the clip framed is the
 # longest, not the first. Robot_Sitting (0.42 s) with Robot_Dance (3.3 s)
 # at weight 1, as a blend and as a layer: the dance's arm past the
