@@ -169,7 +169,12 @@ static skv_result compare_with_ref(const skv_headless_desc *desc, frame_sink *si
     return r;
 }
 
-static double now_seconds(void);
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 /* Frame `index` of `sink` (its pixels as read back) to its file, GIF or
  * video, and against its reference: the frame writer's `write`, on its
@@ -203,13 +208,6 @@ static skv_result render_one(skv_scene *scene, skv_renderer *renderer, skv_targe
     if (r != SKV_OK) return r;
     target_read_rgba(target, frame_writer_next(writer));
     return frame_writer_submit(writer, index, err);
-}
-
-static double now_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 /* The context current with GL's functions its own: made the first time,

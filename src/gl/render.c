@@ -108,7 +108,15 @@ static void bone_block_destroy(skv_renderer *renderer)
     renderer->bone_block = 0;
 }
 
-static void overlay_lines_destroy(skv_renderer *renderer);
+static void overlay_lines_destroy(skv_renderer *renderer)
+{
+    program_release(renderer, &renderer->line_program);
+    if (renderer->line_vao) glDeleteVertexArrays(1, &renderer->line_vao);
+    if (renderer->line_buffers[0]) glDeleteBuffers(2, renderer->line_buffers);
+    lines_free(&renderer->axes);
+    renderer->line_vao = 0;
+    memset(renderer->line_buffers, 0, sizeof renderer->line_buffers);
+}
 
 /* Overlay lines and points (overlay.h): their program, a vertex array of
  * positions and colours refilled per draw, and the gizmo's segments;
@@ -140,16 +148,6 @@ skv_result render_enable_lines(skv_renderer *renderer, skv_error *err)
     skv_result r = overlay_lines_create(renderer, err);
     if (r != SKV_OK) overlay_lines_destroy(renderer);
     return r;
-}
-
-static void overlay_lines_destroy(skv_renderer *renderer)
-{
-    program_release(renderer, &renderer->line_program);
-    if (renderer->line_vao) glDeleteVertexArrays(1, &renderer->line_vao);
-    if (renderer->line_buffers[0]) glDeleteBuffers(2, renderer->line_buffers);
-    lines_free(&renderer->axes);
-    renderer->line_vao = 0;
-    memset(renderer->line_buffers, 0, sizeof renderer->line_buffers);
 }
 
 /* For the models with a blended material: each draw's bind-pose centre
