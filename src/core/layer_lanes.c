@@ -24,6 +24,8 @@
 enum { LANES = 8 };
 typedef float lv __attribute__((vector_size(32)));
 typedef int32_t li __attribute__((vector_size(32)));
+typedef float v4 __attribute__((vector_size(16)));
+typedef int32_t v4i __attribute__((vector_size(16)));
 
 /* A value's components in a block: T at 0, R at 3, S at 7. */
 enum { V_T = 0, V_R = 3, V_S = 7, V_COUNT = 10 };
@@ -170,10 +172,12 @@ static inline lv portable_sqrt(lv x)
 #define LL(name) name##_avx2
 #define LL_TARGET __attribute__((target("avx2,fma")))
 #define LL_SQRT(x) ((lv)_mm256_sqrt_ps((__m256)(x)))
+#define LL_AVX
 #include "layer_lanes_frame.h"
 #undef LL
 #undef LL_TARGET
 #undef LL_SQRT
+#undef LL_AVX
 #endif
 
 void layer_lanes_locals(skv_layer_lanes *ll, int wide, double base_ticks, const double *layer_ticks,

@@ -4,6 +4,7 @@
  *   LL(name)      the name with the set's suffix
  *   LL_TARGET     the functions' target attribute (empty: the file's own)
  *   LL_SQRT(x)    square roots of a vector lv
+ *   LL_AVX        (defined or not) whether the set has AVX's 256-bit shuffles
  * and undefines them after. The vectors are LANES (8) floats: GCC's
  * vector extensions, two SSE registers each on the portable build, one
  * AVX register on the AVX2 build. No include guard: meant to be included
@@ -24,6 +25,9 @@
 #define source_sample LL(source_sample)
 #define mix_layer LL(mix_layer)
 #define form_locals LL(form_locals)
+#define transpose4 LL(transpose4)
+#define half LL(half)
+#define columns8 LL(columns8)
 #define locals LL(locals)
 
 LL_INLINE lv splat(float x)
@@ -264,8 +268,40 @@ LL_TARGET static void mix_layer(const skv_layer_lanes *ll, int j, const int *vec
     }
 }
 
+#if defined(LL_AVX)
+/* Node l's column from lanes l of a, b, c, d (its 4 rows) in 128-bit
+ * half l / 4 of out[l % 4]: two 4 x 4 transposes side by side. */
+LL_INLINE void columns8(lv a, lv b, lv c, lv d, __m256 out[4])
+{
+    __m256 ab_lo = _mm256_unpacklo_ps((__m256)a, (__m256)b), ab_hi = _mm256_unpackhi_ps((__m256)a, (__m256)b);
+    __m256 cd_lo = _mm256_unpacklo_ps((__m256)c, (__m256)d), cd_hi = _mm256_unpackhi_ps((__m256)c, (__m256)d);
+    out[0] = _mm256_shuffle_ps(ab_lo, cd_lo, 0x44), out[1] = _mm256_shuffle_ps(ab_lo, cd_lo, 0xee);
+    out[2] = _mm256_shuffle_ps(ab_hi, cd_hi, 0x44), out[3] = _mm256_shuffle_ps(ab_hi, cd_hi, 0xee);
+}
+#else
+/* Lanes a, b, c, d of four vectors as four columns: out[l] = (a[l],
+ * b[l], c[l], d[l]) (a 4 x 4 transpose: unpacks, then moves of halves). */
+LL_INLINE void transpose4(v4 a, v4 b, v4 c, v4 d, v4 out[4])
+{
+    v4 ab_lo = __builtin_shufflevector(a, b, 0, 4, 1, 5), ab_hi = __builtin_shufflevector(a, b, 2, 6, 3, 7);
+    v4 cd_lo = __builtin_shufflevector(c, d, 0, 4, 1, 5), cd_hi = __builtin_shufflevector(c, d, 2, 6, 3, 7);
+    out[0] = __builtin_shufflevector(ab_lo, cd_lo, 0, 1, 4, 5);
+    out[1] = __builtin_shufflevector(ab_lo, cd_lo, 2, 3, 6, 7);
+    out[2] = __builtin_shufflevector(ab_hi, cd_hi, 0, 1, 4, 5);
+    out[3] = __builtin_shufflevector(ab_hi, cd_hi, 2, 3, 6, 7);
+}
+
+/* Half h (lanes 4h to 4h + 3) of a vector. */
+LL_INLINE v4 half(lv x, int h)
+{
+    return h ? __builtin_shufflevector(x, x, 4, 5, 6, 7) : __builtin_shufflevector(x, x, 0, 1, 2, 3);
+}
+#endif
+
 /* T * R * S of every node formed again (R of unit length), into
- * local[node]. */
+ * local[node]: column k of a node's matrix is (e[3k], e[3k + 1], e[3k +
+ * 2], 0), column 3 (T, 1), transposed in registers 4 nodes at a time
+ * (stored lane by lane, a vector's 128 floats took most of the forming). */
 LL_TARGET static void form_locals(const skv_layer_lanes *ll, const mat4 *rest_local, mat4 *local)
 {
     const float *cur = ll->mixed;
@@ -277,25 +313,45 @@ LL_TARGET static void form_locals(const skv_layer_lanes *ll, const mat4 *rest_lo
         lv s0 = load(cur + V_S * st + v), s1 = load(cur + (V_S + 1) * st + v), s2 = load(cur + (V_S + 2) * st + v);
         lv xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y, wz = w * z;
         lv one = splat(1.0f), two = splat(2.0f);
-        float e[12][LANES];
-        store(e[0], (one - two * (yy + zz)) * s0), store(e[1], two * (xy + wz) * s0), store(e[2], two * (xz - wy) * s0);
-        store(e[3], two * (xy - wz) * s1), store(e[4], (one - two * (xx + zz)) * s1), store(e[5], two * (yz + wx) * s1);
-        store(e[6], two * (xz + wy) * s2), store(e[7], two * (yz - wx) * s2), store(e[8], (one - two * (xx + yy)) * s2);
-        for (int c = 0; c < 3; c++) store(e[9 + c], load(cur + (V_T + c) * st + v));
-        int n = ll->node_count - v < LANES ? ll->node_count - v : LANES;
-        for (int l = 0; l < n; l++) {
-            int node = v + l;
-            if (!ll->form[node]) continue;
-            float(*m)[4] = local[node];
-            if (ll->form[node] == 2) {
-                memcpy(m, rest_local[node], sizeof(mat4));
-                continue;
+        lv e[12] = {(one - two * (yy + zz)) * s0, two * (xy + wz) * s0, two * (xz - wy) * s0,
+                    two * (xy - wz) * s1, (one - two * (xx + zz)) * s1, two * (yz + wx) * s1,
+                    two * (xz + wy) * s2, two * (yz - wx) * s2, (one - two * (xx + yy)) * s2,
+                    load(cur + V_T * st + v), load(cur + (V_T + 1) * st + v), load(cur + (V_T + 2) * st + v)};
+        lv zero = splat(0.0f);
+#if defined(LL_AVX)
+        __m256 col[4][4]; /* col[k][l % 4], half l / 4: column k of node v + l */
+        for (int k = 0; k < 4; k++) columns8(e[3 * k], e[3 * k + 1], e[3 * k + 2], k < 3 ? zero : one, col[k]);
+        for (int i = 0; i < 4; i++) { /* nodes v + i (low halves) and v + 4 + i (high) */
+            __m256 pair[2][2] = {{_mm256_permute2f128_ps(col[0][i], col[1][i], 0x20),
+                                  _mm256_permute2f128_ps(col[2][i], col[3][i], 0x20)},
+                                 {_mm256_permute2f128_ps(col[0][i], col[1][i], 0x31),
+                                  _mm256_permute2f128_ps(col[2][i], col[3][i], 0x31)}};
+            for (int h = 0; h < 2; h++) {
+                int node = v + 4 * h + i; /* form holds whole vectors: 0 past the last node */
+                if (ll->form[node] == 1) {
+                    memcpy(local[node][0], &pair[h][0], sizeof pair[h][0]);
+                    memcpy(local[node][2], &pair[h][1], sizeof pair[h][1]);
+                } else if (ll->form[node] == 2) {
+                    memcpy(local[node], rest_local[node], sizeof(mat4));
+                }
             }
-            m[0][0] = e[0][l], m[0][1] = e[1][l], m[0][2] = e[2][l], m[0][3] = 0.0f;
-            m[1][0] = e[3][l], m[1][1] = e[4][l], m[1][2] = e[5][l], m[1][3] = 0.0f;
-            m[2][0] = e[6][l], m[2][1] = e[7][l], m[2][2] = e[8][l], m[2][3] = 0.0f;
-            m[3][0] = e[9][l], m[3][1] = e[10][l], m[3][2] = e[11][l], m[3][3] = 1.0f;
         }
+#else
+        for (int h = 0; h < 2; h++) {
+            v4 col[4][4]; /* col[k][l]: column k of node v + 4h + l */
+            for (int k = 0; k < 4; k++)
+                transpose4(half(e[3 * k], h), half(e[3 * k + 1], h), half(e[3 * k + 2], h), half(k < 3 ? zero : one, h),
+                           col[k]);
+            for (int l = 0; l < 4; l++) {
+                int node = v + 4 * h + l; /* form holds whole vectors: 0 past the last node */
+                if (ll->form[node] == 1) {
+                    for (int k = 0; k < 4; k++) memcpy(local[node][k], &col[k][l], sizeof col[k][l]);
+                } else if (ll->form[node] == 2) {
+                    memcpy(local[node], rest_local[node], sizeof(mat4));
+                }
+            }
+        }
+#endif
     }
 }
 
@@ -329,4 +385,7 @@ LL_TARGET static void locals(skv_layer_lanes *ll, double base_ticks, const doubl
 #undef source_sample
 #undef mix_layer
 #undef form_locals
+#undef transpose4
+#undef half
+#undef columns8
 #undef locals
