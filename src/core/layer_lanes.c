@@ -35,10 +35,14 @@ enum { V_T = 0, V_R = 3, V_S = 7, V_COUNT = 10 };
  * no arccosine or division. Keys of unit length: the arc, R(f) = cos y M
  * + sin y N with y = (f - 1/2) theta (R0 = M the arc's middle, R1 = N its
  * direction; both unit). A group's keys not all of unit length
- * (weighted): keys_slerp's own terms, R0 = A, R1 = B (on A's side) and
- * its angle (0 where it lerps), R(f) = sin((1 - f) theta) A + sin(f
- * theta) B normalised: its pace along the arc depends on the keys'
- * lengths. */
+ * (weighted): keys_slerp's sum sin((1 - f) theta) A + sin(f theta) B
+ * normalised, with A and B the keys as they are (B on A's side) and theta
+ * its angle (0 where it lerps): its pace along the arc depends on the
+ * keys' lengths. That sum over sin(theta / 2) is cos y (A + B) + theta
+ * cot(theta / 2) (sin y / theta) (B - A), so R0 = A + B, R1 = theta
+ * cot(theta / 2) (B - A) (2 (B - A) at theta 0: the lerp) and R(f) = cos
+ * y R0 + (f - 1/2) (sin y / y) R1 normalised: the arc's two series and a
+ * normalisation. */
 enum { P_T0 = 0, P_DT = 3, P_S0 = 6, P_DS = 9, P_R0 = 12, P_R1 = 16, P_THETA = 20, P_COUNT = 21 };
 
 /* |q|^2 of a rotation key the arc takes as unit: a float key normalised
@@ -276,9 +280,10 @@ static int unit_rotations(const skv_channel *ch)
 /* Lane l of pair i (keys i and i + 1; the last key with itself): T and S
  * as the reference lerps them (a + f (b - a), b - a rounded to float as
  * it rounds it); the rotation on the shorter side as keys_slerp picks it
- * (its float dot's sign): `weighted`, keys_slerp's terms (the keys as
- * they are, its angle: acosf of that dot, 0 above KEYS_NLERP_DOT where it
- * lerps); else the arc from the keys (unit, in double). */
+ * (its float dot's sign): `weighted`, the terms of keys_slerp's sum (the
+ * keys as they are, its angle: acosf of that dot, 0 above KEYS_NLERP_DOT
+ * where it lerps; the terms in double); else the arc from the keys (unit,
+ * in double). */
 static void prepare_pair(float *pair, int l, const skv_channel *ch, int i, int key_count, int weighted)
 {
     const size_t width = LANES;
@@ -292,10 +297,14 @@ static void prepare_pair(float *pair, int l, const skv_channel *ch, int i, int k
     if (weighted) {
         float d = keys_dot(ra, rb), sign = 1.0f;
         if (d < 0.0f) d = -d, sign = -1.0f;
-        pair[P_THETA * width + (size_t)l] = d > KEYS_NLERP_DOT ? 0.0f : acosf(d);
+        float theta = d > KEYS_NLERP_DOT ? 0.0f : acosf(d);
+        /* theta cot(theta / 2), 2 at theta 0 (keys_slerp's lerp) */
+        double k = theta > 0.0f ? (double)theta / tan(0.5 * (double)theta) : 2.0;
+        pair[P_THETA * width + (size_t)l] = theta;
         for (int c = 0; c < 4; c++) {
-            pair[(P_R0 + c) * width + (size_t)l] = ra[c];
-            pair[(P_R1 + c) * width + (size_t)l] = sign * rb[c];
+            double a = ra[c], b = (double)sign * rb[c];
+            pair[(P_R0 + c) * width + (size_t)l] = (float)(a + b);
+            pair[(P_R1 + c) * width + (size_t)l] = (float)(k * (b - a));
         }
         return;
     }

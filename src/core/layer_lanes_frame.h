@@ -130,7 +130,7 @@ LL_TARGET static void group_sample(const lane_group *g, int *cursor, const int *
         f = keys_factor(g->times[i], g->times[i + 1], t);
     }
     const float *pairs = g->pairs + (size_t)i * (size_t)g->block_count * P_COUNT * LANES;
-    lv fv = splat(f), fh = splat(f - 0.5f), gv = splat(1.0f - f);
+    lv fv = splat(f), fh = splat(f - 0.5f);
     for (int k = 0; k < wanted_count; k++) {
         int b = wanted[k];
         const float *p = pairs + (size_t)b * P_COUNT * LANES;
@@ -141,24 +141,24 @@ LL_TARGET static void group_sample(const lane_group *g, int *cursor, const int *
             out[V_T + c] = PC(P_T0 + c) + fv * PC(P_DT + c);
             out[V_S + c] = PC(P_S0 + c) + fv * PC(P_DS + c);
         }
+        /* sin y and cos y by Taylor's polynomials: |y| <= pi / 4 (keys on
+         * one hemisphere), where the next terms are under 3e-8. */
+        lv y = fh * PC(P_THETA), z = y * y;
+        lv sinc_y = (((splat(1.0f / 362880.0f) * z + splat(-1.0f / 5040.0f)) * z + splat(1.0f / 120.0f)) * z +
+                     splat(-1.0f / 6.0f)) * z + splat(1.0f);
+        lv cos_y = ((((splat(-1.0f / 3628800.0f) * z + splat(1.0f / 40320.0f)) * z + splat(-1.0f / 720.0f)) * z +
+                     splat(1.0f / 24.0f)) * z + splat(-0.5f)) * z + splat(1.0f);
         if (!g->weighted) {
-            /* sin y and cos y by Taylor's polynomials: |y| <= pi / 4 (keys
-             * on one hemisphere), where the next terms are under 3e-8. */
-            lv y = fh * PC(P_THETA), z = y * y;
-            lv sin_y = y * ((((splat(1.0f / 362880.0f) * z + splat(-1.0f / 5040.0f)) * z + splat(1.0f / 120.0f)) * z +
-                             splat(-1.0f / 6.0f)) * z + splat(1.0f));
-            lv cos_y = ((((splat(-1.0f / 3628800.0f) * z + splat(1.0f / 40320.0f)) * z + splat(-1.0f / 720.0f)) * z +
-                         splat(1.0f / 24.0f)) * z + splat(-0.5f)) * z + splat(1.0f);
+            lv sin_y = y * sinc_y;
             for (int c = 0; c < 4; c++) out[V_R + c] = cos_y * PC(P_R0 + c) + sin_y * PC(P_R1 + c);
         } else {
-            /* keys_slerp's weights over their common sin theta (theta <=
-             * pi / 2: keys on one hemisphere; 0 gives its lerp's), and its
+            /* keys_slerp's sum over sin(theta / 2) (prepare_pair), and its
              * normalisation (the keys near unit length, on one side: a
              * length). A square root and a division more than the arc, in
              * the chain to the store: kept to such groups (Fox's +2 layer
              * frame took 18% longer with every group so). */
-            lv theta = PC(P_THETA), wa = arc_weight(gv, theta), wb = arc_weight(fv, theta);
-            for (int c = 0; c < 4; c++) out[V_R + c] = wa * PC(P_R0 + c) + wb * PC(P_R1 + c);
+            lv s = fh * sinc_y;
+            for (int c = 0; c < 4; c++) out[V_R + c] = cos_y * PC(P_R0 + c) + s * PC(P_R1 + c);
             unit_lv(out + V_R, out[V_R] * out[V_R] + out[V_R + 1] * out[V_R + 1] + out[V_R + 2] * out[V_R + 2] +
                                    out[V_R + 3] * out[V_R + 3]);
         }
