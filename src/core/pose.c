@@ -405,6 +405,8 @@ typedef struct skv_layer_plan {
     int base_walk;        /* a node the base moves is not formed again: the base's walk runs */
     int still_count;      /* without the base's walk: the other nodes' globals */
     skv_walk_step *steps; /* count globals, palette_count palette entries, then still_count globals */
+    int deferred_count;   /* with the base's walk: its deferred globals of nodes not formed again */
+    skv_walk_step *deferred;
     skv_layer_lanes *lanes;
 } skv_layer_plan;
 
@@ -414,6 +416,7 @@ static void layer_plan_free(skv_layer_plan *plan)
     free(plan->layered);
     free(plan->dirty);
     free(plan->steps);
+    free(plan->deferred);
     layer_lanes_destroy(plan->lanes);
     free(plan);
 }
@@ -424,8 +427,8 @@ static void layer_plan_free(skv_layer_plan *plan)
  * layer's mask holds it and a clip it reads there (base, layer,
  * reference) has keys for it; it is formed again when it is layered or
  * its parent is formed again. */
-static skv_layer_plan *layer_plan_for(skv_pose *pose, skv_walks *walks, const skv_clip *c, int base,
-                                      const skv_layers *layers, uint32_t active)
+static skv_layer_plan *layer_plan_for(skv_pose *pose, skv_walks *walks, const skv_walk *w, const skv_clip *c,
+                                      int base, const skv_layers *layers, uint32_t active)
 {
     const skv_model *model = walks_model(walks);
     const skv_skeleton *sk = &model->skeleton;
@@ -479,6 +482,16 @@ static skv_layer_plan *layer_plan_for(skv_pose *pose, skv_walks *walks, const sk
         if (moves[n] && !plan->dirty[n]) plan->base_walk = 1;
     }
     free(moves);
+    /* With it, the globals it defers but of nodes formed again (those
+     * would only be overwritten). */
+    free(plan->deferred);
+    plan->deferred = NULL, plan->deferred_count = 0;
+    if (plan->base_walk) {
+        int deferred = walk_deferred_count(w);
+        plan->deferred = malloc((size_t)(deferred > 0 ? deferred : 1) * sizeof *plan->deferred);
+        if (!plan->deferred) return NULL;
+        plan->deferred_count = walk_deferred_except(w, plan->dirty, sk->node_count, plan->deferred);
+    }
     plan->palette_count = 0;
     for (int b = 0; b < sk->bone_count; b++) {
         int n = sk->bone_node[b];
@@ -532,7 +545,7 @@ void pose_evaluate_layers(skv_pose *pose, skv_walks *walks, int base, double sec
         return;
     }
     const skv_walk *w = walks_clip(walks, c ? base : -1);
-    skv_layer_plan *plan = w ? layer_plan_for(pose, walks, c, c ? base : -1, layers, act.any) : NULL;
+    skv_layer_plan *plan = w ? layer_plan_for(pose, walks, w, c, c ? base : -1, layers, act.any) : NULL;
     if (!plan) {
         layers_scalar(pose, model, base, seconds, layers);
         return;
@@ -558,7 +571,7 @@ void pose_evaluate_layers(skv_pose *pose, skv_walks *walks, int base, double sec
         walk_fixed(w, pose->work, palette, kernels, pose->palette_rows);
         int *cursors = c ? pose_cursors(pose, base, c->channel_count) : NULL;
         if (walk_pose(w, c, ticks, cursors, pose->work, palette, kernels, pose->palette_rows))
-            walk_deferred(w, pose->work, kernels);
+            walk_deferred_run(w, plan->deferred, plan->deferred_count, pose->work, kernels);
     } else {
         if (plan->palette_count < sk->bone_count) walk_fixed(w, pose->work, palette, kernels, pose->palette_rows);
         run(plan->steps + plan->count + plan->palette_count, plan->still_count, pose->work, constants, pose->work);

@@ -513,8 +513,30 @@ void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernel
 
 void walk_deferred(const skv_walk *w, float *work, const skv_kernels *kernels)
 {
+    walk_deferred_run(w, w->deferred, w->deferred_count, work, kernels);
+}
+
+int walk_deferred_count(const skv_walk *w)
+{
+    return w->deferred_count;
+}
+
+int walk_deferred_except(const skv_walk *w, const unsigned char *skip, int node_count, skv_walk_step *steps)
+{
+    int count = 0;
+    for (int k = 0; k < w->deferred_count; k++) {
+        int32_t out = w->deferred[k].out; /* a global's byte offset in work */
+        int n = out >= 0 && (size_t)out < (size_t)node_count * sizeof(mat4) ? (int)((size_t)out / sizeof(mat4)) : -1;
+        if (n < 0 || !skip[n]) steps[count++] = w->deferred[k];
+    }
+    return count;
+}
+
+void walk_deferred_run(const skv_walk *w, const skv_walk_step *steps, int count, float *work,
+                       const skv_kernels *kernels)
+{
     if (w->terms) kernels_solo_local(&w->solo, work); /* solo_frame leaves it unformed */
-    kernels->run(w->deferred, w->deferred_count, work, w->constants, work);
+    kernels->run(steps, count, work, w->constants, work);
 }
 
 /* A walk where nothing moves (a clip of one pose: Testwuson's Wuson_Bind,

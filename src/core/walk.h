@@ -146,6 +146,18 @@ void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernel
 /* The globals walk_pose skips (the palette does not need them). */
 void walk_deferred(const skv_walk *w, float *work, const skv_kernels *kernels);
 
+/* walk_deferred's steps less those forming the globals of the nodes
+ * `skip` marks (a layered frame forms those again: pose.c), into `steps`
+ * (room for walk_deferred_count); how many. A node not skipped has no
+ * skipped ancestor (the layered frame's rule), so no step kept reads a
+ * global left out. */
+int walk_deferred_count(const skv_walk *w);
+int walk_deferred_except(const skv_walk *w, const unsigned char *skip, int node_count, skv_walk_step *steps);
+
+/* walk_deferred with `steps` (walk_deferred_except's) for the walk's own. */
+void walk_deferred_run(const skv_walk *w, const skv_walk_step *steps, int count, float *work,
+                       const skv_kernels *kernels);
+
 /* What a compiled walk holds, for tests and the benchmark. */
 typedef struct skv_walk_stats {
     int moving;     /* channels whose keys move */
