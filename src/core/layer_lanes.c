@@ -214,7 +214,8 @@ static void *lanes_alloc(size_t bytes)
 /* The key times a channel's moving arrays share (NULL, *count 1: none
  * moves), or NULL with *count 0 where it does not fit a group: an array
  * of more than one key not linear, arrays keyed at different times,
- * values not finite, rotation keys not of unit length. */
+ * values not finite, rotation keys with |q|^2 more than 1e-5 from 1 (a
+ * few decimals' rounding: within it, the group is weighted). */
 static const double *channel_grid(const skv_channel *ch, int *count, size_t *stride)
 {
     *count = 0;

@@ -7,9 +7,11 @@
  * time (layers.h's rules: override lerps and slerps, additive products
  * against the reference); the locals formed T * R * S. Channels that do
  * not fit a group (step or cubic keys, T, R and S keyed at different
- * times, values not finite, rotation keys not of unit length, and time
- * lines past the model's budget) are sampled one by one as the reference
- * samples them. Private to src/core. */
+ * times, values not finite, rotation keys further from unit length than
+ * |q|^2 within 1e-5 of 1, and time lines past the model's budget) are
+ * sampled one by one as the reference samples them; keys within that but
+ * not unit to float's rounding are grouped, sampled as keys_slerp weighs
+ * them (layer_lanes.c, weighted). Private to src/core. */
 #ifndef SKV_LAYER_LANES_H
 #define SKV_LAYER_LANES_H
 
