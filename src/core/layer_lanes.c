@@ -25,7 +25,6 @@ enum { LANES = 8 };
 typedef float lv __attribute__((vector_size(32)));
 typedef int32_t li __attribute__((vector_size(32)));
 typedef float v4 __attribute__((vector_size(16)));
-typedef int32_t v4i __attribute__((vector_size(16)));
 
 /* A value's components in a block: T at 0, R at 3, S at 7. */
 enum { V_T = 0, V_R = 3, V_S = 7, V_COUNT = 10 };
@@ -123,7 +122,7 @@ struct skv_layer_lanes {
     int *mixes;       /* per layer: first node of each vector with a mask bit, then -1 */
     float *mixed;     /* V_COUNT * stride */
     int *formed;      /* first node of each vector holding a node formed again, then -1 */
-    unsigned char *form; /* per node: 0 not formed, 1 T * R * S, 2 its rest matrix as it is */
+    unsigned char *form; /* per node (stride of them): its local formed T * R * S */
 };
 
 /* A value's difference from reference `ref` (T, conj R, S): layers.h's
@@ -185,16 +184,16 @@ static inline lv portable_sqrt(lv x)
 #endif
 
 void layer_lanes_locals(skv_layer_lanes *ll, int wide, double base_ticks, const double *layer_ticks,
-                        const float *layer_weight, const mat4 *rest_local, mat4 *local)
+                        const float *layer_weight, mat4 *local)
 {
 #if defined(__x86_64__)
     if (wide) {
-        locals_avx2(ll, base_ticks, layer_ticks, layer_weight, rest_local, local);
+        locals_avx2(ll, base_ticks, layer_ticks, layer_weight, local);
         return;
     }
 #endif
     (void)wide;
-    locals_portable(ll, base_ticks, layer_ticks, layer_weight, rest_local, local);
+    locals_portable(ll, base_ticks, layer_ticks, layer_weight, local);
 }
 
 /* --- preparing ------------------------------------------------------- */
@@ -652,7 +651,7 @@ static skv_result source_make(lane_source *src, const skv_clip_lanes *cl, const 
 }
 
 skv_result layer_lanes_create(skv_layer_lanes **out, const skv_model *model, const skv_clip_lanes *const *clips,
-                              const skv_layers *layers, uint32_t active, const unsigned char *dirty,
+                              const skv_layers *layers, uint32_t active, const unsigned char *posed,
                               const unsigned char *layered)
 {
     *out = NULL;
@@ -680,7 +679,7 @@ skv_result layer_lanes_create(skv_layer_lanes **out, const skv_model *model, con
         !ll->form || !wanted)
         goto fail;
     const skv_clip *base = clips[0] ? clips[0]->clip : NULL;
-    for (int n = 0; n < nodes; n++) wanted[n] = dirty[n] && base && base->node_channel[n] >= 0;
+    for (int n = 0; n < nodes; n++) wanted[n] = posed[n] && base && base->node_channel[n] >= 0;
     if (source_make(&ll->sources[0], clips[0], layers, nodes, ll->stride, wanted) != SKV_OK) goto fail;
     int *mixes = ll->mixes;
     for (int j = 0; j < lc; j++) {
@@ -704,7 +703,7 @@ skv_result layer_lanes_create(skv_layer_lanes **out, const skv_model *model, con
     }
     int *formed = ll->formed;
     for (int n = 0; n < nodes; n++)
-        if (dirty[n]) ll->form[n] = (unsigned char)(layered[n] || (base && base->node_channel[n] >= 0) ? 1 : 2);
+        ll->form[n] = posed[n];
     for (size_t v = 0; v < st; v += LANES) {
         int any = 0;
         for (int l = 0; l < LANES; l++) any |= ll->form[v + (size_t)l];

@@ -52,24 +52,23 @@ size_t clip_lanes_bytes(const skv_clip_lanes *lanes);
  * the base's prepared keys (NULL: the rest pose), clips[1 + j] those of
  * the j-th layer of `active` (bits of `layers`' layers) in the order they
  * apply (layers->order), an additive layer's as its differences
- * (clip_lanes_prepare_delta: skv_layers.delta_lanes). Per node: dirty,
- * formed again (its local made here); layered, mixed by each active
- * layer whose mask holds it. The clips' values are sampled only where a
+ * (clip_lanes_prepare_delta: skv_layers.delta_lanes). Per node: posed,
+ * its local made here (a node formed again that a clip read moves);
+ * layered, mixed by each active layer whose mask holds it. The clips' values are sampled only where a
  * frame reads them. SKV_ERR_MEMORY when memory runs out, or an additive
  * layer's keys are not its differences. The model, the prepared keys and
  * the layers must outlive the lanes. */
 typedef struct skv_layer_lanes skv_layer_lanes;
 skv_result layer_lanes_create(skv_layer_lanes **out, const skv_model *model, const skv_clip_lanes *const *clips,
-                              const skv_layers *layers, uint32_t active, const unsigned char *dirty,
+                              const skv_layers *layers, uint32_t active, const unsigned char *posed,
                               const unsigned char *layered);
 void layer_lanes_destroy(skv_layer_lanes *lanes); /* NULL is fine */
 
-/* Every dirty node's local at the base's clip time `base_ticks` and the
+/* Every posed node's local at the base's clip time `base_ticks` and the
  * active layers' times and weights (in the order they apply), into
- * local[node]: T * R * S, or its rest matrix as it is where no clip has
- * a channel for it and no layer mixes it. `wide`: with AVX2 and FMA (the
- * caller knows the CPU has them), else the portable build. */
+ * local[node]: T * R * S. `wide`: with AVX2 and FMA (the caller knows
+ * the CPU has them), else the portable build. */
 void layer_lanes_locals(skv_layer_lanes *lanes, int wide, double base_ticks, const double *layer_ticks,
-                        const float *layer_weight, const mat4 *rest_local, mat4 *local);
+                        const float *layer_weight, mat4 *local);
 
 #endif

@@ -298,11 +298,11 @@ LL_INLINE v4 half(lv x, int h)
 }
 #endif
 
-/* T * R * S of every node formed again (R of unit length), into
+/* T * R * S of every node posed (R of unit length), into
  * local[node]: column k of a node's matrix is (e[3k], e[3k + 1], e[3k +
  * 2], 0), column 3 (T, 1), transposed in registers 4 nodes at a time
  * (stored lane by lane, a vector's 128 floats took most of the forming). */
-LL_TARGET static void form_locals(const skv_layer_lanes *ll, const mat4 *rest_local, mat4 *local)
+LL_TARGET static void form_locals(const skv_layer_lanes *ll, mat4 *local)
 {
     const float *cur = ll->mixed;
     size_t st = (size_t)ll->stride;
@@ -328,11 +328,9 @@ LL_TARGET static void form_locals(const skv_layer_lanes *ll, const mat4 *rest_lo
                                   _mm256_permute2f128_ps(col[2][i], col[3][i], 0x31)}};
             for (int h = 0; h < 2; h++) {
                 int node = v + 4 * h + i; /* form holds whole vectors: 0 past the last node */
-                if (ll->form[node] == 1) {
+                if (ll->form[node]) {
                     memcpy(local[node][0], &pair[h][0], sizeof pair[h][0]);
                     memcpy(local[node][2], &pair[h][1], sizeof pair[h][1]);
-                } else if (ll->form[node] == 2) {
-                    memcpy(local[node], rest_local[node], sizeof(mat4));
                 }
             }
         }
@@ -344,11 +342,8 @@ LL_TARGET static void form_locals(const skv_layer_lanes *ll, const mat4 *rest_lo
                            col[k]);
             for (int l = 0; l < 4; l++) {
                 int node = v + 4 * h + l; /* form holds whole vectors: 0 past the last node */
-                if (ll->form[node] == 1) {
+                if (ll->form[node])
                     for (int k = 0; k < 4; k++) memcpy(local[node][k], &col[k][l], sizeof col[k][l]);
-                } else if (ll->form[node] == 2) {
-                    memcpy(local[node], rest_local[node], sizeof(mat4));
-                }
             }
         }
 #endif
@@ -356,7 +351,7 @@ LL_TARGET static void form_locals(const skv_layer_lanes *ll, const mat4 *rest_lo
 }
 
 LL_TARGET static void locals(skv_layer_lanes *ll, double base_ticks, const double *layer_ticks, const float *layer_weight,
-                        const mat4 *rest_local, mat4 *local)
+                        mat4 *local)
 {
     size_t block = (size_t)V_COUNT * (size_t)ll->stride;
     source_sample(&ll->sources[0], base_ticks, ll->stride);
@@ -368,7 +363,7 @@ LL_TARGET static void locals(skv_layer_lanes *ll, double base_ticks, const doubl
         while (*mixes >= 0) mixes++;
         mixes++;
     }
-    form_locals(ll, rest_local, local);
+    form_locals(ll, local);
 }
 
 #undef LL_INLINE

@@ -401,6 +401,8 @@ typedef struct skv_layer_plan {
     int count;           /* nodes formed again */
     unsigned char *layered; /* per node of the skeleton: a layer mixes its local */
     unsigned char *dirty;   /* per node: formed again (layered, or below one) */
+    unsigned char *posed;   /* per node: dirty, and its local made by the lanes (a clip read moves it); the
+                             * other dirty nodes' globals take their rest locals (layers.h constants) */
     int palette_count;
     int base_walk;        /* a node the base moves is not formed again: the base's walk runs */
     int still_count;      /* without the base's walk: the other nodes' globals */
@@ -415,6 +417,7 @@ static void layer_plan_free(skv_layer_plan *plan)
     if (!plan) return;
     free(plan->layered);
     free(plan->dirty);
+    free(plan->posed);
     free(plan->steps);
     free(plan->deferred);
     layer_lanes_destroy(plan->lanes);
@@ -446,8 +449,9 @@ static skv_layer_plan *layer_plan_for(skv_pose *pose, skv_walks *walks, const sk
         plan->node_count = sk->node_count, plan->bone_count = sk->bone_count;
         plan->layered = malloc(nodes);
         plan->dirty = malloc(nodes);
+        plan->posed = malloc(nodes);
         plan->steps = malloc((nodes + bones) * sizeof *plan->steps);
-        if (!plan->layered || !plan->dirty || !plan->steps) {
+        if (!plan->layered || !plan->dirty || !plan->posed || !plan->steps) {
             layer_plan_free(plan);
             pose->layer_plan = NULL;
             return NULL;
@@ -463,10 +467,12 @@ static skv_layer_plan *layer_plan_for(skv_pose *pose, skv_walks *walks, const sk
         int layered = (layers->node_layers[n] & active) && (layers->animated[n] || (c && c->node_channel[n] >= 0));
         plan->layered[n] = (unsigned char)layered;
         plan->dirty[n] = (unsigned char)(layered || (p >= 0 && plan->dirty[p]));
+        plan->posed[n] = (unsigned char)(plan->dirty[n] && (layered || (c && c->node_channel[n] >= 0)));
         if (!plan->dirty[n]) continue;
         plan->steps[plan->count] = (skv_walk_step){
             .a = p < 0 ? ~0 : (int32_t)((size_t)p * sizeof(mat4)), /* a root's: globalInverse, constant 0 (byte offsets) */
-            .b = local0 + (int32_t)((size_t)n * sizeof(mat4)),
+            .b = plan->posed[n] ? local0 + (int32_t)((size_t)n * sizeof(mat4))
+                                : ~(int32_t)((size_t)(1 + sk->bone_count + n) * sizeof(mat4)), /* its rest local */
             .out = (int32_t)((size_t)n * sizeof(mat4)),
         };
         plan->count++;
@@ -526,7 +532,7 @@ static skv_layer_plan *layer_plan_for(skv_pose *pose, skv_walks *walks, const sk
         clips[reads] = layers->additive[i] ? layers->delta_lanes[i] : walks_clip_lanes(walks, layers->clip[i]);
         if (!clips[reads++]) return NULL;
     }
-    if (layer_lanes_create(&plan->lanes, model, clips, layers, active, plan->dirty, plan->layered) != SKV_OK)
+    if (layer_lanes_create(&plan->lanes, model, clips, layers, active, plan->posed, plan->layered) != SKV_OK)
         return NULL;
     plan->generation = layers->generation, plan->walks_generation = walks->generation;
     plan->base = base, plan->active = active;
@@ -582,7 +588,7 @@ void pose_evaluate_layers(skv_pose *pose, skv_walks *walks, int base, double sec
     /* The nodes formed again: their locals by the lanes (the build the
      * pose's kernels name: tests that run every kernel run both), then
      * their globals and their bones' entries by the kernels. */
-    layer_lanes_locals(plan->lanes, kernels->layer_lanes_avx2, ticks, act.ticks, act.weight, (const mat4 *)sk->rest_local, pose->local);
+    layer_lanes_locals(plan->lanes, kernels->layer_lanes_avx2, ticks, act.ticks, act.weight, pose->local);
     run(plan->steps, plan->count, pose->work, constants, pose->work);
     const skv_walk_step *entries = plan->steps + plan->count;
     if (pose->palette_rows) {
