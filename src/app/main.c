@@ -274,8 +274,9 @@ static void clip_names(const skv_model *m, char *out, size_t size)
     out[0] = '\0';
     for (int c = 0; c < m->clip_count && c < SHOWN && used < size; c++) {
         const char *name = m->clips[c].name ? m->clips[c].name : "";
-        used += (size_t)snprintf(out + used, size - used, "%s%d '%.*s%s'", c ? ", " : "", c, NAME_MAX_SHOWN, name,
-                                 strlen(name) > NAME_MAX_SHOWN ? "..." : "");
+        char shown[4 * NAME_MAX_SHOWN + 1]; /* a longer name cut, "…" after it */
+        text_line(shown, sizeof shown, name, NAME_MAX_SHOWN);
+        used += (size_t)snprintf(out + used, size - used, "%s%d '%s'", c ? ", " : "", c, shown);
     }
     if (m->clip_count > SHOWN && used < size)
         snprintf(out + used, size - used, " and %d more", m->clip_count - SHOWN);

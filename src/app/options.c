@@ -13,6 +13,7 @@
 #include "headless.h"
 #include "imagecmp.h"
 #include "import.h"
+#include "text.h"
 
 /* How an option's value is read, and where it goes. */
 typedef enum option_kind {
@@ -323,17 +324,13 @@ static int plain_decimal(const char *p, int length)
 
 void options_quote(char *out, size_t size, const char *text, size_t length)
 {
-    if (size < 4) { /* no room for a cut's "..." */
-        if (size > 0) out[0] = '\0';
-        return;
-    }
-    size_t room = size - 1 < SKV_QUOTE_MAX ? size - 1 : SKV_QUOTE_MAX;
-    size_t keep = length <= room ? length : room - 3;
-    if (keep < length)
-        while (keep > 0 && ((unsigned char)text[keep] & 0xc0) == 0x80) keep--;
-    memcpy(out, text, keep);
-    out[keep] = '\0';
-    if (keep < length) memcpy(out + keep, "...", 4);
+    /* text_line reads a string: the span's start, long enough that any
+     * cut falls inside it (a character it shows is at most 4 bytes). */
+    char part[4 * SKV_QUOTE_MAX + 8];
+    size_t n = length < sizeof part - 1 ? length : sizeof part - 1;
+    memcpy(part, text, n);
+    part[n] = '\0';
+    text_line(out, size, part, SKV_QUOTE_MAX);
 }
 
 int options_parse_layer(const char *spec, skv_layer_spec *out, char *why, size_t why_size)

@@ -156,10 +156,10 @@ void options_print_help(FILE *out);
  * ':' (Mixamo's "mixamorig:Spine"). */
 int options_parse_layer(const char *spec, skv_layer_spec *out, char *why, size_t why_size);
 
-/* `length` bytes of `text` as a message quotes them: whole where they
- * fit `size` (and SKV_QUOTE_MAX), else their start, cut before a UTF-8
- * continuation byte, and "...": a line that says what is wrong with a
- * long SPEC, not the SPEC. */
+/* `length` bytes of `text` as a message quotes them (text.h, text_line):
+ * whole where they fit `size` and SKV_QUOTE_MAX characters, else their
+ * start cut at a character and "…": a line that says what is wrong with
+ * a long SPEC, not the SPEC. */
 enum { SKV_QUOTE_MAX = 80 };
 void options_quote(char *out, size_t size, const char *text, size_t length);
 
