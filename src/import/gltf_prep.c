@@ -596,7 +596,8 @@ static skv_result accessors_to_float(prep *p)
                                                  "KHR_draco_mesh_compression"))
                 continue;
             cJSON_ArrayForEach(attribute, cJSON_GetObjectItemCaseSensitive(primitive, "attributes"))
-                if (cJSON_IsNumber(attribute) && strncmp(attribute->string, "JOINTS_", 7) != 0 &&
+                if (cJSON_IsNumber(attribute) && attribute->string && /* no name: an array, not attributes */
+                    strncmp(attribute->string, "JOINTS_", 7) != 0 &&
                     to_float(p, attribute->valueint) != SKV_OK)
                     return SKV_ERR_IMPORT;
             cJSON_ArrayForEach(target, cJSON_GetObjectItemCaseSensitive(primitive, "targets"))
