@@ -75,7 +75,8 @@ typedef struct skv_pose {
      * keys_ticks_from): a hint, any integer value is safe. */
     double clip_loops;
     /* The clip (-1: rest pose) whose never-moving palette entries
-     * (walk_fixed) are in the palette; -2: none. walk_generation: the
+     * (walk_fixed) are in the palette; -2: none; -3: a layered frame's
+     * (pose.c: some of them overwritten). walk_generation: the
      * walks' (walk.h) when they were written; walks compiled again after
      * walks_forget (a rest pose change) fix other entries. */
     int walk_clip;

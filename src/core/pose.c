@@ -11,6 +11,12 @@
 #include <string.h>
 
 static void layer_plan_free(struct skv_layer_plan *plan);
+static void layer_plan_owed(skv_pose *pose);
+
+/* skv_pose walk_clip after a layered frame: the palette holds the base
+ * walk's fixed entries but for the bones its plan formed again (so a
+ * plain frame, seeing another value, writes them all again). */
+enum { WALK_CLIP_LAYERED = -3 };
 
 skv_result pose_create(skv_pose *pose, const skv_skeleton *skeleton)
 {
@@ -228,6 +234,7 @@ const mat4 *pose_globals(skv_pose *pose)
     const skv_walk *w = pose->globals_owed;
     if (w) walk_deferred(w, pose->work, kernels_get(SKV_WALK_AUTO));
     pose->globals_owed = NULL;
+    if (pose->layer_plan) layer_plan_owed(pose);
     return (const mat4 *)pose->global;
 }
 
@@ -407,10 +414,33 @@ typedef struct skv_layer_plan {
     int base_walk;        /* a node the base moves is not formed again: the base's walk runs */
     int still_count;      /* without the base's walk: the other nodes' globals */
     skv_walk_step *steps; /* count globals, palette_count palette entries, then still_count globals */
-    int deferred_count;   /* with the base's walk: its deferred globals of nodes not formed again */
+    /* With the base's walk, its deferred globals of nodes not formed
+     * again: those of the nodes above a node formed again (its product
+     * reads them), run by the frame, and the others, owed to
+     * pose_globals as the walk's frame owes them (owed_pending: by the
+     * last layered frame, of a work block the pose keeps). */
+    int deferred_count;
     skv_walk_step *deferred;
+    int owed_count;
+    skv_walk_step *owed;
+    int owed_pending;
+    const skv_walk *walk; /* the base's, whose steps those are */
+    /* The base walk's fixed palette entries were written by a layered
+     * frame of this plan, and the pose's walk_clip still says so
+     * (WALK_CLIP_LAYERED): every other frame kind writes walk_clip. */
+    int fixed_written;
     skv_layer_lanes *lanes;
 } skv_layer_plan;
+
+/* pose_globals' part for a layered frame: the globals it owes, if no
+ * other frame came after it (each writes walk_clip). */
+static void layer_plan_owed(skv_pose *pose)
+{
+    skv_layer_plan *plan = pose->layer_plan;
+    if (plan->owed_pending && pose->walk_clip == WALK_CLIP_LAYERED)
+        walk_deferred_run(plan->walk, plan->owed, plan->owed_count, pose->work, kernels_get(SKV_WALK_AUTO));
+    plan->owed_pending = 0;
+}
 
 static void layer_plan_free(skv_layer_plan *plan)
 {
@@ -420,6 +450,7 @@ static void layer_plan_free(skv_layer_plan *plan)
     free(plan->posed);
     free(plan->steps);
     free(plan->deferred);
+    free(plan->owed);
     layer_lanes_destroy(plan->lanes);
     free(plan);
 }
@@ -458,6 +489,7 @@ static skv_layer_plan *layer_plan_for(skv_pose *pose, skv_walks *walks, const sk
         }
     }
     plan->generation = 0; /* planned below, or not at all */
+    plan->fixed_written = 0; /* other bones may be formed again: their fixed entries are owed */
     layer_lanes_destroy(plan->lanes);
     plan->lanes = NULL;
     int32_t local0 = (int32_t)((size_t)sk->node_count * sizeof(mat4)); /* the work block's locals */
@@ -489,14 +521,32 @@ static skv_layer_plan *layer_plan_for(skv_pose *pose, skv_walks *walks, const sk
     }
     free(moves);
     /* With it, the globals it defers but of nodes formed again (those
-     * would only be overwritten). */
+     * would only be overwritten): now those of nodes above a node formed
+     * again (never formed again themselves: a node below one is), owed
+     * the others. A node above one the frame forms has only such nodes
+     * above it, so the steps run now read no owed global. */
     free(plan->deferred);
-    plan->deferred = NULL, plan->deferred_count = 0;
+    free(plan->owed);
+    plan->deferred = plan->owed = NULL, plan->deferred_count = plan->owed_count = 0;
+    plan->owed_pending = 0, plan->walk = w;
     if (plan->base_walk) {
         int deferred = walk_deferred_count(w);
-        plan->deferred = malloc((size_t)(deferred > 0 ? deferred : 1) * sizeof *plan->deferred);
-        if (!plan->deferred) return NULL;
-        plan->deferred_count = walk_deferred_except(w, plan->dirty, sk->node_count, plan->deferred);
+        size_t room = (size_t)(deferred > 0 ? deferred : 1) * sizeof *plan->deferred;
+        plan->deferred = malloc(room);
+        plan->owed = malloc(room);
+        unsigned char *skip = malloc(sk->node_count > 0 ? (size_t)sk->node_count : 1);
+        if (!plan->deferred || !plan->owed || !skip) {
+            free(skip);
+            return NULL;
+        }
+        memcpy(skip, plan->dirty, (size_t)sk->node_count); /* then: above a node formed again */
+        for (int n = 0; n < sk->node_count; n++)
+            if (plan->dirty[n])
+                for (int p = sk->parents[n]; p >= 0 && !skip[p]; p = sk->parents[p]) skip[p] = 2;
+        plan->owed_count = walk_deferred_except(w, skip, sk->node_count, plan->owed);
+        for (int n = 0; n < sk->node_count; n++) skip[n] = (unsigned char)(skip[n] != 2);
+        plan->deferred_count = walk_deferred_except(w, skip, sk->node_count, plan->deferred);
+        free(skip);
     }
     plan->palette_count = 0;
     for (int b = 0; b < sk->bone_count; b++) {
@@ -564,25 +614,39 @@ void pose_evaluate_layers(skv_pose *pose, skv_walks *walks, int base, double sec
     }
     double ticks = c ? keys_clip_ticks(c, seconds) : 0.0;
     float *palette = (float *)pose->palette;
-    /* The base's frame as pose_evaluate_settle runs it: its fixed entries
-     * every time (a layered frame overwrites some; it leaves the pose
-     * unsettled, so the next plain frame writes them again), the moving
-     * ones, and every global (the nodes formed again read their parents').
-     * Not where the layers form every node and palette entry again (a
-     * layer over the whole body): it would be overwritten whole. */
+    /* The base's frame as playback runs it: its fixed entries when the
+     * plan is new or another kind of frame wrote the palette (a layered
+     * frame overwrites some; it leaves the pose unsettled, so the next
+     * plain frame writes them all again), the moving ones, and the
+     * globals of the nodes not formed again (those formed again read
+     * their parents'). Not where the layers form every node and palette
+     * entry again (a layer over the whole body): the walk would be
+     * overwritten whole; the nodes left are still. */
     const mat4 *constants = (const mat4 *)layers->constants;
     void (*run)(const skv_walk_step *, int, float *, const mat4 *, float *) =
         layers->affine ? kernels->run_affine : kernels->run;
+    if (pose->walk_clip != WALK_CLIP_LAYERED || pose->walk_generation != walks->generation || !plan->fixed_written) {
+        if (plan->base_walk || plan->palette_count < sk->bone_count)
+            walk_fixed(w, pose->work, palette, kernels, pose->palette_rows);
+        plan->fixed_written = 1;
+        pose->walk_clip = WALK_CLIP_LAYERED, pose->walk_generation = walks->generation;
+    }
     if (plan->base_walk) {
-        walk_fixed(w, pose->work, palette, kernels, pose->palette_rows);
-        int *cursors = c ? pose_cursors(pose, base, c->channel_count) : NULL;
-        if (walk_pose(w, c, ticks, cursors, pose->work, palette, kernels, pose->palette_rows))
+        /* The walk's own frame (walk.h, walk_frame: one kernel call for
+         * most files), as playback runs it: the cursors the base's, the
+         * kernels looked up above, the fixed entries written. */
+        int *cursors = pose_cursors(pose, base, c->channel_count);
+        pose->globals_owed = NULL;
+        if (cursors) walk_frame(w, c, seconds, pose);
+        else if (walk_pose(w, c, ticks, NULL, pose->work, palette, kernels, pose->palette_rows))
+            pose->globals_owed = w;
+        if (pose->globals_owed) {
             walk_deferred_run(w, plan->deferred, plan->deferred_count, pose->work, kernels);
+            plan->owed_pending = plan->owed_count > 0;
+        }
     } else {
-        if (plan->palette_count < sk->bone_count) walk_fixed(w, pose->work, palette, kernels, pose->palette_rows);
         run(plan->steps + plan->count + plan->palette_count, plan->still_count, pose->work, constants, pose->work);
     }
-    pose->walk_clip = -2;
     pose->playing_walks = NULL;
     pose->globals_owed = NULL;
     /* The nodes formed again: their locals by the lanes (the build the
@@ -609,4 +673,5 @@ void pose_evaluate_layers_lent(skv_pose *pose, skv_walks *walks, int base, doubl
     pose_evaluate_layers(pose, walks, base, seconds, layers);
     pose->work = NULL, pose->global = pose->local = NULL;
     pose->globals_owed = NULL;
+    if (pose->layer_plan) pose->layer_plan->owed_pending = 0; /* the block goes back with them */
 }

@@ -219,6 +219,25 @@ static inline double palettes_apart(const skv_pose *a, const skv_pose *b, int bo
     return worst;
 }
 
+/* The largest difference of `fast`'s globals (pose_globals: those its
+ * frame owed formed now) from the reference pose's, which are before
+ * globalInverse; NaN counts as infinitely far. */
+static inline double globals_apart(skv_pose *fast, const skv_pose *ref, const skv_model *model)
+{
+    const mat4 *g = pose_globals(fast);
+    double worst = 0.0;
+    for (int n = 0; n < model->skeleton.node_count; n++) {
+        mat4 expect;
+        glm_mat4_mul((vec4 *)model->global_inverse, (vec4 *)ref->global[n], expect);
+        for (int c = 0; c < 4; c++)
+            for (int r = 0; r < 4; r++) {
+                double e = fabs(g[n][c][r] - expect[c][r]);
+                worst = fmax(worst, isnan(e) ? INFINITY : e);
+            }
+    }
+    return worst;
+}
+
 /* The crowd posed at t: the largest difference of a character's palette
  * (3x4 rows, crowd.h) from the reference at its own clip and time offset,
  * with the reference's bottom rows against 0 0 0 1. */

@@ -241,7 +241,7 @@ static void test_random_model(void)
          {.clip = 0, .mask = mask_a, .mask_count = 2, .additive = 1, .weight = 1.0f, .reference_clip = 1}},
     };
     const int set_count[] = {1, 1, 2, 3};
-    double worst_fast = 0.0, worst_zero = 0.0, worst_whole = 0.0, worst_additive_zero = 0.0, moved = 0.0;
+    double worst_fast = 0.0, worst_globals = 0.0, worst_zero = 0.0, worst_whole = 0.0, worst_additive_zero = 0.0, moved = 0.0;
     for (int s = 0; s < 4; s++) {
         skv_layers *layers = NULL;
         CHECK(layers_create(&layers, model, sets[s], set_count[s], NULL) == SKV_OK);
@@ -251,6 +251,7 @@ static void test_random_model(void)
             pose_evaluate_layers(&fast, rm.walks, base, t, layers);
             pose_evaluate_layers_reference(&ref, model, base, t, sets[s], set_count[s]);
             worst_fast = fmax(worst_fast, palettes_apart(&fast, &ref, RM_NODES));
+            if (f % 2) worst_globals = fmax(worst_globals, globals_apart(&fast, &ref, model));
             pose_evaluate_reference(&plain, model, base, t);
             moved = fmax(moved, palettes_apart(&plain, &ref, RM_NODES));
         }
@@ -281,31 +282,45 @@ static void test_random_model(void)
         worst_additive_zero = fmax(worst_additive_zero, palettes_apart(&plain, &ref, RM_NODES));
     }
     layers_destroy(muted);
-    printf("random model: fast vs reference %.2g over 4 layer sets (layers moved the pose by up to %.2g); weight 0 / "
+    printf("random model: fast vs reference %.2g over 4 layer sets (globals %.2g; layers moved the pose by up to %.2g); weight 0 / "
            "muted vs base %.2g; whole-body weight 1 vs the layer's clip %.2g; additive at its reference vs base %.2g\n",
-           worst_fast, moved, worst_zero, worst_whole, worst_additive_zero);
-    CHECK(worst_fast < 1e-4);
+           worst_fast, worst_globals, moved, worst_zero, worst_whole, worst_additive_zero);
+    CHECK(worst_fast < 1e-4 && worst_globals < 1e-4);
     CHECK(moved > 0.1);
     CHECK(worst_zero < 1e-5 && worst_whole < 1e-5 && worst_additive_zero < 1e-5);
 
-    /* A pose that played layers goes back to its walk on every kernel. */
-    skv_layers *layers = NULL;
+    /* A pose that played layers goes back to its walk on every kernel:
+     * layered frames of a masked layer (the base's walk runs under it)
+     * and of a whole-body one in turn with the walk's. */
+    skv_layers *layers = NULL, *masked = NULL;
     CHECK(layers_create(&layers, model, sets[3], set_count[3], NULL) == SKV_OK);
-    double worst_back = 0.0;
+    CHECK(layers_create(&masked, model, sets[0], set_count[0], NULL) == SKV_OK);
+    double worst_back = 0.0, worst_back_globals = 0.0;
     for (int kernel = SKV_WALK_AUTO; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
         if (!kernels_get((skv_walk_kernel)kernel)) continue;
         fast.walk_kernel = kernel;
         for (int f = 0; f < 12; f++) {
             double t = f * 0.21;
-            if (f % 3 == 1) pose_evaluate_layers(&fast, rm.walks, f % 2, t, layers);
-            else pose_evaluate(&fast, rm.walks, f % 2, t);
-            if (f % 3 == 1) pose_evaluate_layers_reference(&ref, model, f % 2, t, sets[3], set_count[3]);
-            else pose_evaluate_reference(&ref, model, f % 2, t);
+            int clip = f % 4 == 0 ? -1 : f % 2; /* the rest pose: its walk writes no local */
+            int set = f / 3 % 2 ? 3 : 0;
+            if (f % 3 == 1) {
+                pose_evaluate_layers(&fast, rm.walks, f % 2, t, set ? layers : masked);
+                pose_evaluate_layers_reference(&ref, model, f % 2, t, sets[set], set_count[set]);
+            } else {
+                pose_evaluate(&fast, rm.walks, clip, t);
+                pose_evaluate_reference(&ref, model, clip, t);
+            }
             worst_back = fmax(worst_back, palettes_apart(&fast, &ref, RM_NODES));
+            /* Globals after a layered frame, and after a walk's frame
+             * that followed one (what the layered frame owed is not the
+             * walk's to form). */
+            if (f % 4 == 0) worst_back_globals = fmax(worst_back_globals, globals_apart(&fast, &ref, model));
         }
     }
-    printf("layers and walks in turn on every kernel vs reference: %.2g\n", worst_back);
-    CHECK(worst_back < 1e-4);
+    layers_destroy(masked);
+    printf("layers and walks in turn on every kernel vs reference: %.2g (globals %.2g)\n", worst_back,
+           worst_back_globals);
+    CHECK(worst_back < 1e-4 && worst_back_globals < 1e-4);
 
     /* A crowd with layers: each character's rows against the reference. */
     skv_crowd crowd;
