@@ -429,6 +429,10 @@ typedef struct skv_layer_plan {
      * frame of this plan, and the pose's walk_clip still says so
      * (WALK_CLIP_LAYERED): every other frame kind writes walk_clip. */
     int fixed_written;
+    /* Without the base's walk, the still nodes' globals (constants'
+     * products) are in the pose's own work block from a layered frame of
+     * this plan, under the same rule (a lent block is not kept). */
+    int still_written;
     skv_layer_lanes *lanes;
 } skv_layer_plan;
 
@@ -489,7 +493,7 @@ static skv_layer_plan *layer_plan_for(skv_pose *pose, skv_walks *walks, const sk
         }
     }
     plan->generation = 0; /* planned below, or not at all */
-    plan->fixed_written = 0; /* other bones may be formed again: their fixed entries are owed */
+    plan->fixed_written = 0; /* others may be formed again: the fixed entries and still globals are owed */
     layer_lanes_destroy(plan->lanes);
     plan->lanes = NULL;
     int32_t local0 = (int32_t)((size_t)sk->node_count * sizeof(mat4)); /* the work block's locals */
@@ -621,7 +625,8 @@ void pose_evaluate_layers(skv_pose *pose, skv_walks *walks, int base, double sec
      * globals of the nodes not formed again (those formed again read
      * their parents'). Not where the layers form every node and palette
      * entry again (a layer over the whole body): the walk would be
-     * overwritten whole; the nodes left are still. */
+     * overwritten whole; the nodes left are still (their globals formed
+     * once, while nothing else writes the block). */
     const mat4 *constants = (const mat4 *)layers->constants;
     void (*run)(const skv_walk_step *, int, float *, const mat4 *, float *) =
         layers->affine ? kernels->run_affine : kernels->run;
@@ -629,6 +634,7 @@ void pose_evaluate_layers(skv_pose *pose, skv_walks *walks, int base, double sec
         if (plan->base_walk || plan->palette_count < sk->bone_count)
             walk_fixed(w, pose->work, palette, kernels, pose->palette_rows);
         plan->fixed_written = 1;
+        plan->still_written = 0; /* the other frame may have written globals too */
         pose->walk_clip = WALK_CLIP_LAYERED, pose->walk_generation = walks->generation;
     }
     if (plan->base_walk) {
@@ -644,8 +650,9 @@ void pose_evaluate_layers(skv_pose *pose, skv_walks *walks, int base, double sec
             walk_deferred_run(w, plan->deferred, plan->deferred_count, pose->work, kernels);
             plan->owed_pending = plan->owed_count > 0;
         }
-    } else {
+    } else if (!plan->still_written) {
         run(plan->steps + plan->count + plan->palette_count, plan->still_count, pose->work, constants, pose->work);
+        plan->still_written = 1;
     }
     pose->playing_walks = NULL;
     pose->globals_owed = NULL;
@@ -673,5 +680,6 @@ void pose_evaluate_layers_lent(skv_pose *pose, skv_walks *walks, int base, doubl
     pose_evaluate_layers(pose, walks, base, seconds, layers);
     pose->work = NULL, pose->global = pose->local = NULL;
     pose->globals_owed = NULL;
-    if (pose->layer_plan) pose->layer_plan->owed_pending = 0; /* the block goes back with them */
+    if (pose->layer_plan) /* the block goes back with them */
+        pose->layer_plan->owed_pending = 0, pose->layer_plan->still_written = 0;
 }

@@ -344,6 +344,7 @@ static void test_random_model(void)
     crowd_destroy(&crowd);
     layers_destroy(layers);
 
+
     /* A pose keeps its plan for a set of layers; layers made again
      * (malloc often hands back the same address) with another mask, a
      * weight brought to 0 and back, and a base clip that changes each
@@ -396,9 +397,67 @@ static void test_random_model(void)
     random_model_free();
 }
 
+/* A whole-body layer of clip 0 on a model of several roots: over base 0
+ * the roots only clip 1 moves are still (their globals formed once per
+ * plan while nothing else writes the pose's block; nodes below them that
+ * clip 0 moves read them), over base 1 they are formed again. One pose
+ * with walk frames of clip 1 between its layered frames, and a crowd of
+ * one thread whose characters play both bases in one lent block. */
+static void test_still_roots(void)
+{
+    rm_identity_roots = 1;
+    random_model_build();
+    const skv_model *model = &rm.model;
+    skv_pose fast, ref;
+    CHECK(pose_create(&fast, &model->skeleton) == SKV_OK);
+    CHECK(pose_create(&ref, &model->skeleton) == SKV_OK);
+    skv_layer_desc whole = {.clip = 0, .additive = 1, .weight = 0.7f, .reference_clip = -1};
+    skv_layers *whole_zero = NULL;
+    CHECK(layers_create(&whole_zero, model, &whole, 1, NULL) == SKV_OK);
+    double worst_still = 0.0;
+    for (int f = 0; f < 12; f++) {
+        double t = 0.19 * f;
+        if (f % 3 == 2) {
+            pose_evaluate(&fast, rm.walks, 1, t);
+            pose_evaluate_reference(&ref, model, 1, t);
+        } else {
+            pose_evaluate_layers(&fast, rm.walks, 0, t, whole_zero);
+            pose_evaluate_layers_reference(&ref, model, 0, t, &whole, 1);
+        }
+        worst_still = fmax(worst_still, fmax(palettes_apart(&fast, &ref, RM_NODES), globals_apart(&fast, &ref, model)));
+    }
+    skv_crowd one_thread;
+    CHECK(crowd_create(&one_thread, rm.walks, 6, 0, 1, 1) == SKV_OK);
+    crowd_set_layers(&one_thread, whole_zero);
+    int bases[2] = {0, 0};
+    for (int f = 0; f < 4; f++) {
+        double t = 0.3 * f;
+        crowd_evaluate(&one_thread, t);
+        for (int i = 0; i < one_thread.count; i++) {
+            bases[one_thread.clips[i] & 1] = 1;
+            pose_evaluate_layers_reference(&ref, model, one_thread.clips[i], t + one_thread.offsets[i], &whole, 1);
+            const float *mine = &one_thread.palettes[(size_t)i * one_thread.bone_count * SKV_ROWS_FLOATS];
+            for (int b = 0; b < RM_NODES; b++)
+                for (int c = 0; c < 4; c++)
+                    for (int r = 0; r < 3; r++)
+                        worst_still = fmax(worst_still, fabs(mine[b * SKV_ROWS_FLOATS + 4 * r + c] - ref.palette[b][c][r]));
+        }
+    }
+    printf("whole-body layer over both clips, walk frames and a one-thread crowd between: %.2g\n", worst_still);
+    CHECK(bases[0] && bases[1]);
+    CHECK(worst_still < 1e-4);
+    crowd_destroy(&one_thread);
+    layers_destroy(whole_zero);
+    pose_destroy(&fast);
+    pose_destroy(&ref);
+    random_model_free();
+    rm_identity_roots = 0;
+}
+
 int main(void)
 {
     test_hand_computed();
     test_random_model();
+    test_still_roots();
     return check_summary();
 }
