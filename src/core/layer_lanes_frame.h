@@ -353,9 +353,17 @@ LL_TARGET static void form_locals(const skv_layer_lanes *ll, mat4 *local)
 LL_TARGET static void locals(skv_layer_lanes *ll, double base_ticks, const double *layer_ticks, const float *layer_weight,
                         mat4 *local)
 {
-    size_t block = (size_t)V_COUNT * (size_t)ll->stride;
+    size_t st = (size_t)ll->stride;
     source_sample(&ll->sources[0], base_ticks, ll->stride);
-    memcpy(ll->mixed, ll->sources[0].values, block * sizeof(float));
+    /* The base's values where the frame reads them (the vectors formed:
+     * the layers mix only there), or whole (copy_whole). */
+    const float *base = ll->sources[0].values;
+    if (ll->copy_whole) {
+        memcpy(ll->mixed, base, (size_t)V_COUNT * st * sizeof(float));
+    } else {
+        for (const int *v = ll->formed; *v >= 0; v++)
+            for (size_t c = 0; c < V_COUNT; c++) store(ll->mixed + c * st + (size_t)*v, load(base + c * st + (size_t)*v));
+    }
     const int *mixes = ll->mixes;
     for (int j = 0; j < ll->layer_count; j++) {
         source_sample(&ll->sources[1 + j], layer_ticks[j], ll->stride);
