@@ -15,6 +15,7 @@
 #include "anim.h"
 #include "check.h"
 #include "crowd.h"
+#include "layers.h"
 #include "walk.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -239,14 +240,17 @@ static inline double globals_apart(skv_pose *fast, const skv_pose *ref, const sk
 }
 
 /* The crowd posed at t: the largest difference of a character's palette
- * (3x4 rows, crowd.h) from the reference at its own clip and time offset,
+ * (3x4 rows, crowd.h) from the reference at its own clip and time offset
+ * (with `count` layers of `desc`: the layers' reference),
  * with the reference's bottom rows against 0 0 0 1. */
-static inline double crowd_worst_at(skv_crowd *crowd, const skv_model *model, skv_pose *ref, double t)
+static inline double crowd_layers_worst_at(skv_crowd *crowd, const skv_model *model, skv_pose *ref, double t,
+                                           const skv_layer_desc *desc, int count)
 {
     double worst = 0.0;
     crowd_evaluate(crowd, t);
     for (int i = 0; i < crowd->count; i++) {
-        pose_evaluate_reference(ref, model, crowd->clips[i], t + crowd->offsets[i]);
+        if (count > 0) pose_evaluate_layers_reference(ref, model, crowd->clips[i], t + crowd->offsets[i], desc, count);
+        else pose_evaluate_reference(ref, model, crowd->clips[i], t + crowd->offsets[i]);
         const float *mine = &crowd->palettes[(size_t)i * crowd->bone_count * SKV_ROWS_FLOATS];
         for (int b = 0; b < model->skeleton.bone_count; b++)
             for (int c = 0; c < 4; c++) {
@@ -258,6 +262,11 @@ static inline double crowd_worst_at(skv_crowd *crowd, const skv_model *model, sk
             }
     }
     return worst;
+}
+
+static inline double crowd_worst_at(skv_crowd *crowd, const skv_model *model, skv_pose *ref, double t)
+{
+    return crowd_layers_worst_at(crowd, model, ref, t, NULL, 0);
 }
 
 #endif

@@ -327,18 +327,8 @@ static void test_random_model(void)
     CHECK(crowd_create(&crowd, rm.walks, 7, 0, 1, 2) == SKV_OK);
     crowd_set_layers(&crowd, layers);
     double worst_crowd = 0.0;
-    for (int f = 0; f < 5; f++) {
-        double t = 0.4 * f;
-        crowd_evaluate(&crowd, t);
-        for (int i = 0; i < crowd.count; i++) {
-            pose_evaluate_layers_reference(&ref, model, crowd.clips[i], t + crowd.offsets[i], sets[3], set_count[3]);
-            const float *mine = &crowd.palettes[(size_t)i * crowd.bone_count * SKV_ROWS_FLOATS];
-            for (int b = 0; b < RM_NODES; b++)
-                for (int c = 0; c < 4; c++)
-                    for (int r = 0; r < 3; r++)
-                        worst_crowd = fmax(worst_crowd, fabs(mine[b * SKV_ROWS_FLOATS + 4 * r + c] - ref.palette[b][c][r]));
-        }
-    }
+    for (int f = 0; f < 5; f++)
+        worst_crowd = fmax(worst_crowd, crowd_layers_worst_at(&crowd, model, &ref, 0.4 * f, sets[3], set_count[3]));
     printf("crowd of 7 with 3 layers vs reference: %.2g\n", worst_crowd);
     CHECK(worst_crowd < 1e-4);
     crowd_destroy(&crowd);
@@ -430,19 +420,9 @@ static void test_still_roots(void)
     CHECK(crowd_create(&one_thread, rm.walks, 6, 0, 1, 1) == SKV_OK);
     crowd_set_layers(&one_thread, whole_zero);
     int bases[2] = {0, 0};
-    for (int f = 0; f < 4; f++) {
-        double t = 0.3 * f;
-        crowd_evaluate(&one_thread, t);
-        for (int i = 0; i < one_thread.count; i++) {
-            bases[one_thread.clips[i] & 1] = 1;
-            pose_evaluate_layers_reference(&ref, model, one_thread.clips[i], t + one_thread.offsets[i], &whole, 1);
-            const float *mine = &one_thread.palettes[(size_t)i * one_thread.bone_count * SKV_ROWS_FLOATS];
-            for (int b = 0; b < RM_NODES; b++)
-                for (int c = 0; c < 4; c++)
-                    for (int r = 0; r < 3; r++)
-                        worst_still = fmax(worst_still, fabs(mine[b * SKV_ROWS_FLOATS + 4 * r + c] - ref.palette[b][c][r]));
-        }
-    }
+    for (int i = 0; i < one_thread.count; i++) bases[one_thread.clips[i] & 1] = 1;
+    for (int f = 0; f < 4; f++)
+        worst_still = fmax(worst_still, crowd_layers_worst_at(&one_thread, model, &ref, 0.3 * f, &whole, 1));
     printf("whole-body layer over both clips, walk frames and a one-thread crowd between: %.2g\n", worst_still);
     CHECK(bases[0] && bases[1]);
     CHECK(worst_still < 1e-4);
