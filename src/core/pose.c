@@ -147,7 +147,9 @@ static int *pose_cursors(skv_pose *pose, int clip, int channels)
         pose->cursor_clip = -2;
     }
     if (pose->cursor_clip != clip) {
-        memset(pose->cursors, 0, (size_t)channels * 3 * sizeof *pose->cursors);
+        /* A clip of no node channel (morph weights only) on a pose that
+         * has no cursors yet: nothing to reset, and no null to memset. */
+        if (channels > 0) memset(pose->cursors, 0, (size_t)channels * 3 * sizeof *pose->cursors);
         pose->cursor_clip = clip;
     }
     return pose->cursors;
