@@ -147,10 +147,12 @@ void walk_fixed(const skv_walk *w, float *work, float *palette, const skv_kernel
 void walk_deferred(const skv_walk *w, float *work, const skv_kernels *kernels);
 
 /* walk_deferred's steps less those forming the globals of the nodes
- * `skip` marks (a layered frame forms those again: pose.c), into `steps`
- * (room for walk_deferred_count); how many. A node not skipped has no
- * skipped ancestor (the layered frame's rule), so no step kept reads a
- * global left out. */
+ * `skip` marks, into `steps` (room for walk_deferred_count), in the
+ * walk's order; how many. A step kept reads the globals of nodes above
+ * its own: the caller sees to it that those are formed before it runs
+ * (pose.c's layered frame splits the steps of the nodes it does not form
+ * again in two: those above a node it forms, run first, and the others,
+ * owed to pose_globals, none of them below a node it forms). */
 int walk_deferred_count(const skv_walk *w);
 int walk_deferred_except(const skv_walk *w, const unsigned char *skip, int node_count, skv_walk_step *steps);
 
