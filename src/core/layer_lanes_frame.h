@@ -362,7 +362,10 @@ LL_TARGET static void locals(skv_layer_lanes *ll, double base_ticks, const doubl
         memcpy(ll->mixed, base, (size_t)V_COUNT * st * sizeof(float));
     } else {
         for (const int *v = ll->formed; *v >= 0; v++)
-            for (size_t c = 0; c < V_COUNT; c++) store(ll->mixed + c * st + (size_t)*v, load(base + c * st + (size_t)*v));
+            for (size_t c = 0; c < V_COUNT; c++) {
+                size_t at = c * st + (size_t)*v;
+                store(ll->mixed + at, load(base + at));
+            }
     }
     const int *mixes = ll->mixes;
     for (int j = 0; j < ll->layer_count; j++) {
