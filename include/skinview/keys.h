@@ -446,5 +446,9 @@ static inline void keys_local(const float t[3], const float q[4], const float s[
  * where t is on one). */
 void keys_linear_vec3_at(const skv_vec3_key *keys, int count, double t, float out[3]);
 int keys_linear_quat_at(const skv_quat_key *keys, int count, double t, float out[4]);
+/* Sorts `count` key times and drops repeats, in place; returns how many
+ * are left: the union of several time lines (a merge keys each channel
+ * at it with the two calls above). */
+size_t keys_times_union(double *times, size_t count);
 
 #endif

@@ -1,7 +1,9 @@
 /* keys.c - the ground floor's functions out of line (keys.h): the search
  * of a key array, and the linear curve in double precision for the keys
- * a compile adds on it. */
+ * a compile adds on it, at the union of several time lines. */
 #include "keys.h"
+
+#include <stdlib.h>
 
 int keys_before(const double *first_time, size_t stride, int count, double t)
 {
@@ -89,4 +91,20 @@ int keys_linear_quat_at(const skv_quat_key *keys, int count, double t, float out
     for (int c = 0; c < 4; c++) q[c] = wa * a[c] + wb * b[c], len2 += q[c] * q[c];
     for (int c = 0; c < 4; c++) out[c] = (float)(q[c] / sqrt(len2));
     return j;
+}
+
+static int compare_times(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+size_t keys_times_union(double *times, size_t count)
+{
+    if (count == 0) return 0;
+    qsort(times, count, sizeof *times, compare_times);
+    size_t unique = 0;
+    for (size_t i = 0; i < count; i++)
+        if (unique == 0 || times[i] != times[unique - 1]) times[unique++] = times[i];
+    return unique;
 }

@@ -70,6 +70,7 @@ typedef struct lane_group {
     int key_count;
     int block_count;
     int weighted; /* keys not all of unit length: pairs as keys_slerp's terms */
+    int merged;   /* several lines keyed as one (merge_lines) */
     double *times;
     float *pairs;     /* key_count * block_count * P_COUNT * LANES */
     int *first_node;  /* per block */
@@ -281,19 +282,38 @@ static int unit_rotations(const skv_channel *ch)
     return 1;
 }
 
-/* Lane l of pair i (keys i and i + 1; the last key with itself): T and S
- * as the reference lerps them (a + f (b - a), b - a rounded to float as
- * it rounds it); the rotation on the shorter side as keys_slerp picks it
- * (its float dot's sign): `weighted`, the terms of keys_slerp's sum (the
- * keys as they are, its angle: acosf of that dot, 0 above KEYS_NLERP_DOT
- * where it lerps; the terms in double); else the arc from the keys (unit,
- * in double). */
-static void prepare_pair(float *pair, int l, const skv_channel *ch, int i, int key_count, int weighted)
+/* A merged line's key (several time lines keyed as one at the union of
+ * their times, as walk_compile.c's merge_time_lines keys a walk's): the
+ * channel's value at `time` on the reference's curve (keys.h,
+ * keys_linear_vec3_at and keys_linear_quat_at: a key added on a segment
+ * leaves the curve as it is), its rotation on the side the reference's
+ * turns between the channel's own keys give (walk_compile.c's
+ * fill_group_keys: an added key near half a turn from the next own key
+ * can have a dot product of the other sign). *own and *sign carry that
+ * turn from one key to the next; times in increasing order, from 0 and
+ * 1. */
+static void merged_key(const skv_channel *ch, double time, int *own, float *sign, float t[3], float r[4], float s[3])
+{
+    keys_linear_vec3_at(ch->positions, ch->position_count, time, t);
+    int segment = keys_linear_quat_at(ch->rotations, ch->rotation_count, time, r);
+    keys_linear_vec3_at(ch->scales, ch->scale_count, time, s);
+    for (; *own < segment; (*own)++)
+        if (keys_dot(ch->rotations[*own].value, ch->rotations[*own + 1].value) < 0.0f) *sign = -*sign;
+    for (int c = 0; c < 4; c++) r[c] *= *sign;
+}
+
+/* Lane l of the pair of keys a and b (a group's keys i and i + 1; the
+ * last key with itself): T and S as the reference lerps them (a + f (b -
+ * a), b - a rounded to float as it rounds it); the rotation on the
+ * shorter side as keys_slerp picks it (its float dot's sign), or, `sided`
+ * (a merged line's keys, signed already: merged_key), b as it is;
+ * `weighted`, the terms of keys_slerp's sum (the keys as they are, its
+ * angle: acosf of that dot, 0 above KEYS_NLERP_DOT where it lerps; the
+ * terms in double); else the arc from the keys (unit, in double). */
+static void prepare_pair(float *pair, int l, const float ta[3], const float ra[4], const float sa[3],
+                         const float tb[3], const float rb[4], const float sb[3], int weighted, int sided)
 {
     const size_t width = LANES;
-    float ta[3], ra[4], sa[3], tb[3], rb[4], sb[3];
-    channel_key(ch, i, ta, ra, sa);
-    channel_key(ch, i + 1 < key_count ? i + 1 : i, tb, rb, sb);
     for (int c = 0; c < 3; c++) {
         pair[(P_T0 + c) * width + (size_t)l] = ta[c], pair[(P_DT + c) * width + (size_t)l] = tb[c] - ta[c];
         pair[(P_S0 + c) * width + (size_t)l] = sa[c], pair[(P_DS + c) * width + (size_t)l] = sb[c] - sa[c];
@@ -312,7 +332,7 @@ static void prepare_pair(float *pair, int l, const skv_channel *ch, int i, int k
         }
         return;
     }
-    double sign = keys_dot(ra, rb) < 0.0f ? -1.0 : 1.0, a[4], b[4], la = 0.0, lb = 0.0;
+    double sign = !sided && keys_dot(ra, rb) < 0.0f ? -1.0 : 1.0, a[4], b[4], la = 0.0, lb = 0.0;
     for (int c = 0; c < 4; c++) {
         a[c] = ra[c], b[c] = sign * rb[c];
         la += a[c] * a[c], lb += b[c] * b[c];
@@ -396,6 +416,68 @@ static uint64_t grid_hash(const double *times, size_t stride, int count)
     return h;
 }
 
+/* Past three times the keys its lines hold, a merge is still taken where
+ * the merged line's pairs take at most this (and fit the model's
+ * LANES_MODEL_BYTES): a file whose exporter reduced each curve's keys on
+ * its own (ozz's run.fbx: 55 channels on 21 time lines, their union 10.7x
+ * the keys) otherwise pays, a frame, a key search per line and a block of
+ * lanes per line and block it has a channel in. */
+#define LANES_MERGE_BYTES ((size_t)4 << 20)
+
+/* The lines of unit keys (grid_weighted 0) as one keyed at the union of
+ * their times (merged_key), where that costs at most three times the keys
+ * they hold, or LANES_MERGE_BYTES, and fits what the model's lanes may
+ * still hold (`held` of LANES_MODEL_BYTES): a frame then searches one
+ * line and samples each block once, whatever the lines were (never more
+ * blocks than the lines' together). The merged line is appended
+ * (*merged_times its times, owned by the caller); the lines merged keep
+ * no block (blocks_of 0) and their nodes go to it. Weighted lines stay
+ * apart (keys_slerp's pace along their arcs depends on the keys'
+ * lengths, and a key added on a segment changes it). Returns 0 (merged
+ * or not), -1 if memory ran out. */
+static int merge_lines(const skv_skeleton *sk, const skv_clip *clip, int *group_of, const double **grid,
+                       size_t *grid_stride, int *grid_count, int *grid_weighted, int *blocks_of, int *lines,
+                       size_t held, double **merged_times)
+{
+    *merged_times = NULL;
+    int unit = 0;
+    size_t total = 0, channel_keys = 0, channels = 0, blocks = 0;
+    for (int g = 0; g < *lines; g++)
+        if (!grid_weighted[g]) unit++, total += (size_t)grid_count[g];
+    if (unit < 2) return 0;
+    int last_block = -1;
+    for (int node = 0; node < sk->node_count; node++) {
+        int g = clip->node_channel[node] >= 0 ? group_of[node] : -1;
+        if (g < 0 || grid_weighted[g]) continue;
+        channels++, channel_keys += (size_t)grid_count[g];
+        if (node / LANES != last_block) last_block = node / LANES, blocks++;
+    }
+    double *all = malloc(total * sizeof *all);
+    if (!all) return -1;
+    size_t at = 0;
+    for (int g = 0; g < *lines; g++)
+        for (int k = 0; k < grid_count[g] && !grid_weighted[g]; k++) all[at++] = TIME_OF(grid[g], grid_stride[g], k);
+    size_t count = keys_times_union(all, total);
+    size_t bytes = count <= SIZE_MAX / PAIR_BYTES / blocks ? count * blocks * PAIR_BYTES : SIZE_MAX;
+    size_t room = held < LANES_MODEL_BYTES ? LANES_MODEL_BYTES - held : 0;
+    int within_keys = count * channels <= 3 * channel_keys;
+    if (bytes > room || (!within_keys && bytes > LANES_MERGE_BYTES) || count > INT32_MAX) {
+        free(all);
+        return 0;
+    }
+    int m = (*lines)++;
+    grid[m] = all, grid_stride[m] = sizeof *all, grid_count[m] = (int)count, grid_weighted[m] = 0;
+    blocks_of[m] = (int)blocks;
+    for (int node = 0; node < sk->node_count; node++) {
+        int g = clip->node_channel[node] >= 0 ? group_of[node] : -1;
+        if (g >= 0 && g != m && !grid_weighted[g]) group_of[node] = m;
+    }
+    for (int g = 0; g < m; g++)
+        if (!grid_weighted[g]) blocks_of[g] = 0;
+    *merged_times = all;
+    return 0;
+}
+
 static skv_clip_lanes *prepare_lanes(const skv_model *model, const skv_clip *clip, const skv_trs *delta, size_t *held)
 {
     const skv_skeleton *sk = &model->skeleton;
@@ -403,16 +485,19 @@ static skv_clip_lanes *prepare_lanes(const skv_model *model, const skv_clip *cli
     size_t n = sk->node_count > 0 ? (size_t)sk->node_count : 1;
     /* Per node with a channel: its time line, then its group (renumber:
      * lines past the budget none), or -1 loose, -2 constant. Per line (at
-     * most one per node): its times, hash, blocks of lanes, and the block
+     * most one per node, and a merged one): its times, hash, blocks of lanes, and the block
      * it is at (node / LANES while lines are found, the block's index
      * while pairs are filled). */
     int *group_of = malloc(n * sizeof *group_of);
-    const double **grid = malloc(n * sizeof *grid);
-    size_t *grid_stride = malloc(n * sizeof *grid_stride);
-    int *grid_count = malloc(n * sizeof *grid_count), *grid_weighted = malloc(n * sizeof *grid_weighted);
-    uint64_t *hash = malloc(n * sizeof *hash);
-    int *blocks_of = calloc(n, sizeof *blocks_of), *at_block = malloc(n * sizeof *at_block);
-    int *renumber = malloc(n * sizeof *renumber);
+    size_t line_room = n + 1; /* lines: one per node at most, and a merged one (merge_lines) */
+    const double **grid = malloc(line_room * sizeof *grid);
+    size_t *grid_stride = malloc(line_room * sizeof *grid_stride);
+    int *grid_count = malloc(line_room * sizeof *grid_count), *grid_weighted = malloc(line_room * sizeof *grid_weighted);
+    uint64_t *hash = malloc(line_room * sizeof *hash);
+    int *blocks_of = calloc(line_room, sizeof *blocks_of), *at_block = malloc(line_room * sizeof *at_block);
+    int *renumber = malloc(line_room * sizeof *renumber);
+    double *merged_times = NULL; /* the merged line's (merge_lines) */
+    int merged = -1;             /* its index among the lines, or -1 */
     if (!cl || !group_of || !grid || !grid_stride || !grid_count || !grid_weighted || !hash || !blocks_of ||
         !at_block || !renumber)
         goto fail;
@@ -460,6 +545,10 @@ static skv_clip_lanes *prepare_lanes(const skv_model *model, const skv_clip *cli
             if (node / LANES != at_block[g]) at_block[g] = node / LANES, blocks_of[g]++;
         }
     }
+    if (merge_lines(sk, clip, group_of, grid, grid_stride, grid_count, grid_weighted, blocks_of, &lines, *held,
+                    &merged_times) != 0)
+        goto fail;
+    if (merged_times) merged = lines - 1;
     /* The lines whose pairs fit in what the model's lanes may hold
      * (LANES_MODEL_BYTES, with *held what its other clips' hold), in
      * order: the channels of the others sampled one by one, as exact. */
@@ -467,7 +556,7 @@ static skv_clip_lanes *prepare_lanes(const skv_model *model, const skv_clip *cli
         size_t room = *held < LANES_MODEL_BYTES ? LANES_MODEL_BYTES - *held : 0;
         size_t bytes = (size_t)grid_count[g] * (size_t)blocks_of[g] * PAIR_BYTES;
         renumber[g] = -1;
-        if (bytes > room) continue;
+        if (bytes > room || blocks_of[g] == 0) continue; /* no blocks: a line merged into another */
         renumber[g] = cl->group_count++;
         *held += bytes, cl->bytes += bytes;
     }
@@ -482,6 +571,7 @@ static skv_clip_lanes *prepare_lanes(const skv_model *model, const skv_clip *cli
         grp->key_count = grid_count[g];
         grp->block_count = blocks_of[g];
         grp->weighted = grid_weighted[g];
+        grp->merged = g == merged;
         size_t blocks = (size_t)grp->block_count;
         grp->times = malloc((size_t)grp->key_count * sizeof *grp->times);
         grp->pairs = lanes_alloc((size_t)grp->key_count * blocks * PAIR_BYTES);
@@ -507,10 +597,20 @@ static skv_clip_lanes *prepare_lanes(const skv_model *model, const skv_clip *cli
         }
         int l = node % LANES;
         grp->lane[(size_t)b * LANES + (size_t)l] = -1;
+        const skv_channel *ch = &clip->channels[clip->node_channel[node]];
+        float ta[3], ra[4], sa[3], tb[3], rb[4], sb[3];
+        int own = 0;
+        float sign = 1.0f;
+        if (grp->merged) merged_key(ch, grp->times[0], &own, &sign, ta, ra, sa);
+        else channel_key(ch, 0, ta, ra, sa);
         for (int i = 0; i < grp->key_count; i++) {
+            int next = i + 1 < grp->key_count ? i + 1 : i; /* the last key with itself */
+            if (grp->merged) merged_key(ch, grp->times[next], &own, &sign, tb, rb, sb);
+            else channel_key(ch, next, tb, rb, sb);
             float *pair = grp->pairs + ((size_t)i * blocks + (size_t)b) * P_COUNT * LANES;
-            prepare_pair(pair, l, &clip->channels[clip->node_channel[node]], i, grp->key_count, grp->weighted);
+            prepare_pair(pair, l, ta, ra, sa, tb, rb, sb, grp->weighted, grp->merged);
             if (delta) pair_delta(pair, l, &delta[node]);
+            memcpy(ta, tb, sizeof ta), memcpy(ra, rb, sizeof ra), memcpy(sa, sb, sizeof sa);
         }
     }
     for (int g = 0; g < cl->group_count; g++) {
@@ -537,11 +637,13 @@ static skv_clip_lanes *prepare_lanes(const skv_model *model, const skv_clip *cli
     free(group_of), free(grid), free(grid_stride), free(grid_count), free(grid_weighted), free(hash), free(blocks_of);
     free(at_block);
     free(renumber);
+    free(merged_times);
     return cl;
 fail:
     free(group_of), free(grid), free(grid_stride), free(grid_count), free(grid_weighted), free(hash), free(blocks_of);
     free(at_block);
     free(renumber);
+    free(merged_times);
     if (cl) *held -= cl->bytes;
     clip_lanes_free(cl);
     return NULL;

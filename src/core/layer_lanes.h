@@ -1,7 +1,9 @@
 /* layer_lanes.h - a layered frame's locals a vector of nodes at a time
  * (pose.c's plan for pose_evaluate_layers owns one): every clip a layered
  * frame reads (the base, each layer that moves anything) sampled in
- * groups of channels keyed at the same times, their key pairs prepared as
+ * groups of channels keyed at the same times (time lines of unit keys
+ * keyed as one at their union where that costs little memory: keys added
+ * on a curve leave it as it is), their key pairs prepared as
  * arcs once, so that a frame does one key search per group and no
  * trigonometry per key; the layers mixed into the base eight nodes at a
  * time (layers.h's rules: override lerps and slerps, additive products

@@ -233,12 +233,6 @@ static int unit_rotations(const skv_channel *ch)
     return 1;
 }
 
-static int compare_times(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Keys per tick where a group's times lie within a quarter of their mean
  * spacing of an even grid, 0 otherwise. There (t - times[0]) * rate is
  * within [i - 1/4, i + 5/4) for t's key pair i, so its integer part is
@@ -356,10 +350,7 @@ static int merge_time_lines(skv_walk *w, const skv_clip *clip, const int *moving
     size_t n = 0;
     for (int g = 0; g < w->group_count; g++)
         for (int i = 0; i < w->groups[g].key_count; i++) all[n++] = w->groups[g].times[i];
-    qsort(all, total, sizeof *all, compare_times);
-    size_t count = 0;
-    for (size_t i = 0; i < total; i++)
-        if (count == 0 || all[i] != all[count - 1]) all[count++] = all[i];
+    size_t count = keys_times_union(all, total);
     /* The merged keys' bytes: every lane block's keys, as fill_group_keys
      * lays out a vector group (a group of fewer than 4 channels takes less). */
     size_t blocks = ((size_t)channels + SKV_LANE_BLOCK - 1) / SKV_LANE_BLOCK;

@@ -148,10 +148,10 @@ static void release(void)
 int main(void)
 {
     build();
-    /* How the clips were prepared: clip 0 one time line, clip 1 two and
-     * its odd channels one by one, clip 2 one line and channels that never
-     * move. */
-    int expect_groups[LN_CLIPS] = {1, 2, 1};
+    /* How the clips were prepared: clip 0 one time line, clip 1 two
+     * keyed as one (layer_lanes.c, merge_lines) and its odd channels one
+     * by one, clip 2 one line and channels that never move. */
+    int expect_groups[LN_CLIPS] = {1, 1, 1};
     for (int c = 0; c < LN_CLIPS; c++) {
         size_t held = 0;
         skv_clip_lanes *cl = clip_lanes_prepare(&ln.model, &ln.clips[c], &held);

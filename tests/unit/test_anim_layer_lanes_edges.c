@@ -202,6 +202,59 @@ static void fill_near_unit(int c, int n, skv_channel *ch, unsigned *seed)
     }
 }
 
+/* Channels on five time lines, spaced and offset apart (each curve's
+ * keys reduced on its own, as ozz's run.fbx has them), keyed as one at
+ * their union (layer_lanes.c, merge_lines); the base's keys with the
+ * shorter-arc ties of fill_opposite and sign flips, so that keys added
+ * between them take the side the reference's turns give. */
+static void lines_keys(int c, int n, skv_channel *ch, unsigned *seed)
+{
+    int line = n % 5;
+    double times[8];
+    for (int k = 0; k < 8; k++) times[k] = 0.37 * line + k * (0.7 + 0.13 * line);
+    channel_keys(ch, times, 8, seed, 1.0f, 1.0f, 0.2f);
+    static const float e[4] = {0.0f, 1e-7f, 1e-4f, 3e-3f};
+    if (c == 0 && n % 3 == 0) opposite_keys(ch, e[n % 4] * (n % 2 ? -1.0f : 1.0f));
+    if (n % 3 == 1)
+        for (int k = 1; k < 8; k += 2)
+            for (int a = 0; a < 4; a++) ch->rotations[k].value[a] = -ch->rotations[k].value[a];
+}
+
+static void fill_lines(int c, int n, skv_channel *ch, unsigned *seed)
+{
+    lines_keys(c, n, ch, seed);
+}
+
+/* The same, lines 3 and 4 with keys a little off unit length: those
+ * stay apart (weighted), the others are keyed as one. */
+static void fill_lines_weighted(int c, int n, skv_channel *ch, unsigned *seed)
+{
+    lines_keys(c, n, ch, seed);
+    if (n % 5 < 3) return;
+    for (int k = 0; k < 8; k++) {
+        float f = 1.0f + ((k + n) % 2 ? 4.9e-6f : -4.9e-6f);
+        for (int a = 0; a < 4; a++) ch->rotations[k].value[a] *= f;
+    }
+}
+
+/* Rotation keys a quarter turn apart as quaternions whose float dot
+ * product is 1.5e-8 (the pair test_anim_walk.c's test_merge_near_keys
+ * found), on the odd nodes; the even nodes keyed 1e-9 after the first
+ * key, so that a merge adds a key there: its own float dot product with
+ * the second key falls on the other side of 0, and a pair signed by it
+ * would go the long way round. */
+static void fill_tie(int c, int n, skv_channel *ch, unsigned *seed)
+{
+    static const double odd[3] = {0.0, 1.0, 2.0}, even[3] = {0.0, 1e-9, 2.0};
+    static const float a[4] = {0.034514229744672775f, 0.5080028176307678f, 0.6790691614151001f,
+                               -0.5287788510322571f};
+    static const float b[4] = {-0.32721543312072754f, -0.7984181642532349f, 0.4708543121814728f,
+                               -0.18372449278831482f};
+    channel_keys(ch, n % 2 ? odd : even, 3, seed, 1.0f, 1.0f, 0.2f);
+    if (c == 0 && n % 2)
+        for (int k = 0; k < 3; k++) memcpy(ch->rotations[k].value, k == 0 ? a : b, sizeof a);
+}
+
 static void fill_identical(int c, int n, skv_channel *ch, unsigned *seed)
 {
     (void)c;
@@ -399,17 +452,19 @@ static void scenario(const char *name, int nodes, fill_fn fill, double tolerance
 }
 
 /* A long clip whose channels are each on a time line of their own (key
- * reduction per channel): its lanes keep within the model's budget (32
- * MB, skv_walk_bytes.lanes), and the heap grows by little more when a
- * layered frame prepares them (2.4 GB without a budget for 60 such
- * channels over 2,000 s at 30 Hz); the frame is still the reference's. */
+ * reduction per channel; every key apart, so that their union is 60
+ * times the keys, far past what a merge may take): its lanes keep within
+ * the model's budget (32 MB, skv_walk_bytes.lanes), and the heap grows by
+ * little more when a layered frame prepares them (2.4 GB without a budget
+ * for 60 such channels over 2,000 s at 30 Hz); the frame is still the
+ * reference's. */
 enum { LONG_KEYS = 3000 };
 
 static void fill_long(int c, int n, skv_channel *ch, unsigned *seed)
 {
     (void)c;
     double *times = malloc(LONG_KEYS * sizeof *times);
-    for (int k = 0; k < LONG_KEYS; k++) times[k] = k / 30.0 + (k == LONG_KEYS - 1 ? 1e-3 * n : 0.0);
+    for (int k = 0; k < LONG_KEYS; k++) times[k] = k / 30.0 + 1e-4 * n;
     channel_keys(ch, times, LONG_KEYS, seed, 1.0f, 1.0f, 0.2f);
     free(times);
 }
@@ -592,6 +647,12 @@ int main(int argc, char **argv)
     scenario("opposite mix", 37, fill_opposite_mixed, RELATIVE);
     expect_lines = 1, expect_loose = 0; /* in lanes, weighted: not one by one */
     scenario("near unit", 37, fill_near_unit, RELATIVE);
+    expect_lines = 1, expect_loose = 0;
+    scenario("lines", 37, fill_lines, RELATIVE);
+    expect_lines = 3, expect_loose = 0;
+    scenario("lines, some weighted", 37, fill_lines_weighted, RELATIVE);
+    expect_lines = 1, expect_loose = 0;
+    scenario("tie added", 9, fill_tie, RELATIVE);
     scenario("identical", 37, fill_identical, RELATIVE);
     scenario("huge", 37, fill_huge, RELATIVE);
     scenario("tiny", 37, fill_tiny, RELATIVE);
