@@ -397,10 +397,11 @@ static void layers_scalar(skv_pose *pose, const skv_model *model, int base, doub
  * again after the base's walk, parents first, and their locals' lanes
  * (layer_lanes.h); the products of their globals, then of their bones'
  * palette entries. Where every node the base moves is formed again (a
- * layer over the whole body: the nodes left are the model's still roots
- * and mesh nodes), the base's walk would only be overwritten: the frame
- * then poses the nodes left from their rest locals (`still` steps) and
- * takes the base's fixed palette entries alone. */
+ * layer over the whole body, or over half of it or more: the nodes left
+ * are the model's still roots and mesh nodes), the base's walk would only
+ * be overwritten: the frame then poses the nodes left from their rest
+ * locals (`still` steps) and takes the base's fixed palette entries
+ * alone. */
 typedef struct skv_layer_plan {
     unsigned generation; /* the layers' (layers.h); 0: nothing planned */
     unsigned walks_generation; /* the walks' (the lanes hold their prepared keys) */
@@ -466,7 +467,8 @@ static void layer_plan_free(skv_layer_plan *plan)
  * changed; NULL if memory runs out. A node is layered when an active
  * layer's mask holds it and a clip it reads there (base, layer,
  * reference) has keys for it; it is formed again when it is layered or
- * its parent is formed again. */
+ * its parent is formed again, or, where those are at least half the
+ * nodes the base moves, when the base moves it. */
 static skv_layer_plan *layer_plan_for(skv_pose *pose, skv_walks *walks, const skv_walk *w, const skv_clip *c,
                                       int base, const skv_layers *layers, uint32_t active)
 {
@@ -499,12 +501,32 @@ static skv_layer_plan *layer_plan_for(skv_pose *pose, skv_walks *walks, const sk
     layer_lanes_destroy(plan->lanes);
     plan->lanes = NULL;
     int32_t local0 = (int32_t)((size_t)sk->node_count * sizeof(mat4)); /* the work block's locals */
-    plan->count = 0;
+    unsigned char *moves = c ? calloc(sk->node_count > 0 ? (size_t)sk->node_count : 1, 1) : NULL;
+    if (c && !moves) return NULL;
+    int dirty_count = 0, moving_count = 0;
     for (int n = 0; n < sk->node_count; n++) {
         int p = sk->parents[n];
         int layered = (layers->node_layers[n] & active) && (layers->animated[n] || (c && c->node_channel[n] >= 0));
         plan->layered[n] = (unsigned char)layered;
         plan->dirty[n] = (unsigned char)(layered || (p >= 0 && plan->dirty[p]));
+        if (moves) moves[n] = (unsigned char)(c->node_channel[n] >= 0 || (p >= 0 && moves[p]));
+        dirty_count += plan->dirty[n];
+        moving_count += moves && moves[n];
+    }
+    /* Where the layers form again at least half the nodes the base moves
+     * (an upper-body mask), the base's walk would mostly be overwritten:
+     * the lanes then sample the base for every node it moves, and the
+     * frame runs no walk (as over the whole body; cheaper from about half
+     * on: bench --layers' sweep). */
+    if (moves && dirty_count * 2 >= moving_count)
+        for (int n = 0; n < sk->node_count; n++) {
+            int p = sk->parents[n];
+            plan->dirty[n] = (unsigned char)(plan->dirty[n] || moves[n] || (p >= 0 && plan->dirty[p]));
+        }
+    plan->count = 0;
+    for (int n = 0; n < sk->node_count; n++) {
+        int p = sk->parents[n];
+        int layered = plan->layered[n];
         plan->posed[n] = (unsigned char)(plan->dirty[n] && (layered || (c && c->node_channel[n] >= 0)));
         if (!plan->dirty[n]) continue;
         plan->steps[plan->count] = (skv_walk_step){
@@ -518,13 +540,8 @@ static skv_layer_plan *layer_plan_for(skv_pose *pose, skv_walks *walks, const sk
     /* Whether the base moves a node not formed again: one with a channel
      * in the base clip, or below one (never below a node formed again). */
     plan->base_walk = 0;
-    unsigned char *moves = c ? calloc(sk->node_count > 0 ? (size_t)sk->node_count : 1, 1) : NULL;
-    if (c && !moves) return NULL;
-    for (int n = 0; n < sk->node_count && c; n++) {
-        int p = sk->parents[n];
-        moves[n] = (unsigned char)(c->node_channel[n] >= 0 || (p >= 0 && moves[p]));
+    for (int n = 0; n < sk->node_count && moves; n++)
         if (moves[n] && !plan->dirty[n]) plan->base_walk = 1;
-    }
     free(moves);
     /* With it, the globals it defers but of nodes formed again (those
      * would only be overwritten): now those of nodes above a node formed
