@@ -15,7 +15,8 @@
  *   skinview-bench --layers [--rounds N] [MODEL...]   ns/bone: the base clip alone
  *                                     (walk; the layered path without layers), base + 1 layer,
  *                                     base + 2 (robot.glb and Fox.glb by default); then one
- *                                     layer's ns a frame against its mask's nodes (layers_sweep)
+ *                                     layer and one more against the nodes of their mask
+ *                                     (layers_sweep)
  * (--clip N also picks the clip the timed rows play; default 0)
  *
  * --profile imports MODEL and poses FRAMES frames of one clip (playback
@@ -1143,23 +1144,42 @@ static int subtree_size(const skv_skeleton *sk, int node, unsigned char *in)
     return count;
 }
 
-/* --layers' second part: how one override layer's cost grows with its
- * mask. Masks of about 1/16, 1/8, 1/4, 1/2 of the nodes (the subtree
- * whose size is nearest each, no size twice) and the whole body, the
- * layer the clip after the base at 0.5; ns a frame, and a least-squares
- * line through the masked ones: a fixed part and a part per node the
- * mask holds, that per node against the walk's own (its frame over the
- * nodes). The whole body is apart: its frame runs no base walk. */
-static int layers_sweep(const skv_model *model, skv_walks *walks, skv_pose *pose, int rounds, int json,
-                        const char *name, double walk_ns_per_bone)
+/* ns a frame of `layers` over clip 0, the median of `rounds` batches. */
+static double layered_frame_ns(skv_walks *walks, skv_pose *pose, const skv_layers *layers, int rounds)
 {
-    enum { POINTS = 5, FRAMES = 240 };
+    enum { FRAMES = 240 };
+    double batch[64];
+    int n = rounds < 64 ? rounds : 64;
+    for (int r = 0; r < n; r++) {
+        double t0 = now_ns();
+        for (int f = 0; f < FRAMES; f++) pose_evaluate_layers(pose, walks, 0, f / 60.0, layers);
+        batch[r] = (now_ns() - t0) / FRAMES;
+    }
+    return median(batch, n);
+}
+
+/* --layers' second part: what a layer costs against the nodes its mask
+ * holds. Masks of about 1/16, 1/8, 1/4 and 1/2 of the nodes (the subtree
+ * whose size is nearest each, no size twice) and the whole body; over
+ * each, one override layer of the clip after the base at 0.5 (the frame:
+ * the walk where it still runs, the masked nodes and those below them
+ * formed again, once a frame), then an additive layer of the next clip
+ * at 0.5 over the same mask more (what each further layer adds: its
+ * clip's sampling and mixing there). ns a frame, and as walks (the base
+ * alone's frame). */
+static int layers_sweep(const skv_model *model, skv_walks *walks, skv_pose *pose, int rounds, int json,
+                        const char *name, double walk_ns)
+{
+    enum { POINTS = 5 };
     const skv_skeleton *sk = &model->skeleton;
     if (sk->node_count < 2) return 0;
     unsigned char *in = malloc((size_t)sk->node_count);
     if (!in) return 1;
     static const double share[POINTS] = {1.0 / 16, 1.0 / 8, 1.0 / 4, 1.0 / 2, 1.0};
-    double size[POINTS], ns[POINTS];
+    int size[POINTS];
+    double one[POINTS], two[POINTS];
+    walk_ns = walk_ns > 0.0 ? walk_ns : 1.0;
+    if (!json) printf("%s: walk %.0f ns a frame; one layer, then one more, over a mask of:", name, walk_ns);
     for (int k = 0; k < POINTS; k++) {
         int best = -1, best_size = 0;
         double want = share[k] * sk->node_count;
@@ -1168,58 +1188,35 @@ static int layers_sweep(const skv_model *model, skv_walks *walks, skv_pose *pose
             for (int j = 0; j < k; j++) taken |= size[j] == count;
             if (!taken && (best < 0 || fabs(count - want) < fabs(best_size - want))) best = n, best_size = count;
         }
-        if (best < 0 && k < POINTS - 1) { /* fewer subtree sizes than points */
-            size[k] = -1.0, ns[k] = 0.0;
-            continue;
-        }
+        size[k] = best >= 0 ? best_size : k < POINTS - 1 ? 0 : sk->node_count; /* 0: fewer sizes than points */
+        if (size[k] == 0) continue;
         int mask[1] = {best};
-        skv_layer_desc desc = {.clip = 1 % model->clip_count, .mask = best >= 0 ? mask : NULL,
-                               .mask_count = best >= 0, .weight = 0.5f, .reference_clip = -1};
-        skv_layers *layers = NULL;
-        skv_error err;
-        if (layers_create(&layers, model, &desc, 1, &err) != SKV_OK) {
-            fprintf(stderr, "skinview-bench: %s: %s\n", name, err.message);
-            free(in);
-            return 1;
+        skv_layer_desc desc[2] = {
+            {.clip = 1 % model->clip_count, .mask = best >= 0 ? mask : NULL, .mask_count = best >= 0,
+             .weight = 0.5f, .reference_clip = -1},
+            {.clip = 2 % model->clip_count, .mask = best >= 0 ? mask : NULL, .mask_count = best >= 0,
+             .additive = 1, .weight = 0.5f, .reference_clip = -1},
+        };
+        for (int count = 1; count <= 2; count++) {
+            skv_layers *layers = NULL;
+            skv_error err;
+            if (layers_create(&layers, model, desc, count, &err) != SKV_OK) {
+                fprintf(stderr, "skinview-bench: %s: %s\n", name, err.message);
+                free(in);
+                return 1;
+            }
+            (count == 1 ? one : two)[k] = layered_frame_ns(walks, pose, layers, rounds);
+            layers_destroy(layers);
         }
-        size[k] = best >= 0 ? best_size : sk->node_count;
-        double batch[64];
-        int n = rounds < 64 ? rounds : 64;
-        for (int r = 0; r < n; r++) {
-            double t0 = now_ns();
-            for (int f = 0; f < FRAMES; f++) pose_evaluate_layers(pose, walks, 0, f / 60.0, layers);
-            batch[r] = (now_ns() - t0) / FRAMES;
-        }
-        ns[k] = median(batch, n);
-        layers_destroy(layers);
+        if (json)
+            printf("{\"model\":\"%s\",\"walk_ns\":%.1f,\"mask_nodes\":%d,\"one_layer_ns\":%.1f,"
+                   "\"two_layers_ns\":%.1f}\n", name, walk_ns, size[k], one[k], two[k]);
+        else
+            printf("%s %d nodes %.0f ns (%.2f walks) + %.0f (%.2f)", k ? ";" : "", size[k], one[k],
+                   one[k] / walk_ns, two[k] - one[k], (two[k] - one[k]) / walk_ns);
     }
+    if (!json) printf("\n");
     free(in);
-    double mx = 0.0, my = 0.0, sxx = 0.0, sxy = 0.0;
-    int masked = 0;
-    for (int k = 0; k < POINTS - 1; k++)
-        if (size[k] > 0.0) mx += size[k], my += ns[k], masked++;
-    mx /= masked > 0 ? masked : 1, my /= masked > 0 ? masked : 1;
-    for (int k = 0; k < POINTS - 1; k++)
-        if (size[k] > 0.0) sxx += (size[k] - mx) * (size[k] - mx), sxy += (size[k] - mx) * (ns[k] - my);
-    double slope = sxx > 0.0 ? sxy / sxx : 0.0, fixed = my - slope * mx;
-    double walk_node = walk_ns_per_bone * (sk->bone_count > 0 ? sk->bone_count : 1) / sk->node_count;
-    walk_node = walk_node > 0.0 ? walk_node : 1.0;
-    double walk_ns = walk_node * sk->node_count;
-    if (json) {
-        printf("{\"model\":\"%s\",\"walk_ns\":%.1f,\"sweep_nodes\":[", name, walk_ns);
-        for (int k = 0, first = 1; k < POINTS; k++)
-            if (size[k] > 0.0) printf("%s%.0f", first ? "" : ",", size[k]), first = 0;
-        printf("],\"sweep_ns\":[");
-        for (int k = 0, first = 1; k < POINTS; k++)
-            if (size[k] > 0.0) printf("%s%.1f", first ? "" : ",", ns[k]), first = 0;
-        printf("],\"fixed_ns\":%.1f,\"ns_per_node\":%.2f,\"walk_ns_per_node\":%.2f}\n", fixed, slope, walk_node);
-    } else {
-        printf("%s: walk %.0f ns a frame; one override layer masked to", name, walk_ns);
-        for (int k = 0; k < POINTS - 1; k++)
-            if (size[k] > 0.0) printf(" %.0f nodes %.0f ns,", size[k], ns[k]);
-        printf(" fit %.0f ns + %.2f ns per node (%.2fx the walk's %.2f); the whole body (%d nodes, no base walk) "
-               "%.0f ns\n", fixed, slope, slope / walk_node, walk_node, sk->node_count, ns[POINTS - 1]);
-    }
     return 0;
 }
 
@@ -1297,7 +1294,9 @@ static int bench_layers(const char **models, int count, int rounds, int json)
                    base ? base + 1 : models[i], model.skeleton.bone_count, model.skeleton.node_count, ns[0], ns[1],
                    ns[2], ns[2] / ns[0], ns[3], ns[3] / ns[0]);
         for (int k = 0; k < 3; k++) layers_destroy(layers[k]);
-        if (layers_sweep(&model, walks, &pose, rounds, json, base ? base + 1 : models[i], ns[0]) != 0) return 1;
+        if (layers_sweep(&model, walks, &pose, rounds, json, base ? base + 1 : models[i],
+                         ns[0] * (model.skeleton.bone_count > 0 ? model.skeleton.bone_count : 1)) != 0)
+            return 1;
         pose_destroy(&pose);
         walks_destroy(walks);
         model_free(&model);
