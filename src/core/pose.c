@@ -544,10 +544,15 @@ static skv_layer_plan *layer_plan_for(skv_pose *pose, skv_walks *walks, const sk
         if (moves[n] && !plan->dirty[n]) plan->base_walk = 1;
     free(moves);
     /* With it, the globals it defers but of nodes formed again (those
-     * would only be overwritten): now those of nodes above a node formed
-     * again (never formed again themselves: a node below one is), owed
-     * the others. A node above one the frame forms has only such nodes
-     * above it, so the steps run now read no owed global. */
+     * would only be overwritten): now those the frame's products read
+     * (`needed`: the parent of a node formed again whose parent is not,
+     * and, where the walk defers a needed global, the global its step
+     * reads; the walk forms the others, and a deferred step reads only
+     * globals above its node, so one pass from the last step back finds
+     * them), owed the others. Needed nodes are above the nodes formed
+     * again and have only needed or walk-formed globals above them, so
+     * the steps run now read no owed global. Often none: Fox's walk forms
+     * the globals of every node above a joint but its still roots. */
     free(plan->deferred);
     free(plan->owed);
     plan->deferred = plan->owed = NULL, plan->deferred_count = plan->owed_count = 0;
@@ -557,19 +562,27 @@ static skv_layer_plan *layer_plan_for(skv_pose *pose, skv_walks *walks, const sk
         size_t room = (size_t)(deferred > 0 ? deferred : 1) * sizeof *plan->deferred;
         plan->deferred = malloc(room);
         plan->owed = malloc(room);
-        unsigned char *skip = malloc(sk->node_count > 0 ? (size_t)sk->node_count : 1);
-        if (!plan->deferred || !plan->owed || !skip) {
-            free(skip);
+        size_t nodes = sk->node_count > 0 ? (size_t)sk->node_count : 1;
+        unsigned char *skip = calloc(nodes, 1), *needed = calloc(nodes, 1);
+        if (!plan->deferred || !plan->owed || !skip || !needed) {
+            free(skip), free(needed);
             return NULL;
         }
-        memcpy(skip, plan->dirty, (size_t)sk->node_count); /* then: above a node formed again */
-        for (int n = 0; n < sk->node_count; n++)
-            if (plan->dirty[n])
-                for (int p = sk->parents[n]; p >= 0 && !skip[p]; p = sk->parents[p]) skip[p] = 2;
+        for (int n = 0; n < sk->node_count; n++) {
+            int p = sk->parents[n];
+            if (plan->dirty[n] && p >= 0 && !plan->dirty[p]) needed[p] = 1;
+        }
+        int all = walk_deferred_except(w, skip, sk->node_count, plan->owed); /* every step (skip all 0) */
+        for (int k = all - 1; k >= 0; k--) {
+            const skv_walk_step *step = &plan->owed[k];
+            size_t out = (size_t)step->out / sizeof(mat4), read = (size_t)step->a / sizeof(mat4);
+            if (step->out >= 0 && out < nodes && needed[out] && step->a >= 0 && read < nodes) needed[read] = 1;
+        }
+        for (int n = 0; n < sk->node_count; n++) skip[n] = (unsigned char)(plan->dirty[n] || needed[n]);
         plan->owed_count = walk_deferred_except(w, skip, sk->node_count, plan->owed);
-        for (int n = 0; n < sk->node_count; n++) skip[n] = (unsigned char)(skip[n] != 2);
+        for (int n = 0; n < sk->node_count; n++) skip[n] = (unsigned char)!needed[n];
         plan->deferred_count = walk_deferred_except(w, skip, sk->node_count, plan->deferred);
-        free(skip);
+        free(skip), free(needed);
     }
     plan->palette_count = 0;
     for (int b = 0; b < sk->bone_count; b++) {

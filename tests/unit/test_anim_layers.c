@@ -7,7 +7,7 @@
  * the layer's clip alone, an additive layer at its reference time = the
  * base, the fast path against the reference for several layer sets and
  * times, a pose going back to its walk on every kernel, a crowd, and
- * layers_create's checks. */
+ * layers_create's checks; a mask below globals the walk defers. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -434,10 +434,106 @@ static void test_still_roots(void)
     rm_identity_roots = 0;
 }
 
+/* A mask under globals the walk defers, one read by another's step: node
+ * 0 a still root; nodes 1 to 9 bones the base moves, keyed at the same
+ * times (a vector walk, walk_compile.c's vector_palette), 2 to 8 below 1
+ * and 9 below 8, 9 a leaf of the walk (its global deferred: its palette
+ * entry takes the product another way, vector_leaves); node 10 still
+ * below 9 (deferred: its step reads 9's global); node 11 below 10, moved
+ * only by the layer's clip, not a bone. The layer masked to node 11 forms it again; its product
+ * reads 10's global, whose step reads 9's: the frame forms both first
+ * (pose.c, `needed`), the rest stays owed to pose_globals. Palettes and
+ * pose_globals against the reference on every kernel, at times between
+ * keys, with plain frames between. */
+enum { DC_NODES = 12, DC_BONES = 9, DC_CLIPS = 2, DC_KEYS = 5 };
+
+static void test_deferred_chain(void)
+{
+    int parents[DC_NODES], bone_node[DC_BONES];
+    for (int n = 0; n < DC_NODES; n++) parents[n] = n < 2 ? n - 1 : n < 9 ? 1 : n - 1;
+    for (int b = 0; b < DC_BONES; b++) bone_node[b] = 1 + b;
+    mat4 rest[DC_NODES], offsets[DC_BONES];
+    skv_vec3_key t[DC_CLIPS][DC_NODES][DC_KEYS], sc[DC_CLIPS][DC_NODES][DC_KEYS];
+    skv_quat_key r[DC_CLIPS][DC_NODES][DC_KEYS];
+    skv_channel channels[DC_CLIPS][DC_NODES];
+    int node_channel[DC_CLIPS][DC_NODES];
+    skv_clip clips[DC_CLIPS];
+    unsigned seed = 99;
+    for (int n = 0; n < DC_NODES; n++) {
+        glm_mat4_identity(rest[n]);
+        rest[n][3][0] = 0.3f * n, rest[n][3][1] = 1.0f;
+    }
+    for (int b = 0; b < DC_BONES; b++) glm_mat4_identity(offsets[b]), offsets[b][3][2] = 0.1f * b;
+    for (int c = 0; c < DC_CLIPS; c++) {
+        int count = 0;
+        for (int n = 0; n < DC_NODES; n++) {
+            node_channel[c][n] = -1;
+            if (n == 0 || n == 10 || (n == 11 && c == 0)) continue; /* still in that clip */
+            for (int k = 0; k < DC_KEYS; k++) {
+                double time = 2.0 * k;
+                t[c][n][k] = (skv_vec3_key){time, {frand(&seed), 1.0f + frand(&seed), frand(&seed)}, 0.0f};
+                sc[c][n][k] = (skv_vec3_key){time, {1.0f + 0.2f * frand(&seed), 1.0f, 1.0f}, 0.0f};
+                r[c][n][k].time = time;
+                axis_angle(frand(&seed), 1.0f, frand(&seed), 0.4 * k + c + 0.3 * n, r[c][n][k].value);
+            }
+            channels[c][count] = (skv_channel){.node = n, .position_count = DC_KEYS, .rotation_count = DC_KEYS,
+                                               .scale_count = DC_KEYS, .positions = t[c][n], .rotations = r[c][n],
+                                               .scales = sc[c][n]};
+            node_channel[c][n] = count++;
+        }
+        clips[c] = (skv_clip){.duration_ticks = 8.0, .ticks_per_second = 1.0 + 0.25 * c, .channel_count = count,
+                              .channels = channels[c], .node_channel = node_channel[c]};
+    }
+    skv_model model = {.clip_count = DC_CLIPS, .clips = clips};
+    model.skeleton = (skv_skeleton){.node_count = DC_NODES, .parents = parents, .rest_local = rest,
+                                    .bone_count = DC_BONES, .bone_node = bone_node, .bone_offset = offsets};
+    glm_mat4_identity(model.global_inverse);
+    model.global_inverse[3][2] = 0.5f;
+    skv_walks *walks = NULL;
+    CHECK(walks_create(&walks, &model) == SKV_OK);
+    int mask[1] = {11};
+    skv_layer_desc desc = {.clip = 1, .mask = mask, .mask_count = 1, .weight = 0.6f, .reference_clip = -1};
+    skv_layers *layers = NULL;
+    CHECK(layers_create(&layers, &model, &desc, 1, NULL) == SKV_OK);
+    skv_pose fast, ref;
+    CHECK(pose_create(&fast, &model.skeleton) == SKV_OK);
+    CHECK(pose_create(&ref, &model.skeleton) == SKV_OK);
+    double worst = 0.0;
+    int kernels = 0;
+    for (int kernel = SKV_WALK_AUTO + 1; kernel < SKV_WALK_KERNEL_COUNT; kernel++) {
+        if (!kernels_get((skv_walk_kernel)kernel)) continue;
+        kernels++;
+        fast.walk_kernel = kernel;
+        for (int f = 0; f < 9; f++) {
+            double time = 0.77 * f;
+            if (f % 4 == 3) {
+                pose_evaluate(&fast, walks, 0, time);
+                pose_evaluate_reference(&ref, &model, 0, time);
+            } else {
+                pose_evaluate_layers(&fast, walks, 0, time, layers);
+                pose_evaluate_layers_reference(&ref, &model, 0, time, &desc, 1);
+            }
+            worst = fmax(worst, fmax(palettes_apart(&fast, &ref, DC_BONES), globals_apart(&fast, &ref, &model)));
+        }
+    }
+    const skv_walk *w = walks_clip(walks, 0);
+    skv_walk_stats stats;
+    walk_stats(w, &stats);
+    printf("a mask under deferred globals (a vector walk, %d leaves; it defers %d), %d kernels: %.2g\n",
+           stats.leaves, stats.deferred, kernels, worst);
+    CHECK(stats.vector_palette && stats.leaves >= 1 && stats.deferred >= 4);
+    CHECK(worst < 1e-4);
+    layers_destroy(layers);
+    pose_destroy(&fast);
+    pose_destroy(&ref);
+    walks_destroy(walks);
+}
+
 int main(void)
 {
     test_hand_computed();
     test_random_model();
     test_still_roots();
+    test_deferred_chain();
     return check_summary();
 }
