@@ -427,14 +427,14 @@ static uint64_t grid_hash(const double *times, size_t stride, int count)
 /* The lines of unit keys (grid_weighted 0) as one keyed at the union of
  * their times (merged_key), where that costs at most three times the keys
  * they hold, or LANES_MERGE_BYTES, and fits what the model's lanes may
- * still hold (`held` of LANES_MODEL_BYTES): a frame then searches one
- * line and samples each block once, whatever the lines were (never more
- * blocks than the lines' together). The merged line is appended
- * (*merged_times its times, owned by the caller); the lines merged keep
- * no block (blocks_of 0) and their nodes go to it. Weighted lines stay
- * apart (keys_slerp's pace along their arcs depends on the keys'
- * lengths, and a key added on a segment changes it). Returns 0 (merged
- * or not), -1 if memory ran out. */
+ * still hold (`held` of LANES_MODEL_BYTES, less the weighted lines'): a
+ * frame then searches one line and samples each block once, whatever the
+ * lines were (never more blocks than the lines' together). The merged
+ * line is appended (*merged_times its times, owned by the caller); the
+ * lines merged keep no block (blocks_of 0) and their nodes go to it.
+ * Weighted lines stay apart (keys_slerp's pace along their arcs depends
+ * on the keys' lengths, and a key added on a segment changes it).
+ * Returns 0 (merged or not), -1 if memory ran out. */
 static int merge_lines(const skv_skeleton *sk, const skv_clip *clip, int *group_of, const double **grid,
                        size_t *grid_stride, int *grid_count, int *grid_weighted, int *blocks_of, int *lines,
                        size_t held, double **merged_times)
@@ -459,7 +459,13 @@ static int merge_lines(const skv_skeleton *sk, const skv_clip *clip, int *group_
         for (int k = 0; k < grid_count[g] && !grid_weighted[g]; k++) all[at++] = TIME_OF(grid[g], grid_stride[g], k);
     size_t count = keys_times_union(all, total);
     size_t bytes = count <= SIZE_MAX / PAIR_BYTES / blocks ? count * blocks * PAIR_BYTES : SIZE_MAX;
+    /* What the weighted lines leave: prepare_lanes charges them first, in
+     * order, each where it fits, and the merged line (appended) last. */
     size_t room = held < LANES_MODEL_BYTES ? LANES_MODEL_BYTES - held : 0;
+    for (int g = 0; g < *lines; g++) {
+        size_t weighted = grid_weighted[g] ? (size_t)grid_count[g] * (size_t)blocks_of[g] * PAIR_BYTES : 0;
+        if (weighted <= room) room -= weighted;
+    }
     int within_keys = count * channels <= 3 * channel_keys;
     if (bytes > room || (!within_keys && bytes > LANES_MERGE_BYTES) || count > INT32_MAX) {
         free(all);

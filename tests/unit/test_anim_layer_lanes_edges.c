@@ -509,6 +509,45 @@ static void lanes_budget(void)
     edge_free(&em);
 }
 
+/* Two unit lines on blocks of their own (nodes 0 and 8, keyed apart:
+ * their union is twice the keys on twice the blocks, 10.8 MB) beside a
+ * weighted line that takes 26.9 MB of the model's 32 MB: the three fit
+ * apart (32.3 MB), the merged line not after the weighted one, which is
+ * charged first. The merge is not taken: on d26380e it was, and then
+ * did not fit, and both unit channels went one by one. */
+enum { SPLIT_UNIT_KEYS = 4000, SPLIT_WEIGHTED_KEYS = 40000 };
+
+static void fill_budget_split(int c, int n, skv_channel *ch, unsigned *seed)
+{
+    (void)c;
+    int keys = n == 0 || n == 8 ? SPLIT_UNIT_KEYS : n == 16 ? SPLIT_WEIGHTED_KEYS : 1;
+    double *times = malloc((size_t)keys * sizeof *times);
+    for (int k = 0; k < keys; k++) times[k] = n == 16 ? k : 2.0 * k + (n == 8);
+    channel_keys(ch, times, keys, seed, 1.0f, 1.0f, 0.2f);
+    free(times);
+    for (int k = 0; n == 16 && k < keys; k++) { /* weighted: |q|^2 ~4e-6 off 1 */
+        float f = 1.0f + (k % 2 ? 2e-6f : -2e-6f);
+        for (int a = 0; a < 4; a++) ch->rotations[k].value[a] *= f;
+    }
+}
+
+static void merge_after_weighted(void)
+{
+    edge_model em;
+    edge_build(&em, 17, fill_budget_split, SPLIT_WEIGHTED_KEYS);
+    size_t held = 0;
+    skv_clip_lanes *cl = clip_lanes_prepare(&em.model, &em.clips[0], &held);
+    CHECK(cl != NULL);
+    int groups = -1, loose = -1, constant = -1;
+    if (cl) clip_lanes_counts(cl, &groups, &loose, &constant);
+    printf("two unit lines beside a weighted line of %.1f MB: %d time lines, %d channels one by one, %.1f MB\n",
+           SPLIT_WEIGHTED_KEYS * 672.0 / 1e6, groups, loose, (double)held / 1e6);
+    CHECK(groups == 3 && loose == 0 && constant == 14);
+    CHECK(held == clip_lanes_bytes(cl) && held <= (size_t)32 << 20);
+    clip_lanes_free(cl);
+    edge_free(&em);
+}
+
 /* 4,000 channels, each on a time line of its own that differs from the
  * others only at its last key: sorting them into time lines compares
  * each with every line found before it key by key (1.6e9 compares, 2.6 s
@@ -665,6 +704,7 @@ int main(int argc, char **argv)
     scenario("eight", 8, fill_plain, RELATIVE);
     scenario("nine", 9, fill_plain, RELATIVE);
     lanes_budget();
+    merge_after_weighted();
     many_time_lines();
     crowd_first_frame();
     lanes_lifetime();
