@@ -510,7 +510,7 @@ static skv_layer_plan *layer_plan_for(skv_pose *pose, skv_walks *walks, const sk
         plan->layered[n] = (unsigned char)layered;
         plan->dirty[n] = (unsigned char)(layered || (p >= 0 && plan->dirty[p]));
         if (moves) moves[n] = (unsigned char)(c->node_channel[n] >= 0 || (p >= 0 && moves[p]));
-        dirty_count += plan->dirty[n];
+        dirty_count += plan->dirty[n] && moves && moves[n]; /* the walk's work the lanes would redo */
         moving_count += moves && moves[n];
     }
     /* Where the layers form again at least half the nodes the base moves
