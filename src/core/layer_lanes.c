@@ -290,8 +290,8 @@ static int unit_rotations(const skv_channel *ch)
  * turns between the channel's own keys give (walk_compile.c's
  * fill_group_keys: an added key near half a turn from the next own key
  * can have a dot product of the other sign). *own and *sign carry that
- * turn from one key to the next; times in increasing order, from 0 and
- * 1. */
+ * turn from one key to the next: they start at 0 and 1, and the times
+ * come in increasing order. */
 static void merged_key(const skv_channel *ch, double time, int *own, float *sign, float t[3], float r[4], float s[3])
 {
     keys_linear_vec3_at(ch->positions, ch->position_count, time, t);
@@ -491,14 +491,15 @@ static skv_clip_lanes *prepare_lanes(const skv_model *model, const skv_clip *cli
     size_t n = sk->node_count > 0 ? (size_t)sk->node_count : 1;
     /* Per node with a channel: its time line, then its group (renumber:
      * lines past the budget none), or -1 loose, -2 constant. Per line (at
-     * most one per node, and a merged one): its times, hash, blocks of lanes, and the block
-     * it is at (node / LANES while lines are found, the block's index
-     * while pairs are filled). */
+     * most one per node, and a merged one): its times, hash, blocks of
+     * lanes, and the block it is at (node / LANES while lines are found,
+     * the block's index while pairs are filled). */
     int *group_of = malloc(n * sizeof *group_of);
     size_t line_room = n + 1; /* lines: one per node at most, and a merged one (merge_lines) */
     const double **grid = malloc(line_room * sizeof *grid);
     size_t *grid_stride = malloc(line_room * sizeof *grid_stride);
-    int *grid_count = malloc(line_room * sizeof *grid_count), *grid_weighted = malloc(line_room * sizeof *grid_weighted);
+    int *grid_count = malloc(line_room * sizeof *grid_count);
+    int *grid_weighted = malloc(line_room * sizeof *grid_weighted);
     uint64_t *hash = malloc(line_room * sizeof *hash);
     int *blocks_of = calloc(line_room, sizeof *blocks_of), *at_block = malloc(line_room * sizeof *at_block);
     int *renumber = malloc(line_room * sizeof *renumber);

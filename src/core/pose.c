@@ -546,7 +546,7 @@ static skv_layer_plan *layer_plan_for(skv_pose *pose, skv_walks *walks, const sk
     /* With it, the globals it defers but of nodes formed again (those
      * would only be overwritten): now those the frame's products read
      * (`needed`: the parent of a node formed again whose parent is not,
-     * and, where the walk defers a needed global, the global its step
+     * and, where the walk defers a needed global, the globals its step
      * reads; the walk forms the others, and a deferred step reads only
      * globals above its node, so one pass from the last step back finds
      * them), owed the others. Needed nodes are above the nodes formed
@@ -575,8 +575,12 @@ static skv_layer_plan *layer_plan_for(skv_pose *pose, skv_walks *walks, const sk
         int all = walk_deferred_except(w, skip, sk->node_count, plan->owed); /* every step (skip all 0) */
         for (int k = all - 1; k >= 0; k--) {
             const skv_walk_step *step = &plan->owed[k];
-            size_t out = (size_t)step->out / sizeof(mat4), read = (size_t)step->a / sizeof(mat4);
-            if (step->out >= 0 && out < nodes && needed[out] && step->a >= 0 && read < nodes) needed[read] = 1;
+            size_t out = (size_t)step->out / sizeof(mat4);
+            if (step->out < 0 || out >= nodes || !needed[out]) continue;
+            for (int operand = 0; operand < 2; operand++) { /* a global it reads (a local lies past them) */
+                int32_t at = operand ? step->b : step->a;
+                if (at >= 0 && (size_t)at / sizeof(mat4) < nodes) needed[(size_t)at / sizeof(mat4)] = 1;
+            }
         }
         for (int n = 0; n < sk->node_count; n++) skip[n] = (unsigned char)(plan->dirty[n] || needed[n]);
         plan->owed_count = walk_deferred_except(w, skip, sk->node_count, plan->owed);
