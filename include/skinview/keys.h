@@ -450,5 +450,17 @@ int keys_linear_quat_at(const skv_quat_key *keys, int count, double t, float out
  * are left: the union of several time lines (a merge keys each channel
  * at it with the two calls above). */
 size_t keys_times_union(double *times, size_t count);
+/* The sign of a rotation array's key `segment` (keys_linear_quat_at's
+ * return) relative to key *own's, `sign` being *own's: the reference's
+ * turns between the array's own keys (keys_slerp takes b's other side
+ * where the keys' float dot product is < 0), so that a key a merge adds
+ * takes the side of the arc its segment's first key is on; *own moves to
+ * `segment`. Called with segments in increasing order, *own from 0. */
+static inline float keys_turns_to(const skv_quat_key *keys, int *own, int segment, float sign)
+{
+    for (; *own < segment; (*own)++)
+        if (keys_dot(keys[*own].value, keys[*own + 1].value) < 0.0f) sign = -sign;
+    return sign;
+}
 
 #endif

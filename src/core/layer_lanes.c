@@ -297,8 +297,7 @@ static void merged_key(const skv_channel *ch, double time, int *own, float *sign
     keys_linear_vec3_at(ch->positions, ch->position_count, time, t);
     int segment = keys_linear_quat_at(ch->rotations, ch->rotation_count, time, r);
     keys_linear_vec3_at(ch->scales, ch->scale_count, time, s);
-    for (; *own < segment; (*own)++)
-        if (keys_dot(ch->rotations[*own].value, ch->rotations[*own + 1].value) < 0.0f) *sign = -*sign;
+    *sign = keys_turns_to(ch->rotations, own, segment, *sign);
     for (int c = 0; c < 4; c++) r[c] *= *sign;
 }
 
@@ -455,8 +454,10 @@ static int merge_lines(const skv_skeleton *sk, const skv_clip *clip, int *group_
     double *all = malloc(total * sizeof *all);
     if (!all) return -1;
     size_t at = 0;
-    for (int g = 0; g < *lines; g++)
-        for (int k = 0; k < grid_count[g] && !grid_weighted[g]; k++) all[at++] = TIME_OF(grid[g], grid_stride[g], k);
+    for (int g = 0; g < *lines; g++) {
+        if (grid_weighted[g]) continue;
+        for (int k = 0; k < grid_count[g]; k++) all[at++] = TIME_OF(grid[g], grid_stride[g], k);
+    }
     size_t count = keys_times_union(all, total);
     size_t bytes = count <= SIZE_MAX / PAIR_BYTES / blocks ? count * blocks * PAIR_BYTES : SIZE_MAX;
     /* What the weighted lines leave: prepare_lanes charges them first, in

@@ -57,9 +57,9 @@ size_t clip_lanes_bytes(const skv_clip_lanes *lanes);
  * (clip_lanes_prepare_delta: skv_layers.delta_lanes). Per node: posed,
  * its local made here (a node formed again that a clip read moves);
  * layered, mixed by each active layer whose mask holds it. The clips'
- * values are sampled only where a frame reads them. SKV_ERR_MEMORY when memory runs out, or an additive
- * layer's keys are not its differences. The model, the prepared keys and
- * the layers must outlive the lanes. */
+ * values are sampled only where a frame reads them. SKV_ERR_MEMORY when
+ * memory runs out, or an additive layer's keys are not its differences.
+ * The model, the prepared keys and the layers must outlive the lanes. */
 typedef struct skv_layer_lanes skv_layer_lanes;
 skv_result layer_lanes_create(skv_layer_lanes **out, const skv_model *model, const skv_clip_lanes *const *clips,
                               const skv_layers *layers, uint32_t active, const unsigned char *posed,

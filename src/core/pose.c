@@ -418,10 +418,10 @@ typedef struct skv_layer_plan {
     int still_count;      /* without the base's walk: the other nodes' globals */
     skv_walk_step *steps; /* count globals, palette_count palette entries, then still_count globals */
     /* With the base's walk, its deferred globals of nodes not formed
-     * again: those of the nodes above a node formed again (its product
-     * reads them), run by the frame, and the others, owed to
-     * pose_globals as the walk's frame owes them (owed_pending: by the
-     * last layered frame, of a work block the pose keeps). */
+     * again: those the frame's products read (and those their steps
+     * read), run by the frame, and the others, owed to pose_globals as
+     * the walk's frame owes them (owed_pending: by the last layered
+     * frame, of a work block the pose keeps). */
     int deferred_count;
     skv_walk_step *deferred;
     int owed_count;
@@ -659,10 +659,10 @@ void pose_evaluate_layers(skv_pose *pose, skv_walks *walks, int base, double sec
      * frame overwrites some; it leaves the pose unsettled, so the next
      * plain frame writes them all again), the moving ones, and the
      * globals of the nodes not formed again (those formed again read
-     * their parents'). Not where the layers form every node and palette
-     * entry again (a layer over the whole body): the walk would be
-     * overwritten whole; the nodes left are still (their globals formed
-     * once, while nothing else writes the block). */
+     * their parents'). Not where the layers form every node the base
+     * moves again (a layer over the whole body, or half of it: the plan's
+     * rule): the walk would be overwritten; the nodes left are still
+     * (their globals formed once, while nothing else writes the block). */
     const mat4 *constants = (const mat4 *)layers->constants;
     void (*run)(const skv_walk_step *, int, float *, const mat4 *, float *) =
         layers->affine ? kernels->run_affine : kernels->run;

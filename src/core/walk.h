@@ -151,8 +151,8 @@ void walk_deferred(const skv_walk *w, float *work, const skv_kernels *kernels);
  * walk's order; how many. A step kept reads the globals of nodes above
  * its own: the caller sees to it that those are formed before it runs
  * (pose.c's layered frame splits the steps of the nodes it does not form
- * again in two: those above a node it forms, run first, and the others,
- * owed to pose_globals, none of them below a node it forms). */
+ * again in two: those its products read, and the globals their steps
+ * read, run first; the others owed to pose_globals). */
 int walk_deferred_count(const skv_walk *w);
 int walk_deferred_except(const skv_walk *w, const unsigned char *skip, int node_count, skv_walk_step *steps);
 

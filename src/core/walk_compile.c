@@ -449,9 +449,7 @@ static void fill_group_keys(walk_group *grp, const skv_clip *clip, const int *ch
                  * fall on the other side of 0 (a helper's review: the
                  * lane went the long way round, 1.67 of the palette;
                  * test_merge_near_keys). */
-                for (; signed_key < segment; signed_key++)
-                    if (keys_dot(ch->rotations[signed_key].value, ch->rotations[signed_key + 1].value) < 0.0f)
-                        sign = -sign;
+                sign = keys_turns_to(ch->rotations, &signed_key, segment, sign);
             } else if (k > 0 && keys_dot(previous, file_r) < 0.0f)
                 sign = -sign;
             for (int c = 0; c < 4; c++) previous[c] = file_r[c];
